@@ -1,0 +1,32 @@
+// Compiles the one binary for linux-x64 and linux-arm64 into dist/. The plugin is bundled first
+// (dist/plugin.js) because the binary embeds it as text for the installer to write.
+//   bun scripts/build.ts [--version X] [--host-only]
+import { parseArgs } from "node:util"
+import pkg from "../package.json"
+import { run } from "../src/util/process"
+
+const root = `${import.meta.dir}/..`
+const { values } = parseArgs({ options: { version: { type: "string" }, "host-only": { type: "boolean" } } })
+const version = values.version ?? pkg.version
+const hostArch = process.arch === "arm64" ? "arm64" : "x64"
+const targets = values["host-only"] ? [hostArch] : ["x64", "arm64"]
+
+async function step(argv: string[]) {
+  const result = await run(argv, { cwd: root })
+  if (result.code !== 0) {
+    process.stderr.write(result.stdout + result.stderr)
+    process.exit(1)
+  }
+}
+
+await step(["bun", "scripts/build-plugin.ts"])
+for (const arch of targets) {
+  const out = `dist/opencode-mcp-orchestrator-linux-${arch}`
+  await step([
+    "bun", "build", "src/cli/main.ts", "--compile", `--target=bun-linux-${arch}`,
+    `--define`, `BUILD_VERSION=${JSON.stringify(version)}`, "--outfile", out,
+  ])
+  console.log(`built ${out} (${version})`)
+}
+// The host binary under its plain name, for tests, the demo and the README.
+await step(["cp", `dist/opencode-mcp-orchestrator-linux-${hostArch}`, "dist/opencode-mcp-orchestrator"])

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Sets up everything on a fresh Debian machine with Node.js and npm, then runs the demo:
+#   bash scripts/setup.sh            (add --no-demo to stop after building)
+# Installs: bun (npm), the project's dependencies with the pinned OpenCode (bun install),
+# bubblewrap >= 0.12.0 at /usr/bin/bwrap (scripts/install-bwrap.sh), then builds dist/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUN_VERSION=1.4.5
+
+if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+
+if ! command -v bun >/dev/null 2>&1 || [ "$(bun --version)" != "$BUN_VERSION" ]; then
+  echo "==> installing bun $BUN_VERSION from npm"
+  $SUDO npm install -g --allow-scripts=bun "bun@$BUN_VERSION" >/dev/null
+fi
+
+echo "==> installing dependencies (pinned opencode-ai, MCP and OpenCode SDKs, clients for tests)"
+bun install --frozen-lockfile
+
+echo "==> bubblewrap"
+$SUDO bash scripts/install-bwrap.sh
+
+echo "==> building dist/"
+bun run build
+
+if [ "${1:-}" != "--no-demo" ]; then
+  echo "==> demo: a scout delegation on the scripted model"
+  PATH="$PWD/node_modules/.bin:$PATH" ./dist/opencode-mcp-orchestrator demo
+fi

@@ -1,0 +1,30 @@
+// The test command (README, .ci/run): builds the binary the end-to-end tests run, then `bun test`,
+// and ends with the one summary line the landing check reads: `N passed, N failed`.
+import { run } from "../src/util/process"
+
+const build = await run(["bun", "scripts/build.ts", "--host-only"], { cwd: `${import.meta.dir}/..` })
+if (build.code !== 0) {
+  process.stderr.write(build.stdout + build.stderr)
+  console.log("0 passed, 1 failed")
+  process.exit(1)
+}
+
+const proc = Bun.spawn(["bun", "test", ...process.argv.slice(2)], {
+  cwd: `${import.meta.dir}/..`,
+  stdout: "inherit",
+  stderr: "pipe",
+})
+// bun test writes its report to stderr; pass it through and keep it to read the totals.
+let report = ""
+const decoder = new TextDecoder()
+for await (const chunk of proc.stderr) {
+  const text = decoder.decode(chunk, { stream: true })
+  report += text
+  process.stderr.write(text)
+}
+const code = await proc.exited
+const count = (label: string) => Number(report.match(new RegExp(`^\\s*(\\d+) ${label}$`, "m"))?.[1] ?? 0)
+const passed = count("pass")
+const failed = count("fail") + (code !== 0 && count("fail") === 0 ? 1 : 0)
+console.log(`${passed} passed, ${failed} failed`)
+process.exit(failed > 0 ? 1 : 0)

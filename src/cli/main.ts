@@ -1,0 +1,36 @@
+#!/usr/bin/env bun
+// Entry point of the binary. The only place that reads process.env and process.argv; every
+// subcommand is loaded lazily so `serve` starts without the installer's code.
+import { defineCommand, runCommand, showUsage } from "citty"
+import { describe } from "../errors"
+import { exitCodeOf } from "./exit"
+import { VERSION } from "../version"
+
+export const main = defineCommand({
+  meta: { name: "opencode-mcp-orchestrator", version: VERSION, description: "Delegate bounded coding work to OpenCode agents over MCP." },
+  subCommands: {
+    serve: () => import("./serve").then((m) => m.default),
+    demo: () => import("./demo").then((m) => m.default),
+    "scripted-model": () => import("./scripted-model").then((m) => m.default),
+  },
+})
+
+async function entry(argv: string[]) {
+  if (argv[0] === "--version" || argv[0] === "-v") {
+    console.log(VERSION)
+    return 0
+  }
+  if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h") {
+    await showUsage(main)
+    return 0
+  }
+  try {
+    await runCommand(main, { rawArgs: argv })
+    return typeof process.exitCode === "number" ? process.exitCode : 0
+  } catch (error) {
+    console.error(`error: ${describe(error)}`)
+    return exitCodeOf(error)
+  }
+}
+
+if (import.meta.main) process.exit(await entry(process.argv.slice(2)))

@@ -1,0 +1,35 @@
+// Reads config.json. A missing file means defaults; an invalid one is an error that names the file,
+// the field and the fix. Nothing here ever writes the file.
+import { z } from "zod"
+import { fail } from "../errors"
+import { ConfigSchema, defaultConfig, type Config } from "./schema"
+
+export async function loadConfig(file: string): Promise<Config> {
+  const handle = Bun.file(file)
+  if (!(await handle.exists())) return defaultConfig()
+  let raw: unknown
+  try {
+    raw = JSON.parse(await handle.text())
+  } catch (error) {
+    throw fail("Config", `${file} is not valid JSON: ${(error as Error).message}`, `Fix the JSON syntax in ${file}, or run \`opencode-mcp-orchestrator install\` to write it again.`)
+  }
+  return parseConfig(raw, file)
+}
+
+export function parseConfig(raw: unknown, file: string): Config {
+  const parsed = ConfigSchema.safeParse(raw)
+  if (parsed.success) return parsed.data
+  const issues = parsed.error.issues.map(describeIssue)
+  throw fail(
+    "Config",
+    `${file} is invalid:\n${issues.map((line) => `  - ${line}`).join("\n")}`,
+    `Edit ${file} to fix the field${issues.length > 1 ? "s" : ""} above (the file was not changed), or rerun \`opencode-mcp-orchestrator install\`.`,
+    { file, issues },
+  )
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const field = issue.path.length ? issue.path.join(".") : "(top level)"
+  if (issue.code === "unrecognized_keys") return `${field}: unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}; remove ${issue.keys.length > 1 ? "them" : "it"}`
+  return `${field}: ${issue.message}`
+}

@@ -1,0 +1,35 @@
+// Every path the program uses, computed from the environment alone, so a test moves the whole
+// program to a temporary HOME by setting HOME and the XDG variables.
+import type { Flags } from "./flags"
+
+export const APP = "opencode-mcp-orchestrator"
+
+export function resolvePaths(flags: Pick<Flags, "home" | "xdgConfigHome" | "xdgDataHome" | "xdgStateHome" | "xdgCacheHome">) {
+  const config = `${flags.xdgConfigHome}/${APP}`
+  const data = `${flags.xdgDataHome}/${APP}`
+  const state = `${flags.xdgStateHome}/${APP}`
+  const cache = `${flags.xdgCacheHome}/${APP}`
+  const opencodeConfig = `${flags.xdgConfigHome}/opencode`
+  return {
+    home: flags.home,
+    configDir: config,
+    configFile: `${config}/config.json`,
+    dataDir: data,
+    current: `${data}/current`,
+    installManifest: `${data}/install-manifest.json`,
+    stateDir: state,
+    tasksDir: `${state}/tasks`,
+    locksDir: `${state}/locks`,
+    runsDir: `${state}/runs`,
+    serverFile: `${state}/server.json`,
+    serverLock: `${state}/server.lock`,
+    serverLog: `${state}/server.log`,
+    cacheDir: cache,
+    worktreesDir: `${cache}/worktrees`,
+    opencodeConfigDir: opencodeConfig,
+    opencodeAgentsDir: `${opencodeConfig}/agents`,
+    opencodePluginFile: `${opencodeConfig}/plugins/${APP}.js`,
+  }
+}
+
+export type Paths = ReturnType<typeof resolvePaths>

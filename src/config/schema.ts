@@ -1,0 +1,114 @@
+// The one source of truth for config.json. Defaults live here; types come from z.infer.
+import { z } from "zod"
+
+export const ROLES = ["scout", "worker", "runner"] as const
+export type Role = (typeof ROLES)[number]
+
+export const STEP_PROFILES = {
+  standard: { scout: 16, worker: 32, runner: 40 },
+  extended: { scout: 32, worker: 48, runner: 64 },
+} as const
+
+export const TIMEOUT_PROFILES = {
+  standard: { scout: 300, worker: 600, runner: 1200, parent: 1500 },
+  extended: { scout: 900, worker: 1500, runner: 1800, parent: 2100 },
+} as const
+
+export const STEP_BOUNDS = { min: 4, max: 256 } as const
+export const TIMEOUT_BOUNDS = { min: 30, max: 86_400 } as const
+/** The parent's deadline must exceed every role's by this much (cleanup and the result). */
+export const PARENT_MARGIN_S = 60
+
+const modelId = z
+  .string()
+  .regex(/^[^/\s]+\/\S+$/, "a model is written provider/model, as `opencode models` lists it")
+  .describe("An OpenCode model id, provider/model.")
+
+const perRole = <T extends z.ZodType>(value: T) =>
+  z.object({ scout: value.optional(), worker: value.optional(), runner: value.optional() }).strict()
+
+const stepCount = z.number().int().min(STEP_BOUNDS.min).max(STEP_BOUNDS.max)
+const seconds = z.number().int().min(TIMEOUT_BOUNDS.min).max(TIMEOUT_BOUNDS.max)
+
+export const StepLimitsSchema = z
+  .discriminatedUnion("profile", [
+    z.object({ profile: z.literal("standard") }).strict(),
+    z.object({ profile: z.literal("extended") }).strict(),
+    z.object({ profile: z.literal("custom"), scout: stepCount, worker: stepCount, runner: stepCount }).strict(),
+  ])
+  .describe("Maximum model steps per role: standard 16/32/40, extended 32/48/64, or custom 4..256 each.")
+
+export const TimeoutLimitsSchema = z
+  .discriminatedUnion("profile", [
+    z.object({ profile: z.literal("standard") }).strict(),
+    z.object({ profile: z.literal("extended") }).strict(),
+    z
+      .object({ profile: z.literal("custom"), scout: seconds, worker: seconds, runner: seconds, parent: seconds })
+      .strict()
+      .superRefine((value, ctx) => {
+        for (const role of ROLES) {
+          if (value.parent < value[role] + PARENT_MARGIN_S)
+            ctx.addIssue({
+              code: "custom",
+              path: ["parent"],
+              message: `parent (${value.parent}s) must be at least ${PARENT_MARGIN_S}s longer than ${role} (${value[role]}s); raise parent to ${value[role] + PARENT_MARGIN_S} or lower ${role}`,
+            })
+        }
+      }),
+  ])
+  .describe("Wall-clock seconds per role and for the parent's tool call deadline.")
+
+export const TrustedRootSchema = z
+  .object({
+    root: z.string().startsWith("/", "an absolute path").describe("A directory mounted read-only in every sandbox."),
+    pathEntries: z.array(z.string()).default([]).describe("Directories under root added to PATH."),
+    environment: z.record(z.string(), z.string()).default({}).describe("Variables set to paths relative to root."),
+  })
+  .strict()
+
+export const ConfigSchema = z
+  .object({
+    $schema: z.string().optional(),
+    version: z.literal(1).describe("Config format version; always 1."),
+    models: perRole(modelId).default({}).describe("Model per role; a role left out uses OpenCode's default model."),
+    modelVariants: perRole(z.string().min(1))
+      .default({})
+      .describe("Variant per role as OpenCode lists it for that model; left out means OpenCode's default."),
+    stepLimits: StepLimitsSchema.optional().describe("Step-limit profile; absent means standard."),
+    timeoutLimits: TimeoutLimitsSchema.optional().describe(
+      "Timeout profile; absent means standard (extended when stepLimits is extended).",
+    ),
+    integrations: z
+      .array(z.enum(["codex", "claude"]))
+      .default([])
+      .describe("Parent clients this program is registered with."),
+    sandboxRuntime: z
+      .object({ trustedRoots: z.array(TrustedRootSchema).default([]) })
+      .strict()
+      .default({ trustedRoots: [] })
+      .describe("Extra toolchains mounted read-only into the sandbox."),
+  })
+  .strict()
+
+export type Config = z.infer<typeof ConfigSchema>
+export type ConfigInput = z.input<typeof ConfigSchema>
+export type StepLimits = Record<Role, number>
+export type TimeoutLimits = Record<Role | "parent", number>
+
+export const defaultConfig = (): Config => ConfigSchema.parse({ version: 1 })
+
+export function stepLimits(config: Config): StepLimits {
+  const chosen = config.stepLimits ?? { profile: "standard" }
+  if (chosen.profile === "custom") return { scout: chosen.scout, worker: chosen.worker, runner: chosen.runner }
+  return { ...STEP_PROFILES[chosen.profile] }
+}
+
+export function timeoutLimits(config: Config): TimeoutLimits {
+  const chosen = config.timeoutLimits ?? { profile: config.stepLimits?.profile === "extended" ? "extended" : "standard" }
+  if (chosen.profile === "custom")
+    return { scout: chosen.scout, worker: chosen.worker, runner: chosen.runner, parent: chosen.parent }
+  return { ...TIMEOUT_PROFILES[chosen.profile] }
+}
+
+/** Steps reserved at the end of a run for writing the report: 20%, at least 2. */
+export const reserveSteps = (limit: number) => Math.max(2, Math.ceil(limit * 0.2))

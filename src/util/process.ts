@@ -1,0 +1,168 @@
+// The one place that starts processes. Argument arrays only (never a shell string), an optional
+// abort signal and timeout, SIGTERM then SIGKILL, and stderr kept for the error message.
+
+export interface RunOptions {
+  cwd?: string
+  env?: Record<string, string | undefined>
+  stdin?: string | Uint8Array
+  timeoutMs?: number
+  signal?: AbortSignal
+  /** Grace between SIGTERM and SIGKILL. */
+  killGraceMs?: number
+  /** Bytes kept of each of stdout and stderr; the rest is counted, not stored. */
+  maxOutputBytes?: number
+}
+
+export interface RunResult {
+  code: number | null
+  signal: string | null
+  stdout: string
+  stderr: string
+  timedOut: boolean
+  aborted: boolean
+  truncated: boolean
+  durationMs: number
+}
+
+async function collect(stream: ReadableStream<Uint8Array>, limit: number) {
+  const chunks: Uint8Array[] = []
+  let kept = 0
+  let total = 0
+  for await (const chunk of stream) {
+    total += chunk.byteLength
+    if (kept >= limit) continue
+    const slice = chunk.subarray(0, limit - kept)
+    chunks.push(slice)
+    kept += slice.byteLength
+  }
+  return { text: Buffer.concat(chunks).toString("utf8"), truncated: total > kept }
+}
+
+function cleanEnv(env: Record<string, string | undefined> | undefined) {
+  if (!env) return undefined
+  const out: Record<string, string> = {}
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value
+  return out
+}
+
+/** Runs a command to completion and returns what it printed. Never throws for a non-zero exit. */
+export async function run(argv: string[], options: RunOptions = {}): Promise<RunResult> {
+  const started = performance.now()
+  const limit = options.maxOutputBytes ?? 16 * 1024 * 1024
+  const proc = Bun.spawn(argv, {
+    cwd: options.cwd,
+    env: cleanEnv(options.env),
+    stdin: options.stdin === undefined ? "ignore" : new Blob([options.stdin]),
+    stdout: "pipe",
+    stderr: "pipe",
+  })
+  let timedOut = false
+  let aborted = false
+  const stop = () => terminate(proc, options.killGraceMs ?? 2000)
+  const timer = options.timeoutMs
+    ? setTimeout(() => {
+        timedOut = true
+        stop()
+      }, options.timeoutMs)
+    : undefined
+  const onAbort = () => {
+    aborted = true
+    stop()
+  }
+  if (options.signal?.aborted) onAbort()
+  options.signal?.addEventListener("abort", onAbort, { once: true })
+  const [out, err] = await Promise.all([collect(proc.stdout, limit), collect(proc.stderr, limit)])
+  await proc.exited
+  if (timer) clearTimeout(timer)
+  options.signal?.removeEventListener("abort", onAbort)
+  return {
+    code: proc.exitCode,
+    signal: proc.signalCode === null ? null : String(proc.signalCode),
+    stdout: out.text,
+    stderr: err.text,
+    timedOut,
+    aborted,
+    truncated: out.truncated || err.truncated,
+    durationMs: performance.now() - started,
+  }
+}
+
+export interface Spawned {
+  pid: number
+  exited: Promise<number>
+  stdout: ReadableStream<Uint8Array>
+  stderr: ReadableStream<Uint8Array>
+  kill(graceMs?: number): Promise<void>
+}
+
+export interface SpawnOptions {
+  cwd?: string
+  env?: Record<string, string | undefined>
+  /** Start in a new session so the child outlives this process (shared servers). */
+  detached?: boolean
+  /** Send output to this file instead of pipes. */
+  logFile?: string
+}
+
+/** Starts a long-running process (a server) and hands back its handle. */
+export function spawn(argv: string[], options: SpawnOptions = {}): Spawned {
+  const output = options.logFile ? Bun.file(options.logFile) : "pipe"
+  const proc = Bun.spawn(argv, {
+    cwd: options.cwd,
+    env: cleanEnv(options.env),
+    stdin: "ignore",
+    stdout: output,
+    stderr: output,
+    detached: options.detached ?? false,
+  })
+  if (options.detached) proc.unref()
+  return {
+    pid: proc.pid,
+    exited: proc.exited,
+    stdout: proc.stdout as ReadableStream<Uint8Array>,
+    stderr: proc.stderr as ReadableStream<Uint8Array>,
+    kill: (graceMs = 2000) => terminate(proc, graceMs),
+  }
+}
+
+async function terminate(proc: { pid: number; exited: Promise<number>; kill(signal?: number | string): void }, graceMs: number) {
+  try {
+    proc.kill("SIGTERM")
+  } catch {
+    return
+  }
+  const done = await Promise.race([proc.exited.then(() => true), Bun.sleep(graceMs).then(() => false)])
+  if (done) return
+  try {
+    proc.kill("SIGKILL")
+  } catch {}
+  await proc.exited
+}
+
+/** True when a process with this PID exists (signal 0 probes without sending anything). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** Stops a process we only know by PID (recorded in the state dir): SIGTERM, wait, SIGKILL. */
+export async function killPid(pid: number, graceMs = 2000): Promise<void> {
+  if (!alive(pid)) return
+  try {
+    process.kill(pid, "SIGTERM")
+  } catch {
+    return
+  }
+  const deadline = Date.now() + graceMs
+  while (Date.now() < deadline) {
+    if (!alive(pid)) return
+    await Bun.sleep(25)
+  }
+  try {
+    process.kill(pid, "SIGKILL")
+  } catch {}
+}
