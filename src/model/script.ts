@@ -1,0 +1,110 @@
+// The script format the scripted model replays: JSON a person can write, validated by one schema.
+// A script is a list of user turns; each turn is the list of model steps answered after that user
+// message. Step N of a turn answers the request that already holds N assistant messages after the
+// user's message, so replay needs no state beyond which injected failures have fired.
+import { z } from "zod"
+import { fail } from "../errors"
+import demo from "./scripts/demo.json"
+
+const args = z.record(z.string(), z.unknown()).describe("The tool's arguments, sent as the call's JSON `arguments`.")
+
+export const ToolCallSchema = z
+  .object({
+    tool: z.string().min(1).describe("Tool name as OpenCode offers it (read, grep, glob, bash, edit, write, or a plugin tool)."),
+    args: args.default({}),
+  })
+  .strict()
+
+export const FailureSchema = z
+  .object({
+    kind: z
+      .enum(["429", "500", "cut"])
+      .describe("429: rate limited (with retry-after); 500: server error; cut: the stream closes mid-answer without [DONE]."),
+    times: z
+      .union([z.number().int().positive(), z.literal("always")])
+      .default(1)
+      .describe("How many attempts of this step fail before one succeeds (per session), or always."),
+    retryAfterSeconds: z.number().min(0).max(60).default(0).describe("The retry-after header of a 429."),
+  })
+  .strict()
+
+const common = {
+  delayMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(3_600_000)
+    .optional()
+    .describe("Latency: a streamed answer sends its first chunk, then waits this long before the rest."),
+  fail: FailureSchema.optional().describe("An injected failure before the step is answered."),
+}
+
+export const StepSchema = z.union([
+  z.object({ ...ToolCallSchema.shape, ...common }).strict(),
+  z
+    .object({ tools: z.array(ToolCallSchema).min(1).describe("Parallel tool calls in one step."), ...common })
+    .strict(),
+  z
+    .object({
+      text: z
+        .string()
+        .describe("Final text. {{lastToolOutput}}, {{toolOutputs}} and {{userMessage}} are filled in from the request."),
+      ...common,
+    })
+    .strict(),
+])
+
+export const TurnSchema = z
+  .object({ steps: z.array(StepSchema).min(1).describe("Model steps answered after one user message.") })
+  .strict()
+
+export const ScriptSchema = z
+  .object({
+    description: z.string().optional(),
+    turns: z.array(TurnSchema).min(1).describe("One entry per user message of a session, in order."),
+  })
+  .strict()
+
+/** A script file: named scripts, or a single script (registered under the file's default name). */
+export const ScriptFileSchema = z.union([
+  z.object({ scripts: z.record(z.string().regex(/^[\w.-]+$/), ScriptSchema) }).strict(),
+  ScriptSchema,
+])
+
+export type ToolCall = z.infer<typeof ToolCallSchema>
+export type Failure = z.infer<typeof FailureSchema>
+export type Step = z.infer<typeof StepSchema>
+export type Script = z.infer<typeof ScriptSchema>
+export type ScriptInput = z.input<typeof ScriptSchema>
+
+export const DEFAULT_SCRIPT = "demo"
+
+/** The scripts every server knows: the demo (grep, read, then a report quoting what was read). */
+export function builtinScripts(): Record<string, Script> {
+  return { [DEFAULT_SCRIPT]: ScriptSchema.parse(demo) }
+}
+
+export function parseScript(input: unknown): Script {
+  return ScriptSchema.parse(input)
+}
+
+/** Reads a script file's JSON text; a single script is registered as `fallbackName`. */
+export function parseScriptFile(text: string, source: string, fallbackName = DEFAULT_SCRIPT): Record<string, Script> {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    throw fail("Usage", `${source} is not JSON: ${(error as Error).message}`, "Write the script as JSON (see src/model/script.ts).")
+  }
+  const parsed = ScriptFileSchema.safeParse(json)
+  if (!parsed.success)
+    throw fail("Usage", `${source} is not a valid script: ${z.prettifyError(parsed.error)}`, "Fix the fields named above.")
+  return "scripts" in parsed.data ? parsed.data.scripts : { [fallbackName]: parsed.data }
+}
+
+/** The tool calls of a step, or none for a text step. */
+export function callsOf(step: Step): ToolCall[] {
+  if ("tools" in step) return step.tools
+  if ("tool" in step) return [{ tool: step.tool, args: step.args }]
+  return []
+}
