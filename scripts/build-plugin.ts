@@ -11,5 +11,5 @@ if (!result.success) {
   process.exit(1)
 }
 const [output] = result.outputs
-await Bun.write(`${import.meta.dir}/../dist/plugin.js`, output!)
-console.log("built dist/plugin.js")
+await Bun.write(`${import.meta.dir}/../dist/plugin.txt`, output!)
+console.log("built dist/plugin.txt")

@@ -1,5 +1,5 @@
 // Compiles the one binary for linux-x64 and linux-arm64 into dist/. The plugin is bundled first
-// (dist/plugin.js) because the binary embeds it as text for the installer to write.
+// (dist/plugin.txt) because the binary embeds it as text for the installer to write.
 //   bun scripts/build.ts [--version X] [--host-only]
 import { parseArgs } from "node:util"
 import pkg from "../package.json"

@@ -141,6 +141,7 @@ async function terminate(proc: { pid: number; exited: Promise<number>; kill(sign
 
 /** True when a process with this PID exists (signal 0 probes without sending anything). */
 export function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false
   try {
     process.kill(pid, 0)
     return true

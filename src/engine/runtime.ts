@@ -1,0 +1,53 @@
+// What a delegation needs from the world, gathered once per MCP server process: paths, flags, the
+// config (re-read on each call so an edit applies without a restart) and the shared OpenCode server.
+import type { OpencodeClient } from "@opencode-ai/sdk/v2"
+import type { Flags } from "../config/flags"
+import { loadConfig } from "../config/load"
+import { resolvePaths, type Paths } from "../config/paths"
+import type { Config } from "../config/schema"
+import { connect, EventHub } from "../opencode/client"
+import { ensureServer, type ServerRecord } from "../opencode/server"
+import { alive } from "../util/process"
+
+export interface Connection {
+  record: ServerRecord
+  client: OpencodeClient
+  hub: EventHub
+}
+
+export class Runtime {
+  readonly paths: Paths
+  private connection?: Connection
+  private connecting?: Promise<Connection>
+
+  constructor(readonly flags: Flags) {
+    this.paths = resolvePaths(flags)
+  }
+
+  config(): Promise<Config> {
+    return loadConfig(this.paths.configFile)
+  }
+
+  /** The shared server, started or restarted when it is not running. */
+  async opencode(): Promise<Connection> {
+    if (this.connection && alive(this.connection.record.pid)) return this.connection
+    this.connecting ??= this.open().finally(() => (this.connecting = undefined))
+    return this.connecting
+  }
+
+  private async open(): Promise<Connection> {
+    this.connection?.hub.close()
+    this.connection = undefined
+    const record = await ensureServer({ paths: this.paths, binary: this.flags.opencodeBin, env: this.flags.env })
+    const client = connect(record)
+    const hub = new EventHub(client)
+    await hub.connected()
+    this.connection = { record, client, hub }
+    return this.connection
+  }
+
+  close() {
+    this.connection?.hub.close()
+    this.connection = undefined
+  }
+}

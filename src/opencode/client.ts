@@ -1,0 +1,77 @@
+// A connection to the shared OpenCode server: the SDK v2 client with our credentials, and one
+// event stream (`/global/event`, all directories) fanned out to listeners by session id.
+import { createOpencodeClient, type Event, type OpencodeClient } from "@opencode-ai/sdk/v2"
+import { authHeader, type ServerRecord } from "./server"
+
+export type { Event }
+
+export function connect(record: ServerRecord, directory?: string): OpencodeClient {
+  return createOpencodeClient({ baseUrl: record.url, headers: { authorization: authHeader(record) }, directory })
+}
+
+type Listener = (event: Event) => void
+
+/** One SSE connection per process; reconnects when the server restarts or the stream drops. */
+export class EventHub {
+  private listeners = new Map<string, Set<Listener>>()
+  private any = new Set<Listener>()
+  private controller = new AbortController()
+  private ready: Promise<void>
+  private markReady!: () => void
+  private closed = false
+
+  constructor(private client: OpencodeClient) {
+    this.ready = new Promise((resolve) => (this.markReady = resolve))
+    void this.loop()
+  }
+
+  /** Resolves once the stream is connected, so no event of a session started after it is missed. */
+  connected(timeoutMs = 10_000): Promise<void> {
+    return Promise.race([this.ready, Bun.sleep(timeoutMs).then(() => Promise.reject(new Error("OpenCode's event stream did not connect")))])
+  }
+
+  on(sessionID: string, listener: Listener): () => void {
+    const set = this.listeners.get(sessionID) ?? new Set()
+    set.add(listener)
+    this.listeners.set(sessionID, set)
+    return () => {
+      set.delete(listener)
+      if (set.size === 0) this.listeners.delete(sessionID)
+    }
+  }
+
+  /** Every event, whatever its session (permission policy, diagnostics). */
+  onAny(listener: Listener): () => void {
+    this.any.add(listener)
+    return () => this.any.delete(listener)
+  }
+
+  close() {
+    this.closed = true
+    this.controller.abort()
+  }
+
+  private async loop() {
+    while (!this.closed) {
+      try {
+        const { stream } = await this.client.global.event({ signal: this.controller.signal, sseMaxRetryAttempts: 0 })
+        for await (const message of stream) {
+          const event = (message as { payload?: Event }).payload
+          if (!event) continue
+          if (event.type === "server.connected") this.markReady()
+          this.dispatch(event)
+        }
+      } catch {
+        // The stream dropped (server restart, network); reconnect below unless closed.
+      }
+      if (!this.closed) await Bun.sleep(250)
+    }
+  }
+
+  private dispatch(event: Event) {
+    for (const listener of this.any) listener(event)
+    const sessionID = (event.properties as { sessionID?: string } | undefined)?.sessionID
+    if (!sessionID) return
+    for (const listener of this.listeners.get(sessionID) ?? []) listener(event)
+  }
+}

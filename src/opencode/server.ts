@@ -1,0 +1,165 @@
+// The shared OpenCode server: found (a healthy one this program started, recorded in the state dir)
+// or started (`opencode serve` on loopback, random port, random password), and reused across tasks
+// and across MCP server processes. A dead or unhealthy one is replaced on the next call.
+import { randomBytes } from "node:crypto"
+import { mkdir, open, rm, stat } from "node:fs/promises"
+import type { Env } from "../config/flags"
+import type { Paths } from "../config/paths"
+import { fail } from "../errors"
+import { readJson, writeJson } from "../util/fs"
+import { alive, killPid, spawn } from "../util/process"
+
+export interface ServerRecord {
+  pid: number
+  url: string
+  username: string
+  password: string
+  version: string
+  binary: string
+  startedAt: string
+}
+
+export interface ServerOptions {
+  paths: Paths
+  /** Name or path of the opencode executable. */
+  binary: string
+  env: Env
+  startTimeoutMs?: number
+}
+
+const USERNAME = "opencode"
+
+export const authHeader = (record: Pick<ServerRecord, "username" | "password">) =>
+  `Basic ${Buffer.from(`${record.username}:${record.password}`).toString("base64")}`
+
+/** The server's version when it answers its health check with our password, else undefined. */
+export async function health(record: Pick<ServerRecord, "url" | "username" | "password">, timeoutMs = 2000) {
+  try {
+    const response = await fetch(`${record.url}/global/health`, {
+      headers: { authorization: authHeader(record) },
+      signal: AbortSignal.timeout(timeoutMs),
+    })
+    if (!response.ok) return undefined
+    const body = (await response.json()) as { healthy?: boolean; version?: string }
+    return body.healthy ? (body.version ?? "unknown") : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export async function readServerRecord(paths: Paths) {
+  return readJson<ServerRecord>(paths.serverFile)
+}
+
+async function healthyRecord(paths: Paths) {
+  const record = await readServerRecord(paths)
+  if (!record || !alive(record.pid)) return undefined
+  return (await health(record)) ? record : undefined
+}
+
+/** Returns a healthy shared server, starting one if needed. Safe to call from several processes at once. */
+export async function ensureServer(options: ServerOptions): Promise<ServerRecord> {
+  const existing = await healthyRecord(options.paths)
+  if (existing) return existing
+  return withStartLock(options.paths, async () => {
+    const again = await healthyRecord(options.paths)
+    if (again) return again
+    const stale = await readServerRecord(options.paths)
+    if (stale && alive(stale.pid)) await killPid(stale.pid)
+    return startServer(options)
+  })
+}
+
+export function resolveBinary(binary: string, env: Env): string {
+  const found = binary.includes("/") ? binary : Bun.which(binary, { PATH: env.PATH ?? "" })
+  if (!found)
+    throw fail(
+      "Prerequisite",
+      `The OpenCode executable "${binary}" was not found on PATH.`,
+      "Install it (npm install -g opencode-ai) or set OPENCODE_MCP_ORCHESTRATOR_OPENCODE to its path.",
+    )
+  return found
+}
+
+async function startServer(options: ServerOptions): Promise<ServerRecord> {
+  const binary = resolveBinary(options.binary, options.env)
+  await mkdir(options.paths.stateDir, { recursive: true, mode: 0o700 })
+  const password = randomBytes(24).toString("base64url")
+  await Bun.write(options.paths.serverLog, "")
+  let child
+  try {
+    child = spawn([binary, "serve", "--port", "0", "--hostname", "127.0.0.1"], {
+      env: {
+        ...options.env,
+        OPENCODE_SERVER_USERNAME: USERNAME,
+        OPENCODE_SERVER_PASSWORD: password,
+        OPENCODE_DISABLE_AUTOUPDATE: "1",
+      },
+      detached: true,
+      logFile: options.paths.serverLog,
+    })
+  } catch (error) {
+    throw fail("Prerequisite", `Could not start ${binary}: ${(error as Error).message}`, "Check that the OpenCode executable runs: opencode --version.")
+  }
+  const url = await waitForUrl(options.paths.serverLog, child.exited, options.startTimeoutMs ?? 30_000)
+  if (!url) {
+    await child.kill(1000)
+    const log = (await Bun.file(options.paths.serverLog).text()).trim().split("\n").slice(-5).join("\n")
+    throw fail("Server", `OpenCode did not start listening:\n${log}`, `See ${options.paths.serverLog}; run \`opencode serve\` by hand to see why.`)
+  }
+  const record: ServerRecord = { pid: child.pid, url, username: USERNAME, password, version: "", binary, startedAt: new Date().toISOString() }
+  record.version = (await health(record, 10_000)) ?? ""
+  if (!record.version) {
+    await child.kill(1000)
+    throw fail("Server", `OpenCode at ${url} does not answer its health check.`, `See ${options.paths.serverLog}.`)
+  }
+  await writeJson(options.paths.serverFile, record, 0o600)
+  return record
+}
+
+async function waitForUrl(logFile: string, exited: Promise<number>, timeoutMs: number) {
+  let done = false
+  exited.then(() => (done = true))
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    const match = (await Bun.file(logFile).text()).match(/listening on (http:\/\/127\.0\.0\.1:\d+)/)
+    if (match) return match[1]
+    if (done) return undefined
+    await Bun.sleep(25)
+  }
+  return undefined
+}
+
+/** Stops the recorded shared server (tests, `doctor`, uninstall) and forgets it. */
+export async function stopServer(paths: Paths): Promise<void> {
+  const record = await readServerRecord(paths)
+  if (record) await killPid(record.pid, 3000)
+  await rm(paths.serverFile, { force: true })
+}
+
+// Two MCP processes may start at once (a client launching several); one starts the server, the
+// other waits and reuses it. The lock file holds the owner's PID; a dead owner's lock is taken over.
+async function withStartLock<T>(paths: Paths, body: () => Promise<T>): Promise<T> {
+  await mkdir(paths.stateDir, { recursive: true, mode: 0o700 })
+  const deadline = Date.now() + 60_000
+  while (true) {
+    try {
+      const handle = await open(paths.serverLock, "wx")
+      await handle.writeFile(String(process.pid))
+      await handle.close()
+      break
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+      const owner = Number(await Bun.file(paths.serverLock).text().catch(() => "0"))
+      const age = Date.now() - ((await stat(paths.serverLock).catch(() => undefined))?.mtimeMs ?? 0)
+      if (!alive(owner) || age > 60_000) await rm(paths.serverLock, { force: true })
+      else if (Date.now() > deadline) throw fail("Server", "Timed out waiting for another process to start OpenCode.", `Remove ${paths.serverLock} if no other opencode-mcp-orchestrator is running.`)
+      else await Bun.sleep(100)
+    }
+  }
+  try {
+    return await body()
+  } finally {
+    await rm(paths.serverLock, { force: true })
+  }
+}

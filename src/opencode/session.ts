@@ -1,0 +1,199 @@
+// One delegated OpenCode session: create it in the workspace with the role's agent and model,
+// prompt it asynchronously, follow it to idle through the event hub, read back what it did.
+import type { AssistantMessage, OpencodeClient, Part, ToolPart } from "@opencode-ai/sdk/v2"
+import { fail } from "../errors"
+import type { Event, EventHub } from "./client"
+
+export interface ModelRoute {
+  providerID: string
+  modelID: string
+  variant?: string
+}
+
+export const parseModel = (id: string): ModelRoute => {
+  const slash = id.indexOf("/")
+  return { providerID: id.slice(0, slash), modelID: id.slice(slash + 1) }
+}
+
+export const formatModel = (route: ModelRoute) => `${route.providerID}/${route.modelID}${route.variant ? `#${route.variant}` : ""}`
+
+function unwrap<T>(result: { data?: T; error?: unknown; response?: Response }, what: string): T {
+  if (result.error !== undefined || result.data === undefined) {
+    const detail = typeof result.error === "object" && result.error ? JSON.stringify(result.error).slice(0, 300) : String(result.error ?? result.response?.status)
+    throw fail("Server", `OpenCode refused to ${what}: ${detail}`)
+  }
+  return result.data
+}
+
+export async function createSession(client: OpencodeClient, directory: string, title: string): Promise<string> {
+  const session = unwrap(await client.session.create({ directory, title }), "create a session")
+  return session.id
+}
+
+export interface PromptSpec {
+  directory: string
+  agent: string
+  text: string
+  model?: ModelRoute
+}
+
+export async function sendPrompt(client: OpencodeClient, sessionID: string, spec: PromptSpec): Promise<void> {
+  const result = await client.session.promptAsync({
+    sessionID,
+    directory: spec.directory,
+    agent: spec.agent,
+    model: spec.model ? { providerID: spec.model.providerID, modelID: spec.model.modelID } : undefined,
+    variant: spec.model?.variant,
+    parts: [{ type: "text", text: spec.text }],
+  })
+  if (result.error !== undefined) unwrap(result, "accept the prompt")
+}
+
+export type WaitOutcome = { kind: "idle" } | { kind: "error"; message: string } | { kind: "aborted" } | { kind: "deadline" }
+
+export interface WaitOptions {
+  signal?: AbortSignal
+  deadline?: number
+  onEvent?: (event: Event) => void
+  /** How often to confirm the state by polling, in case an event was missed. */
+  pollMs?: number
+}
+
+/** Resolves when the session goes idle after its prompt, errors, or the signal/deadline ends the wait. */
+export function waitIdle(client: OpencodeClient, hub: EventHub, sessionID: string, directory: string, options: WaitOptions = {}): Promise<WaitOutcome> {
+  return new Promise((resolve) => {
+    let error: string | undefined
+    let settled = false
+    const finish = (outcome: WaitOutcome) => {
+      if (settled) return
+      settled = true
+      off()
+      clearInterval(poll)
+      if (timer) clearTimeout(timer)
+      options.signal?.removeEventListener("abort", onAbort)
+      resolve(outcome)
+    }
+    const off = hub.on(sessionID, (event) => {
+      options.onEvent?.(event)
+      if (event.type === "session.error") error = describeError(event.properties.error)
+      if (event.type === "session.idle") finish(error ? { kind: "error", message: error } : { kind: "idle" })
+    })
+    const onAbort = () => finish({ kind: "aborted" })
+    if (options.signal?.aborted) return onAbort()
+    options.signal?.addEventListener("abort", onAbort, { once: true })
+    const timer = options.deadline ? setTimeout(() => finish({ kind: "deadline" }), Math.max(0, options.deadline - Date.now())) : undefined
+    const poll = setInterval(async () => {
+      if (await finishedByPoll(client, sessionID, directory)) finish(error ? { kind: "error", message: error } : { kind: "idle" })
+    }, options.pollMs ?? 3000)
+  })
+}
+
+async function finishedByPoll(client: OpencodeClient, sessionID: string, directory: string) {
+  const status = await client.session.status({ directory }).catch(() => undefined)
+  const state = (status?.data as Record<string, { type: string }> | undefined)?.[sessionID]
+  if (state && state.type !== "idle") return false
+  const last = (await client.session.messages({ sessionID, directory, limit: 1 }).catch(() => undefined))?.data?.at(-1)
+  return last?.info.role === "assistant" && Boolean(last.info.time.completed) && last.info.finish !== "tool-calls"
+}
+
+export function describeError(error: AssistantMessage["error"] | undefined): string {
+  if (!error) return "unknown error"
+  const data = error.data as { message?: string; statusCode?: number } | undefined
+  const status = data?.statusCode ? ` (HTTP ${data.statusCode})` : ""
+  return `${error.name}${status}: ${data?.message ?? "no message"}`
+}
+
+export async function abortSession(client: OpencodeClient, sessionID: string, directory: string) {
+  await client.session.abort({ sessionID, directory }).catch(() => undefined)
+}
+
+/** True once the session is confirmed gone. */
+export async function removeSession(client: OpencodeClient, sessionID: string, directory: string): Promise<boolean> {
+  const result = await client.session.delete({ sessionID, directory }).catch(() => undefined)
+  if (result?.data === true) return true
+  const check = await client.session.get({ sessionID, directory }).catch(() => undefined)
+  return check?.response?.status === 404
+}
+
+export interface ToolCall {
+  tool: string
+  status: string
+  /** A short description of what it acted on: a path, a pattern, a command. */
+  target: string
+  exitCode?: number
+  error?: string
+}
+
+export interface Transcript {
+  text: string
+  steps: number
+  tokens: { input: number; output: number; reasoning: number; cacheRead: number; cacheWrite: number }
+  cost: number
+  route?: ModelRoute
+  tools: ToolCall[]
+  error?: string
+  finish?: string
+  messages: number
+}
+
+export function toolTarget(part: ToolPart): string {
+  const input = part.state.input as Record<string, unknown>
+  const value = input.filePath ?? input.path ?? input.pattern ?? input.command ?? input.url ?? input.description
+  return typeof value === "string" ? value.slice(0, 200) : ""
+}
+
+/** Reads the session's messages after `afterMessageID` (the whole session when omitted). */
+export async function readTranscript(client: OpencodeClient, sessionID: string, directory: string, afterMessageID?: string): Promise<Transcript> {
+  const all = unwrap(await client.session.messages({ sessionID, directory }), "list the session's messages")
+  const start = afterMessageID ? all.findIndex((m) => m.info.id === afterMessageID) + 1 : 0
+  const messages = all.slice(start)
+  const transcript: Transcript = {
+    text: "",
+    steps: 0,
+    tokens: { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
+    cost: 0,
+    tools: [],
+    messages: messages.length,
+  }
+  for (const { info, parts } of messages) {
+    if (info.role !== "assistant") continue
+    transcript.cost += info.cost
+    transcript.tokens.input += info.tokens.input
+    transcript.tokens.output += info.tokens.output
+    transcript.tokens.reasoning += info.tokens.reasoning
+    transcript.tokens.cacheRead += info.tokens.cache.read
+    transcript.tokens.cacheWrite += info.tokens.cache.write
+    transcript.route = { providerID: info.providerID, modelID: info.modelID, variant: info.variant }
+    transcript.finish = info.finish
+    transcript.error = info.error ? describeError(info.error) : undefined
+    const text = textOf(parts)
+    if (text) transcript.text = text
+    for (const part of parts) {
+      if (part.type === "step-finish") transcript.steps++
+      if (part.type === "tool") transcript.tools.push(summarizeTool(part))
+    }
+  }
+  return transcript
+}
+
+const textOf = (parts: Part[]) =>
+  parts
+    .filter((part): part is Extract<Part, { type: "text" }> => part.type === "text" && !part.synthetic && !part.ignored)
+    .map((part) => part.text)
+    .join("\n")
+    .trim()
+
+function summarizeTool(part: ToolPart): ToolCall {
+  const call: ToolCall = { tool: part.tool, status: part.state.status, target: toolTarget(part) }
+  const metadata = "metadata" in part.state ? (part.state.metadata as Record<string, unknown> | undefined) : undefined
+  const exit = metadata?.exit ?? metadata?.exitCode
+  if (typeof exit === "number") call.exitCode = exit
+  if (part.state.status === "error") call.error = part.state.error.slice(0, 300)
+  return call
+}
+
+/** The id of the newest message, to read only what a later prompt adds. */
+export async function lastMessageID(client: OpencodeClient, sessionID: string, directory: string) {
+  const all = (await client.session.messages({ sessionID, directory, limit: 1 }).catch(() => undefined))?.data
+  return all?.at(-1)?.info.id
+}
