@@ -73,6 +73,17 @@ function turnStarts(messages: Message[]): number[] {
   return starts
 }
 
+/**
+ * An assistant message that answered a step. A stream cut mid-answer leaves an empty assistant
+ * message in OpenCode's history beside the retried one; it does not count.
+ */
+function isAnsweredStep(message: Message): boolean {
+  if (message.role !== "assistant") return false
+  if (message.tool_calls && message.tool_calls.length > 0) return true
+  const text = textOf(message)
+  return text.trim() !== "" && !MAX_STEPS.test(text)
+}
+
 export interface Position {
   /** Zero-based user turn. */
   turn: number
@@ -87,7 +98,7 @@ export function positionOf(request: ChatRequest): Position {
   const starts = turnStarts(messages)
   const last = starts.at(-1) ?? -1
   const after = messages.slice(last + 1)
-  const step = after.filter((m) => m.role === "assistant" && !MAX_STEPS.test(textOf(m))).length
+  const step = after.filter(isAnsweredStep).length
   const maxSteps = after.some((m) => MAX_STEPS.test(textOf(m)))
   return { turn: Math.max(0, starts.length - 1), step, maxSteps }
 }
@@ -108,7 +119,7 @@ export function toolResultsOf(messages: Message[]): ToolResult[] {
 /** Values for a text step's {{placeholders}}. */
 export function templateValues(request: ChatRequest): Record<string, string> {
   const messages = request.messages
-  const lastAssistant = messages.findLastIndex((m) => m.role === "assistant")
+  const lastAssistant = messages.findLastIndex((m) => m.role === "assistant" && (m.tool_calls?.length ?? 0) > 0)
   const start = turnStarts(messages).at(-1) ?? 0
   const outputs = (from: number) => toolResultsOf(messages.slice(from)).map((r) => r.output)
   return {

@@ -65,10 +65,10 @@ export function bodyChunks(env: Envelope, reply: Reply, usage: Usage | undefined
   return out
 }
 
-/** The chunks a cut stream gets out before the connection drops: the start of the answer only. */
+/** The chunks a cut stream gets out before the connection drops: the first third of a text answer. */
 export function cutChunks(env: Envelope, reply: Reply): string[] {
-  const text = reply.text || "…"
-  return [sse(chunk(env, { content: text.slice(0, Math.max(1, Math.floor(text.length / 3))) }))]
+  if (!reply.text) return []
+  return [sse(chunk(env, { content: reply.text.slice(0, Math.max(1, Math.floor(reply.text.length / 3))) }))]
 }
 
 export function completionBody(env: Envelope, reply: Reply, usage: Usage) {
