@@ -66,10 +66,9 @@ export const ScriptSchema = z
   .strict()
 
 /** A script file: named scripts, or a single script (registered under the file's default name). */
-export const ScriptFileSchema = z.union([
-  z.object({ scripts: z.record(z.string().regex(/^[\w.-]+$/), ScriptSchema) }).strict(),
-  ScriptSchema,
-])
+export const ScriptSetSchema = z
+  .object({ scripts: z.record(z.string().regex(/^[\w.-]+$/), ScriptSchema).describe("Scripts by name, as [script:NAME] picks them.") })
+  .strict()
 
 export type ToolCall = z.infer<typeof ToolCallSchema>
 export type Failure = z.infer<typeof FailureSchema>
@@ -96,10 +95,28 @@ export function parseScriptFile(text: string, source: string, fallbackName = DEF
   } catch (error) {
     throw fail("Usage", `${source} is not JSON: ${(error as Error).message}`, "Write the script as JSON (see src/model/script.ts).")
   }
-  const parsed = ScriptFileSchema.safeParse(json)
+  const named = typeof json === "object" && json !== null && "scripts" in json
+  const parsed = named ? ScriptSetSchema.safeParse(json) : ScriptSchema.safeParse(json)
   if (!parsed.success)
-    throw fail("Usage", `${source} is not a valid script: ${z.prettifyError(parsed.error)}`, "Fix the fields named above.")
+    throw fail("Usage", `${source} is not a valid script:\n${explain(parsed.error.issues).join("\n")}`, "Fix the fields named above.")
   return "scripts" in parsed.data ? parsed.data.scripts : { [fallbackName]: parsed.data }
+}
+
+type Issue = z.core.$ZodIssue
+
+/**
+ * One line per problem, with its path. A step is a union, and zod reports a bad step as "Invalid
+ * input" with every branch's complaints: show the branch that came closest instead.
+ */
+function explain(issues: readonly Issue[], base: PropertyKey[] = []): string[] {
+  return issues.flatMap((issue) => {
+    const path = [...base, ...issue.path]
+    if (issue.code !== "invalid_union" || issue.errors.length === 0) return [`  at ${path.join(".") || "(top)"}: ${issue.message}`]
+    const sizes = issue.errors.map((branch) => branch.length)
+    const best = Math.min(...sizes)
+    if (sizes.filter((size) => size === best).length === 1) return explain(issue.errors[sizes.indexOf(best)] ?? [], path)
+    return [`  at ${path.join(".")}: expected a step {tool, args}, {tools: [...]} or {text}`, ...explain(issue.errors[0]?.filter((e) => e.path.length === 0) ?? [], path)]
+  })
 }
 
 /** The tool calls of a step, or none for a text step. */
