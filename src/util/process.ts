@@ -11,6 +11,8 @@ export interface RunOptions {
   killGraceMs?: number
   /** Bytes kept of each of stdout and stderr; the rest is counted, not stored. */
   maxOutputBytes?: number
+  /** Sees every chunk as it arrives, before the cap (a log file keeps more than the result does). */
+  onOutput?: (chunk: Uint8Array, stream: "stdout" | "stderr") => void
 }
 
 export interface RunResult {
@@ -24,11 +26,12 @@ export interface RunResult {
   durationMs: number
 }
 
-async function collect(stream: ReadableStream<Uint8Array>, limit: number) {
+async function collect(stream: ReadableStream<Uint8Array>, limit: number, onChunk?: (chunk: Uint8Array) => void) {
   const chunks: Uint8Array[] = []
   let kept = 0
   let total = 0
   for await (const chunk of stream) {
+    onChunk?.(chunk)
     total += chunk.byteLength
     if (kept >= limit) continue
     const slice = chunk.subarray(0, limit - kept)
@@ -71,7 +74,11 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<Run
   }
   if (options.signal?.aborted) onAbort()
   options.signal?.addEventListener("abort", onAbort, { once: true })
-  const [out, err] = await Promise.all([collect(proc.stdout, limit), collect(proc.stderr, limit)])
+  const tap = options.onOutput
+  const [out, err] = await Promise.all([
+    collect(proc.stdout, limit, tap && ((chunk) => tap(chunk, "stdout"))),
+    collect(proc.stderr, limit, tap && ((chunk) => tap(chunk, "stderr"))),
+  ])
   await proc.exited
   if (timer) clearTimeout(timer)
   options.signal?.removeEventListener("abort", onAbort)

@@ -1,0 +1,83 @@
+// Which host paths may enter a sandbox, decided on canonical paths only. A workspace, a trusted
+// toolchain root or a gitdir target is canonicalized (every symlink resolved) first, then checked
+// against the places a sandbox must never see: broad system roots, HOME and its ancestors, runtime
+// pseudo-filesystems, Git metadata, and credential stores.
+import { fail } from "../errors"
+import type { FsView } from "./fs-view"
+
+/** Credential stores under HOME; a mount that equals, contains or sits inside one is refused. */
+export const HOME_CREDENTIALS = [
+  ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".netrc", ".git-credentials", ".npmrc", ".pypirc",
+  ".password-store", ".cargo/credentials", ".cargo/credentials.toml", ".config/gcloud", ".config/gh",
+  ".config/git/credentials", ".config/opencode", ".local/share/opencode", ".local/state/opencode",
+  ".config/opencode-mcp-orchestrator", ".local/share/opencode-mcp-orchestrator",
+  ".local/state/opencode-mcp-orchestrator", ".codex", ".claude", ".claude.json", ".config/anthropic",
+] as const
+
+/** Broad roots: a mount equal to one of these (or `/`) exposes far more than a toolchain or a project. */
+const BROAD_ROOTS = [
+  "/", "/usr", "/etc", "/var", "/var/tmp", "/tmp", "/home", "/root", "/opt", "/srv", "/mnt", "/media",
+  "/run", "/boot", "/proc", "/sys", "/dev", "/bin", "/sbin", "/lib", "/lib64", "/usr/local", "/var/lib",
+]
+/** Nothing inside these is ever mounted: kernel interfaces, host configuration and secrets, runtime state. */
+const FORBIDDEN_TREES = ["/proc", "/sys", "/dev", "/etc", "/run", "/boot", "/var/run"]
+
+export type PathPurpose = "workspace" | "trusted root" | "toolchain dir" | "gitdir"
+
+export interface PathRules {
+  /** Canonical HOME. */
+  home: string
+  /** Canonical credential paths (HOME_CREDENTIALS under home, plus XDG-relocated ones). */
+  credentials: string[]
+}
+
+export const isInside = (child: string, parent: string) =>
+  child === parent || child.startsWith(parent === "/" ? "/" : `${parent}/`)
+
+/** Resolves what the rules compare against, once per sandbox invocation. */
+export function pathRules(home: string, extraCredentials: readonly string[], fs: FsView): PathRules {
+  const canonicalHome = fs.realpath(home) ?? home
+  const credentials = [...HOME_CREDENTIALS.map((rel) => `${canonicalHome}/${rel}`), ...extraCredentials]
+  // A credential path that exists may itself be a symlink (dotfile managers): compare both spellings.
+  const both = credentials.flatMap((path) => [path, fs.realpath(path) ?? path])
+  return { home: canonicalHome, credentials: [...new Set(both)] }
+}
+
+/** Why this canonical path may not be mounted for this purpose, or undefined when it may. */
+export function refusal(path: string, purpose: PathPurpose, rules: PathRules, fs: FsView): string | undefined {
+  if (!path.startsWith("/")) return "it is not an absolute path"
+  if (BROAD_ROOTS.includes(path)) return `${path} is a broad system root`
+  if (isInside(rules.home, path)) return path === rules.home ? "it is HOME itself" : "it contains HOME"
+  const tree = FORBIDDEN_TREES.find((root) => isInside(path, root))
+  if (tree) return `it is inside ${tree}`
+  if (purpose === "workspace" && isInside(path, "/usr")) return "a system directory is not a workspace"
+  const credential = rules.credentials.find((cred) => isInside(path, cred) || isInside(cred, path))
+  if (credential) return `it ${isInside(path, credential) ? "is inside" : "contains"} the credential store ${credential}`
+  if (purpose === "gitdir") return undefined
+  if (path.split("/").includes(".git")) return "it is Git metadata"
+  // A bare repository or a linked worktree's gitdir has no `.git` component but is Git metadata all the same.
+  if (fs.lstat(`${path}/HEAD`) === "file" && fs.lstat(`${path}/objects`) === "dir") return "it is Git metadata"
+  return undefined
+}
+
+/** realpath + directory + refusal, as one fail-closed step with an actionable error. */
+export function canonicalDir(path: string, purpose: PathPurpose, rules: PathRules, fs: FsView): string {
+  if (!path.startsWith("/"))
+    throw fail("Sandbox", `The ${purpose} ${JSON.stringify(path)} is not an absolute path.`, "Pass an absolute path.")
+  const canonical = fs.realpath(path)
+  if (!canonical || fs.lstat(canonical) !== "dir")
+    throw fail("Sandbox", `The ${purpose} ${path} does not exist or is not a directory.`, "Pass an existing directory.", {
+      path,
+    })
+  const why = refusal(canonical, purpose, rules, fs)
+  if (why)
+    throw fail(
+      "Sandbox",
+      `Refusing ${purpose} ${path}${canonical === path ? "" : ` (resolves to ${canonical})`}: ${why}.`,
+      purpose === "workspace"
+        ? "Run the delegation in a project directory, not a system, home or credential directory."
+        : "Point it at a narrower directory that holds only the toolchain.",
+      { path, canonical, purpose },
+    )
+  return canonical
+}

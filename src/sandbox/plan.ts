@@ -1,0 +1,103 @@
+// Turns a profile, a workspace and the host context into the complete sandbox layout (mounts,
+// environment, working directory, network). Every host path is canonicalized and checked here, and
+// the finished mount list goes through the host-side destination check, so a plan that exists is one
+// bwrap may run. Pure apart from the FsView it is handed.
+import { fail } from "../errors"
+import type { FsView } from "./fs-view"
+import { gitMetadataPaths } from "./git-metadata"
+import { canonicalDir, isInside, pathRules } from "./host-paths"
+import { checkMounts, type Mount } from "./mounts"
+import { profileName, profilePolicy, type NetworkAccess, type SandboxProfile } from "./profiles"
+import { hostNetworkMounts, systemMounts } from "./system-mounts"
+import { resolveToolchain, type TrustedRootInput } from "./toolchains"
+
+/** HOME inside the sandbox: private, empty, on the sandbox's own /tmp. */
+export const SANDBOX_HOME = "/tmp/home"
+
+export interface HostContext {
+  /** The host HOME (never mounted; refused as a workspace or toolchain root). */
+  home: string
+  /** The host PATH, of which entries resolving under /usr are kept. */
+  path?: string
+  /** Raw `OPENCODE_SANDBOX_TOOLCHAIN_DIRS`. */
+  toolchainDirs?: string
+  trustedRoots: readonly TrustedRootInput[]
+  /** Credential locations beyond the HOME-relative defaults (XDG-relocated config, data and state). */
+  credentials: readonly string[]
+}
+
+export interface SandboxRequest {
+  profile: SandboxProfile
+  workspace: string
+  /** Where the command starts; inside the workspace. Defaults to the workspace. */
+  cwd?: string
+  host: HostContext
+}
+
+export interface SandboxPlan {
+  profile: string
+  workspace: string
+  cwd: string
+  network: NetworkAccess
+  mounts: Mount[]
+  env: Record<string, string>
+}
+
+/** The host context from an environment record (the plugin passes its own env and the loaded config). */
+export function hostContext(env: Record<string, string | undefined>, trustedRoots: readonly TrustedRootInput[] = []): HostContext {
+  const home = env.HOME || "/root"
+  const credentials: string[] = []
+  for (const [variable, kind] of [["XDG_CONFIG_HOME", "config"], ["XDG_DATA_HOME", "data"], ["XDG_STATE_HOME", "state"]] as const) {
+    const base = env[variable]
+    if (!base?.startsWith("/")) continue
+    credentials.push(`${base}/opencode`, `${base}/opencode-mcp-orchestrator`)
+    if (kind === "config") credentials.push(`${base}/gcloud`, `${base}/gh`)
+  }
+  return { home, path: env.PATH, toolchainDirs: env.OPENCODE_SANDBOX_TOOLCHAIN_DIRS, trustedRoots, credentials }
+}
+
+const depth = (path: string) => path.split("/").length
+
+export function planSandbox(request: SandboxRequest, fs: FsView): SandboxPlan {
+  const policy = profilePolicy(request.profile)
+  const rules = pathRules(request.host.home, request.host.credentials, fs)
+  const workspace = canonicalDir(request.workspace, "workspace", rules, fs)
+  const cwd = fs.realpath(request.cwd ?? workspace)
+  if (!cwd || !isInside(cwd, workspace) || fs.lstat(cwd) !== "dir")
+    throw fail("Sandbox", `The working directory ${request.cwd} is not a directory inside the workspace ${workspace}.`,
+      "Pass a cwd inside the workspace.", { cwd: request.cwd, workspace })
+  const toolchain = resolveToolchain(request.host.path, request.host.trustedRoots, request.host.toolchainDirs, rules, fs)
+  const git = policy.protectGit ? gitMetadataPaths(workspace, rules, fs) : []
+
+  const binds: Mount[] = [
+    ...toolchain.mounts.map((dir): Mount => ({ op: "ro-bind", source: dir, dest: dir })),
+    { op: policy.workspace === "writable" ? "bind" : "ro-bind", source: workspace, dest: workspace },
+    ...git.map((path): Mount => ({ op: "ro-bind", source: path, dest: path })),
+  ]
+  // Shallower first (stable): a toolchain root holding the workspace must not cover it, and the
+  // read-only Git mounts must land on top of the writable workspace, never under it.
+  binds.sort((a, b) => depth(a.dest) - depth(b.dest))
+
+  const mounts: Mount[] = [
+    ...systemMounts(fs),
+    ...(policy.network === "host" ? hostNetworkMounts(fs) : []),
+    { op: "proc", dest: "/proc" },
+    { op: "dev", dest: "/dev" },
+    { op: "tmpfs", dest: "/tmp" },
+    { op: "dir", dest: SANDBOX_HOME },
+    ...binds,
+    // bwrap's root is a tmpfs; read-only, so nothing but /tmp and a writable workspace takes writes.
+    { op: "remount-ro", dest: "/" },
+  ]
+  checkMounts(mounts, fs)
+
+  const env: Record<string, string> = {
+    ...toolchain.env,
+    HOME: SANDBOX_HOME,
+    PATH: toolchain.path.join(":"),
+    TMPDIR: "/tmp",
+    LANG: "C.UTF-8",
+    TERM: "dumb",
+  }
+  return { profile: profileName(request.profile), workspace, cwd, network: policy.network, mounts, env }
+}

@@ -1,0 +1,96 @@
+// Runs one command in a planned sandbox: the only place that starts bwrap. bwrap itself gets an empty
+// environment, because `--clearenv` only clears the command's: bwrap's own environment stays readable
+// at /proc/1/environ inside the sandbox (containers/bubblewrap#725). The timeout kills bwrap, and
+// `--die-with-parent` with the pid namespace takes every process the command left behind with it.
+import { run } from "../util/process"
+import { bwrapArgs, BWRAP } from "./argv"
+import { classifyBwrapFailure, type BwrapFailure } from "./bwrap"
+import type { SandboxPlan } from "./plan"
+
+export interface SandboxRunOptions {
+  timeoutMs: number
+  /** Bytes kept of each of stdout and stderr in the result. */
+  maxOutputBytes: number
+  signal?: AbortSignal
+  /** Also write stdout and stderr, interleaved as they arrive, to this file (the runner's log). */
+  logFile?: string
+  /** Bytes the log keeps; the rest is counted and a closing note says how much was dropped. */
+  logLimitBytes?: number
+  /** For tests and doctor: another bwrap binary. Production always uses /usr/bin/bwrap. */
+  bwrap?: string
+}
+
+export interface SandboxRunResult {
+  exitCode: number | null
+  signal: string | null
+  stdout: string
+  stderr: string
+  timedOut: boolean
+  aborted: boolean
+  /** The result's stdout or stderr was cut at maxOutputBytes. */
+  truncated: boolean
+  durationMs: number
+  /** Set when bwrap could not build the sandbox (the command never ran). */
+  failure?: BwrapFailure
+  log?: { path: string; bytesWritten: number; bytesSeen: number }
+}
+
+function logWriter(path: string, limit: number) {
+  const sink = Bun.file(path).writer()
+  let written = 0
+  let seen = 0
+  return {
+    write(chunk: Uint8Array) {
+      seen += chunk.byteLength
+      if (written >= limit) return
+      const slice = chunk.subarray(0, limit - written)
+      sink.write(slice)
+      written += slice.byteLength
+    },
+    async close() {
+      if (seen > written) sink.write(`\n[log truncated: kept ${written} of ${seen} bytes]\n`)
+      await sink.end()
+      return { path, bytesWritten: written, bytesSeen: seen }
+    },
+  }
+}
+
+export async function runSandboxed(
+  plan: SandboxPlan,
+  command: readonly string[],
+  options: SandboxRunOptions,
+): Promise<SandboxRunResult> {
+  const log = options.logFile ? logWriter(options.logFile, options.logLimitBytes ?? Number.MAX_SAFE_INTEGER) : undefined
+  const result = await run([options.bwrap ?? BWRAP, ...bwrapArgs(plan, command)], {
+    env: {},
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+    maxOutputBytes: options.maxOutputBytes,
+    // SIGTERM kills bwrap outright (it installs no handler); the grace only matters if it ever did.
+    killGraceMs: 500,
+    onOutput: log && ((chunk) => log.write(chunk)),
+  })
+  const failure = result.code === 1 ? classifyBwrapFailure(result.stderr) : undefined
+  return {
+    exitCode: result.code,
+    signal: result.signal,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    timedOut: result.timedOut,
+    aborted: result.aborted,
+    truncated: result.truncated,
+    durationMs: result.durationMs,
+    ...(failure ? { failure } : {}),
+    ...(log ? { log: await log.close() } : {}),
+  }
+}
+
+/** `/usr/bin/bwrap --version`, parsed by the caller; undefined output when it cannot run at all. */
+export async function readBwrapVersion(bwrap = BWRAP): Promise<string | undefined> {
+  try {
+    const result = await run([bwrap, "--version"], { env: {}, timeoutMs: 5000 })
+    return result.code === 0 ? result.stdout : undefined
+  } catch {
+    return undefined
+  }
+}
