@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
+
+let model: ScriptedModel
+
+beforeAll(async () => {
+  model = await startScriptedModel({
+    scripts: {
+      pair: { turns: [{ steps: [{ tools: [{ tool: "read", args: { filePath: "a.txt" } }, { tool: "grep", args: { pattern: "x" } }] }, { text: "read: {{lastToolOutput}}" }] }] },
+      limited: { turns: [{ steps: [{ text: "after a wait", fail: { kind: "429", retryAfterSeconds: 2 } }] }] },
+      broken: { turns: [{ steps: [{ text: "never", fail: { kind: "500", times: "always" } }] }] },
+      cut: { turns: [{ steps: [{ text: "the whole answer", fail: { kind: "cut" } }] }] },
+      slow: { turns: [{ steps: [{ text: "late", delayMs: 400 }] }] },
+    },
+  })
+})
+afterAll(() => model.stop())
+
+const tools = [{ type: "function", function: { name: "read", parameters: {} } }]
+const post = (body: Record<string, unknown>, session = crypto.randomUUID()) =>
+  fetch(`${model.url}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-session-id": session },
+    body: JSON.stringify({ model: "fast", stream: true, stream_options: { include_usage: true }, tools, ...body }),
+  })
+const ask = (text: string, more: unknown[] = []) => ({ messages: [{ role: "system", content: "sys" }, { role: "user", content: text }, ...more] })
+
+/** The `data:` payloads of an SSE body, parsed, and whether it ended with [DONE]. */
+async function events(response: Response) {
+  const lines = (await response.text()).split("\n").filter((line) => line.startsWith("data: "))
+  const payloads = lines.map((line) => line.slice(6))
+  const done = payloads.at(-1) === "[DONE]"
+  return { done, chunks: payloads.filter((p) => p !== "[DONE]").map((p) => JSON.parse(p)) }
+}
+
+test("GET /v1/models lists the served model ids", async () => {
+  const body = await (await fetch(`${model.url}/models`)).json()
+  expect(body.data.map((m: { id: string }) => m.id)).toEqual(["fast", "second"])
+})
+
+test("a tool step streams OpenAI tool-call deltas, finish_reason tool_calls, usage, then [DONE]", async () => {
+  const response = await post(ask("go"))
+  expect(response.headers.get("content-type")).toBe("text/event-stream")
+  const { done, chunks } = await events(response)
+  expect(done).toBe(true)
+  expect(chunks[0].choices[0].delta.role).toBe("assistant")
+  const deltas = chunks.flatMap((c) => c.choices.flatMap((choice: { delta: { tool_calls?: unknown[] } }) => choice.delta.tool_calls ?? []))
+  expect(deltas[0]).toMatchObject({ index: 0, type: "function", function: { name: "grep" } })
+  expect(deltas[0].id).toStartWith("call_")
+  const args = deltas.map((d: { function: { arguments: string } }) => d.function.arguments).join("")
+  expect(JSON.parse(args)).toEqual({ pattern: "TODO" })
+  expect(chunks.at(-2).choices[0].finish_reason).toBe("tool_calls")
+  expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) } })
+})
+
+test("parallel calls share one step; the next request's tool results feed the text", async () => {
+  const first = await events(await post(ask("[script:pair]")))
+  const calls = first.chunks.flatMap((c) => c.choices.flatMap((choice: { delta: { tool_calls?: { id?: string; index: number }[] } }) => choice.delta.tool_calls ?? []))
+  const ids = calls.filter((c) => c.id).map((c) => c.id)
+  expect(calls.filter((c) => c.id).map((c) => c.index)).toEqual([0, 1])
+  const history = [
+    { role: "assistant", content: "", tool_calls: ids.map((id, i) => ({ id, type: "function", function: { name: i ? "grep" : "read", arguments: "{}" } })) },
+    { role: "tool", tool_call_id: ids[0], content: "contents of a.txt" },
+    { role: "tool", tool_call_id: ids[1], content: "no match" },
+  ]
+  const second = await events(await post(ask("[script:pair]", history)))
+  const text = second.chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")
+  expect(text).toBe("read: contents of a.txt\n\nno match")
+  expect(second.chunks.at(-2).choices[0].finish_reason).toBe("stop")
+  expect(model.toolResults().map((r) => [r.tool, r.output])).toContainEqual(["read", "contents of a.txt"])
+})
+
+test("non-streaming requests get one chat.completion body", async () => {
+  const body = await (await post({ ...ask("go"), stream: false })).json()
+  expect(body.object).toBe("chat.completion")
+  expect(body.choices[0]).toMatchObject({ finish_reason: "tool_calls", message: { role: "assistant", tool_calls: [{ type: "function", function: { name: "grep" } }] } })
+})
+
+test("a 429 once carries retry-after, and the retry of the same step succeeds", async () => {
+  const first = await post(ask("[script:limited]"), "s-429")
+  expect(first.status).toBe(429)
+  expect(first.headers.get("retry-after")).toBe("2")
+  expect((await first.json()).error.message).toContain("Rate limit")
+  const retry = await events(await post(ask("[script:limited]"), "s-429"))
+  expect(retry.chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe("after a wait")
+  // Another session meets the failure afresh.
+  expect((await post(ask("[script:limited]"), "other")).status).toBe(429)
+})
+
+test("an 'always' 500 fails every attempt", async () => {
+  for (let attempt = 0; attempt < 3; attempt++) expect((await post(ask("[script:broken]"), "s-500")).status).toBe(500)
+  expect(model.requests.filter((r) => r.failed === "500").length).toBeGreaterThanOrEqual(3)
+})
+
+test("a cut stream drops the connection after part of the answer, without [DONE]; the retry is whole", async () => {
+  const response = await post(ask("[script:cut]"), "s-cut")
+  expect(response.status).toBe(200)
+  const decoder = new TextDecoder()
+  let received = ""
+  const error = await (async () => {
+    try {
+      for await (const piece of response.body!) received += decoder.decode(piece)
+    } catch (caught) {
+      return caught
+    }
+  })()
+  expect(error).toBeDefined()
+  expect(received).toContain('"content":"the w"')
+  expect(received).not.toContain("[DONE]")
+  const retry = await events(await post(ask("[script:cut]"), "s-cut"))
+  expect(retry.done).toBe(true)
+})
+
+test("with a delay the first chunk arrives at once and the rest later", async () => {
+  const started = performance.now()
+  const response = await post(ask("[script:slow]"))
+  const reader = response.body!.getReader()
+  await reader.read()
+  expect(performance.now() - started).toBeLessThan(300)
+  let rest = ""
+  for (let part = await reader.read(); !part.done; part = await reader.read()) rest += new TextDecoder().decode(part.value)
+  expect(performance.now() - started).toBeGreaterThanOrEqual(390)
+  expect(rest).toContain('"content":"la"')
+  expect(rest).toContain("[DONE]")
+})
+
+test("the title request gets a short title and is not counted as a step", async () => {
+  const before = model.stepRequests().length
+  const title = { tools: undefined, messages: [{ role: "system", content: "You are a title generator." }, { role: "user", content: "Generate a title for this conversation:\n" }, { role: "user", content: '"fix the parser bug [script:pair]"' }] }
+  const { chunks } = await events(await post(title))
+  expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe("fix the parser bug")
+  expect(model.stepRequests().length).toBe(before)
+  expect(model.requests.at(-1)?.play.kind).toBe("title")
+})
+
+test("setScript registers a script at run time; a malformed body is a 400", async () => {
+  model.setScript("late", { turns: [{ steps: [{ text: "added later" }] }] })
+  const { chunks } = await events(await post(ask("[script:late]")))
+  expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe("added later")
+  expect((await fetch(`${model.url}/chat/completions`, { method: "POST", body: "{}" })).status).toBe(400)
+})
