@@ -1,0 +1,36 @@
+// Where the parent clients keep their configuration and skills, from the environment snapshot the
+// CLI read once (Flags.env): CODEX_HOME and CLAUDE_CONFIG_DIR move them, as the clients themselves do.
+import type { Flags } from "../config/flags"
+
+export interface ClientHomes {
+  home: string
+  /** `${CODEX_HOME:-~/.codex}` */
+  codexHome: string
+  /** CLAUDE_CONFIG_DIR when set; Claude Code then keeps `.claude.json` and `skills/` there. */
+  claudeConfigDir?: string
+  /** PATH used to find the `codex` and `claude` executables. */
+  path: string
+}
+
+export function clientHomes(flags: Pick<Flags, "home" | "env">): ClientHomes {
+  const codex = flags.env.CODEX_HOME
+  const claude = flags.env.CLAUDE_CONFIG_DIR
+  return {
+    home: flags.home,
+    codexHome: codex?.startsWith("/") ? codex : `${flags.home}/.codex`,
+    claudeConfigDir: claude?.startsWith("/") ? claude : undefined,
+    path: flags.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+  }
+}
+
+export const SKILL_NAME = "orchestrate"
+
+export const codexConfigFile = (homes: ClientHomes) => `${homes.codexHome}/config.toml`
+// Codex 0.171 reads skills from `$CODEX_HOME/skills` and from the user's agent skills directory
+// `~/.agents/skills` (checked with `codex debug prompt-input`); the latter is the documented one.
+export const codexSkillFile = (homes: ClientHomes) => `${homes.home}/.agents/skills/${SKILL_NAME}/SKILL.md`
+export const claudeJsonFile = (homes: ClientHomes) => `${homes.claudeConfigDir ?? homes.home}/.claude.json`
+export const claudeSkillFile = (homes: ClientHomes) => `${homes.claudeConfigDir ?? `${homes.home}/.claude`}/skills/${SKILL_NAME}/SKILL.md`
+
+/** The client's executable on PATH, or null. */
+export const findClient = (homes: ClientHomes, name: "codex" | "claude") => Bun.which(name, { PATH: homes.path })

@@ -1,0 +1,71 @@
+// install-manifest.json: every file the installer wrote, with the sha256 it had when written, so
+// replacement and uninstall remove only what still matches and never destroy a local edit.
+import { createHash } from "node:crypto"
+import { z } from "zod"
+import { fail } from "../errors"
+import { writeAtomic } from "../util/fs"
+
+export const OWNERS = ["core", "opencode", "codex", "claude"] as const
+export type Owner = (typeof OWNERS)[number]
+
+export const ManagedFileSchema = z
+  .object({
+    path: z.string().startsWith("/").describe("Absolute path of the file."),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/).describe("Hash of the content as written."),
+    owner: z.enum(OWNERS).describe("Which part of the installation the file belongs to."),
+  })
+  .strict()
+
+export const InstallManifestSchema = z
+  .object({
+    version: z.literal(1),
+    appVersion: z.string().describe("Version of the binary that wrote this manifest."),
+    installedAt: z.string().describe("ISO time of the install."),
+    integrations: z.array(z.enum(["codex", "claude"])).describe("Integrations registered by that install."),
+    registrations: z
+      .object({
+        codex: z.object({ configFile: z.string() }).strict().optional(),
+        claude: z.object({ configDir: z.string().optional() }).strict().optional(),
+      })
+      .strict()
+      .default({})
+      .describe("Where each MCP registration was written, to remove exactly that one."),
+    files: z.array(ManagedFileSchema),
+  })
+  .strict()
+
+export type ManagedFile = z.infer<typeof ManagedFileSchema>
+export type InstallManifest = z.infer<typeof InstallManifestSchema>
+
+export const sha256 = (content: string | Uint8Array) => createHash("sha256").update(content).digest("hex")
+
+/** Hash of a file on disk, or null when it is absent (or not a regular file). */
+export async function hashFile(path: string): Promise<string | null> {
+  const file = Bun.file(path)
+  try {
+    if (!(await file.exists())) return null
+    const hash = new Bun.CryptoHasher("sha256")
+    for await (const chunk of file.stream()) hash.update(chunk)
+    return hash.digest("hex")
+  } catch {
+    return null
+  }
+}
+
+/** The manifest, or undefined when there is no earlier installation. */
+export async function readManifest(file: string): Promise<InstallManifest | undefined> {
+  const handle = Bun.file(file)
+  if (!(await handle.exists())) return undefined
+  let raw: unknown
+  try {
+    raw = JSON.parse(await handle.text())
+  } catch (error) {
+    throw fail("Install", `${file} is not valid JSON: ${(error as Error).message}`, `Move ${file} aside and rerun \`opencode-mcp-orchestrator install\`; files it listed are then treated as not ours and left in place.`)
+  }
+  const parsed = InstallManifestSchema.safeParse(raw)
+  if (!parsed.success)
+    throw fail("Install", `${file} is not an install manifest this version understands: ${parsed.error.issues[0]?.message ?? "invalid"}.`, `Move ${file} aside and rerun \`opencode-mcp-orchestrator install\`.`)
+  return parsed.data
+}
+
+export const writeManifest = (file: string, manifest: InstallManifest) => writeAtomic(file, `${JSON.stringify(manifest, null, 2)}\n`)

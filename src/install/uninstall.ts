@@ -1,0 +1,55 @@
+// `uninstall`: removes our MCP registrations, then every file the manifest lists that still matches
+// its recorded hash; a file edited since is left in place and reported. config.json stays unless
+// --purge-config.
+import { rm } from "node:fs/promises"
+import type { Env } from "../config/flags"
+import type { Paths } from "../config/paths"
+import { timeoutLimits } from "../config/schema"
+import { loadConfig } from "../config/load"
+import { applyClients, applyFiles, pruneDirs } from "./apply"
+import { findClient, type ClientHomes } from "./homes"
+import type { Run } from "./integrations/claude"
+import { clientState } from "./install"
+import { readManifest, type ManagedFile } from "./manifest"
+import { observe } from "./observe"
+import { serveCommand } from "./payload"
+import { planUninstall } from "./plan"
+import { formatUninstallPlan } from "./report"
+
+export interface UninstallDeps {
+  paths: Paths
+  homes: ClientHomes
+  env: Env
+  run: Run
+  print: (line: string) => void
+}
+
+export async function uninstall(deps: UninstallDeps, options: { purgeConfig?: boolean; dryRun?: boolean }): Promise<number> {
+  const { paths, homes, print } = deps
+  const manifest = await readManifest(paths.installManifest)
+  const config = await loadConfig(paths.configFile).catch(() => undefined)
+  const observed = await observe(homes, manifest, [])
+  const entry = { ...serveCommand(paths), timeoutSec: config ? timeoutLimits(config).parent : 0 }
+  const plan = planUninstall(observed, clientState(paths, entry, observed), !!options.purgeConfig)
+  const claude = findClient(homes, "claude")
+  if (!manifest) print(`No install manifest at ${paths.installManifest}: only registrations that point into ${paths.dataDir} are removed.`)
+  for (const line of formatUninstallPlan(plan, homes.home, !!claude, paths.configFile)) print(line)
+  if (options.dryRun) {
+    print("Dry run: nothing was changed.")
+    return 0
+  }
+  await applyClients(plan.clients, { homes, run: deps.run, env: deps.env, claude }, manifest?.registrations.codex?.configFile)
+  const recorded = new Map<string, ManagedFile>((manifest?.files ?? []).map((f) => [f.path, f]))
+  const stops = [paths.dataDir, paths.opencodeConfigDir, homes.home, homes.codexHome, homes.claudeConfigDir ?? `${homes.home}/.claude`]
+  await applyFiles(plan.files, recorded, stops)
+  await rm(paths.installManifest, { force: true })
+  await pruneDirs(paths.current, [homes.home])
+  if (options.purgeConfig) {
+    await rm(paths.configFile, { force: true })
+    await pruneDirs(paths.configDir, [homes.home])
+  }
+  const left = plan.files.filter((step) => step.action === "leave")
+  if (left.length) print(`Left ${left.length} locally modified file(s) in place (listed above as LEAVE); delete them yourself if you no longer want them.`)
+  print(options.purgeConfig ? "Uninstalled; configuration removed." : `Uninstalled; configuration kept at ${paths.configFile}.`)
+  return 0
+}

@@ -1,0 +1,105 @@
+// The interactive installer: the same choices as the flags, asked one at a time. It talks to a
+// Prompter, so tests answer from queues; cancelling at any prompt returns CANCEL and nothing is written.
+import { ROLES, STEP_PROFILES, TIMEOUT_PROFILES, type Role } from "../config/schema"
+import { parseSteps, parseTimeouts, type Choices, type PerRole, type StepChoice, type TimeoutChoice } from "./choices"
+import type { ModelInfo } from "./models"
+import { INTEGRATIONS, type Integration } from "./plan"
+
+export const CANCEL: unique symbol = Symbol("cancel")
+export type Cancel = typeof CANCEL
+
+export interface Option<T extends string> {
+  value: T
+  label: string
+  hint?: string
+}
+
+export interface Prompter {
+  select<T extends string>(question: { message: string; options: Option<T>[]; initialValue?: T }): Promise<T | Cancel>
+  multiselect<T extends string>(question: { message: string; options: Option<T>[]; initialValues?: T[] }): Promise<T[] | Cancel>
+  text(question: { message: string; initialValue?: string; validate?: (value: string) => string | undefined }): Promise<string | Cancel>
+  confirm(question: { message: string; initialValue?: boolean }): Promise<boolean | Cancel>
+  note(message: string): void
+}
+
+const DEFAULT_MODEL = "(opencode-default)"
+const DEFAULT_VARIANT = "(default)"
+
+const describeSteps = (p: "standard" | "extended") => `steps ${Object.values(STEP_PROFILES[p]).join("/")}, timeouts ${Object.values(TIMEOUT_PROFILES[p]).map((s) => `${s}s`).join("/")} (scout/worker/runner/parent)`
+
+const check = (parse: (raw: string) => unknown) => (value: string) => {
+  try {
+    parse(value)
+    return undefined
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error)
+  }
+}
+
+async function chooseModels(prompter: Prompter, catalog: ModelInfo[], start: Choices): Promise<{ models: PerRole; variants: PerRole } | Cancel> {
+  const models: PerRole = {}
+  const variants: PerRole = {}
+  for (const role of ROLES) {
+    const model = await prompter.select<string>({
+      message: `Model for ${role}`,
+      options: [{ value: DEFAULT_MODEL, label: "OpenCode's default model" }, ...catalog.map((m) => ({ value: m.id, label: m.id, hint: m.variants.length ? `variants: ${m.variants.join(", ")}` : undefined }))],
+      initialValue: start.models[role] ?? DEFAULT_MODEL,
+    })
+    if (model === CANCEL) return CANCEL
+    if (model === DEFAULT_MODEL) continue
+    models[role] = model
+    const offered = catalog.find((m) => m.id === model)?.variants ?? []
+    if (offered.length === 0) continue
+    const kept = start.models[role] === model ? start.variants[role] : undefined
+    const variant = await prompter.select<string>({
+      message: `Variant of ${model} for ${role}`,
+      options: [{ value: DEFAULT_VARIANT, label: "Default", hint: "OpenCode decides" }, ...offered.map((v) => ({ value: v, label: v }))],
+      initialValue: kept ?? DEFAULT_VARIANT,
+    })
+    if (variant === CANCEL) return CANCEL
+    if (variant !== DEFAULT_VARIANT) variants[role as Role] = variant
+  }
+  return { models, variants }
+}
+
+async function chooseLimits(prompter: Prompter, start: Choices): Promise<{ stepLimits: StepChoice; timeoutLimits: TimeoutChoice } | Cancel> {
+  const profile = await prompter.select<"standard" | "extended" | "custom">({
+    message: "Step and timeout profile",
+    options: [
+      { value: "standard", label: "Standard", hint: describeSteps("standard") },
+      { value: "extended", label: "Extended", hint: describeSteps("extended") },
+      { value: "custom", label: "Custom", hint: "choose steps and timeouts separately" },
+    ],
+    initialValue: start.stepLimits.profile === start.timeoutLimits.profile ? start.stepLimits.profile : "custom",
+  })
+  if (profile === CANCEL) return CANCEL
+  if (profile !== "custom") return { stepLimits: { profile }, timeoutLimits: { profile } }
+  const steps = await prompter.text({
+    message: "Steps: standard, extended or custom:SCOUT,WORKER,RUNNER (4..256)",
+    initialValue: start.stepLimits.profile === "custom" ? `custom:${start.stepLimits.scout},${start.stepLimits.worker},${start.stepLimits.runner}` : start.stepLimits.profile,
+    validate: check(parseSteps),
+  })
+  if (steps === CANCEL) return CANCEL
+  const timeouts = await prompter.text({
+    message: "Timeouts: standard, extended or custom:SCOUT,WORKER,RUNNER,PARENT (seconds)",
+    initialValue: start.timeoutLimits.profile === "custom" ? `custom:${start.timeoutLimits.scout},${start.timeoutLimits.worker},${start.timeoutLimits.runner},${start.timeoutLimits.parent}` : start.timeoutLimits.profile,
+    validate: check(parseTimeouts),
+  })
+  if (timeouts === CANCEL) return CANCEL
+  return { stepLimits: parseSteps(steps), timeoutLimits: parseTimeouts(timeouts) }
+}
+
+/** Asks for every choice, starting from `start` (the existing config or the flags). */
+export async function runWizard(prompter: Prompter, input: { catalog: ModelInfo[]; detected: Integration[]; start: Choices }): Promise<Choices | Cancel> {
+  const chosenModels = await chooseModels(prompter, input.catalog, input.start)
+  if (chosenModels === CANCEL) return CANCEL
+  const limits = await chooseLimits(prompter, input.start)
+  if (limits === CANCEL) return CANCEL
+  const integrations = await prompter.multiselect<Integration>({
+    message: "Register with which clients?",
+    options: INTEGRATIONS.map((name) => ({ value: name, label: name === "codex" ? "Codex CLI" : "Claude Code", hint: input.detected.includes(name) ? "installed" : "not found on PATH" })),
+    initialValues: input.start.integrations,
+  })
+  if (integrations === CANCEL) return CANCEL
+  return { ...chosenModels, ...limits, integrations }
+}
