@@ -88,8 +88,10 @@ say "Checksum verified"
 # from `tar -tv` (same order). Allowed: regular files and directories under one top-level
 # directory, and links whose target is relative without any `..`: checking a `..` target
 # lexically is unsound once links chain, so any `..` is refused, not resolved.
-tar -tzf "$WORK/$ARCHIVE" >"$WORK/names" 2>/dev/null || die "cannot list $ARCHIVE: not a gzip-compressed tar archive"
-tar -tvzf "$WORK/$ARCHIVE" >"$WORK/listing" 2>/dev/null || die "cannot list $ARCHIVE: not a gzip-compressed tar archive"
+# GNU tar rewrites some unsafe names while listing (it strips a leading `../` from hard link
+# targets and says so on stderr), so any warning left after the checks below is a refusal too.
+tar -tzf "$WORK/$ARCHIVE" >"$WORK/names" 2>"$WORK/warnings" || die "cannot list $ARCHIVE: not a gzip-compressed tar archive"
+tar -tvzf "$WORK/$ARCHIVE" >"$WORK/listing" 2>>"$WORK/warnings" || die "cannot list $ARCHIVE: not a gzip-compressed tar archive"
 REASON="$(awk -v names="$WORK/names" -v top="$STEM" '
   function bad(msg) { print msg; failed = 1; exit 1 }
   function escapes(path,   parts, n, i) {
@@ -120,6 +122,7 @@ REASON="$(awk -v names="$WORK/names" -v top="$STEM" '
     if (NR == 0) { print "archive is empty"; exit 1 }
     if ((getline extra < names) > 0) { print "listing and names disagree"; exit 1 }
   }' "$WORK/listing")" || die "refusing $ARCHIVE: ${REASON:-its listing could not be checked}"
+[ ! -s "$WORK/warnings" ] || die "refusing $ARCHIVE: $(head -n 1 "$WORK/warnings")"
 
 mkdir "$WORK/x"
 tar -xzf "$WORK/$ARCHIVE" -C "$WORK/x" --no-same-owner 2>/dev/null || die "extracting $ARCHIVE failed"
