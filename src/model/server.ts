@@ -26,6 +26,8 @@ export interface RecordedRequest {
   play: Play
   /** The injected failure this attempt got, if any. */
   failed?: Failure["kind"]
+  /** When it arrived (epoch ms): latency and retry spacing are observable. */
+  at: number
 }
 
 export interface ScriptedModel {
@@ -87,7 +89,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     const sessionKey = (sessionId ?? Bun.hash(firstUser).toString(36)).replace(/\W/g, "").slice(-12)
     const play = decide(scripts, defaultScript, body, sessionKey)
     const failure = injectedFailure(play, sessionKey)
-    requests.push({ body, sessionId, play, failed: failure?.kind })
+    requests.push({ body, sessionId, play, failed: failure?.kind, at: Date.now() })
     if (failure?.kind === "429") {
       const response = errorBody(429, "Rate limit reached (scripted).", "rate_limit_exceeded")
       response.headers.set("retry-after", String(failure.retryAfterSeconds))

@@ -17,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => model.stop())
 
 const tools = [{ type: "function", function: { name: "read", parameters: {} } }]
-const post = (body: Record<string, unknown>, session = crypto.randomUUID()) =>
+const post = (body: Record<string, unknown>, session: string = crypto.randomUUID()) =>
   fetch(`${model.url}/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-session-id": session },
@@ -25,17 +25,31 @@ const post = (body: Record<string, unknown>, session = crypto.randomUUID()) =>
   })
 const ask = (text: string, more: unknown[] = []) => ({ messages: [{ role: "system", content: "sys" }, { role: "user", content: text }, ...more] })
 
+interface ToolDelta {
+  index: number
+  id?: string
+  type?: string
+  function: { name?: string; arguments: string }
+}
+interface Chunk {
+  choices: { delta: { role?: string; content?: string; tool_calls?: ToolDelta[] }; finish_reason: string | null }[]
+  usage?: { prompt_tokens: number; completion_tokens: number }
+}
+
+const toolDeltas = (chunks: Chunk[]) => chunks.flatMap((c) => c.choices.flatMap((choice) => choice.delta.tool_calls ?? []))
+const textOf = (chunks: Chunk[]) => chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")
+
 /** The `data:` payloads of an SSE body, parsed, and whether it ended with [DONE]. */
 async function events(response: Response) {
   const lines = (await response.text()).split("\n").filter((line) => line.startsWith("data: "))
   const payloads = lines.map((line) => line.slice(6))
   const done = payloads.at(-1) === "[DONE]"
-  return { done, chunks: payloads.filter((p) => p !== "[DONE]").map((p) => JSON.parse(p)) }
+  return { done, chunks: payloads.filter((p) => p !== "[DONE]").map((p) => JSON.parse(p) as Chunk) }
 }
 
 test("GET /v1/models lists the served model ids", async () => {
-  const body = await (await fetch(`${model.url}/models`)).json()
-  expect(body.data.map((m: { id: string }) => m.id)).toEqual(["fast", "second"])
+  const body = (await (await fetch(`${model.url}/models`)).json()) as { data: { id: string }[] }
+  expect(body.data.map((m) => m.id)).toEqual(["fast", "second"])
 })
 
 test("a tool step streams OpenAI tool-call deltas, finish_reason tool_calls, usage, then [DONE]", async () => {
@@ -43,19 +57,19 @@ test("a tool step streams OpenAI tool-call deltas, finish_reason tool_calls, usa
   expect(response.headers.get("content-type")).toBe("text/event-stream")
   const { done, chunks } = await events(response)
   expect(done).toBe(true)
-  expect(chunks[0].choices[0].delta.role).toBe("assistant")
-  const deltas = chunks.flatMap((c) => c.choices.flatMap((choice: { delta: { tool_calls?: unknown[] } }) => choice.delta.tool_calls ?? []))
+  expect(chunks[0]?.choices[0]?.delta.role).toBe("assistant")
+  const deltas = toolDeltas(chunks)
   expect(deltas[0]).toMatchObject({ index: 0, type: "function", function: { name: "grep" } })
-  expect(deltas[0].id).toStartWith("call_")
-  const args = deltas.map((d: { function: { arguments: string } }) => d.function.arguments).join("")
+  expect(deltas[0]?.id).toStartWith("call_")
+  const args = deltas.map((d) => d.function.arguments).join("")
   expect(JSON.parse(args)).toEqual({ pattern: "TODO" })
-  expect(chunks.at(-2).choices[0].finish_reason).toBe("tool_calls")
+  expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe("tool_calls")
   expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) } })
 })
 
 test("parallel calls share one step; the next request's tool results feed the text", async () => {
   const first = await events(await post(ask("[script:pair]")))
-  const calls = first.chunks.flatMap((c) => c.choices.flatMap((choice: { delta: { tool_calls?: { id?: string; index: number }[] } }) => choice.delta.tool_calls ?? []))
+  const calls = toolDeltas(first.chunks)
   const ids = calls.filter((c) => c.id).map((c) => c.id)
   expect(calls.filter((c) => c.id).map((c) => c.index)).toEqual([0, 1])
   const history = [
@@ -64,14 +78,13 @@ test("parallel calls share one step; the next request's tool results feed the te
     { role: "tool", tool_call_id: ids[1], content: "no match" },
   ]
   const second = await events(await post(ask("[script:pair]", history)))
-  const text = second.chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")
-  expect(text).toBe("read: contents of a.txt\n\nno match")
-  expect(second.chunks.at(-2).choices[0].finish_reason).toBe("stop")
+  expect(textOf(second.chunks)).toBe("read: contents of a.txt\n\nno match")
+  expect(second.chunks.at(-2)?.choices[0]?.finish_reason).toBe("stop")
   expect(model.toolResults().map((r) => [r.tool, r.output])).toContainEqual(["read", "contents of a.txt"])
 })
 
 test("non-streaming requests get one chat.completion body", async () => {
-  const body = await (await post({ ...ask("go"), stream: false })).json()
+  const body = (await (await post({ ...ask("go"), stream: false })).json()) as { object: string; choices: unknown[] }
   expect(body.object).toBe("chat.completion")
   expect(body.choices[0]).toMatchObject({ finish_reason: "tool_calls", message: { role: "assistant", tool_calls: [{ type: "function", function: { name: "grep" } }] } })
 })
@@ -80,9 +93,9 @@ test("a 429 once carries retry-after, and the retry of the same step succeeds", 
   const first = await post(ask("[script:limited]"), "s-429")
   expect(first.status).toBe(429)
   expect(first.headers.get("retry-after")).toBe("2")
-  expect((await first.json()).error.message).toContain("Rate limit")
+  expect(((await first.json()) as { error: { message: string } }).error.message).toContain("Rate limit")
   const retry = await events(await post(ask("[script:limited]"), "s-429"))
-  expect(retry.chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe("after a wait")
+  expect(textOf(retry.chunks)).toBe("after a wait")
   // Another session meets the failure afresh.
   expect((await post(ask("[script:limited]"), "other")).status).toBe(429)
 })
@@ -128,7 +141,7 @@ test("the title request gets a short title and is not counted as a step", async 
   const before = model.stepRequests().length
   const title = { tools: undefined, messages: [{ role: "system", content: "You are a title generator." }, { role: "user", content: "Generate a title for this conversation:\n" }, { role: "user", content: '"fix the parser bug [script:pair]"' }] }
   const { chunks } = await events(await post(title))
-  expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe("fix the parser bug")
+  expect(textOf(chunks)).toBe("fix the parser bug")
   expect(model.stepRequests().length).toBe(before)
   expect(model.requests.at(-1)?.play.kind).toBe("title")
 })
@@ -136,6 +149,6 @@ test("the title request gets a short title and is not counted as a step", async 
 test("setScript registers a script at run time; a malformed body is a 400", async () => {
   model.setScript("late", { turns: [{ steps: [{ text: "added later" }] }] })
   const { chunks } = await events(await post(ask("[script:late]")))
-  expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe("added later")
+  expect(textOf(chunks)).toBe("added later")
   expect((await fetch(`${model.url}/chat/completions`, { method: "POST", body: "{}" })).status).toBe(400)
 })
