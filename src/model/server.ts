@@ -69,6 +69,8 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
   const requests: RecordedRequest[] = []
   /** Failed attempts per session and step, so a `times: 1` failure lets the retry through. */
   const fired = new Map<string, number>()
+  /** Ends pending latencies when the server stops, so no timer outlives it. */
+  const stopping = new AbortController()
 
   function injectedFailure(play: Play, sessionKey: string): Failure | undefined {
     if (play.kind !== "step" || !play.definition.fail) return undefined
@@ -101,17 +103,18 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     const env = envelope(body.model)
     const usage = usageOf(body, play.reply)
     if (!body.stream) {
-      await sleep(delayMs, req.signal)
+      await sleep(delayMs, AbortSignal.any([req.signal, stopping.signal]))
       const text = JSON.stringify(completionBody(env, play.reply, usage))
       const payload = failure?.kind === "cut" ? text.slice(0, text.length >> 1) : text
       return new Response(payload, { headers: { "content-type": "application/json" } })
     }
     const withUsage = body.stream_options?.include_usage === true
-    const signal = req.signal
+    const signal = AbortSignal.any([req.signal, stopping.signal])
     const stream = new ReadableStream<string>({
       async pull(controller) {
         controller.enqueue(openingChunk(env))
         await sleep(delayMs, signal)
+        if (signal.aborted) return controller.close()
         if (failure?.kind === "cut") {
           for (const piece of cutChunks(env, play.reply)) controller.enqueue(piece)
           await sleep(20, signal) // let the partial answer reach the client before the drop
@@ -160,6 +163,9 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       requests.length = 0
       fired.clear()
     },
-    stop: () => server.stop(true),
+    stop() {
+      stopping.abort()
+      return server.stop(true)
+    },
   }
 }
