@@ -17,6 +17,9 @@ fi
 echo "==> installing dependencies (pinned opencode-ai, MCP and OpenCode SDKs, clients for tests)"
 bun install --frozen-lockfile
 
+echo "==> ripgrep (OpenCode's grep and glob use rg from PATH; it cannot download it offline)"
+command -v rg >/dev/null 2>&1 || $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y ripgrep >/dev/null
+
 echo "==> bubblewrap"
 $SUDO bash scripts/install-bwrap.sh
 

@@ -9,7 +9,7 @@ if (build.code !== 0) {
   process.exit(1)
 }
 
-const proc = Bun.spawn(["bun", "test", ...process.argv.slice(2)], {
+const proc = Bun.spawn(["bun", "test", "--timeout", "120000", ...process.argv.slice(2)], {
   cwd: `${import.meta.dir}/..`,
   stdout: "inherit",
   stderr: "pipe",

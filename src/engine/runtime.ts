@@ -40,7 +40,7 @@ export class Runtime {
     this.connection = undefined
     const record = await ensureServer({ paths: this.paths, binary: this.flags.opencodeBin, env: this.flags.env })
     const client = connect(record)
-    const hub = new EventHub(client)
+    const hub = new EventHub(record)
     await hub.connected()
     this.connection = { record, client, hub }
     return this.connection

@@ -68,5 +68,15 @@ export async function createIsolatedHome(options: HomeOptions): Promise<Isolated
   await writeJson(paths.configFile, config)
   for (const agent of renderAgents(config)) await writeAtomic(`${paths.opencodeAgentsDir}/${agent.file}`, agent.content)
   await writeAtomic(paths.opencodePluginFile, pluginSource)
+  await seedPluginDependencies(paths.opencodeConfigDir)
   return { root, env, paths, dispose: () => rm(root, { recursive: true, force: true }) }
+}
+
+// OpenCode installs @opencode-ai/plugin into every config dir before it loads plugins (about 20 s,
+// and it needs the npm registry). Our plugin is one bundled file with no imports, so a throwaway home
+// marks the dependency as present: OpenCode skips the install when node_modules exists and
+// package-lock.json's root lists every dependency it would add (checked in opencode 1.18.33).
+async function seedPluginDependencies(configDir: string) {
+  await mkdir(`${configDir}/node_modules`, { recursive: true })
+  await writeJson(`${configDir}/package-lock.json`, { lockfileVersion: 3, packages: { "": { dependencies: { "@opencode-ai/plugin": "*" } } } })
 }

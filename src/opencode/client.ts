@@ -20,7 +20,7 @@ export class EventHub {
   private markReady!: () => void
   private closed = false
 
-  constructor(private client: OpencodeClient) {
+  constructor(private record: ServerRecord) {
     this.ready = new Promise((resolve) => (this.markReady = resolve))
     void this.loop()
   }
@@ -51,21 +51,46 @@ export class EventHub {
     this.controller.abort()
   }
 
+  // Read with fetch rather than the SDK's SSE helper: on abort that helper leaves a rejected
+  // `reader.cancel()` promise unhandled, which takes down the process that closes the hub.
   private async loop() {
     while (!this.closed) {
       try {
-        const { stream } = await this.client.global.event({ signal: this.controller.signal, sseMaxRetryAttempts: 0 })
-        for await (const message of stream) {
-          const event = (message as { payload?: Event }).payload
-          if (!event) continue
-          if (event.type === "server.connected") this.markReady()
-          this.dispatch(event)
+        const response = await fetch(`${this.record.url}/global/event`, {
+          headers: { authorization: authHeader(this.record), accept: "text/event-stream" },
+          signal: this.controller.signal,
+        })
+        if (!response.ok || !response.body) throw new Error(`event stream answered ${response.status}`)
+        let buffer = ""
+        for await (const chunk of response.body.pipeThrough(new TextDecoderStream())) {
+          buffer += chunk
+          const frames = buffer.split("\n\n")
+          buffer = frames.pop() ?? ""
+          for (const frame of frames) this.frame(frame)
         }
       } catch {
-        // The stream dropped (server restart, network); reconnect below unless closed.
+        // The stream dropped (server restart, abort); reconnect below unless closed.
       }
       if (!this.closed) await Bun.sleep(250)
     }
+  }
+
+  private frame(frame: string) {
+    const data = frame
+      .split("\n")
+      .filter((line) => line.startsWith("data:"))
+      .map((line) => line.slice(5).trimStart())
+      .join("\n")
+    if (!data) return
+    let event: Event | undefined
+    try {
+      event = (JSON.parse(data) as { payload?: Event }).payload
+    } catch {
+      return
+    }
+    if (!event) return
+    if (event.type === "server.connected") this.markReady()
+    this.dispatch(event)
   }
 
   private dispatch(event: Event) {

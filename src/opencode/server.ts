@@ -88,7 +88,7 @@ async function startServer(options: ServerOptions): Promise<ServerRecord> {
   await Bun.write(options.paths.serverLog, "")
   let child
   try {
-    child = spawn([binary, "serve", "--port", "0", "--hostname", "127.0.0.1"], {
+    child = spawn([binary, "serve", "--port", "0", "--hostname", "127.0.0.1", "--print-logs", "--log-level", "WARN"], {
       env: {
         ...options.env,
         OPENCODE_SERVER_USERNAME: USERNAME,

@@ -1,0 +1,72 @@
+// The demo: a small git repository, the scripted model, an isolated OpenCode home with the rendered
+// agents and plugin, and a real `scout` call sent to this program's MCP server over stdio.
+// Everything started here is stopped here.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import type { Env } from "../config/flags"
+import { fail } from "../errors"
+import { stopServer, resolveBinary } from "../opencode/server"
+import { run } from "../util/process"
+import { selfCommand } from "../util/self"
+import { createIsolatedHome } from "./home"
+import { startScriptedModel } from "./server"
+
+export const DEMO_TASK = "Find the TODO markers in this repository and summarize what README.md says the project is."
+
+export async function createDemoRepository(parent = tmpdir()): Promise<string> {
+  const dir = await mkdtemp(`${parent}/oc-orch-demo-`)
+  await Bun.write(`${dir}/README.md`, "# tally\n\nA tiny counter library: `count(words)` returns how often each word occurs.\n")
+  await Bun.write(`${dir}/src/tally.ts`, "// TODO: ignore case when counting\nexport function count(words: string[]) {\n  const seen = new Map<string, number>()\n  for (const word of words) seen.set(word, (seen.get(word) ?? 0) + 1)\n  return seen\n}\n")
+  const git = (...args: string[]) => run(["git", ...args], { cwd: dir, env: { PATH: "/usr/bin:/bin", HOME: dir, GIT_CONFIG_NOSYSTEM: "1" } })
+  await git("init", "-q")
+  await git("add", ".")
+  await git("-c", "user.name=demo", "-c", "user.email=demo@localhost", "commit", "-qm", "initial")
+  return dir
+}
+
+export interface DemoOptions {
+  env: Env
+  keep?: boolean
+  log?: (line: string) => void
+}
+
+export interface DemoOutcome {
+  status: string
+  text: string
+  structured?: Record<string, unknown>
+}
+
+export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
+  const log = options.log ?? (() => {})
+  resolveBinary("opencode", options.env)
+  const model = await startScriptedModel()
+  const home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: options.env.PATH } })
+  const repo = await createDemoRepository()
+  log(`demo: repository ${repo}, scripted model ${model.url}, OpenCode home ${home.root}`)
+  const [command, ...args] = selfCommand()
+  const transport = new StdioClientTransport({ command: command!, args: [...args, "serve"], env: home.env as Record<string, string>, stderr: "inherit" })
+  const client = new Client({ name: "opencode-mcp-orchestrator-demo", version: "1" })
+  try {
+    await client.connect(transport)
+    log("demo: MCP server ready; calling scout")
+    const result = await client.callTool(
+      { name: "scout", arguments: { cwd: repo, task: DEMO_TASK } },
+      undefined,
+      { onprogress: (p) => log(`  progress: ${p.message ?? p.progress}`), timeout: 120_000 },
+    )
+    const text = (result.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n")
+    const structured = result.structuredContent as Record<string, unknown> | undefined
+    if (!structured) throw fail("Delegation", `The scout call returned no structured result:\n${text}`)
+    return { status: String(structured.status), text, structured }
+  } finally {
+    await client.close().catch(() => undefined)
+    await stopServer(home.paths)
+    await model.stop()
+    if (!options.keep) {
+      await home.dispose()
+      await rm(repo, { recursive: true, force: true })
+    }
+  }
+}
