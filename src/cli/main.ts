@@ -12,6 +12,9 @@ export const main = defineCommand({
     serve: () => import("./serve").then((m) => m.default),
     demo: () => import("./demo").then((m) => m.default),
     "scripted-model": () => import("./scripted-model").then((m) => m.default),
+    install: () => import("./install").then((m) => m.default),
+    doctor: () => import("./doctor").then((m) => m.default),
+    uninstall: () => import("./uninstall").then((m) => m.default),
   },
 })
 

@@ -3,7 +3,7 @@
 // least 0.12.0: older releases let a symlinked mount destination create files on the host
 // (GHSA-pxhw-h44j-8pfx).
 import { access, constants, stat } from "node:fs/promises"
-import type { Run } from "../install/integrations/claude"
+import { probeBwrap } from "../sandbox"
 
 export interface Launchers {
   bash: string
@@ -13,7 +13,6 @@ export interface Launchers {
 }
 
 export const LAUNCHERS: Launchers = { bash: "/usr/bin/bash", python3: "/usr/bin/python3", git: "/usr/bin/git", bwrap: "/usr/bin/bwrap" }
-export const MIN_BWRAP = "0.12.0"
 
 export interface Finding {
   ok: boolean
@@ -35,42 +34,20 @@ export async function launcherFinding(name: string, path: string): Promise<Findi
   }
 }
 
-export function compareVersions(a: string, b: string): number {
-  const pa = a.split(".").map(Number)
-  const pb = b.split(".").map(Number)
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const diff = (pa[i] ?? 0) - (pb[i] ?? 0)
-    if (diff !== 0) return Math.sign(diff)
-  }
-  return 0
-}
-
-/** `bubblewrap 0.12.0` → "0.12.0" */
-export const parseBwrapVersion = (output: string) => output.match(/(\d+\.\d+(?:\.\d+)?)/)?.[1]
-
-const BWRAP_FIX = "Install bubblewrap >= 0.12.0 at /usr/bin/bwrap (scripts/install-bwrap.sh builds it from Debian trixie-security's source)."
-
-export async function bwrapFinding(run: Run, path: string): Promise<Finding> {
+export async function bwrapFinding(path: string): Promise<Finding> {
+  const fix = "Install bubblewrap >= 0.12.0 at /usr/bin/bwrap (scripts/install-bwrap.sh builds it from Debian trixie-security's source)."
   const present = await launcherFinding("bubblewrap", path)
-  if (!present.ok) return { ...present, fix: BWRAP_FIX }
-  let output = ""
-  try {
-    const result = await run([path, "--version"], { timeoutMs: 10_000 })
-    output = result.stdout + result.stderr
-  } catch {}
-  const version = parseBwrapVersion(output)
-  if (!version) return { ok: false, detail: `${path} --version did not report a version`, fix: BWRAP_FIX }
-  if (compareVersions(version, MIN_BWRAP) < 0)
-    return { ok: false, detail: `${path} is bubblewrap ${version}, older than ${MIN_BWRAP} and unsafe (GHSA-pxhw-h44j-8pfx)`, fix: BWRAP_FIX }
-  return { ok: true, detail: `${path} (bubblewrap ${version})` }
+  if (!present.ok) return { ...present, fix }
+  const report = await probeBwrap(path)
+  return report.safe ? { ok: true, detail: `${path} (${report.detail})` } : { ok: false, detail: report.detail, fix }
 }
 
-export async function prerequisiteFindings(run: Run, launchers: Launchers): Promise<Array<Finding & { name: string }>> {
+export async function prerequisiteFindings(launchers: Launchers): Promise<Array<Finding & { name: string }>> {
   const found = await Promise.all([
     launcherFinding("bash", launchers.bash).then((f) => ({ ...f, name: "bash" })),
     launcherFinding("python3", launchers.python3).then((f) => ({ ...f, name: "python3" })),
     launcherFinding("git", launchers.git).then((f) => ({ ...f, name: "git" })),
-    bwrapFinding(run, launchers.bwrap).then((f) => ({ ...f, name: "bwrap" })),
+    bwrapFinding(launchers.bwrap).then((f) => ({ ...f, name: "bwrap" })),
   ])
   return found
 }

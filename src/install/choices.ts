@@ -125,3 +125,16 @@ export function configFromChoices(existing: Config, choices: Choices, file: stri
     throw usage(error instanceof Error ? error.message : String(error), "Fix the values above (--models, --variants, --steps, --timeouts); nothing was changed.")
   }
 }
+
+/** `--models scout=a worker=b runner=c` (space-separated, as people type it) joined into one value. */
+export function roleArg(rawArgs: string[], flag: string): string | undefined {
+  const values: string[] = []
+  for (let i = 0; i < rawArgs.length; i++) {
+    const arg = rawArgs[i]!
+    if (arg.startsWith(`--${flag}=`)) values.push(arg.slice(flag.length + 3))
+    else if (arg === `--${flag}`) {
+      while (i + 1 < rawArgs.length && !rawArgs[i + 1]!.startsWith("--")) values.push(rawArgs[++i]!)
+    }
+  }
+  return values.length ? values.join(",") : undefined
+}

@@ -57,7 +57,7 @@ export function clientState(paths: Paths, entry: McpEntry, observed: Observed): 
 }
 
 async function checkPrerequisites(deps: InstallDeps): Promise<void> {
-  const failed = (await prerequisiteFindings(deps.run, deps.launchers)).filter((f) => !f.ok)
+  const failed = (await prerequisiteFindings(deps.launchers)).filter((f) => !f.ok)
   if (failed.length)
     throw fail("Prerequisite", `Prerequisites missing:\n${failed.map((f) => `  - ${f.detail}`).join("\n")}`, failed.map((f) => f.fix).filter(Boolean).join("\n  → "))
 }

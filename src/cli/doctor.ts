@@ -1,0 +1,46 @@
+// `doctor`: checks an installation and ends with DOCTOR_HEALTHY, DOCTOR_READINESS_UNVERIFIED
+// (--no-sandbox-probes) or DOCTOR_UNHEALTHY (exit 1). Builds the real dependencies from the environment.
+import { defineCommand } from "citty"
+import { readFlags, type Flags } from "../config/flags"
+import { resolvePaths } from "../config/paths"
+import { LAUNCHERS } from "../doctor/prerequisites"
+import { sandboxChecks } from "../doctor/probes"
+import { formatJson, formatReport } from "../doctor/report"
+import { exitCodeOf, runDoctor, type DoctorDeps } from "../doctor/run"
+import { clientHomes } from "../install/homes"
+import { run } from "../util/process"
+
+export function doctorDeps(flags: Flags): DoctorDeps {
+  const launchers = LAUNCHERS
+  return {
+    paths: resolvePaths(flags),
+    homes: clientHomes(flags),
+    launchers,
+    run,
+    opencode: flags.opencodeBin,
+    env: flags.env,
+    probes: (config) => sandboxChecks({ env: flags.env, config, bwrap: launchers.bwrap, tmpRoot: flags.env.TMPDIR?.startsWith("/") ? flags.env.TMPDIR : "/tmp" }),
+    // Seam: `doctor --live` sends one delegation through OpenCode with the scripted model; wired to
+    // the demo's delegation path once that exists (src/cli/demo.ts).
+    live: undefined,
+  }
+}
+
+/** Runs doctor, prints the report and returns the exit code (install ends with this too). */
+export async function doctor(flags: Flags, options: { sandboxProbes: boolean; live: boolean; json: boolean }): Promise<number> {
+  const report = await runDoctor(doctorDeps(flags), options)
+  console.log(options.json ? formatJson(report) : formatReport(report))
+  return exitCodeOf(report)
+}
+
+export default defineCommand({
+  meta: { name: "doctor", description: "Check the installation: launchers, bwrap, files, models, agents, plugin, integrations, sandbox." },
+  args: {
+    "sandbox-probes": { type: "boolean", default: true, description: "Run the sandbox probes (--no-sandbox-probes skips them; the verdict is then DOCTOR_READINESS_UNVERIFIED at best)." },
+    live: { type: "boolean", default: false, description: "Also send one delegation through OpenCode with the scripted model." },
+    json: { type: "boolean", default: false, description: "Print the report as JSON." },
+  },
+  async run({ args }) {
+    process.exitCode = await doctor(readFlags(process.env), { sandboxProbes: args["sandbox-probes"], live: args.live, json: args.json })
+  },
+})

@@ -1,0 +1,177 @@
+// Doctor's checks as data: each one looks at one piece of an installation and says pass or fail,
+// and on failure what to do. The runner (run.ts) decides the verdict; report.ts prints it.
+import { access, constants } from "node:fs/promises"
+import type { Paths } from "../config/paths"
+import { stepLimits, timeoutLimits, type Config, ROLES } from "../config/schema"
+import { renderAgents } from "../engine/agents"
+import { claudeJsonFile, claudeSkillFile, codexConfigFile, codexSkillFile, type ClientHomes } from "../install/homes"
+import { readClaudeEntry, type Run } from "../install/integrations/claude"
+import { readCodexEntry, SERVER_NAME } from "../install/integrations/codex"
+import { hashFile, sha256, type InstallManifest } from "../install/manifest"
+import { discoverModels, type ModelInfo } from "../install/models"
+import { readText } from "../install/observe"
+import { installedBinary, SKILL_TEXT } from "../install/payload"
+import { PLUGIN_TEXT } from "../install/plugin-text"
+import { bwrapFinding, launcherFinding, type Launchers } from "./prerequisites"
+
+export type Status = "pass" | "fail" | "skip"
+
+export interface CheckResult {
+  id: string
+  status: Status
+  detail: string
+  fix?: string
+}
+
+export interface DoctorContext {
+  paths: Paths
+  homes: ClientHomes
+  launchers: Launchers
+  run: Run
+  opencode: string
+  env: Record<string, string | undefined>
+  config?: Config
+  manifest?: InstallManifest
+}
+
+export const REINSTALL = "Run `opencode-mcp-orchestrator install --yes` to write it again from your config."
+const pass = (id: string, detail: string): CheckResult => ({ id, status: "pass", detail })
+const failed = (id: string, detail: string, fix: string): CheckResult => ({ id, status: "fail", detail, fix })
+
+export type Check = (ctx: DoctorContext) => Promise<CheckResult[]>
+
+const launchers: Check = async (ctx) =>
+  Promise.all((["bash", "python3", "git"] as const).map(async (name) => {
+    const found = await launcherFinding(name, ctx.launchers[name])
+    return found.ok ? pass(`launcher:${name}`, found.detail) : failed(`launcher:${name}`, found.detail, found.fix ?? "")
+  }))
+
+const bwrap: Check = async (ctx) => {
+  const found = await bwrapFinding(ctx.launchers.bwrap)
+  return [found.ok ? pass("bwrap", found.detail) : failed("bwrap", found.detail, found.fix ?? "")]
+}
+
+const core: Check = async (ctx) => {
+  if (!ctx.manifest) return [failed("core", `No installation: ${ctx.paths.installManifest} is missing.`, "Run `opencode-mcp-orchestrator install`.")]
+  const binary = installedBinary(ctx.paths)
+  const recorded = ctx.manifest.files.find((f) => f.path === binary)
+  const hash = await hashFile(binary)
+  if (!hash) return [failed("core", `${binary} is missing.`, REINSTALL)]
+  if (recorded && recorded.sha256 !== hash) return [failed("core", `${binary} differs from the installed binary.`, REINSTALL)]
+  try {
+    await access(binary, constants.X_OK)
+  } catch {
+    return [failed("core", `${binary} is not executable.`, REINSTALL)]
+  }
+  return [pass("core", `${binary} (${ctx.manifest.appVersion})`)]
+}
+
+const models: Check = async (ctx) => {
+  const config = ctx.config!
+  const chosen = ROLES.filter((role) => config.models[role])
+  if (chosen.length === 0) return [pass("models", "every role uses OpenCode's default model")]
+  let catalog: ModelInfo[]
+  try {
+    catalog = await discoverModels(ctx.run, ctx.opencode, ctx.env)
+  } catch (error) {
+    return [failed("models", error instanceof Error ? error.message : String(error), "Make `opencode models` work (install OpenCode, connect a provider).")]
+  }
+  return ROLES.map((role) => {
+    const id = config.models[role]
+    const variant = config.modelVariants[role]
+    if (!id) return pass(`model:${role}`, "OpenCode's default model")
+    const model = catalog.find((m) => m.id === id)
+    if (!model) return failed(`model:${role}`, `OpenCode no longer lists ${id}.`, "Rerun `opencode-mcp-orchestrator install` and pick a model `opencode models` lists.")
+    if (variant && !model.variants.includes(variant))
+      return failed(`model:${role}`, `${id} has no variant "${variant}" (it has: ${model.variants.join(", ") || "none"}).`, "Rerun `opencode-mcp-orchestrator install` and pick a listed variant or Default.")
+    return pass(`model:${role}`, `${id}${variant ? ` (${variant})` : " (default variant)"}`)
+  })
+}
+
+const profiles: Check = async (ctx) => {
+  const config = ctx.config!
+  const steps = stepLimits(config)
+  const times = timeoutLimits(config)
+  return [
+    pass("steps", `${config.stepLimits?.profile ?? "standard"}: scout ${steps.scout}, worker ${steps.worker}, runner ${steps.runner}`),
+    pass("timeouts", `${config.timeoutLimits?.profile ?? "standard"}: scout ${times.scout}s, worker ${times.worker}s, runner ${times.runner}s, parent ${times.parent}s`),
+  ]
+}
+
+/** The `steps:` value in an agent file's frontmatter. */
+export const agentSteps = (text: string) => Number(text.match(/^---\n[\s\S]*?^steps:\s*(\d+)\s*$[\s\S]*?^---$/m)?.[1] ?? Number.NaN)
+
+const agents: Check = async (ctx) =>
+  Promise.all(renderAgents(ctx.config!).map(async (agent) => {
+    const path = `${ctx.paths.opencodeAgentsDir}/${agent.file}`
+    const id = `agent:${agent.name}`
+    const text = await readText(path)
+    if (text === undefined) return failed(id, `${path} is missing.`, REINSTALL)
+    const steps = agentSteps(text)
+    if (steps !== agent.steps) return failed(id, `${path} has steps ${Number.isNaN(steps) ? "(none)" : steps}, but the config gives ${agent.role} ${agent.steps}.`, REINSTALL)
+    if (text !== agent.content) return failed(id, `${path} differs from what the config renders (model, variant or permissions changed, or edited by hand).`, `Move your edits elsewhere, delete ${path}, and rerun \`opencode-mcp-orchestrator install --yes\`.`)
+    return pass(id, `steps ${steps}`)
+  }))
+
+const plugin: Check = async (ctx) => {
+  const path = ctx.paths.opencodePluginFile
+  const hash = await hashFile(path)
+  if (!hash) return [failed("plugin", `${path} is missing.`, REINSTALL)]
+  if (hash !== sha256(PLUGIN_TEXT)) return [failed("plugin", `${path} is not the plugin this binary carries.`, `Delete ${path} and rerun \`opencode-mcp-orchestrator install --yes\`.`)]
+  return [pass("plugin", path)]
+}
+
+async function skill(id: string, path: string): Promise<CheckResult> {
+  const hash = await hashFile(path)
+  if (!hash) return failed(id, `${path} is missing.`, REINSTALL)
+  if (hash !== sha256(SKILL_TEXT)) return failed(id, `${path} differs from the skill this binary carries.`, `Delete ${path} (or move your edits elsewhere) and rerun \`opencode-mcp-orchestrator install --yes\`.`)
+  return pass(id, path)
+}
+
+const codex: Check = async (ctx) => {
+  if (!ctx.config!.integrations.includes("codex")) return []
+  const file = ctx.manifest?.registrations.codex?.configFile ?? codexConfigFile(ctx.homes)
+  const parent = timeoutLimits(ctx.config!).parent
+  const command = installedBinary(ctx.paths)
+  const text = await readText(file)
+  const entry = text === undefined ? undefined : readCodexEntry(text, file)
+  const results = [await skill("codex:skill", codexSkillFile(ctx.homes))]
+  if (!entry) return [failed("codex:mcp", `${file} has no [mcp_servers.${SERVER_NAME}].`, REINSTALL), ...results]
+  if (entry.command !== command || !Bun.deepEquals(entry.args, ["serve"]))
+    return [failed("codex:mcp", `${SERVER_NAME} runs ${String(entry.command)}, not ${command} serve.`, REINSTALL), ...results]
+  if (entry.tool_timeout_sec !== parent)
+    return [failed("codex:mcp", `Codex tool_timeout_sec is ${String(entry.tool_timeout_sec ?? "unset (60)")}, but the config's parent deadline is ${parent}s.`, `Rerun \`opencode-mcp-orchestrator install --yes\` (it sets mcp_servers.${SERVER_NAME}.tool_timeout_sec = ${parent} in ${file}).`), ...results]
+  return [pass("codex:mcp", `${file}: ${command} serve, tool_timeout_sec ${parent}`), ...results]
+}
+
+const claude: Check = async (ctx) => {
+  if (!ctx.config!.integrations.includes("claude")) return []
+  const file = claudeJsonFile(ctx.homes)
+  const parent = timeoutLimits(ctx.config!).parent
+  const command = installedBinary(ctx.paths)
+  const results = [await skill("claude:skill", claudeSkillFile(ctx.homes))]
+  let entry
+  try {
+    entry = await readClaudeEntry(file)
+  } catch (error) {
+    return [failed("claude:mcp", error instanceof Error ? error.message : String(error), "Repair the file, then rerun install."), ...results]
+  }
+  if (!entry) return [failed("claude:mcp", `${file} has no user-scoped MCP server ${SERVER_NAME}.`, REINSTALL), ...results]
+  if (entry.command !== command) return [failed("claude:mcp", `${SERVER_NAME} runs ${String(entry.command)}, not ${command}.`, REINSTALL), ...results]
+  if (entry.timeout !== parent * 1000)
+    return [failed("claude:mcp", `Claude Code timeout is ${String(entry.timeout ?? "unset")} ms, but the config's parent deadline is ${parent * 1000} ms.`, REINSTALL), ...results]
+  return [pass("claude:mcp", `${file}: ${command} serve, timeout ${parent * 1000} ms`), ...results]
+}
+
+/** Every installation check in report order; those needing a config run only when it loaded. */
+export const CHECKS: Array<{ check: Check; needsConfig: boolean }> = [
+  { check: launchers, needsConfig: false },
+  { check: bwrap, needsConfig: false },
+  { check: core, needsConfig: false },
+  { check: models, needsConfig: true },
+  { check: profiles, needsConfig: true },
+  { check: agents, needsConfig: true },
+  { check: plugin, needsConfig: false },
+  { check: codex, needsConfig: true },
+  { check: claude, needsConfig: true },
+]

@@ -1,0 +1,69 @@
+// Runs every check and decides the verdict: DOCTOR_HEALTHY only when nothing failed and the sandbox
+// probes ran; DOCTOR_READINESS_UNVERIFIED when they were skipped and nothing else failed;
+// DOCTOR_UNHEALTHY (exit 1) when anything failed.
+import { loadConfig } from "../config/load"
+import { describe } from "../errors"
+import { readManifest } from "../install/manifest"
+import { CHECKS, type CheckResult, type DoctorContext } from "./checks"
+
+export type Verdict = "DOCTOR_HEALTHY" | "DOCTOR_READINESS_UNVERIFIED" | "DOCTOR_UNHEALTHY"
+
+export interface DoctorReport {
+  verdict: Verdict
+  healthy: boolean
+  checks: CheckResult[]
+}
+
+export interface DoctorOptions {
+  /** --no-sandbox-probes: skip the probes; the verdict is then at best READINESS_UNVERIFIED. */
+  sandboxProbes: boolean
+  /** --live: one delegation through OpenCode with the scripted model. */
+  live: boolean
+}
+
+export interface DoctorDeps extends Omit<DoctorContext, "config" | "manifest"> {
+  /** The sandbox probes (src/sandbox), one result per profile. */
+  probes: (config: DoctorContext["config"]) => Promise<CheckResult[]>
+  /** `doctor --live`; absent until the demo's delegation path is wired in. */
+  live?: (ctx: DoctorContext) => Promise<CheckResult[]>
+}
+
+async function guarded(id: string, work: () => Promise<CheckResult[]>): Promise<CheckResult[]> {
+  try {
+    return await work()
+  } catch (error) {
+    return [{ id, status: "fail", detail: describe(error), fix: "Fix the problem above and run doctor again." }]
+  }
+}
+
+export async function runDoctor(deps: DoctorDeps, options: DoctorOptions): Promise<DoctorReport> {
+  const ctx: DoctorContext = { ...deps }
+  const checks: CheckResult[] = []
+  try {
+    ctx.config = await loadConfig(deps.paths.configFile)
+    const exists = await Bun.file(deps.paths.configFile).exists()
+    checks.push({ id: "config", status: exists ? "pass" : "fail", detail: exists ? deps.paths.configFile : `${deps.paths.configFile} is missing.`, fix: exists ? undefined : "Run `opencode-mcp-orchestrator install`." })
+  } catch (error) {
+    checks.push({ id: "config", status: "fail", detail: describe(error), fix: `Fix ${deps.paths.configFile} or rerun \`opencode-mcp-orchestrator install\`.` })
+  }
+  try {
+    ctx.manifest = await readManifest(deps.paths.installManifest)
+  } catch (error) {
+    checks.push({ id: "manifest", status: "fail", detail: describe(error), fix: "Rerun `opencode-mcp-orchestrator install`." })
+  }
+  for (const { check, needsConfig } of CHECKS) {
+    if (needsConfig && !ctx.config) continue
+    checks.push(...(await guarded(check.name || "check", () => check(ctx))))
+  }
+  if (options.sandboxProbes) checks.push(...(await guarded("sandbox", () => deps.probes(ctx.config))))
+  else checks.push({ id: "sandbox", status: "skip", detail: "sandbox probes skipped (--no-sandbox-probes); readiness is unverified" })
+  if (options.live) {
+    if (deps.live) checks.push(...(await guarded("live", () => deps.live!(ctx))))
+    else checks.push({ id: "live", status: "fail", detail: "doctor --live is not available in this build yet.", fix: "Run `opencode-mcp-orchestrator demo` to exercise the full path, or doctor without --live." })
+  }
+  const anyFailed = checks.some((c) => c.status === "fail")
+  const verdict: Verdict = anyFailed ? "DOCTOR_UNHEALTHY" : options.sandboxProbes ? "DOCTOR_HEALTHY" : "DOCTOR_READINESS_UNVERIFIED"
+  return { verdict, healthy: verdict === "DOCTOR_HEALTHY", checks }
+}
+
+export const exitCodeOf = (report: DoctorReport) => (report.verdict === "DOCTOR_UNHEALTHY" ? 1 : 0)
