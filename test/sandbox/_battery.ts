@@ -32,6 +32,8 @@ const removeLeftovers = (attempt: Attempt) => {
   for (const path of attempt.cleanup ?? []) rmSync(path, { force: true, recursive: true })
 }
 
+const TEST_TIMEOUT_MS = 30_000
+
 const succeeded = (attempt: Attempt, fx: Fixture, code: number | null) =>
   attempt.evidence ? attempt.evidence(fx) : code === 0
 
@@ -62,7 +64,7 @@ export function runBattery(title: string, attempts: readonly Attempt[], extra: (
             fx.cleanup()
             removeLeftovers(attempt)
           }
-        })
+        }, TEST_TIMEOUT_MS)
         for (const profile of attempt.profiles) {
           test(`denied in ${profileName(profile)}`, async () => {
             const fx = await makeFixture({ worktree: attempt.useWorktree })
@@ -80,7 +82,7 @@ export function runBattery(title: string, attempts: readonly Attempt[], extra: (
             } finally {
               fx.cleanup()
             }
-          })
+          }, TEST_TIMEOUT_MS)
         }
       })
     }
