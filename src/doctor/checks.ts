@@ -124,7 +124,8 @@ const plugin: Check = async (ctx) => {
 async function skill(id: string, path: string): Promise<CheckResult> {
   const hash = await hashFile(path)
   if (!hash) return failed(id, `${path} is missing.`, REINSTALL)
-  if (hash !== sha256(SKILL_TEXT)) return failed(id, `${path} differs from the skill this binary carries.`, `Delete ${path} (or move your edits elsewhere) and rerun \`opencode-mcp-orchestrator install --yes\`.`)
+  // A skill is guidance the user may tailor; an edited one is theirs and still a skill.
+  if (hash !== sha256(SKILL_TEXT)) return pass(id, `${path} (edited locally; kept as you changed it)`)
   return pass(id, path)
 }
 

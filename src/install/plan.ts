@@ -82,7 +82,7 @@ function found(client: Integration, observed: Observed): string | undefined {
 }
 
 /** Selected clients are registered (or left when already right); deselected ones lose only our entry. */
-export function reconcileClients(selected: Integration[], previous: Integration[], observed: Observed, state: ClientState): ClientStep[] {
+export function reconcileClients(selected: Integration[], previous: Integration[], observed: Observed, state: ClientState, why = "deselected"): ClientStep[] {
   const steps: ClientStep[] = []
   for (const client of INTEGRATIONS) {
     const command = found(client, observed)
@@ -96,7 +96,7 @@ export function reconcileClients(selected: Integration[], previous: Integration[
       if (previous.includes(client)) steps.push({ action: "foreign", client, command })
       continue
     }
-    steps.push({ action: "unregister", client, reason: previous.includes(client) ? "deselected" : "left by an earlier installation" })
+    steps.push({ action: "unregister", client, reason: previous.includes(client) ? why : "left by an earlier installation" })
   }
   return steps
 }
@@ -140,5 +140,5 @@ export interface UninstallPlan {
 
 export function planUninstall(observed: Observed, clients: ClientState, purgeConfig: boolean): UninstallPlan {
   const previous = observed.manifest?.integrations ?? []
-  return { files: reconcileFiles([], observed), clients: reconcileClients([], previous, observed, clients), purgeConfig }
+  return { files: reconcileFiles([], observed), clients: reconcileClients([], previous, observed, clients, "uninstall"), purgeConfig }
 }

@@ -1,0 +1,128 @@
+// An isolated machine for install tests: a temporary HOME with XDG dirs, CODEX_HOME and
+// CLAUDE_CONFIG_DIR inside it, a small stand-in for the binary, and (for speed) a stand-in for
+// `opencode models --verbose`; tests that need the real OpenCode use node_modules/.bin/opencode.
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { readFlags, type Env } from "../../src/config/flags"
+import { resolvePaths } from "../../src/config/paths"
+import { LAUNCHERS } from "../../src/doctor/prerequisites"
+import { runDoctor, type DoctorDeps } from "../../src/doctor/run"
+import { clientHomes } from "../../src/install/homes"
+import { install, type InstallDeps, type InstallOptions } from "../../src/install/install"
+import { run } from "../../src/util/process"
+
+export const ROOT = `${import.meta.dir}/../..`
+export const BIN = `${ROOT}/node_modules/.bin`
+
+const MODELS = `local/m
+{
+  "id": "m",
+  "providerID": "local",
+  "variants": {
+    "low": { "reasoningEffort": "low" },
+    "high": { "reasoningEffort": "high" }
+  }
+}
+local/n
+{
+  "id": "n",
+  "providerID": "local"
+}
+`
+
+/** A real OpenCode config with an offline local provider (the FACTS.md shape) plus variants. */
+export const OPENCODE_CONFIG = {
+  enabled_providers: ["local"],
+  provider: {
+    local: {
+      npm: "@ai-sdk/openai-compatible",
+      options: { baseURL: "http://127.0.0.1:9/v1", apiKey: "x" },
+      models: {
+        m: { tool_call: true, limit: { context: 100000, output: 4096 }, variants: { low: { reasoningEffort: "low" }, high: { reasoningEffort: "high" } } },
+        n: { tool_call: true, limit: { context: 100000, output: 4096 } },
+      },
+    },
+  },
+}
+
+export interface Machine extends Disposable {
+  dir: string
+  home: string
+  env: Env
+  paths: ReturnType<typeof resolvePaths>
+  fakeBinary: string
+  fakeOpencode: string
+  write(path: string, content: string, mode?: number): string
+}
+
+export function machine(): Machine {
+  const dir = mkdtempSync(`${tmpdir()}/omo-install-`)
+  const home = `${dir}/home`
+  const env: Env = {
+    HOME: home,
+    PATH: `${BIN}:/usr/bin:/bin`,
+    XDG_CONFIG_HOME: `${home}/.config`,
+    XDG_DATA_HOME: `${home}/.local/share`,
+    XDG_STATE_HOME: `${home}/.local/state`,
+    XDG_CACHE_HOME: `${home}/.cache`,
+    CODEX_HOME: `${home}/.codex`,
+    CLAUDE_CONFIG_DIR: `${home}/.claude`,
+    OPENCODE_DISABLE_AUTOUPDATE: "1",
+    OPENCODE_DISABLE_MODELS_FETCH: "1",
+    OPENCODE_DISABLE_CLAUDE_CODE: "1",
+  }
+  const write = (path: string, content: string, mode = 0o644) => {
+    mkdirSync(path.slice(0, path.lastIndexOf("/")), { recursive: true })
+    writeFileSync(path, content, { mode })
+    return path
+  }
+  write(`${home}/.config/opencode/opencode.json`, JSON.stringify(OPENCODE_CONFIG))
+  return {
+    dir,
+    home,
+    env,
+    paths: resolvePaths(readFlags(env)),
+    fakeBinary: write(`${dir}/fake-binary`, "#!/bin/sh\necho fake opencode-mcp-orchestrator\n", 0o755),
+    fakeOpencode: write(`${dir}/fake-opencode`, `#!/bin/sh\ncat <<'EOF'\n${MODELS}EOF\n`, 0o755),
+    write,
+    [Symbol.dispose]: () => rmSync(dir, { recursive: true, force: true }),
+  }
+}
+
+export function doctorDepsFor(m: Machine, over: Partial<DoctorDeps> = {}): DoctorDeps {
+  const flags = readFlags(m.env)
+  return {
+    paths: m.paths,
+    homes: clientHomes(flags),
+    launchers: LAUNCHERS,
+    run,
+    opencode: m.fakeOpencode,
+    env: m.env,
+    probes: async () => [{ id: "sandbox:stub", status: "pass", detail: "stubbed in this test" }],
+    ...over,
+  }
+}
+
+export function installDepsFor(m: Machine, over: Partial<InstallDeps> = {}): InstallDeps & { lines: string[] } {
+  const flags = readFlags(m.env)
+  const lines: string[] = []
+  return {
+    paths: m.paths,
+    homes: clientHomes(flags),
+    env: m.env,
+    run,
+    launchers: LAUNCHERS,
+    opencode: m.fakeOpencode,
+    binary: m.fakeBinary,
+    appVersion: "0.0.0-test",
+    print: (line) => lines.push(line),
+    doctor: async () => (await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: false })).verdict === "DOCTOR_UNHEALTHY" ? 1 : 0,
+    lines,
+    ...over,
+  }
+}
+
+export const installYes = (m: Machine, options: InstallOptions, over: Partial<InstallDeps> = {}) => {
+  const deps = installDepsFor(m, over)
+  return install(deps, options).then((code) => ({ code, lines: deps.lines }))
+}
