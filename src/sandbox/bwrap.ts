@@ -47,7 +47,7 @@ const PATTERNS: { code: BwrapFailureCode; test: RegExp; hint: string }[] = [
   },
   {
     code: "namespace-limit",
-    test: /Creating new namespace failed.*max_\w+_namespaces|max_\w+_namespaces/i,
+    test: /max_[\w*]+_namespaces|ENOSPC/i,
     hint: "A namespace limit is zero or exhausted: raise user.max_user_namespaces (and the other user.max_*_namespaces sysctls) above 0.",
   },
   {

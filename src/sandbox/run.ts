@@ -2,6 +2,7 @@
 // environment, because `--clearenv` only clears the command's: bwrap's own environment stays readable
 // at /proc/1/environ inside the sandbox (containers/bubblewrap#725). The timeout kills bwrap, and
 // `--die-with-parent` with the pid namespace takes every process the command left behind with it.
+import { fail } from "../errors"
 import { run } from "../util/process"
 import { bwrapArgs, BWRAP } from "./argv"
 import { classifyBwrapFailure, type BwrapFailure } from "./bwrap"
@@ -61,7 +62,8 @@ export async function runSandboxed(
   options: SandboxRunOptions,
 ): Promise<SandboxRunResult> {
   const log = options.logFile ? logWriter(options.logFile, options.logLimitBytes ?? Number.MAX_SAFE_INTEGER) : undefined
-  const result = await run([options.bwrap ?? BWRAP, ...bwrapArgs(plan, command)], {
+  const bwrap = options.bwrap ?? BWRAP
+  const result = await run([bwrap, ...bwrapArgs(plan, command)], {
     env: {},
     timeoutMs: options.timeoutMs,
     signal: options.signal,
@@ -69,6 +71,10 @@ export async function runSandboxed(
     // SIGTERM kills bwrap outright (it installs no handler); the grace only matters if it ever did.
     killGraceMs: 500,
     onOutput: log && ((chunk) => log.write(chunk)),
+  }).catch(async (error: unknown) => {
+    await log?.close()
+    throw fail("Prerequisite", `${bwrap} could not be started: ${error instanceof Error ? error.message : String(error)}.`,
+      "Install bubblewrap >= 0.12.0 at /usr/bin/bwrap (scripts/install-bwrap.sh), then run `opencode-mcp-orchestrator doctor`.")
   })
   const failure = result.code === 1 ? classifyBwrapFailure(result.stderr) : undefined
   return {

@@ -9,7 +9,7 @@ import { fill, inSandbox, makeFixture } from "./_harness"
 
 const ABSTRACT = `orch-sandbox-test-${process.pid}-${Date.now()}`
 let http: ReturnType<typeof Bun.serve> | undefined
-let tcp: ReturnType<typeof Bun.listen> | undefined
+let tcp: Bun.TCPSocketListener | undefined
 let unix: Server | undefined
 
 beforeAll(async () => {

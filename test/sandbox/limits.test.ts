@@ -1,0 +1,63 @@
+import { describe, expect, test } from "bun:test"
+import { AppError } from "../../src/errors"
+import { parseSandboxLimits } from "../../src/sandbox/limits"
+
+describe("parseSandboxLimits", () => {
+  test("unset variables keep the seed's defaults", () => {
+    expect(parseSandboxLimits({})).toEqual({
+      shellTimeoutMs: 120_000,
+      shellMaxOutputBytes: 30_000,
+      runnerLogLimitBytes: 134_217_728,
+      runRetentionHours: 24,
+      runRetentionCount: 20,
+    })
+  })
+
+  const accepted: [string, string, keyof ReturnType<typeof parseSandboxLimits>, number][] = [
+    ["OPENCODE_SANDBOX_SHELL_TIMEOUT_MS", "1000", "shellTimeoutMs", 1000],
+    ["OPENCODE_SANDBOX_SHELL_TIMEOUT_MS", "900000", "shellTimeoutMs", 900_000],
+    ["OPENCODE_SANDBOX_SHELL_MAX_OUTPUT_BYTES", "4096", "shellMaxOutputBytes", 4096],
+    ["OPENCODE_SANDBOX_SHELL_MAX_OUTPUT_BYTES", "1048576", "shellMaxOutputBytes", 1_048_576],
+    ["OPENCODE_SANDBOX_RUNNER_LOG_LIMIT_BYTES", "1048576", "runnerLogLimitBytes", 1_048_576],
+    ["OPENCODE_SANDBOX_RUNNER_LOG_LIMIT_BYTES", "536870912", "runnerLogLimitBytes", 536_870_912],
+    ["OPENCODE_SANDBOX_RUN_RETENTION_HOURS", "1", "runRetentionHours", 1],
+    ["OPENCODE_SANDBOX_RUN_RETENTION_HOURS", "168", "runRetentionHours", 168],
+    ["OPENCODE_SANDBOX_RUN_RETENTION_COUNT", "1", "runRetentionCount", 1],
+    ["OPENCODE_SANDBOX_RUN_RETENTION_COUNT", "200", "runRetentionCount", 200],
+    ["OPENCODE_SANDBOX_RUN_RETENTION_COUNT", "007", "runRetentionCount", 7],
+  ]
+  for (const [variable, raw, key, value] of accepted)
+    test(`${variable}=${raw} → ${value}`, () => expect(parseSandboxLimits({ [variable]: raw })[key]).toBe(value))
+
+  const rejected: [string, string][] = [
+    ["OPENCODE_SANDBOX_SHELL_TIMEOUT_MS", "999"],
+    ["OPENCODE_SANDBOX_SHELL_TIMEOUT_MS", "900001"],
+    ["OPENCODE_SANDBOX_SHELL_TIMEOUT_MS", ""],
+    ["OPENCODE_SANDBOX_SHELL_TIMEOUT_MS", "1e5"],
+    ["OPENCODE_SANDBOX_SHELL_TIMEOUT_MS", "120000.0"],
+    ["OPENCODE_SANDBOX_SHELL_TIMEOUT_MS", " 120000"],
+    ["OPENCODE_SANDBOX_SHELL_TIMEOUT_MS", "+120000"],
+    ["OPENCODE_SANDBOX_SHELL_TIMEOUT_MS", "0x1000"],
+    ["OPENCODE_SANDBOX_SHELL_MAX_OUTPUT_BYTES", "4095"],
+    ["OPENCODE_SANDBOX_SHELL_MAX_OUTPUT_BYTES", "-1"],
+    ["OPENCODE_SANDBOX_RUNNER_LOG_LIMIT_BYTES", "536870913"],
+    ["OPENCODE_SANDBOX_RUNNER_LOG_LIMIT_BYTES", "99999999999999999999"],
+    ["OPENCODE_SANDBOX_RUN_RETENTION_HOURS", "0"],
+    ["OPENCODE_SANDBOX_RUN_RETENTION_HOURS", "169"],
+    ["OPENCODE_SANDBOX_RUN_RETENTION_COUNT", "201"],
+    ["OPENCODE_SANDBOX_RUN_RETENTION_COUNT", "twenty"],
+  ]
+  for (const [variable, raw] of rejected)
+    test(`${variable}=${JSON.stringify(raw)} fails closed, naming the variable and the range`, () => {
+      let error: unknown
+      try {
+        parseSandboxLimits({ [variable]: raw })
+      } catch (caught) {
+        error = caught
+      }
+      expect(error).toBeInstanceOf(AppError)
+      expect((error as AppError).kind).toBe("Sandbox")
+      expect((error as AppError).message).toContain(variable)
+      expect((error as AppError).message).toMatch(/an integer from \d+ to \d+/)
+    })
+})

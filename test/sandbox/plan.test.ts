@@ -1,0 +1,126 @@
+// The argument builder per profile, and the planner's refusals, on real temporary trees.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { AppError } from "../../src/errors"
+import { bwrapArgs, ISOLATION_FLAGS } from "../../src/sandbox/argv"
+import { hostFs, type FsView } from "../../src/sandbox/fs-view"
+import { hostContext, planSandbox, type HostContext } from "../../src/sandbox/plan"
+import { ALL_PROFILES, profileName, type SandboxProfile } from "../../src/sandbox/profiles"
+
+let root = ""
+let host: HostContext
+beforeAll(() => {
+  root = mkdtempSync("/tmp/orch-plan-test-")
+  mkdirSync(`${root}/ws/.git`, { recursive: true })
+  writeFileSync(`${root}/ws/.git/HEAD`, "ref: refs/heads/main\n")
+  mkdirSync(`${root}/ws/src`)
+  mkdirSync(`${root}/home/.ssh`, { recursive: true })
+  mkdirSync(`${root}/plain`)
+  symlinkSync(`${root}/home`, `${root}/home-alias`)
+  symlinkSync(`${root}/home/.ssh`, `${root}/plain/dotgit-target`)
+  host = { home: `${root}/home`, path: "/usr/bin:/bin", trustedRoots: [], credentials: [] }
+})
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+const plan = (profile: SandboxProfile, workspace = `${root}/ws`, extra: Partial<HostContext> = {}, fs: FsView = hostFs) =>
+  planSandbox({ profile, workspace, host: { ...host, ...extra } }, fs)
+const pairs = (args: string[], flag: string) => args.flatMap((arg, i) => (arg === flag ? [`${args[i + 1]} ${args[i + 2]}`] : []))
+
+describe("bwrapArgs per profile", () => {
+  const expectations: Record<string, { workspace: "--bind" | "--ro-bind"; shareNet: boolean }> = {
+    scout: { workspace: "--ro-bind", shareNet: false },
+    worker: { workspace: "--bind", shareNet: false },
+    "runner-read_only-disabled": { workspace: "--ro-bind", shareNet: false },
+    "runner-writable-disabled": { workspace: "--bind", shareNet: false },
+    "runner-read_only-host": { workspace: "--ro-bind", shareNet: true },
+    "runner-writable-host": { workspace: "--bind", shareNet: true },
+  }
+  for (const profile of ALL_PROFILES) {
+    const name = profileName(profile)
+    const want = expectations[name]!
+    test(name, () => {
+      const args = bwrapArgs(plan(profile), ["/bin/sh", "-c", "true"])
+      expect(args.slice(0, ISOLATION_FLAGS.length)).toEqual([...ISOLATION_FLAGS])
+      expect(args).toContain("--cap-drop")
+      expect(args.includes("--share-net")).toBe(want.shareNet)
+      expect(pairs(args, want.workspace)).toContain(`${root}/ws ${root}/ws`)
+      // .git read-only, mounted after (on top of) the workspace.
+      const gitAt = args.indexOf(`${root}/ws/.git`)
+      expect(args[gitAt - 1]).toBe("--ro-bind")
+      const workspaceAt = args.findIndex((arg, i) => arg === want.workspace && args[i + 1] === `${root}/ws`)
+      expect(workspaceAt).toBeGreaterThan(-1)
+      expect(gitAt).toBeGreaterThan(workspaceAt)
+      expect(pairs(args, "--setenv")).toEqual(expect.arrayContaining(["HOME /tmp/home", "TMPDIR /tmp"]))
+      expect(args.join(" ")).not.toContain(`${root}/home`)
+      const hasResolver = pairs(args, "--ro-bind").some((pair) => pair.endsWith(" /etc/resolv.conf"))
+      expect(hasResolver).toBe(want.shareNet)
+      expect(args.slice(args.indexOf("--"))).toEqual(["--", "/bin/sh", "-c", "true"])
+      expect(args[args.indexOf("--chdir") - 2]).toBe("--remount-ro")
+    })
+  }
+
+  test("system layout: /usr read-only, merged-/usr symlinks, private /tmp, fresh /proc and /dev", () => {
+    const args = bwrapArgs(plan({ kind: "scout" }), ["true"])
+    expect(pairs(args, "--ro-bind")).toContain("/usr /usr")
+    expect(pairs(args, "--symlink")).toContain("usr/bin /bin")
+    for (const flag of ["--tmpfs", "--proc", "--dev"]) expect(args).toContain(flag)
+    expect(args).toContain("--clearenv")
+  })
+
+  test("an empty command is a programming error", () => {
+    expect(() => bwrapArgs(plan({ kind: "scout" }), [])).toThrow()
+  })
+})
+
+describe("planSandbox refuses", () => {
+  const cases: [string, () => unknown, RegExp][] = [
+    ["the root directory as workspace", () => plan({ kind: "worker" }, "/"), /broad system root/],
+    ["HOME as workspace", () => plan({ kind: "worker" }, `${root}/home`), /HOME itself/],
+    ["HOME through a symlink", () => plan({ kind: "worker" }, `${root}/home-alias`), /HOME itself/],
+    ["an ancestor of HOME", () => plan({ kind: "worker" }, root), /contains HOME/],
+    ["a credential store", () => plan({ kind: "scout" }, `${root}/home/.ssh`), /credential store/],
+    ["a system directory", () => plan({ kind: "scout" }, "/usr/share"), /not a workspace/],
+    ["/etc", () => plan({ kind: "scout" }, "/etc/ssl"), /inside \/etc/],
+    ["/proc", () => plan({ kind: "scout" }, "/proc/self"), /inside \/proc|broad/],
+    ["/tmp itself", () => plan({ kind: "scout" }, "/tmp"), /broad system root/],
+    ["a relative workspace", () => plan({ kind: "scout" }, "ws"), /not an absolute path/],
+    ["a missing workspace", () => plan({ kind: "scout" }, `${root}/nope`), /does not exist/],
+    ["Git metadata as workspace", () => plan({ kind: "worker" }, `${root}/ws/.git`), /Git metadata/],
+    ["a cwd outside the workspace", () => planSandbox({ profile: { kind: "scout" }, workspace: `${root}/ws`, cwd: root, host }, hostFs), /not a directory inside the workspace/],
+    ["host networking without a resolver", () => plan({ kind: "runner", workspace: "read_only", network: "host" }, `${root}/ws`, {}, { ...hostFs, realpath: (p) => (p === "/etc/resolv.conf" ? undefined : hostFs.realpath(p)) }), /needs \/etc\/resolv.conf/],
+    ["host networking without a CA source", () => plan({ kind: "runner", workspace: "writable", network: "host" }, `${root}/ws`, {}, { ...hostFs, realpath: (p) => (p.startsWith("/etc/ssl") || p.startsWith("/etc/pki") ? undefined : hostFs.realpath(p)) }), /CA trust source/],
+  ]
+  for (const [name, attempt, message] of cases)
+    test(name, () => {
+      let error: unknown
+      try {
+        attempt()
+      } catch (caught) {
+        error = caught
+      }
+      expect(error).toBeInstanceOf(AppError)
+      expect((error as AppError).kind).toBe("Sandbox")
+      expect((error as AppError).message).toMatch(message)
+    })
+
+  test("a symlinked .git (it could redirect the read-only mount)", () => {
+    const ws = mkdtempSync(`${root}/ws-`)
+    symlinkSync(`${root}/plain`, `${ws}/.git`)
+    expect(() => plan({ kind: "worker" }, ws)).toThrow(/is a symlink/)
+  })
+
+  test("a gitdir: pointer into a credential store", () => {
+    const ws = mkdtempSync(`${root}/ws-`)
+    writeFileSync(`${root}/home/.ssh/HEAD`, "ref: x\n")
+    writeFileSync(`${ws}/.git`, `gitdir: ${root}/home/.ssh\n`)
+    expect(() => plan({ kind: "scout" }, ws)).toThrow(/credential store/)
+  })
+})
+
+describe("hostContext", () => {
+  test("reads HOME, PATH, toolchain dirs and XDG-relocated credential dirs from the record it is given", () => {
+    const context = hostContext({ HOME: "/h", PATH: "/usr/bin", OPENCODE_SANDBOX_TOOLCHAIN_DIRS: "/opt/t", XDG_DATA_HOME: "/d" })
+    expect(context).toMatchObject({ home: "/h", path: "/usr/bin", toolchainDirs: "/opt/t" })
+    expect(context.credentials).toEqual(expect.arrayContaining(["/d/opencode", "/d/opencode-mcp-orchestrator"]))
+  })
+})

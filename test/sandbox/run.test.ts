@@ -1,0 +1,94 @@
+// The runner on the real bwrap: output caps, the log file, timeouts and bwrap setup failures, and the
+// doctor probes for each networkless profile.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { readFileSync, statSync } from "node:fs"
+import { AppError } from "../../src/errors"
+import { hostFs } from "../../src/sandbox/fs-view"
+import { planSandbox } from "../../src/sandbox/plan"
+import { probeSandboxProfiles } from "../../src/sandbox/probes"
+import { runSandboxed } from "../../src/sandbox/run"
+import { makeFixture, type Fixture } from "./_harness"
+
+let fx: Fixture
+beforeAll(async () => {
+  fx = await makeFixture()
+})
+afterAll(() => fx.cleanup())
+
+const sh = (script: string, options: Partial<Parameters<typeof runSandboxed>[2]> = {}) =>
+  runSandboxed(planSandbox({ profile: { kind: "worker" }, workspace: fx.workspace, host: fx.host }, hostFs), ["/bin/bash", "-c", script], {
+    timeoutMs: 10_000,
+    maxOutputBytes: 4096,
+    ...options,
+  })
+
+describe("runSandboxed", () => {
+  test("returns the exit code, stdout and stderr of the command", async () => {
+    const result = await sh("echo out; echo err >&2; exit 3")
+    expect(result).toMatchObject({ exitCode: 3, stdout: "out\n", stderr: "err\n", timedOut: false, truncated: false })
+    expect(result.failure).toBeUndefined()
+  })
+
+  test("caps what it returns and says so", async () => {
+    const result = await sh("head -c 1000000 /dev/zero | tr '\\0' a")
+    expect(result.stdout.length).toBe(4096)
+    expect(result.truncated).toBe(true)
+  })
+
+  test("streams everything to the log file up to its limit, noting what was dropped", async () => {
+    const logFile = `${fx.root}/run.log`
+    const result = await sh("for i in $(seq 1 20000); do echo line-$i; done; echo done >&2", { logFile, logLimitBytes: 50_000 })
+    expect(result.log).toMatchObject({ path: logFile, bytesWritten: 50_000 })
+    expect(result.log!.bytesSeen).toBeGreaterThan(150_000)
+    const text = readFileSync(logFile, "utf8")
+    expect(text.startsWith("line-1\nline-2\n")).toBe(true)
+    expect(text).toContain("[log truncated: kept 50000 of")
+    expect(statSync(logFile).size).toBeLessThan(50_100)
+  })
+
+  test("a command past its timeout is killed and reported as timed out", async () => {
+    const started = Date.now()
+    const result = await sh("sleep 30", { timeoutMs: 1000 })
+    expect(result.timedOut).toBe(true)
+    expect(Date.now() - started).toBeLessThan(5000)
+  })
+
+  test("an abort signal stops the sandbox", async () => {
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 300)
+    const result = await sh("sleep 30", { signal: controller.signal })
+    expect(result.aborted).toBe(true)
+  })
+
+  test("a missing bwrap is a Prerequisite error naming the fix", async () => {
+    const error = await sh("true", { bwrap: "/nonexistent/bwrap" }).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(AppError)
+    expect((error as AppError).kind).toBe("Prerequisite")
+    expect((error as AppError).hint).toContain("install-bwrap.sh")
+  })
+
+  test("a bwrap setup failure is classified, not passed off as the command's exit", async () => {
+    const missing = await runSandboxed(
+      planSandbox({ profile: { kind: "scout" }, workspace: fx.workspace, host: fx.host }, hostFs),
+      ["/no/such/command"],
+      { timeoutMs: 5000, maxOutputBytes: 4096 },
+    )
+    expect(missing.failure?.code).toBe("exec-failed")
+  })
+})
+
+describe("probeSandboxProfiles", () => {
+  test("scout, worker and runner each pass their fixed probe", async () => {
+    const reports = await probeSandboxProfiles({ host: fx.host, tmpRoot: fx.root })
+    expect(reports.map((report) => [report.profile, report.ok, report.detail])).toEqual([
+      ["scout", true, "ok"],
+      ["worker", true, "ok"],
+      ["runner", true, "ok"],
+    ])
+  })
+
+  test("a probe fails (and says why) when the sandbox cannot start", async () => {
+    const reports = await probeSandboxProfiles({ host: fx.host, tmpRoot: fx.root, bwrap: "/nonexistent/bwrap" })
+    expect(reports.every((report) => !report.ok && report.detail.length > 0)).toBe(true)
+  })
+})
