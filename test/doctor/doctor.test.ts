@@ -1,0 +1,118 @@
+// Doctor on an isolated installation: healthy as installed, and each broken piece turns it
+// unhealthy with the fix named.
+import { describe, expect, test } from "bun:test"
+import { readFileSync, rmSync } from "node:fs"
+import { LAUNCHERS } from "../../src/doctor/prerequisites"
+import { sandboxChecks } from "../../src/doctor/probes"
+import { formatJson, formatReport } from "../../src/doctor/report"
+import { exitCodeOf, runDoctor, type DoctorReport } from "../../src/doctor/run"
+import { doctorDepsFor, installYes, machine, type Machine } from "../install/helpers"
+
+const installed = async (m: Machine, integrations = "codex") => {
+  const result = await installYes(m, { models: "scout=local/m,worker=local/n", variants: "scout=low", integrations })
+  expect(result.code).toBe(0)
+}
+const failures = (report: DoctorReport) => report.checks.filter((c) => c.status === "fail")
+
+describe("doctor", () => {
+  test("a fresh isolated install is healthy; without probes it is READINESS_UNVERIFIED, never HEALTHY", async () => {
+    using m = machine()
+    await installed(m, "codex,claude")
+    const probed = await runDoctor(doctorDepsFor(m), { sandboxProbes: true, live: false })
+    expect(failures(probed)).toEqual([])
+    expect(probed.verdict).toBe("DOCTOR_HEALTHY")
+    expect(formatReport(probed).split("\n").at(-1)).toBe("DOCTOR_HEALTHY")
+    const skipped = await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: false })
+    expect(skipped.verdict).toBe("DOCTOR_READINESS_UNVERIFIED")
+    expect(exitCodeOf(skipped)).toBe(0)
+    expect(JSON.parse(formatJson(skipped))).toMatchObject({ verdict: "DOCTOR_READINESS_UNVERIFIED", healthy: false })
+  }, 60_000)
+
+  test("the real sandbox probes pass on this host (bwrap >= 0.12 at /usr/bin/bwrap)", async () => {
+    using m = machine()
+    const checks = await sandboxChecks({ env: m.env, bwrap: LAUNCHERS.bwrap, tmpRoot: m.dir })
+    expect(checks.map((c) => [c.id, c.status])).toEqual([["sandbox:scout", "pass"], ["sandbox:worker", "pass"], ["sandbox:runner", "pass"]])
+  }, 60_000)
+
+  const broken: Array<{ name: string; breakIt: (m: Machine) => Partial<Parameters<typeof doctorDepsFor>[1]> | void; id: string; detail: RegExp; fix: RegExp }> = [
+    {
+      name: "missing bwrap",
+      breakIt: (m) => ({ launchers: { ...LAUNCHERS, bwrap: `${m.dir}/no-such-bwrap` } }),
+      id: "bwrap",
+      detail: /no-such-bwrap is missing/,
+      fix: /bubblewrap >= 0\.12\.0 at \/usr\/bin\/bwrap/,
+    },
+    {
+      name: "old bwrap",
+      breakIt: (m) => ({ launchers: { ...LAUNCHERS, bwrap: m.write(`${m.dir}/old-bwrap`, "#!/bin/sh\necho 'bubblewrap 0.8.0'\n", 0o755) } }),
+      id: "bwrap",
+      detail: /bubblewrap 0\.8\.0 is older than 0\.12\.0/,
+      fix: /install-bwrap\.sh/,
+    },
+    {
+      name: "missing launcher",
+      breakIt: (m) => ({ launchers: { ...LAUNCHERS, python3: `${m.dir}/python3` } }),
+      id: "launcher:python3",
+      detail: /python3 is missing/,
+      fix: /exactly/,
+    },
+    {
+      name: "agent file with the wrong step limit",
+      breakIt: (m) => {
+        const file = `${m.paths.opencodeAgentsDir}/opencode-orchestrator-worker.md`
+        m.write(file, readFileSync(file, "utf8").replace("steps: 32", "steps: 12"))
+      },
+      id: "agent:opencode-orchestrator-worker",
+      detail: /has steps 12, but the config gives worker 32/,
+      fix: /install --yes/,
+    },
+    {
+      name: "Codex timeout mismatch",
+      breakIt: (m) => {
+        const file = `${m.env.CODEX_HOME}/config.toml`
+        m.write(file, readFileSync(file, "utf8").replace("tool_timeout_sec = 1500", "tool_timeout_sec = 600"))
+      },
+      id: "codex:mcp",
+      detail: /tool_timeout_sec is 600, but the config's parent deadline is 1500s/,
+      fix: /tool_timeout_sec = 1500/,
+    },
+    {
+      name: "plugin missing",
+      breakIt: (m) => void rmSync(m.paths.opencodePluginFile),
+      id: "plugin",
+      detail: /is missing/,
+      fix: /install --yes/,
+    },
+    {
+      name: "configured variant no longer offered",
+      breakIt: (m) => {
+        const config = JSON.parse(readFileSync(m.paths.configFile, "utf8"))
+        m.write(m.paths.configFile, JSON.stringify({ ...config, modelVariants: { scout: "turbo" } }))
+      },
+      id: "model:scout",
+      detail: /local\/m has no variant "turbo"/,
+      fix: /pick a listed variant/,
+    },
+  ]
+  for (const c of broken)
+    test(`${c.name} → unhealthy, fix named`, async () => {
+      using m = machine()
+      await installed(m)
+      const over = c.breakIt(m) ?? {}
+      const report = await runDoctor(doctorDepsFor(m, over), { sandboxProbes: true, live: false })
+      expect(report.verdict).toBe("DOCTOR_UNHEALTHY")
+      expect(exitCodeOf(report)).toBe(1)
+      const failed = failures(report).find((f) => f.id === c.id)
+      expect(failed?.detail).toMatch(c.detail)
+      expect(failed?.fix).toMatch(c.fix)
+      expect(formatReport(report)).toMatch(/\nDOCTOR_UNHEALTHY$/)
+    }, 60_000)
+
+  test("--live is a named seam until the demo path is wired: it fails rather than pretending", async () => {
+    using m = machine()
+    await installed(m)
+    const report = await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: true })
+    expect(report.verdict).toBe("DOCTOR_UNHEALTHY")
+    expect(failures(report).map((f) => f.id)).toEqual(["live"])
+  }, 60_000)
+})
