@@ -48,7 +48,7 @@ describe("classifyBwrapFailure", () => {
   for (const [stderr, code] of cases)
     test(`${JSON.stringify(stderr.slice(0, 50))} → ${code ?? "not bwrap's"}`, () => {
       const failure = classifyBwrapFailure(stderr)
-      expect(failure?.code).toBe(code as never)
+      expect(failure?.code as string | undefined).toBe(code)
       if (failure) expect(failure.hint.length).toBeGreaterThan(20)
     })
 })

@@ -1,11 +1,12 @@
 // The runner on the real bwrap: output caps, the log file, timeouts and bwrap setup failures, and the
 // doctor probes for each networkless profile.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { readFileSync, statSync } from "node:fs"
+import { existsSync, readFileSync, statSync } from "node:fs"
 import { AppError } from "../../src/errors"
 import { hostFs } from "../../src/sandbox/fs-view"
 import { planSandbox } from "../../src/sandbox/plan"
 import { probeSandboxProfiles } from "../../src/sandbox/probes"
+import { ALL_PROFILES, profileName, profilePolicy } from "../../src/sandbox/profiles"
 import { runSandboxed } from "../../src/sandbox/run"
 import { makeFixture, type Fixture } from "./_harness"
 
@@ -75,6 +76,20 @@ describe("runSandboxed", () => {
     )
     expect(missing.failure?.code).toBe("exec-failed")
   })
+})
+
+describe("what each profile allows", () => {
+  for (const profile of ALL_PROFILES)
+    test(`${profileName(profile)}: private /tmp and HOME writable, workspace ${profilePolicy(profile).workspace}, git usable`, async () => {
+      const plan = planSandbox({ profile, workspace: fx.workspace, host: fx.host }, hostFs)
+      const name = `edit-${profileName(profile)}`
+      const script = `echo t > /tmp/t && echo h > "$HOME/h" && git status --short >/dev/null && echo ok > ${name}`
+      const result = await runSandboxed(plan, ["/bin/bash", "-c", script], { timeoutMs: 10_000, maxOutputBytes: 4096 })
+      const writable = profilePolicy(profile).workspace === "writable"
+      expect(result.exitCode === 0).toBe(writable)
+      expect(existsSync(`${fx.workspace}/${name}`)).toBe(writable)
+      if (!writable) expect(result.stderr).toContain("Read-only file system")
+    })
 })
 
 describe("probeSandboxProfiles", () => {
