@@ -1,9 +1,11 @@
-// One delegation from start to result: resolve the workspace and model route, run an OpenCode
-// session with the role's agent, follow it, read back what it did, and clean up.
+// One turn of a delegation on the shared OpenCode server: create the session (or reuse the task's),
+// send the brief, follow the session to idle through the event hub while answering every permission
+// or question ask by policy, and read back what it did. An empty final answer gets one continuation
+// asking for the report. Cleanup (remove, park, preserve) belongs to the task lifecycle.
+import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import type { Role } from "../config/schema"
-import { timeoutLimits } from "../config/schema"
 import { AppError, fail } from "../errors"
-import { checkRoute, readCatalog } from "../opencode/catalog"
+import type { EventHub } from "../opencode/client"
 import { answerAsk } from "../opencode/policy"
 import {
   abortSession,
@@ -11,32 +13,18 @@ import {
   lastMessageID,
   parseModel,
   readTranscript,
-  removeSession,
   sendPrompt,
+  settleAfterAbort,
   waitIdle,
   type ModelRoute,
   type Transcript,
   type WaitOutcome,
 } from "../opencode/session"
-import { canonicalWorkspace } from "../workspace/root"
 import { describeEvent, newTracker } from "./progress"
-import { fromTranscript, type DelegationResult, type Status } from "./result"
+import type { Status } from "./result"
 import type { Runtime } from "./runtime"
 
-export interface DelegationRequest {
-  role: Role
-  agent: string
-  cwd: string
-  brief: string
-  title: string
-  /** provider/model; overrides the configured model for this call. */
-  model?: string
-  variant?: string
-  signal?: AbortSignal
-  onProgress?: (message: string) => void
-}
-
-const EMPTY_REPORT_NUDGE =
+export const EMPTY_REPORT_NUDGE =
   "Your last message did not contain the report. Do not call any more tools. Write the final report now, in the format your instructions give."
 
 export async function resolveRoute(runtime: Runtime, role: Role, model?: string, variant?: string): Promise<{ route?: ModelRoute; explicit: boolean }> {
@@ -52,58 +40,85 @@ export async function resolveRoute(runtime: Runtime, role: Role, model?: string,
   return { route: { ...parseModel(id), variant: chosenVariant }, explicit: model !== undefined || variant !== undefined }
 }
 
-export async function delegate(runtime: Runtime, request: DelegationRequest): Promise<DelegationResult> {
-  const started = Date.now()
-  const workspace = await canonicalWorkspace(request.cwd)
-  const config = await runtime.config()
-  const timeoutMs = runtime.flags.bridgeTimeoutMs ?? timeoutLimits(config)[request.role] * 1000
-  const { route, explicit } = await resolveRoute(runtime, request.role, request.model, request.variant)
-  const { client, hub } = await runtime.opencode()
-  if (route && explicit) checkRoute(await readCatalog(client, workspace), route)
+export interface TurnSpec {
+  client: OpencodeClient
+  hub: EventHub
+  workspace: string
+  agent: string
+  title: string
+  route?: ModelRoute
+  /** Epoch ms: the session is aborted then. */
+  deadline: number
+  signal: AbortSignal
+  /** The task's session: continue it instead of creating one. */
+  sessionID?: string
+  /** Follow a session that is already working (after a restart): send nothing. */
+  attach?: boolean
+  onSession(sessionID: string): Promise<void>
+  onProgress(line: string): void
+}
 
-  const sessionID = await createSession(client, workspace, request.title)
+export interface Turn {
+  sessionID?: string
+  outcome: WaitOutcome
+  transcript?: Transcript
+}
+
+export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
+  const { client, hub, workspace } = spec
+  if (spec.signal.aborted) return { outcome: { kind: "aborted" } }
+  const sessionID = spec.sessionID ?? (await createSession(client, workspace, spec.title))
+  if (!spec.sessionID) await spec.onSession(sessionID)
   const tracker = newTracker()
-  const follow = (deadline: number): Promise<WaitOutcome> =>
+  const follow = (): Promise<WaitOutcome> =>
     waitIdle(client, hub, sessionID, workspace, {
-      signal: request.signal,
-      deadline,
+      signal: spec.signal,
+      deadline: spec.deadline,
       onEvent: (event) => {
-        void answerAsk(client, workspace, event).then((answered) => answered && request.onProgress?.(`refused a ${answered.kind} request (${answered.kind === "permission" ? answered.permission : "question"})`))
         const line = describeEvent(event, tracker)
-        if (line) request.onProgress?.(line)
+        if (line) spec.onProgress(line)
+        void answerAsk(client, workspace, event).then((answered) => {
+          if (answered) spec.onProgress(`refused a ${answered.kind} request${answered.kind === "permission" ? ` (${answered.permission} ${answered.patterns.join(" ")})`.trimEnd() : ""}`)
+        })
       },
     })
 
   let outcome: WaitOutcome = { kind: "aborted" }
-  let transcript: Transcript | undefined
-  try {
-    const deadline = started + timeoutMs
-    await sendPrompt(client, sessionID, { directory: workspace, agent: request.agent, text: request.brief, model: route })
-    outcome = await follow(deadline)
-    if (outcome.kind === "aborted" || outcome.kind === "deadline") await abortSession(client, sessionID, workspace)
-    transcript = await readTranscript(client, sessionID, workspace)
-    if (outcome.kind === "idle" && !transcript.text) {
-      // A model that spent its last step on a tool call or returned nothing gets one plain request for the report.
-      const before = await lastMessageID(client, sessionID, workspace)
-      await sendPrompt(client, sessionID, { directory: workspace, agent: request.agent, text: EMPTY_REPORT_NUDGE, model: route })
-      outcome = await follow(deadline)
-      const retry = await readTranscript(client, sessionID, workspace, before)
-      transcript = { ...retry, steps: transcript.steps + retry.steps, tools: [...transcript.tools, ...retry.tools] }
-    }
-  } finally {
-    if (!runtime.flags.preserveSessions) await removeSession(client, sessionID, workspace)
+  const before = spec.sessionID && !spec.attach ? await lastMessageID(client, sessionID, workspace) : undefined
+  if (!spec.signal.aborted) {
+    if (!spec.attach) await sendPrompt(client, sessionID, { directory: workspace, agent: spec.agent, text: brief, model: spec.route })
+    outcome = await follow()
   }
-  const status = statusOf(outcome, transcript)
-  const result = fromTranscript({ role: request.role, workspace, sessionID, durationMs: Date.now() - started, status }, transcript)
-  if (outcome.kind === "error") result.error = outcome.message
-  if (status === "timed_out") result.next = `The ${request.role} ran out of its ${Math.round(timeoutMs / 1000)}s budget; narrow the task or raise timeoutLimits.`
-  if (status === "needs_review") result.next = "The agent finished without a usable report; read the session or rerun with a narrower task."
-  return result
+  if (outcome.kind !== "idle") {
+    await abortSession(client, sessionID, workspace)
+    await settleAfterAbort(client, sessionID, workspace)
+  }
+  let transcript = await readTranscript(client, sessionID, workspace, before).catch(() => undefined)
+  if (outcome.kind === "idle" && transcript && !transcript.text) {
+    // A model that spent its last step on a tool call or returned nothing gets one plain request for the report.
+    const mark = await lastMessageID(client, sessionID, workspace)
+    spec.onProgress("no report in the final answer; asking for it once")
+    await sendPrompt(client, sessionID, { directory: workspace, agent: spec.agent, text: EMPTY_REPORT_NUDGE, model: spec.route })
+    outcome = await follow()
+    if (outcome.kind !== "idle") {
+      await abortSession(client, sessionID, workspace)
+      await settleAfterAbort(client, sessionID, workspace)
+    }
+    const retry = await readTranscript(client, sessionID, workspace, mark).catch(() => undefined)
+    if (retry) transcript = { ...retry, steps: transcript.steps + retry.steps, tools: [...transcript.tools, ...retry.tools], tokens: sumTokens(transcript.tokens, retry.tokens), cost: transcript.cost + retry.cost }
+  }
+  return { sessionID, outcome, transcript }
 }
 
-function statusOf(outcome: WaitOutcome, transcript: Transcript | undefined): Status {
+function sumTokens(a: Transcript["tokens"], b: Transcript["tokens"]): Transcript["tokens"] {
+  return { input: a.input + b.input, output: a.output + b.output, reasoning: a.reasoning + b.reasoning, cacheRead: a.cacheRead + b.cacheRead, cacheWrite: a.cacheWrite + b.cacheWrite }
+}
+
+export function statusOf(outcome: WaitOutcome, transcript: Transcript | undefined): Status {
   if (outcome.kind === "aborted") return "cancelled"
   if (outcome.kind === "deadline") return "timed_out"
+  // Aborted from elsewhere (another process's task_cancel, or a person in the TUI).
+  if (transcript?.error?.startsWith("MessageAbortedError")) return "cancelled"
   if (outcome.kind === "error" || transcript?.error) return "failed"
   return transcript?.text ? "succeeded" : "needs_review"
 }

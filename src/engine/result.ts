@@ -1,14 +1,21 @@
 // The result a parent receives: a short report plus fields it can check.
 import type { Role } from "../config/schema"
 import { formatModel, type ToolCall, type Transcript } from "../opencode/session"
+import type { FileChange } from "../workspace/changes"
 
 export const STATUSES = ["running", "succeeded", "failed", "timed_out", "cancelled", "needs_review", "interrupted"] as const
 export type Status = (typeof STATUSES)[number]
+
+export interface Command {
+  command: string
+  exitCode?: number
+}
 
 export interface DelegationResult {
   status: Status
   role: Role
   report: string
+  taskID?: string
   sessionID?: string
   /** provider/model#variant that actually answered, from OpenCode's messages. */
   model?: string
@@ -18,12 +25,21 @@ export interface DelegationResult {
   durationMs: number
   workspace: string
   tools: ToolCall[]
+  /** From git (before/after snapshots), not from the model; undefined outside a git repository. */
+  files?: FileChange[]
+  /** Shell commands the agent ran, with their exit codes when the tool reported one. */
+  commands: Command[]
+  /** Where the whole conversation can be read. */
+  transcript?: string
   error?: string
   /** What the parent should do next, when the outcome needs it. */
   next?: string
 }
 
-export function fromTranscript(base: { role: Role; workspace: string; sessionID?: string; durationMs: number; status: Status }, transcript?: Transcript): DelegationResult {
+const SHELL_TOOLS = /^(bash|sandbox_)/
+
+export function fromTranscript(base: { role: Role; workspace: string; taskID?: string; sessionID?: string; durationMs: number; status: Status }, transcript?: Transcript): DelegationResult {
+  const tools = transcript?.tools ?? []
   return {
     ...base,
     report: transcript?.text ?? "",
@@ -31,7 +47,8 @@ export function fromTranscript(base: { role: Role; workspace: string; sessionID?
     steps: transcript?.steps ?? 0,
     tokens: transcript?.tokens ?? { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
     cost: transcript?.cost ?? 0,
-    tools: transcript?.tools ?? [],
+    tools,
+    commands: tools.filter((call) => SHELL_TOOLS.test(call.tool) && call.target).map((call) => ({ command: call.target, exitCode: call.exitCode })),
     error: transcript?.error,
   }
 }
@@ -40,13 +57,17 @@ export function fromTranscript(base: { role: Role; workspace: string; sessionID?
 export function renderText(result: DelegationResult): string {
   const facts = [
     `status: ${result.status}`,
+    result.taskID && `task: ${result.taskID}`,
     result.model && `model: ${result.model}`,
     `steps: ${result.steps}`,
     `tokens: ${result.tokens.input} in / ${result.tokens.output} out`,
     `duration: ${(result.durationMs / 1000).toFixed(1)}s`,
     result.sessionID && `session: ${result.sessionID}`,
   ].filter(Boolean)
-  const lines = [result.report || "(no report)", "", facts.join(" · ")]
+  const lines = [result.report || (result.status === "running" ? "(still running)" : "(no report)"), "", facts.join(" · ")]
+  if (result.files) lines.push(`files changed (git): ${result.files.length ? result.files.map((file) => `${file.path} (${file.change})`).join(", ") : "none"}`)
+  if (result.commands.length) lines.push(`commands: ${result.commands.map((c) => `${c.command} → ${c.exitCode ?? "?"}`).join("; ")}`)
+  if (result.transcript) lines.push(`transcript: ${result.transcript}`)
   if (result.error) lines.push(`error: ${result.error}`)
   if (result.next) lines.push(`next: ${result.next}`)
   return lines.join("\n")

@@ -1,15 +1,31 @@
-// The MCP server: one tool per file under tools/, the instructions the parent reads first.
+// The MCP server: one tool per file under tools/, the instructions the parent reads first. Task
+// records left by an earlier process are recovered in the background as the server starts.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { Delegations } from "../engine/lifecycle"
+import { installRecovery } from "../engine/recovery"
 import type { Runtime } from "../engine/runtime"
 import { VERSION } from "../version"
 import instructions from "./instructions.md" with { type: "text" }
 import { registerScout } from "./tools/scout"
+import { registerTaskCancel } from "./tools/task_cancel"
+import { registerTaskContinue } from "./tools/task_continue"
+import { registerTaskList } from "./tools/task_list"
+import { registerTaskResult } from "./tools/task_result"
+import { registerTaskStatus } from "./tools/task_status"
+import { registerWorker } from "./tools/worker"
 
 /** MCP registration name, kept from the system this one replaces so existing prompts work. */
 export const SERVER_NAME = "opencode-agents"
 
-export function createServer(runtime: Runtime): McpServer {
+export function createServer(runtime: Runtime, delegations = new Delegations(runtime)): McpServer {
   const server = new McpServer({ name: SERVER_NAME, version: VERSION }, { instructions, capabilities: { tools: {} } })
-  registerScout(server, runtime)
+  void installRecovery(delegations)
+  registerScout(server, delegations)
+  registerWorker(server, delegations)
+  registerTaskStatus(server, delegations)
+  registerTaskResult(server, delegations)
+  registerTaskCancel(server, delegations)
+  registerTaskList(server, delegations)
+  registerTaskContinue(server, delegations)
   return server
 }

@@ -4,7 +4,8 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js"
 import { z } from "zod"
 import { AppError } from "../errors"
-import { STATUSES, renderText, type DelegationResult } from "../engine/result"
+import { fromTranscript, STATUSES, renderText, type DelegationResult } from "../engine/result"
+import type { TaskRecord } from "../engine/tasks"
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
 
@@ -13,7 +14,17 @@ export const modelArgs = {
   variant: z.string().min(1).optional().describe("Optional model variant (e.g. a reasoning effort) as OpenCode lists it for that model."),
 }
 
+export const idempotencyArg = {
+  idempotency_key: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("Optional key for retries: a call with a key already used re-attaches to that task (running or finished) instead of starting another."),
+}
+
 export const resultShape = {
+  task_id: z.string().optional().describe("The task: pass it to task_status, task_result, task_cancel or task_continue."),
   status: z.enum(STATUSES).describe("succeeded, failed, timed_out, cancelled, needs_review, running or interrupted"),
   report: z.string().describe("The agent's final report."),
   model: z.string().optional().describe("The provider/model#variant that actually answered."),
@@ -24,12 +35,20 @@ export const resultShape = {
   session_id: z.string().optional(),
   workspace: z.string(),
   tool_calls: z.array(z.object({ tool: z.string(), status: z.string(), target: z.string(), exit_code: z.number().optional() })),
+  files_changed: z
+    .array(z.object({ path: z.string(), change: z.enum(["added", "modified", "deleted", "renamed"]) }))
+    .optional()
+    .describe("Files the task changed, from git status before and after it (absent outside a git repository)."),
+  commands: z.array(z.object({ command: z.string(), exit_code: z.number().optional() })).describe("Shell commands the agent ran, with exit codes."),
+  transcript: z.string().optional().describe("Where the whole conversation can be read."),
+  progress: z.array(z.string()).optional().describe("The latest progress lines of a running task."),
   error: z.string().optional(),
   next: z.string().optional().describe("What to do next when the outcome needs it."),
 }
 
 export function toStructured(result: DelegationResult) {
   return {
+    task_id: result.taskID,
     status: result.status,
     report: result.report,
     model: result.model,
@@ -40,6 +59,9 @@ export function toStructured(result: DelegationResult) {
     session_id: result.sessionID,
     workspace: result.workspace,
     tool_calls: result.tools.map((call) => ({ tool: call.tool, status: call.status, target: call.target, exit_code: call.exitCode })),
+    files_changed: result.files,
+    commands: result.commands.map((command) => ({ command: command.command, exit_code: command.exitCode })),
+    transcript: result.transcript,
     error: result.error,
     next: result.next,
   }
@@ -51,6 +73,16 @@ export function delegationResult(result: DelegationResult): CallToolResult {
     structuredContent: toStructured(result),
     isError: result.status === "failed",
   }
+}
+
+/** A task that is still running: its id, what it did lately, and how to continue. */
+export function runningResult(record: TaskRecord, waitedMs: number): CallToolResult {
+  const result: DelegationResult = {
+    ...fromTranscript({ role: record.role, workspace: record.workspace, taskID: record.id, sessionID: record.sessionID, durationMs: Date.now() - Date.parse(record.createdAt), status: "running" }),
+    report: record.progress.length ? `Still running. Latest: ${record.progress.at(-1)}` : "Still running.",
+    next: `The task continues in the background. Call task_status with task_id "${record.id}" and wait_seconds (up to 50) to follow it, task_result when it is done, or task_cancel to stop it. Waited ${Math.round(waitedMs / 1000)}s here so the call returns before the client's deadline.`,
+  }
+  return { content: [{ type: "text", text: renderText(result) }], structuredContent: { ...toStructured(result), progress: record.progress.slice(-10) } }
 }
 
 /** An expected failure (bad input, missing prerequisite) as a result the parent can act on. */

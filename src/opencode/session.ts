@@ -107,6 +107,35 @@ export async function abortSession(client: OpencodeClient, sessionID: string, di
   await client.session.abort({ sessionID, directory }).catch(() => undefined)
 }
 
+/** A never-run copy of the session's conversation (to continue it later once the original is removed). */
+export async function forkSession(client: OpencodeClient, sessionID: string, directory: string): Promise<string | undefined> {
+  const result = await client.session.fork({ sessionID, directory }).catch(() => undefined)
+  return result?.data?.id
+}
+
+export type SessionState = "busy" | "idle" | "missing"
+
+/** Whether the session exists and is working (busy or retrying) or idle. */
+export async function sessionState(client: OpencodeClient, sessionID: string, directory: string): Promise<SessionState> {
+  const found = await client.session.get({ sessionID, directory }).catch(() => undefined)
+  if (!found?.data) return "missing"
+  const status = await client.session.status({ directory }).catch(() => undefined)
+  const state = (status?.data as Record<string, { type: string }> | undefined)?.[sessionID]
+  return state && state.type !== "idle" ? "busy" : "idle"
+}
+
+/** Waits (briefly) until an aborted session stops working, so what it wrote has landed. */
+export async function settleAfterAbort(client: OpencodeClient, sessionID: string, directory: string, timeoutMs = 3000) {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline && (await sessionState(client, sessionID, directory)) === "busy") await Bun.sleep(100)
+}
+
+/** Sessions in the directory whose title contains `marker` (a task id), newest first. */
+export async function findSessions(client: OpencodeClient, directory: string, marker: string): Promise<string[]> {
+  const result = await client.session.list({ directory, search: marker }).catch(() => undefined)
+  return (result?.data ?? []).filter((session) => session.title.includes(marker)).map((session) => session.id)
+}
+
 /** True once the session is confirmed gone. */
 export async function removeSession(client: OpencodeClient, sessionID: string, directory: string): Promise<boolean> {
   const result = await client.session.delete({ sessionID, directory }).catch(() => undefined)

@@ -1,0 +1,285 @@
+// The task lifecycle: every delegation is a task with a record on disk. start() checks the budget,
+// takes the writer state for writable work, writes the record, and runs the turn in the background
+// of this process; a tool call waits on it only as long as its sync budget allows. settle() turns
+// the turn into a result, measures what changed with git, and releases the workspace only once the
+// session is confirmed removed (a never-run fork keeps the conversation for task_continue).
+import type { Role } from "../config/schema"
+import { timeoutLimits } from "../config/schema"
+import { describe, fail } from "../errors"
+import { checkRoute, readCatalog } from "../opencode/catalog"
+import { forkSession, formatModel, removeSession, type ModelRoute } from "../opencode/session"
+import { changedFiles, snapshot } from "../workspace/changes"
+import { canonicalWorkspace } from "../workspace/root"
+import { planBudget } from "./budgets"
+import { resolveRoute, runTurn, statusOf, type Turn } from "./delegate"
+import { lockedError, orphaned, WriterLocks } from "./locks"
+import { fromTranscript, type Status } from "./result"
+import type { Runtime } from "./runtime"
+import { isFinished, newTaskId, noteProgress, TaskStore, type TaskRecord } from "./tasks"
+
+export interface StartRequest {
+  role: Role
+  agent: string
+  cwd: string
+  brief: string
+  /** Short title; the task id is appended so a session can be found again after a restart. */
+  title: string
+  model?: string
+  variant?: string
+  writable: boolean
+  idempotencyKey?: string
+  /** This operation's deadline instead of the role's (tests, runner options). */
+  timeoutMs?: number
+  commandTimeoutS?: number
+}
+
+export interface Live {
+  record: TaskRecord
+  controller: AbortController
+  done: Promise<TaskRecord>
+  /** Called with each progress line, and with no line when the task settles. */
+  listeners: Set<(line?: string) => void>
+}
+
+export class Delegations {
+  readonly store: TaskStore
+  readonly locks: WriterLocks
+  readonly live = new Map<string, Live>()
+  /** Set by recovery (recovery.ts); every entry point waits for it first. */
+  recovering: Promise<void> = Promise.resolve()
+  /** Settles a task left behind by a dead process; installed by recovery.ts. */
+  reconcile: (holder: { taskID: string; workspace: string }) => Promise<void> = async () => {}
+
+  constructor(readonly runtime: Runtime) {
+    this.store = new TaskStore(runtime.paths.tasksDir)
+    this.locks = new WriterLocks(runtime.paths.locksDir)
+  }
+
+  /** Starts a task, or returns the task already started under the same idempotency key. */
+  async start(request: StartRequest): Promise<{ record: TaskRecord; attached: boolean }> {
+    await this.recovering
+    if (request.idempotencyKey) {
+      const existing = await this.store.findByKey(request.idempotencyKey)
+      if (existing) {
+        if (existing.role !== request.role) throw fail("Usage", `idempotency_key "${request.idempotencyKey}" belongs to ${existing.role} task ${existing.id}.`, "Use a new key for a different delegation.")
+        return { record: this.live.get(existing.id)?.record ?? existing, attached: true }
+      }
+    }
+    const workspace = await canonicalWorkspace(request.cwd)
+    const config = await this.runtime.config()
+    // Before any lock or session: an impossible budget fails here, naming the operation and reserve.
+    const budget = planBudget({ operation: request.role, role: request.role, limits: timeoutLimits(config), bridgeTimeoutMs: this.runtime.flags.bridgeTimeoutMs, overrideMs: request.timeoutMs, commandTimeoutS: request.commandTimeoutS })
+    const { route, explicit } = await resolveRoute(this.runtime, request.role, request.model, request.variant)
+    if (route && explicit) checkRoute(await readCatalog((await this.runtime.opencode()).client, workspace), route)
+    const id = newTaskId()
+    if (request.writable) await this.acquire(workspace, id)
+    const now = new Date().toISOString()
+    const record: TaskRecord = {
+      version: 1,
+      id,
+      role: request.role,
+      agent: request.agent,
+      workspace,
+      title: `${request.title} [${id}]`,
+      writable: request.writable,
+      status: "running",
+      idempotencyKey: request.idempotencyKey,
+      sessions: [],
+      route,
+      ownerPid: process.pid,
+      createdAt: now,
+      updatedAt: now,
+      deadline: Date.now() + budget.operationMs,
+      operationMs: budget.operationMs,
+      turns: 1,
+      revision: 0,
+      progress: [],
+    }
+    try {
+      record.snapshot = await snapshot(workspace)
+      await this.store.save(record)
+    } catch (error) {
+      if (request.writable) await this.locks.clear(workspace, id)
+      throw error
+    }
+    this.launch(record, request.brief)
+    return { record, attached: false }
+  }
+
+  /** Sends rework into a finished task's conversation; the task runs again under the same id. */
+  async continue(id: string, brief: string, timeoutMs?: number): Promise<TaskRecord> {
+    await this.recovering
+    const record = this.live.get(id)?.record ?? (await this.store.read(id))
+    if (!record) throw fail("Usage", `No task ${id}.`, "Call task_list for the known tasks.")
+    if (!isFinished(record.status)) throw fail("Usage", `Task ${id} is still ${record.status}.`, "Wait for it with task_status (wait_seconds), or task_cancel it first.")
+    if (!record.sessionID) throw fail("Usage", `Task ${id} has no session to continue (it ended before one was kept).`, "Start a new worker or scout task with the rework as its brief.")
+    const budget = planBudget({ operation: `task_continue (${record.role})`, role: record.role, limits: timeoutLimits(await this.runtime.config()), bridgeTimeoutMs: this.runtime.flags.bridgeTimeoutMs, overrideMs: timeoutMs })
+    if (record.writable) await this.acquire(record.workspace, id)
+    Object.assign(record, { status: "running" as Status, ownerPid: process.pid, deadline: Date.now() + budget.operationMs, operationMs: budget.operationMs, result: undefined, finishedAt: undefined, note: undefined })
+    record.turns++
+    record.revision++
+    record.snapshot = await snapshot(record.workspace)
+    await this.store.save(record)
+    this.launch(record, brief)
+    return record
+  }
+
+  /** Takes the writer state, reconciling a holder whose process died; refuses while anyone else holds it. */
+  private async acquire(workspace: string, id: string) {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const taken = await this.locks.tryAcquire(workspace, id)
+      if (taken.acquired) return
+      if (taken.holder.taskID === id) return this.locks.set(workspace, id, "active")
+      if (attempt === 0 && orphaned(taken.holder)) {
+        await this.reconcile(taken.holder)
+        continue
+      }
+      throw lockedError(taken.holder)
+    }
+  }
+
+  launch(record: TaskRecord, brief: string, attach = false): Live {
+    const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record) }
+    this.live.set(record.id, live)
+    live.done = this.drive(live, brief, attach)
+    return live
+  }
+
+  private async drive(live: Live, brief: string, attach: boolean): Promise<TaskRecord> {
+    const { record } = live
+    const started = Date.now()
+    let turn: Turn
+    try {
+      const { client, hub } = await this.runtime.opencode()
+      turn = await runTurn(
+        {
+          client,
+          hub,
+          workspace: record.workspace,
+          agent: record.agent,
+          title: record.title,
+          route: record.route,
+          deadline: record.deadline,
+          signal: live.controller.signal,
+          sessionID: record.sessionID,
+          attach,
+          onSession: async (sessionID) => {
+            record.sessionID = sessionID
+            record.sessions.push(sessionID)
+            record.revision++
+            await this.store.save(record)
+            if (record.writable) await this.locks.set(record.workspace, record.id, "active", { sessionID })
+          },
+          onProgress: (line) => this.progress(live, line),
+        },
+        brief,
+      )
+    } catch (error) {
+      turn = { sessionID: record.sessionID, outcome: { kind: "error", message: describe(error) } }
+    }
+    return this.settle(live, turn, started)
+  }
+
+  progress(live: Live, line: string) {
+    noteProgress(live.record, line)
+    void this.store.save(live.record)
+    for (const listener of live.listeners) listener(line)
+  }
+
+  /** The turn's result, the workspace measured, the session parked/removed/preserved, the writer state released. */
+  async settle(live: Live, turn: Turn, started: number, forced?: { status: Status; note: string }): Promise<TaskRecord> {
+    const { record } = live
+    const { client } = await this.runtime.opencode().catch(() => ({ client: undefined }))
+    const status = forced?.status ?? statusOf(turn.outcome, turn.transcript)
+    const result = fromTranscript({ role: record.role, workspace: record.workspace, taskID: record.id, sessionID: turn.sessionID, durationMs: Date.now() - started, status }, turn.transcript)
+    if (record.snapshot?.git) result.files = changedFiles(record.snapshot, await snapshot(record.workspace))
+    if (turn.outcome.kind === "error") result.error = turn.outcome.message
+    if (record.writable) await this.locks.set(record.workspace, record.id, "cleaning", { sessionID: turn.sessionID })
+    let release = true
+    if (turn.sessionID && this.runtime.flags.preserveSessions) {
+      release = false
+      result.transcript = `preserved session ${turn.sessionID}: opencode export ${turn.sessionID}`
+      if (record.writable) await this.locks.set(record.workspace, record.id, "preserved", { sessionID: turn.sessionID, reason: `session ${turn.sessionID} kept for diagnosis (${status})` })
+    } else if (turn.sessionID && client) {
+      const parked = await forkSession(client, turn.sessionID, record.workspace)
+      const removed = await removeSession(client, turn.sessionID, record.workspace)
+      if (parked) {
+        record.sessionID = parked
+        record.sessions.push(parked)
+        result.transcript = `opencode export ${parked} (the conversation, kept for task_continue)`
+      } else record.sessionID = undefined
+      if (!removed) {
+        release = false
+        const reason = `session ${turn.sessionID} could not be confirmed removed after the task ended (${status})`
+        if (record.writable) await this.locks.set(record.workspace, record.id, "quarantined", { sessionID: turn.sessionID, reason })
+        result.next = `The workspace is quarantined: ${reason}. Check with opencode that the session is gone, inspect git status, then restart the MCP server.`
+      }
+    } else if (turn.sessionID) {
+      release = false
+      const reason = `OpenCode could not be reached to remove session ${turn.sessionID}`
+      if (record.writable) await this.locks.set(record.workspace, record.id, "quarantined", { sessionID: turn.sessionID, reason })
+    }
+    if (release && record.writable) await this.locks.clear(record.workspace, record.id)
+    result.next ??= nextStep(status, record, forced?.note)
+    Object.assign(record, { status, result, finishedAt: new Date().toISOString(), note: forced?.note })
+    record.revision++
+    await this.store.save(record)
+    for (const listener of live.listeners) listener()
+    this.live.delete(record.id)
+    return record
+  }
+
+  /** Cancels a task this process follows (or aborts another process's session); resolves once it settled. */
+  async cancel(id: string): Promise<TaskRecord> {
+    await this.recovering
+    const live = this.live.get(id)
+    if (live) {
+      live.controller.abort()
+      return live.done
+    }
+    const record = await this.store.read(id)
+    if (!record) throw fail("Usage", `No task ${id}.`, "Call task_list for the known tasks.")
+    if (isFinished(record.status)) return record
+    if (record.sessionID) {
+      const { client } = await this.runtime.opencode()
+      await client.session.abort({ sessionID: record.sessionID, directory: record.workspace }).catch(() => undefined)
+    }
+    return (await this.wait(id, 5000, record.revision)) ?? record
+  }
+
+  /** Waits until the task changes after `revision` (progress or the end) or the time is up. */
+  async wait(id: string, waitMs: number, revision?: number): Promise<TaskRecord | undefined> {
+    const live = this.live.get(id)
+    const current = live?.record ?? (await this.store.read(id))
+    if (!current || isFinished(current.status) || waitMs <= 0 || (revision !== undefined && current.revision > revision)) return current
+    if (live)
+      return new Promise((resolve) => {
+        const done = () => {
+          clearTimeout(timer)
+          live.listeners.delete(done)
+          resolve(live.record)
+        }
+        const timer = setTimeout(done, waitMs)
+        live.listeners.add(done)
+      })
+    // Followed by another process: poll its record.
+    const deadline = Date.now() + waitMs
+    while (Date.now() < deadline) {
+      await Bun.sleep(250)
+      const record = await this.store.read(id)
+      if (!record || isFinished(record.status) || record.revision !== current.revision) return record
+    }
+    return this.store.read(id)
+  }
+}
+
+function nextStep(status: Status, record: TaskRecord, note?: string): string | undefined {
+  const seconds = Math.round(record.operationMs / 1000)
+  if (status === "timed_out") return `The ${record.role} ran out of its ${seconds}s budget; check files_changed, then task_continue with a narrower brief or raise timeoutLimits.`
+  if (status === "needs_review") return "The agent finished without a usable report; read the transcript, or task_continue asking for the report."
+  if (status === "cancelled") return "Cancelled; files_changed lists what it had edited by then."
+  if (status === "interrupted") return `${note ?? "The MCP server stopped while this task ran."} Inspect files_changed and git status before relying on the workspace.`
+  return undefined
+}
+
+export const routeName = (route?: ModelRoute) => (route ? formatModel(route) : "OpenCode's default")

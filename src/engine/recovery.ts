@@ -1,0 +1,89 @@
+// After an MCP server restart (or when another server process died): every task record still says
+// what happened. A task left `running` by a dead process is re-attached when its session still works
+// on the shared OpenCode server, finished from its transcript when the session went idle with a
+// report, and marked `interrupted` (with its session id) otherwise. Writer states left by a dead
+// process are reconciled: cleared once the session is confirmed removed, else quarantined by us.
+import { describe } from "../errors"
+import { abortSession, findSessions, readTranscript, removeSession, sessionState } from "../opencode/session"
+import type { Delegations, Live } from "./lifecycle"
+import { alive } from "../util/process"
+import { orphaned } from "./locks"
+import type { TaskRecord } from "./tasks"
+
+export function installRecovery(delegations: Delegations): Promise<void> {
+  delegations.reconcile = (holder) => reconcileHolder(delegations, holder)
+  delegations.recovering = recoverAll(delegations).catch(() => undefined)
+  return delegations.recovering
+}
+
+/** Still `running` on disk, but the process that followed it is gone. */
+const ownerGone = (record: TaskRecord) => record.status === "running" && record.ownerPid !== process.pid && !alive(record.ownerPid)
+
+async function recoverAll(delegations: Delegations) {
+  const records = (await delegations.store.list()).filter(ownerGone)
+  const locks = (await delegations.locks.list()).filter(orphaned)
+  if (records.length === 0 && locks.length === 0) return
+  for (const record of records) await recoverTask(delegations, record)
+  for (const lock of locks) if (!records.some((record) => record.id === lock.taskID)) await reconcileHolder(delegations, lock)
+}
+
+/** A holder whose process died: recover its task when it still says running, else reconcile the state. */
+async function reconcileHolder(delegations: Delegations, holder: { taskID: string; workspace: string }) {
+  const record = /^task_/.test(holder.taskID) ? await delegations.store.read(holder.taskID).catch(() => undefined) : undefined
+  if (record && ownerGone(record)) return recoverTask(delegations, record)
+  const lock = await delegations.locks.read(holder.workspace)
+  if (!lock || !orphaned(lock)) return
+  if (!lock.sessionID) return delegations.locks.clear(lock.workspace, lock.taskID)
+  const { client } = await delegations.runtime.opencode()
+  await abortSession(client, lock.sessionID, lock.workspace)
+  // A preserved session is evidence: it stays; the restart is what releases the workspace.
+  if (lock.state === "preserved" || (await removeSession(client, lock.sessionID, lock.workspace))) return delegations.locks.clear(lock.workspace, lock.taskID)
+  await delegations.locks.set(lock.workspace, lock.taskID, "quarantined", { reason: `session ${lock.sessionID}, left by a stopped MCP server, could not be confirmed removed` })
+}
+
+export async function recoverTask(delegations: Delegations, record: TaskRecord): Promise<void> {
+  if (delegations.live.has(record.id)) return
+  record.ownerPid = process.pid
+  if (record.writable) {
+    const lock = await delegations.locks.read(record.workspace)
+    if (lock?.taskID === record.id) await delegations.locks.set(record.workspace, record.id, lock.state, {})
+  }
+  const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record) }
+  delegations.live.set(record.id, live)
+  const started = Date.parse(record.createdAt)
+  try {
+    const { client } = await delegations.runtime.opencode()
+    // The process may have died between creating the session and recording it: the title carries the task id.
+    const sessionID = record.sessionID ?? (await findSessions(client, record.workspace, record.id))[0]
+    if (sessionID && !record.sessions.includes(sessionID)) record.sessions.push(sessionID)
+    record.sessionID = sessionID
+    const state = sessionID ? await sessionState(client, sessionID, record.workspace) : "missing"
+    if (sessionID && state === "busy") {
+      delegations.live.delete(record.id)
+      delegations.launch(record, "", true)
+      await delegations.store.save(record)
+      return
+    }
+    if (sessionID && state === "idle") {
+      const transcript = await readTranscript(client, sessionID, record.workspace).catch(() => undefined)
+      if (transcript?.text && !transcript.error) {
+        live.done = delegations.settle(live, { sessionID, outcome: { kind: "idle" }, transcript }, started)
+        await live.done
+        return
+      }
+      live.done = delegations.settle(live, { sessionID, outcome: { kind: "idle" }, transcript }, started, { status: "interrupted", note: `The MCP server stopped while session ${sessionID} ran, and it ended without a report.` })
+      await live.done
+      return
+    }
+    live.done = delegations.settle(live, { sessionID: undefined, outcome: { kind: "aborted" } }, started, {
+      status: "interrupted",
+      note: sessionID ? `The MCP server stopped while this task ran; its session ${sessionID} no longer exists.` : "The MCP server stopped before the task's session started.",
+    })
+    await live.done
+  } catch (error) {
+    delegations.live.delete(record.id)
+    Object.assign(record, { status: "interrupted", note: `Recovery after a restart failed: ${describe(error)}`, finishedAt: new Date().toISOString() })
+    record.revision++
+    await delegations.store.save(record)
+  }
+}

@@ -1,0 +1,117 @@
+// The task store: one JSON record per delegation under the state dir, written before its session
+// starts and rewritten (atomically) on every change, so a restarted MCP server, another MCP server
+// process or a person with `cat` can see every task that was ever started and how it ended.
+import { randomBytes } from "node:crypto"
+import { readdir } from "node:fs/promises"
+import type { Role } from "../config/schema"
+import { fail } from "../errors"
+import type { ModelRoute } from "../opencode/session"
+import { readJson, writeJson } from "../util/fs"
+import type { Snapshot } from "../workspace/changes"
+import type { DelegationResult, Status } from "./result"
+
+export const FINISHED: readonly Status[] = ["succeeded", "failed", "timed_out", "cancelled", "needs_review", "interrupted"]
+/** Progress lines kept in a record (the newest); the full story is in the session. */
+const PROGRESS_KEPT = 40
+
+export interface TaskRecord {
+  version: 1
+  id: string
+  role: Role
+  agent: string
+  workspace: string
+  title: string
+  /** Writable tasks hold the workspace's writer state while they run. */
+  writable: boolean
+  status: Status
+  idempotencyKey?: string
+  /** The session currently holding the conversation (the running one, or the parked copy once finished). */
+  sessionID?: string
+  /** Every session this task has used, oldest first: a person can `opencode export` any that still exists. */
+  sessions: string[]
+  route?: ModelRoute
+  /** PID of the MCP server process following the task. */
+  ownerPid: number
+  createdAt: string
+  updatedAt: string
+  finishedAt?: string
+  /** Epoch ms at which the running turn's session is aborted. */
+  deadline: number
+  operationMs: number
+  /** 1 for the first brief, +1 per task_continue. */
+  turns: number
+  /** Bumped on every change, so a waiter can tell "something happened" from "nothing happened". */
+  revision: number
+  progress: string[]
+  /** Git state of the workspace when the running turn started: files changed are measured against it. */
+  snapshot?: Snapshot
+  result?: DelegationResult
+  /** Why the task ended as it did, when the status alone does not say. */
+  note?: string
+}
+
+export const isFinished = (status: Status) => FINISHED.includes(status)
+
+const ID = /^task_[a-z0-9]+_[a-f0-9]+$/
+
+export const newTaskId = () => `task_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
+
+export function checkTaskId(id: string): void {
+  if (!ID.test(id)) throw fail("Usage", `"${id.slice(0, 80)}" is not a task id.`, "Pass the task_id a delegation returned, or call task_list.")
+}
+
+export class TaskStore {
+  /** Per-task write chain: writes land in order, and a burst of progress collapses into the latest state. */
+  private writes = new Map<string, { running: Promise<void>; pending?: TaskRecord }>()
+
+  constructor(readonly dir: string) {}
+
+  file(id: string) {
+    checkTaskId(id)
+    return `${this.dir}/${id}.json`
+  }
+
+  async read(id: string): Promise<TaskRecord | undefined> {
+    return readJson<TaskRecord>(this.file(id))
+  }
+
+  /** Writes now and resolves once this state (or a newer one) is on disk. */
+  save(record: TaskRecord): Promise<void> {
+    record.updatedAt = new Date().toISOString()
+    const snapshot = structuredClone(record)
+    const slot = this.writes.get(record.id)
+    if (slot) {
+      slot.pending = snapshot
+      return slot.running
+    }
+    const entry: { running: Promise<void>; pending?: TaskRecord } = { running: Promise.resolve() }
+    entry.running = (async () => {
+      let next: TaskRecord | undefined = snapshot
+      while (next) {
+        await writeJson(this.file(next.id), next, 0o600)
+        next = entry.pending
+        entry.pending = undefined
+      }
+      this.writes.delete(record.id)
+    })()
+    this.writes.set(record.id, entry)
+    return entry.running
+  }
+
+  async list(): Promise<TaskRecord[]> {
+    const names = await readdir(this.dir).catch(() => [] as string[])
+    const records = await Promise.all(names.filter((name) => name.endsWith(".json") && ID.test(name.slice(0, -5))).map((name) => readJson<TaskRecord>(`${this.dir}/${name}`)))
+    return records.filter((record): record is TaskRecord => record?.version === 1).sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+  }
+
+  async findByKey(key: string): Promise<TaskRecord | undefined> {
+    return (await this.list()).find((record) => record.idempotencyKey === key)
+  }
+}
+
+/** Appends a progress line and bumps the revision (in memory; the caller saves). */
+export function noteProgress(record: TaskRecord, line: string) {
+  record.progress.push(line)
+  if (record.progress.length > PROGRESS_KEPT) record.progress.splice(0, record.progress.length - PROGRESS_KEPT)
+  record.revision++
+}

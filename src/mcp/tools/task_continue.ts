@@ -1,0 +1,31 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { z } from "zod"
+import type { Delegations } from "../../engine/lifecycle"
+import { checkTaskId } from "../../engine/tasks"
+import { followTask } from "../calls"
+import { errorResult, resultShape } from "../shared"
+import description from "./task_continue.md" with { type: "text" }
+
+export function registerTaskContinue(server: McpServer, delegations: Delegations) {
+  server.registerTool(
+    "task_continue",
+    {
+      title: "Continue a finished task",
+      description,
+      inputSchema: {
+        task_id: z.string().min(1).describe("A finished task's task_id."),
+        task: z.string().min(1).describe("The rework: what to change or add, and how to verify it."),
+      },
+      outputSchema: resultShape,
+      annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+    },
+    async (args, extra) => {
+      try {
+        checkTaskId(args.task_id)
+        return await followTask(server, delegations, await delegations.continue(args.task_id, args.task), extra)
+      } catch (error) {
+        return errorResult(error)
+      }
+    },
+  )
+}

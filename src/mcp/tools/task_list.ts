@@ -1,0 +1,37 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { z } from "zod"
+import type { Delegations } from "../../engine/lifecycle"
+import { STATUSES } from "../../engine/result"
+import { errorResult } from "../shared"
+import description from "./task_list.md" with { type: "text" }
+import { statusOfRecord, statusShape } from "./task_status"
+
+export function registerTaskList(server: McpServer, delegations: Delegations) {
+  server.registerTool(
+    "task_list",
+    {
+      title: "List tasks",
+      description,
+      inputSchema: {
+        status: z.enum(STATUSES).optional().describe("Only tasks with this status."),
+        cwd: z.string().min(1).optional().describe("Only tasks in this workspace (absolute path)."),
+        limit: z.number().int().min(1).max(200).default(20).describe("At most this many, newest first."),
+      },
+      outputSchema: { tasks: z.array(z.object(statusShape)), total: z.number() },
+      annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+    },
+    async (args) => {
+      try {
+        await delegations.recovering
+        const all = (await delegations.store.list())
+          .map((record) => delegations.live.get(record.id)?.record ?? record)
+          .filter((record) => (!args.status || record.status === args.status) && (!args.cwd || record.workspace === args.cwd || record.workspace.startsWith(`${args.cwd}/`)))
+        const tasks = all.slice(0, args.limit).map(statusOfRecord)
+        const text = tasks.length ? tasks.map((t) => `${t.task_id}  ${t.status.padEnd(12)} ${t.role.padEnd(7)} ${t.workspace}`).join("\n") : "No tasks."
+        return { content: [{ type: "text", text }], structuredContent: { tasks, total: all.length } }
+      } catch (error) {
+        return errorResult(error)
+      }
+    },
+  )
+}

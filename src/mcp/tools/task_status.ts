@@ -1,0 +1,71 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { z } from "zod"
+import type { Delegations } from "../../engine/lifecycle"
+import { STATUSES } from "../../engine/result"
+import { checkTaskId, isFinished, type TaskRecord } from "../../engine/tasks"
+import { fail } from "../../errors"
+import { syncBudget } from "../calls"
+import { errorResult } from "../shared"
+import description from "./task_status.md" with { type: "text" }
+
+export const MAX_WAIT_S = 50
+
+export const statusShape = {
+  task_id: z.string(),
+  status: z.enum(STATUSES),
+  role: z.string(),
+  workspace: z.string(),
+  session_id: z.string().optional(),
+  revision: z.number().describe("Bumped on every change; pass it back as after_revision to wait for the next one."),
+  progress: z.array(z.string()).describe("The latest progress lines, oldest first."),
+  elapsed_ms: z.number(),
+  turns: z.number(),
+  note: z.string().optional(),
+  next: z.string(),
+}
+
+export function statusOfRecord(record: TaskRecord) {
+  const finished = isFinished(record.status)
+  return {
+    task_id: record.id,
+    status: record.status,
+    role: record.role,
+    workspace: record.workspace,
+    session_id: record.sessionID,
+    revision: record.revision,
+    progress: record.progress.slice(-10),
+    elapsed_ms: (record.finishedAt ? Date.parse(record.finishedAt) : Date.now()) - Date.parse(record.createdAt),
+    turns: record.turns,
+    note: record.note,
+    next: finished ? "Finished: call task_result for the report and evidence." : `Running: call task_status again with after_revision ${record.revision} and wait_seconds, or task_cancel.`,
+  }
+}
+
+export function registerTaskStatus(server: McpServer, delegations: Delegations) {
+  server.registerTool(
+    "task_status",
+    {
+      title: "Task status",
+      description,
+      inputSchema: {
+        task_id: z.string().min(1).describe("The task_id a delegation returned."),
+        wait_seconds: z.number().int().min(0).max(MAX_WAIT_S).default(0).describe(`Wait up to this long (at most ${MAX_WAIT_S}) for progress or the end; 0 answers at once.`),
+        after_revision: z.number().int().min(0).optional().describe("Wake only for changes after this revision (default: the current one)."),
+      },
+      outputSchema: statusShape,
+      annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+    },
+    async (args) => {
+      try {
+        checkTaskId(args.task_id)
+        const waitMs = Math.min(args.wait_seconds * 1000, await syncBudget(server, delegations))
+        const record = await delegations.wait(args.task_id, waitMs, args.after_revision)
+        if (!record) throw fail("Usage", `No task ${args.task_id}.`, "Call task_list for the known tasks.")
+        const status = statusOfRecord(record)
+        return { content: [{ type: "text", text: `${status.status} · ${status.role} · ${Math.round(status.elapsed_ms / 1000)}s\n${status.progress.join("\n")}\nnext: ${status.next}` }], structuredContent: status }
+      } catch (error) {
+        return errorResult(error)
+      }
+    },
+  )
+}

@@ -1,0 +1,80 @@
+// What a delegation changed in the workspace, measured by git rather than taken from the model's
+// word: the dirty files (tracked and untracked) with a content hash before the task and after it.
+// A file already dirty before the task counts only if the task changed it again.
+import { stat } from "node:fs/promises"
+import { run } from "../util/process"
+
+export interface Snapshot {
+  git: boolean
+  /** HEAD when the snapshot was taken; a task must not move it (it may not run git commands that change anything). */
+  head?: string
+  /** Path (relative to the workspace) → porcelain status and a content fingerprint. */
+  entries: Record<string, { status: string; hash: string }>
+}
+
+export type ChangeKind = "added" | "modified" | "deleted" | "renamed"
+
+export interface FileChange {
+  path: string
+  change: ChangeKind
+}
+
+/** Fingerprints larger files by size and mtime instead of reading them. */
+const HASH_LIMIT = 8 * 1024 * 1024
+
+async function git(workspace: string, args: string[]) {
+  // --no-optional-locks: status must not take index.lock while a worker (or the user) uses the repo.
+  return run(["git", "--no-optional-locks", "-C", workspace, ...args], { timeoutMs: 30_000, maxOutputBytes: 32 * 1024 * 1024 })
+}
+
+async function fingerprint(file: string): Promise<string> {
+  const info = await stat(file).catch(() => undefined)
+  if (!info) return "absent"
+  if (!info.isFile()) return `other:${info.mtimeMs}`
+  if (info.size > HASH_LIMIT) return `size:${info.size}:${info.mtimeMs}`
+  return Bun.hash(await Bun.file(file).bytes()).toString(16)
+}
+
+/** The workspace's git state; `git: false` (and no entries) outside a repository. */
+export async function snapshot(workspace: string): Promise<Snapshot> {
+  const prefix = await git(workspace, ["rev-parse", "--show-prefix"])
+  if (prefix.code !== 0) return { git: false, entries: {} }
+  const base = prefix.stdout.trim()
+  const head = (await git(workspace, ["rev-parse", "--verify", "-q", "HEAD"])).stdout.trim() || undefined
+  const status = await git(workspace, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", "."])
+  const entries: Snapshot["entries"] = {}
+  const fields = status.stdout.split("\0")
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i]!
+    if (field.length < 4) continue
+    const code = field.slice(0, 2)
+    const full = field.slice(3)
+    // A rename or copy is followed by its source path in the next field.
+    if (code.includes("R") || code.includes("C")) i++
+    if (!full.startsWith(base)) continue
+    const path = full.slice(base.length)
+    entries[path] = { status: code, hash: await fingerprint(`${workspace}/${path}`) }
+  }
+  return { git: true, head, entries }
+}
+
+function kindOf(status: string | undefined): ChangeKind {
+  if (!status) return "modified"
+  if (status === "??" || status.includes("A")) return "added"
+  if (status.includes("D")) return "deleted"
+  if (status.includes("R")) return "renamed"
+  return "modified"
+}
+
+/** Files whose state differs between two snapshots, sorted by path. A file restored to HEAD counts as modified. */
+export function changedFiles(before: Snapshot, after: Snapshot): FileChange[] {
+  const paths = new Set([...Object.keys(before.entries), ...Object.keys(after.entries)])
+  const changes: FileChange[] = []
+  for (const path of paths) {
+    const was = before.entries[path]
+    const now = after.entries[path]
+    if (was && now && was.hash === now.hash && was.status === now.status) continue
+    changes.push({ path, change: now ? kindOf(now.status) : "modified" })
+  }
+  return changes.sort((a, b) => a.path.localeCompare(b.path))
+}
