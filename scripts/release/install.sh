@@ -131,16 +131,17 @@ BINARY="$WORK/x/$STEM/$APP"
 chmod 0755 "$BINARY"
 say "Archive verified and extracted; starting the installer"
 
-# Interactive when a person can answer: stdin is a terminal, or (piped from curl) /dev/tty opens.
-# Otherwise non-interactive: `--yes` is added unless the caller already passed it.
+# Interactive when a person can answer: stdout is a terminal and so is stdin or, when stdin is
+# the script piped from curl, /dev/tty opens (the binary's wizard needs both ends). Otherwise
+# non-interactive: `--yes` is added unless the caller passed it.
 has_yes=0
 for arg in "$@"; do
-  case "$arg" in --yes | -y) has_yes=1 ;; esac
+  [ "$arg" != --yes ] || has_yes=1
 done
 status=0
-if [ -t 0 ]; then
+if [ "$has_yes" -eq 0 ] && [ -t 1 ] && [ -t 0 ]; then
   "$BINARY" install "$@" || status=$?
-elif [ "$has_yes" -eq 0 ] && (: </dev/tty) 2>/dev/null; then
+elif [ "$has_yes" -eq 0 ] && [ -t 1 ] && (: </dev/tty) 2>/dev/null; then
   "$BINARY" install "$@" </dev/tty || status=$?
 elif [ "$has_yes" -eq 1 ]; then
   "$BINARY" install "$@" </dev/null || status=$?
