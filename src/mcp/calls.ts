@@ -50,7 +50,9 @@ export async function followTask(server: McpServer, delegations: Delegations, re
       wake()
     }, 0)
   live?.listeners.add(listener)
-  extra.signal.addEventListener("abort", onAbort, { once: true })
+  // The cancellation may have arrived while the task was being started.
+  if (extra.signal.aborted) onAbort()
+  else extra.signal.addEventListener("abort", onAbort, { once: true })
   try {
     while (Date.now() - started < budget && !extra.signal.aborted) {
       const current = delegations.live.get(record.id)?.record ?? (await delegations.store.read(record.id)) ?? record
@@ -68,7 +70,10 @@ export async function followTask(server: McpServer, delegations: Delegations, re
         })
       } else await delegations.wait(record.id, Math.min(remaining, 5000), current.revision)
     }
-    if (extra.signal.aborted && live && server.isConnected()) await live.done
+    if (extra.signal.aborted && live) {
+      await Bun.sleep(0)
+      if (server.isConnected()) await live.done
+    }
   } finally {
     live?.listeners.delete(listener)
     extra.signal.removeEventListener("abort", onAbort)

@@ -1,0 +1,87 @@
+// Shared by the MCP integration tests: one scripted model, one isolated home and (through it) one
+// shared OpenCode server per test file; an in-process MCP server per runtime, reached through the
+// SDK Client over an in-memory transport pair; throwaway git repositories.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import { mkdtemp, readdir, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { readFlags, type Flags } from "../../src/config/flags"
+import { Delegations } from "../../src/engine/lifecycle"
+import { Runtime } from "../../src/engine/runtime"
+import { createServer } from "../../src/mcp/server"
+import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
+import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
+import type { ScriptInput } from "../../src/model/script"
+import { stopServer } from "../../src/opencode/server"
+import { run } from "../../src/util/process"
+import { TEST_PATH } from "../helpers/mcp"
+
+export interface World {
+  model: ScriptedModel
+  home: IsolatedHome
+  repos: string[]
+}
+
+export async function startWorld(scripts: Record<string, ScriptInput>): Promise<World> {
+  const model = await startScriptedModel({ scripts })
+  const home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH } })
+  return { model, home, repos: [] }
+}
+
+export async function stopWorld(world: World | undefined) {
+  if (!world) return
+  await stopServer(world.home.paths)
+  await world.model.stop()
+  await world.home.dispose()
+  for (const repo of world.repos) await rm(repo, { recursive: true, force: true })
+}
+
+export interface Connected {
+  client: Client
+  runtime: Runtime
+  delegations: Delegations
+  close(): Promise<void>
+}
+
+export async function connect(world: World, flags: Partial<Flags> = {}, clientName = "orchestrator-tests"): Promise<Connected> {
+  const runtime = new Runtime({ ...readFlags(world.home.env), ...flags })
+  const delegations = new Delegations(runtime)
+  const server = createServer(runtime, delegations)
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+  await server.connect(serverSide)
+  const client = new Client({ name: clientName, version: "1" })
+  await client.connect(clientSide)
+  return {
+    client,
+    runtime,
+    delegations,
+    close: async () => {
+      await client.close()
+      await server.close()
+      runtime.close()
+    },
+  }
+}
+
+/** A git repository with one committed source file and one untracked file that predates every task. */
+export async function makeRepo(world: World): Promise<string> {
+  const dir = await mkdtemp(`${tmpdir()}/oc-orch-repo-`)
+  world.repos.push(dir)
+  await Bun.write(`${dir}/README.md`, "# tally\n\nCounts words.\n")
+  await Bun.write(`${dir}/src/tally.ts`, "export function count(words: string[]) {\n  return words.length\n}\n")
+  const git = (...args: string[]) => run(["git", ...args], { cwd: dir, env: { PATH: "/usr/bin:/bin", HOME: dir, GIT_CONFIG_NOSYSTEM: "1" } })
+  await git("init", "-q")
+  await git("add", ".")
+  await git("-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "initial")
+  await Bun.write(`${dir}/notes.txt`, "untracked before the task\n")
+  return dir
+}
+
+export type Structured = Record<string, unknown> & { status: string; task_id?: string; next?: string }
+
+export const structured = (result: unknown) => (result as CallToolResult).structuredContent as Structured
+export const text = (result: unknown) => (result as CallToolResult).content.map((c) => (c.type === "text" ? c.text : "")).join("\n")
+
+export const lockFiles = async (world: World) => (await readdir(world.home.paths.locksDir).catch(() => [] as string[])).filter((name) => name.endsWith(".json"))
+export const taskFiles = async (world: World) => (await readdir(world.home.paths.tasksDir).catch(() => [] as string[])).filter((name) => name.endsWith(".json"))
