@@ -1,5 +1,6 @@
 // Turns OpenCode events into short lines a person can read in a progress notification:
-// "step 2", "grep TODO", "read src/app.ts", "edit src/app.ts", "retrying (rate limit), attempt 2".
+// "step 2", "grep TODO", "read src/app.ts", "edit src/app.ts", "edited src/app.ts",
+// "retrying (rate limit), attempt 2".
 import type { Event } from "../opencode/client"
 import { toolTarget } from "../opencode/session"
 
@@ -9,6 +10,9 @@ export interface ProgressTracker {
   seen: Set<string>
 }
 
+/** Tools whose completion means a file in the workspace changed. */
+const EDIT_TOOLS = new Set(["edit", "write", "patch", "multiedit", "apply_patch"])
+
 export const newTracker = (): ProgressTracker => ({ steps: 0, seen: new Set() })
 
 export function describeEvent(event: Event, tracker: ProgressTracker): string | undefined {
@@ -16,12 +20,19 @@ export function describeEvent(event: Event, tracker: ProgressTracker): string | 
     const part = event.properties.part
     if (part.type === "step-start") return `step ${++tracker.steps}`
     if (part.type === "tool") {
+      // A pending call has no input yet; announce it once it runs (or ends), when its target is known.
+      if (part.state.status === "pending") return undefined
       const key = `${part.callID}:${part.state.status === "completed" || part.state.status === "error" ? "done" : "start"}`
       if (tracker.seen.has(key)) return undefined
       tracker.seen.add(key)
       const target = toolTarget(part)
       if (part.state.status === "error") return `${part.tool} ${target} failed`.trim()
-      if (part.state.status === "completed") return undefined
+      if (part.state.status === "completed") {
+        if (EDIT_TOOLS.has(part.tool)) return `edited ${target}`.trim()
+        // A call that finished before we saw it running still gets its line.
+        if (tracker.seen.has(`${part.callID}:start`)) return undefined
+        tracker.seen.add(`${part.callID}:start`)
+      }
       return `${part.tool} ${target}`.trim()
     }
     return undefined

@@ -1,0 +1,120 @@
+// Tasks that outlive the call, progress in order, and permission asks answered by policy, on the
+// real OpenCode with the scripted model. One OpenCode server for the whole file.
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { runTurn } from "../../src/engine/delegate"
+import { connect, makeRepo, startWorld, stopWorld, structured, type World } from "./_setup"
+
+let world: World
+
+beforeAll(async () => {
+  world = await startWorld({
+    slow: { turns: [{ steps: [{ tool: "glob", args: { pattern: "*.md" }, delayMs: 2500 }, { text: "slow report", delayMs: 1500 }] }] },
+    progress: {
+      turns: [
+        {
+          steps: [
+            { tool: "read", args: { filePath: "src/tally.ts" }, fail: { kind: "429", retryAfterSeconds: 0 } },
+            { tool: "edit", args: { filePath: "src/tally.ts", oldString: "words.length", newString: "words.length + 0" } },
+            { text: "Edited src/tally.ts." },
+          ],
+        },
+      ],
+    },
+    ask: { turns: [{ steps: [{ tool: "read", args: { filePath: "README.md" } }, { text: "Reading was refused: {{lastToolOutput}}" }] }] },
+  })
+})
+
+afterAll(() => stopWorld(world))
+
+test("a task longer than the sync budget returns running; task_status waits on progress and task_result delivers it", async () => {
+  const repo = await makeRepo(world)
+  const { client, close } = await connect(world, { syncBudgetMs: 1000 })
+  try {
+    const started = performance.now()
+    const first = structured(await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Slow look [script:slow]" } }))
+    expect(performance.now() - started).toBeLessThan(4000)
+    expect(first.status).toBe("running")
+    const id = String(first.task_id)
+
+    const early = structured(await client.callTool({ name: "task_result", arguments: { task_id: id } }))
+    expect(early.status).toBe("running")
+
+    let status = structured(await client.callTool({ name: "task_status", arguments: { task_id: id } }))
+    const seen: number[] = []
+    while (status.status === "running") {
+      seen.push(Number(status.revision))
+      status = structured(await client.callTool({ name: "task_status", arguments: { task_id: id, wait_seconds: 20, after_revision: Number(status.revision) } }))
+    }
+    expect(status.status).toBe("succeeded")
+    // The waits woke on progress (several revisions), not once at the end.
+    expect(seen.length).toBeGreaterThan(1)
+
+    const result = structured(await client.callTool({ name: "task_result", arguments: { task_id: id } }))
+    expect(result.status).toBe("succeeded")
+    expect(result.report).toBe("slow report")
+    expect(result.files_changed).toEqual([])
+  } finally {
+    await close()
+  }
+}, 90_000)
+
+test("progress notifications arrive in order: steps, the retry, tool calls with their targets, the edit", async () => {
+  const repo = await makeRepo(world)
+  const { client, close } = await connect(world)
+  try {
+    const lines: { progress: number; message: string }[] = []
+    const result = await client.callTool({ name: "worker", arguments: { cwd: repo, task: "Touch tally [script:progress]" } }, undefined, {
+      onprogress: (p) => lines.push({ progress: p.progress, message: p.message ?? "" }),
+    })
+    expect(structured(result).status).toBe("succeeded")
+    const messages = lines.map((line) => line.message)
+    console.log(messages.join(" | "))
+    expect(lines.map((line) => line.progress)).toEqual(lines.map((_, i) => i + 1))
+    const at = (pattern: RegExp) => messages.findIndex((m) => pattern.test(m))
+    expect(at(/^retrying \(/)).toBeGreaterThanOrEqual(0)
+    expect(at(/^step 1$/)).toBeLessThan(at(/^read src\/tally\.ts$/))
+    expect(at(/^read src\/tally\.ts$/)).toBeLessThan(at(/^step 2$/))
+    expect(at(/^step 2$/)).toBeLessThan(at(/^edit src\/tally\.ts$/))
+    expect(at(/^edit src\/tally\.ts$/)).toBeLessThan(at(/^edited src\/tally\.ts$/))
+    expect(at(/^edited src\/tally\.ts$/)).toBeLessThan(at(/^step 3$/))
+    // No call announced before its input was known.
+    expect(messages).not.toContain("read")
+    expect(messages).not.toContain("edit")
+  } finally {
+    await close()
+  }
+}, 90_000)
+
+test("a permission ask from an orchestrator session is answered by policy, so the run never hangs", async () => {
+  const repo = await makeRepo(world)
+  const { runtime, close } = await connect(world)
+  try {
+    const { client, hub } = await runtime.opencode()
+    // The session's own ruleset turns `read` into `ask`: OpenCode raises permission.asked and waits.
+    const created = await client.session.create({ directory: repo, title: "ask probe", permission: [{ permission: "read", pattern: "*", action: "ask" }] })
+    const sessionID = created.data!.id
+    const lines: string[] = []
+    const turn = await runTurn(
+      {
+        client,
+        hub,
+        workspace: repo,
+        agent: "opencode-orchestrator-scout",
+        title: "ask probe",
+        deadline: Date.now() + 30_000,
+        signal: new AbortController().signal,
+        sessionID,
+        onSession: async () => {},
+        onProgress: (line) => lines.push(line),
+      },
+      "Read the README. [script:ask]",
+    )
+    expect(turn.outcome.kind).toBe("idle")
+    expect(lines.some((line) => line.startsWith("refused a permission request (read"))).toBe(true)
+    expect(turn.transcript?.text).toContain("Reading was refused")
+    expect(turn.transcript?.tools.find((call) => call.tool === "read")?.status).toBe("error")
+    await client.session.delete({ sessionID, directory: repo })
+  } finally {
+    await close()
+  }
+}, 60_000)
