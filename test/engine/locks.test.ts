@@ -1,0 +1,66 @@
+import { afterAll, expect, test } from "bun:test"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { lockedError, orphaned, WriterLocks } from "../../src/engine/locks"
+import { TaskStore, newTaskId, noteProgress, type TaskRecord } from "../../src/engine/tasks"
+import { readJson, writeJson } from "../../src/util/fs"
+
+const dir = await mkdtemp(`${tmpdir()}/oc-orch-locks-`)
+afterAll(() => rm(dir, { recursive: true, force: true }))
+
+test("two lock tables on one directory (two MCP processes) admit one writer per workspace", async () => {
+  const a = new WriterLocks(`${dir}/locks`)
+  const b = new WriterLocks(`${dir}/locks`)
+  const results = await Promise.all([a.tryAcquire("/repo", "task_a_1"), b.tryAcquire("/repo", "task_b_2"), b.tryAcquire("/other", "task_c_3")])
+  expect(results.filter((r) => r.acquired).length).toBe(2)
+  const refused = results.find((r) => !r.acquired)
+  if (refused?.acquired !== false) throw new Error("expected a refusal")
+  expect(["task_a_1", "task_b_2"]).toContain(refused.holder.taskID)
+  const error = lockedError(refused.holder)
+  expect(error.kind).toBe("Locked")
+  expect(error.message).toContain(refused.holder.taskID)
+  expect(error.hint).toContain("task_cancel")
+})
+
+test("states move only for the holder; clear only by the holder; a dead owner's state is orphaned", async () => {
+  const locks = new WriterLocks(`${dir}/states`)
+  await locks.tryAcquire("/repo", "task_x_1")
+  await locks.set("/repo", "task_other_2", "quarantined")
+  expect((await locks.read("/repo"))?.state).toBe("active")
+  await locks.set("/repo", "task_x_1", "quarantined", { reason: "removal not confirmed", sessionID: "ses_1" })
+  const lock = (await locks.read("/repo"))!
+  expect(lockedError(lock).hint).toContain("restart the MCP server")
+  await locks.clear("/repo", "task_other_2")
+  expect(await locks.read("/repo")).toBeDefined()
+  expect(orphaned(lock)).toBe(false)
+  expect(orphaned({ ...lock, ownerPid: 2 ** 22 + 1 })).toBe(true)
+  await locks.clear("/repo", "task_x_1")
+  expect(await locks.read("/repo")).toBeUndefined()
+})
+
+test("the task store writes in order, keeps the newest progress, lists newest first and finds by key", async () => {
+  const store = new TaskStore(`${dir}/tasks`)
+  const now = new Date().toISOString()
+  const base = (id: string, createdAt: string): TaskRecord => ({
+    version: 1, id, role: "worker", agent: "a", workspace: "/repo", title: "t", writable: true, status: "running", sessions: [],
+    ownerPid: process.pid, createdAt, updatedAt: now, deadline: 0, operationMs: 1000, turns: 1, revision: 0, progress: [],
+  })
+  const old = base(newTaskId(), "2020-01-01T00:00:00.000Z")
+  const record = { ...base(newTaskId(), now), idempotencyKey: "k" }
+  await store.save(old)
+  for (let i = 0; i < 100; i++) {
+    noteProgress(record, `line ${i}`)
+    void store.save(record)
+  }
+  await store.save(record)
+  const read = (await store.read(record.id))!
+  expect(read.revision).toBe(100)
+  expect(read.progress.at(-1)).toBe("line 99")
+  expect(read.progress.length).toBe(40)
+  expect((await store.list()).map((r) => r.id)).toEqual([record.id, old.id])
+  expect((await store.findByKey("k"))?.id).toBe(record.id)
+  expect(() => store.file("../../etc/passwd")).toThrow("not a task id")
+  await writeJson(`${dir}/tasks/task_zz_00000000.json`, { version: 2 })
+  expect((await store.list()).length).toBe(2)
+  expect(await readJson(`${dir}/tasks/missing.json`)).toBeUndefined()
+})
