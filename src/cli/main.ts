@@ -15,6 +15,8 @@ export const main = defineCommand({
     install: () => import("./install").then((m) => m.default),
     doctor: () => import("./doctor").then((m) => m.default),
     uninstall: () => import("./uninstall").then((m) => m.default),
+    models: () => import("./models").then((m) => m.default),
+    tasks: () => import("./tasks").then((m) => m.default),
   },
 })
 

@@ -6,6 +6,7 @@ import { installRecovery } from "../engine/recovery"
 import type { Runtime } from "../engine/runtime"
 import { VERSION } from "../version"
 import instructions from "./instructions.md" with { type: "text" }
+import { registerModels } from "./tools/models"
 import { registerScout } from "./tools/scout"
 import { registerTaskCancel } from "./tools/task_cancel"
 import { registerTaskContinue } from "./tools/task_continue"
@@ -27,5 +28,6 @@ export function createServer(runtime: Runtime, delegations = new Delegations(run
   registerTaskCancel(server, delegations)
   registerTaskList(server, delegations)
   registerTaskContinue(server, delegations)
+  registerModels(server, delegations)
   return server
 }
