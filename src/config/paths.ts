@@ -20,6 +20,7 @@ export function resolvePaths(flags: Pick<Flags, "home" | "xdgConfigHome" | "xdgD
     stateDir: state,
     tasksDir: `${state}/tasks`,
     locksDir: `${state}/locks`,
+    leasesDir: `${state}/leases`,
     runsDir: `${state}/runs`,
     serverFile: `${state}/server.json`,
     serverLock: `${state}/server.lock`,

@@ -2,6 +2,7 @@
 // its recorded hash; a file edited since is left in place and reported. config.json stays unless
 // --purge-config.
 import { rm } from "node:fs/promises"
+import { dirname } from "node:path"
 import type { Env } from "../config/flags"
 import type { Paths } from "../config/paths"
 import { timeoutLimits } from "../config/schema"
@@ -43,10 +44,11 @@ export async function uninstall(deps: UninstallDeps, options: { purgeConfig?: bo
   const stops = [paths.dataDir, paths.opencodeConfigDir, homes.home, homes.codexHome, homes.claudeConfigDir ?? `${homes.home}/.claude`]
   await applyFiles(plan.files, recorded, stops)
   await rm(paths.installManifest, { force: true })
-  await pruneDirs(paths.current, [homes.home])
+  await pruneDirs(paths.current, [paths.dataDir])
+  await pruneDirs(paths.dataDir, [dirname(paths.dataDir)])
   if (options.purgeConfig) {
     await rm(paths.configFile, { force: true })
-    await pruneDirs(paths.configDir, [homes.home])
+    await pruneDirs(paths.configDir, [dirname(paths.configDir)])
   }
   const left = plan.files.filter((step) => step.action === "leave")
   if (left.length) print(`Left ${left.length} locally modified file(s) in place (listed above as LEAVE); delete them yourself if you no longer want them.`)
