@@ -28,10 +28,11 @@ beforeAll(async () => {
   server = serveDirectory(release)
 }, 320_000)
 
+// The clean HOME ends up holding OpenCode's npm cache and plugin install: thousands of files.
 afterAll(async () => {
   server?.stop()
   await removeAll(work)
-})
+}, 120_000)
 
 describe("package-release", () => {
   test("writes the archive, SHA256SUMS, SBOM and install.sh", async () => {
