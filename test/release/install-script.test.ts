@@ -1,7 +1,7 @@
 // install.sh under dash against releases served from 127.0.0.1, with a stand-in binary: what it
 // installs, which flags reach `install`, and every refusal stopping before HOME changes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { mkdir, readdir } from "node:fs/promises"
+import { mkdir, readdir, rm, symlink } from "node:fs/promises"
 import { join } from "node:path"
 import { INSTALL_TEMPLATE, archiveName, renderInstallScript, stemOf } from "../../scripts/release/assets"
 import { run } from "../../src/util/process"
@@ -55,11 +55,12 @@ async function install(
   args: string[],
   shim = shimX64,
   // setsid: no controlling terminal, so /dev/tty cannot open, as under curl | sh in CI.
-  command = ["setsid", "-w", "dash", release.script, ...args],
+  command = [SETSID, "-w", DASH, release.script, ...args],
 ) {
   return run(command, {
     env: {
-      PATH: `${shim}:${process.env.PATH}`,
+      // A shim list with ":" is the whole PATH (tests that take tools away); otherwise it goes first.
+      PATH: shim.includes(":") ? shim : `${shim}:${process.env.PATH}`,
       HOME: where.home,
       XDG_CONFIG_HOME: join(where.home, ".config"),
       XDG_DATA_HOME: join(where.home, ".local", "share"),
@@ -71,6 +72,10 @@ async function install(
     timeoutMs: 30_000,
   })
 }
+
+// Resolved once from the test's own PATH: some tests hand install.sh a PATH without them.
+const SETSID = Bun.which("setsid")!
+const DASH = Bun.which("dash")!
 
 const current = (home: string) => join(home, ".local", "share", "opencode-mcp-orchestrator", "current")
 
@@ -120,6 +125,22 @@ describe("install.sh installs", () => {
     expect(result.code).toBe(0)
     expect(result.stdout).toContain("opencode-mcp-orchestrator 0.0.9 for linux-x64")
     expect(await Bun.file(join(current(where.home), "version")).text()).toBe("0.0.9\n")
+  })
+
+  test.skipIf(!Bun.which("wget"))("downloads with wget when curl is missing, and says so when neither is there", async () => {
+    const release = await publish("wget")
+    // A PATH holding only what install.sh and the stand-in binary use, without curl.
+    const bin = join(root, "bin-no-curl")
+    await mkdir(bin, { recursive: true })
+    for (const tool of ["tar", "gzip", "mktemp", "awk", "sha256sum", "rm", "mkdir", "chmod", "head", "cat", "wget"])
+      await symlink(Bun.which(tool)!, join(bin, tool)).catch(() => undefined)
+    const where = await cleanHome()
+    const viaWget = await install(release, where, ["--yes"], `${shimX64}:${bin}`)
+    expect(viaWget.stderr).toBe("")
+    expect(viaWget.code).toBe(0)
+    await rm(join(bin, "wget"))
+    const neither = await install(release, await cleanHome(), ["--yes"], `${shimX64}:${bin}`)
+    expect(neither.stderr).toBe("install.sh: curl or wget is required but neither was found on PATH\n")
   })
 
   test("aarch64 picks the arm64 archive", async () => {
