@@ -8,7 +8,7 @@ import { BIN, ROOT, machine, type Machine } from "./helpers"
 
 const BINARY = `${ROOT}/dist/opencode-mcp-orchestrator`
 const cli = (m: Machine, ...args: string[]) =>
-  run([BINARY, ...args], { env: { ...m.env, OPENCODE_MCP_ORCHESTRATOR_OPENCODE: `${BIN}/opencode` }, timeoutMs: 180_000 })
+  run([BINARY, ...args], { env: { ...m.env, OPENCODE_MCP_ORCHESTRATOR_OPENCODE: `${BIN}/opencode` }, timeoutMs: 300_000 })
 
 describe("compiled binary", () => {
   test("binary exists (build with `bun scripts/build.ts --host-only`)", () => {
@@ -48,7 +48,7 @@ describe("compiled binary", () => {
     const doctor = await cli(m, "doctor", "--no-sandbox-probes")
     expect(doctor.code).toBe(1)
     expect(doctor.stdout).toMatch(/\nDOCTOR_UNHEALTHY\n$/)
-  }, 300_000)
+  }, 600_000)
 
   test("bad input: a clear error and a documented exit code, nothing written", async () => {
     using m = machine()
@@ -60,5 +60,5 @@ describe("compiled binary", () => {
     const noTerminal = await cli(m, "install")
     expect(noTerminal.code).toBe(2)
     expect(noTerminal.stderr).toContain("Pass --yes")
-  }, 300_000)
+  }, 600_000)
 })
