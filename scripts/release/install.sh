@@ -55,7 +55,9 @@ esac
 if command -v curl >/dev/null 2>&1; then
   fetch() { curl -fsL --proto "$PROTO" --proto-redir "$PROTO" --retry 2 -o "$2" "$1"; }
 elif command -v wget >/dev/null 2>&1; then
-  fetch() { wget -q -O "$2" "$1"; }
+  # GNU wget records HSTS hosts in ~/.wget-hsts; pointing HOME at the temp dir keeps HOME untouched
+  # (--no-hsts would do it too, but older and busybox wgets reject the option).
+  fetch() { HOME="$WORK" wget -q -O "$2" "$1"; }
 else
   die "curl or wget is required but neither was found on PATH"
 fi
