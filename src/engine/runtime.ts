@@ -6,7 +6,7 @@ import { loadConfig } from "../config/load"
 import { resolvePaths, type Paths } from "../config/paths"
 import type { Config } from "../config/schema"
 import { connect, EventHub } from "../opencode/client"
-import { ensureServer, type ServerRecord } from "../opencode/server"
+import { ensureServer, health, type ServerRecord } from "../opencode/server"
 import { alive } from "../util/process"
 
 export interface Connection {
@@ -30,7 +30,8 @@ export class Runtime {
 
   /** The shared server, started or restarted when it is not running. */
   async opencode(): Promise<Connection> {
-    if (this.connection && alive(this.connection.record.pid)) return this.connection
+    // One loopback health check per call (about a millisecond) catches a server that died or hangs.
+    if (this.connection && alive(this.connection.record.pid) && (await health(this.connection.record, 2000))) return this.connection
     this.connecting ??= this.open().finally(() => (this.connecting = undefined))
     return this.connecting
   }

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs"
+
 // The one place that starts processes. Argument arrays only (never a shell string), an optional
 // abort signal and timeout, SIGTERM then SIGKILL, and stderr kept for the error message.
 
@@ -146,14 +148,20 @@ async function terminate(proc: { pid: number; exited: Promise<number>; kill(sign
   await proc.exited
 }
 
-/** True when a process with this PID exists (signal 0 probes without sending anything). */
+/** True when a process with this PID exists and has not exited (a zombie counts as gone). */
 export function alive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false
   try {
     process.kill(pid, 0)
-    return true
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+  // A killed child that its parent has not reaped yet still answers signal 0; /proc says "Z".
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
+  } catch {
+    return true
   }
 }
 

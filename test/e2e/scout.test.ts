@@ -88,6 +88,17 @@ describe("scout on the real OpenCode", () => {
     expect(await sessionsIn(repo)).toEqual([])
   })
 
+  test("a dead OpenCode server is restarted on the next call", async () => {
+    await call({ cwd: repo, task: DEMO_TASK })
+    const before = (await readServerRecord(home.paths))!
+    process.kill(before.pid, "SIGKILL")
+    const result = await call({ cwd: repo, task: DEMO_TASK })
+    expect(textOf(result)).toContain("status: succeeded")
+    const after = (await readServerRecord(home.paths))!
+    expect(after.pid).not.toBe(before.pid)
+    expect(after.password).not.toBe(before.password)
+  })
+
   test("a model override is checked against OpenCode's catalog and used", async () => {
     const result = await call({ cwd: repo, task: DEMO_TASK, model: "scripted/second" })
     expect((result.structuredContent as { model: string }).model).toBe("scripted/second")
