@@ -62,13 +62,48 @@ export interface Turn {
   sessionID?: string
   outcome: WaitOutcome
   transcript?: Transcript
+  /** A session creation still in flight when the turn was cancelled or timed out. */
+  late?: Promise<string | undefined>
+}
+
+/** The promise's value, or undefined as soon as the signal aborts or the deadline passes. */
+function raceStop<T>(promise: Promise<T>, signal: AbortSignal, deadline: number): Promise<T | undefined> {
+  return new Promise((resolve, reject) => {
+    const stop = () => {
+      clearTimeout(timer)
+      signal.removeEventListener("abort", stop)
+      resolve(undefined)
+    }
+    const timer = setTimeout(stop, Math.max(0, deadline - Date.now()))
+    signal.addEventListener("abort", stop, { once: true })
+    promise.then(
+      (value) => {
+        clearTimeout(timer)
+        signal.removeEventListener("abort", stop)
+        resolve(value)
+      },
+      (error: unknown) => {
+        clearTimeout(timer)
+        signal.removeEventListener("abort", stop)
+        reject(error)
+      },
+    )
+  })
 }
 
 export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
   const { client, hub, workspace } = spec
   if (spec.signal.aborted) return { outcome: { kind: "aborted" } }
-  const sessionID = spec.sessionID ?? (await createSession(client, workspace, spec.title))
-  if (!spec.sessionID) await spec.onSession(sessionID)
+  let sessionID = spec.sessionID
+  if (!sessionID) {
+    // Creating a session in a directory OpenCode has not seen yet starts an instance (seconds under
+    // load): a cancel or the deadline must not wait for it. The late session is reconciled by the caller.
+    const creating = createSession(client, workspace, spec.title)
+    const created = await raceStop(creating, spec.signal, spec.deadline)
+    if (created === undefined) return { outcome: spec.signal.aborted ? { kind: "aborted" } : { kind: "deadline" }, late: creating.catch(() => undefined) }
+    sessionID = created
+    await spec.onSession(sessionID)
+  }
   const tracker = newTracker()
   const follow = (): Promise<WaitOutcome> =>
     waitIdle(client, hub, sessionID, workspace, {

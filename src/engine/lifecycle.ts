@@ -214,6 +214,11 @@ export class Delegations {
         if (record.writable) await this.locks.set(record.workspace, record.id, "quarantined", { sessionID: turn.sessionID, reason })
         result.next = `The workspace is quarantined: ${reason}. Check with opencode that the session is gone, inspect git status, then restart the MCP server.`
       }
+    } else if (turn.late) {
+      release = false
+      const reason = `the task ended (${status}) while OpenCode was still creating its session; released once that session is removed`
+      if (record.writable) await this.locks.set(record.workspace, record.id, "quarantined", { reason })
+      void this.reconcileLate(record, turn.late)
     } else if (turn.sessionID) {
       release = false
       const reason = `OpenCode could not be reached to remove session ${turn.sessionID}`
@@ -227,6 +232,24 @@ export class Delegations {
     for (const listener of live.listeners) listener()
     this.live.delete(record.id)
     return record
+  }
+
+  /** A session whose creation outlived its task: abort it, then remove (or preserve) it, then release the workspace. */
+  private async reconcileLate(record: TaskRecord, late: Promise<string | undefined>) {
+    const sessionID = await late
+    if (!sessionID) return record.writable ? this.locks.clear(record.workspace, record.id) : undefined
+    record.sessions.push(sessionID)
+    record.revision++
+    await this.store.save(record)
+    const { client } = await this.runtime.opencode()
+    await client.session.abort({ sessionID, directory: record.workspace }).catch(() => undefined)
+    if (this.runtime.flags.preserveSessions) {
+      if (record.writable) await this.locks.set(record.workspace, record.id, "preserved", { sessionID, reason: `session ${sessionID} kept for diagnosis (created after its task ended)` })
+      return
+    }
+    if (await removeSession(client, sessionID, record.workspace)) {
+      if (record.writable) await this.locks.clear(record.workspace, record.id)
+    } else if (record.writable) await this.locks.set(record.workspace, record.id, "quarantined", { sessionID, reason: `session ${sessionID}, created after its task ended, could not be confirmed removed` })
   }
 
   /** Cancels a task this process follows (or aborts another process's session); resolves once it settled. */

@@ -125,7 +125,7 @@ export async function sessionState(client: OpencodeClient, sessionID: string, di
 }
 
 /** Waits (briefly) until an aborted session stops working, so what it wrote has landed. */
-export async function settleAfterAbort(client: OpencodeClient, sessionID: string, directory: string, timeoutMs = 3000) {
+export async function settleAfterAbort(client: OpencodeClient, sessionID: string, directory: string, timeoutMs = 2000) {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline && (await sessionState(client, sessionID, directory)) === "busy") await Bun.sleep(100)
 }

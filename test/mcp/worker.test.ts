@@ -76,6 +76,8 @@ test("a second writer is refused while the first runs; the same idempotency key 
     const scout = structured(await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Look around. [script:demo]" } }))
     expect(["succeeded", "running"]).toContain(scout.status)
 
+    // Cancel a session that is really working (its creation can take seconds on a loaded machine).
+    await waitFor(async () => Boolean((await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${first.task_id}.json`))?.sessionID), 60_000)
     const started = performance.now()
     const cancelled = structured(await client.callTool({ name: "task_cancel", arguments: { task_id: first.task_id } }))
     const settledMs = performance.now() - started
@@ -109,7 +111,11 @@ test("notifications/cancelled for the call cancels its task and leaves the works
     await waitFor(async () => (await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${id}.json`))?.status === "cancelled")
     console.log(`notifications/cancelled → settled: ${(performance.now() - started).toFixed(0)} ms`)
     expect(performance.now() - started).toBeLessThan(5000)
-    expect(await lockFiles(world)).toEqual([])
+    // Cancelled before OpenCode finished creating the session: quarantined with the reason until that
+    // late session is removed; otherwise already released.
+    const lock = await readJson<{ state: string; reason?: string }>(`${world.home.paths.locksDir}/${(await lockFiles(world))[0]}`)
+    if (lock) expect(lock).toMatchObject({ state: "quarantined", reason: expect.stringContaining("still creating its session") })
+    await waitFor(async () => (await lockFiles(world)).length === 0, 60_000)
     expect(await taskFiles(world)).toContain(`${id}.json`)
   } finally {
     await close()
