@@ -252,6 +252,13 @@ export class Delegations {
     } else if (record.writable) await this.locks.set(record.workspace, record.id, "quarantined", { sessionID, reason: `session ${sessionID}, created after its task ended, could not be confirmed removed` })
   }
 
+  /** Cancels every task this process follows and waits for them to settle (tests, an orderly shutdown). */
+  async shutdown(): Promise<void> {
+    const running = [...this.live.values()]
+    for (const live of running) live.controller.abort()
+    await Promise.all(running.map((live) => live.done.catch(() => undefined)))
+  }
+
   /** Cancels a task this process follows (or aborts another process's session); resolves once it settled. */
   async cancel(id: string): Promise<TaskRecord> {
     await this.recovering

@@ -7,6 +7,7 @@ import { resolvePaths, type Paths } from "../config/paths"
 import type { Config } from "../config/schema"
 import { connect, EventHub } from "../opencode/client"
 import { ensureServer, health, type ServerRecord } from "../opencode/server"
+import { fail } from "../errors"
 import { alive } from "../util/process"
 
 export interface Connection {
@@ -19,6 +20,7 @@ export class Runtime {
   readonly paths: Paths
   private connection?: Connection
   private connecting?: Promise<Connection>
+  private closed = false
 
   constructor(readonly flags: Flags) {
     this.paths = resolvePaths(flags)
@@ -30,6 +32,8 @@ export class Runtime {
 
   /** The shared server, started or restarted when it is not running. */
   async opencode(): Promise<Connection> {
+    // A task still settling after shutdown must not start a new shared server behind our back.
+    if (this.closed) throw fail("Server", "This MCP server is shutting down; OpenCode is no longer reached from it.", "The next MCP server process recovers the task from its record.")
     // One loopback health check per call (about a millisecond) catches a server that died or hangs.
     if (this.connection && alive(this.connection.record.pid) && (await health(this.connection.record, 2000))) return this.connection
     this.connecting ??= this.open().finally(() => (this.connecting = undefined))
@@ -48,6 +52,7 @@ export class Runtime {
   }
 
   close() {
+    this.closed = true
     this.connection?.hub.close()
     this.connection = undefined
   }

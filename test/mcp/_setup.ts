@@ -57,6 +57,8 @@ export async function connect(world: World, flags: Partial<Flags> = {}, clientNa
     runtime,
     delegations,
     close: async () => {
+      // Tasks still running in the background (a scout left `running`) settle before the server goes.
+      await delegations.shutdown()
       await client.close()
       await server.close()
       runtime.close()
