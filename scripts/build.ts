@@ -28,5 +28,7 @@ for (const arch of targets) {
   ])
   console.log(`built ${out} (${version})`)
 }
-// The host binary under its plain name, for tests, the demo and the README.
-await step(["cp", `dist/opencode-mcp-orchestrator-linux-${hostArch}`, "dist/opencode-mcp-orchestrator"])
+// The host binary under its plain name, for tests, the demo and the README. Copied beside it and
+// renamed over it, because a running copy of the old binary makes a plain cp fail ("Text file busy").
+await step(["cp", `dist/opencode-mcp-orchestrator-linux-${hostArch}`, "dist/.opencode-mcp-orchestrator.new"])
+await step(["mv", "-f", "dist/.opencode-mcp-orchestrator.new", "dist/opencode-mcp-orchestrator"])

@@ -4,6 +4,7 @@ import { defineCommand } from "citty"
 import { readFlags, type Flags } from "../config/flags"
 import { resolvePaths } from "../config/paths"
 import { LAUNCHERS } from "../doctor/prerequisites"
+import { liveCheck } from "../doctor/live"
 import { sandboxChecks } from "../doctor/probes"
 import { formatJson, formatReport } from "../doctor/report"
 import { exitCodeOf, runDoctor, type DoctorDeps } from "../doctor/run"
@@ -20,9 +21,7 @@ export function doctorDeps(flags: Flags): DoctorDeps {
     opencode: flags.opencodeBin,
     env: flags.env,
     probes: (config) => sandboxChecks({ env: flags.env, config, bwrap: launchers.bwrap, tmpRoot: flags.env.TMPDIR?.startsWith("/") ? flags.env.TMPDIR : "/tmp" }),
-    // Seam: `doctor --live` sends one delegation through OpenCode with the scripted model; wired to
-    // the demo's delegation path once that exists (src/cli/demo.ts).
-    live: undefined,
+    live: () => liveCheck(flags.env),
   }
 }
 

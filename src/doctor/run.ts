@@ -24,7 +24,7 @@ export interface DoctorOptions {
 export interface DoctorDeps extends Omit<DoctorContext, "config" | "manifest"> {
   /** The sandbox probes (src/sandbox), one result per profile. */
   probes: (config: DoctorContext["config"]) => Promise<CheckResult[]>
-  /** `doctor --live`; absent until the demo's delegation path is wired in. */
+  /** `doctor --live` (src/doctor/live.ts). */
   live?: (ctx: DoctorContext) => Promise<CheckResult[]>
 }
 

@@ -35,6 +35,13 @@ describe("compiled binary", () => {
     const claude = await run([`${BIN}/claude`, "mcp", "get", "opencode-agents"], { env: m.env })
     expect(claude.stdout).toContain(`Command: ${copy}`)
 
+    // doctor --live: one real delegation through the installed binary, OpenCode, the agents and the
+    // plugin, on the scripted model; with the sandbox probes, the whole installation is proven.
+    const live = await cli(m, "doctor", "--live")
+    expect(live.stdout).toMatch(/ok +live: scout delegation through OpenCode/)
+    expect(live.stdout.trim().split("\n").at(-1)).toBe("DOCTOR_HEALTHY")
+    expect(live.code).toBe(0)
+
     const json = await cli(m, "doctor", "--json", "--no-sandbox-probes")
     expect(json.code).toBe(0)
     expect(JSON.parse(json.stdout)).toMatchObject({ verdict: "DOCTOR_READINESS_UNVERIFIED" })
