@@ -13,6 +13,7 @@ import { canonicalWorkspace } from "../workspace/root"
 import { planBudget } from "./budgets"
 import { resolveRoute, runTurn, statusOf, type Turn } from "./delegate"
 import { lockedError, orphaned, WriterLocks } from "./locks"
+import { prune } from "./retention"
 import { fromTranscript, type Status } from "./result"
 import type { Runtime } from "./runtime"
 import { isFinished, newTaskId, noteProgress, TaskStore, type TaskRecord } from "./tasks"
@@ -45,6 +46,7 @@ export class Delegations {
   readonly store: TaskStore
   readonly locks: WriterLocks
   readonly live = new Map<string, Live>()
+  private pruned = false
   /** Set by recovery (recovery.ts); every entry point waits for it first. */
   recovering: Promise<void> = Promise.resolve()
   /** Settles a task left behind by a dead process; installed by recovery.ts. */
@@ -231,6 +233,11 @@ export class Delegations {
     await this.store.save(record)
     for (const listener of live.listeners) listener()
     this.live.delete(record.id)
+    // Once per process, with a connection at hand: drop old parked sessions and records (retention.ts).
+    if (client && !this.pruned) {
+      this.pruned = true
+      void prune(this.store, client).catch(() => undefined)
+    }
     return record
   }
 
