@@ -60,7 +60,7 @@ function sandboxRules(allowed: string[]): Rules {
   return Object.fromEntries(SANDBOX_TOOLS.map((tool) => [tool, allowed.includes(tool) ? "allow" : "deny"]))
 }
 
-const GIT_DENIED: Record<string, Action> = { "*": "allow", ".git": "deny", ".git/*": "deny", "**/.git/*": "deny" }
+const GIT_DENIED: Record<string, Action> = { "*": "allow", ".git": "deny", ".git/*": "deny", "**/.git": "deny", "**/.git/*": "deny" }
 
 export function fill(template: string, values: Record<string, string | number | boolean>): string {
   return template

@@ -8,7 +8,7 @@ import { timeoutLimits } from "../config/schema"
 import { describe, fail } from "../errors"
 import { checkRoute, readCatalog } from "../opencode/catalog"
 import { forkSession, formatModel, removeSession, type ModelRoute } from "../opencode/session"
-import { changedFiles, snapshot } from "../workspace/changes"
+import { changedFiles, nestedGitMetadata, snapshot } from "../workspace/changes"
 import { canonicalWorkspace } from "../workspace/root"
 import { planBudget } from "./budgets"
 import { resolveRoute, runTurn, statusOf, type Turn } from "./delegate"
@@ -99,6 +99,7 @@ export class Delegations {
     }
     try {
       record.snapshot = await snapshot(workspace)
+      if (request.writable) record.gitMetadata = await nestedGitMetadata(workspace)
       await this.store.save(record)
     } catch (error) {
       if (request.writable) await this.locks.clear(workspace, id)
@@ -121,6 +122,7 @@ export class Delegations {
     record.turns++
     record.revision++
     record.snapshot = await snapshot(record.workspace)
+    if (record.writable) record.gitMetadata = await nestedGitMetadata(record.workspace)
     await this.store.save(record)
     this.launch(record, brief)
     return record
@@ -195,6 +197,7 @@ export class Delegations {
     const status = forced?.status ?? statusOf(turn.outcome, turn.transcript)
     const result = fromTranscript({ role: record.role, workspace: record.workspace, taskID: record.id, sessionID: turn.sessionID, durationMs: Date.now() - started, status }, turn.transcript)
     if (record.snapshot?.git) result.files = changedFiles(record.snapshot, await snapshot(record.workspace))
+    const planted = record.writable && record.gitMetadata ? (await nestedGitMetadata(record.workspace)).filter((path) => !record.gitMetadata!.includes(path)) : []
     if (turn.outcome.kind === "error") result.error = turn.outcome.message
     if (record.writable) await this.locks.set(record.workspace, record.id, "cleaning", { sessionID: turn.sessionID })
     let release = true
@@ -227,8 +230,12 @@ export class Delegations {
       if (record.writable) await this.locks.set(record.workspace, record.id, "quarantined", { sessionID: turn.sessionID, reason })
     }
     if (release && record.writable) await this.locks.clear(record.workspace, record.id)
-    result.next ??= nextStep(status, record, forced?.note)
-    Object.assign(record, { status, result, finishedAt: new Date().toISOString(), note: forced?.note })
+    if (planted.length) {
+      result.warnings = [`New git metadata appeared in the workspace: ${planted.join(", ")}. Its hooks and config would run when git is used there; inspect and delete it before running git.`]
+      if (result.status === "succeeded") result.status = "needs_review"
+    }
+    result.next ??= nextStep(result.status, record, forced?.note)
+    Object.assign(record, { status: result.status, result, finishedAt: new Date().toISOString(), note: forced?.note })
     record.revision++
     await this.store.save(record)
     for (const listener of live.listeners) listener()

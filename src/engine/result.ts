@@ -27,6 +27,8 @@ export interface DelegationResult {
   tools: ToolCall[]
   /** From git (before/after snapshots), not from the model; undefined outside a git repository. */
   files?: FileChange[]
+  /** Things the parent must look at before trusting the outcome (e.g. planted git metadata). */
+  warnings?: string[]
   /** Shell commands the agent ran, with their exit codes when the tool reported one. */
   commands: Command[]
   /** Where the whole conversation can be read. */
@@ -69,6 +71,7 @@ export function renderText(result: DelegationResult): string {
   if (result.commands.length) lines.push(`commands: ${result.commands.map((c) => `${c.command} → ${c.exitCode ?? "?"}`).join("; ")}`)
   if (result.transcript) lines.push(`transcript: ${result.transcript}`)
   if (result.error) lines.push(`error: ${result.error}`)
+  for (const warning of result.warnings ?? []) lines.push(`warning: ${warning}`)
   if (result.next) lines.push(`next: ${result.next}`)
   return lines.join("\n")
 }

@@ -44,6 +44,7 @@ export const resultShape = {
   progress: z.array(z.string()).optional().describe("The latest progress lines of a running task."),
   error: z.string().optional(),
   next: z.string().optional().describe("What to do next when the outcome needs it."),
+  warnings: z.array(z.string()).optional().describe("Things to inspect before trusting the outcome."),
 }
 
 export function toStructured(result: DelegationResult) {
@@ -64,6 +65,7 @@ export function toStructured(result: DelegationResult) {
     transcript: result.transcript,
     error: result.error,
     next: result.next,
+    warnings: result.warnings,
   }
 }
 

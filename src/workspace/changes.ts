@@ -78,3 +78,18 @@ export function changedFiles(before: Snapshot, after: Snapshot): FileChange[] {
   }
   return changes.sort((a, b) => a.path.localeCompare(b.path))
 }
+
+/**
+ * Paths under the workspace named `.git` other than its own top-level one, relative to it. Git does
+ * not show these in `status` (it skips every `.git`), yet a `.git` a delegated writer planted (a
+ * nested repository, or a `gitdir:` file) brings hooks and config that run when the user next uses
+ * git there, outside any sandbox.
+ */
+export async function nestedGitMetadata(workspace: string): Promise<string[]> {
+  const found = await run(["find", workspace, "-path", `${workspace}/.git`, "-prune", "-o", "-name", ".git", "-print"], { timeoutMs: 30_000 })
+  return found.stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((path) => path.slice(workspace.length + 1))
+    .sort()
+}
