@@ -1,7 +1,44 @@
 // The OpenCode plugin: sandbox tools and guards for orchestrator agents. Bundled into one file at
-// build time (scripts/build-plugin.ts) and embedded in the binary.
-import type { Plugin } from "./types"
+// build time (scripts/build-plugin.ts) and embedded in the binary. Only the default export: OpenCode
+// may treat every export of a plugin module as a plugin of its own.
+import { hostFs } from "../src/sandbox"
+import { readInvocation } from "./env"
+import { refuseCall, WRITE_TOOLS } from "./guards"
+import { logGrepTool, logReadTool } from "./logs"
+import { isOrchestratorAgent, RUNNER_TOOL_SPECS, type RunnerTool } from "./roles"
+import { runnerTool } from "./runner"
+import { shellTool } from "./shell"
+import type { Plugin, ToolDefinition } from "./types"
 
-export const OrchestratorPlugin: Plugin = async () => ({})
+/** Sessions remembered for the guard; the oldest are forgotten first (a long-lived server sees many). */
+const MAX_SESSIONS = 10_000
+
+const OrchestratorPlugin: Plugin = async (input) => {
+  // `tool.execute.before` is not told the agent, but `chat.params` (before every model request, so
+  // before any tool call of that step) is: remember it per session.
+  const agents = new Map<string, string>()
+  const tools: Record<string, ToolDefinition> = {
+    sandbox_shell: shellTool(),
+    sandbox_log_read: logReadTool(),
+    sandbox_log_grep: logGrepTool(),
+  }
+  for (const tool of Object.keys(RUNNER_TOOL_SPECS) as RunnerTool[]) tools[tool] = runnerTool(tool)
+
+  return {
+    tool: tools,
+    "chat.params": async ({ sessionID, agent }) => {
+      agents.delete(sessionID)
+      agents.set(sessionID, agent)
+      if (agents.size > MAX_SESSIONS) agents.delete(agents.keys().next().value!)
+    },
+    "tool.execute.before": async ({ tool, sessionID }, { args }) => {
+      if (!isOrchestratorAgent(agents.get(sessionID))) return
+      if (tool !== "bash" && !WRITE_TOOLS.has(tool)) return
+      const { host } = await readInvocation()
+      const why = refuseCall({ tool, args, workspace: input.directory, host }, hostFs)
+      if (why) throw new Error(why)
+    },
+  }
+}
 
 export default OrchestratorPlugin

@@ -1,5 +1,8 @@
 // The slice of OpenCode's plugin interface this plugin uses, declared here so the bundle has no
 // runtime import of @opencode-ai/plugin (OpenCode installs that package lazily; see FACTS in README).
+// Checked against opencode 1.18.33: a tool's `args` may be plain JSON Schema objects instead of zod
+// schemas; OpenCode then sends them as the tool's parameters with every key required and does not
+// validate the call, so each tool checks its own arguments.
 export interface ToolContext {
   sessionID: string
   messageID?: string
@@ -9,16 +12,31 @@ export interface ToolContext {
   abort: AbortSignal
 }
 
+/** A JSON Schema for one argument (`{ type: "string", description }`). */
+export interface JsonSchema {
+  type: "string" | "integer" | "number" | "boolean"
+  description: string
+  minimum?: number
+  maximum?: number
+}
+
+export interface ToolOutput {
+  title: string
+  output: string
+  metadata: Record<string, unknown>
+}
+
 export interface ToolDefinition {
   description: string
-  args: Record<string, unknown>
-  execute(args: Record<string, unknown>, context: ToolContext): Promise<string>
+  args: Record<string, JsonSchema>
+  execute(args: Record<string, unknown>, context: ToolContext): Promise<string | ToolOutput>
 }
 
 export interface Hooks {
   tool?: Record<string, ToolDefinition>
   "tool.execute.before"?: (input: { tool: string; sessionID: string; callID: string }, output: { args: Record<string, unknown> }) => Promise<void>
-  "tool.execute.after"?: (input: { tool: string; sessionID: string; callID: string }, output: { title: string; output: string; metadata: unknown }) => Promise<void>
+  /** Fires before every model request; its `agent` is how the plugin learns which agent a session runs. */
+  "chat.params"?: (input: { sessionID: string; agent: string }, output: Record<string, unknown>) => Promise<void>
   event?: (input: { event: { type: string; properties: Record<string, unknown> } }) => Promise<void>
 }
 

@@ -1,0 +1,78 @@
+// The runner's four sandbox tools (read-only/writable × no network/host network), each callable only
+// by its own agent. The command's full output goes to a log under the state dir; the model gets the
+// deterministic digest of it. Old runs are pruned by age and count after each run.
+import { createDigester, renderDigest } from "../src/runner/digest"
+import { createRun, eachLine, logPath, pruneRuns, saveRun } from "../src/runner/logs"
+import { hostFs, planSandbox, runSandboxed } from "../src/sandbox"
+import { readInvocation } from "./env"
+import { RUNNER_TOOL_SPECS, runnerProfile, type RunnerTool } from "./roles"
+import { SHELL_COMMAND, stringArg } from "./shell"
+import description from "./text/sandbox_run.md" with { type: "text" }
+import type { ToolDefinition, ToolOutput } from "./types"
+
+export const RUNNER_TIMEOUT = { min: 1, max: 3600, fallback: 900 } as const
+/** What the runner keeps in memory of each stream; the log has everything. */
+const IN_MEMORY_BYTES = 4096
+
+export function timeoutSeconds(value: unknown): number {
+  if (value === undefined || value === null || value === "") return RUNNER_TIMEOUT.fallback
+  const seconds = typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value
+  if (typeof seconds !== "number" || !Number.isInteger(seconds) || seconds < RUNNER_TIMEOUT.min || seconds > RUNNER_TIMEOUT.max)
+    throw new Error(`timeout_seconds must be an integer from ${RUNNER_TIMEOUT.min} to ${RUNNER_TIMEOUT.max}, got ${JSON.stringify(value)}.`)
+  return seconds
+}
+
+export function runnerTool(tool: RunnerTool): ToolDefinition {
+  const { profile } = RUNNER_TOOL_SPECS[tool]
+  return {
+    description: description
+      .replace("{{access}}", profile.workspace === "writable" ? "the workspace is writable (Git metadata stays read-only)" : "the workspace is read-only")
+      .replace("{{network}}", profile.network === "host" ? "shared with the host (trusted commands only)" : "disabled"),
+    args: {
+      command: { type: "string", description: "The command exactly as the task gives it, run with bash -c in the working directory." },
+      timeout_seconds: { type: "integer", minimum: RUNNER_TIMEOUT.min, maximum: RUNNER_TIMEOUT.max, description: "The command's timeout in seconds, as the task gives it." },
+    },
+    async execute(args, context): Promise<ToolOutput> {
+      runnerProfile(tool, context.agent)
+      const command = stringArg(args, "command")
+      const seconds = timeoutSeconds(args.timeout_seconds)
+      const { limits, host, paths } = await readInvocation()
+      const plan = planSandbox({ profile, workspace: context.directory, host }, hostFs)
+      const run = await createRun(paths.runsDir, { sessionID: context.sessionID, agent: context.agent, profile: plan.profile, workspace: plan.workspace, command })
+      const log = logPath(paths.runsDir, run.id)
+      const result = await runSandboxed(plan, [...SHELL_COMMAND, command], {
+        timeoutMs: seconds * 1000,
+        maxOutputBytes: IN_MEMORY_BYTES,
+        signal: context.abort,
+        logFile: log,
+        logLimitBytes: limits.runnerLogLimitBytes,
+      })
+      const digester = createDigester()
+      await eachLine(log, (line) => digester.push(line))
+      const digest = digester.result()
+      Object.assign(run, {
+        finishedAt: new Date().toISOString(),
+        exitCode: result.exitCode,
+        timedOut: result.timedOut,
+        bytesSeen: result.log?.bytesSeen,
+        bytesKept: result.log?.bytesWritten,
+        lines: digest.lines,
+      })
+      await saveRun(paths.runsDir, run)
+      await pruneRuns(paths.runsDir, { hours: limits.runRetentionHours, count: limits.runRetentionCount }, [run.id]).catch(() => undefined)
+      const failure = result.failure ? `The sandbox could not start (${result.failure.code}): ${result.failure.detail}\n${result.failure.hint}\n` : ""
+      const output = failure + renderDigest(digest, {
+        exitCode: result.exitCode,
+        signal: result.signal,
+        timedOut: result.timedOut,
+        aborted: result.aborted,
+        durationMs: result.durationMs,
+        runId: run.id,
+        logPath: log,
+        bytesSeen: result.log?.bytesSeen,
+        bytesKept: result.log?.bytesWritten,
+      })
+      return { title: command.slice(0, 120), output, metadata: { exit: result.exitCode, run_id: run.id, log, timedOut: result.timedOut } }
+    },
+  }
+}

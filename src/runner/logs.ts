@@ -1,0 +1,139 @@
+// The runner's logs under the state dir (`runs/<run_id>/output.log` beside `run.json`): creating a
+// run, recording how it ended, pruning by age and count, and reading a log back in slices or by
+// search, streamed line by line because a log may hold up to 512 MB.
+import { mkdir, readdir, rm } from "node:fs/promises"
+import { fail } from "../errors"
+import { readJson, writeJson } from "../util/fs"
+
+export interface RunRecord {
+  id: string
+  sessionID: string
+  agent: string
+  profile: string
+  workspace: string
+  command: string
+  startedAt: string
+  finishedAt?: string
+  exitCode?: number | null
+  timedOut?: boolean
+  bytesSeen?: number
+  bytesKept?: number
+  lines?: number
+}
+
+export const RUN_ID = /^run-\d{8}T\d{6}-[a-z0-9]{6}$/
+
+export function newRunId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "")
+  return `run-${stamp}-${Math.random().toString(36).slice(2, 8).padEnd(6, "0")}`
+}
+
+export const runDir = (runsDir: string, id: string) => `${runsDir}/${id}`
+export const logPath = (runsDir: string, id: string) => `${runDir(runsDir, id)}/output.log`
+
+export async function createRun(runsDir: string, record: Omit<RunRecord, "id" | "startedAt">): Promise<RunRecord> {
+  const run: RunRecord = { ...record, id: newRunId(), startedAt: new Date().toISOString() }
+  // 0700: a log may hold whatever the command printed, secrets included.
+  await mkdir(runDir(runsDir, run.id), { recursive: true, mode: 0o700 })
+  await writeJson(`${runDir(runsDir, run.id)}/run.json`, run, 0o600)
+  return run
+}
+
+export const saveRun = (runsDir: string, run: RunRecord) => writeJson(`${runDir(runsDir, run.id)}/run.json`, run, 0o600)
+
+export async function readRun(runsDir: string, id: string): Promise<RunRecord | undefined> {
+  if (!RUN_ID.test(id)) return undefined
+  return readJson<RunRecord>(`${runDir(runsDir, id)}/run.json`)
+}
+
+export async function listRuns(runsDir: string): Promise<RunRecord[]> {
+  const names = await readdir(runsDir).catch(() => [] as string[])
+  const runs = await Promise.all(names.filter((name) => RUN_ID.test(name)).map((name) => readRun(runsDir, name)))
+  return runs.filter((run): run is RunRecord => run !== undefined)
+}
+
+export interface Retention {
+  hours: number
+  count: number
+}
+
+/** Which runs to delete: older than the retention age, then all but the newest `count`. Pure. */
+export function runsToPrune(runs: readonly Pick<RunRecord, "id" | "startedAt">[], retention: Retention, now: number, keep: readonly string[] = []): string[] {
+  const newestFirst = [...runs].sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt) || b.id.localeCompare(a.id))
+  const cutoff = now - retention.hours * 3_600_000
+  return newestFirst.filter((run, index) => !keep.includes(run.id) && (index >= retention.count || !(Date.parse(run.startedAt) >= cutoff))).map((run) => run.id)
+}
+
+export async function pruneRuns(runsDir: string, retention: Retention, keep: readonly string[] = []): Promise<string[]> {
+  const doomed = runsToPrune(await listRuns(runsDir), retention, Date.now(), keep)
+  for (const id of doomed) await rm(runDir(runsDir, id), { recursive: true, force: true })
+  return doomed
+}
+
+/** Calls `visit` with each line (1-based number) until it returns false. */
+export async function eachLine(file: string, visit: (line: string, number: number) => boolean | void): Promise<number> {
+  const decoder = new TextDecoder()
+  let rest = ""
+  let number = 0
+  for await (const chunk of Bun.file(file).stream()) {
+    const lines = (rest + decoder.decode(chunk, { stream: true })).split("\n")
+    rest = lines.pop()!
+    for (const line of lines) if (visit(line, ++number) === false) return number
+  }
+  rest += decoder.decode()
+  if (rest !== "") visit(rest, ++number)
+  return number
+}
+
+export const READ_LIMITS = { lines: 200, lineChars: 500, matches: 60, bytes: 16_000 } as const
+
+const clip = (line: string) => (line.length > READ_LIMITS.lineChars ? `${line.slice(0, READ_LIMITS.lineChars)}… [${line.length} chars]` : line)
+
+/** Lines offset..offset+limit-1, numbered, capped in count and bytes. */
+export async function readSlice(file: string, offset: number, limit: number): Promise<string> {
+  const first = Math.max(1, Math.floor(offset) || 1)
+  const count = Math.min(READ_LIMITS.lines, Math.max(1, Math.floor(limit) || 50))
+  const out: string[] = []
+  let bytes = 0
+  let stoppedAt: number | undefined
+  const total = await eachLine(file, (line, number) => {
+    if (number < first) return
+    if (number >= first + count || bytes > READ_LIMITS.bytes) {
+      stoppedAt = number
+      return false
+    }
+    const text = `${number}: ${clip(line)}`
+    bytes += text.length + 1
+    out.push(text)
+  })
+  if (!out.length) return `no lines from ${first}: the log has ${total} lines.`
+  return stoppedAt ? `${out.join("\n")}\n[more from line ${stoppedAt}]` : `${out.join("\n")}\n[end of log, ${total} lines]`
+}
+
+/** A regular expression (case-insensitive), or the literal text when it is not a valid one. */
+export function searchPattern(pattern: string): RegExp {
+  if (!pattern) throw fail("Usage", "The search pattern is empty.", "Pass a word or regular expression to look for.")
+  try {
+    return new RegExp(pattern, "i")
+  } catch {
+    return new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i")
+  }
+}
+
+export async function grepLog(file: string, pattern: string): Promise<string> {
+  const re = searchPattern(pattern)
+  const out: string[] = []
+  let matches = 0
+  let bytes = 0
+  const total = await eachLine(file, (line, number) => {
+    if (!re.test(line)) return
+    matches++
+    if (out.length < READ_LIMITS.matches && bytes < READ_LIMITS.bytes) {
+      const text = `${number}: ${clip(line)}`
+      bytes += text.length + 1
+      out.push(text)
+    }
+  })
+  if (!matches) return `no line of ${total} matches ${re}.`
+  return `${matches} of ${total} lines match ${re}${matches > out.length ? ` (first ${out.length} shown)` : ""}:\n${out.join("\n")}`
+}
