@@ -7,6 +7,7 @@ import type { Runtime } from "../engine/runtime"
 import { VERSION } from "../version"
 import instructions from "./instructions.md" with { type: "text" }
 import { registerModels } from "./tools/models"
+import { registerRunner } from "./tools/runner"
 import { registerScout } from "./tools/scout"
 import { registerTaskCancel } from "./tools/task_cancel"
 import { registerTaskContinue } from "./tools/task_continue"
@@ -23,6 +24,7 @@ export function createServer(runtime: Runtime, delegations = new Delegations(run
   void installRecovery(delegations)
   registerScout(server, delegations)
   registerWorker(server, delegations)
+  registerRunner(server, delegations)
   registerTaskStatus(server, delegations)
   registerTaskResult(server, delegations)
   registerTaskCancel(server, delegations)

@@ -141,12 +141,14 @@ export function renderDigest(digest: Digest, facts: RunFacts): string {
   header.push(logLine.filter(Boolean).join(", "))
   if (facts.bytesSeen !== undefined && facts.bytesKept !== undefined && facts.bytesKept < facts.bytesSeen) header.push(`log truncated: kept ${size(facts.bytesKept)} of ${size(facts.bytesSeen)}`)
   const at = (f: Finding) => `  L${f.line}: ${f.text}`
+  const shown = new Set([...digest.failingTests, ...digest.errors, ...digest.summary, ...digest.traces.flat()].map((f) => f.line))
   const sections: { title: string; lines: string[] }[] = [
     { title: `failing tests (${digest.failingTests.length}${digest.failingTests.length >= LIMITS.tests ? "+" : ""})`, lines: digest.failingTests.map(at) },
     { title: `errors (${digest.errors.length}${digest.errors.length >= LIMITS.errors ? "+" : ""})`, lines: digest.errors.map(at) },
     { title: "summary", lines: digest.summary.map(at) },
     { title: "stack traces", lines: digest.traces.flatMap((trace) => trace.map(at)) },
-    { title: "last lines", lines: digest.last.map(at) },
+    // Last lines already shown above (a summary at the very end) are not repeated.
+    { title: "last lines", lines: digest.last.filter((f) => !shown.has(f.line)).map(at) },
   ].filter((section) => section.lines.length)
   const footer = facts.runId ? `more: sandbox_log_read (run_id, offset line, limit) or sandbox_log_grep (run_id, pattern)` : ""
   const render = () => [...header, ...sections.flatMap((s) => [`${s.title}:`, ...s.lines]), footer].filter(Boolean).join("\n")

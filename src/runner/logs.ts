@@ -137,3 +137,9 @@ export async function grepLog(file: string, pattern: string): Promise<string> {
   if (!matches) return `no line of ${total} matches ${re}.`
   return `${matches} of ${total} lines match ${re}${matches > out.length ? ` (first ${out.length} shown)` : ""}:\n${out.join("\n")}`
 }
+
+/** The newest run any of these sessions made (a task's sessions), for the parent's result. */
+export async function latestRunOf(runsDir: string, sessionIDs: readonly string[]): Promise<RunRecord | undefined> {
+  const runs = (await listRuns(runsDir)).filter((run) => sessionIDs.includes(run.sessionID))
+  return runs.sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt))[0]
+}

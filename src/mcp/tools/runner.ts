@@ -1,0 +1,81 @@
+// The runner tool: one command, run by the runner agent for the requested workspace access and
+// network, through the same task lifecycle as scout and worker (budget preflight with the command's
+// timeout, writer state when writable, sync budget). The result adds the run's exit code and log path
+// from the plugin's run record, so the parent does not depend on the model to copy them.
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import { z } from "zod"
+import { RUNNER_TOOLS, runnerAgentName } from "../../engine/agents"
+import type { Delegations } from "../../engine/lifecycle"
+import { runnerBrief } from "../../runner/brief"
+import { latestRunOf, logPath } from "../../runner/logs"
+import { startAndFollow } from "../calls"
+import { idempotencyArg, modelArgs, resultShape } from "../shared"
+import description from "./runner.md" with { type: "text" }
+
+export const DEFAULT_TIMEOUT_S = 900
+
+export function registerRunner(server: McpServer, delegations: Delegations) {
+  server.registerTool(
+    "runner",
+    {
+      title: "Runner (noisy command, short analysis)",
+      description,
+      inputSchema: {
+        cwd: z.string().min(1).describe("Absolute path of the directory the command runs in (the sandbox's workspace)."),
+        command: z.string().min(1).describe("The command, run once with bash -c in cwd."),
+        objective: z.string().min(1).describe("What you want to learn from running it."),
+        expected: z.string().optional().describe("The outcome you expect (e.g. 'all tests pass'), to compare against."),
+        timeout_seconds: z.number().int().min(1).max(3600).optional().describe(`The command's timeout in seconds (default ${DEFAULT_TIMEOUT_S}).`),
+        workspace_access: z.enum(["read_only", "writable"]).default("read_only").describe("read_only (default), or writable when the command must write the workspace."),
+        network_access: z.enum(["disabled", "host"]).default("disabled").describe("disabled (default), or host to share the host's network (trusted commands only)."),
+        ...modelArgs,
+        ...idempotencyArg,
+      },
+      outputSchema: {
+        ...resultShape,
+        exit_code: z.number().nullable().optional().describe("The command's exit code, from the sandbox (null when it was killed)."),
+        log: z.string().optional().describe("The command's full output, on disk; never returned whole."),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+    },
+    async (args, extra) => {
+      const timeoutSeconds = args.timeout_seconds ?? DEFAULT_TIMEOUT_S
+      const result = await startAndFollow(
+        server,
+        delegations,
+        {
+          role: "runner",
+          agent: runnerAgentName(args.workspace_access, args.network_access),
+          cwd: args.cwd,
+          brief: runnerBrief({ command: args.command, objective: args.objective, expected: args.expected, timeoutSeconds, tool: RUNNER_TOOLS[args.workspace_access][args.network_access] }),
+          title: `runner: ${args.command.split("\n")[0]!.slice(0, 60)}`,
+          model: args.model,
+          variant: args.variant,
+          writable: args.workspace_access === "writable",
+          idempotencyKey: args.idempotency_key,
+          commandTimeoutS: timeoutSeconds,
+        },
+        extra,
+      )
+      return withRun(delegations, result)
+    },
+  )
+}
+
+/** Adds the task's latest run (exit code, log path) to a finished runner result. */
+async function withRun(delegations: Delegations, result: CallToolResult): Promise<CallToolResult> {
+  const structured = result.structuredContent as { task_id?: string; status?: string } | undefined
+  if (!structured?.task_id || structured.status === "running") return result
+  const record = await delegations.store.read(structured.task_id)
+  const runsDir = delegations.runtime.paths.runsDir
+  const run = record && (await latestRunOf(runsDir, record.sessions))
+  if (!run) return result
+  const log = logPath(runsDir, run.id)
+  const line = `runner: exit code ${run.exitCode ?? "none"}${run.timedOut ? " (timed out)" : ""}, ${run.lines ?? "?"} lines of output in ${log}`
+  return {
+    ...result,
+    content: [...result.content, { type: "text", text: line }],
+    structuredContent: { ...structured, exit_code: run.exitCode ?? null, log },
+  }
+}
