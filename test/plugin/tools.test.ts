@@ -26,7 +26,9 @@ beforeAll(async () => {
       turns: [{ steps: [write(".git/hooks/post-checkout"), write(OUTSIDE), write("link/escaped.txt"), write("gitlink/hooks/pre-commit"), write("wt/.git"), done] }],
     },
     worker_edit_inside: { turns: [{ steps: [{ tool: "write", args: { filePath: "src/new.ts", content: "export const x = 1\n" } }, done] }] },
-    build_shell: { turns: [{ steps: [shell("echo from-build"), { tool: "write", args: { filePath: "build.txt", content: "ok\n" } }, done] }] },
+    build_shell: {
+      turns: [{ steps: [shell("echo from-build"), { tool: "sandbox_run_network", args: { command: "echo from-build", timeout_seconds: 5 } }, { tool: "sandbox_log_read", args: { run_id: "", offset: 1, limit: 5 } }, { tool: "write", args: { filePath: "build.txt", content: "ok\n" } }, done] }],
+    },
     runner_wrong: { turns: [{ steps: [{ tool: "sandbox_run", args: { command: "touch x", timeout_seconds: 10 } }, done] }] },
     runner_digest: {
       turns: [{ steps: [{ tool: "sandbox_run_ro", args: { command: "for i in $(seq 1 2000); do echo noise $i; done; echo '(fail) math > adds [0.2ms]'; echo ' 1 fail'; exit 3", timeout_seconds: 30 } }, { tool: "sandbox_log_grep", args: { run_id: "", pattern: "noise 1999" } }, { tool: "sandbox_log_read", args: { run_id: "", offset: 2001, limit: 5 } }, done] }],
@@ -86,6 +88,8 @@ test("another agent cannot use the sandbox tools, and its own tools are untouche
   const { results } = await runAgent(world, "build", repo, "build_shell")
   expect(results[0]!.output).toMatch(/only for the orchestrator's scout and worker agents, not "build"/)
   expect(results[0]!.output).not.toContain("from-build")
+  expect(results[1]!.output).toMatch(/sandbox_run_network is only for the agent opencode-orchestrator-runner-writable-network, not "build"/)
+  expect(results[2]!.output).toMatch(/Runner logs are only for the orchestrator's runner agents, not "build"/)
   expect(await Bun.file(`${repo}/build.txt`).text()).toBe("ok\n")
 })
 

@@ -1,0 +1,80 @@
+// The guard's decisions, table-driven on real temp directories (symlinks and gitdir files need a real
+// filesystem): bash refused, writes into Git metadata or out of the workspace refused with symlinks
+// resolved, ordinary writes and other tools allowed.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { canonicalTarget, patchTargets, refuseCall, writeTargets } from "../../plugin/guards"
+import { hostContext, hostFs } from "../../src/sandbox"
+
+let root: string
+let ws: string
+let linked: string
+beforeAll(async () => {
+  root = await mkdtemp(`${tmpdir()}/oc-orch-guards-`)
+  ws = `${root}/ws`
+  mkdirSync(`${ws}/.git/hooks`, { recursive: true })
+  writeFileSync(`${ws}/.git/HEAD`, "ref: refs/heads/main\n")
+  mkdirSync(`${ws}/src`)
+  mkdirSync(`${root}/outside`)
+  symlinkSync(`${root}/outside`, `${ws}/out`)
+  symlinkSync(".git", `${ws}/g`)
+  // A linked worktree whose gitdir lives inside the workspace under another name.
+  linked = `${root}/linked`
+  mkdirSync(`${linked}/.meta/objects`, { recursive: true })
+  writeFileSync(`${linked}/.meta/HEAD`, "ref: refs/heads/main\n")
+  writeFileSync(`${linked}/.git`, "gitdir: .meta\n")
+})
+afterAll(() => rm(root, { recursive: true, force: true }))
+
+const host = () => hostContext({ HOME: "/nonexistent-home" })
+const check = (tool: string, args: Record<string, unknown>, workspace = ws) => refuseCall({ tool, args, workspace, host: host() }, hostFs)
+
+describe("refused", () => {
+  test.each([
+    ["bash", "bash", { command: "ls" }, /built-in bash tool is disabled/],
+    ["write into .git", "write", { filePath: ".git/hooks/pre-commit", content: "" }, /Git metadata is read-only/],
+    ["edit .git by absolute path", "edit", { filePath: "WS/.git/config", oldString: "a", newString: "b" }, /Git metadata is read-only/],
+    ["a nested .git", "write", { filePath: "vendor/lib/.git/config" }, /Git metadata is read-only/],
+    ["outside by absolute path", "write", { filePath: "/etc/passwd" }, /outside the workspace/],
+    ["outside by ..", "write", { filePath: "src/../../outside/x" }, /outside the workspace/],
+    ["outside through a symlink", "write", { filePath: "out/x.txt" }, /outside the workspace/],
+    [".git through a symlink", "write", { filePath: "g/hooks/post-checkout" }, /the path is Git metadata/],
+    ["a patch touching .git", "apply_patch", { patchText: "*** Begin Patch\n*** Add File: src/ok.ts\n+x\n*** Update File: .git/config\n*** End Patch" }, /Git metadata is read-only/],
+    ["a patch moving a file out", "apply_patch", { patchText: "*** Begin Patch\n*** Update File: src/a.ts\n*** Move to: ../../x.ts\n*** End Patch" }, /outside the workspace/],
+    ["a write with no target", "write", { content: "x" }, /no target path/],
+  ] as const)("%s", (_, tool, args, reason) => {
+    const fixed = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === "string" ? v.replace("WS", ws) : v]))
+    expect(check(tool, fixed)).toMatch(reason)
+  })
+
+  test("the target of a gitdir: file inside the workspace", () => {
+    expect(check("write", { filePath: ".meta/hooks/pre-commit" }, linked)).toMatch(/the path is Git metadata/)
+    expect(check("write", { filePath: "ok.txt" }, linked)).toBeUndefined()
+  })
+})
+
+describe("allowed", () => {
+  test.each([
+    ["an ordinary write", "write", { filePath: "src/new.ts", content: "x" }],
+    ["an absolute path inside", "edit", { filePath: "WS/src/a.ts" }],
+    ["a name that merely contains .git", "write", { filePath: "docs/.gitignore-notes.md" }],
+    [".gitignore", "write", { filePath: ".gitignore" }],
+    ["a read of .git (reads are not guarded)", "read", { filePath: ".git/config" }],
+    ["a sandbox tool", "sandbox_shell", { command: "rm -rf /" }],
+  ] as const)("%s", (_, tool, args) => {
+    const fixed = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === "string" ? v.replace("WS", ws) : v]))
+    expect(check(tool, fixed)).toBeUndefined()
+  })
+})
+
+test("patch and argument targets", () => {
+  expect(patchTargets("*** Add File: a\n*** Delete File: b\n*** Update File: c\n*** Move to: d\n+*** Add File: e")).toEqual(["a", "b", "c", "d"])
+  expect(writeTargets({ filePath: "x", patchText: "*** Add File: y" })).toEqual(["x", "y"])
+})
+
+test("canonicalTarget resolves the deepest existing ancestor and appends the rest", () => {
+  expect(canonicalTarget(`${ws}/out/new/deeper.txt`, hostFs)).toBe(`${root}/outside/new/deeper.txt`)
+  expect(canonicalTarget("/", hostFs)).toBe("/")
+})

@@ -1,0 +1,83 @@
+// The plugin's small pure pieces: its agent table agrees with the rendered agents, config's trusted
+// roots are shape-checked (fail closed), arguments are validated, shell output is capped with notes,
+// and the runner brief carries the command verbatim.
+import { describe, expect, test } from "bun:test"
+import { trustedRootsOf } from "../../plugin/env"
+import { isRunnerAgent, ORCHESTRATOR_PREFIX, RUNNER_TOOL_SPECS, runnerProfile, SHELL_PROFILES, shellProfile, type RunnerTool } from "../../plugin/roles"
+import { timeoutSeconds } from "../../plugin/runner"
+import { shellOutput, stringArg } from "../../plugin/shell"
+import { AGENT_PREFIX, agentName, RUNNER_TOOLS, runnerAgentName } from "../../src/engine/agents"
+import { runnerBrief } from "../../src/runner/brief"
+import type { SandboxRunResult } from "../../src/sandbox"
+
+test("the plugin's agent table is the one src/engine/agents.ts renders", () => {
+  expect(ORCHESTRATOR_PREFIX).toBe(AGENT_PREFIX)
+  for (const access of ["read_only", "writable"] as const)
+    for (const network of ["disabled", "host"] as const) {
+      const spec = RUNNER_TOOL_SPECS[RUNNER_TOOLS[access][network] as RunnerTool]
+      expect(spec.agent).toBe(runnerAgentName(access, network))
+      expect(spec.profile).toEqual({ kind: "runner", workspace: access, network })
+    }
+  expect(Object.keys(SHELL_PROFILES).sort()).toEqual([agentName("scout"), agentName("worker")])
+})
+
+test("each tool refuses every agent but its own", () => {
+  expect(shellProfile(agentName("scout"))).toEqual({ kind: "scout" })
+  expect(shellProfile(agentName("worker"))).toEqual({ kind: "worker" })
+  expect(() => shellProfile(runnerAgentName("writable", "host"))).toThrow("only for the orchestrator's scout and worker")
+  expect(() => shellProfile("build")).toThrow('not "build"')
+  expect(() => runnerProfile("sandbox_run_network", runnerAgentName("writable", "disabled"))).toThrow("only for the agent opencode-orchestrator-runner-writable-network")
+  expect(isRunnerAgent(agentName("scout"))).toBe(false)
+  expect(isRunnerAgent(runnerAgentName("read_only", "host"))).toBe(true)
+})
+
+describe("trusted roots from config.json", () => {
+  test.each([
+    ["no sandboxRuntime", {}, []],
+    ["no trustedRoots", { sandboxRuntime: {} }, []],
+    ["a full entry", { sandboxRuntime: { trustedRoots: [{ root: "/opt/rt", pathEntries: ["bin"], environment: { RT_HOME: "." } }] } }, [{ root: "/opt/rt", pathEntries: ["bin"], environment: { RT_HOME: "." } }]],
+  ] as const)("accepted: %s", (_, raw, roots) => {
+    expect(trustedRootsOf(raw, "c.json")).toEqual(roots as never)
+  })
+  test.each([
+    ["not an object", 3, /not a JSON object/],
+    ["trustedRoots not a list", { sandboxRuntime: { trustedRoots: {} } }, /is not a list/],
+    ["an entry without root", { sandboxRuntime: { trustedRoots: [{ pathEntries: [] }] } }, /\[0\] has no "root"/],
+    ["pathEntries not strings", { sandboxRuntime: { trustedRoots: [{ root: "/opt", pathEntries: [1] }] } }, /pathEntries is not a list of strings/],
+    ["environment not strings", { sandboxRuntime: { trustedRoots: [{ root: "/opt", environment: { A: 1 } }] } }, /environment is not an object of strings/],
+  ] as const)("refused: %s", (_, raw, reason) => {
+    expect(() => trustedRootsOf(raw, "c.json")).toThrow(reason)
+  })
+})
+
+test("arguments are checked by the tools (OpenCode does not validate plugin tool calls)", () => {
+  expect(stringArg({ command: "ls" }, "command")).toBe("ls")
+  expect(() => stringArg({}, "command")).toThrow('"command" argument is required')
+  expect(() => stringArg({ command: 3 }, "command")).toThrow("non-empty string")
+  expect(timeoutSeconds(undefined)).toBe(900)
+  expect(timeoutSeconds(60)).toBe(60)
+  expect(timeoutSeconds("120")).toBe(120)
+  for (const bad of [0, 3601, 1.5, "ten", -1]) expect(() => timeoutSeconds(bad)).toThrow("from 1 to 3600")
+})
+
+const result = (over: Partial<SandboxRunResult>): SandboxRunResult => ({ exitCode: 0, signal: null, stdout: "", stderr: "", timedOut: false, aborted: false, truncated: false, durationMs: 1, ...over })
+
+test("shell output: stdout then stderr, cut at the cap, with the exit code and what happened", () => {
+  expect(shellOutput(result({ stdout: "out\n", stderr: "err\n", exitCode: 2 }), 4096, 1000)).toBe("out\nerr\n[exit code: 2]")
+  const cut = shellOutput(result({ stdout: "x".repeat(5000), truncated: true }), 4096, 1000)
+  expect(cut).toContain(`${"x".repeat(4096)}\n[output cut at 4096 bytes`)
+  expect(cut.length).toBeLessThan(4300)
+  expect(shellOutput(result({ exitCode: null, signal: "SIGTERM", timedOut: true }), 4096, 120_000)).toBe("[timed out after 120s; the command and everything it started were killed]\n[exit code: none (SIGTERM)]")
+  expect(shellOutput(result({ exitCode: 1, failure: { code: "userns-restricted", detail: "setting up uid map: Permission denied", hint: "Allow user namespaces." } }), 4096, 1000)).toBe(
+    "The sandbox could not start (userns-restricted): setting up uid map: Permission denied\nAllow user namespaces.",
+  )
+})
+
+test("the runner brief carries the command verbatim in a fence it cannot close", () => {
+  const brief = runnerBrief({ command: "echo ```; bun test", objective: "see what fails", timeoutSeconds: 300, tool: "sandbox_run_ro" })
+  expect(brief).toContain("Run this command once with `sandbox_run_ro`, passing it exactly as written and timeout_seconds 300:")
+  expect(brief).toContain("````\necho ```; bun test\n````")
+  expect(brief).toContain("Objective: see what fails")
+  expect(brief).toContain("No expected outcome was given")
+  expect(runnerBrief({ command: "make", objective: "o", expected: "builds", timeoutSeconds: 1, tool: "t" })).toContain("Expected outcome: builds")
+})

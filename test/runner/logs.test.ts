@@ -1,0 +1,82 @@
+// Runner logs: which runs retention removes (a table), and reading a log back in numbered slices and
+// by search with the caps that keep a model's context small.
+import { afterAll, expect, test } from "bun:test"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { createRun, grepLog, latestRunOf, listRuns, logPath, newRunId, pruneRuns, READ_LIMITS, readRun, readSlice, RUN_ID, runsToPrune, searchPattern } from "../../src/runner/logs"
+
+const dirs: string[] = []
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true })
+})
+const tempDir = async () => {
+  const dir = await mkdtemp(`${tmpdir()}/oc-orch-runs-`)
+  dirs.push(dir)
+  return dir
+}
+
+const NOW = Date.parse("2026-06-01T12:00:00Z")
+const at = (hoursAgo: number, id: string) => ({ id, startedAt: new Date(NOW - hoursAgo * 3_600_000).toISOString() })
+
+test.each([
+  ["nothing to do", [at(1, "a"), at(2, "b")], { hours: 24, count: 20 }, [], []],
+  ["older than the age limit", [at(1, "a"), at(25, "b"), at(48, "c")], { hours: 24, count: 20 }, [], ["b", "c"]],
+  ["past the count, oldest first", [at(3, "c"), at(1, "a"), at(2, "b")], { hours: 24, count: 2 }, [], ["c"]],
+  ["both limits", [at(1, "a"), at(2, "b"), at(30, "c")], { hours: 24, count: 1 }, [], ["b", "c"]],
+  ["the current run is kept even past the count", [at(1, "a"), at(2, "b")], { hours: 24, count: 1 }, ["b"], []],
+  ["an unreadable start time counts as old", [{ id: "x", startedAt: "garbage" }, at(1, "a")], { hours: 24, count: 20 }, [], ["x"]],
+] as const)("retention: %s", (_, runs, retention, keep, doomed) => {
+  expect(runsToPrune(runs, retention, NOW, keep).sort()).toEqual([...doomed])
+})
+
+test("run ids are unique, sortable and validated before they touch a path", async () => {
+  const id = newRunId(new Date("2026-01-02T03:04:05.678Z"))
+  expect(id).toMatch(/^run-20260102T030405-[a-z0-9]{6}$/)
+  expect(RUN_ID.test(id)).toBe(true)
+  const dir = await tempDir()
+  expect(await readRun(dir, "../../etc")).toBeUndefined()
+  expect(await readRun(dir, "run-20260102T030405-abcdef/../x")).toBeUndefined()
+})
+
+test("createRun, listRuns, latestRunOf and pruneRuns on disk", async () => {
+  const dir = await tempDir()
+  const base = { agent: "a", profile: "runner-read_only-disabled", workspace: "/w", command: "true" }
+  const first = await createRun(dir, { ...base, sessionID: "s1" })
+  await Bun.sleep(5)
+  const second = await createRun(dir, { ...base, sessionID: "s2" })
+  await Bun.sleep(5)
+  const third = await createRun(dir, { ...base, sessionID: "s1" })
+  expect((await listRuns(dir)).map((r) => r.id).sort()).toEqual([first.id, second.id, third.id].sort())
+  expect((await latestRunOf(dir, ["s1"]))?.id).toBe(third.id)
+  expect(await latestRunOf(dir, ["nobody"])).toBeUndefined()
+  expect(await pruneRuns(dir, { hours: 24, count: 1 }, [first.id])).toEqual([second.id])
+  expect((await listRuns(dir)).map((r) => r.id).sort()).toEqual([first.id, third.id].sort())
+})
+
+test("readSlice numbers lines, stops at its limits and says where the log ends", async () => {
+  const dir = await tempDir()
+  const file = `${dir}/log`
+  await Bun.write(file, Array.from({ length: 500 }, (_, i) => `line ${i + 1}`).join("\n") + "\n")
+  expect(await readSlice(file, 10, 3)).toBe("10: line 10\n11: line 11\n12: line 12\n[more from line 13]")
+  expect(await readSlice(file, 499, 50)).toBe("499: line 499\n500: line 500\n[end of log, 500 lines]")
+  expect(await readSlice(file, 900, 5)).toBe("no lines from 900: the log has 500 lines.")
+  expect((await readSlice(file, 1, 10_000)).split("\n").length).toBe(READ_LIMITS.lines + 1)
+  await Bun.write(file, `${"z".repeat(2000)}\nshort`)
+  expect(await readSlice(file, 1, 1)).toBe(`1: ${"z".repeat(READ_LIMITS.lineChars)}… [2000 chars]\n[more from line 2]`)
+})
+
+test("grepLog finds lines by regex or literal text, case-insensitively, with a cap", async () => {
+  const dir = await tempDir()
+  const file = `${dir}/log`
+  await Bun.write(file, ["ok", "FAIL: parser (a+b)", "ok", "fail: cache"].join("\n"))
+  expect(await grepLog(file, "fail: \\w+")).toBe("2 of 4 lines match /fail: \\w+/i:\n2: FAIL: parser (a+b)\n4: fail: cache")
+  expect(await grepLog(file, "(a+b")).toContain("2: FAIL: parser (a+b)")
+  expect(await grepLog(file, "nothing")).toBe("no line of 4 matches /nothing/i.")
+  expect(() => searchPattern("")).toThrow("empty")
+  await Bun.write(file, Array.from({ length: 100 }, () => "hit").join("\n"))
+  expect(await grepLog(file, "hit")).toStartWith(`100 of 100 lines match /hit/i (first ${READ_LIMITS.matches} shown):`)
+})
+
+test("the log path sits in the run's own directory", () => {
+  expect(logPath("/state/runs", "run-20260102T030405-abcdef")).toBe("/state/runs/run-20260102T030405-abcdef/output.log")
+})
