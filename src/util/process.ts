@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs"
+import { fail } from "../errors"
 
 // The one place that starts processes. Argument arrays only (never a shell string), an optional
 // abort signal and timeout, SIGTERM then SIGKILL, and stderr kept for the error message.
@@ -50,17 +51,31 @@ function cleanEnv(env: Record<string, string | undefined> | undefined) {
   return out
 }
 
+/** Starts the process; an executable that is missing is a named prerequisite error, not a crash. */
+function launch<T>(argv: string[], start: () => T): T {
+  try {
+    return start()
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const missing = code === "ENOENT" || /not found/i.test((error as Error).message)
+    if (!missing) throw error
+    throw fail("Prerequisite", `The program "${argv[0]}" was not found${argv[0]?.includes("/") ? "" : " on PATH"}.`, `Install it, or check PATH for the process that runs opencode-mcp-orchestrator.`)
+  }
+}
+
 /** Runs a command to completion and returns what it printed. Never throws for a non-zero exit. */
 export async function run(argv: string[], options: RunOptions = {}): Promise<RunResult> {
   const started = performance.now()
   const limit = options.maxOutputBytes ?? 16 * 1024 * 1024
-  const proc = Bun.spawn(argv, {
-    cwd: options.cwd,
-    env: cleanEnv(options.env),
-    stdin: options.stdin === undefined ? "ignore" : new Blob([options.stdin]),
-    stdout: "pipe",
-    stderr: "pipe",
-  })
+  const proc = launch(argv, () =>
+    Bun.spawn(argv, {
+      cwd: options.cwd,
+      env: cleanEnv(options.env),
+      stdin: options.stdin === undefined ? "ignore" : new Blob([options.stdin]),
+      stdout: "pipe",
+      stderr: "pipe",
+    }),
+  )
   let timedOut = false
   let aborted = false
   const stop = () => terminate(proc, options.killGraceMs ?? 2000)
@@ -116,14 +131,16 @@ export interface SpawnOptions {
 /** Starts a long-running process (a server) and hands back its handle. */
 export function spawn(argv: string[], options: SpawnOptions = {}): Spawned {
   const output = options.logFile ? Bun.file(options.logFile) : "pipe"
-  const proc = Bun.spawn(argv, {
-    cwd: options.cwd,
-    env: cleanEnv(options.env),
-    stdin: "ignore",
-    stdout: output,
-    stderr: output,
-    detached: options.detached ?? false,
-  })
+  const proc = launch(argv, () =>
+    Bun.spawn(argv, {
+      cwd: options.cwd,
+      env: cleanEnv(options.env),
+      stdin: "ignore",
+      stdout: output,
+      stderr: output,
+      detached: options.detached ?? false,
+    }),
+  )
   if (options.detached) proc.unref()
   return {
     pid: proc.pid,

@@ -3,7 +3,7 @@
 // that the report and structured fields reach the parent.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
-import { rm, writeFile } from "node:fs/promises"
+import { mkdir, rm, symlink, writeFile } from "node:fs/promises"
 import { connect } from "../../src/opencode/client"
 import { readServerRecord, stopServer } from "../../src/opencode/server"
 import { createDemoRepository, DEMO_TASK } from "../../src/model/demo"
@@ -84,8 +84,9 @@ describe("scout on the real OpenCode", () => {
     ])
     expect(textOf(result)).toContain("status: succeeded")
     expect(progress).toContain("step 1")
-    // The session is deleted at the end.
-    expect(await sessionsIn(repo)).toEqual([])
+    // The working session is deleted at the end; only its parked copy (for task_continue) remains.
+    const parked = String(structured.transcript).match(/ses_\w+/)?.[0]
+    expect((await sessionsIn(repo)).map((session) => session.id)).toEqual([parked!])
   })
 
   test("a dead OpenCode server is restarted on the next call", async () => {
@@ -136,9 +137,11 @@ describe("bad input is a clear error and leaves no session", () => {
   })
 
   test("a missing opencode executable is a prerequisite error", async () => {
-    // PATH holds only an empty directory: no opencode anywhere on it.
+    // PATH holds only a directory with git in it: no opencode anywhere on it.
     const other = await createIsolatedHome({ modelUrl: model.url, env: {} })
-    other.env.PATH = `${other.root}/empty-bin`
+    await mkdir(`${other.root}/bin`)
+    await symlink("/usr/bin/git", `${other.root}/bin/git`)
+    other.env.PATH = `${other.root}/bin`
     const bare = await connectStdio(other.env)
     try {
       const result = await bare.client.callTool({ name: "scout", arguments: { cwd: repo, task: "x" } }) as CallToolResult
@@ -146,6 +149,16 @@ describe("bad input is a clear error and leaves no session", () => {
       expect(textOf(result)).toContain('"opencode" was not found on PATH')
     } finally {
       await bare.close()
+    }
+    // Without git either, the missing program is named the same way, not an internal error.
+    other.env.PATH = `${other.root}/nothing`
+    const bareer = await connectStdio(other.env)
+    try {
+      const result = (await bareer.client.callTool({ name: "scout", arguments: { cwd: repo, task: "x" } })) as CallToolResult
+      expect(result.isError).toBe(true)
+      expect(textOf(result)).toContain('"git" was not found on PATH')
+    } finally {
+      await bareer.close()
       await other.dispose()
     }
   })
