@@ -16,7 +16,10 @@ export const RUNNER_TOOLS: Record<RunnerAccess, Record<RunnerNetwork, string>> =
   writable: { disabled: "sandbox_run", host: "sandbox_run_network" },
 }
 
-export const SANDBOX_TOOLS = ["sandbox_shell", ...Object.values(RUNNER_TOOLS).flatMap((byNet) => Object.values(byNet))]
+/** The runner agents' way into the log their command wrote (the digest points at it). */
+export const LOG_TOOLS = ["sandbox_log_read", "sandbox_log_grep"]
+
+export const SANDBOX_TOOLS = ["sandbox_shell", ...Object.values(RUNNER_TOOLS).flatMap((byNet) => Object.values(byNet)), ...LOG_TOOLS]
 
 export function runnerAgentName(access: RunnerAccess, network: RunnerNetwork) {
   const suffix = [access === "writable" ? "writable" : "", network === "host" ? "network" : ""].filter(Boolean)
@@ -109,7 +112,7 @@ export function renderAgents(config: Config): AgentFile[] {
     for (const network of ["disabled", "host"] as const) {
       const tool = RUNNER_TOOLS[access][network]
       files.push(
-        agent(config, "runner", runnerAgentName(access, network), `Runs one command and analyses its output (${access}, network ${network}) for a parent agent (opencode-mcp-orchestrator).`, { ...LOCKED, ...sandboxRules([tool]) }, runnerPrompt, {
+        agent(config, "runner", runnerAgentName(access, network), `Runs one command and analyses its output (${access}, network ${network}) for a parent agent (opencode-mcp-orchestrator).`, { ...LOCKED, ...sandboxRules([tool, ...LOG_TOOLS]) }, runnerPrompt, {
           runTool: tool,
           access: access === "writable" ? "the workspace is writable" : "the workspace is read-only",
           network: network === "host" ? "shared with the host" : "disabled",
