@@ -14,6 +14,7 @@ import { planBudget } from "./budgets"
 import { resolveRoute, runTurn, statusOf, type Turn } from "./delegate"
 import { lockedError, orphaned, WriterLocks } from "./locks"
 import { prune } from "./retention"
+import { runOf } from "../runner/logs"
 import { fromTranscript, type Status } from "./result"
 import type { Runtime } from "./runtime"
 import { isFinished, newTaskId, noteProgress, TaskStore, type TaskRecord } from "./tasks"
@@ -197,6 +198,7 @@ export class Delegations {
     const status = forced?.status ?? statusOf(turn.outcome, turn.transcript)
     const result = fromTranscript({ role: record.role, workspace: record.workspace, taskID: record.id, sessionID: turn.sessionID, durationMs: Date.now() - started, status }, turn.transcript)
     if (record.snapshot?.git) result.files = changedFiles(record.snapshot, await snapshot(record.workspace))
+    if (record.role === "runner") result.run = await runOf(this.runtime.paths.runsDir, [...record.sessions, ...(turn.sessionID ? [turn.sessionID] : [])])
     const planted = record.writable && record.gitMetadata ? (await nestedGitMetadata(record.workspace)).filter((path) => !record.gitMetadata!.includes(path)) : []
     if (turn.outcome.kind === "error") result.error = turn.outcome.message
     if (record.writable) await this.locks.set(record.workspace, record.id, "cleaning", { sessionID: turn.sessionID })

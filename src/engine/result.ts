@@ -27,6 +27,8 @@ export interface DelegationResult {
   tools: ToolCall[]
   /** From git (before/after snapshots), not from the model; undefined outside a git repository. */
   files?: FileChange[]
+  /** A runner's command as the sandbox saw it: exit code (null when killed) and the full log on disk. */
+  run?: { exitCode: number | null; log: string; timedOut: boolean; lines?: number }
   /** Things the parent must look at before trusting the outcome (e.g. planted git metadata). */
   warnings?: string[]
   /** Shell commands the agent ran, with their exit codes when the tool reported one. */
@@ -69,6 +71,7 @@ export function renderText(result: DelegationResult): string {
   const lines = [result.report || (result.status === "running" ? "(still running)" : "(no report)"), "", facts.join(" · ")]
   if (result.files) lines.push(`files changed (git): ${result.files.length ? result.files.map((file) => `${file.path} (${file.change})`).join(", ") : "none"}`)
   if (result.commands.length) lines.push(`commands: ${result.commands.map((c) => `${c.command} → ${c.exitCode ?? "?"}`).join("; ")}`)
+  if (result.run) lines.push(`runner: exit code ${result.run.exitCode ?? "none"}${result.run.timedOut ? " (timed out)" : ""}, ${result.run.lines ?? "?"} lines of output in ${result.run.log}`)
   if (result.transcript) lines.push(`transcript: ${result.transcript}`)
   if (result.error) lines.push(`error: ${result.error}`)
   for (const warning of result.warnings ?? []) lines.push(`warning: ${warning}`)

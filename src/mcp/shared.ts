@@ -45,6 +45,8 @@ export const resultShape = {
   error: z.string().optional(),
   next: z.string().optional().describe("What to do next when the outcome needs it."),
   warnings: z.array(z.string()).optional().describe("Things to inspect before trusting the outcome."),
+  exit_code: z.number().nullable().optional().describe("runner: the command's exit code, from the sandbox (null when it was killed)."),
+  log: z.string().optional().describe("runner: the command's full output, on disk; never returned whole."),
 }
 
 export function toStructured(result: DelegationResult) {
@@ -66,6 +68,8 @@ export function toStructured(result: DelegationResult) {
     error: result.error,
     next: result.next,
     warnings: result.warnings,
+    exit_code: result.run?.exitCode,
+    log: result.run?.log,
   }
 }
 

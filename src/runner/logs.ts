@@ -143,3 +143,10 @@ export async function latestRunOf(runsDir: string, sessionIDs: readonly string[]
   const runs = (await listRuns(runsDir)).filter((run) => sessionIDs.includes(run.sessionID))
   return runs.sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt))[0]
 }
+
+/** The latest run of these sessions as a result carries it: exit code, log path, line count. */
+export async function runOf(runsDir: string, sessionIDs: readonly string[]) {
+  const run = await latestRunOf(runsDir, sessionIDs)
+  if (!run) return undefined
+  return { exitCode: run.exitCode ?? null, log: logPath(runsDir, run.id), timedOut: Boolean(run.timedOut), lines: run.lines }
+}

@@ -62,6 +62,10 @@ test("5 MB of test output with three buried failures reaches the parent as < 4 K
     expect(parentBytes.structured).toBeLessThan(4096)
     expect(parentBytes.text).toBeLessThan(4096)
     expect(text(result)).toContain(`runner: exit code 1, 120010 lines of output in ${log}`)
+
+    // The same evidence is in the task's record, so task_result delivers it after a `running` return too.
+    const later = structured(await client.callTool({ name: "task_result", arguments: { task_id: out.task_id } }))
+    expect(later).toMatchObject({ exit_code: 1, log })
   } finally {
     await close()
   }

@@ -1,14 +1,12 @@
 // The runner tool: one command, run by the runner agent for the requested workspace access and
 // network, through the same task lifecycle as scout and worker (budget preflight with the command's
-// timeout, writer state when writable, sync budget). The result adds the run's exit code and log path
-// from the plugin's run record, so the parent does not depend on the model to copy them.
+// timeout, writer state when writable, sync budget). The task's result carries the run's exit code and
+// log path from the plugin's run record (lifecycle.ts), so the parent does not depend on the model to copy them.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { z } from "zod"
 import { RUNNER_TOOLS, runnerAgentName } from "../../engine/agents"
 import type { Delegations } from "../../engine/lifecycle"
 import { runnerBrief } from "../../runner/brief"
-import { latestRunOf, logPath } from "../../runner/logs"
 import { startAndFollow } from "../calls"
 import { idempotencyArg, modelArgs, resultShape } from "../shared"
 import description from "./runner.md" with { type: "text" }
@@ -32,16 +30,12 @@ export function registerRunner(server: McpServer, delegations: Delegations) {
         ...modelArgs,
         ...idempotencyArg,
       },
-      outputSchema: {
-        ...resultShape,
-        exit_code: z.number().nullable().optional().describe("The command's exit code, from the sandbox (null when it was killed)."),
-        log: z.string().optional().describe("The command's full output, on disk; never returned whole."),
-      },
+      outputSchema: resultShape,
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
     },
     async (args, extra) => {
       const timeoutSeconds = args.timeout_seconds ?? DEFAULT_TIMEOUT_S
-      const result = await startAndFollow(
+      return startAndFollow(
         server,
         delegations,
         {
@@ -58,24 +52,6 @@ export function registerRunner(server: McpServer, delegations: Delegations) {
         },
         extra,
       )
-      return withRun(delegations, result)
     },
   )
-}
-
-/** Adds the task's latest run (exit code, log path) to a finished runner result. */
-async function withRun(delegations: Delegations, result: CallToolResult): Promise<CallToolResult> {
-  const structured = result.structuredContent as { task_id?: string; status?: string } | undefined
-  if (!structured?.task_id || structured.status === "running") return result
-  const record = await delegations.store.read(structured.task_id)
-  const runsDir = delegations.runtime.paths.runsDir
-  const run = record && (await latestRunOf(runsDir, record.sessions))
-  if (!run) return result
-  const log = logPath(runsDir, run.id)
-  const line = `runner: exit code ${run.exitCode ?? "none"}${run.timedOut ? " (timed out)" : ""}, ${run.lines ?? "?"} lines of output in ${log}`
-  return {
-    ...result,
-    content: [...result.content, { type: "text", text: line }],
-    structuredContent: { ...structured, exit_code: run.exitCode ?? null, log },
-  }
 }
