@@ -22,6 +22,9 @@ beforeAll(async () => {
       ],
     },
     long: { turns: [{ steps: [{ tool: "glob", args: { pattern: "*.md" } }, { text: "too late", delayMs: 120_000 }] }] },
+    plant: {
+      turns: [{ steps: [{ tool: "sandbox_shell", args: { command: "mkdir -p vendor/lib/.git/hooks && printf '#!/bin/sh\\necho pwned\\n' > vendor/lib/.git/hooks/pre-commit && echo planted" } }, { text: "Done." }] }],
+    },
   })
 })
 
@@ -164,3 +167,19 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000) {
   }
   throw new Error("condition not met in time")
 }
+
+test("a worker that plants git metadata through its shell ends needs_review with a warning naming it", async () => {
+  const repo = await makeRepo(world)
+  const { client, close } = await connect(world)
+  try {
+    const result = await client.callTool({ name: "worker", arguments: { cwd: repo, task: "Vendor the library. [script:plant]" } })
+    const out = structured(result)
+    expect(world.model.toolResults().some((r) => r.tool === "sandbox_shell" && r.output.includes("planted"))).toBe(true)
+    expect(out.status).toBe("needs_review")
+    expect(String(out.warnings)).toContain("vendor/lib/.git")
+    expect(text(result)).toContain("warning: New git metadata appeared in the workspace: vendor/lib/.git")
+    expect(await lockFiles(world)).toEqual([])
+  } finally {
+    await close()
+  }
+}, 90_000)
