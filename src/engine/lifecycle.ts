@@ -48,6 +48,7 @@ export class Delegations {
   readonly locks: WriterLocks
   readonly live = new Map<string, Live>()
   private pruned = false
+  private pending = new Set<Promise<unknown>>()
   /** Set by recovery (recovery.ts); every entry point waits for it first. */
   recovering: Promise<void> = Promise.resolve()
   /** Settles a task left behind by a dead process; installed by recovery.ts. */
@@ -197,9 +198,8 @@ export class Delegations {
     const { client } = await this.runtime.opencode().catch(() => ({ client: undefined }))
     const status = forced?.status ?? statusOf(turn.outcome, turn.transcript)
     const result = fromTranscript({ role: record.role, workspace: record.workspace, taskID: record.id, sessionID: turn.sessionID, durationMs: Date.now() - started, status }, turn.transcript)
-    if (record.snapshot?.git) result.files = changedFiles(record.snapshot, await snapshot(record.workspace))
-    if (record.role === "runner") result.run = await runOf(this.runtime.paths.runsDir, [...record.sessions, ...(turn.sessionID ? [turn.sessionID] : [])])
-    const planted = record.writable && record.gitMetadata ? (await nestedGitMetadata(record.workspace)).filter((path) => !record.gitMetadata!.includes(path)) : []
+    // The evidence (git, the runner's log, planted metadata) is measured while the session is parked.
+    const evidence = this.evidence(record, turn.sessionID)
     if (turn.outcome.kind === "error") result.error = turn.outcome.message
     if (record.writable) await this.locks.set(record.workspace, record.id, "cleaning", { sessionID: turn.sessionID })
     let release = true
@@ -209,7 +209,8 @@ export class Delegations {
       if (record.writable) await this.locks.set(record.workspace, record.id, "preserved", { sessionID: turn.sessionID, reason: `session ${turn.sessionID} kept for diagnosis (${status})` })
     } else if (turn.sessionID && client) {
       const parked = await forkSession(client, turn.sessionID, record.workspace)
-      const removed = await removeSession(client, turn.sessionID, record.workspace)
+      // A read-only task holds no writer state, so nothing waits for its session's removal.
+      const removed = record.writable ? await removeSession(client, turn.sessionID, record.workspace) : this.inBackground(removeSession(client, turn.sessionID, record.workspace))
       if (parked) {
         record.sessionID = parked
         record.sessions.push(parked)
@@ -232,6 +233,9 @@ export class Delegations {
       if (record.writable) await this.locks.set(record.workspace, record.id, "quarantined", { sessionID: turn.sessionID, reason })
     }
     if (release && record.writable) await this.locks.clear(record.workspace, record.id)
+    const { files, run, planted } = await evidence
+    if (files) result.files = files
+    if (run) result.run = run
     if (planted.length) {
       result.warnings = [`New git metadata appeared in the workspace: ${planted.join(", ")}. Its hooks and config would run when git is used there; inspect and delete it before running git.`]
       if (result.status === "succeeded") result.status = "needs_review"
@@ -248,6 +252,31 @@ export class Delegations {
       void prune(this.store, client).catch(() => undefined)
     }
     return record
+  }
+
+  private async evidence(record: TaskRecord, sessionID: string | undefined) {
+    const [after, run, nested] = await Promise.all([
+      record.snapshot?.git ? snapshot(record.workspace) : undefined,
+      record.role === "runner" ? runOf(this.runtime.paths.runsDir, [...record.sessions, ...(sessionID ? [sessionID] : [])]) : undefined,
+      record.writable && record.gitMetadata ? nestedGitMetadata(record.workspace) : [],
+    ])
+    return {
+      files: after && record.snapshot ? changedFiles(record.snapshot, after) : undefined,
+      run,
+      planted: nested.filter((path) => !record.gitMetadata?.includes(path)),
+    }
+  }
+
+  /** Waits for background cleanup (session removals of read-only tasks) to finish. */
+  async drain(): Promise<void> {
+    await Promise.all(this.pending)
+  }
+
+  /** Work that no caller waits for; shutdown() and drain() still do. Resolves to true (it is not awaited). */
+  private inBackground(work: Promise<unknown>): true {
+    const tracked = work.catch(() => undefined).finally(() => this.pending.delete(tracked))
+    this.pending.add(tracked)
+    return true
   }
 
   /** A session whose creation outlived its task: abort it, then remove (or preserve) it, then release the workspace. */
@@ -273,6 +302,7 @@ export class Delegations {
     const running = [...this.live.values()]
     for (const live of running) live.controller.abort()
     await Promise.all(running.map((live) => live.done.catch(() => undefined)))
+    await this.drain()
   }
 
   /** Cancels a task this process follows (or aborts another process's session); resolves once it settled. */
