@@ -23,7 +23,6 @@ export default defineCommand({
     await takeLease(runtime.paths)
     await server.connect(transport)
     await closed
-    await delegations.drain()
     runtime.close()
     // Sessions still running stay on the shared server: the next `serve` re-attaches to them.
     await releaseLease(runtime.paths, delegations.live.size > 0)

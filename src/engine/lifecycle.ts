@@ -48,7 +48,6 @@ export class Delegations {
   readonly locks: WriterLocks
   readonly live = new Map<string, Live>()
   private pruned = false
-  private pending = new Set<Promise<unknown>>()
   /** Set by recovery (recovery.ts); every entry point waits for it first. */
   recovering: Promise<void> = Promise.resolve()
   /** Settles a task left behind by a dead process; installed by recovery.ts. */
@@ -207,10 +206,14 @@ export class Delegations {
       release = false
       result.transcript = `preserved session ${turn.sessionID}: opencode export ${turn.sessionID}`
       if (record.writable) await this.locks.set(record.workspace, record.id, "preserved", { sessionID: turn.sessionID, reason: `session ${turn.sessionID} kept for diagnosis (${status})` })
+    } else if (turn.sessionID && !record.writable) {
+      // A read-only task holds no writer state, so its own (idle) session is what stays parked for
+      // task_continue; only a writer's session must be confirmed removed before the workspace is free.
+      record.sessionID = turn.sessionID
+      result.transcript = `opencode export ${turn.sessionID} (the conversation, kept for task_continue)`
     } else if (turn.sessionID && client) {
       const parked = await forkSession(client, turn.sessionID, record.workspace)
-      // A read-only task holds no writer state, so nothing waits for its session's removal.
-      const removed = record.writable ? await removeSession(client, turn.sessionID, record.workspace) : this.inBackground(removeSession(client, turn.sessionID, record.workspace))
+      const removed = await removeSession(client, turn.sessionID, record.workspace)
       if (parked) {
         record.sessionID = parked
         record.sessions.push(parked)
@@ -267,18 +270,6 @@ export class Delegations {
     }
   }
 
-  /** Waits for background cleanup (session removals of read-only tasks) to finish. */
-  async drain(): Promise<void> {
-    await Promise.all(this.pending)
-  }
-
-  /** Work that no caller waits for; shutdown() and drain() still do. Resolves to true (it is not awaited). */
-  private inBackground(work: Promise<unknown>): true {
-    const tracked = work.catch(() => undefined).finally(() => this.pending.delete(tracked))
-    this.pending.add(tracked)
-    return true
-  }
-
   /** A session whose creation outlived its task: abort it, then remove (or preserve) it, then release the workspace. */
   private async reconcileLate(record: TaskRecord, late: Promise<string | undefined>) {
     const sessionID = await late
@@ -302,7 +293,6 @@ export class Delegations {
     const running = [...this.live.values()]
     for (const live of running) live.controller.abort()
     await Promise.all(running.map((live) => live.done.catch(() => undefined)))
-    await this.drain()
   }
 
   /** Cancels a task this process follows (or aborts another process's session); resolves once it settled. */
