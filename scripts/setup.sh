@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up everything on a fresh Debian machine with Node.js and npm, then runs the demo:
 #   bash scripts/setup.sh            (add --no-demo to stop after building)
-# Installs: bun (npm), the project's dependencies with the pinned OpenCode (bun install),
-# bubblewrap >= 0.12.0 at /usr/bin/bwrap (scripts/install-bwrap.sh), then builds dist/.
+# Installs: bun (npm), the project's dependencies with the pinned OpenCode (bun install), ripgrep
+# and git when missing, bubblewrap >= 0.12.0 at /usr/bin/bwrap (scripts/install-bwrap.sh), then
+# builds dist/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUN_VERSION=1.4.5
@@ -17,8 +18,16 @@ fi
 echo "==> installing dependencies (pinned opencode-ai, MCP and OpenCode SDKs, clients for tests)"
 bun install --frozen-lockfile
 
-echo "==> ripgrep (OpenCode's grep and glob use rg from PATH; it cannot download it offline)"
-command -v rg >/dev/null 2>&1 || $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y ripgrep >/dev/null
+# OpenCode's grep and glob use rg from PATH (it cannot download it offline); git is the workspace's
+# source of truth for what a delegation changed.
+missing=""
+command -v rg >/dev/null 2>&1 || missing="$missing ripgrep"
+command -v git >/dev/null 2>&1 || missing="$missing git"
+if [ -n "$missing" ]; then
+  echo "==> installing$missing from Debian's packages"
+  $SUDO apt-get update -qq >/dev/null
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+fi
 
 echo "==> bubblewrap"
 $SUDO bash scripts/install-bwrap.sh
