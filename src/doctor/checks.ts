@@ -51,6 +51,13 @@ const bwrap: Check = async (ctx) => {
   return [found.ok ? pass("bwrap", found.detail) : failed("bwrap", found.detail, found.fix ?? "")]
 }
 
+// OpenCode's grep and glob tools run ripgrep from PATH, and download it when missing, which an
+// offline machine cannot: a delegated agent would lose its search tools.
+const ripgrep: Check = async (ctx) => {
+  const found = Bun.which("rg", { PATH: ctx.env.PATH ?? "" })
+  return [found ? pass("ripgrep", found) : failed("ripgrep", "rg (ripgrep) is not on PATH: OpenCode's grep and glob tools would try to download it.", "Install ripgrep (`apt-get install ripgrep`).")]
+}
+
 const core: Check = async (ctx) => {
   if (!ctx.manifest) return [failed("core", `No installation: ${ctx.paths.installManifest} is missing.`, "Run `opencode-mcp-orchestrator install`.")]
   const binary = installedBinary(ctx.paths)
@@ -168,6 +175,7 @@ const claude: Check = async (ctx) => {
 export const CHECKS: Array<{ check: Check; needsConfig: boolean }> = [
   { check: launchers, needsConfig: false },
   { check: bwrap, needsConfig: false },
+  { check: ripgrep, needsConfig: false },
   { check: core, needsConfig: false },
   { check: models, needsConfig: true },
   { check: profiles, needsConfig: true },

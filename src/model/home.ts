@@ -76,7 +76,9 @@ export async function createIsolatedHome(options: HomeOptions): Promise<Isolated
 // and it needs the npm registry). Our plugin is one bundled file with no imports, so a throwaway home
 // marks the dependency as present: OpenCode skips the install when node_modules exists and
 // package-lock.json's root lists every dependency it would add (checked in opencode 1.18.33).
-async function seedPluginDependencies(configDir: string) {
+export const PLUGIN_DEPENDENCY_LOCK = { lockfileVersion: 3, packages: { "": { dependencies: { "@opencode-ai/plugin": "*" } } } }
+
+export async function seedPluginDependencies(configDir: string) {
   await mkdir(`${configDir}/node_modules`, { recursive: true })
-  await writeJson(`${configDir}/package-lock.json`, { lockfileVersion: 3, packages: { "": { dependencies: { "@opencode-ai/plugin": "*" } } } })
+  await writeJson(`${configDir}/package-lock.json`, PLUGIN_DEPENDENCY_LOCK)
 }

@@ -2,11 +2,12 @@
 // unhealthy with the fix named.
 import { describe, expect, test } from "bun:test"
 import { readFileSync, rmSync } from "node:fs"
+import { liveCheck } from "../../src/doctor/live"
 import { LAUNCHERS } from "../../src/doctor/prerequisites"
 import { sandboxChecks } from "../../src/doctor/probes"
 import { formatJson, formatReport } from "../../src/doctor/report"
 import { exitCodeOf, runDoctor, type DoctorReport } from "../../src/doctor/run"
-import { doctorDepsFor, installYes, machine, type Machine } from "../install/helpers"
+import { BIN, doctorDepsFor, installYes, machine, type Machine } from "../install/helpers"
 
 const installed = async (m: Machine, integrations = "codex") => {
   const result = await installYes(m, { models: "scout=local/m,worker=local/n", variants: "scout=low", integrations })
@@ -77,6 +78,13 @@ describe("doctor", () => {
       fix: /tool_timeout_sec = 1500/,
     },
     {
+      name: "ripgrep not on PATH",
+      breakIt: (m) => ({ env: { ...m.env, PATH: `${BIN}:${m.dir}/only-opencode` } }),
+      id: "ripgrep",
+      detail: /rg \(ripgrep\) is not on PATH/,
+      fix: /apt-get install ripgrep/,
+    },
+    {
       name: "plugin missing",
       breakIt: (m) => void rmSync(m.paths.opencodePluginFile),
       id: "plugin",
@@ -108,11 +116,25 @@ describe("doctor", () => {
       expect(formatReport(report)).toMatch(/\nDOCTOR_UNHEALTHY$/)
     }, 60_000)
 
-  test("--live is a named seam until the demo path is wired: it fails rather than pretending", async () => {
+  test("--live: a delegation that cannot run makes doctor unhealthy, with the missing piece named", async () => {
     using m = machine()
     await installed(m)
-    const report = await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: true })
+    // The real live check (src/doctor/live.ts) with no opencode on PATH; the compiled-binary install
+    // test runs it for real to DOCTOR_HEALTHY.
+    const live = () => liveCheck({ ...m.env, PATH: `${m.dir}/no-bin` })
+    const report = await runDoctor(doctorDepsFor(m, { live }), { sandboxProbes: false, live: true })
     expect(report.verdict).toBe("DOCTOR_UNHEALTHY")
-    expect(failures(report).map((f) => f.id)).toEqual(["live"])
+    const failed = failures(report)
+    expect(failed.map((f) => f.id)).toEqual(["live"])
+    expect(failed[0]?.detail).toContain('"opencode" was not found on PATH')
+  }, 60_000)
+
+  test("without --live no delegation is sent", async () => {
+    using m = machine()
+    await installed(m)
+    let called = false
+    const report = await runDoctor(doctorDepsFor(m, { live: async () => ((called = true), []) }), { sandboxProbes: false, live: false })
+    expect(called).toBe(false)
+    expect(report.checks.some((c) => c.id === "live")).toBe(false)
   }, 60_000)
 })

@@ -1,6 +1,6 @@
 // An isolated machine for install tests: a temporary HOME with XDG dirs, CODEX_HOME and
-// CLAUDE_CONFIG_DIR inside it, a small stand-in for the binary, and (for speed) a stand-in for
-// `opencode models --verbose`; tests that need the real OpenCode use node_modules/.bin/opencode.
+// CLAUDE_CONFIG_DIR inside it, an OpenCode config with an offline local provider, the real pinned
+// OpenCode (node_modules/.bin/opencode) for model discovery, and the compiled binary to install.
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { readFlags, type Env } from "../../src/config/flags"
@@ -9,26 +9,11 @@ import { LAUNCHERS } from "../../src/doctor/prerequisites"
 import { runDoctor, type DoctorDeps } from "../../src/doctor/run"
 import { clientHomes } from "../../src/install/homes"
 import { install, type InstallDeps, type InstallOptions } from "../../src/install/install"
+import { PLUGIN_DEPENDENCY_LOCK } from "../../src/model/home"
 import { run } from "../../src/util/process"
 
 export const ROOT = `${import.meta.dir}/../..`
 export const BIN = `${ROOT}/node_modules/.bin`
-
-const MODELS = `local/m
-{
-  "id": "m",
-  "providerID": "local",
-  "variants": {
-    "low": { "reasoningEffort": "low" },
-    "high": { "reasoningEffort": "high" }
-  }
-}
-local/n
-{
-  "id": "n",
-  "providerID": "local"
-}
-`
 
 /** A real OpenCode config with an offline local provider (the FACTS.md shape) plus variants. */
 export const OPENCODE_CONFIG = {
@@ -50,8 +35,9 @@ export interface Machine extends Disposable {
   home: string
   env: Env
   paths: ReturnType<typeof resolvePaths>
-  fakeBinary: string
-  fakeOpencode: string
+  /** The binary install copies into current/ (built by scripts/test.ts before the tests). */
+  binary: string
+  opencode: string
   write(path: string, content: string, mode?: number): string
 }
 
@@ -77,13 +63,16 @@ export function machine(): Machine {
     return path
   }
   write(`${home}/.config/opencode/opencode.json`, JSON.stringify(OPENCODE_CONFIG))
+  // A throwaway home skips OpenCode's npm install of @opencode-ai/plugin (see seedPluginDependencies).
+  mkdirSync(`${home}/.config/opencode/node_modules`, { recursive: true })
+  write(`${home}/.config/opencode/package-lock.json`, JSON.stringify(PLUGIN_DEPENDENCY_LOCK))
   return {
     dir,
     home,
     env,
     paths: resolvePaths(readFlags(env)),
-    fakeBinary: write(`${dir}/fake-binary`, "#!/bin/sh\necho fake opencode-mcp-orchestrator\n", 0o755),
-    fakeOpencode: write(`${dir}/fake-opencode`, `#!/bin/sh\ncat <<'EOF'\n${MODELS}EOF\n`, 0o755),
+    binary: `${ROOT}/dist/opencode-mcp-orchestrator`,
+    opencode: `${BIN}/opencode`,
     write,
     [Symbol.dispose]: () => rmSync(dir, { recursive: true, force: true }),
   }
@@ -96,7 +85,7 @@ export function doctorDepsFor(m: Machine, over: Partial<DoctorDeps> = {}): Docto
     homes: clientHomes(flags),
     launchers: LAUNCHERS,
     run,
-    opencode: m.fakeOpencode,
+    opencode: m.opencode,
     env: m.env,
     probes: async () => [{ id: "sandbox:stub", status: "pass", detail: "stubbed in this test" }],
     ...over,
@@ -112,8 +101,8 @@ export function installDepsFor(m: Machine, over: Partial<InstallDeps> = {}): Ins
     env: m.env,
     run,
     launchers: LAUNCHERS,
-    opencode: m.fakeOpencode,
-    binary: m.fakeBinary,
+    opencode: m.opencode,
+    binary: m.binary,
     appVersion: "0.0.0-test",
     print: (line) => lines.push(line),
     doctor: async () => (await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: false })).verdict === "DOCTOR_UNHEALTHY" ? 1 : 0,

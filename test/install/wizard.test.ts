@@ -5,6 +5,7 @@ import { existsSync, readdirSync } from "node:fs"
 import { defaultConfig } from "../../src/config/schema"
 import { choicesFromFlags } from "../../src/install/choices"
 import { CANCEL, runWizard, type Cancel, type Prompter } from "../../src/install/wizard"
+import { run } from "../../src/util/process"
 import { installYes, machine } from "./helpers"
 
 type Answer = string | string[] | boolean | Cancel
@@ -83,6 +84,9 @@ describe("install with the wizard", () => {
 
   test("cancelling at the final confirmation writes nothing at all", async () => {
     using m = machine()
+    // The real OpenCode answers the model discovery and keeps its own log and database; run it once
+    // first so the comparison below sees only what the installer itself would write.
+    await run([m.opencode, "models"], { env: m.env })
     const before = readdirSync(m.home, { recursive: true }).sort()
     const { prompter } = fakePrompter({ ...full(), confirm: [CANCEL] })
     const { code, lines } = await installYes(m, {}, { prompter })
