@@ -64,6 +64,30 @@ const PROBES: ProbeSpec[] = [
     script: "! (echo x > probe.txt) 2>/dev/null && echo tmp > /tmp/probe && cat /tmp/probe >/dev/null && echo PROBE_OK",
     verify: (ws) => (existsSync(`${ws}/probe.txt`) ? "the read-only workspace was written" : undefined),
   },
+  {
+    name: "runner-writable",
+    profile: { kind: "runner", workspace: "writable", network: "disabled" },
+    script: "echo written > probe.txt && ! (echo x > .git/probe) 2>/dev/null && echo PROBE_OK",
+    verify: (ws) =>
+      readFileSync(`${ws}/probe.txt`, "utf8").trim() !== "written" ? "the workspace write did not reach the host"
+        : existsSync(`${ws}/.git/probe`) ? ".git was writable" : undefined,
+  },
+  // The host-network profiles are built (resolver and CA files mounted, failing closed without them)
+  // but send nothing: doctor's probes stay networkless.
+  {
+    name: "runner-network",
+    profile: { kind: "runner", workspace: "read_only", network: "host" },
+    script: "test -r /etc/resolv.conf && ! (echo x > probe.txt) 2>/dev/null && echo PROBE_OK",
+    verify: (ws) => (existsSync(`${ws}/probe.txt`) ? "the read-only workspace was written" : undefined),
+  },
+  {
+    name: "runner-writable-network",
+    profile: { kind: "runner", workspace: "writable", network: "host" },
+    script: "test -r /etc/resolv.conf && echo written > probe.txt && ! (echo x > .git/probe) 2>/dev/null && echo PROBE_OK",
+    verify: (ws) =>
+      readFileSync(`${ws}/probe.txt`, "utf8").trim() !== "written" ? "the workspace write did not reach the host"
+        : existsSync(`${ws}/.git/probe`) ? ".git was writable" : undefined,
+  },
 ]
 
 async function probeOne(spec: ProbeSpec, host: HostContext, tmpRoot: string, bwrap: string, fs: FsView): Promise<ProbeReport> {
@@ -88,7 +112,7 @@ async function probeOne(spec: ProbeSpec, host: HostContext, tmpRoot: string, bwr
   }
 }
 
-/** One report per networkless profile; doctor is healthy only when all are ok. */
+/** One report per profile (none sends traffic); doctor is healthy only when all are ok. */
 export async function probeSandboxProfiles(options: { host: HostContext; tmpRoot: string; bwrap?: string; fs?: FsView }): Promise<ProbeReport[]> {
   const reports: ProbeReport[] = []
   for (const spec of PROBES)

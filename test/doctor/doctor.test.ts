@@ -32,7 +32,7 @@ describe("doctor", () => {
   test("the real sandbox probes pass on this host (bwrap >= 0.12 at /usr/bin/bwrap)", async () => {
     using m = machine()
     const checks = await sandboxChecks({ env: m.env, bwrap: LAUNCHERS.bwrap, tmpRoot: m.dir })
-    expect(checks.map((c) => [c.id, c.status])).toEqual([["sandbox:scout", "pass"], ["sandbox:worker", "pass"], ["sandbox:runner", "pass"]])
+    expect(checks.map((c) => [c.id, c.status])).toEqual([["sandbox:scout", "pass"], ["sandbox:worker", "pass"], ["sandbox:runner", "pass"], ["sandbox:runner-writable", "pass"], ["sandbox:runner-network", "pass"], ["sandbox:runner-writable-network", "pass"]])
   }, 60_000)
 
   const broken: Array<{ name: string; breakIt: (m: Machine) => Partial<Parameters<typeof doctorDepsFor>[1]> | void; id: string; detail: RegExp; fix: RegExp }> = [

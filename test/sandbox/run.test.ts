@@ -93,12 +93,15 @@ describe("what each profile allows", () => {
 })
 
 describe("probeSandboxProfiles", () => {
-  test("scout, worker and runner each pass their fixed probe", async () => {
+  test("every profile passes its fixed probe", async () => {
     const reports = await probeSandboxProfiles({ host: fx.host, tmpRoot: fx.root })
     expect(reports.map((report) => [report.profile, report.ok, report.detail])).toEqual([
       ["scout", true, "ok"],
       ["worker", true, "ok"],
       ["runner", true, "ok"],
+      ["runner-writable", true, "ok"],
+      ["runner-network", true, "ok"],
+      ["runner-writable-network", true, "ok"],
     ])
   })
 
