@@ -19,6 +19,7 @@ import { observe } from "./observe"
 import { desiredFiles, serveCommand } from "./payload"
 import { INTEGRATIONS, planInstall, type ClientState, type Integration, type Observed } from "./plan"
 import { formatInstallPlan, preservedCount } from "./report"
+import { describeRetired, retireSharedServer } from "./server"
 import { CANCEL, runWizard, type Prompter } from "./wizard"
 
 export interface InstallDeps {
@@ -112,6 +113,8 @@ export async function install(deps: InstallDeps, options: InstallOptions): Promi
     const now = (deps.now ?? (() => new Date()))().toISOString()
     await writeManifest(paths.installManifest, { ...plan.manifest, installedAt: now, files: [...recorded.values()] })
   }
+  const retired = describeRetired(await retireSharedServer(paths))
+  if (retired) print(retired)
   const kept = preservedCount(plan.files)
   print(`Installed ${deps.appVersion} into ${paths.current}.${kept ? ` ${kept} locally modified file(s) preserved (listed above).` : ""}`)
   return deps.doctor()

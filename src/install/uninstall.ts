@@ -16,6 +16,7 @@ import { observe } from "./observe"
 import { serveCommand } from "./payload"
 import { planUninstall } from "./plan"
 import { formatUninstallPlan } from "./report"
+import { retireSharedServer } from "./server"
 
 export interface UninstallDeps {
   paths: Paths
@@ -50,6 +51,9 @@ export async function uninstall(deps: UninstallDeps, options: { purgeConfig?: bo
     await rm(paths.configFile, { force: true })
     await pruneDirs(paths.configDir, [dirname(paths.configDir)])
   }
+  const retired = await retireSharedServer(paths)
+  if (retired === "stopped") print("Stopped the shared OpenCode server.")
+  if (retired === "busy") print("The shared OpenCode server is still running delegations; it stops when the last MCP client exits.")
   const left = plan.files.filter((step) => step.action === "leave")
   if (left.length) print(`Left ${left.length} locally modified file(s) in place (listed above as LEAVE); delete them yourself if you no longer want them.`)
   print(options.purgeConfig ? "Uninstalled; configuration removed." : `Uninstalled; configuration kept at ${paths.configFile}.`)
