@@ -15,16 +15,26 @@ import { startScriptedModel } from "./server"
 
 export const DEMO_TASK = "Find the TODO markers in this repository and summarize what README.md says the project is."
 
-export async function createDemoRepository(parent = tmpdir()): Promise<string> {
-  const dir = await mkdtemp(`${parent}/oc-orch-demo-`)
-  await Bun.write(`${dir}/README.md`, "# tally\n\nA tiny counter library: `count(words)` returns how often each word occurs.\n")
-  await Bun.write(`${dir}/src/tally.ts`, "// TODO: ignore case when counting\nexport function count(words: string[]) {\n  const seen = new Map<string, number>()\n  for (const word of words) seen.set(word, (seen.get(word) ?? 0) + 1)\n  return seen\n}\n")
+/** A new git repository in a temp dir holding these files in one commit (git from /usr/bin, no user config). */
+export async function createRepository(prefix: string, files: Record<string, string>, parent = tmpdir()): Promise<string> {
+  const dir = await mkdtemp(`${parent}/${prefix}`)
+  for (const [path, content] of Object.entries(files)) await Bun.write(`${dir}/${path}`, content)
   const git = (...args: string[]) => run(["git", ...args], { cwd: dir, env: { PATH: "/usr/bin:/bin", HOME: dir, GIT_CONFIG_NOSYSTEM: "1" } })
   await git("init", "-q")
   await git("add", ".")
   await git("-c", "user.name=demo", "-c", "user.email=demo@localhost", "commit", "-qm", "initial")
   return dir
 }
+
+export const createDemoRepository = (parent = tmpdir()) =>
+  createRepository(
+    "oc-orch-demo-",
+    {
+      "README.md": "# tally\n\nA tiny counter library: `count(words)` returns how often each word occurs.\n",
+      "src/tally.ts": "// TODO: ignore case when counting\nexport function count(words: string[]) {\n  const seen = new Map<string, number>()\n  for (const word of words) seen.set(word, (seen.get(word) ?? 0) + 1)\n  return seen\n}\n",
+    },
+    parent,
+  )
 
 export interface DemoOptions {
   env: Env

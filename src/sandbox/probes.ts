@@ -43,34 +43,36 @@ interface ProbeSpec {
   verify(workspace: string): string | undefined
 }
 
+const readOnly = (ws: string) => (existsSync(`${ws}/probe.txt`) ? "the read-only workspace was written" : undefined)
+
+const writableButGit = (ws: string) =>
+  readFileSync(`${ws}/probe.txt`, "utf8").trim() !== "written" ? "the workspace write did not reach the host"
+    : existsSync(`${ws}/.git/probe`) ? ".git was writable" : undefined
+
 const PROBES: ProbeSpec[] = [
   {
     name: "scout",
     profile: { kind: "scout" },
     script: "cat seed.txt && ! (echo x > probe.txt) 2>/dev/null && echo PROBE_OK",
-    verify: (ws) => (existsSync(`${ws}/probe.txt`) ? "the read-only workspace was written" : undefined),
+    verify: readOnly,
   },
   {
     name: "worker",
     profile: { kind: "worker" },
     script: "echo written > probe.txt && ! (echo x > .git/probe) 2>/dev/null && echo PROBE_OK",
-    verify: (ws) =>
-      readFileSync(`${ws}/probe.txt`, "utf8").trim() !== "written" ? "the workspace write did not reach the host"
-        : existsSync(`${ws}/.git/probe`) ? ".git was writable" : undefined,
+    verify: writableButGit,
   },
   {
     name: "runner",
     profile: { kind: "runner", workspace: "read_only", network: "disabled" },
     script: "! (echo x > probe.txt) 2>/dev/null && echo tmp > /tmp/probe && cat /tmp/probe >/dev/null && echo PROBE_OK",
-    verify: (ws) => (existsSync(`${ws}/probe.txt`) ? "the read-only workspace was written" : undefined),
+    verify: readOnly,
   },
   {
     name: "runner-writable",
     profile: { kind: "runner", workspace: "writable", network: "disabled" },
     script: "echo written > probe.txt && ! (echo x > .git/probe) 2>/dev/null && echo PROBE_OK",
-    verify: (ws) =>
-      readFileSync(`${ws}/probe.txt`, "utf8").trim() !== "written" ? "the workspace write did not reach the host"
-        : existsSync(`${ws}/.git/probe`) ? ".git was writable" : undefined,
+    verify: writableButGit,
   },
   // The host-network profiles are built (resolver and CA files mounted, failing closed without them)
   // but send nothing: doctor's probes stay networkless.
@@ -78,15 +80,13 @@ const PROBES: ProbeSpec[] = [
     name: "runner-network",
     profile: { kind: "runner", workspace: "read_only", network: "host" },
     script: "test -r /etc/resolv.conf && ! (echo x > probe.txt) 2>/dev/null && echo PROBE_OK",
-    verify: (ws) => (existsSync(`${ws}/probe.txt`) ? "the read-only workspace was written" : undefined),
+    verify: readOnly,
   },
   {
     name: "runner-writable-network",
     profile: { kind: "runner", workspace: "writable", network: "host" },
     script: "test -r /etc/resolv.conf && echo written > probe.txt && ! (echo x > .git/probe) 2>/dev/null && echo PROBE_OK",
-    verify: (ws) =>
-      readFileSync(`${ws}/probe.txt`, "utf8").trim() !== "written" ? "the workspace write did not reach the host"
-        : existsSync(`${ws}/.git/probe`) ? ".git was writable" : undefined,
+    verify: writableButGit,
   },
 ]
 

@@ -4,17 +4,16 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
-import { mkdtemp, readdir, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { readdir, rm } from "node:fs/promises"
 import { readFlags, type Flags } from "../../src/config/flags"
 import { Delegations } from "../../src/engine/lifecycle"
 import { Runtime } from "../../src/engine/runtime"
 import { createServer } from "../../src/mcp/server"
+import { createRepository } from "../../src/model/demo"
 import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
 import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
 import type { ScriptInput } from "../../src/model/script"
 import { stopServer } from "../../src/opencode/server"
-import { run } from "../../src/util/process"
 import { TEST_PATH } from "../helpers/mcp"
 
 export interface World {
@@ -68,14 +67,11 @@ export async function connect(world: World, flags: Partial<Flags> = {}, clientNa
 
 /** A git repository with one committed source file and one untracked file that predates every task. */
 export async function makeRepo(world: World): Promise<string> {
-  const dir = await mkdtemp(`${tmpdir()}/oc-orch-repo-`)
+  const dir = await createRepository("oc-orch-repo-", {
+    "README.md": "# tally\n\nCounts words.\n",
+    "src/tally.ts": "export function count(words: string[]) {\n  return words.length\n}\n",
+  })
   world.repos.push(dir)
-  await Bun.write(`${dir}/README.md`, "# tally\n\nCounts words.\n")
-  await Bun.write(`${dir}/src/tally.ts`, "export function count(words: string[]) {\n  return words.length\n}\n")
-  const git = (...args: string[]) => run(["git", ...args], { cwd: dir, env: { PATH: "/usr/bin:/bin", HOME: dir, GIT_CONFIG_NOSYSTEM: "1" } })
-  await git("init", "-q")
-  await git("add", ".")
-  await git("-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "initial")
   await Bun.write(`${dir}/notes.txt`, "untracked before the task\n")
   return dir
 }

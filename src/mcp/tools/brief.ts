@@ -1,0 +1,54 @@
+// The shape scout and worker share: `cwd` and a self-contained `task` brief, run by the role's agent
+// through the task lifecycle. Each tool file states only what differs.
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
+import { z } from "zod"
+import { agentName } from "../../engine/agents"
+import type { Delegations } from "../../engine/lifecycle"
+import { startAndFollow } from "../calls"
+import { idempotencyArg, modelArgs, resultShape } from "../shared"
+
+export interface BriefTool {
+  role: "scout" | "worker"
+  title: string
+  description: string
+  cwd: string
+  task: string
+  writable: boolean
+  annotations: ToolAnnotations
+}
+
+export function registerBriefTool(server: McpServer, delegations: Delegations, tool: BriefTool) {
+  server.registerTool(
+    tool.role,
+    {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: {
+        cwd: z.string().min(1).describe(tool.cwd),
+        task: z.string().min(1).describe(tool.task),
+        ...modelArgs,
+        ...idempotencyArg,
+      },
+      outputSchema: resultShape,
+      annotations: tool.annotations,
+    },
+    (args, extra) =>
+      startAndFollow(
+        server,
+        delegations,
+        {
+          role: tool.role,
+          agent: agentName(tool.role),
+          cwd: args.cwd,
+          brief: args.task,
+          title: `${tool.role}: ${args.task.split("\n")[0]!.slice(0, 60)}`,
+          model: args.model,
+          variant: args.variant,
+          writable: tool.writable,
+          idempotencyKey: args.idempotency_key,
+        },
+        extra,
+      ),
+  )
+}
