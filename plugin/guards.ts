@@ -1,7 +1,7 @@
 // What `tool.execute.before` refuses for orchestrator agents, decided from the call alone: the
-// built-in bash (every shell goes through the sandbox), and any edit or write whose target is Git
+// built-in bash (every shell goes through the sandbox), any edit or write whose target is Git
 // metadata (a `.git` component, or what a `.git` file's `gitdir:` points to) or lies outside the
-// workspace once symlinks are resolved. Permission rules say the same; this holds even if an agent
+// workspace once symlinks are resolved, and any read that leaves the workspace the same way. Permission rules say the same; this holds even if an agent
 // file is edited or OpenCode's rule matching changes.
 import { isAbsolute, resolve } from "node:path"
 import { AppError } from "../src/errors"
@@ -23,13 +23,18 @@ export function writeTargets(args: Record<string, unknown>): string[] {
   return targets
 }
 
-/** The canonical form of a path that may not exist yet: its deepest existing ancestor resolved, the rest appended. */
+/**
+ * The canonical form of a path that may not exist yet: its deepest existing ancestor resolved, the
+ * rest appended. A dangling symlink on the way has no canonical form (undefined): writing through it
+ * would create its target wherever it points, outside any check.
+ */
 export function canonicalTarget(path: string, fs: FsView): string | undefined {
   const parts = path.split("/").filter(Boolean)
   for (let depth = parts.length; depth >= 0; depth--) {
     const head = `/${parts.slice(0, depth).join("/")}`
     const real = fs.realpath(head)
     if (real) return [real === "/" ? "" : real, ...parts.slice(depth)].join("/") || "/"
+    if (fs.lstat(head) === "symlink") return undefined
   }
   return undefined
 }
@@ -41,11 +46,27 @@ export interface GuardInput {
   host: HostContext
 }
 
+/** Built-in tools that read, and the argument holding their path (absent: the workspace itself). */
+export const READ_TOOLS = new Set(["read", "list", "grep", "glob"])
+
+/** A read through a symlink (one the repository ships, or one a worker made) must not leave the workspace. */
+function refuseRead(input: GuardInput, workspace: string, fs: FsView): string | undefined {
+  for (const key of ["filePath", "file_path", "path"]) {
+    const target = input.args[key]
+    if (typeof target !== "string" || !target) continue
+    const absolute = isAbsolute(target) ? resolve(target) : resolve(workspace, target)
+    const canonical = canonicalTarget(absolute, fs)
+    if (!canonical || !isInside(canonical, workspace)) return `${input.tool} ${target}: the path is outside the workspace ${workspace} once symlinks are resolved.`
+  }
+  return undefined
+}
+
 /** Why this call must not run, or undefined. */
 export function refuseCall(input: GuardInput, fs: FsView): string | undefined {
   if (input.tool === "bash") return "The built-in bash tool is disabled for orchestrator agents; use your sandbox tool (sandbox_shell, or the runner's sandbox_run*) instead."
-  if (!WRITE_TOOLS.has(input.tool)) return undefined
   const workspace = fs.realpath(input.workspace) ?? input.workspace
+  if (READ_TOOLS.has(input.tool)) return refuseRead(input, workspace, fs)
+  if (!WRITE_TOOLS.has(input.tool)) return undefined
   const targets = writeTargets(input.args)
   if (!targets.length) return `${input.tool}: no target path found in the call, so it cannot be checked; refused.`
   let metadata: string[]

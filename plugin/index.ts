@@ -3,7 +3,7 @@
 // may treat every export of a plugin module as a plugin of its own.
 import { hostFs } from "../src/sandbox"
 import { readInvocation } from "./env"
-import { refuseCall, WRITE_TOOLS } from "./guards"
+import { READ_TOOLS, refuseCall, WRITE_TOOLS } from "./guards"
 import { logGrepTool, logReadTool } from "./logs"
 import { isOrchestratorAgent, RUNNER_TOOL_SPECS, type RunnerTool } from "./roles"
 import { runnerTool } from "./runner"
@@ -33,7 +33,7 @@ const OrchestratorPlugin: Plugin = async (input) => {
     },
     "tool.execute.before": async ({ tool, sessionID }, { args }) => {
       if (!isOrchestratorAgent(agents.get(sessionID))) return
-      if (tool !== "bash" && !WRITE_TOOLS.has(tool)) return
+      if (tool !== "bash" && !WRITE_TOOLS.has(tool) && !READ_TOOLS.has(tool)) return
       const { host } = await readInvocation()
       const why = refuseCall({ tool, args, workspace: input.directory, host }, hostFs)
       if (why) throw new Error(why)

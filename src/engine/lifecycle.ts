@@ -48,6 +48,8 @@ export class Delegations {
   readonly locks: WriterLocks
   readonly live = new Map<string, Live>()
   private pruned = false
+  /** Task ids whose task_continue is between its checks and its launch. */
+  private continuing = new Set<string>()
   /** Set by recovery (recovery.ts); every entry point waits for it first. */
   recovering: Promise<void> = Promise.resolve()
   /** Settles a task left behind by a dead process; installed by recovery.ts. */
@@ -113,20 +115,32 @@ export class Delegations {
   /** Sends rework into a finished task's conversation; the task runs again under the same id. */
   async continue(id: string, brief: string, timeoutMs?: number): Promise<TaskRecord> {
     await this.recovering
-    const record = this.live.get(id)?.record ?? (await this.store.read(id))
-    if (!record) throw fail("Usage", `No task ${id}.`, "Call task_list for the known tasks.")
-    if (!isFinished(record.status)) throw fail("Usage", `Task ${id} is still ${record.status}.`, "Wait for it with task_status (wait_seconds), or task_cancel it first.")
-    if (!record.sessionID) throw fail("Usage", `Task ${id} has no session to continue (it ended before one was kept).`, "Start a new worker or scout task with the rework as its brief.")
-    const budget = planBudget({ operation: `task_continue (${record.role})`, role: record.role, limits: timeoutLimits(await this.runtime.config()), bridgeTimeoutMs: this.runtime.flags.bridgeTimeoutMs, overrideMs: timeoutMs })
-    if (record.writable) await this.acquire(record.workspace, id)
-    Object.assign(record, { status: "running" as Status, ownerPid: process.pid, deadline: Date.now() + budget.operationMs, operationMs: budget.operationMs, result: undefined, finishedAt: undefined, note: undefined })
-    record.turns++
-    record.revision++
-    record.snapshot = await snapshot(record.workspace)
-    if (record.writable) record.gitMetadata = await nestedGitMetadata(record.workspace)
-    await this.store.save(record)
-    this.launch(record, brief)
-    return record
+    // Two task_continue calls for one task must not both start a turn: the second is refused.
+    if (this.live.has(id) || this.continuing.has(id)) throw fail("Usage", `Task ${id} is already running a turn.`, "Wait for it with task_status (wait_seconds), or task_cancel it first.")
+    this.continuing.add(id)
+    try {
+      const record = await this.store.read(id)
+      if (!record) throw fail("Usage", `No task ${id}.`, "Call task_list for the known tasks.")
+      if (!isFinished(record.status)) throw fail("Usage", `Task ${id} is still ${record.status}.`, "Wait for it with task_status (wait_seconds), or task_cancel it first.")
+      if (!record.sessionID) throw fail("Usage", `Task ${id} has no session to continue (it ended before one was kept, or retention removed it).`, "Start a new worker or scout task with the rework as its brief.")
+      const budget = planBudget({ operation: `task_continue (${record.role})`, role: record.role, limits: timeoutLimits(await this.runtime.config()), bridgeTimeoutMs: this.runtime.flags.bridgeTimeoutMs, overrideMs: timeoutMs })
+      if (record.writable) await this.acquire(record.workspace, id)
+      try {
+        Object.assign(record, { status: "running" as Status, ownerPid: process.pid, deadline: Date.now() + budget.operationMs, operationMs: budget.operationMs, result: undefined, finishedAt: undefined, note: undefined })
+        record.turns++
+        record.revision++
+        record.snapshot = await snapshot(record.workspace)
+        if (record.writable) record.gitMetadata = await nestedGitMetadata(record.workspace)
+        await this.store.save(record)
+      } catch (error) {
+        if (record.writable) await this.locks.clear(record.workspace, id)
+        throw error
+      }
+      this.launch(record, brief)
+      return record
+    } finally {
+      this.continuing.delete(id)
+    }
   }
 
   /** Takes the writer state, reconciling a holder whose process died; refuses while anyone else holds it. */
@@ -134,7 +148,7 @@ export class Delegations {
     for (let attempt = 0; attempt < 2; attempt++) {
       const taken = await this.locks.tryAcquire(workspace, id)
       if (taken.acquired) return
-      if (taken.holder.taskID === id) return this.locks.set(workspace, id, "active")
+      // Even the task's own quarantined or preserved state holds: only a restart releases those.
       if (attempt === 0 && orphaned(taken.holder)) {
         await this.reconcile(taken.holder)
         continue
@@ -182,12 +196,22 @@ export class Delegations {
     } catch (error) {
       turn = { sessionID: record.sessionID, outcome: { kind: "error", message: describe(error) } }
     }
-    return this.settle(live, turn, started)
+    try {
+      return await this.settle(live, turn, started)
+    } catch (error) {
+      // Settling failed (the state dir is unwritable, git broke): the record still says how it ended.
+      Object.assign(live.record, { status: "failed" as Status, finishedAt: new Date().toISOString(), note: `The task could not be settled: ${describe(error)}` })
+      live.record.revision++
+      await this.store.save(live.record).catch(() => undefined)
+      for (const listener of live.listeners) listener()
+      this.live.delete(live.record.id)
+      return live.record
+    }
   }
 
   progress(live: Live, line: string) {
     noteProgress(live.record, line)
-    void this.store.save(live.record)
+    void this.store.save(live.record).catch(() => undefined)
     for (const listener of live.listeners) listener(line)
   }
 
@@ -229,7 +253,7 @@ export class Delegations {
       release = false
       const reason = `the task ended (${status}) while OpenCode was still creating its session; released once that session is removed`
       if (record.writable) await this.locks.set(record.workspace, record.id, "quarantined", { reason })
-      void this.reconcileLate(record, turn.late)
+      void this.reconcileLate(record, turn.late).catch(() => undefined)
     } else if (turn.sessionID) {
       release = false
       const reason = `OpenCode could not be reached to remove session ${turn.sessionID}`
@@ -258,10 +282,11 @@ export class Delegations {
   }
 
   private async evidence(record: TaskRecord, sessionID: string | undefined) {
+    // Never rejects: it runs beside the session cleanup, and a missing piece of evidence is just absent.
     const [after, run, nested] = await Promise.all([
-      record.snapshot?.git ? snapshot(record.workspace) : undefined,
-      record.role === "runner" ? runOf(this.runtime.paths.runsDir, [...record.sessions, ...(sessionID ? [sessionID] : [])]) : undefined,
-      record.writable && record.gitMetadata ? nestedGitMetadata(record.workspace) : [],
+      record.snapshot?.git ? snapshot(record.workspace).catch(() => undefined) : undefined,
+      record.role === "runner" ? runOf(this.runtime.paths.runsDir, [...record.sessions, ...(sessionID ? [sessionID] : [])]).catch(() => undefined) : undefined,
+      record.writable && record.gitMetadata ? nestedGitMetadata(record.workspace).catch(() => []) : [],
     ])
     return {
       files: after && record.snapshot ? changedFiles(record.snapshot, after) : undefined,

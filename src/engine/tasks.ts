@@ -88,13 +88,17 @@ export class TaskStore {
     }
     const entry: { running: Promise<void>; pending?: TaskRecord } = { running: Promise.resolve() }
     entry.running = (async () => {
-      let next: TaskRecord | undefined = snapshot
-      while (next) {
-        await writeJson(this.file(next.id), next, 0o600)
-        next = entry.pending
-        entry.pending = undefined
+      try {
+        let next: TaskRecord | undefined = snapshot
+        while (next) {
+          await writeJson(this.file(next.id), next, 0o600)
+          next = entry.pending
+          entry.pending = undefined
+        }
+      } finally {
+        // A failed write (disk full, permissions) must not wedge every later save of this task.
+        this.writes.delete(record.id)
       }
-      this.writes.delete(record.id)
     })()
     this.writes.set(record.id, entry)
     return entry.running

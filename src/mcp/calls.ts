@@ -46,7 +46,7 @@ export async function followTask(server: McpServer, delegations: Delegations, re
   const onAbort = () =>
     // Deferred: a closing connection aborts every handler too, and by then the server reports not connected.
     setTimeout(() => {
-      if (server.isConnected()) void delegations.cancel(record.id)
+      if (server.isConnected()) void delegations.cancel(record.id).catch(() => undefined)
       wake()
     }, 0)
   live?.listeners.add(listener)

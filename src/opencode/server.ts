@@ -2,7 +2,8 @@
 // or started (`opencode serve` on loopback, random port, random password), and reused across tasks
 // and across MCP server processes. A dead or unhealthy one is replaced on the next call.
 import { randomBytes } from "node:crypto"
-import { mkdir, open, rm, stat } from "node:fs/promises"
+import { link, mkdir, rm, stat, writeFile } from "node:fs/promises"
+import { readFileSync } from "node:fs"
 import type { Env } from "../config/flags"
 import type { Paths } from "../config/paths"
 import { fail } from "../errors"
@@ -65,7 +66,7 @@ export async function ensureServer(options: ServerOptions): Promise<ServerRecord
     const again = await healthyRecord(options.paths)
     if (again) return again
     const stale = await readServerRecord(options.paths)
-    if (stale && alive(stale.pid)) await killPid(stale.pid)
+    if (stale && isServerProcess(stale)) await killPid(stale.pid)
     return startServer(options)
   })
 }
@@ -130,10 +131,24 @@ async function waitForUrl(logFile: string, exited: Promise<number>, timeoutMs: n
   return undefined
 }
 
+/**
+ * True when the recorded PID is still that `opencode serve`: the record outlives reboots, and a PID
+ * reused by an unrelated process must never be signalled.
+ */
+export function isServerProcess(record: Pick<ServerRecord, "pid" | "binary">): boolean {
+  if (!alive(record.pid)) return false
+  try {
+    const argv = readFileSync(`/proc/${record.pid}/cmdline`, "utf8").split("\0")
+    return argv.includes("serve") && argv.some((arg) => arg === record.binary || arg.endsWith("/opencode") || arg.endsWith("opencode.exe"))
+  } catch {
+    return false
+  }
+}
+
 /** Stops the recorded shared server (tests, `doctor`, uninstall) and forgets it. */
 export async function stopServer(paths: Paths): Promise<void> {
   const record = await readServerRecord(paths)
-  if (record) await killPid(record.pid, 3000)
+  if (record && isServerProcess(record)) await killPid(record.pid, 3000)
   await rm(paths.serverFile, { force: true })
 }
 
@@ -144,9 +159,14 @@ async function withStartLock<T>(paths: Paths, body: () => Promise<T>): Promise<T
   const deadline = Date.now() + 60_000
   while (true) {
     try {
-      const handle = await open(paths.serverLock, "wx")
-      await handle.writeFile(String(process.pid))
-      await handle.close()
+      // Written aside and linked into place, so nobody ever reads the lock without its owner's PID.
+      const temp = `${paths.serverLock}.${process.pid}.${Date.now()}`
+      await writeFile(temp, String(process.pid))
+      try {
+        await link(temp, paths.serverLock)
+      } finally {
+        await rm(temp, { force: true })
+      }
       break
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error

@@ -64,11 +64,14 @@ export function waitIdle(client: OpencodeClient, hub: EventHub, sessionID: strin
   return new Promise((resolve) => {
     let error: string | undefined
     let settled = false
+    // Declared before anything can call finish(): an abort that already happened finishes at once.
+    let timer: ReturnType<typeof setTimeout> | undefined
+    let poll: ReturnType<typeof setInterval> | undefined
     const finish = (outcome: WaitOutcome) => {
       if (settled) return
       settled = true
       off()
-      clearInterval(poll)
+      if (poll) clearInterval(poll)
       if (timer) clearTimeout(timer)
       options.signal?.removeEventListener("abort", onAbort)
       resolve(outcome)
@@ -81,8 +84,8 @@ export function waitIdle(client: OpencodeClient, hub: EventHub, sessionID: strin
     const onAbort = () => finish({ kind: "aborted" })
     if (options.signal?.aborted) return onAbort()
     options.signal?.addEventListener("abort", onAbort, { once: true })
-    const timer = options.deadline ? setTimeout(() => finish({ kind: "deadline" }), Math.max(0, options.deadline - Date.now())) : undefined
-    const poll = setInterval(async () => {
+    timer = options.deadline ? setTimeout(() => finish({ kind: "deadline" }), Math.max(0, options.deadline - Date.now())) : undefined
+    poll = setInterval(async () => {
       if (await finishedByPoll(client, sessionID, directory)) finish(error ? { kind: "error", message: error } : { kind: "idle" })
     }, options.pollMs ?? 3000)
   })

@@ -32,7 +32,11 @@ async function fingerprint(file: string): Promise<string> {
   if (!info) return "absent"
   if (!info.isFile()) return `other:${info.mtimeMs}`
   if (info.size > HASH_LIMIT) return `size:${info.size}:${info.mtimeMs}`
-  return Bun.hash(await Bun.file(file).bytes()).toString(16)
+  // A file the task made unreadable (chmod 000) still counts as changed, rather than failing the task.
+  return Bun.file(file)
+    .bytes()
+    .then((bytes) => Bun.hash(bytes).toString(16))
+    .catch(() => `unreadable:${info.mtimeMs}`)
 }
 
 /** The workspace's git state; `git: false` (and no entries) outside a repository. */

@@ -1,6 +1,6 @@
 // The guard's decisions, table-driven on real temp directories (symlinks and gitdir files need a real
 // filesystem): bash refused, writes into Git metadata or out of the workspace refused with symlinks
-// resolved, ordinary writes and other tools allowed.
+// resolved (dangling links refused), reads that leave the workspace refused, ordinary work allowed.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
@@ -20,6 +20,11 @@ beforeAll(async () => {
   mkdirSync(`${root}/outside`)
   symlinkSync(`${root}/outside`, `${ws}/out`)
   symlinkSync(".git", `${ws}/g`)
+  // Dangling links: their targets do not exist yet, so realpath cannot follow them.
+  symlinkSync(`${root}/outside/authorized_keys`, `${ws}/dangling`)
+  symlinkSync(`${root}/nowhere/dir`, `${ws}/dangling-dir`)
+  writeFileSync(`${root}/outside/secret`, "secret\n")
+  symlinkSync(`${root}/outside/secret`, `${ws}/secret-link`)
   // A linked worktree whose gitdir lives inside the workspace under another name.
   linked = `${root}/linked`
   mkdirSync(`${linked}/.meta/objects`, { recursive: true })
@@ -44,6 +49,12 @@ describe("refused", () => {
     ["a patch touching .git", "apply_patch", { patchText: "*** Begin Patch\n*** Add File: src/ok.ts\n+x\n*** Update File: .git/config\n*** End Patch" }, /Git metadata is read-only/],
     ["a patch moving a file out", "apply_patch", { patchText: "*** Begin Patch\n*** Update File: src/a.ts\n*** Move to: ../../x.ts\n*** End Patch" }, /outside the workspace/],
     ["a write with no target", "write", { content: "x" }, /no target path/],
+    ["a write through a dangling symlink", "write", { filePath: "dangling", content: "ssh-ed25519 AAAA" }, /outside the workspace/],
+    ["a write under a dangling directory link", "write", { filePath: "dangling-dir/x" }, /outside the workspace/],
+    ["a read through a symlink out", "read", { filePath: "secret-link" }, /outside the workspace/],
+    ["a read by absolute path outside", "read", { filePath: "/etc/hostname" }, /outside the workspace/],
+    ["a grep outside", "grep", { pattern: "x", path: "out" }, /outside the workspace/],
+    ["a list outside", "list", { path: "/" }, /outside the workspace/],
   ] as const)("%s", (_, tool, args, reason) => {
     const fixed = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === "string" ? v.replace("WS", ws) : v]))
     expect(check(tool, fixed)).toMatch(reason)
@@ -61,7 +72,9 @@ describe("allowed", () => {
     ["an absolute path inside", "edit", { filePath: "WS/src/a.ts" }],
     ["a name that merely contains .git", "write", { filePath: "docs/.gitignore-notes.md" }],
     [".gitignore", "write", { filePath: ".gitignore" }],
-    ["a read of .git (reads are not guarded)", "read", { filePath: ".git/config" }],
+    ["a read of .git (reading metadata is harmless)", "read", { filePath: ".git/HEAD" }],
+    ["a read inside", "read", { filePath: "src" }],
+    ["a grep of the whole workspace", "grep", { pattern: "x" }],
     ["a sandbox tool", "sandbox_shell", { command: "rm -rf /" }],
   ] as const)("%s", (_, tool, args) => {
     const fixed = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === "string" ? v.replace("WS", ws) : v]))
