@@ -17,10 +17,17 @@ import { buildSbom, serializeSbom, validateSbom } from "./release/sbom"
 const root = `${import.meta.dir}/..`
 const started = performance.now()
 
+class ReleaseError extends Error {}
+
+/** Stops packaging with a one-line reason (exit 9); thrown, so the work dir is still removed. */
 function fail(message: string): never {
-  console.error(`package-release: ${message}`)
-  process.exit(9)
+  throw new ReleaseError(message)
 }
+
+process.on("uncaughtException", (error) => {
+  console.error(`package-release: ${error instanceof ReleaseError ? error.message : error}`)
+  process.exit(9)
+})
 
 const { values } = parseArgs({
   options: {

@@ -4,7 +4,7 @@
 // asking for the report. Cleanup (remove, park, preserve) belongs to the task lifecycle.
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import type { Role } from "../config/schema"
-import { AppError, fail } from "../errors"
+import { fail } from "../errors"
 import type { EventHub } from "../opencode/client"
 import { answerAsk } from "../opencode/policy"
 import {
@@ -158,4 +158,3 @@ export function statusOf(outcome: WaitOutcome, transcript: Transcript | undefine
   return transcript?.text ? "succeeded" : "needs_review"
 }
 
-export const isUsageError = (error: unknown) => error instanceof AppError && error.kind === "Usage"

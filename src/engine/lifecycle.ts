@@ -373,4 +373,3 @@ function nextStep(status: Status, record: TaskRecord, note?: string): string | u
   return undefined
 }
 
-export const routeName = (route?: ModelRoute) => (route ? formatModel(route) : "OpenCode's default")

@@ -46,7 +46,11 @@ export class Runtime {
     const record = await ensureServer({ paths: this.paths, binary: this.flags.opencodeBin, env: this.flags.env })
     const client = connect(record)
     const hub = new EventHub(record)
-    await hub.connected()
+    // A hub that never connected would keep reconnecting for ever; close it with the error.
+    await hub.connected().catch((error: unknown) => {
+      hub.close()
+      throw error
+    })
     this.connection = { record, client, hub }
     return this.connection
   }

@@ -25,6 +25,15 @@ export function clientHomes(flags: Pick<Flags, "home" | "env">): ClientHomes {
 
 export const SKILL_NAME = "orchestrate"
 
+/** Directories that emptied-directory pruning never climbs past (ours and the clients'). */
+export const pruneStops = (dataDir: string, opencodeConfigDir: string, homes: ClientHomes) => [
+  dataDir,
+  opencodeConfigDir,
+  homes.home,
+  homes.codexHome,
+  homes.claudeConfigDir ?? `${homes.home}/.claude`,
+]
+
 export const codexConfigFile = (homes: ClientHomes) => `${homes.codexHome}/config.toml`
 // Codex 0.171 reads skills from `$CODEX_HOME/skills` and from the user's agent skills directory
 // `~/.agents/skills` (checked with `codex debug prompt-input`); the latter is the documented one.

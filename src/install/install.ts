@@ -10,7 +10,7 @@ import { fail } from "../errors"
 import { writeAtomic } from "../util/fs"
 import { applyClients, applyFiles, type ApplyDeps } from "./apply"
 import { checkModels, choicesFromFlags, configFromChoices, type FlagValues } from "./choices"
-import { codexConfigFile, findClient, type ClientHomes } from "./homes"
+import { codexConfigFile, findClient, pruneStops, type ClientHomes } from "./homes"
 import { claudeMatches, type Run } from "./integrations/claude"
 import type { McpEntry } from "./integrations/codex"
 import { hashFile, readManifest, writeManifest, type ManagedFile } from "./manifest"
@@ -104,7 +104,7 @@ export async function install(deps: InstallDeps, options: InstallOptions): Promi
   }
   const recorded = new Map<string, ManagedFile>((manifest?.files ?? []).map((f) => [f.path, f]))
   const applyDeps: ApplyDeps = { homes, run: deps.run, env: deps.env, claude }
-  const stops = [paths.dataDir, paths.opencodeConfigDir, homes.home, homes.codexHome, homes.claudeConfigDir ?? `${homes.home}/.claude`]
+  const stops = pruneStops(paths.dataDir, paths.opencodeConfigDir, homes)
   try {
     await applyFiles(plan.files, recorded, stops)
     await applyClients(plan.clients, applyDeps, manifest?.registrations.codex?.configFile)
@@ -113,7 +113,7 @@ export async function install(deps: InstallDeps, options: InstallOptions): Promi
     const now = (deps.now ?? (() => new Date()))().toISOString()
     await writeManifest(paths.installManifest, { ...plan.manifest, installedAt: now, files: [...recorded.values()] })
   }
-  const retired = describeRetired(await retireSharedServer(paths))
+  const retired = describeRetired(await retireSharedServer(paths), "install")
   if (retired) print(retired)
   const kept = preservedCount(plan.files)
   print(`Installed ${deps.appVersion} into ${paths.current}.${kept ? ` ${kept} locally modified file(s) preserved (listed above).` : ""}`)

@@ -8,7 +8,7 @@ import type { Paths } from "../config/paths"
 import { timeoutLimits } from "../config/schema"
 import { loadConfig } from "../config/load"
 import { applyClients, applyFiles, pruneDirs } from "./apply"
-import { findClient, type ClientHomes } from "./homes"
+import { findClient, pruneStops, type ClientHomes } from "./homes"
 import type { Run } from "./integrations/claude"
 import { clientState } from "./install"
 import { readManifest, type ManagedFile } from "./manifest"
@@ -16,7 +16,7 @@ import { observe } from "./observe"
 import { serveCommand } from "./payload"
 import { planUninstall } from "./plan"
 import { formatUninstallPlan } from "./report"
-import { retireSharedServer } from "./server"
+import { describeRetired, retireSharedServer } from "./server"
 
 export interface UninstallDeps {
   paths: Paths
@@ -42,7 +42,7 @@ export async function uninstall(deps: UninstallDeps, options: { purgeConfig?: bo
   }
   await applyClients(plan.clients, { homes, run: deps.run, env: deps.env, claude }, manifest?.registrations.codex?.configFile)
   const recorded = new Map<string, ManagedFile>((manifest?.files ?? []).map((f) => [f.path, f]))
-  const stops = [paths.dataDir, paths.opencodeConfigDir, homes.home, homes.codexHome, homes.claudeConfigDir ?? `${homes.home}/.claude`]
+  const stops = pruneStops(paths.dataDir, paths.opencodeConfigDir, homes)
   await applyFiles(plan.files, recorded, stops)
   await rm(paths.installManifest, { force: true })
   await pruneDirs(paths.current, [paths.dataDir])
@@ -51,9 +51,8 @@ export async function uninstall(deps: UninstallDeps, options: { purgeConfig?: bo
     await rm(paths.configFile, { force: true })
     await pruneDirs(paths.configDir, [dirname(paths.configDir)])
   }
-  const retired = await retireSharedServer(paths)
-  if (retired === "stopped") print("Stopped the shared OpenCode server.")
-  if (retired === "busy") print("The shared OpenCode server is still running delegations; it stops when the last MCP client exits.")
+  const retired = describeRetired(await retireSharedServer(paths), "uninstall")
+  if (retired) print(retired)
   const left = plan.files.filter((step) => step.action === "leave")
   if (left.length) print(`Left ${left.length} locally modified file(s) in place (listed above as LEAVE); delete them yourself if you no longer want them.`)
   print(options.purgeConfig ? "Uninstalled; configuration removed." : `Uninstalled; configuration kept at ${paths.configFile}.`)

@@ -51,14 +51,21 @@ export interface DemoOutcome {
 export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
   const log = options.log ?? (() => {})
   resolveBinary("opencode", options.env)
-  const model = await startScriptedModel()
-  const home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: options.env.PATH } })
-  const repo = await createDemoRepository()
-  log(`demo: repository ${repo}, scripted model ${model.url}, OpenCode home ${home.root}`)
-  const [command, ...args] = selfCommand()
-  const transport = new StdioClientTransport({ command: command!, args: [...args, "serve"], env: home.env as Record<string, string>, stderr: "inherit" })
-  const client = new Client({ name: "opencode-mcp-orchestrator-demo", version: "1" })
+  // Each piece is stopped or removed in reverse, whichever step fails.
+  const cleanup: Array<() => Promise<unknown>> = []
   try {
+    const model = await startScriptedModel()
+    cleanup.push(() => model.stop())
+    const home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: options.env.PATH } })
+    if (!options.keep) cleanup.push(() => home.dispose())
+    cleanup.push(() => stopServer(home.paths))
+    const repo = await createDemoRepository()
+    if (!options.keep) cleanup.push(() => rm(repo, { recursive: true, force: true }))
+    log(`demo: repository ${repo}, scripted model ${model.url}, OpenCode home ${home.root}`)
+    const [command, ...args] = selfCommand()
+    const transport = new StdioClientTransport({ command: command!, args: [...args, "serve"], env: home.env as Record<string, string>, stderr: "inherit" })
+    const client = new Client({ name: "opencode-mcp-orchestrator-demo", version: "1" })
+    cleanup.push(() => client.close())
     await client.connect(transport)
     log("demo: MCP server ready; calling scout")
     const result = await client.callTool(
@@ -71,12 +78,6 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
     if (!structured) throw fail("Delegation", `The scout call returned no structured result:\n${text}`)
     return { status: String(structured.status), text, structured }
   } finally {
-    await client.close().catch(() => undefined)
-    await stopServer(home.paths)
-    await model.stop()
-    if (!options.keep) {
-      await home.dispose()
-      await rm(repo, { recursive: true, force: true })
-    }
+    for (const step of cleanup.reverse()) await step().catch(() => undefined)
   }
 }
