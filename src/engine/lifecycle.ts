@@ -8,7 +8,7 @@ import { timeoutLimits } from "../config/schema"
 import { describe, fail } from "../errors"
 import { checkRoute, readCatalog } from "../opencode/catalog"
 import { forkSession, formatModel, removeSession, type ModelRoute } from "../opencode/session"
-import { changedFiles, nestedGitMetadata, snapshot } from "../workspace/changes"
+import { changedFiles, gitMetadataChanges, nestedGitMetadata, snapshot } from "../workspace/changes"
 import { canonicalWorkspace } from "../workspace/root"
 import { planBudget } from "./budgets"
 import { resolveRoute, runTurn, statusOf, type Turn } from "./delegate"
@@ -264,7 +264,7 @@ export class Delegations {
     if (files) result.files = files
     if (run) result.run = run
     if (planted.length) {
-      result.warnings = [`New git metadata appeared in the workspace: ${planted.join(", ")}. Its hooks and config would run when git is used there; inspect and delete it before running git.`]
+      result.warnings = [`Git metadata appeared or changed in the workspace: ${planted.join(", ")}. Its hooks and config would run when git is used there; inspect it (and delete what the task planted) before running git.`]
       if (result.status === "succeeded") result.status = "needs_review"
     }
     result.next ??= nextStep(result.status, record, forced?.note)
@@ -286,12 +286,12 @@ export class Delegations {
     const [after, run, nested] = await Promise.all([
       record.snapshot?.git ? snapshot(record.workspace).catch(() => undefined) : undefined,
       record.role === "runner" ? runOf(this.runtime.paths.runsDir, [...record.sessions, ...(sessionID ? [sessionID] : [])]).catch(() => undefined) : undefined,
-      record.writable && record.gitMetadata ? nestedGitMetadata(record.workspace).catch(() => []) : [],
+      record.writable && record.gitMetadata ? nestedGitMetadata(record.workspace).catch(() => ({})) : {},
     ])
     return {
       files: after && record.snapshot ? changedFiles(record.snapshot, after) : undefined,
       run,
-      planted: nested.filter((path) => !record.gitMetadata?.includes(path)),
+      planted: gitMetadataChanges(record.gitMetadata ?? {}, nested),
     }
   }
 

@@ -1,7 +1,7 @@
 // What a delegation changed in the workspace, measured by git rather than taken from the model's
 // word: the dirty files (tracked and untracked) with a content hash before the task and after it.
 // A file already dirty before the task counts only if the task changed it again.
-import { stat } from "node:fs/promises"
+import { readdir, stat } from "node:fs/promises"
 import { run } from "../util/process"
 
 export interface Snapshot {
@@ -84,16 +84,31 @@ export function changedFiles(before: Snapshot, after: Snapshot): FileChange[] {
 }
 
 /**
- * Paths under the workspace named `.git` other than its own top-level one, relative to it. Git does
- * not show these in `status` (it skips every `.git`), yet a `.git` a delegated writer planted (a
- * nested repository, or a `gitdir:` file) brings hooks and config that run when the user next uses
- * git there, outside any sandbox.
+ * Every `.git` under the workspace other than its own top-level one, relative to it, with a
+ * fingerprint of what would run from it (a `gitdir:` file's pointer; a directory's `config` and
+ * `hooks/`). Git does not show these in `status` (it skips every `.git`), yet one a delegated writer
+ * planted or changed brings hooks and config that run when the user next uses git there, outside
+ * any sandbox.
  */
-export async function nestedGitMetadata(workspace: string): Promise<string[]> {
+export async function nestedGitMetadata(workspace: string): Promise<Record<string, string>> {
   const found = await run(["find", workspace, "-path", `${workspace}/.git`, "-prune", "-o", "-name", ".git", "-print"], { timeoutMs: 30_000 })
-  return found.stdout
-    .split("\n")
-    .filter(Boolean)
-    .map((path) => path.slice(workspace.length + 1))
-    .sort()
+  const entries: Record<string, string> = {}
+  for (const path of found.stdout.split("\n").filter(Boolean).sort()) entries[path.slice(workspace.length + 1)] = await gitFingerprint(path)
+  return entries
+}
+
+async function gitFingerprint(path: string): Promise<string> {
+  const info = await stat(path).catch(() => undefined)
+  if (!info?.isDirectory()) return `file:${await fingerprint(path)}`
+  const hooks = await readdir(`${path}/hooks`).catch(() => [] as string[])
+  const parts = [`config:${await fingerprint(`${path}/config`)}`]
+  for (const hook of hooks.sort()) parts.push(`${hook}:${await fingerprint(`${path}/hooks/${hook}`)}`)
+  return parts.join(" ")
+}
+
+/** Nested git metadata that is new or changed since `before`, each with what happened to it. */
+export function gitMetadataChanges(before: Record<string, string>, after: Record<string, string>): string[] {
+  return Object.entries(after)
+    .filter(([path, print]) => before[path] !== print)
+    .map(([path]) => `${path} (${path in before ? "changed" : "new"})`)
 }
