@@ -1,5 +1,5 @@
 // The slice of OpenCode's plugin interface this plugin uses, declared here so the bundle has no
-// runtime import of @opencode-ai/plugin (OpenCode installs that package lazily; see FACTS in README).
+// runtime import of @opencode-ai/plugin (OpenCode installs that package lazily, and only where it can reach the npm registry).
 // Checked against opencode 1.18.33: a tool's `args` may be plain JSON Schema objects instead of zod
 // schemas; OpenCode then sends them as the tool's parameters with every key required and does not
 // validate the call, so each tool checks its own arguments.

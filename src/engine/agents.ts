@@ -40,7 +40,7 @@ export interface AgentFile {
 type Action = "allow" | "deny"
 type Rules = Record<string, Action | Record<string, Action>>
 
-// Every built-in permission is stated: a default of `ask` would hang a headless run (FACTS.md).
+// Every built-in permission is stated: a default of `ask` would hang a headless run (OpenCode 1.18 defaults external_directory and doom_loop to ask).
 const LOCKED: Rules = {
   edit: "deny",
   bash: "deny",

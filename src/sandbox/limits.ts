@@ -1,4 +1,4 @@
-// Sandbox resource limits from the environment (seed 000's table). Pure: the caller hands in the env
+// Sandbox resource limits from the environment (the documented table). Pure: the caller hands in the env
 // record it read once, so the plugin can re-read its environment per invocation and tests pass a literal.
 import { fail } from "../errors"
 

@@ -15,7 +15,7 @@ import { run } from "../../src/util/process"
 export const ROOT = `${import.meta.dir}/../..`
 export const BIN = `${ROOT}/node_modules/.bin`
 
-/** A real OpenCode config with an offline local provider (the FACTS.md shape) plus variants. */
+/** A real OpenCode config with an offline local provider (the @ai-sdk/openai-compatible shape OpenCode bundles) plus variants. */
 export const OPENCODE_CONFIG = {
   enabled_providers: ["local"],
   provider: {

@@ -31,7 +31,7 @@ describe("checkRepository", () => {
   })
 })
 
-test("asset names follow the seed's versioned layout, one archive per architecture", () => {
+test("asset names follow the versioned layout, one archive per architecture", () => {
   expect(stemOf("0.1.0", "x64")).toBe("opencode-mcp-orchestrator-0.1.0-linux-x64")
   expect(archiveName("0.1.0", "arm64")).toBe("opencode-mcp-orchestrator-0.1.0-linux-arm64.tar.gz")
   expect(sbomName("0.1.0")).toBe("opencode-mcp-orchestrator-0.1.0.cdx.json")

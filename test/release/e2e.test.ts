@@ -69,7 +69,7 @@ describe("package-release", () => {
   })
 })
 
-// OpenCode offline against a local provider (FACTS.md), so `install` finds a model to choose.
+// OpenCode offline against a local provider (it bundles @ai-sdk/openai-compatible), so `install` finds a model to choose.
 const opencodeConfig = JSON.stringify({
   model: "local/m",
   small_model: "local/m",

@@ -102,26 +102,24 @@ test("a command timeout that leaves the runner under 60 s is refused before any 
   }
 })
 
-test("runner publishes seed 000's arguments and annotations (drop-in)", async () => {
-  const reference = (await Bun.file(`${import.meta.dir}/../../../shared/reference/seed000-tool-arguments.json`).json().catch(() => undefined)) as
-    | { tools: { runner: { required: string[]; properties: Record<string, { type: string; enum?: string[]; default?: string; minimum?: number; maximum?: number }>; annotations: Record<string, boolean> } } }
-    | undefined
+test("scout, worker and runner keep the arguments and annotations the opencode-agents servers before them published (drop-in)", async () => {
   const { client, close } = await connect(world)
   try {
-    const runner = (await client.listTools()).tools.find((tool) => tool.name === "runner")!
+    const tools = (await client.listTools()).tools
+    const tool = (name: string) => tools.find((t) => t.name === name)!
+    for (const name of ["scout", "worker"]) expect(tool(name).inputSchema.required).toEqual(["cwd", "task"])
+    expect(tool("scout").annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false })
+    expect(tool("worker").annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: false })
+    const runner = tool("runner")
     expect(runner.inputSchema.required).toEqual(["cwd", "command", "objective"])
     expect(runner.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: true })
     const props = runner.inputSchema.properties as Record<string, Record<string, unknown>>
+    for (const name of ["cwd", "command", "objective"]) expect(props[name]).toMatchObject({ type: "string", minLength: 1 })
+    expect(props.expected).toMatchObject({ type: "string" })
     expect(props.timeout_seconds).toMatchObject({ type: "integer", minimum: 1, maximum: 3600 })
     expect(props.workspace_access).toMatchObject({ enum: ["read_only", "writable"], default: "read_only" })
     expect(props.network_access).toMatchObject({ enum: ["disabled", "host"], default: "disabled" })
     expect(runner.outputSchema?.properties).toHaveProperty("exit_code")
-    if (reference) {
-      const published = reference.tools.runner
-      expect(runner.inputSchema.required).toEqual(published.required)
-      expect(runner.annotations).toMatchObject(published.annotations)
-      for (const [name, spec] of Object.entries(published.properties)) expect(props[name]).toMatchObject({ type: spec.type, ...(spec.enum ? { enum: spec.enum } : {}), ...(spec.default ? { default: spec.default } : {}) })
-    }
   } finally {
     await close()
   }

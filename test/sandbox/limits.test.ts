@@ -3,7 +3,7 @@ import { AppError } from "../../src/errors"
 import { parseSandboxLimits } from "../../src/sandbox/limits"
 
 describe("parseSandboxLimits", () => {
-  test("unset variables keep the seed's defaults", () => {
+  test("unset variables keep the documented defaults", () => {
     expect(parseSandboxLimits({})).toEqual({
       shellTimeoutMs: 120_000,
       shellMaxOutputBytes: 30_000,
