@@ -8,6 +8,10 @@ import { mkdtemp } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { runnerAgentName } from "../../src/engine/agents"
 import { makeRepo, runAgent, startWorld, stopWorld, type World } from "./_world"
+import { run } from "../../src/util/process"
+
+/** A sleep length no other process uses, so looking for survivors finds only this test's. */
+const MARKER = `30.${process.pid}`
 
 const SCOUT = "opencode-orchestrator-scout"
 const WORKER = "opencode-orchestrator-worker"
@@ -33,7 +37,7 @@ beforeAll(async () => {
     runner_digest: {
       turns: [{ steps: [{ tool: "sandbox_run_ro", args: { command: "for i in $(seq 1 2000); do echo noise $i; done; echo '(fail) math > adds [0.2ms]'; echo ' 1 fail'; exit 3", timeout_seconds: 30 } }, { tool: "sandbox_log_grep", args: { run_id: "", pattern: "noise 1999" } }, { tool: "sandbox_log_read", args: { run_id: "", offset: 2001, limit: 5 } }, done] }],
     },
-    runner_timeout: { turns: [{ steps: [{ tool: "sandbox_run_ro", args: { command: "(sleep 30 &) ; sleep 30", timeout_seconds: 1 } }, done] }] },
+    runner_timeout: { turns: [{ steps: [{ tool: "sandbox_run_ro", args: { command: `(sleep ${MARKER} &) ; sleep ${MARKER}`, timeout_seconds: 1 } }, done] }] },
   })
 }, 120_000)
 afterAll(() => stopWorld(world))
@@ -121,6 +125,9 @@ test("a runner command past its timeout is killed with its background children",
   const { results } = await runAgent(world, runnerAgentName("read_only", "disabled"), repo, "runner_timeout")
   expect(results[0]!.output).toMatch(/timed out after 1s/)
   expect(Date.now() - started).toBeLessThan(20_000)
-  const ps = Bun.spawnSync(["pgrep", "-f", "sleep 30"]).stdout.toString().trim()
-  expect(ps).toBe("")
+  // The pid namespace is torn down as bwrap dies; give the kernel a moment, then nothing may remain.
+  const survivors = async () => (await run(["pgrep", "-f", `sleep ${MARKER}`])).stdout.trim()
+  const deadline = Date.now() + 3000
+  while ((await survivors()) && Date.now() < deadline) await Bun.sleep(100)
+  expect(await survivors()).toBe("")
 })
