@@ -49,6 +49,11 @@ const writableButGit = (ws: string) =>
   readFileSync(`${ws}/probe.txt`, "utf8").trim() !== "written" ? "the workspace write did not reach the host"
     : existsSync(`${ws}/.git/probe`) ? ".git was writable" : undefined
 
+/** The workspace takes a write but .git refuses one. */
+const WRITE_BUT_NOT_GIT = "echo written > probe.txt && ! (echo x > .git/probe) 2>/dev/null && echo PROBE_OK"
+/** The host-network profiles mount the resolver files (and fail closed without them). */
+const WITH_RESOLVER = "test -r /etc/resolv.conf && "
+
 const PROBES: ProbeSpec[] = [
   {
     name: "scout",
@@ -59,7 +64,7 @@ const PROBES: ProbeSpec[] = [
   {
     name: "worker",
     profile: { kind: "worker" },
-    script: "echo written > probe.txt && ! (echo x > .git/probe) 2>/dev/null && echo PROBE_OK",
+    script: WRITE_BUT_NOT_GIT,
     verify: writableButGit,
   },
   {
@@ -71,7 +76,7 @@ const PROBES: ProbeSpec[] = [
   {
     name: "runner-writable",
     profile: { kind: "runner", workspace: "writable", network: "disabled" },
-    script: "echo written > probe.txt && ! (echo x > .git/probe) 2>/dev/null && echo PROBE_OK",
+    script: WRITE_BUT_NOT_GIT,
     verify: writableButGit,
   },
   // The host-network profiles are built (resolver and CA files mounted, failing closed without them)
@@ -79,13 +84,13 @@ const PROBES: ProbeSpec[] = [
   {
     name: "runner-network",
     profile: { kind: "runner", workspace: "read_only", network: "host" },
-    script: "test -r /etc/resolv.conf && ! (echo x > probe.txt) 2>/dev/null && echo PROBE_OK",
+    script: `${WITH_RESOLVER}! (echo x > probe.txt) 2>/dev/null && echo PROBE_OK`,
     verify: readOnly,
   },
   {
     name: "runner-writable-network",
     profile: { kind: "runner", workspace: "writable", network: "host" },
-    script: "test -r /etc/resolv.conf && echo written > probe.txt && ! (echo x > .git/probe) 2>/dev/null && echo PROBE_OK",
+    script: `${WITH_RESOLVER}${WRITE_BUT_NOT_GIT}`,
     verify: writableButGit,
   },
 ]
