@@ -7,14 +7,14 @@ import type { Role } from "../config/schema"
 import { timeoutLimits } from "../config/schema"
 import { describe, fail } from "../errors"
 import { checkRoute, readCatalog } from "../opencode/catalog"
-import { forkSession, formatModel, removeSession, type ModelRoute } from "../opencode/session"
-import { changedFiles, gitMetadataChanges, nestedGitMetadata, snapshot } from "../workspace/changes"
+import { forkSession, removeSession } from "../opencode/session"
+import { nestedGitMetadata, snapshot } from "../workspace/changes"
 import { canonicalWorkspace } from "../workspace/root"
 import { planBudget } from "./budgets"
 import { resolveRoute, runTurn, statusOf, type Turn } from "./delegate"
+import { measureEvidence, nextStep, plantedWarning } from "./evidence"
 import { lockedError, orphaned, WriterLocks } from "./locks"
 import { prune } from "./retention"
-import { runOf } from "../runner/logs"
 import { fromTranscript, type Status } from "./result"
 import type { Runtime } from "./runtime"
 import { isFinished, newTaskId, noteProgress, TaskStore, type TaskRecord } from "./tasks"
@@ -222,7 +222,7 @@ export class Delegations {
     const status = forced?.status ?? statusOf(turn.outcome, turn.transcript)
     const result = fromTranscript({ role: record.role, workspace: record.workspace, taskID: record.id, sessionID: turn.sessionID, durationMs: Date.now() - started, status }, turn.transcript)
     // The evidence (git, the runner's log, planted metadata) is measured while the session is parked.
-    const evidence = this.evidence(record, turn.sessionID)
+    const evidence = measureEvidence(record, turn.sessionID, this.runtime.paths.runsDir)
     if (turn.outcome.kind === "error") result.error = turn.outcome.message
     if (record.writable) await this.locks.set(record.workspace, record.id, "cleaning", { sessionID: turn.sessionID })
     let release = true
@@ -264,7 +264,7 @@ export class Delegations {
     if (files) result.files = files
     if (run) result.run = run
     if (planted.length) {
-      result.warnings = [`Git metadata appeared or changed in the workspace: ${planted.join(", ")}. Its hooks and config would run when git is used there; inspect it (and delete what the task planted) before running git.`]
+      result.warnings = [plantedWarning(planted)]
       if (result.status === "succeeded") result.status = "needs_review"
     }
     result.next ??= nextStep(result.status, record, forced?.note)
@@ -279,20 +279,6 @@ export class Delegations {
       void prune(this.store, client).catch(() => undefined)
     }
     return record
-  }
-
-  private async evidence(record: TaskRecord, sessionID: string | undefined) {
-    // Never rejects: it runs beside the session cleanup, and a missing piece of evidence is just absent.
-    const [after, run, nested] = await Promise.all([
-      record.snapshot?.git ? snapshot(record.workspace).catch(() => undefined) : undefined,
-      record.role === "runner" ? runOf(this.runtime.paths.runsDir, [...record.sessions, ...(sessionID ? [sessionID] : [])]).catch(() => undefined) : undefined,
-      record.writable && record.gitMetadata ? nestedGitMetadata(record.workspace).catch(() => ({})) : {},
-    ])
-    return {
-      files: after && record.snapshot ? changedFiles(record.snapshot, after) : undefined,
-      run,
-      planted: gitMetadataChanges(record.gitMetadata ?? {}, nested),
-    }
   }
 
   /** A session whose creation outlived its task: abort it, then remove (or preserve) it, then release the workspace. */
@@ -363,13 +349,3 @@ export class Delegations {
     return this.store.read(id)
   }
 }
-
-function nextStep(status: Status, record: TaskRecord, note?: string): string | undefined {
-  const seconds = Math.round(record.operationMs / 1000)
-  if (status === "timed_out") return `The ${record.role} ran out of its ${seconds}s budget; check files_changed, then task_continue with a narrower brief or raise timeoutLimits.`
-  if (status === "needs_review") return "The agent finished without a usable report; read the transcript, or task_continue asking for the report."
-  if (status === "cancelled") return "Cancelled; files_changed lists what it had edited by then."
-  if (status === "interrupted") return `${note ?? "The MCP server stopped while this task ran."} Inspect files_changed and git status before relying on the workspace.`
-  return undefined
-}
-

@@ -1,0 +1,33 @@
+// What a finished turn is judged by, beside the agent's report: the files git says changed, a
+// runner's exit code and log, and nested git metadata the task planted or changed; and the next
+// step the parent is told when the outcome needs one.
+import { runOf } from "../runner/logs"
+import { changedFiles, gitMetadataChanges, nestedGitMetadata, snapshot } from "../workspace/changes"
+import type { Status } from "./result"
+import type { TaskRecord } from "./tasks"
+
+/** Never rejects: it runs beside the session cleanup, and a missing piece of evidence is just absent. */
+export async function measureEvidence(record: TaskRecord, sessionID: string | undefined, runsDir: string) {
+  const [after, run, nested] = await Promise.all([
+    record.snapshot?.git ? snapshot(record.workspace).catch(() => undefined) : undefined,
+    record.role === "runner" ? runOf(runsDir, [...record.sessions, ...(sessionID ? [sessionID] : [])]).catch(() => undefined) : undefined,
+    record.writable && record.gitMetadata ? nestedGitMetadata(record.workspace).catch(() => ({})) : {},
+  ])
+  return {
+    files: after && record.snapshot ? changedFiles(record.snapshot, after) : undefined,
+    run,
+    planted: gitMetadataChanges(record.gitMetadata ?? {}, nested),
+  }
+}
+
+export const plantedWarning = (planted: string[]) =>
+  `Git metadata appeared or changed in the workspace: ${planted.join(", ")}. Its hooks and config would run when git is used there; inspect it (and delete what the task planted) before running git.`
+
+export function nextStep(status: Status, record: TaskRecord, note?: string): string | undefined {
+  const seconds = Math.round(record.operationMs / 1000)
+  if (status === "timed_out") return `The ${record.role} ran out of its ${seconds}s budget; check files_changed, then task_continue with a narrower brief or raise timeoutLimits.`
+  if (status === "needs_review") return "The agent finished without a usable report; read the transcript, or task_continue asking for the report."
+  if (status === "cancelled") return "Cancelled; files_changed lists what it had edited by then."
+  if (status === "interrupted") return `${note ?? "The MCP server stopped while this task ran."} Inspect files_changed and git status before relying on the workspace.`
+  return undefined
+}
