@@ -1,6 +1,7 @@
 // The runner's four sandbox tools (read-only/writable × no network/host network), each callable only
 // by its own agent. The command's full output goes to a log under the state dir; the model gets the
 // deterministic digest of it. Old runs are pruned by age and count after each run.
+import { RUNNER_TIMEOUT } from "../src/runner/brief"
 import { createDigester, renderDigest } from "../src/runner/digest"
 import { createRun, eachLine, logPath, pruneRuns, saveRun } from "../src/runner/logs"
 import { hostFs, planSandbox, runSandboxed } from "../src/sandbox"
@@ -10,7 +11,6 @@ import { SHELL_COMMAND, stringArg } from "./shell"
 import description from "./text/sandbox_run.md" with { type: "text" }
 import type { ToolDefinition, ToolOutput } from "./types"
 
-export const RUNNER_TIMEOUT = { min: 1, max: 3600, fallback: 900 } as const
 /** What the runner keeps in memory of each stream; the log has everything. */
 const IN_MEMORY_BYTES = 4096
 

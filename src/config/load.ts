@@ -2,18 +2,12 @@
 // the field and the fix. Nothing here ever writes the file.
 import { z } from "zod"
 import { fail } from "../errors"
+import { readJsonFile } from "../util/fs"
 import { ConfigSchema, defaultConfig, type Config } from "./schema"
 
 export async function loadConfig(file: string): Promise<Config> {
-  const handle = Bun.file(file)
-  if (!(await handle.exists())) return defaultConfig()
-  let raw: unknown
-  try {
-    raw = JSON.parse(await handle.text())
-  } catch (error) {
-    throw fail("Config", `${file} is not valid JSON: ${(error as Error).message}`, `Fix the JSON syntax in ${file}, or run \`opencode-mcp-orchestrator install\` to write it again.`)
-  }
-  return parseConfig(raw, file)
+  const raw = await readJsonFile(file, "Config", `Fix the JSON syntax in ${file}, or run \`opencode-mcp-orchestrator install\` to write it again.`)
+  return raw === undefined ? defaultConfig() : parseConfig(raw, file)
 }
 
 export function parseConfig(raw: unknown, file: string): Config {

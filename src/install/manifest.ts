@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto"
 import { z } from "zod"
 import { fail } from "../errors"
-import { writeAtomic } from "../util/fs"
+import { readJsonFile, writeAtomic } from "../util/fs"
 
 export const OWNERS = ["core", "opencode", "codex", "claude"] as const
 export type Owner = (typeof OWNERS)[number]
@@ -54,14 +54,8 @@ export async function hashFile(path: string): Promise<string | null> {
 
 /** The manifest, or undefined when there is no earlier installation. */
 export async function readManifest(file: string): Promise<InstallManifest | undefined> {
-  const handle = Bun.file(file)
-  if (!(await handle.exists())) return undefined
-  let raw: unknown
-  try {
-    raw = JSON.parse(await handle.text())
-  } catch (error) {
-    throw fail("Install", `${file} is not valid JSON: ${(error as Error).message}`, `Move ${file} aside and rerun \`opencode-mcp-orchestrator install\`; files it listed are then treated as not ours and left in place.`)
-  }
+  const raw = await readJsonFile(file, "Install", `Move ${file} aside and rerun \`opencode-mcp-orchestrator install\`; files it listed are then treated as not ours and left in place.`)
+  if (raw === undefined) return undefined
   const parsed = InstallManifestSchema.safeParse(raw)
   if (!parsed.success)
     throw fail("Install", `${file} is not an install manifest this version understands: ${parsed.error.issues[0]?.message ?? "invalid"}.`, `Move ${file} aside and rerun \`opencode-mcp-orchestrator install\`.`)

@@ -92,9 +92,7 @@ export function waitIdle(client: OpencodeClient, hub: EventHub, sessionID: strin
 }
 
 async function finishedByPoll(client: OpencodeClient, sessionID: string, directory: string) {
-  const status = await client.session.status({ directory }).catch(() => undefined)
-  const state = (status?.data as Record<string, { type: string }> | undefined)?.[sessionID]
-  if (state && state.type !== "idle") return false
+  if (await working(client, sessionID, directory)) return false
   const last = (await client.session.messages({ sessionID, directory, limit: 1 }).catch(() => undefined))?.data?.at(-1)
   return last?.info.role === "assistant" && Boolean(last.info.time.completed) && last.info.finish !== "tool-calls"
 }
@@ -122,9 +120,14 @@ export type SessionState = "busy" | "idle" | "missing"
 export async function sessionState(client: OpencodeClient, sessionID: string, directory: string): Promise<SessionState> {
   const found = await client.session.get({ sessionID, directory }).catch(() => undefined)
   if (!found?.data) return "missing"
+  return (await working(client, sessionID, directory)) ? "busy" : "idle"
+}
+
+/** True while OpenCode lists the session as busy or retrying (an idle session is not listed, or listed idle). */
+async function working(client: OpencodeClient, sessionID: string, directory: string): Promise<boolean> {
   const status = await client.session.status({ directory }).catch(() => undefined)
   const state = (status?.data as Record<string, { type: string }> | undefined)?.[sessionID]
-  return state && state.type !== "idle" ? "busy" : "idle"
+  return state !== undefined && state.type !== "idle"
 }
 
 /** Waits (briefly) until an aborted session stops working, so what it wrote has landed. */

@@ -1,6 +1,9 @@
 // The runner agent's brief, built from the MCP call: the command verbatim (fenced, so a weak model
 // copies it whole), the timeout to pass, the objective and the expected outcome. Pure.
 
+/** A runner command's timeout in seconds: bounds and the default when a call gives none. */
+export const RUNNER_TIMEOUT = { min: 1, max: 3600, fallback: 900 } as const
+
 export interface RunnerRequest {
   command: string
   objective: string

@@ -2,6 +2,7 @@
 // JSON reads that tell "absent" from "unreadable".
 import { mkdir, rename, writeFile } from "node:fs/promises"
 import { dirname } from "node:path"
+import { fail, type ErrorKind } from "../errors"
 
 export async function writeAtomic(file: string, content: string | Uint8Array, mode?: number): Promise<void> {
   await mkdir(dirname(file), { recursive: true })
@@ -18,5 +19,16 @@ export async function readJson<T>(file: string): Promise<T | undefined> {
     return JSON.parse(await Bun.file(file).text()) as T
   } catch {
     return undefined
+  }
+}
+
+/** The parsed file, or undefined when it does not exist; a file that is not JSON is a named error with `hint`. */
+export async function readJsonFile(file: string, kind: ErrorKind, hint: string): Promise<unknown> {
+  const handle = Bun.file(file)
+  if (!(await handle.exists())) return undefined
+  try {
+    return JSON.parse(await handle.text())
+  } catch (error) {
+    throw fail(kind, `${file} is not valid JSON: ${(error as Error).message}`, hint)
   }
 }

@@ -3,6 +3,7 @@
 // remove --scope user`) and only read the file. Its per-server `timeout` is in milliseconds
 // ("Per-server tool-call timeout in milliseconds", Claude Code 2.1.332's schema).
 import { fail } from "../../errors"
+import { readJsonFile } from "../../util/fs"
 import type { RunOptions, RunResult } from "../../util/process"
 import { SERVER_NAME, type McpEntry } from "./codex"
 
@@ -18,14 +19,7 @@ export interface ClaudeEntry {
 export const claudeServer = (entry: McpEntry) => ({ type: "stdio", command: entry.command, args: entry.args, timeout: entry.timeoutSec * 1000 })
 
 export async function readClaudeEntry(file: string): Promise<ClaudeEntry | undefined> {
-  const handle = Bun.file(file)
-  if (!(await handle.exists())) return undefined
-  let doc: unknown
-  try {
-    doc = JSON.parse(await handle.text())
-  } catch (error) {
-    throw fail("Install", `${file} is not valid JSON: ${(error as Error).message}`, `Let Claude Code repair ${file} (run \`claude\` once) or fix it by hand, then rerun the command.`)
-  }
+  const doc = await readJsonFile(file, "Install", `Let Claude Code repair ${file} (run \`claude\` once) or fix it by hand, then rerun the command.`)
   if (typeof doc !== "object" || doc === null || !("mcpServers" in doc)) return undefined
   const servers = doc.mcpServers
   if (typeof servers !== "object" || servers === null || !(SERVER_NAME in servers)) return undefined

@@ -6,12 +6,11 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { z } from "zod"
 import { RUNNER_TOOLS, runnerAgentName } from "../../engine/agents"
 import type { Delegations } from "../../engine/lifecycle"
-import { runnerBrief } from "../../runner/brief"
+import { RUNNER_TIMEOUT, runnerBrief } from "../../runner/brief"
 import { startAndFollow } from "../calls"
 import { idempotencyArg, modelArgs, resultShape } from "../shared"
 import description from "./runner.md" with { type: "text" }
 
-export const DEFAULT_TIMEOUT_S = 900
 
 export function registerRunner(server: McpServer, delegations: Delegations) {
   server.registerTool(
@@ -24,7 +23,7 @@ export function registerRunner(server: McpServer, delegations: Delegations) {
         command: z.string().min(1).describe("The command, run once with bash -c in cwd."),
         objective: z.string().min(1).describe("What you want to learn from running it."),
         expected: z.string().optional().describe("The outcome you expect (e.g. 'all tests pass'), to compare against."),
-        timeout_seconds: z.number().int().min(1).max(3600).optional().describe(`The command's timeout in seconds (default ${DEFAULT_TIMEOUT_S}).`),
+        timeout_seconds: z.number().int().min(RUNNER_TIMEOUT.min).max(RUNNER_TIMEOUT.max).optional().describe(`The command's timeout in seconds (default ${RUNNER_TIMEOUT.fallback}).`),
         workspace_access: z.enum(["read_only", "writable"]).default("read_only").describe("read_only (default), or writable when the command must write the workspace."),
         network_access: z.enum(["disabled", "host"]).default("disabled").describe("disabled (default), or host to share the host's network (trusted commands only)."),
         ...modelArgs,
@@ -34,7 +33,7 @@ export function registerRunner(server: McpServer, delegations: Delegations) {
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
     },
     async (args, extra) => {
-      const timeoutSeconds = args.timeout_seconds ?? DEFAULT_TIMEOUT_S
+      const timeoutSeconds = args.timeout_seconds ?? RUNNER_TIMEOUT.fallback
       return startAndFollow(
         server,
         delegations,
