@@ -3,7 +3,7 @@
 // at /proc/1/environ inside the sandbox (containers/bubblewrap#725). The timeout kills bwrap, and
 // `--die-with-parent` with the pid namespace takes every process the command left behind with it.
 import { fail } from "../errors"
-import { run } from "../util/process"
+import { run, type RunResult } from "../util/process"
 import { bwrapArgs, BWRAP } from "./argv"
 import { classifyBwrapFailure, type BwrapFailure } from "./bwrap"
 import type { SandboxPlan } from "./plan"
@@ -21,16 +21,9 @@ export interface SandboxRunOptions {
   bwrap?: string
 }
 
-export interface SandboxRunResult {
+/** The process wrapper's result, with the exit code named for the command inside the sandbox. */
+export interface SandboxRunResult extends Omit<RunResult, "code"> {
   exitCode: number | null
-  signal: string | null
-  stdout: string
-  stderr: string
-  timedOut: boolean
-  aborted: boolean
-  /** The result's stdout or stderr was cut at maxOutputBytes. */
-  truncated: boolean
-  durationMs: number
   /** Set when bwrap could not build the sandbox (the command never ran). */
   failure?: BwrapFailure
   log?: { path: string; bytesWritten: number; bytesSeen: number }
