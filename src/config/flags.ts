@@ -18,9 +18,14 @@ export interface Flags {
   bridgeTimeoutMs?: number
   /** `OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS`: how long a tool call waits before returning `running`. */
   syncBudgetMs?: number
+  /** `OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES`: the largest brief a delegation accepts. */
+  maxBriefBytes: number
   /** The raw snapshot, for the few places that pass the environment on (the OpenCode server). */
   env: Env
 }
+
+/** A brief is a self-contained task, not a file dump: 64 KiB holds a long spec with its excerpts. */
+export const MAX_BRIEF_BYTES = 65_536
 
 function strictInt(name: string, raw: string | undefined, min: number, max: number): number | undefined {
   if (raw === undefined || raw === "") return undefined
@@ -54,6 +59,7 @@ export function readFlags(env: Env): Flags {
     preserveSessions: env.OPENCODE_MCP_ORCHESTRATOR_PRESERVE_SESSIONS === "1",
     bridgeTimeoutMs: strictInt("OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS", env.OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS, 1000, 3_600_000),
     syncBudgetMs: strictInt("OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS", env.OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS, 1000, 3_600_000),
+    maxBriefBytes: strictInt("OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES", env.OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES, 1024, 1_048_576) ?? MAX_BRIEF_BYTES,
     env,
   }
 }

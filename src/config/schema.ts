@@ -58,6 +58,8 @@ export const TimeoutLimitsSchema = z
   ])
   .describe("Wall-clock seconds per role and for the parent's tool call deadline.")
 
+const absolutePath = z.string().startsWith("/", "an absolute path")
+
 export const TrustedRootSchema = z
   .object({
     root: z.string().startsWith("/", "an absolute path").describe("A directory mounted read-only in every sandbox."),
@@ -87,6 +89,14 @@ export const ConfigSchema = z
       .strict()
       .default({ trustedRoots: [] })
       .describe("Extra toolchains mounted read-only into the sandbox."),
+    workspaceRoots: z
+      .array(absolutePath)
+      .default([])
+      .describe("When non-empty, a delegation's cwd must lie inside one of these directories."),
+    trustedProjectConfig: z
+      .array(absolutePath)
+      .default([])
+      .describe("Directories whose OpenCode project plugins (.opencode/plugins, opencode.json plugin lists) may run on the host; empty refuses every workspace that has them."),
   })
   .strict()
 

@@ -1,27 +1,27 @@
 // What a finished turn is judged by, beside the agent's report: the files git says changed, a
-// runner's exit code and log, and nested git metadata the task planted or changed; and the next
-// step the parent is told when the outcome needs one.
+// runner's exit code and log, and autorun files (nested Git metadata, project config, hooks) the task
+// planted or changed; and the next step the parent is told when the outcome needs one.
 import { runOf } from "../runner/logs"
-import { changedFiles, gitMetadataChanges, nestedGitMetadata, snapshot } from "../workspace/changes"
+import type { HostContext } from "../sandbox"
+import { autorunChanges, autorunFiles } from "../workspace/autorun"
+import { changedFiles, snapshot } from "../workspace/changes"
 import type { Status } from "./result"
 import type { TaskRecord } from "./tasks"
 
 /** Never rejects: it runs beside the session cleanup, and a missing piece of evidence is just absent. */
-export async function measureEvidence(record: TaskRecord, sessionID: string | undefined, runsDir: string) {
-  const [after, run, nested] = await Promise.all([
-    record.snapshot?.git ? snapshot(record.workspace).catch(() => undefined) : undefined,
+export async function measureEvidence(record: TaskRecord, sessionID: string | undefined, runsDir: string, host: HostContext) {
+  const [after, run, autorun] = await Promise.all([
+    record.snapshot?.git ? snapshot(record.workspace, host, record.snapshot.repository).catch(() => undefined) : undefined,
     record.role === "runner" ? runOf(runsDir, [...record.sessions, ...(sessionID ? [sessionID] : [])]).catch(() => undefined) : undefined,
-    record.writable && record.gitMetadata ? nestedGitMetadata(record.workspace).catch(() => ({})) : {},
+    record.writable && record.autorun ? autorunFiles(record.workspace).catch(() => undefined) : undefined,
   ])
   return {
     files: after && record.snapshot ? changedFiles(record.snapshot, after) : undefined,
     run,
-    planted: gitMetadataChanges(record.gitMetadata ?? {}, nested),
+    // A scan that failed is reported as such: silence would read as "nothing planted".
+    planted: record.autorun ? (autorun ? autorunChanges(record.autorun, autorun) : ["(the workspace could not be scanned for planted files)"]) : [],
   }
 }
-
-export const plantedWarning = (planted: string[]) =>
-  `Git metadata appeared or changed in the workspace: ${planted.join(", ")}. Its hooks and config would run when git is used there; inspect it (and delete what the task planted) before running git.`
 
 export function nextStep(status: Status, record: TaskRecord, note?: string): string | undefined {
   const seconds = Math.round(record.operationMs / 1000)

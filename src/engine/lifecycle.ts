@@ -8,11 +8,14 @@ import { timeoutLimits } from "../config/schema"
 import { describe, fail } from "../errors"
 import { checkRoute, readCatalog } from "../opencode/catalog"
 import { forkSession, removeSession } from "../opencode/session"
-import { nestedGitMetadata, snapshot } from "../workspace/changes"
+import { hostContext } from "../sandbox"
+import { autorunFiles } from "../workspace/autorun"
+import { snapshot } from "../workspace/changes"
 import { canonicalWorkspace } from "../workspace/root"
 import { planBudget } from "./budgets"
 import { resolveRoute, runTurn, statusOf, type Turn } from "./delegate"
-import { measureEvidence, nextStep, plantedWarning } from "./evidence"
+import { measureEvidence, nextStep } from "./evidence"
+import { autorunWarning } from "../workspace/autorun"
 import { lockedError, orphaned, WriterLocks } from "./locks"
 import { prune } from "./retention"
 import { fromTranscript, type Status } from "./result"
@@ -63,15 +66,21 @@ export class Delegations {
   /** Starts a task, or returns the task already started under the same idempotency key. */
   async start(request: StartRequest): Promise<{ record: TaskRecord; attached: boolean }> {
     await this.recovering
+    const size = Buffer.byteLength(request.brief)
+    if (size > this.runtime.flags.maxBriefBytes)
+      throw fail("Usage", `The brief is ${size} bytes; at most ${this.runtime.flags.maxBriefBytes} are accepted.`, "Shorten it: point at files by path instead of pasting them (or raise OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES, up to 1048576).")
+    const config = await this.runtime.config()
+    // Admission first: a refused directory gets no record, lock or session, and no other task's answer.
+    const workspace = await canonicalWorkspace(request.cwd, this.runtime.flags.env, config)
     if (request.idempotencyKey) {
       const existing = await this.store.findByKey(request.idempotencyKey)
       if (existing) {
-        if (existing.role !== request.role) throw fail("Usage", `idempotency_key "${request.idempotencyKey}" belongs to ${existing.role} task ${existing.id}.`, "Use a new key for a different delegation.")
+        // A key names one delegation: the same role in the same workspace, never another's report.
+        if (existing.role !== request.role || existing.workspace !== workspace)
+          throw fail("Usage", `idempotency_key "${request.idempotencyKey}" belongs to ${existing.role} task ${existing.id} in ${existing.workspace}.`, "Use a new key for a different delegation.")
         return { record: this.live.get(existing.id)?.record ?? existing, attached: true }
       }
     }
-    const workspace = await canonicalWorkspace(request.cwd)
-    const config = await this.runtime.config()
     // Before any lock or session: an impossible budget fails here, naming the operation and reserve.
     const budget = planBudget({ operation: request.role, role: request.role, limits: timeoutLimits(config), bridgeTimeoutMs: this.runtime.flags.bridgeTimeoutMs, overrideMs: request.timeoutMs, commandTimeoutS: request.commandTimeoutS })
     const { route, explicit } = await resolveRoute(this.runtime, request.role, request.model, request.variant)
@@ -101,8 +110,8 @@ export class Delegations {
       progress: [],
     }
     try {
-      record.snapshot = await snapshot(workspace)
-      if (request.writable) record.gitMetadata = await nestedGitMetadata(workspace)
+      record.snapshot = await snapshot(workspace, hostContext(this.runtime.flags.env, config.sandboxRuntime.trustedRoots))
+      if (request.writable) record.autorun = await autorunFiles(workspace)
       await this.store.save(record)
     } catch (error) {
       if (request.writable) await this.locks.clear(workspace, id)
@@ -129,8 +138,8 @@ export class Delegations {
         Object.assign(record, { status: "running" as Status, ownerPid: process.pid, deadline: Date.now() + budget.operationMs, operationMs: budget.operationMs, result: undefined, finishedAt: undefined, note: undefined })
         record.turns++
         record.revision++
-        record.snapshot = await snapshot(record.workspace)
-        if (record.writable) record.gitMetadata = await nestedGitMetadata(record.workspace)
+        record.snapshot = await snapshot(record.workspace, await this.host())
+        if (record.writable) record.autorun = await autorunFiles(record.workspace)
         await this.store.save(record)
       } catch (error) {
         if (record.writable) await this.locks.clear(record.workspace, id)
@@ -141,6 +150,11 @@ export class Delegations {
     } finally {
       this.continuing.delete(id)
     }
+  }
+
+  /** What the sandbox needs to know of the host (HOME, credential stores, trusted roots), from this call's config. */
+  private async host() {
+    return hostContext(this.runtime.flags.env, (await this.runtime.config()).sandboxRuntime.trustedRoots)
   }
 
   /** Takes the writer state, reconciling a holder whose process died; refuses while anyone else holds it. */
@@ -222,7 +236,7 @@ export class Delegations {
     const status = forced?.status ?? statusOf(turn.outcome, turn.transcript)
     const result = fromTranscript({ role: record.role, workspace: record.workspace, taskID: record.id, sessionID: turn.sessionID, durationMs: Date.now() - started, status }, turn.transcript)
     // The evidence (git, the runner's log, planted metadata) is measured while the session is parked.
-    const evidence = measureEvidence(record, turn.sessionID, this.runtime.paths.runsDir)
+    const evidence = this.host().then((host) => measureEvidence(record, turn.sessionID, this.runtime.paths.runsDir, host))
     if (turn.outcome.kind === "error") result.error = turn.outcome.message
     if (record.writable) await this.locks.set(record.workspace, record.id, "cleaning", { sessionID: turn.sessionID })
     let release = true
@@ -264,7 +278,7 @@ export class Delegations {
     if (files) result.files = files
     if (run) result.run = run
     if (planted.length) {
-      result.warnings = [plantedWarning(planted)]
+      result.warnings = [autorunWarning(planted)]
       if (result.status === "succeeded") result.status = "needs_review"
     }
     result.next ??= nextStep(result.status, record, forced?.note)

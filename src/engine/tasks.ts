@@ -45,8 +45,8 @@ export interface TaskRecord {
   progress: string[]
   /** Git state of the workspace when the running turn started: files changed are measured against it. */
   snapshot?: Snapshot
-  /** Nested `.git` paths (with a fingerprint of their config and hooks) when a writable turn started. */
-  gitMetadata?: Record<string, string>
+  /** Autorun files (workspace/autorun.ts) with their fingerprints when a writable turn started. */
+  autorun?: Record<string, string>
   result?: DelegationResult
   /** Why the task ended as it did, when the status alone does not say. */
   note?: string

@@ -1,6 +1,6 @@
 // The few filesystem questions the sandbox planner asks, behind an interface so the planner stays a
 // function of its inputs (tests can hand in a fake tree) and the host implementation is one small file.
-import { lstatSync, readFileSync, realpathSync } from "node:fs"
+import { lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs"
 
 export type EntryKind = "file" | "dir" | "symlink" | "other"
 
@@ -11,6 +11,8 @@ export interface FsView {
   realpath(path: string): string | undefined
   /** A small text file's content (gitdir pointers), or undefined. */
   readText(path: string): string | undefined
+  /** The names in a directory (not following a final symlink), or undefined when it is not one. */
+  list(path: string): string[] | undefined
 }
 
 /** Git pointer files are one line; anything large is not one, and we refuse to read it whole. */
@@ -37,7 +39,17 @@ export const hostFs: FsView = {
       return undefined
     }
   },
+  list(path) {
+    if (hostFs.lstat(path) !== "dir") return undefined
+    try {
+      return readdirSync(path)
+    } catch {
+      return undefined
+    }
+  },
   readText(path) {
+    // Only regular files: a FIFO would block the reader until someone writes to it.
+    if (hostFs.lstat(path) !== "file") return undefined
     try {
       const data = readFileSync(path)
       return data.byteLength > MAX_TEXT_BYTES ? undefined : data.toString("utf8")

@@ -11,7 +11,8 @@ export const HOME_CREDENTIALS = [
   ".password-store", ".cargo/credentials", ".cargo/credentials.toml", ".config/gcloud", ".config/gh",
   ".config/git/credentials", ".config/opencode", ".local/share/opencode", ".local/state/opencode",
   ".config/opencode-mcp-orchestrator", ".local/share/opencode-mcp-orchestrator",
-  ".local/state/opencode-mcp-orchestrator", ".codex", ".claude", ".claude.json", ".config/anthropic",
+  ".local/state/opencode-mcp-orchestrator", ".cache/opencode", ".cache/opencode-mcp-orchestrator", ".codex", ".claude",
+  ".claude.json", ".config/anthropic", ".config/git", ".gitconfig", ".bash_history", ".config/containers",
 ] as const
 
 /** Broad roots: a mount equal to one of these (or `/`) exposes far more than a toolchain or a project. */
@@ -21,6 +22,8 @@ const BROAD_ROOTS = [
 ]
 /** Nothing inside these is ever mounted: kernel interfaces, host configuration and secrets, runtime state. */
 const FORBIDDEN_TREES = ["/proc", "/sys", "/dev", "/etc", "/run", "/boot", "/var/run"]
+/** System state a project never lives in; a toolchain may (under /usr), a workspace may not. */
+const SYSTEM_TREES = ["/usr", "/var/lib", "/var/log", "/var/cache", "/var/spool", "/var/mail", "/var/backups", "/var/tmp/systemd-private"]
 
 export type PathPurpose = "workspace" | "trusted root" | "toolchain dir" | "gitdir"
 
@@ -50,7 +53,8 @@ export function refusal(path: string, purpose: PathPurpose, rules: PathRules, fs
   if (isInside(rules.home, path)) return path === rules.home ? "it is HOME itself" : "it contains HOME"
   const tree = FORBIDDEN_TREES.find((root) => isInside(path, root))
   if (tree) return `it is inside ${tree}`
-  if (purpose === "workspace" && isInside(path, "/usr")) return "a system directory is not a workspace"
+  const system = purpose === "workspace" ? SYSTEM_TREES.find((root) => isInside(path, root)) : undefined
+  if (system) return `it is inside ${system}, a system directory`
   const credential = rules.credentials.find((cred) => isInside(path, cred) || isInside(cred, path))
   if (credential) return `it ${isInside(path, credential) ? "is inside" : "contains"} the credential store ${credential}`
   if (purpose === "gitdir") return undefined

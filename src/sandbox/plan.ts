@@ -47,11 +47,11 @@ export interface SandboxPlan {
 export function hostContext(env: Record<string, string | undefined>, trustedRoots: readonly TrustedRootInput[] = []): HostContext {
   const home = env.HOME || "/root"
   const credentials: string[] = []
-  for (const [variable, kind] of [["XDG_CONFIG_HOME", "config"], ["XDG_DATA_HOME", "data"], ["XDG_STATE_HOME", "state"]] as const) {
+  for (const [variable, kind] of [["XDG_CONFIG_HOME", "config"], ["XDG_DATA_HOME", "data"], ["XDG_STATE_HOME", "state"], ["XDG_CACHE_HOME", "cache"]] as const) {
     const base = env[variable]
     if (!base?.startsWith("/")) continue
     credentials.push(`${base}/opencode`, `${base}/opencode-mcp-orchestrator`)
-    if (kind === "config") credentials.push(`${base}/gcloud`, `${base}/gh`)
+    if (kind === "config") credentials.push(`${base}/gcloud`, `${base}/gh`, `${base}/git`)
   }
   return { home, path: env.PATH, toolchainDirs: env.OPENCODE_SANDBOX_TOOLCHAIN_DIRS, trustedRoots, credentials }
 }

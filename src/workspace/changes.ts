@@ -1,11 +1,15 @@
 // What a delegation changed in the workspace, measured by git rather than taken from the model's
-// word: the dirty files (tracked and untracked) with a content hash before the task and after it.
-// A file already dirty before the task counts only if the task changed it again.
-import { readdir, stat } from "node:fs/promises"
-import { run } from "../util/process"
+// word: the dirty files (tracked and untracked) with a content fingerprint before the task and after
+// it. A file already dirty before the task counts only if the task changed it again. Git runs in the
+// sandbox on the repository pinned by the first snapshot (git.ts), never on the host.
+import { lstat, readlink } from "node:fs/promises"
+import type { HostContext } from "../sandbox"
+import { findRepository, sandboxedGit, type Repository } from "./git"
 
 export interface Snapshot {
   git: boolean
+  /** The repository measured; the after-snapshot uses the same one, whatever `.git` appeared since. */
+  repository?: Repository
   /** HEAD when the snapshot was taken; a task must not move it (it may not run git commands that change anything). */
   head?: string
   /** Path (relative to the workspace) → porcelain status and a content fingerprint. */
@@ -22,15 +26,15 @@ export interface FileChange {
 /** Fingerprints larger files by size and mtime instead of reading them. */
 const HASH_LIMIT = 8 * 1024 * 1024
 
-async function git(workspace: string, args: string[]) {
-  // --no-optional-locks: status must not take index.lock while a worker (or the user) uses the repo.
-  return run(["git", "--no-optional-locks", "-C", workspace, ...args], { timeoutMs: 30_000, maxOutputBytes: 32 * 1024 * 1024 })
-}
-
-async function fingerprint(file: string): Promise<string> {
-  const info = await stat(file).catch(() => undefined)
+/**
+ * What is at a path, without following a final symlink: a symlink is its target text, and only a
+ * regular file is read (a FIFO a task left behind would block the reader).
+ */
+export async function fingerprint(file: string): Promise<string> {
+  const info = await lstat(file).catch(() => undefined)
   if (!info) return "absent"
-  if (!info.isFile()) return `other:${info.mtimeMs}`
+  if (info.isSymbolicLink()) return `link:${await readlink(file).catch(() => "?")}`
+  if (!info.isFile()) return `other:${info.mode}:${info.mtimeMs}`
   if (info.size > HASH_LIMIT) return `size:${info.size}:${info.mtimeMs}`
   // A file the task made unreadable (chmod 000) still counts as changed, rather than failing the task.
   return Bun.file(file)
@@ -39,27 +43,44 @@ async function fingerprint(file: string): Promise<string> {
     .catch(() => `unreadable:${info.mtimeMs}`)
 }
 
-/** The workspace's git state; `git: false` (and no entries) outside a repository. */
-export async function snapshot(workspace: string): Promise<Snapshot> {
-  const prefix = await git(workspace, ["rev-parse", "--show-prefix"])
-  if (prefix.code !== 0) return { git: false, entries: {} }
-  const base = prefix.stdout.trim()
-  const head = (await git(workspace, ["rev-parse", "--verify", "-q", "HEAD"])).stdout.trim() || undefined
-  const status = await git(workspace, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", "."])
-  const entries: Snapshot["entries"] = {}
-  const fields = status.stdout.split("\0")
+/** `git status --porcelain=v2 -z --branch` → HEAD and path → XY code (renames keep their new path). */
+export function parseStatus(output: string): { head?: string; entries: Record<string, string> } {
+  const fields = output.split("\0")
+  const entries: Record<string, string> = {}
+  let head: string | undefined
   for (let i = 0; i < fields.length; i++) {
     const field = fields[i]!
-    if (field.length < 4) continue
-    const code = field.slice(0, 2)
-    const full = field.slice(3)
-    // A rename or copy is followed by its source path in the next field.
-    if (code.includes("R") || code.includes("C")) i++
+    if (field.startsWith("# branch.oid ")) {
+      const oid = field.slice("# branch.oid ".length)
+      head = oid === "(initial)" ? undefined : oid
+    } else if (field.startsWith("1 ")) entries[field.split(" ").slice(8).join(" ")] = field.slice(2, 4)
+    else if (field.startsWith("2 ")) {
+      entries[field.split(" ").slice(9).join(" ")] = field.slice(2, 4)
+      i++ // the rename's source path follows in its own field
+    } else if (field.startsWith("u ")) entries[field.split(" ").slice(10).join(" ")] = field.slice(2, 4)
+    else if (field.startsWith("? ")) entries[field.slice(2)] = "??"
+  }
+  return { head, entries }
+}
+
+/**
+ * The workspace's git state; `git: false` (and no entries) outside a repository. `pinned` is the
+ * before-snapshot's repository: the after-snapshot must not be redirected by a `.git` the task planted.
+ */
+export async function snapshot(workspace: string, host: HostContext, pinned?: Repository): Promise<Snapshot> {
+  const repository = pinned ?? findRepository(workspace, host)
+  if (!repository) return { git: false, entries: {} }
+  const status = await sandboxedGit(repository, host, ["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--", "."], { cwd: workspace })
+  if (!status || status.code !== 0) return { git: false, entries: {} }
+  const base = workspace === repository.root ? "" : `${workspace.slice(repository.root.length + 1)}/`
+  const parsed = parseStatus(status.stdout)
+  const entries: Snapshot["entries"] = {}
+  for (const [full, code] of Object.entries(parsed.entries)) {
     if (!full.startsWith(base)) continue
     const path = full.slice(base.length)
     entries[path] = { status: code, hash: await fingerprint(`${workspace}/${path}`) }
   }
-  return { git: true, head, entries }
+  return { git: true, repository, head: parsed.head, entries }
 }
 
 function kindOf(status: string | undefined): ChangeKind {
@@ -81,34 +102,4 @@ export function changedFiles(before: Snapshot, after: Snapshot): FileChange[] {
     changes.push({ path, change: now ? kindOf(now.status) : "modified" })
   }
   return changes.sort((a, b) => a.path.localeCompare(b.path))
-}
-
-/**
- * Every `.git` under the workspace other than its own top-level one, relative to it, with a
- * fingerprint of what would run from it (a `gitdir:` file's pointer; a directory's `config` and
- * `hooks/`). Git does not show these in `status` (it skips every `.git`), yet one a delegated writer
- * planted or changed brings hooks and config that run when the user next uses git there, outside
- * any sandbox.
- */
-export async function nestedGitMetadata(workspace: string): Promise<Record<string, string>> {
-  const found = await run(["find", workspace, "-path", `${workspace}/.git`, "-prune", "-o", "-name", ".git", "-print"], { timeoutMs: 30_000 })
-  const entries: Record<string, string> = {}
-  for (const path of found.stdout.split("\n").filter(Boolean).sort()) entries[path.slice(workspace.length + 1)] = await gitFingerprint(path)
-  return entries
-}
-
-async function gitFingerprint(path: string): Promise<string> {
-  const info = await stat(path).catch(() => undefined)
-  if (!info?.isDirectory()) return `file:${await fingerprint(path)}`
-  const hooks = await readdir(`${path}/hooks`).catch(() => [] as string[])
-  const parts = [`config:${await fingerprint(`${path}/config`)}`]
-  for (const hook of hooks.sort()) parts.push(`${hook}:${await fingerprint(`${path}/hooks/${hook}`)}`)
-  return parts.join(" ")
-}
-
-/** Nested git metadata that is new or changed since `before`, each with what happened to it. */
-export function gitMetadataChanges(before: Record<string, string>, after: Record<string, string>): string[] {
-  return Object.entries(after)
-    .filter(([path, print]) => before[path] !== print)
-    .map(([path]) => `${path} (${path in before ? "changed" : "new"})`)
 }

@@ -1,15 +1,18 @@
 // The workspace a delegation runs in: an existing directory, canonicalized (symlinks resolved) so
-// locks and records name one directory one way.
-import { realpath, stat } from "node:fs/promises"
+// locks and records name one directory one way, and admitted by the sandbox's one admission rule
+// (src/sandbox/admission.ts) before anything is recorded, locked or started.
+import { stat } from "node:fs/promises"
 import { isAbsolute } from "node:path"
+import type { Env } from "../config/flags"
+import type { Config } from "../config/schema"
 import { fail } from "../errors"
+import { admitWorkspace, hostContext, hostFs } from "../sandbox"
 
-export async function canonicalWorkspace(cwd: string): Promise<string> {
+export async function canonicalWorkspace(cwd: string, env: Env, config: Config): Promise<string> {
   if (!isAbsolute(cwd)) throw fail("Usage", `cwd must be an absolute path, got "${cwd}".`, "Pass the repository's absolute path as cwd.")
   const info = await stat(cwd).catch(() => undefined)
   if (!info) throw fail("Usage", `The workspace ${cwd} does not exist.`, "Pass an existing directory as cwd.")
   if (!info.isDirectory()) throw fail("Usage", `The workspace ${cwd} is not a directory.`, "Pass the repository's directory, not a file, as cwd.")
-  const real = await realpath(cwd)
-  if (real === "/") throw fail("Usage", "The workspace cannot be the root directory.", "Pass the repository's directory as cwd.")
-  return real
+  const host = hostContext(env, config.sandboxRuntime.trustedRoots)
+  return admitWorkspace(cwd, host, config, hostFs)
 }

