@@ -4,13 +4,20 @@
 import { readFlags } from "../src/config/flags"
 import { resolvePaths, type Paths } from "../src/config/paths"
 import { fail } from "../src/errors"
-import { hostContext, parseSandboxLimits, type HostContext, type SandboxLimits, type TrustedRootInput } from "../src/sandbox"
+import { admitWorkspace, hostContext, hostFs, parseSandboxLimits, type AdmissionPolicy, type HostContext, type SandboxLimits, type TrustedRootInput } from "../src/sandbox"
 
 export interface Invocation {
   limits: SandboxLimits
   host: HostContext
+  policy: AdmissionPolicy
   paths: Paths
 }
+
+/** The variable our shared `opencode serve` alone is started with (src/opencode/server.ts). */
+export const SHARED_SERVER_VARIABLE = "OPENCODE_MCP_ORCHESTRATOR_SERVER"
+
+/** True inside the shared server: only there do the sandboxed file tools replace OpenCode's built-ins. */
+export const isSharedServer = (env: Record<string, string | undefined> = process.env) => env[SHARED_SERVER_VARIABLE] === "1"
 
 const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === "string")
 const isStringRecord = (value: unknown): value is Record<string, string> =>
@@ -39,6 +46,22 @@ export function trustedRootsOf(raw: unknown, file: string): TrustedRootInput[] {
   })
 }
 
+/** `workspaceRoots` and `trustedProjectConfig` from config.json: lists of absolute paths, or a Config error. */
+export function admissionPolicyOf(raw: unknown, file: string): AdmissionPolicy {
+  const config = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>
+  const list = (key: "workspaceRoots" | "trustedProjectConfig"): string[] => {
+    const value = config[key]
+    if (value === undefined) return []
+    if (!isStringArray(value) || value.some((path) => !path.startsWith("/")))
+      throw fail("Config", `${file}: ${key} is not a list of absolute paths.`, `Fix ${file} (see README, "Sandbox and runner").`)
+    return value
+  }
+  return { workspaceRoots: list("workspaceRoots"), trustedProjectConfig: list("trustedProjectConfig") }
+}
+
+/** The session's directory, admitted by the same rule the MCP tools applied before starting it. */
+export const admitted = (directory: string, invocation: Invocation) => admitWorkspace(directory, invocation.host, invocation.policy, hostFs)
+
 async function readConfig(file: string): Promise<unknown> {
   const handle = Bun.file(file)
   if (!(await handle.exists())) return {}
@@ -52,6 +75,7 @@ async function readConfig(file: string): Promise<unknown> {
 /** Everything one sandbox invocation needs from the environment, read once for that invocation. */
 export async function readInvocation(env: Record<string, string | undefined> = { ...process.env }): Promise<Invocation> {
   const paths = resolvePaths(readFlags(env))
-  const roots = trustedRootsOf(await readConfig(paths.configFile), paths.configFile)
-  return { limits: parseSandboxLimits(env), host: hostContext(env, roots), paths }
+  const config = await readConfig(paths.configFile)
+  const roots = trustedRootsOf(config, paths.configFile)
+  return { limits: parseSandboxLimits(env), host: hostContext(env, roots), policy: admissionPolicyOf(config, paths.configFile), paths }
 }

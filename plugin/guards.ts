@@ -3,18 +3,14 @@
 // metadata (a `.git` component, or what a `.git` file's `gitdir:` points to) or lies outside the
 // workspace once symlinks are resolved, and any read that leaves the workspace the same way. Permission rules say the same; this holds even if an agent
 // file is edited or OpenCode's rule matching changes.
-import { isAbsolute, resolve } from "node:path"
+import { isAbsolute, relative, resolve } from "node:path"
 import { AppError } from "../src/errors"
-import { gitMetadataPaths, pathRules, type FsView, type HostContext } from "../src/sandbox"
+import { gitMetadataPaths, isAutorunPath, pathRules, type FsView, type HostContext } from "../src/sandbox"
 import { isInside } from "../src/sandbox/host-paths"
+import { patchTargets } from "./files/text"
 
 /** Built-in tools that write files, and where their target paths are. */
 export const WRITE_TOOLS = new Set(["edit", "write", "multiedit", "patch", "apply_patch"])
-
-/** Paths a patch touches (`*** Add File: p`, `*** Update File: p`, `*** Delete File: p`, `*** Move to: p`). */
-export function patchTargets(text: string): string[] {
-  return [...text.matchAll(/^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$/gm)].map((match) => match[1]!.trim())
-}
 
 export function writeTargets(args: Record<string, unknown>): string[] {
   const targets: string[] = []
@@ -82,6 +78,8 @@ export function refuseCall(input: GuardInput, fs: FsView): string | undefined {
     const canonical = canonicalTarget(absolute, fs)
     if (!canonical || !isInside(canonical, workspace)) return `${input.tool} ${target}: the path is outside the workspace ${workspace}.`
     if (metadata.some((path) => isInside(canonical, path))) return `${input.tool} ${target}: the path is Git metadata (${metadata.join(", ")}); it is read-only.`
+    if (isAutorunPath(relative(workspace, canonical)) || isAutorunPath(relative(workspace, absolute)))
+      return `${input.tool} ${target}: files that other programs run on their own (OpenCode, Claude Code and Codex config, Git hooks, CI workflows, editor tasks, .envrc) are not written by delegated agents; say in your report what should change there.`
   }
   return undefined
 }

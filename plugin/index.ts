@@ -2,7 +2,8 @@
 // build time (scripts/build-plugin.ts) and embedded in the binary. Only the default export: OpenCode
 // may treat every export of a plugin module as a plugin of its own.
 import { hostFs } from "../src/sandbox"
-import { readInvocation } from "./env"
+import { isSharedServer, readInvocation } from "./env"
+import { fileTools } from "./files/tools"
 import { READ_TOOLS, refuseCall, WRITE_TOOLS } from "./guards"
 import { logGrepTool, logReadTool } from "./logs"
 import { isOrchestratorAgent, RUNNER_TOOL_SPECS, type RunnerTool } from "./roles"
@@ -23,6 +24,9 @@ const OrchestratorPlugin: Plugin = async (input) => {
     sandbox_log_grep: logGrepTool(),
   }
   for (const tool of Object.keys(RUNNER_TOOL_SPECS) as RunnerTool[]) tools[tool] = runnerTool(tool)
+  // The replacement is global to the server that loads it, so only our own shared server gets it: the
+  // user's own OpenCode, which loads this file too, keeps its built-ins.
+  if (isSharedServer()) Object.assign(tools, fileTools())
 
   return {
     tool: tools,

@@ -5,7 +5,7 @@ import { RUNNER_TIMEOUT } from "../src/runner/brief"
 import { createDigester, renderDigest } from "../src/runner/digest"
 import { createRun, eachLine, logPath, pruneRuns, saveRun } from "../src/runner/logs"
 import { hostFs, planSandbox, runSandboxed } from "../src/sandbox"
-import { readInvocation } from "./env"
+import { admitted, readInvocation } from "./env"
 import { RUNNER_TOOL_SPECS, runnerProfile, type RunnerTool } from "./roles"
 import { SHELL_COMMAND, stringArg } from "./shell"
 import description from "./text/sandbox_run.md" with { type: "text" }
@@ -36,8 +36,9 @@ export function runnerTool(tool: RunnerTool): ToolDefinition {
       runnerProfile(tool, context.agent)
       const command = stringArg(args, "command")
       const seconds = timeoutSeconds(args.timeout_seconds)
-      const { limits, host, paths } = await readInvocation()
-      const plan = planSandbox({ profile, workspace: context.directory, host }, hostFs)
+      const invocation = await readInvocation()
+      const { limits, host, paths } = invocation
+      const plan = planSandbox({ profile, workspace: admitted(context.directory, invocation), host }, hostFs)
       const run = await createRun(paths.runsDir, { sessionID: context.sessionID, agent: context.agent, profile: plan.profile, workspace: plan.workspace, command })
       const log = logPath(paths.runsDir, run.id)
       const result = await runSandboxed(plan, [...SHELL_COMMAND, command], {

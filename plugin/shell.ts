@@ -1,7 +1,7 @@
 // sandbox_shell: one command under bwrap with the calling agent's profile (scout read-only, worker
 // workspace-writable), output capped and a timeout that kills everything the command started.
 import { hostFs, LIMIT_SPECS, planSandbox, runSandboxed, type SandboxRunResult } from "../src/sandbox"
-import { readInvocation } from "./env"
+import { admitted, readInvocation } from "./env"
 import { shellProfile } from "./roles"
 import description from "./text/sandbox_shell.md" with { type: "text" }
 import type { ToolDefinition, ToolOutput } from "./types"
@@ -42,8 +42,9 @@ export function shellTool(): ToolDefinition {
     async execute(args, context): Promise<ToolOutput> {
       const profile = shellProfile(context.agent)
       const command = stringArg(args, "command")
-      const { limits: env, host } = await readInvocation()
-      const plan = planSandbox({ profile, workspace: context.directory, host }, hostFs)
+      const invocation = await readInvocation()
+      const { limits: env, host } = invocation
+      const plan = planSandbox({ profile, workspace: admitted(context.directory, invocation), host }, hostFs)
       const result = await runSandboxed(plan, [...SHELL_COMMAND, command], {
         timeoutMs: env.shellTimeoutMs,
         maxOutputBytes: env.shellMaxOutputBytes,

@@ -84,7 +84,9 @@ export class Delegations {
     // Before any lock or session: an impossible budget fails here, naming the operation and reserve.
     const budget = planBudget({ operation: request.role, role: request.role, limits: timeoutLimits(config), bridgeTimeoutMs: this.runtime.flags.bridgeTimeoutMs, overrideMs: request.timeoutMs, commandTimeoutS: request.commandTimeoutS })
     const { route, explicit } = await resolveRoute(this.runtime, request.role, request.model, request.variant)
-    if (route && explicit) checkRoute(await readCatalog((await this.runtime.opencode()).client, workspace), route)
+    // Fail closed before any lock or record: no session starts where file access would not be sandboxed.
+    const { client } = await this.runtime.sandboxed(workspace)
+    if (route && explicit) checkRoute(await readCatalog(client, workspace), route)
     const id = newTaskId()
     if (request.writable) await this.acquire(workspace, id)
     const now = new Date().toISOString()
@@ -132,7 +134,10 @@ export class Delegations {
       if (!record) throw fail("Usage", `No task ${id}.`, "Call task_list for the known tasks.")
       if (!isFinished(record.status)) throw fail("Usage", `Task ${id} is still ${record.status}.`, "Wait for it with task_status (wait_seconds), or task_cancel it first.")
       if (!record.sessionID) throw fail("Usage", `Task ${id} has no session to continue (it ended before one was kept, or retention removed it).`, "Start a new worker or scout task with the rework as its brief.")
-      const budget = planBudget({ operation: `task_continue (${record.role})`, role: record.role, limits: timeoutLimits(await this.runtime.config()), bridgeTimeoutMs: this.runtime.flags.bridgeTimeoutMs, overrideMs: timeoutMs })
+      const config = await this.runtime.config()
+      const budget = planBudget({ operation: `task_continue (${record.role})`, role: record.role, limits: timeoutLimits(config), bridgeTimeoutMs: this.runtime.flags.bridgeTimeoutMs, overrideMs: timeoutMs })
+      // Admitted again: the previous turn may have planted project plugins there.
+      await canonicalWorkspace(record.workspace, this.runtime.flags.env, config)
       if (record.writable) await this.acquire(record.workspace, id)
       try {
         Object.assign(record, { status: "running" as Status, ownerPid: process.pid, deadline: Date.now() + budget.operationMs, operationMs: budget.operationMs, result: undefined, finishedAt: undefined, note: undefined })
@@ -183,7 +188,7 @@ export class Delegations {
     const started = Date.now()
     let turn: Turn
     try {
-      const { client, hub } = await this.runtime.opencode()
+      const { client, hub } = attach ? await this.runtime.opencode() : await this.runtime.sandboxed(record.workspace)
       turn = await runTurn(
         {
           client,

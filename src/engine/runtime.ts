@@ -6,6 +6,7 @@ import { loadConfig } from "../config/load"
 import { resolvePaths, type Paths } from "../config/paths"
 import type { Config } from "../config/schema"
 import { connect, EventHub } from "../opencode/client"
+import { confirmSandboxed } from "../opencode/guard"
 import { ensureServer, health, type ServerRecord } from "../opencode/server"
 import { fail } from "../errors"
 import { alive } from "../util/process"
@@ -14,6 +15,8 @@ export interface Connection {
   record: ServerRecord
   client: OpencodeClient
   hub: EventHub
+  /** Directories whose instance was confirmed to have the sandboxed tools (opencode/guard.ts). */
+  confirmed: Set<string>
 }
 
 export class Runtime {
@@ -51,8 +54,18 @@ export class Runtime {
       hub.close()
       throw error
     })
-    this.connection = { record, client, hub }
+    this.connection = { record, client, hub, confirmed: new Set() }
     return this.connection
+  }
+
+  /** The shared server, confirmed to sandbox every file access of a delegation in `directory`. */
+  async sandboxed(directory: string): Promise<Connection> {
+    const connection = await this.opencode()
+    if (!connection.confirmed.has(directory)) {
+      await confirmSandboxed(connection.client, connection.record.version, directory)
+      connection.confirmed.add(directory)
+    }
+    return connection
   }
 
   close() {

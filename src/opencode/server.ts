@@ -30,6 +30,22 @@ export interface ServerOptions {
 
 const USERNAME = "opencode"
 
+/**
+ * What makes the shared server ours alone. Project config (a repository's opencode.json tools, agents,
+ * MCP servers, formatters, LSPs; CLAUDE.md and .claude skills) is not loaded; formatters and LSPs are
+ * off globally (they start programs on the host after a write); and our plugin, seeing the marker
+ * variable, replaces OpenCode's host-side file tools with sandboxed ones. Project plugin files are
+ * still imported by OpenCode whatever these say: admission refuses workspaces that have them.
+ */
+export const SHARED_SERVER_ENV = {
+  OPENCODE_MCP_ORCHESTRATOR_SERVER: "1",
+  OPENCODE_DISABLE_PROJECT_CONFIG: "1",
+  OPENCODE_DISABLE_CLAUDE_CODE: "1",
+  OPENCODE_DISABLE_AUTOUPDATE: "1",
+  OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+  OPENCODE_CONFIG_CONTENT: JSON.stringify({ formatter: false, lsp: false }),
+}
+
 export const authHeader = (record: Pick<ServerRecord, "username" | "password">) =>
   `Basic ${Buffer.from(`${record.username}:${record.password}`).toString("base64")}`
 
@@ -90,12 +106,7 @@ async function startServer(options: ServerOptions): Promise<ServerRecord> {
   let child
   try {
     child = spawn([binary, "serve", "--port", "0", "--hostname", "127.0.0.1", "--print-logs", "--log-level", "WARN"], {
-      env: {
-        ...options.env,
-        OPENCODE_SERVER_USERNAME: USERNAME,
-        OPENCODE_SERVER_PASSWORD: password,
-        OPENCODE_DISABLE_AUTOUPDATE: "1",
-      },
+      env: { ...options.env, ...SHARED_SERVER_ENV, OPENCODE_SERVER_USERNAME: USERNAME, OPENCODE_SERVER_PASSWORD: password },
       detached: true,
       logFile: options.paths.serverLog,
     })

@@ -7,6 +7,7 @@ export { canonicalDir, HOME_CREDENTIALS, pathRules, refusal, type PathPurpose, t
 export { checkMounts, type Mount } from "./mounts"
 export { resolveToolchain, type Toolchain, type TrustedRootInput } from "./toolchains"
 export { gitMetadataPaths } from "./git-metadata"
+export { AUTORUN_DIRS, AUTORUN_FILES, AUTORUN_PATHS, isAutorunPath } from "./autorun"
 export { admitWorkspace, OPEN_POLICY, projectPluginSources, type AdmissionPolicy } from "./admission"
 export { hostContext, planSandbox, SANDBOX_HOME, type HostContext, type SandboxPlan, type SandboxRequest } from "./plan"
 export { BWRAP, bwrapArgs, ISOLATION_FLAGS } from "./argv"

@@ -17,6 +17,8 @@ export interface SandboxRunOptions {
   logFile?: string
   /** Bytes the log keeps; the rest is counted and a closing note says how much was dropped. */
   logLimitBytes?: number
+  /** Bytes fed to the command's standard input (the file tools' writes). */
+  stdin?: string
   /** For tests and doctor: another bwrap binary. Production always uses /usr/bin/bwrap. */
   bwrap?: string
 }
@@ -61,6 +63,7 @@ export async function runSandboxed(
     timeoutMs: options.timeoutMs,
     signal: options.signal,
     maxOutputBytes: options.maxOutputBytes,
+    stdin: options.stdin,
     // SIGTERM kills bwrap outright (it installs no handler); the grace only matters if it ever did.
     killGraceMs: 500,
     onOutput: log && ((chunk) => log.write(chunk)),

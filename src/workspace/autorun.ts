@@ -4,24 +4,9 @@
 // them: the host-side file tools refuse them by name, and whatever the sandbox shell did to them is
 // found here (by name, with `find`, so no repository program runs) and ends the task needs_review.
 import { readdir } from "node:fs/promises"
+import { AUTORUN_DIRS, AUTORUN_FILES, AUTORUN_PATHS } from "../sandbox"
 import { run } from "../util/process"
 import { fingerprint } from "./changes"
-
-/** Directory names whose whole content runs somewhere. */
-export const AUTORUN_DIRS = [".git", ".opencode", ".claude", ".codex", ".husky", ".devcontainer"]
-/** File names that run (or name programs that run) wherever they are. */
-export const AUTORUN_FILES = ["opencode.json", "opencode.jsonc", ".mcp.json", ".envrc", ".pre-commit-config.yaml"]
-/** Paths whose last components run: editor tasks and settings, CI workflows. */
-export const AUTORUN_PATHS = [".vscode/tasks.json", ".vscode/settings.json", ".vscode/launch.json", ".github/workflows"]
-
-/** True when a workspace-relative path is (or is inside) something on the lists above. */
-export function isAutorunPath(relative: string): boolean {
-  const parts = relative.split("/").filter((part) => part && part !== ".")
-  if (parts.some((part) => AUTORUN_DIRS.includes(part))) return true
-  if (AUTORUN_FILES.includes(parts.at(-1) ?? "")) return true
-  const joined = `/${parts.join("/")}`
-  return AUTORUN_PATHS.some((path) => joined.endsWith(`/${path}`) || joined.includes(`/${path}/`))
-}
 
 /** Entries read of one directory's fingerprint: enough to see a planted file, bounded for a huge tree. */
 const DIR_ENTRIES = 2000

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { canonicalTarget, patchTargets, refuseCall, writeTargets } from "../../plugin/guards"
+import { canonicalTarget, refuseCall, writeTargets } from "../../plugin/guards"
+import { patchTargets } from "../../plugin/files/text"
 import { hostContext, hostFs } from "../../src/sandbox"
 
 let root: string
@@ -84,6 +85,8 @@ describe("allowed", () => {
 
 test("patch and argument targets", () => {
   expect(patchTargets("*** Add File: a\n*** Delete File: b\n*** Update File: c\n*** Move to: d\n+*** Add File: e")).toEqual(["a", "b", "c", "d"])
+  // OpenCode takes the path with no space after the colon too.
+  expect(patchTargets("*** Add File:/abs/x\n*** Update File:\trel")).toEqual(["/abs/x", "rel"])
   expect(writeTargets({ filePath: "x", patchText: "*** Add File: y" })).toEqual(["x", "y"])
 })
 

@@ -87,14 +87,16 @@ test("the guard refuses a worker's writes into Git metadata or out of the worksp
   expect(await Bun.file(`${repo}/src/new.ts`).text()).toBe("export const x = 1\n")
 })
 
-test("another agent cannot use the sandbox tools, and its own tools are untouched", async () => {
+test("another agent cannot use the sandbox tools, nor the shared server's file tools", async () => {
   const repo = await makeRepo(world)
   const { results } = await runAgent(world, "build", repo, "build_shell")
   expect(results[0]!.output).toMatch(/only for the orchestrator's scout and worker agents, not "build"/)
   expect(results[0]!.output).not.toContain("from-build")
   expect(results[1]!.output).toMatch(/sandbox_run_network is only for the agent opencode-orchestrator-runner-writable-network, not "build"/)
   expect(results[2]!.output).toMatch(/Runner logs are only for the orchestrator's runner agents, not "build"/)
-  expect(await Bun.file(`${repo}/build.txt`).text()).toBe("ok\n")
+  // The shared server's read/write/edit are ours (sandboxed), and serve the orchestrator's agents only.
+  expect(results[3]!.output).toMatch(/file tools serve the orchestrator's agents only, not "build"/)
+  expect(existsSync(`${repo}/build.txt`)).toBe(false)
 })
 
 test("a runner agent cannot use another runner mode's tool", async () => {

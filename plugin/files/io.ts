@@ -1,0 +1,91 @@
+// File access for the replaced built-in tools, done inside bwrap: the kernel's mount namespace, not a
+// path check on the host, decides what a path reaches. A symlink a sandboxed command swaps in between
+// a check and a use resolves inside the sandbox, where HOME, the state dir and every credential store
+// do not exist, and where only a worker's workspace is writable (its Git metadata read-only).
+import { admitWorkspace, hostFs, planSandbox, runSandboxed, type AdmissionPolicy, type HostContext, type SandboxRunResult } from "../../src/sandbox"
+
+export interface FileAccess {
+  workspace: string
+  host: HostContext
+  policy: AdmissionPolicy
+  signal: AbortSignal
+  /** Writes happen only for the worker (and fail on the read-only profile otherwise). */
+  writable: boolean
+}
+
+export class FileError extends Error {
+  override readonly name = "FileError"
+}
+
+/** Reads and searches finish quickly or are stopped: a FIFO or a huge tree must not hold the session. */
+const IO_TIMEOUT_MS = 20_000
+/** The most a read tool takes of one file; the built-in reads whole files, but a model never needs more. */
+export const MAX_FILE_BYTES = 10 * 1024 * 1024
+
+const BASH = "/bin/bash"
+
+async function sandboxed(access: FileAccess, write: boolean, script: string, args: string[], stdin?: string): Promise<SandboxRunResult> {
+  // Admission again, on the session's directory: the plugin never trusts that the caller checked.
+  const workspace = admitWorkspace(access.workspace, access.host, access.policy, hostFs)
+  const plan = planSandbox({ profile: { kind: write ? "worker" : "scout" }, workspace, host: access.host }, hostFs)
+  const result = await runSandboxed(plan, [BASH, "-c", script, "file-tool", ...args], {
+    timeoutMs: IO_TIMEOUT_MS,
+    maxOutputBytes: MAX_FILE_BYTES + 1,
+    signal: access.signal,
+    stdin,
+  })
+  if (result.failure) throw new FileError(`The sandbox could not start (${result.failure.code}): ${result.failure.detail}\n${result.failure.hint}`)
+  if (result.timedOut) throw new FileError(`The file operation did not finish within ${IO_TIMEOUT_MS / 1000}s and was stopped.`)
+  if (result.aborted) throw new FileError("Cancelled.")
+  return result
+}
+
+// Exit codes the scripts below use to say what is at a path, as seen inside the sandbox.
+const MISSING = 20
+const DIRECTORY = 21
+const SPECIAL = 22
+
+const KIND_CHECK = `f=$1; if [ -d "$f" ]; then exit ${DIRECTORY}; elif [ ! -e "$f" ]; then exit ${MISSING}; elif [ ! -f "$f" ]; then exit ${SPECIAL}; fi`
+
+export type ReadOutcome = { kind: "file"; text: string; truncated: boolean } | { kind: "dir"; entries: string[] } | { kind: "missing" }
+
+/**
+ * A file's text (at most MAX_FILE_BYTES) or a directory's entries. dd opens with O_NONBLOCK, so a FIFO
+ * swapped in after the regular-file check reads as empty instead of blocking.
+ */
+export async function readPath(access: FileAccess, path: string): Promise<ReadOutcome> {
+  const script = `${KIND_CHECK.replace(`exit ${DIRECTORY}`, `ls -1Ap -- "$f"; exit ${DIRECTORY}`)}; exec dd if="$f" iflag=nonblock,count_bytes count=$2 bs=65536 status=none`
+  const result = await sandboxed(access, false, script, [path, String(MAX_FILE_BYTES + 1)])
+  if (result.exitCode === MISSING) return { kind: "missing" }
+  if (result.exitCode === DIRECTORY) return { kind: "dir", entries: result.stdout.split("\n").filter(Boolean) }
+  if (result.exitCode === SPECIAL) throw new FileError(`${path} is not a regular file (a device, socket or pipe); it is not read.`)
+  if (result.exitCode !== 0) throw new FileError(`Could not read ${path}: ${result.stderr.trim() || `exit ${result.exitCode}`}`)
+  const truncated = Buffer.byteLength(result.stdout) > MAX_FILE_BYTES
+  return { kind: "file", text: truncated ? Buffer.from(result.stdout).subarray(0, MAX_FILE_BYTES).toString("utf8") : result.stdout, truncated }
+}
+
+/** Writes `content` to `path` (creating parent directories) inside the worker's sandbox. */
+export async function writePath(access: FileAccess, path: string, content: string): Promise<void> {
+  if (!access.writable) throw new FileError("This agent cannot write files.")
+  const script = `f=$1; if [ -d "$f" ]; then exit ${DIRECTORY}; fi; mkdir -p -- "$(dirname -- "$f")" && cat > "$f"`
+  const result = await sandboxed(access, true, script, [path], content)
+  if (result.exitCode === DIRECTORY) throw new FileError(`${path} is a directory.`)
+  if (result.exitCode !== 0) throw new FileError(`Could not write ${path}: ${result.stderr.trim() || `exit ${result.exitCode}`}`)
+}
+
+/** Removes a file (never a directory) inside the worker's sandbox. */
+export async function removePath(access: FileAccess, path: string): Promise<void> {
+  if (!access.writable) throw new FileError("This agent cannot delete files.")
+  const result = await sandboxed(access, true, `${KIND_CHECK}; rm -f -- "$f"`, [path])
+  if (result.exitCode === MISSING) throw new FileError(`${path} does not exist.`)
+  if (result.exitCode === DIRECTORY) throw new FileError(`${path} is a directory.`)
+  if (result.exitCode !== 0) throw new FileError(`Could not delete ${path}: ${result.stderr.trim() || `exit ${result.exitCode}`}`)
+}
+
+/** ripgrep inside the read-only sandbox; exit 1 (no match) is an empty answer, not an error. */
+export async function ripgrep(access: FileAccess, args: string[]): Promise<string> {
+  const result = await sandboxed(access, false, `exec rg "$@"`, args)
+  if (result.exitCode === 127) throw new FileError("ripgrep (rg) is not installed under /usr; install it (apt-get install ripgrep).")
+  if (result.exitCode !== 0 && result.exitCode !== 1) throw new FileError(result.stderr.trim() || `rg failed (exit ${result.exitCode})`)
+  return result.stdout
+}
