@@ -30,6 +30,7 @@ export function mountArgs(mount: Mount): string[] {
     case "symlink":
       return ["--symlink", mount.target, mount.dest]
     case "tmpfs":
+      return [...(mount.size ? ["--size", String(mount.size)] : []), "--tmpfs", mount.dest]
     case "dir":
     case "proc":
     case "dev":

@@ -8,6 +8,9 @@ export interface SandboxLimits {
   runnerLogLimitBytes: number
   runRetentionHours: number
   runRetentionCount: number
+  tmpMaxBytes: number
+  fileMaxBytes: number
+  maxProcesses: number
 }
 
 interface LimitSpec {
@@ -28,7 +31,13 @@ export const LIMIT_SPECS: Record<keyof SandboxLimits, LimitSpec> = {
   },
   runRetentionHours: { variable: "OPENCODE_SANDBOX_RUN_RETENTION_HOURS", fallback: 24, min: 1, max: 168 },
   runRetentionCount: { variable: "OPENCODE_SANDBOX_RUN_RETENTION_COUNT", fallback: 20, min: 1, max: 200 },
+  // The sandbox's /tmp is RAM: without a cap one command can fill the host's memory.
+  tmpMaxBytes: { variable: "OPENCODE_SANDBOX_TMP_MAX_BYTES", fallback: 536_870_912, min: 16_777_216, max: 8_589_934_592 },
+  fileMaxBytes: { variable: "OPENCODE_SANDBOX_FILE_MAX_BYTES", fallback: 1_073_741_824, min: 1_048_576, max: 68_719_476_736 },
+  maxProcesses: { variable: "OPENCODE_SANDBOX_MAX_PROCESSES", fallback: 1024, min: 16, max: 65_536 },
 }
+
+export type ResourceCaps = Pick<SandboxLimits, "tmpMaxBytes" | "fileMaxBytes" | "maxProcesses">
 
 /**
  * Strict: digits only (no sign, no exponent, no whitespace, no `0x`), within the bounds. Unset keeps the

@@ -9,7 +9,8 @@ import { isInside } from "./host-paths"
 
 export type Mount =
   | { op: "ro-bind" | "bind"; source: string; dest: string }
-  | { op: "tmpfs" | "dir" | "proc" | "dev" | "remount-ro"; dest: string }
+  | { op: "tmpfs"; dest: string; /** bytes; bwrap's --size */ size?: number }
+  | { op: "dir" | "proc" | "dev" | "remount-ro"; dest: string }
   | { op: "symlink"; target: string; dest: string }
 
 /** Destinations are absolute and already normal: no empty, `.` or `..` component to reinterpret. */

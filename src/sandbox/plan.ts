@@ -10,6 +10,13 @@ import { checkMounts, type Mount } from "./mounts"
 import { profileName, profilePolicy, type NetworkAccess, type SandboxProfile } from "./profiles"
 import { hostNetworkMounts, systemMounts } from "./system-mounts"
 import { resolveToolchain, type TrustedRootInput } from "./toolchains"
+import { LIMIT_SPECS, parseSandboxLimits, type ResourceCaps } from "./limits"
+
+const DEFAULT_CAPS: ResourceCaps = {
+  tmpMaxBytes: LIMIT_SPECS.tmpMaxBytes.fallback,
+  fileMaxBytes: LIMIT_SPECS.fileMaxBytes.fallback,
+  maxProcesses: LIMIT_SPECS.maxProcesses.fallback,
+}
 
 /** HOME inside the sandbox: private, empty, on the sandbox's own /tmp. */
 export const SANDBOX_HOME = "/tmp/home"
@@ -24,6 +31,8 @@ export interface HostContext {
   trustedRoots: readonly TrustedRootInput[]
   /** Credential locations beyond the HOME-relative defaults (XDG-relocated config, data and state). */
   credentials: readonly string[]
+  /** Size of the sandbox's /tmp, largest file, process count (limits.ts; defaults when absent). */
+  caps?: ResourceCaps
 }
 
 export interface SandboxRequest {
@@ -41,6 +50,7 @@ export interface SandboxPlan {
   network: NetworkAccess
   mounts: Mount[]
   env: Record<string, string>
+  caps: ResourceCaps
 }
 
 /** The host context from an environment record (the plugin passes its own env and the loaded config). */
@@ -53,13 +63,15 @@ export function hostContext(env: Record<string, string | undefined>, trustedRoot
     credentials.push(`${base}/opencode`, `${base}/opencode-mcp-orchestrator`)
     if (kind === "config") credentials.push(`${base}/gcloud`, `${base}/gh`, `${base}/git`)
   }
-  return { home, path: env.PATH, toolchainDirs: env.OPENCODE_SANDBOX_TOOLCHAIN_DIRS, trustedRoots, credentials }
+  const { tmpMaxBytes, fileMaxBytes, maxProcesses } = parseSandboxLimits(env)
+  return { home, path: env.PATH, toolchainDirs: env.OPENCODE_SANDBOX_TOOLCHAIN_DIRS, trustedRoots, credentials, caps: { tmpMaxBytes, fileMaxBytes, maxProcesses } }
 }
 
 const depth = (path: string) => path.split("/").length
 
 export function planSandbox(request: SandboxRequest, fs: FsView): SandboxPlan {
   const policy = profilePolicy(request.profile)
+  const caps = request.host.caps ?? DEFAULT_CAPS
   const rules = pathRules(request.host.home, request.host.credentials, fs)
   const workspace = canonicalDir(request.workspace, "workspace", rules, fs)
   const cwd = fs.realpath(request.cwd ?? workspace)
@@ -83,7 +95,7 @@ export function planSandbox(request: SandboxRequest, fs: FsView): SandboxPlan {
     ...(policy.network === "host" ? hostNetworkMounts(fs) : []),
     { op: "proc", dest: "/proc" },
     { op: "dev", dest: "/dev" },
-    { op: "tmpfs", dest: "/tmp" },
+    { op: "tmpfs", dest: "/tmp", size: caps.tmpMaxBytes },
     { op: "dir", dest: SANDBOX_HOME },
     ...binds,
     // bwrap's root is a tmpfs; read-only, so nothing but /tmp and a writable workspace takes writes.
@@ -99,5 +111,5 @@ export function planSandbox(request: SandboxRequest, fs: FsView): SandboxPlan {
     LANG: "C.UTF-8",
     TERM: "dumb",
   }
-  return { profile: profileName(request.profile), workspace, cwd, network: policy.network, mounts, env }
+  return { profile: profileName(request.profile), workspace, cwd, network: policy.network, mounts, env, caps }
 }

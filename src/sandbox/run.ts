@@ -58,7 +58,10 @@ export async function runSandboxed(
 ): Promise<SandboxRunResult> {
   const log = options.logFile ? logWriter(options.logFile, options.logLimitBytes ?? Number.MAX_SAFE_INTEGER) : undefined
   const bwrap = options.bwrap ?? BWRAP
-  const result = await run([bwrap, ...bwrapArgs(plan, command)], {
+  // bwrap sets no rlimits: bash sets them (soft and hard, so the command cannot raise them) and execs
+  // the command. RLIMIT_NPROC is not enforced for root; the pid namespace and the timeout still bound it.
+  const capped = ["/bin/bash", "-c", `ulimit -f ${Math.floor(plan.caps.fileMaxBytes / 1024)} -u ${plan.caps.maxProcesses} || exit 126; exec "$@"`, "sandbox", ...command]
+  const result = await run([bwrap, ...bwrapArgs(plan, capped)], {
     env: {},
     timeoutMs: options.timeoutMs,
     signal: options.signal,
@@ -72,7 +75,7 @@ export async function runSandboxed(
     throw fail("Prerequisite", `${bwrap} could not be started: ${error instanceof Error ? error.message : String(error)}.`,
       "Install bubblewrap >= 0.12.0 at /usr/bin/bwrap (scripts/install-bwrap.sh), then run `opencode-mcp-orchestrator doctor`.")
   })
-  const failure = result.code === 1 ? classifyBwrapFailure(result.stderr) : undefined
+  const failure = result.code === 1 ? classifyBwrapFailure(result.stderr) : result.code === 126 || result.code === 127 ? execFailure(result.stderr) : undefined
   return {
     exitCode: result.code,
     signal: result.signal,
@@ -85,6 +88,13 @@ export async function runSandboxed(
     ...(failure ? { failure } : {}),
     ...(log ? { log: await log.close() } : {}),
   }
+}
+
+/** The limits wrapper's `exec` could not start the command: the same failure bwrap's execvp reports. */
+function execFailure(stderr: string): BwrapFailure | undefined {
+  const match = /^sandbox: line 1: (?:exec: )?(.*): (No such file or directory|not found|Permission denied|cannot execute.*)$/.exec(stderr.split("\n")[0] ?? "")
+  if (!match) return undefined
+  return classifyBwrapFailure(`bwrap: execvp ${match[1]}: ${match[2] === "Permission denied" ? "Permission denied" : "No such file or directory"}`)
 }
 
 /** `/usr/bin/bwrap --version`, parsed by the caller; undefined output when it cannot run at all. */

@@ -8,7 +8,6 @@ import { stopServer } from "../../src/opencode/server"
 import { front, makeRepo, runAgent, scratch, startWorld, stopWorld, structuredOf, taskCount, textOf, type Front, type World } from "./_world"
 
 const SCOUT = "opencode-orchestrator-scout"
-const WORKER = "opencode-orchestrator-worker"
 const done = { text: "report: {{toolOutputs}}" }
 const read = (filePath: string) => ({ tool: "read", args: { filePath } })
 const shell = (command: string) => ({ tool: "sandbox_shell", args: { command } })

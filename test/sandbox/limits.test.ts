@@ -10,6 +10,9 @@ describe("parseSandboxLimits", () => {
       runnerLogLimitBytes: 134_217_728,
       runRetentionHours: 24,
       runRetentionCount: 20,
+      tmpMaxBytes: 536_870_912,
+      fileMaxBytes: 1_073_741_824,
+      maxProcesses: 1024,
     })
   })
 

@@ -2,6 +2,7 @@
 // doctor probes for each networkless profile.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { existsSync, readFileSync, statSync } from "node:fs"
+import { rm } from "node:fs/promises"
 import { AppError } from "../../src/errors"
 import { hostFs } from "../../src/sandbox/fs-view"
 import { planSandbox } from "../../src/sandbox/plan"
@@ -108,5 +109,25 @@ describe("probeSandboxProfiles", () => {
   test("a probe fails (and says why) when the sandbox cannot start", async () => {
     const reports = await probeSandboxProfiles({ host: fx.host, tmpRoot: fx.root, bwrap: "/nonexistent/bwrap" })
     expect(reports.every((report) => !report.ok && report.detail.length > 0)).toBe(true)
+  })
+})
+
+describe("resource caps", () => {
+  test("/tmp, file size and process count are capped; a control under the caps succeeds", async () => {
+    const host = { ...fx.host, caps: { tmpMaxBytes: 16 * 1024 * 1024, fileMaxBytes: 4 * 1024 * 1024, maxProcesses: 64 } }
+    const plan = planSandbox({ profile: { kind: "worker" }, workspace: fx.workspace, host }, hostFs)
+    const sh = (script: string) => runSandboxed(plan, ["/bin/bash", "-c", script], { timeoutMs: 30_000, maxOutputBytes: 4096 })
+    // Control: small writes go through.
+    expect((await sh("head -c 1000000 /dev/zero > /tmp/small && head -c 1000000 /dev/zero > small.bin && echo ok")).stdout).toContain("ok")
+    // 2 GB into RAM-backed /tmp stops at the tmpfs size (ENOSPC) or the file cap, never fills memory.
+    const tmp = await sh("head -c 2000000000 /dev/zero > /tmp/big; echo exit=$?; du -b /tmp/big | cut -f1")
+    expect(tmp.stdout).toMatch(/exit=[1-9]/)
+    expect(Number(tmp.stdout.trim().split("\n").at(-1))).toBeLessThanOrEqual(16 * 1024 * 1024)
+    const file = await sh("head -c 50000000 /dev/zero > big.bin; echo exit=$?; stat -c %s big.bin")
+    expect(file.stdout).toMatch(/exit=[1-9]/)
+    expect(Number(file.stdout.trim().split("\n").at(-1))).toBeLessThanOrEqual(4 * 1024 * 1024)
+    expect((await sh("ulimit -u; ulimit -H -f")).stdout.trim().split("\n")).toEqual(["64", String(4 * 1024)])
+    await rm(`${fx.workspace}/small.bin`, { force: true })
+    await rm(`${fx.workspace}/big.bin`, { force: true })
   })
 })
