@@ -1,0 +1,158 @@
+// Attacks on the host-side file tools and the shared server through the real OpenCode on the scripted
+// model: a worker swapping a directory with a symlink (renameat2 RENAME_EXCHANGE) while reads and
+// writes arrive, the server's password from every sandbox profile, a FIFO, a 1 MB output line. Each
+// beside a control that shows the attack is real on this machine.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { existsSync, lstatSync, readFileSync } from "node:fs"
+import { mkdir, writeFile } from "node:fs/promises"
+import { refuseCall } from "../../plugin/guards"
+import { runnerAgentName } from "../../src/engine/agents"
+import { readServerRecord } from "../../src/opencode/server"
+import { hostContext, hostFs } from "../../src/sandbox"
+import { spawn } from "../../src/util/process"
+import { makeRepo, runAgent, startWorld, stopWorld, type World } from "./_world"
+
+const WORKER = "opencode-orchestrator-worker"
+const SCOUT = "opencode-orchestrator-scout"
+const SECRET = "PRIVATE-KEY-MATERIAL-race-91c2"
+const done = { text: "report: {{toolOutputs}}" }
+
+/** Exchanges two paths as fast as it can for `seconds` (one atomic renameat2 each time). */
+const swapper = (a: string, b: string, seconds: number) =>
+  `python3 -c 'import ctypes,time
+l=ctypes.CDLL(None,use_errno=True);e=time.time()+${seconds}
+while time.time()<e: l.renameat2(-100,b"${a}",-100,b"${b}",2)'`
+
+let world: World
+let home: string
+const ROUNDS = 2
+const CALLS = 16
+
+beforeAll(async () => {
+  world = await startWorld({})
+  home = world.home.root
+  await mkdir(`${home}/.ssh`, { recursive: true })
+  await writeFile(`${home}/.ssh/id_rsa`, `${SECRET}\n`)
+  await mkdir(`${home}/.config/opencode/plugins`, { recursive: true })
+}, 120_000)
+afterAll(() => stopWorld(world))
+
+describe("rename-exchange race against the file tools", () => {
+  test("control: a check-then-use reader on the host loses the race within seconds", async () => {
+    const repo = await makeRepo(world)
+    await mkdir(`${repo}/d`)
+    await writeFile(`${repo}/d/id_rsa`, "decoy\n")
+    const { run } = await import("../../src/util/process")
+    await run(["ln", "-s", `${home}/.ssh`, `${repo}/dlink`])
+    const swap = spawn(["bash", "-c", swapper("d", "dlink", 8)], { cwd: repo })
+    let leaked = 0
+    const host = hostContext({ HOME: home, PATH: "/usr/bin:/bin" })
+    const deadline = Date.now() + 8000
+    try {
+      while (!leaked && Date.now() < deadline) {
+        // The old design: the guard checks the path, then the host opens it by name.
+        if (refuseCall({ tool: "read", args: { filePath: `${repo}/d/id_rsa` }, workspace: repo, host }, hostFs)) continue
+        try {
+          if (readFileSync(`${repo}/d/id_rsa`, "utf8").includes(SECRET)) leaked++
+        } catch {}
+        await Promise.resolve()
+      }
+    } finally {
+      await swap.kill(500)
+    }
+    expect(leaked).toBeGreaterThan(0)
+  }, 30_000)
+
+  test(`${ROUNDS} rounds of ${CALLS} reads and ${CALLS} writes during the swap: no secret read, nothing written outside`, async () => {
+    const repo = await makeRepo(world)
+    await mkdir(`${repo}/d`)
+    await writeFile(`${repo}/d/id_rsa`, "decoy\n")
+    await mkdir(`${repo}/w`)
+    // Each call differs (limit), or OpenCode would see a loop of identical calls.
+    const reads = Array.from({ length: CALLS }, (_, i) => ({ tool: "read", args: { filePath: `${repo}/d/id_rsa`, limit: 10 + i } }))
+    const writes = Array.from({ length: CALLS }, (_, i) => ({ tool: "write", args: { filePath: `${repo}/w/evil${i}.js`, content: "console.log('pwned')\n" } }))
+    const plant = `ln -sfn ${home}/.ssh dlink && ln -sfn ${home}/.config/opencode/plugins wlink && echo links`
+    const race = `(${swapper("d", "dlink", 6)}) & (${swapper("w", "wlink", 6)}); wait; echo swapped`
+    world.model.setScript("race", { turns: [{ steps: [{ tool: "sandbox_shell", args: { command: plant } }, ...Array.from({ length: ROUNDS }, () => ({ tools: [{ tool: "sandbox_shell", args: { command: race } }, ...reads, ...writes] })), done] }] })
+    const { results, turn } = await runAgent(world, WORKER, repo, "race")
+    expect(turn.outcome.kind).toBe("idle")
+    const fileCalls = results.filter((r) => r.tool === "read" || r.tool === "write")
+    expect(fileCalls.length).toBe(ROUNDS * CALLS * 2)
+    for (const result of results) expect(result.output).not.toContain(SECRET)
+    // Both states were met: some reads found the decoy (the real directory), some met the swapped link.
+    const outputs = results.filter((r) => r.tool === "read").map((r) => r.output)
+    expect(outputs.some((o) => o.includes("decoy"))).toBe(true)
+    expect(outputs.some((o) => !o.includes("decoy"))).toBe(true)
+    expect(readFileSync(`${home}/.ssh/id_rsa`, "utf8")).toBe(`${SECRET}\n`)
+    for (let i = 0; i < CALLS; i++) expect(existsSync(`${home}/.config/opencode/plugins/evil${i}.js`)).toBe(false)
+  }, 120_000)
+})
+
+describe("the shared server's password", () => {
+  test("is unreachable from every sandbox profile, and the API refuses a call without it", async () => {
+    const record = (await readServerRecord(world.home.paths))!
+    const port = new URL(record.url).port
+    // Control: the password is on the host, and with it the API answers.
+    expect(readFileSync(world.home.paths.serverFile, "utf8")).toContain(record.password)
+    const auth = `Basic ${Buffer.from(`${record.username}:${record.password}`).toString("base64")}`
+    expect((await fetch(`${record.url}/session`, { headers: { authorization: auth } })).status).toBe(200)
+    expect((await fetch(`${record.url}/session`)).status).toBe(401)
+
+    const probe = [
+      `cat ${world.home.paths.serverFile} 2>&1 | head -c 300`,
+      "cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -i -e opencode -e password",
+      "env",
+      `ls ${world.home.paths.stateDir} 2>&1`,
+      `(exec 3<>/dev/tcp/127.0.0.1/${port} && printf 'GET /session HTTP/1.0\\r\\n\\r\\n' >&3 && head -1 <&3) 2>&1`,
+      "echo probed",
+    ].join("; ")
+    const runners = (["read_only", "writable"] as const).flatMap((access) => (["disabled", "host"] as const).map((network) => ({ access, network })))
+    const tool = (access: string, network: string) => `sandbox_run${network === "host" ? "_network" : ""}${access === "read_only" ? "_ro" : ""}`
+    const outputs: string[] = []
+    for (const agent of [SCOUT, WORKER]) {
+      world.model.setScript("password", { turns: [{ steps: [{ tool: "sandbox_shell", args: { command: probe } }, done] }] })
+      outputs.push((await runAgent(world, agent, await makeRepo(world), "password")).results[0]!.output)
+    }
+    for (const { access, network } of runners) {
+      world.model.setScript("password", { turns: [{ steps: [{ tool: tool(access, network), args: { command: probe, timeout_seconds: 20 } }, { tool: "sandbox_log_read", args: { run_id: "", offset: 1, limit: 200 } }, done] }] })
+      const { results } = await runAgent(world, runnerAgentName(access, network), await makeRepo(world), "password")
+      outputs.push(results.map((r) => r.output).join("\n"))
+    }
+    expect(outputs.length).toBe(6)
+    for (const output of outputs) {
+      expect(output).toContain("probed")
+      expect(output).not.toContain(record.password)
+    }
+    // Host network reaches the port, and gets 401 without the password.
+    expect(outputs.filter((o) => o.includes("401")).length).toBe(2)
+  }, 120_000)
+})
+
+describe("special files and huge lines", () => {
+  test("a FIFO (directly or through a symlink) is refused at once, not read", async () => {
+    const repo = await makeRepo(world)
+    world.model.setScript("fifo", { turns: [{ steps: [{ tool: "sandbox_shell", args: { command: "mkfifo pipe && ln -s pipe link && echo made" } }, { tool: "read", args: { filePath: "pipe" } }, { tool: "read", args: { filePath: "link" } }, { tool: "grep", args: { pattern: "x", path: "pipe" } }, done] }] })
+    const started = Date.now()
+    const { results } = await runAgent(world, WORKER, repo, "fifo")
+    expect(lstatSync(`${repo}/pipe`).isFIFO()).toBe(true) // control: a host-side open of it would block
+    expect(results[1]!.output).toContain("is not a regular file")
+    expect(results[2]!.output).toContain("is not a regular file")
+    expect(Date.now() - started).toBeLessThan(20_000)
+  }, 60_000)
+
+  test("a 1 MB single-line runner output digests without stalling the shared server", async () => {
+    const repo = await makeRepo(world)
+    const line = "python3 -c \"import sys; sys.stdout.write(' ' * 300000 + 'at ' * 100000 + ':' * 200000 + '(' * 200000 + '\\n'); print('(fail) math > adds'); sys.exit(3)\""
+    world.model.setScript("long_line", { turns: [{ steps: [{ tool: "sandbox_run_ro", args: { command: line, timeout_seconds: 60 } }, done] }] })
+    world.model.setScript("quick", { turns: [{ steps: [{ text: "quick answer" }] }] })
+    const slow = runAgent(world, runnerAgentName("read_only", "disabled"), repo, "long_line")
+    // Another session on the same server answers meanwhile: the digest does not block its event loop.
+    const started = Date.now()
+    await runAgent(world, SCOUT, await makeRepo(world), "quick")
+    const other = Date.now() - started
+    const { results } = await slow
+    expect(results[0]!.output).toContain("exit code: 3")
+    expect(results[0]!.output).toContain("math > adds")
+    expect(other).toBeLessThan(10_000)
+  }, 120_000)
+})
