@@ -12,6 +12,7 @@ import { discoverModels, type ModelInfo } from "../install/models"
 import { readText } from "../install/observe"
 import { installedBinary, SKILL_TEXT } from "../install/payload"
 import { PLUGIN_TEXT } from "../install/plugin-text"
+import { TESTED_OPENCODE, testedVersion } from "../opencode/guard"
 import { bwrapFinding, launcherFinding, type Launchers } from "./prerequisites"
 
 export type Status = "pass" | "fail" | "skip"
@@ -56,6 +57,17 @@ const bwrap: Check = async (ctx) => {
 const ripgrep: Check = async (ctx) => {
   const found = Bun.which("rg", { PATH: ctx.env.PATH ?? "" })
   return [found ? pass("ripgrep", found) : failed("ripgrep", "rg (ripgrep) is not on PATH: OpenCode's grep and glob tools would try to download it.", "Install ripgrep (`apt-get install ripgrep`).")]
+}
+
+// The plugin (and with it every sandboxed file access) is verified on this range only; outside it the
+// MCP server refuses to delegate (opencode/guard.ts), and doctor says so first.
+const opencodeVersion: Check = async (ctx) => {
+  const result = await ctx.run([ctx.opencode, "--version"], { env: ctx.env, timeoutMs: 30_000 }).catch(() => undefined)
+  const version = result?.code === 0 ? result.stdout.trim() : ""
+  if (!version) return [failed("opencode", `${ctx.opencode} --version did not answer.`, "Install OpenCode (npm install -g opencode-ai@1.18.33).")]
+  if (!testedVersion(version))
+    return [failed("opencode", `OpenCode ${version} is outside the tested range (>= ${TESTED_OPENCODE.min.join(".")}, < ${TESTED_OPENCODE.belowMajor}); delegations are refused because the sandbox plugin may not load.`, "Install opencode-ai@1.18.33, or point OPENCODE_MCP_ORCHESTRATOR_OPENCODE at it.")]
+  return [pass("opencode", `OpenCode ${version}`)]
 }
 
 const core: Check = async (ctx) => {
@@ -176,6 +188,7 @@ export const CHECKS: Array<{ check: Check; needsConfig: boolean }> = [
   { check: launchers, needsConfig: false },
   { check: bwrap, needsConfig: false },
   { check: ripgrep, needsConfig: false },
+  { check: opencodeVersion, needsConfig: false },
   { check: core, needsConfig: false },
   { check: models, needsConfig: true },
   { check: profiles, needsConfig: true },

@@ -34,6 +34,9 @@ export interface Digest {
 
 export const LIMITS = { tests: 40, errors: 20, traces: 2, traceLines: 6, summary: 6, last: 12, lineChars: 200, total: 2000 } as const
 
+/** What of a line the patterns look at; a report line is clipped to LIMITS.lineChars anyway. */
+export const MATCH_CHARS = 4096
+
 const clip = (text: string, max: number = LIMITS.lineChars) => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
 
 export interface Digester {
@@ -59,7 +62,9 @@ export function createDigester(): Digester {
   return {
     push(raw) {
       const number = ++digest.lines
-      const line = stripAnsi(raw)
+      // Every pattern sees at most MATCH_CHARS: the digest runs inside the shared OpenCode server, and
+      // no regex may cost more than a bounded amount per line, whatever a command prints.
+      const line = stripAnsi(raw.length > MATCH_CHARS ? raw.slice(0, MATCH_CHARS) : raw)
       if (line.trim()) {
         digest.last.push({ line: number, text: clip(line) })
         if (digest.last.length > LIMITS.last) digest.last.shift()

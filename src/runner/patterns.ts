@@ -64,13 +64,26 @@ export const TRACE_START: readonly RegExp[] = [
 /** A frame inside a trace: JS "    at f (a.js:1:2)", Python "  File …", Java "\tat …", Go "\tmain.go:12". */
 export const TRACE_FRAME = /^(?:\s+at .+|\s+File ".+", line \d+.*|\tat .+|\t\S+\.go:\d+.*|\s{2,}\S.*|goroutine \d+ \[.+\]:|\s+\d+: .+)$/
 
+/** A line test: a regular expression, or code where one regex would backtrack. */
+export interface LineTest {
+  test(line: string): boolean
+}
+
+/**
+ * pytest's "==== 1 failed, 2 passed in 0.12s ====". As one regex (`^=+ .*\d+ … .* in [\d.]+s.* =+$`)
+ * its three `.*` backtrack cubically on a long line of `=` and digits: split into linear checks.
+ */
+const PYTEST_SUMMARY: LineTest = {
+  test: (line) => /^=+ /.test(line) && /=$/.test(line) && /\d (?:failed|passed|error)/.test(line) && / in [\d.]+s\b/.test(line),
+}
+
 /** Summary lines test runners and builds print near the end. */
-export const SUMMARY_PATTERNS: readonly RegExp[] = [
+export const SUMMARY_PATTERNS: readonly LineTest[] = [
   /^\s*\d+ (?:pass|fail)$/, // bun
   /^\s*Ran \d+ tests? across \d+ files?/, // bun
   /^Tests?:\s+.*\d+ (?:failed|passed|total)/, // jest
   /^\s*Tests?\s+\d+ (?:failed|passed)/, // vitest
-  /^=+ .*\d+ (?:failed|passed|error).* in [\d.]+s.* =+$/, // pytest
+  PYTEST_SUMMARY,
   /^test result: (?:FAILED|ok)\. /, // cargo
   /^(?:FAIL|ok)\s+\S+\s+[\d.]+s$/, // go
   /^\s*\d+ (?:passing|failing|pending)\b/, // mocha

@@ -136,3 +136,29 @@ describe("rendering", () => {
     expect(text).not.toContain("tail 38 ")
   })
 })
+
+describe("linear time on hostile lines", () => {
+  // One 1 MB line per shape that made a backtracking pattern blow up, then a failure the digest must still find.
+  const attacks: [string, string][] = [
+    ["pytest summary", `= ${"1 passed ".repeat(100_000)}`],
+    ["spaces", " ".repeat(1_000_000)],
+    ["colons and digits", "a:1:".repeat(250_000)],
+    ["parentheses", `x(${"1,".repeat(500_000)}`],
+    ["frames", `  at ${"at ".repeat(330_000)}`],
+    ["ld", `/${"/a".repeat(500_000)}`],
+    ["trace start", `Uncaught ${"A".repeat(1_000_000)}`],
+    ["ansi", `\x1b[${";".repeat(1_000_000)}`],
+  ]
+  test.each(attacks)("%s: a 1 MB line digests in well under 100 ms", (_, line) => {
+    const started = performance.now()
+    const digest = digestText([line, "(fail) math > adds [0.1ms]", " 1 fail"].join("\n"))
+    const elapsed = performance.now() - started
+    expect(digest.failingTests.map((t) => t.text)).toEqual(["math > adds"])
+    // Measured well under 20 ms here; the bound leaves room for a loaded CI machine.
+    expect(elapsed).toBeLessThan(250)
+  })
+
+  test("control: the full pytest summary line is still recognised", () => {
+    expect(digestText("==== 1 failed, 2 passed in 0.12s ====").summary.map((s) => s.text)).toEqual(["==== 1 failed, 2 passed in 0.12s ===="])
+  })
+})
