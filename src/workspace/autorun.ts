@@ -12,15 +12,16 @@ import { fingerprint } from "./changes"
 const DIR_ENTRIES = 2000
 
 /**
- * Every autorun entry under the workspace, relative to it, with a fingerprint of what would run.
- * The workspace's own top-level `.git` is left out: the sandbox mounts it read-only.
+ * Every autorun entry under the workspace, relative to it, with a fingerprint of what would run. The
+ * workspace's own `.git` counts too: the sandbox mounts it read-only when it exists, but a worker in a
+ * directory without one can create it.
  */
 export async function autorunFiles(workspace: string): Promise<Record<string, string>> {
   const names = (list: string[], flag: string) => list.flatMap((name, index) => [...(index ? ["-o"] : []), flag, name])
   const found = await run(
     [
-      "find", workspace, "-path", `${workspace}/.git`, "-prune",
-      "-o", "(", ...names(AUTORUN_DIRS, "-name"), ")", "-print", "-prune",
+      "find", workspace, "-mindepth", "1",
+      "(", ...names(AUTORUN_DIRS, "-name"), ")", "-print", "-prune",
       "-o", "(", ...names(AUTORUN_FILES, "-name"), "-o", ...names(AUTORUN_PATHS.map((path) => `*/${path}`), "-path"), ")", "-print", "-prune",
     ],
     { timeoutMs: 30_000 },

@@ -223,6 +223,27 @@ describe("project config never runs on the host", () => {
     await nothingRan()
   })
 
+  for (const where of ["a subdirectory of a repository", "a directory outside any repository"] as const)
+    test(`a worker's planted .git with core.fsmonitor in ${where} runs nothing, at settle or at the next delegation`, async () => {
+      const base = where === "a subdirectory of a repository" ? await makeRepo(world) : await scratch(world)
+      const cwd = `${base}/pkg`
+      await mkdir(cwd, { recursive: true })
+      await writeFile(`${cwd}/a.txt`, "a\n")
+      const plant = `git init -q && git config core.fsmonitor 'touch ${marker("fsmonitor")}; false' && echo planted`
+      world.model.setScript("plant_git", { turns: [{ steps: [shell(plant), done] }] })
+      const planted = structuredOf(await mcp.call("worker", { cwd, task: "[script:plant_git] plant" }))
+      expect(planted.status).toBe("needs_review")
+      expect(planted.warnings?.join("\n")).toContain(".git (new)")
+      const next = structuredOf(await mcp.call("scout", { cwd, task: "[script:read_readme] read" }))
+      expect(next.status).toMatch(/succeeded|failed/)
+      await nothingRan()
+      // Control: the host's own git there would have run it.
+      const { run } = await import("../../src/util/process")
+      await run(["git", "status"], { cwd, env: { PATH: "/usr/bin:/bin", HOME: cwd } })
+      expect(existsSync(marker("fsmonitor"))).toBe(true)
+      await run(["rm", "-f", marker("fsmonitor")])
+    })
+
   test("trusting a directory deliberately admits it (control for the refusal)", async () => {
     const repo = await makeRepo(world)
     await mkdir(`${repo}/.opencode/plugins`, { recursive: true })

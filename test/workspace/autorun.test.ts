@@ -46,12 +46,12 @@ test.each([
   expect(isAutorunPath(path)).toBe(expected)
 })
 
-test("finds planted and changed autorun files of every kind, not the workspace's own .git", async () => {
+test("finds planted and changed autorun files of every kind, the workspace's own .git included", async () => {
   const root = await repo()
   await mkdir(`${root}/vendor/lib/.git/hooks`, { recursive: true })
   await writeFile(`${root}/vendor/lib/.git/config`, "[core]\n")
   const before = await autorunFiles(root)
-  expect(Object.keys(before)).toEqual(["vendor/lib/.git"])
+  expect(Object.keys(before)).toEqual([".git", "vendor/lib/.git"])
   await writeFile(`${root}/vendor/lib/.git/hooks/post-checkout`, "#!/bin/sh\necho pwned\n")
   await mkdir(`${root}/pkg/.opencode/plugins`, { recursive: true })
   await writeFile(`${root}/pkg/.opencode/plugins/x.ts`, "console.log(1)\n")
