@@ -180,19 +180,23 @@ export function grepTool(): ToolDefinition {
         const pattern = stringOf(args, "pattern")!
         const path = absolutePath(files.workspace, stringOf(args, "path", true) ?? ".")
         const include = stringOf(args, "include", true)
-        const raw = await ripgrep(files, ["--no-config", "--hidden", "--no-messages", "--color=never", "-nH", "--no-heading", "--field-match-separator=\u0000", "--sortr=modified", "--max-columns=2000", ...(include ? ["--glob", include] : []), "-e", pattern, "--", path])
-        const matches = raw.split("\n").filter(Boolean).map((line) => line.split("\u0000")).filter((parts) => parts.length >= 3)
+        const raw = await ripgrep(files, ["--no-config", "--hidden", "--no-messages", "--color=never", "-nH", "--no-heading", "--null", "--sortr=modified", "--max-columns=2000", ...(include ? ["--glob", include] : []), "-e", pattern, "--", path])
+        // --null ends each path with NUL (no path is ambiguous); the line number ends at the first colon after it.
+        const matches = raw.split("\n").flatMap((entry) => {
+          const match = /^([^\0]*)\0(\d+):(.*)$/s.exec(entry)
+          return match ? [[match[1]!, match[2]!, match[3]!]] : []
+        })
         if (!matches.length) return output(pattern, "No files found", { matches: 0 })
         const shown = matches.slice(0, SEARCH_LIMIT)
         const lines = [`Found ${matches.length} matches${matches.length > SEARCH_LIMIT ? ` (showing first ${SEARCH_LIMIT})` : ""}`]
         let current = ""
-        for (const [file, line, ...text] of shown) {
+        for (const [file, line, text] of shown) {
           if (file !== current) {
             if (current) lines.push("")
             lines.push(`${file}:`)
             current = file!
           }
-          lines.push(`  Line ${line}: ${text.join("\u0000")}`)
+          lines.push(`  Line ${line}: ${text}`)
         }
         if (matches.length > SEARCH_LIMIT) lines.push("", `(Results truncated: showing ${SEARCH_LIMIT} of ${matches.length} matches. Consider using a more specific path or pattern.)`)
         return output(pattern, lines.join("\n"), { matches: matches.length })
