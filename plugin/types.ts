@@ -10,6 +10,8 @@ export interface ToolContext {
   directory: string
   worktree: string
   abort: AbortSignal
+  /** Applies the session's permission rules to this call (raises an ask, or throws when denied). */
+  ask?: (input: { permission: string; patterns: string[]; always: string[]; metadata: Record<string, unknown> }) => Promise<void>
 }
 
 /** A JSON Schema for one argument (`{ type: "string", description }`). */

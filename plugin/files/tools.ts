@@ -18,6 +18,8 @@ export const FILES_MARKER = "sandbox_files_ready"
 async function access(context: ToolContext, write = false): Promise<FileAccess> {
   if (!isOrchestratorAgent(context.agent)) throw new FileError(`On this server the file tools serve the orchestrator's agents only, not "${context.agent}".`)
   if (write && context.agent !== WRITER) throw new FileError(`${context.agent} cannot change files.`)
+  // A replacement must apply the session's permission rules itself, as the built-in did.
+  await context.ask?.({ permission: write ? "edit" : "read", patterns: ["*"], always: ["*"], metadata: {} })
   const { host, policy } = await readInvocation()
   return { workspace: context.directory, host, policy, signal: context.abort, writable: write }
 }

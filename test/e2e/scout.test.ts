@@ -111,15 +111,15 @@ describe("bad input is a clear error and leaves no session", () => {
     ["a missing workspace", { cwd: "/nonexistent/repo", task: "x" }, "does not exist"],
     ["a relative workspace", { cwd: "repo", task: "x" }, "absolute path"],
     ["a file as workspace", { cwd: "/etc/hostname", task: "x" }, "not a directory"],
-    ["an unknown model", { cwd: "/tmp", task: "x", model: "scripted/nope" }, 'no model "scripted/nope"'],
-    ["an unknown variant", { cwd: "/tmp", task: "x", model: "scripted/fast", variant: "max" }, 'no variant "max"'],
+    ["an unknown model", { cwd: import.meta.dir, task: "x", model: "scripted/nope" }, 'no model "scripted/nope"'],
+    ["an unknown variant", { cwd: import.meta.dir, task: "x", model: "scripted/fast", variant: "max" }, 'no variant "max"'],
   ])("%s", async (_, args, message) => {
-    const before = await sessionsIn("/tmp")
+    const before = await sessionsIn(import.meta.dir)
     const result = await call(args)
     expect(result.isError).toBe(true)
     expect(textOf(result)).toContain(message)
     expect(textOf(result)).toContain("next:")
-    expect(await sessionsIn("/tmp")).toEqual(before)
+    expect(await sessionsIn(import.meta.dir)).toEqual(before)
   })
 
   test("an invalid config file names the file and the field, and is not rewritten", async () => {

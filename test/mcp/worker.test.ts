@@ -177,7 +177,7 @@ test("a worker that plants git metadata through its shell ends needs_review with
     expect(world.model.toolResults().some((r) => r.tool === "sandbox_shell" && r.output.includes("planted"))).toBe(true)
     expect(out.status).toBe("needs_review")
     expect(String(out.warnings)).toContain("vendor/lib/.git")
-    expect(text(result)).toContain("warning: Git metadata appeared or changed in the workspace: vendor/lib/.git (new)")
+    expect(text(result)).toContain("warning: Files that other programs run on their own appeared or changed in the workspace: vendor/lib/.git (new)")
     expect(await lockFiles(world)).toEqual([])
   } finally {
     await close()
