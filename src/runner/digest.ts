@@ -2,7 +2,7 @@
 // tests, compiler and linker errors, stack traces, summary and last lines), each with its line number
 // in the log so the model can read around it. Pure: lines in, a bounded text out. It is fed line by
 // line, so a 128 MB log never sits in memory.
-import { ERROR_PATTERNS, FAILING_TEST_PATTERNS, MOCHA_FAILING, MOCHA_ITEM, stripAnsi, SUMMARY_PATTERNS, TRACE_FRAME, TRACE_START } from "./patterns"
+import { ERROR_PATTERNS, FAILING_TEST_PATTERNS, MOCHA_FAILING, MOCHA_ITEM, MOCHA_TITLE_LINE, PYTHON_EXCEPTION, stripAnsi, SUMMARY_PATTERNS, TRACE_FRAME, TRACE_START } from "./patterns"
 
 export interface Finding {
   /** 1-based line number in the log. */
@@ -34,8 +34,17 @@ export interface Digest {
 
 export const LIMITS = { tests: 40, errors: 20, traces: 2, traceLines: 6, summary: 6, last: 12, lineChars: 200, total: 2000 } as const
 
-/** What of a line the patterns look at; a report line is clipped to LIMITS.lineChars anyway. */
+/**
+ * How much of a line the patterns see. Every line they are written for (a test name with its suite
+ * path, "file:line: error …") starts within a few hundred characters, and 4096 is Linux's PATH_MAX,
+ * so even a path-prefixed error keeps its head; what runs longer is a minified bundle, a progress bar
+ * redrawn with "\r" or a JSON blob, and a report line shows only LIMITS.lineChars of it anyway. The
+ * cap bounds each line's cost whatever a command prints; the patterns' linearity bounds it per byte.
+ */
 export const MATCH_CHARS = 4096
+
+/** A mocha title spans a suite path of a few lines; past this many, the indented block is something else. */
+const MOCHA_TITLE_LINES = 12
 
 const clip = (text: string, max: number = LIMITS.lineChars) => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
 
@@ -62,8 +71,8 @@ export function createDigester(): Digester {
   return {
     push(raw) {
       const number = ++digest.lines
-      // Every pattern sees at most MATCH_CHARS: the digest runs inside the shared OpenCode server, and
-      // no regex may cost more than a bounded amount per line, whatever a command prints.
+      // Clipped before any regex, stripAnsi's included: the digest runs inside the shared OpenCode server,
+      // where one 24 KB line once cost 12 s of backtracking. The line number and an excerpt survive.
       const line = stripAnsi(raw.length > MATCH_CHARS ? raw.slice(0, MATCH_CHARS) : raw)
       if (line.trim()) {
         digest.last.push({ line: number, text: clip(line) })
@@ -74,7 +83,7 @@ export function createDigester(): Digester {
         if (trace.length < LIMITS.traceLines && TRACE_FRAME.test(line)) trace.push({ line: number, text: clip(line) })
         else {
           // Python ends a traceback with the exception itself, unindented.
-          if (trace[0]!.text.startsWith("Traceback") && /^\w[\w.]*: /.test(line) && trace.length < LIMITS.traceLines + 1) trace.push({ line: number, text: clip(line) })
+          if (trace[0]!.text.startsWith("Traceback") && PYTHON_EXCEPTION.test(line) && trace.length < LIMITS.traceLines + 1) trace.push({ line: number, text: clip(line) })
           trace = undefined
         }
       }
@@ -95,7 +104,7 @@ export function createDigester(): Digester {
         // Mocha's closing listing: "  1) suite" then deeper-indented title lines, the last ending in ":".
         const item = MOCHA_ITEM.exec(line)
         if (item) mocha = { title: [item[2]!.trim()], line: number }
-        else if (mocha && /^\s{5,}\S/.test(line)) mocha.title.push(line.trim())
+        else if (mocha && mocha.title.length < MOCHA_TITLE_LINES && MOCHA_TITLE_LINE.test(line)) mocha.title.push(line.trim())
         else mocha = undefined
         if (mocha?.title.at(-1)!.endsWith(":")) {
           addTest(mocha.title.join(" ").replace(/:$/, ""), mocha.line)

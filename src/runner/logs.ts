@@ -70,17 +70,30 @@ export async function pruneRuns(runsDir: string, retention: Retention, keep: rea
   return doomed
 }
 
-/** Calls `visit` with each line (1-based number) until it returns false. */
+/**
+ * Calls `visit` with each line (1-based number) until it returns false. Only the new chunk is searched
+ * for newlines and a long line's pieces are joined once: splitting `rest + chunk` rescanned the whole
+ * line for every chunk, quadratic on a log that is one 128 MB line.
+ */
 export async function eachLine(file: string, visit: (line: string, number: number) => boolean | void): Promise<number> {
   const decoder = new TextDecoder()
-  let rest = ""
+  let pieces: string[] = []
   let number = 0
-  for await (const chunk of Bun.file(file).stream()) {
-    const lines = (rest + decoder.decode(chunk, { stream: true })).split("\n")
-    rest = lines.pop()!
-    for (const line of lines) if (visit(line, ++number) === false) return number
+  const feed = (text: string) => {
+    let start = 0
+    for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
+      pieces.push(text.slice(start, end))
+      const line = pieces.join("")
+      pieces = []
+      start = end + 1
+      if (visit(line, ++number) === false) return false
+    }
+    if (start < text.length) pieces.push(text.slice(start))
+    return true
   }
-  rest += decoder.decode()
+  for await (const chunk of Bun.file(file).stream()) if (!feed(decoder.decode(chunk, { stream: true }))) return number
+  feed(decoder.decode())
+  const rest = pieces.join("")
   if (rest !== "") visit(rest, ++number)
   return number
 }

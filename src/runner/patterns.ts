@@ -2,6 +2,13 @@
 // compiler and linker errors, the first line of a stack trace, and the summary lines runners print
 // last. Each pattern was written against the tool's real output format; the table tests in
 // test/runner/digest.test.ts pin one sample per line shape.
+//
+// Every pattern runs inside the OpenCode server on every line a command prints, so each must cost time
+// linear in the line. No nested quantifiers; and where two quantifiers can trade characters, each split
+// a failing match tries must be rejected in constant time. `\s+.*\d+ ` (cubic), `(\S+::\S+) FAILED` and
+// `(.+ › .+)$` (quadratic: a "\r" or U+2028 in mid-line stops `.` and fails the `$`) were not. A lookahead,
+// which is never re-entered once it matched, or a few checks in code say such things linearly.
+// test/runner/digest.test.ts runs every pattern exported here against hostile lines.
 
 /** Strips ANSI colour and cursor sequences: runners colour their output even into a pipe when forced. */
 export const stripAnsi = (line: string) => line.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, "").replace(/\r$/, "")
@@ -17,13 +24,16 @@ export const FAILING_TEST_PATTERNS: readonly TestPattern[] = [
   { runner: "bun", pattern: /^\s*\(fail\) (.+?)(?: \[[\d.]+m?s\])?$/ },
   // jest and vitest list items: "  ✕ name (5 ms)", "  × name 5ms"
   { runner: "jest", pattern: /^\s*[✕×] (.+?)(?: \(\d+(?:\.\d+)? ?m?s\)| \d+(?:\.\d+)?m?s)?$/ },
-  // jest's failure headers: "  ● suite › name"
-  { runner: "jest", pattern: /^\s*● (.+? › .+)$/ },
+  // jest's failure headers: "  ● suite › name". The lookahead finds the " › " once; as `(.+? › .+)$`
+  // every " › " was retried to the end of the line when a "\r" in mid-line made `$` fail.
+  { runner: "jest", pattern: /^\s*● (?=.+? › .)(.+)/ },
   // vitest: " FAIL  src/a.test.ts > suite > name"
   { runner: "vitest", pattern: /^\s*FAIL\s+(\S+ > .+)$/ },
-  // pytest short summary "FAILED tests/t.py::test_x - AssertionError" and verbose "tests/t.py::test_x FAILED"
-  { runner: "pytest", pattern: /^FAILED (\S+::\S+)/ },
-  { runner: "pytest", pattern: /^(\S+::\S+) FAILED\b/ },
+  // pytest short summary "FAILED tests/t.py::test_x - AssertionError" and verbose "tests/t.py::test_x FAILED".
+  // The node id is one run of non-spaces holding "::": a lookahead checks the "::", since `(\S+::\S+) FAILED`
+  // tried every "::" of a long run against every end of it (quadratic).
+  { runner: "pytest", pattern: /^FAILED (?=\S+::\S)(\S+)/ },
+  { runner: "pytest", pattern: /^(?=\S+::\S)(\S+) FAILED\b/ },
   // go test: "--- FAIL: TestName (0.00s)" (subtests are indented)
   { runner: "go", pattern: /^\s*--- FAIL: (\S+)/ },
   // cargo test: "test tests::name ... FAILED"
@@ -34,6 +44,10 @@ export const FAILING_TEST_PATTERNS: readonly TestPattern[] = [
 /** Mocha prints "  N failing" and then numbered failures whose title spans indented lines ending in ":". */
 export const MOCHA_FAILING = /^\s*(\d+) failing\b/
 export const MOCHA_ITEM = /^\s{1,4}(\d+)\) (.+)$/
+export const MOCHA_TITLE_LINE = /^\s{5,}\S/
+
+/** Python ends a traceback with the exception itself, unindented: "ValueError: bad input". */
+export const PYTHON_EXCEPTION = /^\w[\w.]*: /
 
 export const ERROR_PATTERNS: readonly RegExp[] = [
   // tsc: "src/a.ts(3,5): error TS2322: …" and the pretty form "src/a.ts:3:5 - error TS2322: …"
@@ -45,11 +59,13 @@ export const ERROR_PATTERNS: readonly RegExp[] = [
   /^error(?:\[E\d+\])?: .+/,
   // linkers: GNU ld, lld, the macOS-style "ld: error:", and collect2's closing line
   /^(?:\/\S*\/)?(?:ld|ld\.lld|ld\.gold|ld\.bfd)(?:\.\w+)?: .*(?:error|undefined reference|cannot find|multiple definition).*/,
-  /^\S+:\(\.text.*\): undefined reference to .+/,
+  // "main.c:(.text+0x9): undefined reference to …": a section name holds no parenthesis, and `[^()]*`
+  // (not `.*`) stops at the next "(" so a line of many ":(.text" is scanned once, not once per candidate.
+  /^\S+:\(\.text[^()]*\): undefined reference to ./,
   /undefined reference to [`'].+/,
   /^collect2: error: .+/,
-  // go build: "./main.go:4:2: undefined: foo"
-  /^\.?\/?\S+\.go:\d+:\d+: .+/,
+  // go build: "./main.go:4:2: undefined: foo". `\S+` covers the "./" (a `\.?\/?` before it only multiplied the ways to match).
+  /^\S+\.go:\d+:\d+: .+/,
 ]
 
 /** Lines that begin a stack trace or a crash report. */
@@ -61,8 +77,11 @@ export const TRACE_START: readonly RegExp[] = [
   /^(?:Uncaught )?(?:[A-Z]\w*)?(?:Error|Exception)(?: \[\w+\])?: .+/,
 ]
 
-/** A frame inside a trace: JS "    at f (a.js:1:2)", Python "  File …", Java "\tat …", Go "\tmain.go:12". */
-export const TRACE_FRAME = /^(?:\s+at .+|\s+File ".+", line \d+.*|\tat .+|\t\S+\.go:\d+.*|\s{2,}\S.*|goroutine \d+ \[.+\]:|\s+\d+: .+)$/
+/**
+ * A frame inside a trace: JS "    at f (a.js:1:2)", Python "  File …", Java "\tat …", Go "\tmain.go:12".
+ * No `.*$` tails: with a "\r" in mid-line, `$` failed and every `", line 1` or `.go:1` was retried to the end.
+ */
+export const TRACE_FRAME = /^(?:\s+at .|\s+File ".+", line \d|\tat .|\t\S+\.go:\d|\s{2,}\S|goroutine \d+ \[.+\]:$|\s+\d+: .)/
 
 /** A line test: a regular expression, or code where one regex would backtrack. */
 export interface LineTest {
@@ -81,7 +100,8 @@ const PYTEST_SUMMARY: LineTest = {
 export const SUMMARY_PATTERNS: readonly LineTest[] = [
   /^\s*\d+ (?:pass|fail)$/, // bun
   /^\s*Ran \d+ tests? across \d+ files?/, // bun
-  /^Tests?:\s+.*\d+ (?:failed|passed|total)/, // jest
+  // jest. Was `:\s+.*\d+ `, three quantifiers over spaces and digits: cubic on "Tests:", spaces, digits.
+  /^Tests?:\s.*\d (?:failed|passed|total)/,
   /^\s*Tests?\s+\d+ (?:failed|passed)/, // vitest
   PYTEST_SUMMARY,
   /^test result: (?:FAILED|ok)\. /, // cargo
