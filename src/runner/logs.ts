@@ -4,6 +4,7 @@
 import { mkdir, readdir, rm } from "node:fs/promises"
 import { fail } from "../errors"
 import { readJson, writeJson } from "../util/fs"
+import { run } from "../util/process"
 
 export interface RunRecord {
   id: string
@@ -133,21 +134,38 @@ export function searchPattern(pattern: string): RegExp {
   }
 }
 
+/**
+ * Lines of a log matching a pattern the model wrote. The matching is ripgrep's, whose regex engine is
+ * linear in the input: a backtracking JS regex from a model (`(a+)+$`, `.*x.*y.*z`) on one long line
+ * would stall the whole OpenCode server this runs in. Only counting lines happens here.
+ */
 export async function grepLog(file: string, pattern: string): Promise<string> {
   const re = searchPattern(pattern)
-  const out: string[] = []
-  let matches = 0
-  let bytes = 0
-  const total = await eachLine(file, (line, number) => {
-    if (!re.test(line)) return
-    matches++
-    if (out.length < READ_LIMITS.matches && bytes < READ_LIMITS.bytes) {
-      const text = `${number}: ${clip(line)}`
-      bytes += text.length + 1
-      out.push(text)
-    }
-  })
+  const search = async (literal: boolean) => {
+    const rg = (...flags: string[]) => ["rg", "--no-config", "-i", "-a", "--color=never", ...flags, ...(literal ? ["-F"] : []), "-e", pattern, "--", file]
+    const [count, lines] = await Promise.all([
+      run(rg("-c"), { timeoutMs: 30_000 }),
+      run(rg("-n", "--no-filename", `--max-count=${READ_LIMITS.matches}`, `--max-columns=${READ_LIMITS.lineChars}`, "--max-columns-preview"), { timeoutMs: 30_000, maxOutputBytes: READ_LIMITS.bytes * 2 }),
+    ])
+    return { count, lines }
+  }
+  // A pattern ripgrep's syntax does not take (a JS lookahead, say) is searched as literal text, as an invalid one is.
+  let found = await search(re.source !== pattern)
+  if (found.count.code === 2 && re.source === pattern) found = await search(true)
+  if (found.count.code === 127 || /not found/i.test(found.count.stderr))
+    throw fail("Prerequisite", "ripgrep (rg) is needed to search logs and was not found.", "Install ripgrep (apt-get install ripgrep).")
+  const total = await eachLine(file, () => {})
+  const matches = Number(found.count.stdout.trim()) || 0
   if (!matches) return `no line of ${total} matches ${re}.`
+  const out: string[] = []
+  let bytes = 0
+  for (const line of found.lines.stdout.split("\n").filter(Boolean)) {
+    const colon = line.indexOf(":")
+    const text = `${line.slice(0, colon)}: ${clip(line.slice(colon + 1))}`
+    if (out.length >= READ_LIMITS.matches || bytes >= READ_LIMITS.bytes) break
+    bytes += text.length + 1
+    out.push(text)
+  }
   return `${matches} of ${total} lines match ${re}${matches > out.length ? ` (first ${out.length} shown)` : ""}:\n${out.join("\n")}`
 }
 

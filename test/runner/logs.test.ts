@@ -80,3 +80,20 @@ test("grepLog finds lines by regex or literal text, case-insensitively, with a c
 test("the log path sits in the run's own directory", () => {
   expect(logPath("/state/runs", "run-20260102T030405-abcdef")).toBe("/state/runs/run-20260102T030405-abcdef/output.log")
 })
+
+test("grepLog on a model's catastrophic pattern over a long line answers at once (control: the same JS regex takes seconds)", async () => {
+  const dir = await tempDir()
+  const file = `${dir}/log`
+  // 24 letters cost JSC's backtracking ~170 ms; each one more doubles it. The log holds 40.
+  const line = `${"a".repeat(40)}!`
+  await Bun.write(file, `${line}\n${"error failed ".repeat(4000)}\nx\n`)
+  const slow = /(a+)+$/
+  const started = performance.now()
+  slow.test(`${"a".repeat(24)}!`)
+  const control = performance.now() - started
+  expect(control).toBeGreaterThan(20)
+  const begun = performance.now()
+  expect(await grepLog(file, "(a+)+$")).toBe("no line of 3 matches /(a+)+$/i.")
+  expect(await grepLog(file, "error.*failed.*\\d+ tests")).toBe("no line of 3 matches /error.*failed.*\\d+ tests/i.")
+  expect(performance.now() - begun).toBeLessThan(2000)
+})
