@@ -18,6 +18,7 @@ export function formatRead(path: string, text: string, offset = 1, limit = DEFAU
   const lines = text.split("\n")
   if (lines.at(-1) === "") lines.pop()
   const start = Math.max(1, Math.floor(offset))
+  if (start > lines.length && !(start === 1 && lines.length === 0)) throw new EditError(`Offset ${start} is out of range for this file (${lines.length} lines)`)
   const out: string[] = []
   let bytes = 0
   let last = start - 1
@@ -41,8 +42,15 @@ export function formatRead(path: string, text: string, offset = 1, limit = DEFAU
   return [`<path>${path}</path>`, "<type>file</type>", "<content>", ...out, "", note, "</content>"].join("\n")
 }
 
-export function formatDirectory(path: string, entries: string[]): string {
-  return [`<path>${path}</path>`, "<type>directory</type>", "<entries>", ...entries.sort(), "</entries>"].join("\n")
+/** A directory as the built-in shows it: entries sorted, directories with a trailing slash, a count. */
+export function formatDirectory(path: string, entries: string[], offset = 1, limit = DEFAULT_READ_LIMIT): string {
+  const sorted = [...entries].sort((a, b) => a.localeCompare(b))
+  const start = Math.max(1, Math.floor(offset))
+  const shown = sorted.slice(start - 1, start - 1 + limit)
+  const note = start - 1 + shown.length < sorted.length
+    ? `(Showing ${shown.length} of ${sorted.length} entries. Use 'offset' parameter to read beyond entry ${start - 1 + shown.length})`
+    : `(${sorted.length} entries)`
+  return [`<path>${path}</path>`, "<type>directory</type>", "<entries>", ...shown, "", note, "</entries>"].join("\n")
 }
 
 /** Binary content (a NUL byte in the first 8 KB) is not shown to a model as text. */
@@ -65,17 +73,19 @@ function trimmedLinesMatch(content: string, find: string): string[] {
   return found
 }
 
+const MULTIPLE = "Found multiple matches for oldString. Provide more surrounding context to make the match unique."
+
 /** The edit tool's replacement: exact text first, then the same lines with other indentation. */
 export function replaceText(content: string, oldString: string, newString: string, replaceAll = false): string {
   if (oldString === newString) throw new EditError("No changes to apply: oldString and newString are identical.")
-  if (oldString === "") throw new EditError("oldString must not be empty; use the write tool to create a file.")
+  if (oldString === "") throw new EditError("oldString cannot be empty when editing an existing file. Provide the exact text to replace, or use write for an intentional full-file replacement.")
   const exact = content.split(oldString).length - 1
   if (exact === 1 || (exact > 1 && replaceAll)) return content.split(oldString).join(newString)
-  if (exact > 1) throw new EditError("Found multiple matches for oldString. Provide more surrounding lines in oldString to identify the correct match, or set replaceAll.")
+  if (exact > 1) throw new EditError(MULTIPLE)
   const loose = trimmedLinesMatch(content, oldString)
-  if (loose.length === 1 || (loose.length > 1 && replaceAll)) return loose.reduce((text, match) => text.replace(match, newString), content)
-  if (loose.length > 1) throw new EditError("Found multiple matches for oldString. Provide more surrounding lines in oldString to identify the correct match, or set replaceAll.")
-  throw new EditError("oldString not found in content. Read the file again and copy the exact text, including whitespace.")
+  if (loose.length === 1 || (loose.length > 1 && replaceAll)) return loose.reduce((text, match) => text.replace(match, () => newString), content)
+  if (loose.length > 1) throw new EditError(MULTIPLE)
+  throw new EditError("Could not find oldString in the file. It must match exactly, including whitespace, indentation, and line endings.")
 }
 
 export type PatchOp =
@@ -185,7 +195,8 @@ export function applyHunks(path: string, content: string, hunks: Hunk[]): string
 }
 
 function findLines(lines: string[], want: string[], from: number, endOfFile: boolean): number {
-  if (!want.length) return endOfFile ? lines.length : from
+  // A hunk of additions only has nothing to anchor on: OpenCode appends it to the file.
+  if (!want.length) return lines.length
   for (const same of [(a: string, b: string) => a === b, (a: string, b: string) => a.trimEnd() === b.trimEnd(), (a: string, b: string) => a.trim() === b.trim()]) {
     const starts = endOfFile ? [lines.length - want.length] : Array.from({ length: Math.max(0, lines.length - want.length - from + 1) }, (_, i) => from + i)
     for (const start of starts) if (start >= 0 && want.every((line, offset) => same(lines[start + offset] ?? "\u0000", line))) return start

@@ -76,7 +76,7 @@ export function readTool(): ToolDefinition {
         const path = absolutePath(files.workspace, stringOf(args, "filePath")!)
         const found = await readPath(files, path)
         if (found.kind === "missing") throw new FileError(`File not found: ${path}`)
-        if (found.kind === "dir") return output(workspaceRelative(files.workspace, path) || ".", formatDirectory(path, found.entries))
+        if (found.kind === "dir") return output(workspaceRelative(files.workspace, path) || ".", formatDirectory(path, found.entries, numberOf(args, "offset") || 1, numberOf(args, "limit") || DEFAULT_READ_LIMIT))
         if (looksBinary(found.text)) throw new FileError(`Cannot read binary file: ${path}`)
         return output(workspaceRelative(files.workspace, path), formatRead(path, found.text, numberOf(args, "offset") || 1, numberOf(args, "limit") || DEFAULT_READ_LIMIT))
       }),
@@ -116,9 +116,12 @@ export function editTool(): ToolDefinition {
         const path = absolutePath(files.workspace, stringOf(args, "filePath")!)
         const oldString = typeof args.oldString === "string" ? args.oldString : ""
         const newString = typeof args.newString === "string" ? args.newString : ""
-        const current = await readText(files, path, "edit")
+        const found = await readPath(files, path)
+        if (found.kind === "dir") throw new FileError(`Path is a directory, not a file: ${path}`)
+        if (found.kind === "file" && found.truncated) throw new FileError(`${path} is larger than the file tools handle; change it with sandbox_shell instead.`)
+        const current = found.kind === "file" ? found.text : undefined
         if (current === undefined) {
-          if (oldString !== "") throw new FileError(`File not found: ${path}`)
+          if (oldString !== "") throw new FileError(`File ${path} not found`)
           await writePath(files, path, newString)
         } else await writePath(files, path, replaceText(current, oldString, newString, args.replaceAll === true || args.replaceAll === "true"))
         return output(workspaceRelative(files.workspace, path), "Edit applied successfully.")
@@ -208,7 +211,7 @@ export function grepTool(): ToolDefinition {
 
 export function globTool(): ToolDefinition {
   return {
-    description: 'Find files in the workspace by glob pattern (e.g. "**/*.ts"), newest first.',
+    description: 'Find files in the workspace by glob pattern (e.g. "**/*.ts"); hidden and ignored files included.',
     args: {
       pattern: { type: "string", description: "The glob pattern to match files against." },
       path: { type: "string", description: "The directory to search in. Defaults to the workspace." },
@@ -218,7 +221,7 @@ export function globTool(): ToolDefinition {
         const files = await access(context)
         const pattern = stringOf(args, "pattern")!
         const path = absolutePath(files.workspace, stringOf(args, "path", true) ?? ".")
-        const found = (await ripgrep(files, ["--no-config", "--hidden", "--no-messages", "--files", "--sortr=modified", "--glob", pattern, "--glob", "!.git/", "--", path])).split("\n").filter(Boolean)
+        const found = (await ripgrep(files, ["--no-config", "--hidden", "--no-ignore", "--no-messages", "--files", "--glob", pattern, "--glob", "!.git/", "--", path])).split("\n").filter(Boolean)
         if (!found.length) return output(pattern, "No files found", { count: 0 })
         const shown = found.slice(0, SEARCH_LIMIT)
         const note = found.length > SEARCH_LIMIT ? ["", "(Results are truncated. Consider using a more specific path or pattern.)"] : []
