@@ -9,6 +9,7 @@ import { describe, fail } from "../errors"
 import { checkRoute, readCatalog } from "../opencode/catalog"
 import { forkSession, removeSession } from "../opencode/session"
 import { hostContext } from "../sandbox"
+import { selfStart } from "../util/process"
 import { autorunFiles } from "../workspace/autorun"
 import { snapshot } from "../workspace/changes"
 import { canonicalWorkspace } from "../workspace/root"
@@ -103,6 +104,7 @@ export class Delegations {
       sessions: [],
       route,
       ownerPid: process.pid,
+      ownerStart: selfStart(),
       createdAt: now,
       updatedAt: now,
       deadline: Date.now() + budget.operationMs,
@@ -140,7 +142,7 @@ export class Delegations {
       await canonicalWorkspace(record.workspace, this.runtime.flags.env, config)
       if (record.writable) await this.acquire(record.workspace, id)
       try {
-        Object.assign(record, { status: "running" as Status, ownerPid: process.pid, deadline: Date.now() + budget.operationMs, operationMs: budget.operationMs, result: undefined, finishedAt: undefined, note: undefined })
+        Object.assign(record, { status: "running" as Status, ownerPid: process.pid, ownerStart: selfStart(), deadline: Date.now() + budget.operationMs, operationMs: budget.operationMs, result: undefined, finishedAt: undefined, note: undefined })
         record.turns++
         record.revision++
         record.snapshot = await snapshot(record.workspace, await this.host())

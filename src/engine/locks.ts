@@ -11,22 +11,30 @@
 // removed. A state whose owner process died is recoverable: the next process reconciles it.
 import { createHash } from "node:crypto"
 import { link, mkdir, readdir, rm } from "node:fs/promises"
+import { z } from "zod"
 import { fail } from "../errors"
-import { readJson, writeAtomic, writeJson } from "../util/fs"
-import { alive } from "../util/process"
+import { writeAtomic, writeJson } from "../util/fs"
+import { sameProcess, selfStart } from "../util/process"
+import { readStateFile } from "../util/state-file"
 
 export const WRITER_STATES = ["active", "cleaning", "quarantined", "preserved"] as const
 export type WriterState = (typeof WRITER_STATES)[number]
 
-export interface WriterLock {
-  workspace: string
-  state: WriterState
-  taskID: string
-  ownerPid: number
-  sessionID?: string
-  reason?: string
-  since: string
-}
+const LockSchema = z.object({
+  workspace: z.string().startsWith("/"),
+  state: z.enum(WRITER_STATES),
+  taskID: z.string().min(1),
+  ownerPid: z.number().int(),
+  /** The owner's boot and start time (util/process.ts processStart): a reused PID is not the owner. */
+  ownerStart: z.string().optional(),
+  sessionID: z.string().optional(),
+  reason: z.string().optional(),
+  since: z.string(),
+})
+
+export type WriterLock = z.infer<typeof LockSchema>
+
+const LOCK_FIX = "The workspace is free again; if a delegation may still be editing it, check git status there before the next one."
 
 export class WriterLocks {
   constructor(readonly dir: string) {}
@@ -36,19 +44,19 @@ export class WriterLocks {
   }
 
   read(workspace: string): Promise<WriterLock | undefined> {
-    return readJson<WriterLock>(this.file(workspace))
+    return readStateFile(this.file(workspace), LockSchema, LOCK_FIX)
   }
 
   async list(): Promise<WriterLock[]> {
     const names = await readdir(this.dir).catch(() => [] as string[])
-    const locks = await Promise.all(names.filter((name) => /^[a-f0-9]{32}\.json$/.test(name)).map((name) => readJson<WriterLock>(`${this.dir}/${name}`)))
-    return locks.filter((lock): lock is WriterLock => Boolean(lock?.state))
+    const locks = await Promise.all(names.filter((name) => /^[a-f0-9]{32}\.json$/.test(name)).map((name) => readStateFile(`${this.dir}/${name}`, LockSchema, LOCK_FIX)))
+    return locks.filter((lock): lock is WriterLock => lock !== undefined)
   }
 
   /** Takes the workspace for a task, or returns the lock that holds it. */
   async tryAcquire(workspace: string, taskID: string): Promise<{ acquired: true } | { acquired: false; holder: WriterLock }> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 })
-    const lock: WriterLock = { workspace, state: "active", taskID, ownerPid: process.pid, since: new Date().toISOString() }
+    const lock: WriterLock = { workspace, state: "active", taskID, ownerPid: process.pid, ownerStart: selfStart(), since: new Date().toISOString() }
     const temp = `${this.dir}/.${taskID}.${process.pid}.tmp`
     await writeAtomic(temp, JSON.stringify(lock, null, 2), 0o600)
     try {
@@ -57,8 +65,9 @@ export class WriterLocks {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
       const holder = await this.read(workspace)
-      // A lock file that vanished or is unreadable between link and read: report it as active, unknown.
-      return { acquired: false, holder: holder ?? { ...lock, taskID: "unknown", ownerPid: 0, reason: "the lock file could not be read" } }
+      // A lock file that vanished, or was corrupt and has just been moved aside: nobody holds it, and
+      // the caller's second attempt takes it.
+      return { acquired: false, holder: holder ?? { ...lock, taskID: "unknown", ownerPid: 0, ownerStart: undefined, reason: "the lock file could not be read" } }
     } finally {
       await rm(temp, { force: true })
     }
@@ -68,7 +77,7 @@ export class WriterLocks {
   async set(workspace: string, taskID: string, state: WriterState, extra: { sessionID?: string; reason?: string } = {}): Promise<void> {
     const current = await this.read(workspace)
     if (!current || current.taskID !== taskID) return
-    await writeJson(this.file(workspace), { ...current, ...extra, state, ownerPid: process.pid, since: new Date().toISOString() } satisfies WriterLock, 0o600)
+    await writeJson(this.file(workspace), { ...current, ...extra, state, ownerPid: process.pid, ownerStart: selfStart(), since: new Date().toISOString() } satisfies WriterLock, 0o600)
   }
 
   /** Clears the state, only while this task holds it. Call only once the session is confirmed removed. */
@@ -78,8 +87,11 @@ export class WriterLocks {
   }
 }
 
-/** True when the process that set this state is gone, so its state can be reconciled by another. */
-export const orphaned = (lock: WriterLock) => lock.ownerPid !== process.pid && !alive(lock.ownerPid)
+/**
+ * True unless the process that set this state is provably alive (its PID with the same start time):
+ * a dead owner, a reused PID, or a lock without an owner identity can be reconciled by another.
+ */
+export const orphaned = (lock: WriterLock) => !sameProcess(lock.ownerPid, lock.ownerStart)
 
 /** The refusal a second writer gets: who holds the workspace, and what the parent can do about it. */
 export function lockedError(lock: WriterLock) {

@@ -6,7 +6,7 @@
 import { describe } from "../errors"
 import { abortSession, findSessions, readTranscript, removeSession, sessionState } from "../opencode/session"
 import type { Delegations, Live } from "./lifecycle"
-import { alive } from "../util/process"
+import { alive, sameProcess, selfStart } from "../util/process"
 import { orphaned } from "./locks"
 import type { TaskRecord } from "./tasks"
 
@@ -17,7 +17,8 @@ export function installRecovery(delegations: Delegations): Promise<void> {
 }
 
 /** Still `running` on disk, but the process that followed it is gone. */
-const ownerGone = (record: TaskRecord) => record.status === "running" && record.ownerPid !== process.pid && !alive(record.ownerPid)
+const ownerGone = (record: TaskRecord) =>
+  record.status === "running" && (record.ownerStart === undefined ? record.ownerPid !== process.pid && !alive(record.ownerPid) : !sameProcess(record.ownerPid, record.ownerStart))
 
 async function recoverAll(delegations: Delegations) {
   const records = (await delegations.store.list()).filter(ownerGone)
@@ -44,6 +45,7 @@ async function reconcileHolder(delegations: Delegations, holder: { taskID: strin
 export async function recoverTask(delegations: Delegations, record: TaskRecord): Promise<void> {
   if (delegations.live.has(record.id)) return
   record.ownerPid = process.pid
+  record.ownerStart = selfStart()
   if (record.writable) {
     const lock = await delegations.locks.read(record.workspace)
     if (lock?.taskID === record.id) await delegations.locks.set(record.workspace, record.id, lock.state, {})

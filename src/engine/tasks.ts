@@ -3,12 +3,14 @@
 // process or a person with `cat` can see every task that was ever started and how it ended.
 import { randomBytes } from "node:crypto"
 import { readdir } from "node:fs/promises"
-import type { Role } from "../config/schema"
+import { z } from "zod"
+import { ROLES, type Role } from "../config/schema"
 import { fail } from "../errors"
 import type { ModelRoute } from "../opencode/session"
-import { readJson, writeJson } from "../util/fs"
+import { writeJson } from "../util/fs"
+import { readStateFile } from "../util/state-file"
 import type { Snapshot } from "../workspace/changes"
-import type { DelegationResult, Status } from "./result"
+import { STATUSES, type DelegationResult, type Status } from "./result"
 
 export const FINISHED: readonly Status[] = ["succeeded", "failed", "timed_out", "cancelled", "needs_review", "interrupted"]
 /** Progress lines kept in a record (the newest); the full story is in the session. */
@@ -32,6 +34,8 @@ export interface TaskRecord {
   route?: ModelRoute
   /** PID of the MCP server process following the task. */
   ownerPid: number
+  /** That process's boot and start time (util/process.ts processStart), so a reused PID is not taken for it. */
+  ownerStart?: string
   createdAt: string
   updatedAt: string
   finishedAt?: string
@@ -54,6 +58,35 @@ export interface TaskRecord {
 
 export const isFinished = (status: Status) => FINISHED.includes(status)
 
+/**
+ * What every reader of a record relies on. Nested evidence (snapshot, result) is kept as written; a
+ * record missing any of these fields is moved aside rather than breaking task_list for every task.
+ */
+const RecordSchema = z.looseObject({
+  version: z.literal(1),
+  id: z.string(),
+  role: z.enum(ROLES),
+  agent: z.string(),
+  workspace: z.string().startsWith("/"),
+  title: z.string(),
+  writable: z.boolean(),
+  status: z.enum(STATUSES),
+  idempotencyKey: z.string().optional(),
+  sessionID: z.string().optional(),
+  sessions: z.array(z.string()),
+  ownerPid: z.number().int(),
+  ownerStart: z.string().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  deadline: z.number(),
+  operationMs: z.number(),
+  turns: z.number().int(),
+  revision: z.number().int(),
+  progress: z.array(z.string()),
+})
+
+const CORRUPT_FIX = "The task it held (if any) is no longer listed; inspect the moved file, and delete it once you no longer need it."
+
 const ID = /^task_[a-z0-9]+_[a-f0-9]+$/
 
 export const newTaskId = () => `task_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
@@ -74,7 +107,12 @@ export class TaskStore {
   }
 
   async read(id: string): Promise<TaskRecord | undefined> {
-    return readJson<TaskRecord>(this.file(id))
+    return this.load(this.file(id), id)
+  }
+
+  private load(path: string, id: string): Promise<TaskRecord | undefined> {
+    const named = (record: { id: string }) => (record.id === id ? undefined : `its id ${JSON.stringify(record.id)} is not its file name's ${id}`)
+    return readStateFile(path, RecordSchema, CORRUPT_FIX, named) as Promise<TaskRecord | undefined>
   }
 
   /** Writes now and resolves once this state (or a newer one) is on disk. */
@@ -106,8 +144,9 @@ export class TaskStore {
 
   async list(): Promise<TaskRecord[]> {
     const names = await readdir(this.dir).catch(() => [] as string[])
-    const records = await Promise.all(names.filter((name) => name.endsWith(".json") && ID.test(name.slice(0, -5))).map((name) => readJson<TaskRecord>(`${this.dir}/${name}`)))
-    return records.filter((record): record is TaskRecord => record?.version === 1).sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+    const ids = names.filter((name) => name.endsWith(".json") && ID.test(name.slice(0, -5))).map((name) => name.slice(0, -5))
+    const records = await Promise.all(ids.map((id) => this.load(`${this.dir}/${id}.json`, id)))
+    return records.filter((record): record is TaskRecord => record !== undefined).sort((a, b) => b.createdAt.localeCompare(a.createdAt))
   }
 
   async findByKey(key: string): Promise<TaskRecord | undefined> {

@@ -182,6 +182,30 @@ export function alive(pid: number): boolean {
   }
 }
 
+let bootId: string | undefined
+/**
+ * What tells one process from a later one that reuses its PID: the boot and the start time (in clock
+ * ticks since boot, /proc/<pid>/stat field 22). Undefined when the process does not exist.
+ */
+export function processStart(pid: number): string | undefined {
+  if (!Number.isInteger(pid) || pid <= 0) return undefined
+  try {
+    bootId ??= readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    // Fields after the parenthesised command name, which may itself hold spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return `${bootId}:${fields[19]}`
+  } catch {
+    return undefined
+  }
+}
+
+/** This process's identity, for the records and locks it owns. */
+export const selfStart = () => processStart(process.pid)
+
+/** True only when `pid` is alive and is the very process that recorded `start` (not a reused PID). */
+export const sameProcess = (pid: number, start: string | undefined) => start !== undefined && alive(pid) && processStart(pid) === start
+
 /** Stops a process we only know by PID (recorded in the state dir): SIGTERM, wait, SIGKILL. */
 export async function killPid(pid: number, graceMs = 2000): Promise<void> {
   if (!alive(pid)) return

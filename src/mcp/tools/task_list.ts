@@ -2,6 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { z } from "zod"
 import type { Delegations } from "../../engine/lifecycle"
 import { STATUSES } from "../../engine/result"
+import { corruptFiles } from "../../util/state-file"
 import { errorResult } from "../shared"
 import description from "./task_list.md" with { type: "text" }
 import { statusOfRecord, statusShape } from "./task_status"
@@ -17,7 +18,14 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
         cwd: z.string().min(1).optional().describe("Only tasks in this workspace (absolute path)."),
         limit: z.number().int().min(1).max(200).default(20).describe("At most this many, newest first."),
       },
-      outputSchema: { tasks: z.array(z.object(statusShape)), total: z.number() },
+      outputSchema: {
+        tasks: z.array(z.object(statusShape)),
+        total: z.number(),
+        corrupt_files: z
+          .array(z.object({ path: z.string(), moved_to: z.string(), reason: z.string(), fix: z.string() }))
+          .optional()
+          .describe("State files that could not be read and were moved aside (each reported once)."),
+      },
       annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
     },
     async (args) => {
@@ -27,8 +35,11 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
           .map((record) => delegations.live.get(record.id)?.record ?? record)
           .filter((record) => (!args.status || record.status === args.status) && (!args.cwd || record.workspace === args.cwd || record.workspace.startsWith(`${args.cwd}/`)))
         const tasks = all.slice(0, args.limit).map(statusOfRecord)
-        const text = tasks.length ? tasks.map((t) => `${t.task_id}  ${t.status.padEnd(12)} ${t.role.padEnd(7)} ${t.workspace}`).join("\n") : "No tasks."
-        return { content: [{ type: "text", text }], structuredContent: { tasks, total: all.length } }
+        const lines = tasks.length ? tasks.map((t) => `${t.task_id}  ${t.status.padEnd(12)} ${t.role.padEnd(7)} ${t.workspace}`) : ["No tasks."]
+        // Reported once: each corrupt file moved aside since the last task_list.
+        const corrupt = corruptFiles.splice(0).map((file) => ({ path: file.path, moved_to: file.movedTo, reason: file.reason, fix: file.fix }))
+        for (const file of corrupt) lines.push(`moved aside ${file.path} → ${file.moved_to}: ${file.reason}. ${file.fix}`)
+        return { content: [{ type: "text", text: lines.join("\n") }], structuredContent: { tasks, total: all.length, ...(corrupt.length ? { corrupt_files: corrupt } : {}) } }
       } catch (error) {
         return errorResult(error)
       }
