@@ -84,7 +84,10 @@ export async function removePath(access: FileAccess, path: string): Promise<void
 
 /** ripgrep inside the read-only sandbox; exit 1 (no match) is an empty answer, not an error. */
 export async function ripgrep(access: FileAccess, args: string[]): Promise<string> {
-  const result = await sandboxed(access, false, `exec rg "$@"`, args)
+  // rg blocks on a FIFO named as its path (in a walk it skips them): refuse anything but a file or directory.
+  const script = `p="\${@: -1}"; if [ ! -d "$p" ] && [ ! -f "$p" ] && [ -e "$p" ]; then exit ${SPECIAL}; fi; exec rg "$@"`
+  const result = await sandboxed(access, false, script, args)
+  if (result.exitCode === SPECIAL) throw new FileError(`${args.at(-1)} is not a regular file or a directory (a device, socket or pipe); it is not searched.`)
   if (result.exitCode === 127) throw new FileError("ripgrep (rg) is not installed under /usr; install it (apt-get install ripgrep).")
   if (result.exitCode !== 0 && result.exitCode !== 1) throw new FileError(result.stderr.trim() || `rg failed (exit ${result.exitCode})`)
   return result.stdout

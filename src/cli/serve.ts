@@ -1,9 +1,9 @@
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { defineCommand } from "citty"
 import { readFlags } from "../config/flags"
 import { Delegations } from "../engine/lifecycle"
 import { Runtime } from "../engine/runtime"
 import { createServer } from "../mcp/server"
+import { GuardedStdioTransport } from "../mcp/stdio"
 import { releaseLease, takeLease } from "../opencode/lease"
 
 export default defineCommand({
@@ -12,7 +12,7 @@ export default defineCommand({
     const runtime = new Runtime(readFlags(process.env))
     const delegations = new Delegations(runtime)
     const server = createServer(runtime, delegations)
-    const transport = new StdioServerTransport()
+    const transport = new GuardedStdioTransport()
     const closed = new Promise<void>((resolve) => {
       transport.onclose = resolve
       // A client that goes away closes our stdin or signals us; stop then rather than linger.

@@ -137,6 +137,7 @@ describe("special files and huge lines", () => {
     expect(lstatSync(`${repo}/pipe`).isFIFO()).toBe(true) // control: a host-side open of it would block
     expect(results[1]!.output).toContain("is not a regular file")
     expect(results[2]!.output).toContain("is not a regular file")
+    expect(results[3]!.output).toContain("is not a regular file or a directory")
     expect(Date.now() - started).toBeLessThan(20_000)
   }, 60_000)
 

@@ -37,7 +37,7 @@ test("a malformed record and one answering for another task are moved aside; tas
   await writeFile(`${tasks}/task_aaaaaaaa_00000003.json`, "{ not json")
 
   const listed = structured(await call("task_list", {}))
-  expect((listed.tasks as { task_id: string }[]).map((t) => t.task_id)).toContain(first.task_id)
+  expect((listed.tasks as { task_id: string }[]).map((t) => t.task_id)).toContain(String(first.task_id))
   const corrupt = listed.corrupt_files as { path: string; moved_to: string; reason: string; fix: string }[]
   expect(corrupt.map((c) => c.path.split("/").at(-1)).sort()).toEqual(["task_aaaaaaaa_00000001.json", "task_aaaaaaaa_00000002.json", "task_aaaaaaaa_00000003.json"])
   expect(corrupt.find((c) => c.path.endsWith("00000002.json"))?.reason).toContain(`is not its file name's task_aaaaaaaa_00000002`)
