@@ -6,7 +6,7 @@ import { readJsonFile } from "../util/fs"
 import { ConfigSchema, defaultConfig, type Config } from "./schema"
 
 export async function loadConfig(file: string): Promise<Config> {
-  const raw = await readJsonFile(file, "Config", `Fix the JSON syntax in ${file}, or run \`opencode-mcp-orchestrator install\` to write it again.`)
+  const raw = await readJsonFile(file, "Config", `Fix it by hand, or move it aside and run \`opencode-mcp-orchestrator install\` to write a new one.`)
   return raw === undefined ? defaultConfig() : parseConfig(raw, file)
 }
 
@@ -17,7 +17,7 @@ export function parseConfig(raw: unknown, file: string): Config {
   throw fail(
     "Config",
     `${file} is invalid:\n${issues.map((line) => `  - ${line}`).join("\n")}`,
-    `Edit ${file} to fix the field${issues.length > 1 ? "s" : ""} above (the file was not changed), or rerun \`opencode-mcp-orchestrator install\`.`,
+    `Edit ${file} to fix the field${issues.length > 1 ? "s" : ""} above (the file was not changed), or move it aside and run \`opencode-mcp-orchestrator install\` to write a new one.`,
     { file, issues },
   )
 }

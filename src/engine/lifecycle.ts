@@ -5,7 +5,7 @@
 // session is confirmed removed (a never-run fork keeps the conversation for task_continue).
 import type { Role } from "../config/schema"
 import { timeoutLimits } from "../config/schema"
-import { describe, fail } from "../errors"
+import { AppError, describe, fail } from "../errors"
 import { checkRoute, readCatalog } from "../opencode/catalog"
 import { forkSession, removeSession } from "../opencode/session"
 import { hostContext } from "../sandbox"
@@ -87,7 +87,15 @@ export class Delegations {
     const { route, explicit } = await resolveRoute(this.runtime, request.role, request.model, request.variant)
     // Fail closed before any lock or record: no session starts where file access would not be sandboxed.
     const { client } = await this.runtime.sandboxed(workspace)
-    if (route && explicit) checkRoute(await readCatalog(client, workspace), route)
+    if (route) {
+      // A model from config.json is checked too, before any session: OpenCode may have dropped it since install.
+      try {
+        checkRoute(await readCatalog(client, workspace), route)
+      } catch (error) {
+        if (explicit || !(error instanceof AppError)) throw error
+        throw fail("Config", `config.json routes ${request.role} to a model OpenCode cannot use: ${error.message}`, `Edit models.${request.role} (or modelVariants.${request.role}) in ${this.runtime.paths.configFile}, or rerun \`opencode-mcp-orchestrator install\` to pick again; ${error.hint ?? ""}`.trim())
+      }
+    }
     const id = newTaskId()
     if (request.writable) await this.acquire(workspace, id)
     const now = new Date().toISOString()

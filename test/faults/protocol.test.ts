@@ -7,7 +7,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
 import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
 import { stopServer } from "../../src/opencode/server"
-import { spawn, type Spawned } from "../../src/util/process"
+import type { Spawned } from "../../src/util/process"
 import { BINARY, connectStdio, TEST_PATH, textOf } from "../helpers/mcp"
 
 let model: ScriptedModel

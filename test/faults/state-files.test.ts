@@ -76,3 +76,28 @@ test("control: a lock held by a live owner (PID and start time) refuses a second
   expect(text(result)).toContain("is held by task task_yyyyyyyy_00000001")
   expect((await readdir(world.home.paths.locksDir)).some((name) => name.includes(".corrupt"))).toBe(true)
 })
+
+test("config.json that is a directory, or routes a role to an unknown model, is an error before any session, with a fix that works", async () => {
+  const repo = await makeRepo(world)
+  const file = world.home.paths.configFile
+  const saved = await Bun.file(file).text()
+  const requests = world.model.stepRequests().length
+  try {
+    await Bun.write(file, JSON.stringify({ version: 1, models: { scout: "scripted/no-such-model" } }))
+    const unknown = await call("scout", { cwd: repo, task: "[script:quick] look" })
+    expect(text(unknown)).toContain("config.json routes scout to a model OpenCode cannot use")
+    expect(text(unknown)).toContain("models.scout")
+    const { rm } = await import("node:fs/promises")
+    await rm(file)
+    await mkdir(file)
+    const directory = await call("scout", { cwd: repo, task: "[script:quick] look" })
+    expect(text(directory)).toContain(`${file} is not a regular file`)
+    expect(text(directory)).toContain("Remove it (it is a directory)")
+    expect(world.model.stepRequests().length).toBe(requests)
+    await rm(file, { recursive: true })
+  } finally {
+    await Bun.write(file, saved)
+  }
+  // Control: the restored config delegates.
+  expect(structured(await call("scout", { cwd: repo, task: "[script:quick] look" })).status).toBe("succeeded")
+})
