@@ -7,9 +7,8 @@ import { resolvePaths, type Paths } from "../config/paths"
 import type { Config } from "../config/schema"
 import { connect, EventHub } from "../opencode/client"
 import { confirmSandboxed } from "../opencode/guard"
-import { ensureServer, health, type ServerRecord } from "../opencode/server"
+import { ensureServer, probeServer, type ServerRecord } from "../opencode/server"
 import { fail } from "../errors"
-import { alive } from "../util/process"
 
 export interface Connection {
   record: ServerRecord
@@ -38,15 +37,19 @@ export class Runtime {
     // A task still settling after shutdown must not start a new shared server behind our back.
     if (this.closed) throw fail("Server", "This MCP server is shutting down; OpenCode is no longer reached from it.", "The next MCP server process recovers the task from its record.")
     // One loopback health check per call (about a millisecond) catches a server that died or hangs.
-    if (this.connection && alive(this.connection.record.pid) && (await health(this.connection.record, 2000))) return this.connection
+    if (this.connection && (await probeServer(this.connection.record)) === "healthy") return this.connection
     this.connecting ??= this.open().finally(() => (this.connecting = undefined))
     return this.connecting
   }
 
   private async open(): Promise<Connection> {
-    this.connection?.hub.close()
-    this.connection = undefined
+    // A slow server is waited out there (never killed at the first silence); one that answers again is
+    // the same server, and its connection, event stream and listeners carry on.
     const record = await ensureServer({ paths: this.paths, binary: this.flags.opencodeBin, env: this.flags.env })
+    const current = this.connection
+    if (current && current.record.pid === record.pid && current.record.url === record.url && current.record.password === record.password) return current
+    current?.hub.close()
+    this.connection = undefined
     const client = connect(record)
     const hub = new EventHub(record)
     // A hub that never connected would keep reconnecting for ever; close it with the error.

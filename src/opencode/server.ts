@@ -1,6 +1,7 @@
 // The shared OpenCode server: found (a healthy one this program started, recorded in the state dir)
 // or started (`opencode serve` on loopback, random port, random password), and reused across tasks
-// and across MCP server processes. A dead or unhealthy one is replaced on the next call.
+// and across MCP server processes. A slow one is waited out; a gone one is replaced on the next call;
+// a process that is not provably ours (PID, start time, password) is never signalled.
 import { randomBytes } from "node:crypto"
 import { link, mkdir, rm, stat, writeFile } from "node:fs/promises"
 import { readFileSync } from "node:fs"
@@ -8,10 +9,12 @@ import type { Env } from "../config/flags"
 import type { Paths } from "../config/paths"
 import { fail } from "../errors"
 import { readJson, writeJson } from "../util/fs"
-import { alive, killPid, spawn } from "../util/process"
+import { alive, killPid, processStart, spawn } from "../util/process"
 
 export interface ServerRecord {
   pid: number
+  /** The server process's boot and start time (util/process.ts): a reused PID is never taken for it. */
+  start?: string
   url: string
   username: string
   password: string
@@ -68,23 +71,54 @@ export async function readServerRecord(paths: Paths) {
   return readJson<ServerRecord>(paths.serverFile)
 }
 
-async function healthyRecord(paths: Paths) {
+export type ServerState = "healthy" | "slow" | "foreign" | "gone"
+
+/**
+ * What the recorded server is now. `gone`: its process (that PID with that start time) no longer runs.
+ * `foreign`: something answers on the port but not to our password. `slow`: our process is alive but
+ * did not answer in time (a stall, a busy event loop, SIGSTOP) — never a reason to kill it at once.
+ */
+export async function probeServer(record: ServerRecord, timeoutMs = 2000): Promise<ServerState> {
+  if (!alive(record.pid)) return "gone"
+  // Only a process with the recorded start time can be "slow" (and, past the liveness window, stopped);
+  // a record without one is trusted only when the server answers to its password.
+  const provable = record.start !== undefined && isServerProcess(record)
+  try {
+    const response = await fetch(`${record.url}/global/health`, { headers: { authorization: authHeader(record) }, signal: AbortSignal.timeout(timeoutMs) })
+    if (response.status === 401) return "foreign"
+    const body = (await response.json().catch(() => ({}))) as { healthy?: boolean }
+    if (response.ok && body.healthy) return "healthy"
+  } catch {}
+  return provable ? "slow" : "gone"
+}
+
+/** How long a live but silent server is waited out before it counts as hung and is replaced. */
+export const LIVENESS_WINDOW_MS = 45_000
+
+/**
+ * The recorded server once it answers; undefined when there is none to use. A slow one is waited out
+ * for the liveness window, then (being provably ours) stopped; a foreign or gone one is left alone.
+ */
+async function usableRecord(paths: Paths): Promise<ServerRecord | undefined> {
   const record = await readServerRecord(paths)
-  if (!record || !alive(record.pid)) return undefined
-  return (await health(record)) ? record : undefined
+  if (!record) return undefined
+  const deadline = Date.now() + LIVENESS_WINDOW_MS
+  for (let state = await probeServer(record); ; state = await probeServer(record)) {
+    if (state === "healthy") return record
+    if (state !== "slow") return undefined
+    if (Date.now() > deadline) {
+      await killPid(record.pid)
+      return undefined
+    }
+    await Bun.sleep(500)
+  }
 }
 
 /** Returns a healthy shared server, starting one if needed. Safe to call from several processes at once. */
 export async function ensureServer(options: ServerOptions): Promise<ServerRecord> {
-  const existing = await healthyRecord(options.paths)
+  const existing = await usableRecord(options.paths)
   if (existing) return existing
-  return withStartLock(options.paths, async () => {
-    const again = await healthyRecord(options.paths)
-    if (again) return again
-    const stale = await readServerRecord(options.paths)
-    if (stale && isServerProcess(stale)) await killPid(stale.pid)
-    return startServer(options)
-  })
+  return withStartLock(options.paths, async () => (await usableRecord(options.paths)) ?? startServer(options))
 }
 
 export function resolveBinary(binary: string, env: Env): string {
@@ -119,7 +153,7 @@ async function startServer(options: ServerOptions): Promise<ServerRecord> {
     const log = (await Bun.file(options.paths.serverLog).text()).trim().split("\n").slice(-5).join("\n")
     throw fail("Server", `OpenCode did not start listening:\n${log}`, `See ${options.paths.serverLog}; run \`opencode serve\` by hand to see why.`)
   }
-  const record: ServerRecord = { pid: child.pid, url, username: USERNAME, password, version: "", binary, startedAt: new Date().toISOString() }
+  const record: ServerRecord = { pid: child.pid, start: processStart(child.pid), url, username: USERNAME, password, version: "", binary, startedAt: new Date().toISOString() }
   record.version = (await health(record, 10_000)) ?? ""
   if (!record.version) {
     await child.kill(1000)
@@ -146,8 +180,10 @@ async function waitForUrl(logFile: string, exited: Promise<number>, timeoutMs: n
  * True when the recorded PID is still that `opencode serve`: the record outlives reboots, and a PID
  * reused by an unrelated process must never be signalled.
  */
-export function isServerProcess(record: Pick<ServerRecord, "pid" | "binary">): boolean {
+export function isServerProcess(record: Pick<ServerRecord, "pid" | "binary" | "start">): boolean {
   if (!alive(record.pid)) return false
+  // A record written with the server's start time must match it exactly (older records fall back to the command line).
+  if (record.start !== undefined && processStart(record.pid) !== record.start) return false
   try {
     const argv = readFileSync(`/proc/${record.pid}/cmdline`, "utf8").split("\0")
     return argv.includes("serve") && argv.some((arg) => arg === record.binary || arg.endsWith("/opencode") || arg.endsWith("opencode.exe"))
