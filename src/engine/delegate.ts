@@ -56,6 +56,8 @@ export interface TurnSpec {
   attach?: boolean
   onSession(sessionID: string): Promise<void>
   onProgress(line: string): void
+  /** True once the shared server's process is gone (not merely slow). */
+  serverGone?: () => Promise<boolean>
 }
 
 export interface Turn {
@@ -109,6 +111,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
     waitIdle(client, hub, sessionID, workspace, {
       signal: spec.signal,
       deadline: spec.deadline,
+      serverGone: spec.serverGone,
       onEvent: (event) => {
         const line = describeEvent(event, tracker)
         if (line) spec.onProgress(line)
@@ -124,6 +127,8 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
     if (!spec.attach) await sendPrompt(client, sessionID, { directory: workspace, agent: spec.agent, text: brief, model: spec.route })
     outcome = await follow()
   }
+  // A lost server took the session's run with it: nothing is left to abort, and nothing answers.
+  if (outcome.kind === "lost") return { sessionID, outcome }
   if (outcome.kind !== "idle") {
     await abortSession(client, sessionID, workspace)
     await settleAfterAbort(client, sessionID, workspace)
@@ -154,7 +159,7 @@ export function statusOf(outcome: WaitOutcome, transcript: Transcript | undefine
   if (outcome.kind === "deadline") return "timed_out"
   // Aborted from elsewhere (another process's task_cancel, or a person in the TUI).
   if (transcript?.error?.startsWith("MessageAbortedError")) return "cancelled"
-  if (outcome.kind === "error" || transcript?.error) return "failed"
+  if (outcome.kind === "error" || outcome.kind === "lost" || transcript?.error) return "failed"
   return transcript?.text ? "succeeded" : "needs_review"
 }
 

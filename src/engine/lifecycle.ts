@@ -7,6 +7,7 @@ import type { Role } from "../config/schema"
 import { timeoutLimits } from "../config/schema"
 import { AppError, describe, fail } from "../errors"
 import { checkRoute, readCatalog } from "../opencode/catalog"
+import { probeServer } from "../opencode/server"
 import { forkSession, removeSession } from "../opencode/session"
 import { hostContext } from "../sandbox"
 import { selfStart } from "../util/process"
@@ -196,10 +197,36 @@ export class Delegations {
   private async drive(live: Live, brief: string, attach: boolean): Promise<TaskRecord> {
     const { record } = live
     const started = Date.now()
-    let turn: Turn
+    let turn: Turn = { outcome: { kind: "aborted" } }
+    // A read-only task whose server died is run again once on the new server; a writer never is (its
+    // edits so far are in the workspace, and the parent decides what happens next).
+    for (let attempt = 0; attempt < (record.writable ? 1 : 2); attempt++) {
+      if (attempt > 0) {
+        this.progress(live, "the shared OpenCode server stopped; running the task again on a new one")
+        record.sessionID = undefined
+      }
+      turn = await this.turn(live, brief, attach && attempt === 0)
+      if (turn.outcome.kind !== "lost") break
+    }
     try {
-      const { client, hub } = attach ? await this.runtime.opencode() : await this.runtime.sandboxed(record.workspace)
-      turn = await runTurn(
+      return await this.settle(live, turn, started)
+    } catch (error) {
+      // Settling failed (the state dir is unwritable, git broke): the record still says how it ended.
+      Object.assign(live.record, { status: "failed" as Status, finishedAt: new Date().toISOString(), note: `The task could not be settled: ${describe(error)}` })
+      live.record.revision++
+      await this.store.save(live.record).catch(() => undefined)
+      for (const listener of live.listeners) listener()
+      this.live.delete(live.record.id)
+      return live.record
+    }
+  }
+
+  /** One turn on the shared server, any failure to reach it folded into the outcome. */
+  private async turn(live: Live, brief: string, attach: boolean): Promise<Turn> {
+    const { record } = live
+    try {
+      const { client, hub, record: server } = attach ? await this.runtime.opencode() : await this.runtime.sandboxed(record.workspace)
+      return await runTurn(
         {
           client,
           hub,
@@ -219,22 +246,12 @@ export class Delegations {
             if (record.writable) await this.locks.set(record.workspace, record.id, "active", { sessionID })
           },
           onProgress: (line) => this.progress(live, line),
+          serverGone: async () => (await probeServer(server)) === "gone",
         },
         brief,
       )
     } catch (error) {
-      turn = { sessionID: record.sessionID, outcome: { kind: "error", message: describe(error) } }
-    }
-    try {
-      return await this.settle(live, turn, started)
-    } catch (error) {
-      // Settling failed (the state dir is unwritable, git broke): the record still says how it ended.
-      Object.assign(live.record, { status: "failed" as Status, finishedAt: new Date().toISOString(), note: `The task could not be settled: ${describe(error)}` })
-      live.record.revision++
-      await this.store.save(live.record).catch(() => undefined)
-      for (const listener of live.listeners) listener()
-      this.live.delete(live.record.id)
-      return live.record
+      return { sessionID: record.sessionID, outcome: { kind: "error", message: describe(error) } }
     }
   }
 
@@ -253,9 +270,19 @@ export class Delegations {
     // The evidence (git, the runner's log, planted metadata) is measured while the session is parked.
     const evidence = this.host().then((host) => measureEvidence(record, turn.sessionID, this.runtime.paths.runsDir, host))
     if (turn.outcome.kind === "error") result.error = turn.outcome.message
+    const lost = turn.outcome.kind === "lost"
+    if (lost) {
+      result.error = "server_lost: the shared OpenCode server stopped while the task ran; nothing runs for it any more."
+      result.next = record.writable
+        ? "Edits made before the server stopped are kept (see files_changed); inspect them, then start a new worker for what is left. The next call starts a new server."
+        : "Retried once on a new server, which stopped too; run `opencode-mcp-orchestrator doctor`, then retry."
+    }
     if (record.writable) await this.locks.set(record.workspace, record.id, "cleaning", { sessionID: turn.sessionID })
     let release = true
-    if (turn.sessionID && this.runtime.flags.preserveSessions) {
+    if (lost) {
+      // The process that ran the session is gone: nothing can write here any more, so the workspace is free.
+      record.sessionID = turn.sessionID
+    } else if (turn.sessionID && this.runtime.flags.preserveSessions) {
       release = false
       result.transcript = `preserved session ${turn.sessionID}: opencode export ${turn.sessionID}`
       if (record.writable) await this.locks.set(record.workspace, record.id, "preserved", { sessionID: turn.sessionID, reason: `session ${turn.sessionID} kept for diagnosis (${status})` })

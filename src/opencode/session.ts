@@ -49,7 +49,7 @@ export async function sendPrompt(client: OpencodeClient, sessionID: string, spec
   if (result.error !== undefined) unwrap(result, "accept the prompt")
 }
 
-export type WaitOutcome = { kind: "idle" } | { kind: "error"; message: string } | { kind: "aborted" } | { kind: "deadline" }
+export type WaitOutcome = { kind: "idle" } | { kind: "error"; message: string } | { kind: "aborted" } | { kind: "deadline" } | { kind: "lost" }
 
 export interface WaitOptions {
   signal?: AbortSignal
@@ -57,6 +57,8 @@ export interface WaitOptions {
   onEvent?: (event: Event) => void
   /** How often to confirm the state by polling, in case an event was missed. */
   pollMs?: number
+  /** Asked at each poll: true once the server is gone (its process no longer runs), which ends the wait at once. */
+  serverGone?: () => Promise<boolean>
 }
 
 /** Resolves when the session goes idle after its prompt, errors, or the signal/deadline ends the wait. */
@@ -86,6 +88,7 @@ export function waitIdle(client: OpencodeClient, hub: EventHub, sessionID: strin
     options.signal?.addEventListener("abort", onAbort, { once: true })
     timer = options.deadline ? setTimeout(() => finish({ kind: "deadline" }), Math.max(0, options.deadline - Date.now())) : undefined
     poll = setInterval(async () => {
+      if (await options.serverGone?.().catch(() => false)) return finish({ kind: "lost" })
       if (await finishedByPoll(client, sessionID, directory)) finish(error ? { kind: "error", message: error } : { kind: "idle" })
     }, options.pollMs ?? 3000)
   })

@@ -16,6 +16,7 @@ beforeAll(async () => {
   world = await startWorld({
     slow: { turns: [{ steps: [{ text: "slow report", delayMs: 4000 }] }] },
     quick: { turns: [{ steps: [{ text: "quick report" }] }] },
+    edit_then_wait: { turns: [{ steps: [{ tool: "write", args: { filePath: "kept.txt", content: "kept\n" } }, { text: "late report", delayMs: 8000 }] }] },
   })
   first = await connect(world)
   second = await connect(world, {}, "second-client")
@@ -66,6 +67,7 @@ test.each([
   ["another start time (a reused PID)", (pid: number) => ({ start: "other-boot:1", pid })],
 ])("a stale record naming an unrelated opencode-serve-like process (%s) never gets it signalled", async (_, shape) => {
   const real = (await readServerRecord(world.home.paths))!
+  strays.push(real.pid) // left running by the record swap below; stopped at the end
   const pid = lookalike()
   await Bun.sleep(200)
   const fake: ServerRecord = { ...real, ...shape(pid), url: "http://127.0.0.1:9" }
@@ -93,4 +95,45 @@ test("a record whose password the server refuses is left alone (not killed); a n
   } finally {
     await fresh.close()
   }
+  // The left-alone server was ours after all: stop it, so the connections here move to the recorded one.
+  process.kill(real.pid, "SIGKILL")
 }, 60_000)
+
+/** Kills the server this connection works on (tests above leave several servers behind). */
+const killServer = async (mcp: Connected) => {
+  const { record } = await mcp.runtime.opencode()
+  process.kill(record.pid, "SIGKILL")
+  return record
+}
+
+test("a server killed under a worker: the task ends failed with server_lost within seconds, the edit kept, the workspace free", async () => {
+  const repo = await makeRepo(world)
+  const started = Date.now()
+  const call = first.client.callTool({ name: "worker", arguments: { cwd: repo, task: "[script:edit_then_wait] edit" } }, undefined, { timeout: 120_000 })
+  const deadline = Date.now() + 20_000
+  while (!(await Bun.file(`${repo}/kept.txt`).exists()) && Date.now() < deadline) await Bun.sleep(100)
+  const killed = await killServer(first)
+  const result = structured(await call)
+  expect(result.status).toBe("failed")
+  expect(String(result.error)).toStartWith("server_lost")
+  expect(String(result.next)).toContain("Edits made before the server stopped are kept")
+  expect(await Bun.file(`${repo}/kept.txt`).text()).toBe("kept\n")
+  expect(Date.now() - started).toBeLessThan(30_000)
+  expect(alive(killed.pid)).toBe(false)
+  const { readdir } = await import("node:fs/promises")
+  expect((await readdir(world.home.paths.locksDir)).filter((name) => name.endsWith(".json"))).toEqual([])
+  // The next delegation in that workspace works, on a new server.
+  expect(structured(await scout(first, repo, "quick")).status).toBe("succeeded")
+}, 120_000)
+
+test("a server killed under a scout: the scout runs again on a new server and succeeds", async () => {
+  const repo = await makeRepo(world)
+  const call = scout(first, repo, "slow")
+  await Bun.sleep(1500)
+  const killed = await killServer(first)
+  const result = structured(await call)
+  strays.push((await first.runtime.opencode()).record.pid)
+  expect(result.status).toBe("succeeded")
+  expect(String(result.report)).toContain("slow report")
+  expect((await first.runtime.opencode()).record.pid).not.toBe(killed.pid)
+}, 120_000)
