@@ -17,6 +17,7 @@ export const main = defineCommand({
     uninstall: () => import("./uninstall").then((m) => m.default),
     models: () => import("./models").then((m) => m.default),
     tasks: () => import("./tasks").then((m) => m.default),
+    supervise: () => import("./supervise").then((m) => m.default),
   },
 })
 

@@ -5,6 +5,8 @@ import { Runtime } from "../engine/runtime"
 import { createServer } from "../mcp/server"
 import { GuardedStdioTransport } from "../mcp/stdio"
 import { releaseLease, takeLease } from "../opencode/lease"
+import { spawn } from "../util/process"
+import { selfCommand } from "../util/self"
 
 export default defineCommand({
   meta: { name: "serve", description: "Run the MCP server on stdio (what Codex and Claude Code start)." },
@@ -24,7 +26,10 @@ export default defineCommand({
     await server.connect(transport)
     await closed
     runtime.close()
-    // Sessions still running stay on the shared server: the next `serve` re-attaches to them.
-    await releaseLease(runtime.paths, delegations.live.size > 0)
+    // The client is gone (and will kill this process within seconds), but the tasks it started are not:
+    // a detached supervisor takes them over, with their deadlines, and stops the shared server after.
+    const handover = delegations.live.size > 0
+    if (handover) spawn([...selfCommand(), "supervise", "--parent", String(process.pid)], { detached: true, env: process.env, logFile: runtime.paths.supervisorLog })
+    await releaseLease(runtime.paths, handover)
   },
 })

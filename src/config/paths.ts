@@ -25,6 +25,7 @@ export function resolvePaths(flags: Pick<Flags, "home" | "xdgConfigHome" | "xdgD
     serverFile: `${state}/server.json`,
     serverLock: `${state}/server.lock`,
     serverLog: `${state}/server.log`,
+    supervisorLog: `${state}/supervisor.log`,
     cacheDir: cache,
     worktreesDir: `${cache}/worktrees`,
     opencodeConfigDir: opencodeConfig,

@@ -114,6 +114,7 @@ export class Delegations {
       route,
       ownerPid: process.pid,
       ownerStart: selfStart(),
+      turnStartedAt: now,
       createdAt: now,
       updatedAt: now,
       deadline: Date.now() + budget.operationMs,
@@ -151,7 +152,7 @@ export class Delegations {
       await canonicalWorkspace(record.workspace, this.runtime.flags.env, config)
       if (record.writable) await this.acquire(record.workspace, id)
       try {
-        Object.assign(record, { status: "running" as Status, ownerPid: process.pid, ownerStart: selfStart(), deadline: Date.now() + budget.operationMs, operationMs: budget.operationMs, result: undefined, finishedAt: undefined, note: undefined })
+        Object.assign(record, { status: "running" as Status, ownerPid: process.pid, ownerStart: selfStart(), turnStartedAt: new Date().toISOString(), deadline: Date.now() + budget.operationMs, operationMs: budget.operationMs, result: undefined, finishedAt: undefined, note: undefined })
         record.turns++
         record.revision++
         record.snapshot = await snapshot(record.workspace, await this.host())
@@ -196,7 +197,8 @@ export class Delegations {
 
   private async drive(live: Live, brief: string, attach: boolean): Promise<TaskRecord> {
     const { record } = live
-    const started = Date.now()
+    // From the record, not from now: a task re-attached after a restart has run since its turn began.
+    const started = Date.parse(record.turnStartedAt ?? record.createdAt)
     let turn: Turn = { outcome: { kind: "aborted" } }
     // A read-only task whose server died is run again once on the new server; a writer never is (its
     // edits so far are in the workspace, and the parent decides what happens next).
@@ -353,6 +355,11 @@ export class Delegations {
     if (await removeSession(client, sessionID, record.workspace)) {
       if (record.writable) await this.locks.clear(record.workspace, record.id)
     } else if (record.writable) await this.locks.set(record.workspace, record.id, "quarantined", { sessionID, reason: `session ${sessionID}, created after its task ended, could not be confirmed removed` })
+  }
+
+  /** Resolves once every task this process follows has settled (each ends by its deadline at the latest). */
+  async settled(): Promise<void> {
+    while (this.live.size > 0) await Promise.all([...this.live.values()].map((live) => live.done.catch(() => undefined)))
   }
 
   /** Cancels every task this process follows and waits for them to settle (tests, an orderly shutdown). */

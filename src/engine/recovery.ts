@@ -52,7 +52,7 @@ export async function recoverTask(delegations: Delegations, record: TaskRecord):
   }
   const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record) }
   delegations.live.set(record.id, live)
-  const started = Date.parse(record.createdAt)
+  const started = Date.parse(record.turnStartedAt ?? record.createdAt)
   try {
     const { client } = await delegations.runtime.opencode()
     // The process may have died between creating the session and recording it: the title carries the task id.

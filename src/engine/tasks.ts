@@ -37,6 +37,8 @@ export interface TaskRecord {
   /** That process's boot and start time (util/process.ts processStart), so a reused PID is not taken for it. */
   ownerStart?: string
   createdAt: string
+  /** When the running (or last) turn began; durations are measured from it. */
+  turnStartedAt?: string
   updatedAt: string
   finishedAt?: string
   /** Epoch ms at which the running turn's session is aborted. */

@@ -67,6 +67,9 @@ export class GuardedStdioTransport implements Transport {
   async start(): Promise<void> {
     this.input.on("data", this.ondata)
     this.input.on("error", this.onstreamerror)
+    // A client that left closes the pipe; a late result then meets EPIPE, which must not end the process
+    // that still owns its tasks' deadlines.
+    this.output.on("error", this.onstreamerror)
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -80,6 +83,7 @@ export class GuardedStdioTransport implements Transport {
   async close(): Promise<void> {
     this.input.off("data", this.ondata)
     this.input.off("error", this.onstreamerror)
+    this.output.off("error", this.onstreamerror)
     if (this.input.listenerCount("data") === 0) (this.input as NodeJS.ReadStream).pause?.()
     this.onclose?.()
   }

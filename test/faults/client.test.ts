@@ -1,0 +1,82 @@
+// Deadlines hold with no client: the compiled `serve` whose client disconnects (and, as the SDK client
+// does, escalates to SIGTERM and SIGKILL) hands its tasks to a detached supervisor, which keeps their
+// deadlines, records truthful durations, releases the workspace, then leaves and stops the shared
+// server nobody needs. Before, such a task stayed `running` with its lock until some later `serve`.
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { readdir } from "node:fs/promises"
+import { createRepository } from "../../src/model/demo"
+import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
+import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
+import { readServerRecord, stopServer } from "../../src/opencode/server"
+import { alive } from "../../src/util/process"
+import { connectStdio, TEST_PATH } from "../helpers/mcp"
+
+let model: ScriptedModel
+let home: IsolatedHome
+const repos: string[] = []
+
+beforeAll(async () => {
+  model = await startScriptedModel({
+    scripts: {
+      slow_edit: { turns: [{ steps: [{ tool: "write", args: { filePath: "edited.txt", content: "edited\n" } }, { text: "done after a while", delayMs: 5000 }] }] },
+      hung: { turns: [{ steps: [{ text: "never", delayMs: 3_600_000 }] }] },
+    },
+  })
+  home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH } })
+})
+afterAll(async () => {
+  if (home) await stopServer(home.paths)
+  await model?.stop()
+  await home?.dispose()
+  const { rm } = await import("node:fs/promises")
+  for (const repo of repos) await rm(repo, { recursive: true, force: true })
+})
+
+const until = async (check: () => Promise<boolean> | boolean, ms: number) => {
+  const deadline = Date.now() + ms
+  while (!(await check()) && Date.now() < deadline) await Bun.sleep(100)
+  return check()
+}
+
+async function records() {
+  const dir = home.paths.tasksDir
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((name) => name.endsWith(".json"))
+  return Promise.all(names.map(async (name) => JSON.parse(await Bun.file(`${dir}/${name}`).text()) as { id: string; status: string; result?: { durationMs: number }; title: string }))
+}
+
+async function disconnectDuring(task: string, env: Record<string, string | undefined> = {}) {
+  const repo = await createRepository("oc-orch-client-", { "README.md": "# r\n" })
+  repos.push(repo)
+  const mcp = await connectStdio({ ...home.env, ...env })
+  void mcp.client.callTool({ name: task.includes("hung") ? "scout" : "worker", arguments: { cwd: repo, task } }, undefined, { timeout: 600_000 }).catch(() => undefined)
+  await until(async () => (await records()).some((r) => r.status === "running"), 20_000)
+  const server = (await readServerRecord(home.paths))!
+  await mcp.close()
+  return { repo, pid: mcp.pid, server }
+}
+
+test("a worker whose client disconnects still finishes: edit on disk, truthful record, lock released, no process left", async () => {
+  const { repo, pid, server } = await disconnectDuring("[script:slow_edit] edit")
+  expect(await until(() => !alive(pid), 10_000)).toBe(true)
+  expect(await until(async () => (await records()).every((r) => r.status !== "running"), 30_000)).toBe(true)
+  const record = (await records()).find((r) => r.title.startsWith("worker"))!
+  expect(record.status).toBe("succeeded")
+  expect(record.result!.durationMs).toBeGreaterThan(4000)
+  expect(await Bun.file(`${repo}/edited.txt`).text()).toBe("edited\n")
+  expect((await readdir(home.paths.locksDir).catch(() => [])).filter((name) => name.endsWith(".json"))).toEqual([])
+  // The last MCP process left: the shared server is stopped, nothing is orphaned.
+  expect(await until(() => !alive(server.pid), 15_000)).toBe(true)
+  expect(await readServerRecord(home.paths)).toBeUndefined()
+  expect(await readdir(home.paths.leasesDir)).toEqual([])
+}, 90_000)
+
+test("a hung model with no client: the deadline still fires, the record says timed_out, and everything stops", async () => {
+  const { pid, server } = await disconnectDuring("[script:hung] look", { OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS: "12000" })
+  expect(await until(() => !alive(pid), 10_000)).toBe(true)
+  expect(await until(async () => (await records()).every((r) => r.status !== "running"), 60_000)).toBe(true)
+  const record = (await records()).find((r) => r.title.startsWith("scout"))!
+  expect(record.status).toBe("timed_out")
+  expect(record.result!.durationMs).toBeGreaterThanOrEqual(11_000)
+  expect(await until(() => !alive(server.pid), 15_000)).toBe(true)
+  expect(await readdir(home.paths.leasesDir)).toEqual([])
+}, 120_000)
