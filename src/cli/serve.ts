@@ -22,14 +22,21 @@ export default defineCommand({
       process.once("SIGTERM", resolve)
       process.once("SIGINT", resolve)
     })
-    await takeLease(runtime.paths)
+    // Serving never depends on the state dir being writable: a full disk is reported by each tool call
+    // that needs it, not by a server that exits before the handshake.
+    const leased = await takeLease(runtime.paths).then(() => true, () => false)
     await server.connect(transport)
     await closed
     runtime.close()
     // The client is gone (and will kill this process within seconds), but the tasks it started are not:
     // a detached supervisor takes them over, with their deadlines, and stops the shared server after.
     const handover = delegations.live.size > 0
-    if (handover) spawn([...selfCommand(), "supervise", "--parent", String(process.pid)], { detached: true, env: process.env, logFile: runtime.paths.supervisorLog })
-    await releaseLease(runtime.paths, handover)
+    // Spawning can fail too (a full disk for its log): then the next serve recovers the tasks, as before.
+    if (handover) {
+      try {
+        spawn([...selfCommand(), "supervise", "--parent", String(process.pid)], { detached: true, env: process.env, logFile: runtime.paths.supervisorLog })
+      } catch {}
+    }
+    if (leased) await releaseLease(runtime.paths, handover).catch(() => undefined)
   },
 })

@@ -10,6 +10,7 @@ import { checkRoute, readCatalog } from "../opencode/catalog"
 import { probeServer } from "../opencode/server"
 import { forkSession, removeSession } from "../opencode/session"
 import { hostContext } from "../sandbox"
+import { checkStateSpace } from "../util/fs"
 import { selfStart } from "../util/process"
 import { autorunFiles } from "../workspace/autorun"
 import { snapshot } from "../workspace/changes"
@@ -71,6 +72,7 @@ export class Delegations {
     const size = Buffer.byteLength(request.brief)
     if (size > this.runtime.flags.maxBriefBytes)
       throw fail("Usage", `The brief is ${size} bytes; at most ${this.runtime.flags.maxBriefBytes} are accepted.`, "Shorten it: point at files by path instead of pasting them (or raise OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES, up to 1048576).")
+    await checkStateSpace(this.runtime.paths.stateDir)
     const config = await this.runtime.config()
     // Admission first: a refused directory gets no record, lock or session, and no other task's answer.
     const workspace = await canonicalWorkspace(request.cwd, this.runtime.flags.env, config)

@@ -1,14 +1,32 @@
 // Small file helpers: atomic writes (temp file + rename, so a reader never sees half a file) and
 // JSON reads that tell "absent" from "unreadable".
-import { mkdir, rename, stat, writeFile } from "node:fs/promises"
+import { mkdir, rename, rm, stat, statfs, writeFile } from "node:fs/promises"
 import { dirname } from "node:path"
 import { fail, type ErrorKind } from "../errors"
 
+/** Why a write failed, said so a person can fix it: a full or read-only disk is not an internal error. */
+const WRITE_FAILURES: Record<string, string> = {
+  ENOSPC: "the disk is full",
+  EDQUOT: "the disk quota is used up",
+  EROFS: "the filesystem is read-only",
+  EACCES: "permission is denied",
+  EPERM: "the operation is not permitted",
+}
+
 export async function writeAtomic(file: string, content: string | Uint8Array, mode?: number): Promise<void> {
-  await mkdir(dirname(file), { recursive: true })
   const temp = `${file}.${process.pid}.${Date.now()}.tmp`
-  await writeFile(temp, content, mode === undefined ? undefined : { mode })
-  await rename(temp, file)
+  try {
+    await mkdir(dirname(file), { recursive: true })
+    await writeFile(temp, content, mode === undefined ? undefined : { mode })
+    await rename(temp, file)
+  } catch (error) {
+    // Never leave a half-written temp file behind (a full disk is exactly when one would be).
+    await rm(temp, { force: true }).catch(() => undefined)
+    const code = (error as NodeJS.ErrnoException).code ?? ""
+    const why = WRITE_FAILURES[code]
+    if (!why) throw error
+    throw fail("Server", `Cannot write ${file}: ${why} (${code}).`, `Free space or fix the permissions of ${dirname(file)} (it moves with XDG_STATE_HOME / XDG_CONFIG_HOME), then retry; nothing was half-written.`, { file, code })
+  }
 }
 
 export const writeJson = (file: string, value: unknown, mode?: number) => writeAtomic(file, `${JSON.stringify(value, null, 2)}\n`, mode)
@@ -34,4 +52,19 @@ export async function readJsonFile(file: string, kind: ErrorKind, hint: string):
   } catch (error) {
     throw fail(kind, `${file} is not valid JSON: ${(error as Error).message}`, hint)
   }
+}
+
+/** What a task needs free in the state dir: its record, lock and logs start small but grow. */
+export const MIN_STATE_FREE_BYTES = 1024 * 1024
+
+/**
+ * Refuses to start work when the state dir's filesystem is (nearly) full or read-only: a task that
+ * cannot record itself would leave a stuck record or lock behind. Checked before anything is written.
+ */
+export async function checkStateSpace(dir: string): Promise<void> {
+  let probe = dir
+  while (!(await stat(probe).catch(() => undefined)) && probe !== "/") probe = dirname(probe)
+  const info = await statfs(probe).catch(() => undefined)
+  if (info && info.bavail * info.bsize < MIN_STATE_FREE_BYTES)
+    throw fail("Server", `The state dir ${dir} has ${info.bavail * info.bsize} bytes free; a task needs at least ${MIN_STATE_FREE_BYTES} to record itself.`, `Free space on that filesystem (or point XDG_STATE_HOME elsewhere), then retry; nothing was started.`, { dir })
 }
