@@ -12,7 +12,19 @@ export default defineCommand({
   meta: { name: "serve", description: "Run the MCP server on stdio (what Codex and Claude Code start)." },
   async run() {
     const runtime = new Runtime(readFlags(process.env))
-    const delegations = new Delegations(runtime)
+    // With the first task, a detached watchdog (`supervise`) starts beside this process: however this
+    // process ends (a client that leaves and kills it, SIGKILL, a crash), the watchdog takes over the
+    // tasks still running, keeps their deadlines, and stops the shared server once nothing needs it.
+    let watchdog = false
+    const delegations = new Delegations(runtime, () => {
+      if (watchdog) return
+      watchdog = true
+      try {
+        spawn([...selfCommand(), "supervise", "--parent", String(process.pid)], { detached: true, env: process.env, logFile: runtime.paths.supervisorLog })
+      } catch {
+        // A full disk for its log, say: then the next serve recovers the tasks, as before.
+      }
+    })
     const server = createServer(runtime, delegations)
     const transport = new GuardedStdioTransport()
     const closed = new Promise<void>((resolve) => {
@@ -28,15 +40,7 @@ export default defineCommand({
     await server.connect(transport)
     await closed
     runtime.close()
-    // The client is gone (and will kill this process within seconds), but the tasks it started are not:
-    // a detached supervisor takes them over, with their deadlines, and stops the shared server after.
-    const handover = delegations.live.size > 0
-    // Spawning can fail too (a full disk for its log): then the next serve recovers the tasks, as before.
-    if (handover) {
-      try {
-        spawn([...selfCommand(), "supervise", "--parent", String(process.pid)], { detached: true, env: process.env, logFile: runtime.paths.supervisorLog })
-      } catch {}
-    }
-    if (leased) await releaseLease(runtime.paths, handover).catch(() => undefined)
+    // Tasks still running are the watchdog's now: it outlives this process and holds its own lease.
+    if (leased) await releaseLease(runtime.paths, delegations.live.size > 0).catch(() => undefined)
   },
 })

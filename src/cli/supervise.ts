@@ -6,19 +6,20 @@ import { Runtime } from "../engine/runtime"
 import { releaseLease, takeLease } from "../opencode/lease"
 import { alive } from "../util/process"
 
-// Started detached by `serve` when its client leaves while tasks run (a client that goes away kills its
-// MCP server within seconds). It holds a lease so the shared server stays, waits for that `serve` to be
-// gone, re-attaches to the tasks it left (recovery), keeps their deadlines, and leaves once every one has
-// settled, stopping the shared server if nobody else needs it. Not for people: no output, no options.
+// Started detached by `serve` with its first task, as its watchdog (a client that goes away kills its MCP
+// server within seconds, and SIGKILL leaves no time to hand anything over). It holds a lease so the
+// shared server stays, waits for that `serve` to be gone, re-attaches to the tasks it left (recovery),
+// keeps their deadlines, and leaves once every one has settled, stopping the shared server if nobody
+// else needs it. Not for people: no output, no options.
 export default defineCommand({
   meta: { name: "supervise", description: "Internal: finish the tasks of an MCP server whose client left." },
   args: { parent: { type: "string", required: true, description: "PID of the serve process handing over." } },
   async run({ args }) {
     const runtime = new Runtime(readFlags(process.env))
     await takeLease(runtime.paths)
+    // Watch the serve process for as long as it lives; then take over what it left running.
     const parent = Number(args.parent)
-    const deadline = Date.now() + 30_000
-    while (alive(parent) && Date.now() < deadline) await Bun.sleep(100)
+    while (alive(parent)) await Bun.sleep(500)
     const delegations = new Delegations(runtime)
     await installRecovery(delegations)
     await delegations.settled()

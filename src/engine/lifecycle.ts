@@ -61,7 +61,11 @@ export class Delegations {
   /** Settles a task left behind by a dead process; installed by recovery.ts. */
   reconcile: (holder: { taskID: string; workspace: string }) => Promise<void> = async () => {}
 
-  constructor(readonly runtime: Runtime) {
+  constructor(
+    readonly runtime: Runtime,
+    /** Called before each task's turn starts (serve starts its watchdog on the first). */
+    private readonly onLaunch: () => void = () => {},
+  ) {
     this.store = new TaskStore(runtime.paths.tasksDir)
     this.locks = new WriterLocks(runtime.paths.locksDir)
   }
@@ -191,6 +195,7 @@ export class Delegations {
   }
 
   launch(record: TaskRecord, brief: string, attach = false): Live {
+    this.onLaunch()
     const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record) }
     this.live.set(record.id, live)
     live.done = this.drive(live, brief, attach)

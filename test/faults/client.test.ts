@@ -44,13 +44,15 @@ async function records() {
   return Promise.all(names.map(async (name) => JSON.parse(await Bun.file(`${dir}/${name}`).text()) as { id: string; status: string; result?: { durationMs: number }; title: string }))
 }
 
-async function disconnectDuring(task: string, env: Record<string, string | undefined> = {}) {
+async function disconnectDuring(task: string, env: Record<string, string | undefined> = {}, kill = false) {
   const repo = await createRepository("oc-orch-client-", { "README.md": "# r\n" })
   repos.push(repo)
   const mcp = await connectStdio({ ...home.env, ...env })
   void mcp.client.callTool({ name: task.includes("hung") ? "scout" : "worker", arguments: { cwd: repo, task } }, undefined, { timeout: 600_000 }).catch(() => undefined)
   await until(async () => (await records()).some((r) => r.status === "running"), 20_000)
   const server = (await readServerRecord(home.paths))!
+  // SIGKILL leaves the process no time to hand anything over: only its watchdog can.
+  if (kill) process.kill(mcp.pid, "SIGKILL")
   await mcp.close()
   return { repo, pid: mcp.pid, server }
 }
@@ -80,3 +82,15 @@ test("a hung model with no client: the deadline still fires, the record says tim
   expect(await until(() => !alive(server.pid), 15_000)).toBe(true)
   expect(await readdir(home.paths.leasesDir)).toEqual([])
 }, 120_000)
+
+test("an MCP server killed with SIGKILL mid-task, and no successor: its watchdog finishes the task and stops everything", async () => {
+  const { repo, pid, server } = await disconnectDuring("[script:slow_edit] edit", {}, true)
+  expect(alive(pid)).toBe(false)
+  expect(await until(async () => (await records()).every((r) => r.status !== "running"), 30_000)).toBe(true)
+  const record = (await records()).filter((r) => r.title.startsWith("worker")).at(-1)!
+  expect(record.status).toBe("succeeded")
+  expect(await Bun.file(`${repo}/edited.txt`).text()).toBe("edited\n")
+  expect((await readdir(home.paths.locksDir).catch(() => [])).filter((name) => name.endsWith(".json"))).toEqual([])
+  expect(await until(() => !alive(server.pid), 15_000)).toBe(true)
+  expect(await until(async () => (await readdir(home.paths.leasesDir)).length === 0, 15_000)).toBe(true)
+}, 90_000)
