@@ -121,6 +121,7 @@ export class Delegations {
       ownerPid: process.pid,
       ownerStart: selfStart(),
       turnStartedAt: now,
+      brief: request.brief,
       createdAt: now,
       updatedAt: now,
       deadline: Date.now() + budget.operationMs,
@@ -158,7 +159,7 @@ export class Delegations {
       await canonicalWorkspace(record.workspace, this.runtime.flags.env, config)
       if (record.writable) await this.acquire(record.workspace, id)
       try {
-        Object.assign(record, { status: "running" as Status, ownerPid: process.pid, ownerStart: selfStart(), turnStartedAt: new Date().toISOString(), deadline: Date.now() + budget.operationMs, operationMs: budget.operationMs, result: undefined, finishedAt: undefined, note: undefined })
+        Object.assign(record, { status: "running" as Status, ownerPid: process.pid, ownerStart: selfStart(), turnStartedAt: new Date().toISOString(), brief, deadline: Date.now() + budget.operationMs, operationMs: budget.operationMs, result: undefined, finishedAt: undefined, note: undefined })
         record.turns++
         record.revision++
         record.snapshot = await snapshot(record.workspace, await this.host())

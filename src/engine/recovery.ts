@@ -4,7 +4,7 @@
 // report, and marked `interrupted` (with its session id) otherwise. Writer states left by a dead
 // process are reconciled: cleared once the session is confirmed removed, else quarantined by us.
 import { describe } from "../errors"
-import { abortSession, findSessions, readTranscript, removeSession, sessionState } from "../opencode/session"
+import { abortSession, findSessions, lastMessageID, lastMessageRole, readTranscript, removeSession, sessionState } from "../opencode/session"
 import type { Delegations, Live } from "./lifecycle"
 import { alive, sameProcess, selfStart } from "../util/process"
 import { orphaned } from "./locks"
@@ -59,7 +59,12 @@ export async function recoverTask(delegations: Delegations, record: TaskRecord):
     const sessionID = record.sessionID ?? (await findSessions(client, record.workspace, record.id))[0]
     if (sessionID && !record.sessions.includes(sessionID)) record.sessions.push(sessionID)
     record.sessionID = sessionID
-    const state = sessionID ? await sessionState(client, sessionID, record.workspace) : "missing"
+    let state = sessionID ? await sessionState(client, sessionID, record.workspace) : "missing"
+    // A brief sent just before the process died may not have made the session busy yet: give it a moment.
+    for (let waited = 0; sessionID && state === "idle" && waited < 5000 && (await lastMessageRole(client, sessionID, record.workspace)) === "user"; waited += 250) {
+      await Bun.sleep(250)
+      state = await sessionState(client, sessionID, record.workspace)
+    }
     if (sessionID && state === "busy") {
       delegations.live.delete(record.id)
       delegations.launch(record, "", true)
@@ -68,6 +73,14 @@ export async function recoverTask(delegations: Delegations, record: TaskRecord):
     }
     if (sessionID && state === "idle") {
       const transcript = await readTranscript(client, sessionID, record.workspace).catch(() => undefined)
+      // The process died between creating the session and sending the brief: send it now, under the
+      // task's own deadline, rather than calling a task that never started interrupted.
+      if (record.brief && Date.now() < record.deadline && (await lastMessageID(client, sessionID, record.workspace)) === undefined) {
+        delegations.live.delete(record.id)
+        delegations.launch(record, record.brief)
+        await delegations.store.save(record)
+        return
+      }
       if (transcript?.text && !transcript.error) {
         live.done = delegations.settle(live, { sessionID, outcome: { kind: "idle" }, transcript }, started)
         await live.done

@@ -44,6 +44,8 @@ export interface TaskRecord {
   /** Epoch ms at which the running turn's session is aborted. */
   deadline: number
   operationMs: number
+  /** The running turn's brief, so a process that takes the task over can send it if it never went out. */
+  brief?: string
   /** 1 for the first brief, +1 per task_continue. */
   turns: number
   /** Bumped on every change, so a waiter can tell "something happened" from "nothing happened". */

@@ -231,7 +231,11 @@ function summarizeTool(part: ToolPart): ToolCall {
 }
 
 /** The id of the newest message, to read only what a later prompt adds. */
-export async function lastMessageID(client: OpencodeClient, sessionID: string, directory: string) {
-  const all = (await client.session.messages({ sessionID, directory, limit: 1 }).catch(() => undefined))?.data
-  return all?.at(-1)?.info.id
+async function lastMessage(client: OpencodeClient, sessionID: string, directory: string) {
+  return (await client.session.messages({ sessionID, directory, limit: 1 }).catch(() => undefined))?.data?.at(-1)?.info
 }
+
+export const lastMessageID = async (client: OpencodeClient, sessionID: string, directory: string) => (await lastMessage(client, sessionID, directory))?.id
+
+/** "user" when the session's newest message is a brief nobody has answered yet. */
+export const lastMessageRole = async (client: OpencodeClient, sessionID: string, directory: string) => (await lastMessage(client, sessionID, directory))?.role

@@ -1,6 +1,7 @@
 // Small file helpers: atomic writes (temp file + rename, so a reader never sees half a file) and
 // JSON reads that tell "absent" from "unreadable".
-import { mkdir, rename, rm, stat, statfs, writeFile } from "node:fs/promises"
+import { constants } from "node:fs"
+import { access, mkdir, rename, rm, stat, statfs, writeFile } from "node:fs/promises"
 import { dirname } from "node:path"
 import { fail, type ErrorKind } from "../errors"
 
@@ -64,6 +65,9 @@ export const MIN_STATE_FREE_BYTES = 1024 * 1024
 export async function checkStateSpace(dir: string): Promise<void> {
   let probe = dir
   while (!(await stat(probe).catch(() => undefined)) && probe !== "/") probe = dirname(probe)
+  const writable = await access(probe, constants.W_OK).then(() => undefined, (error: NodeJS.ErrnoException) => error.code)
+  if (writable)
+    throw fail("Server", `The state dir ${dir} cannot be written: ${WRITE_FAILURES[writable] ?? writable} (${writable}).`, `Make it writable (or point XDG_STATE_HOME elsewhere), then retry; nothing was started.`, { dir, code: writable })
   const info = await statfs(probe).catch(() => undefined)
   if (info && info.bavail * info.bsize < MIN_STATE_FREE_BYTES)
     throw fail("Server", `The state dir ${dir} has ${info.bavail * info.bsize} bytes free; a task needs at least ${MIN_STATE_FREE_BYTES} to record itself.`, `Free space on that filesystem (or point XDG_STATE_HOME elsewhere), then retry; nothing was started.`, { dir })

@@ -1,5 +1,5 @@
-// A full state disk: the compiled `serve` runs in a mount namespace (bwrap) whose state dir is a tiny
-// tmpfs filled to the brim. It still answers the handshake and tools/list, and every tool that needs
+// A full (or read-only) state disk: the compiled `serve` runs in a mount namespace (bwrap) whose state
+// dir is a tiny tmpfs filled to the brim, or a read-only bind. It still answers the handshake and tools/list, and every tool that needs
 // the state dir says the disk is full and what to do, before anything starts; nothing half-written
 // stays behind. Control: the same setup with room to spare gets past that check.
 import { afterAll, beforeAll, expect, test } from "bun:test"
@@ -50,6 +50,20 @@ test("control: with room on a small disk, the space check passes (the refusal is
     const scout = (await mcp.client.callTool({ name: "scout", arguments: { cwd: "/nonexistent/dir", task: "look" } })) as CallToolResult
     expect(textOf(scout)).not.toContain("bytes free")
     expect(textOf(scout)).toContain("does not exist")
+  } finally {
+    await mcp.close()
+  }
+}, 60_000)
+
+test("a read-only state dir: serve answers, and a delegation is refused as read-only before anything starts", async () => {
+  const state = home.env.XDG_STATE_HOME!
+  const mcp = await connectStdio(home.env, ["/usr/bin/bwrap", "--dev-bind", "/", "/", "--ro-bind", state, state, "--die-with-parent", "--", BINARY, "serve"])
+  try {
+    expect((await mcp.client.listTools()).tools.length).toBeGreaterThan(5)
+    const scout = (await mcp.client.callTool({ name: "scout", arguments: { cwd: `${import.meta.dir}`, task: "look" } })) as CallToolResult
+    expect(scout.isError).toBe(true)
+    expect(textOf(scout)).toMatch(/The state dir .* cannot be written: the filesystem is read-only \(EROFS\)/)
+    expect(model.stepRequests().length).toBe(0)
   } finally {
     await mcp.close()
   }
