@@ -4,7 +4,7 @@
 import { readFlags } from "../src/config/flags"
 import { resolvePaths, type Paths } from "../src/config/paths"
 import { fail } from "../src/errors"
-import { admitWorkspace, hostContext, hostFs, parseSandboxLimits, type AdmissionPolicy, type HostContext, type SandboxLimits, type TrustedRootInput } from "../src/sandbox"
+import { admitWorkspace, hostContext, hostFs, parseSandboxLimits, SHARED_SERVER_VARIABLE, type AdmissionPolicy, type HostContext, type SandboxLimits, type TrustedRootInput } from "../src/sandbox"
 
 export interface Invocation {
   limits: SandboxLimits
@@ -12,9 +12,6 @@ export interface Invocation {
   policy: AdmissionPolicy
   paths: Paths
 }
-
-/** The variable our shared `opencode serve` alone is started with (src/opencode/server.ts). */
-export const SHARED_SERVER_VARIABLE = "OPENCODE_MCP_ORCHESTRATOR_SERVER"
 
 /** True inside the shared server: only there do the sandboxed file tools replace OpenCode's built-ins. */
 export const isSharedServer = (env: Record<string, string | undefined> = process.env) => env[SHARED_SERVER_VARIABLE] === "1"

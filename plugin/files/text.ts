@@ -176,9 +176,6 @@ export function parsePatch(text: string): PatchOp[] {
   return ops
 }
 
-/** Every path a patch names (targets and move destinations), for the guards. */
-export const patchPaths = (ops: PatchOp[]) => ops.flatMap((op) => (op.kind === "update" && op.moveTo ? [op.path, op.moveTo] : [op.path]))
-
 /** Applies one file's hunks in order; each must match exactly once after the previous one (then trimmed). */
 export function applyHunks(path: string, content: string, hunks: Hunk[]): string {
   const lines = content.split("\n")

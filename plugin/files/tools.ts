@@ -3,6 +3,7 @@
 // argument names and output format as the built-ins, so models behave the same; every byte read or
 // written passes through bwrap (io.ts). Guards (../guards.ts) still refuse by path first, with
 // clearer messages; the sandbox is what holds when a path changes between the check and the use.
+import { FILES_MARKER } from "../../src/sandbox"
 import { isOrchestratorAgent, ORCHESTRATOR_PREFIX } from "../roles"
 import type { ToolContext, ToolDefinition, ToolOutput } from "../types"
 import { readInvocation } from "../env"
@@ -11,9 +12,6 @@ import { absolutePath, applyHunks, DEFAULT_READ_LIMIT, EditError, formatDirector
 
 /** The one agent that may change files through these tools. */
 const WRITER = `${ORCHESTRATOR_PREFIX}worker`
-
-/** The marker the MCP side looks for before delegating: present only when the replacements are. */
-export const FILES_MARKER = "sandbox_files_ready"
 
 async function access(context: ToolContext, write = false): Promise<FileAccess> {
   if (!isOrchestratorAgent(context.agent)) throw new FileError(`On this server the file tools serve the orchestrator's agents only, not "${context.agent}".`)

@@ -4,6 +4,7 @@ import scoutPrompt from "../templates/agents/scout.md" with { type: "text" }
 import workerPrompt from "../templates/agents/worker.md" with { type: "text" }
 import runnerPrompt from "../templates/agents/runner.md" with { type: "text" }
 import { reserveSteps, stepLimits, type Config, type Role } from "../config/schema"
+import { FILES_MARKER } from "../sandbox"
 
 export const AGENT_PREFIX = "opencode-orchestrator-"
 
@@ -18,9 +19,6 @@ export const RUNNER_TOOLS: Record<RunnerAccess, Record<RunnerNetwork, string>> =
 
 /** The runner agents' way into the log their command wrote (the digest points at it). */
 export const LOG_TOOLS = ["sandbox_log_read", "sandbox_log_grep"]
-
-/** Registered by the plugin only beside its sandboxed file tools; no agent calls it (opencode/guard.ts looks for it). */
-export const FILES_MARKER = "sandbox_files_ready"
 
 export const SANDBOX_TOOLS = ["sandbox_shell", ...Object.values(RUNNER_TOOLS).flatMap((byNet) => Object.values(byNet)), ...LOG_TOOLS, FILES_MARKER]
 

@@ -4,12 +4,11 @@
 // a server that was not started by us). Checked before the first delegation in each directory.
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { fail } from "../errors"
+import { FILES_MARKER } from "../sandbox"
 
 /** The OpenCode releases this plugin and its replaced tools were verified on: 1.18 up to (not with) 2. */
 export const TESTED_OPENCODE = { min: [1, 18, 0] as const, belowMajor: 2 }
 
-/** The plugin registers this beside its file tools (engine/agents.ts FILES_MARKER; denied to every agent). */
-const MARKER = "sandbox_files_ready"
 
 export function testedVersion(version: string): boolean {
   const parts = /^(\d+)\.(\d+)\.(\d+)/.exec(version)?.slice(1).map(Number)
@@ -27,7 +26,7 @@ export async function confirmSandboxed(client: OpencodeClient, version: string, 
       "Install the pinned OpenCode (npm install -g opencode-ai@1.18.33), or point OPENCODE_MCP_ORCHESTRATOR_OPENCODE at it; `opencode-mcp-orchestrator doctor` shows what runs.",
     )
   const ids = await client.tool.ids({ directory }).then((response) => response.data).catch(() => undefined)
-  if (!Array.isArray(ids) || !ids.includes(MARKER) || !ids.includes("sandbox_shell"))
+  if (!Array.isArray(ids) || !ids.includes(FILES_MARKER) || !ids.includes("sandbox_shell"))
     throw fail(
       "Prerequisite",
       `The shared OpenCode server has not loaded this program's sandbox plugin for ${directory}, so delegated agents would read and write files on the host; nothing was started.`,

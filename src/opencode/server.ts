@@ -9,6 +9,7 @@ import type { Env } from "../config/flags"
 import type { Paths } from "../config/paths"
 import { fail } from "../errors"
 import { readJson, writeJson } from "../util/fs"
+import { SHARED_SERVER_VARIABLE } from "../sandbox"
 import { alive, killPid, processStart, spawn } from "../util/process"
 
 export interface ServerRecord {
@@ -41,7 +42,7 @@ const USERNAME = "opencode"
  * still imported by OpenCode whatever these say: admission refuses workspaces that have them.
  */
 export const SHARED_SERVER_ENV = {
-  OPENCODE_MCP_ORCHESTRATOR_SERVER: "1",
+  [SHARED_SERVER_VARIABLE]: "1",
   OPENCODE_DISABLE_PROJECT_CONFIG: "1",
   OPENCODE_DISABLE_CLAUDE_CODE: "1",
   OPENCODE_DISABLE_AUTOUPDATE: "1",

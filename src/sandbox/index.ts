@@ -7,6 +7,7 @@ export { canonicalDir, HOME_CREDENTIALS, pathRules, refusal, type PathPurpose, t
 export { checkMounts, type Mount } from "./mounts"
 export { resolveToolchain, type Toolchain, type TrustedRootInput } from "./toolchains"
 export { gitMetadataPaths } from "./git-metadata"
+export { FILES_MARKER, SHARED_SERVER_VARIABLE } from "./shared-server"
 export { AUTORUN_DIRS, AUTORUN_FILES, AUTORUN_PATHS, isAutorunPath } from "./autorun"
 export { admitWorkspace, OPEN_POLICY, projectPluginSources, type AdmissionPolicy } from "./admission"
 export { hostContext, planSandbox, SANDBOX_HOME, type HostContext, type SandboxPlan, type SandboxRequest } from "./plan"

@@ -1,7 +1,7 @@
 // The pure half of the sandboxed file tools: the formats and errors OpenCode's built-ins print (so a
 // model sees what it would have seen), the edit replacement and the apply_patch grammar.
 import { describe, expect, test } from "bun:test"
-import { applyHunks, EditError, formatDirectory, formatRead, parsePatch, patchPaths, replaceText } from "../../plugin/files/text"
+import { applyHunks, EditError, formatDirectory, formatRead, parsePatch, patchTargets, replaceText } from "../../plugin/files/text"
 
 describe("read's format", () => {
   test("numbered lines from the offset, with the end-of-file note", () => {
@@ -59,7 +59,7 @@ describe("apply_patch", () => {
   test("parses every header, with or without a space after the colon", () => {
     const ops = parsePatch(patch)
     expect(ops.map((op) => op.kind)).toEqual(["add", "update", "delete"])
-    expect(patchPaths(ops)).toEqual(["/w/new.txt", "src/a.ts", "src/b.ts", "gone.txt"])
+    expect(patchTargets(patch)).toEqual(["/w/new.txt", "src/a.ts", "src/b.ts", "gone.txt"])
     expect(ops[0]).toEqual({ kind: "add", path: "/w/new.txt", content: "hello\n" })
   })
 
