@@ -3,7 +3,7 @@
 // of this process; a tool call waits on it only as long as its sync budget allows. settle() turns
 // the turn into a result, measures what changed with git, and releases the workspace only once the
 // session is confirmed removed (a never-run fork keeps the conversation for task_continue).
-import type { Role } from "../config/schema"
+import type { Config, Role } from "../config/schema"
 import { timeoutLimits } from "../config/schema"
 import { AppError, describe, fail } from "../errors"
 import { checkRoute, readCatalog } from "../opencode/catalog"
@@ -79,7 +79,8 @@ export class Delegations {
     await checkStateSpace(this.runtime.paths.stateDir)
     const config = await this.runtime.config()
     // Admission first: a refused directory gets no record, lock or session, and no other task's answer.
-    const workspace = await canonicalWorkspace(request.cwd, this.runtime.flags.env, config)
+    const host = this.hostOf(config)
+    const workspace = await canonicalWorkspace(request.cwd, host, config)
     if (request.idempotencyKey) {
       const existing = await this.store.findByKey(request.idempotencyKey)
       if (existing) {
@@ -131,7 +132,7 @@ export class Delegations {
       progress: [],
     }
     try {
-      record.snapshot = await snapshot(workspace, hostContext(this.runtime.flags.env, config.sandboxRuntime.trustedRoots))
+      record.snapshot = await snapshot(workspace, host)
       if (request.writable) record.autorun = await autorunFiles(workspace)
       await this.store.save(record)
     } catch (error) {
@@ -156,13 +157,14 @@ export class Delegations {
       const config = await this.runtime.config()
       const budget = planBudget({ operation: `task_continue (${record.role})`, role: record.role, limits: timeoutLimits(config), bridgeTimeoutMs: this.runtime.flags.bridgeTimeoutMs, overrideMs: timeoutMs })
       // Admitted again: the previous turn may have planted project plugins there.
-      await canonicalWorkspace(record.workspace, this.runtime.flags.env, config)
+      const host = this.hostOf(config)
+      await canonicalWorkspace(record.workspace, host, config)
       if (record.writable) await this.acquire(record.workspace, id)
       try {
         Object.assign(record, { status: "running" as Status, ownerPid: process.pid, ownerStart: selfStart(), turnStartedAt: new Date().toISOString(), brief, deadline: Date.now() + budget.operationMs, operationMs: budget.operationMs, result: undefined, finishedAt: undefined, note: undefined })
         record.turns++
         record.revision++
-        record.snapshot = await snapshot(record.workspace, await this.host())
+        record.snapshot = await snapshot(record.workspace, host)
         if (record.writable) record.autorun = await autorunFiles(record.workspace)
         await this.store.save(record)
       } catch (error) {
@@ -176,9 +178,9 @@ export class Delegations {
     }
   }
 
-  /** What the sandbox needs to know of the host (HOME, credential stores, trusted roots), from this call's config. */
-  private async host() {
-    return hostContext(this.runtime.flags.env, (await this.runtime.config()).sandboxRuntime.trustedRoots)
+  /** What the sandbox needs to know of the host (HOME, credential stores, trusted roots) under this config. */
+  private hostOf(config: Config) {
+    return hostContext(this.runtime.flags.env, config.sandboxRuntime.trustedRoots)
   }
 
   /** Takes the writer state, reconciling a holder whose process died; refuses while anyone else holds it. */
@@ -278,7 +280,7 @@ export class Delegations {
     const status = forced?.status ?? statusOf(turn.outcome, turn.transcript)
     const result = fromTranscript({ role: record.role, workspace: record.workspace, taskID: record.id, sessionID: turn.sessionID, durationMs: Date.now() - started, status }, turn.transcript)
     // The evidence (git, the runner's log, planted metadata) is measured while the session is parked.
-    const evidence = this.host().then((host) => measureEvidence(record, turn.sessionID, this.runtime.paths.runsDir, host))
+    const evidence = this.runtime.config().then((config) => measureEvidence(record, turn.sessionID, this.runtime.paths.runsDir, this.hostOf(config)))
     if (turn.outcome.kind === "error") result.error = turn.outcome.message
     const lost = turn.outcome.kind === "lost"
     if (lost) {

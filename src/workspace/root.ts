@@ -3,16 +3,14 @@
 // (src/sandbox/admission.ts) before anything is recorded, locked or started.
 import { stat } from "node:fs/promises"
 import { isAbsolute } from "node:path"
-import type { Env } from "../config/flags"
-import type { Config } from "../config/schema"
+import type { AdmissionPolicy, HostContext } from "../sandbox"
 import { fail } from "../errors"
-import { admitWorkspace, hostContext, hostFs } from "../sandbox"
+import { admitWorkspace, hostFs } from "../sandbox"
 
-export async function canonicalWorkspace(cwd: string, env: Env, config: Config): Promise<string> {
+export async function canonicalWorkspace(cwd: string, host: HostContext, policy: AdmissionPolicy): Promise<string> {
   if (!isAbsolute(cwd)) throw fail("Usage", `cwd must be an absolute path, got "${cwd}".`, "Pass the repository's absolute path as cwd.")
   const info = await stat(cwd).catch(() => undefined)
   if (!info) throw fail("Usage", `The workspace ${cwd} does not exist.`, "Pass an existing directory as cwd.")
   if (!info.isDirectory()) throw fail("Usage", `The workspace ${cwd} is not a directory.`, "Pass the repository's directory, not a file, as cwd.")
-  const host = hostContext(env, config.sandboxRuntime.trustedRoots)
-  return admitWorkspace(cwd, host, config, hostFs)
+  return admitWorkspace(cwd, host, policy, hostFs)
 }
