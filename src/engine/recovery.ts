@@ -56,7 +56,9 @@ export async function recoverTask(delegations: Delegations, record: TaskRecord):
   try {
     const { client } = await delegations.runtime.opencode()
     // The process may have died between creating the session and recording it: the title carries the task id.
-    const sessionID = record.sessionID ?? (await findSessions(client, record.workspace, record.id))[0]
+    let sessionID = record.sessionID ?? (await findSessions(client, record.workspace, record.id))[0]
+    // A creation the process sent just before it died may still be under way: look once more.
+    if (!sessionID && record.brief) sessionID = await Bun.sleep(500).then(async () => (await findSessions(client, record.workspace, record.id))[0])
     if (sessionID && !record.sessions.includes(sessionID)) record.sessions.push(sessionID)
     record.sessionID = sessionID
     let state = sessionID ? await sessionState(client, sessionID, record.workspace) : "missing"
@@ -88,6 +90,13 @@ export async function recoverTask(delegations: Delegations, record: TaskRecord):
       }
       live.done = delegations.settle(live, { sessionID, outcome: { kind: "idle" }, transcript }, started, { status: "interrupted", note: `The MCP server stopped while session ${sessionID} ran, and it ended without a report.` })
       await live.done
+      return
+    }
+    // The process died before the session existed: start it now, under the task's own deadline.
+    if (!sessionID && record.brief && Date.now() < record.deadline) {
+      delegations.live.delete(record.id)
+      delegations.launch(record, record.brief)
+      await delegations.store.save(record)
       return
     }
     live.done = delegations.settle(live, { sessionID: undefined, outcome: { kind: "aborted" } }, started, {

@@ -2,13 +2,17 @@
 // does, escalates to SIGTERM and SIGKILL) hands its tasks to a detached supervisor, which keeps their
 // deadlines, records truthful durations, releases the workspace, then leaves and stops the shared
 // server nobody needs. Before, such a task stayed `running` with its lock until some later `serve`.
-import { afterAll, beforeAll, expect, test } from "bun:test"
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { readdir } from "node:fs/promises"
 import { createRepository } from "../../src/model/demo"
 import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
 import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
 import { readServerRecord, stopServer } from "../../src/opencode/server"
-import { alive } from "../../src/util/process"
+import type { TaskRecord } from "../../src/engine/tasks"
+import { newTaskId } from "../../src/engine/tasks"
+import { agentName } from "../../src/engine/agents"
+import { alive, spawn } from "../../src/util/process"
+import { writeJson } from "../../src/util/fs"
 import { connectStdio, TEST_PATH } from "../helpers/mcp"
 
 let model: ScriptedModel
@@ -19,6 +23,7 @@ beforeAll(async () => {
   model = await startScriptedModel({
     scripts: {
       slow_edit: { turns: [{ steps: [{ tool: "write", args: { filePath: "edited.txt", content: "edited\n" } }, { text: "done after a while", delayMs: 5000 }] }] },
+      quick: { turns: [{ steps: [{ text: "quick report" }] }] },
       hung: { turns: [{ steps: [{ text: "never", delayMs: 3_600_000 }] }] },
     },
   })
@@ -95,3 +100,41 @@ test("an MCP server killed with SIGKILL mid-task, and no successor: its watchdog
   expect(await until(() => !alive(server.pid), 15_000)).toBe(true)
   expect(await until(async () => (await readdir(home.paths.leasesDir)).length === 0, 15_000)).toBe(true)
 }, 90_000)
+
+// The handover can come before the dead process created the task's session (the race the tests above
+// lose now and then): the next process starts the session and sends the brief, under the task's own
+// deadline. Written as a record left by a dead process, so the moment is exact rather than raced.
+describe("a task left before its session existed", () => {
+  async function orphan(deadline: number) {
+    const repo = await createRepository("oc-orch-orphan-", { "README.md": "# r\n" })
+    repos.push(repo)
+    const dead = spawn(["true"])
+    await dead.exited
+    const id = newTaskId()
+    const now = new Date().toISOString()
+    const record: TaskRecord = { version: 1, id, role: "scout", agent: agentName("scout"), workspace: repo, title: `scout: look [${id}]`, writable: false, status: "running", sessions: [], ownerPid: dead.pid, createdAt: now, turnStartedAt: now, updatedAt: now, deadline, operationMs: 60_000, brief: "[script:quick] look", turns: 1, revision: 0, progress: [] }
+    await writeJson(`${home.paths.tasksDir}/${id}.json`, record)
+    const mcp = await connectStdio(home.env)
+    try {
+      await mcp.client.callTool({ name: "task_list", arguments: {} })
+      expect(await until(async () => (await records()).find((r) => r.id === id)?.status !== "running", 30_000)).toBe(true)
+    } finally {
+      await mcp.close()
+    }
+    return (await records()).find((r) => r.id === id) as unknown as TaskRecord
+  }
+
+  test("the next process starts the session and sends the brief: the task succeeds with its report", async () => {
+    const record = await orphan(Date.now() + 60_000)
+    expect(record.status).toBe("succeeded")
+    expect(record.result?.report).toBe("quick report")
+    expect(record.sessions).toHaveLength(1)
+  }, 60_000)
+
+  test("control: past its deadline it is not started, and says it never began", async () => {
+    const record = await orphan(Date.now() - 1)
+    expect(record.status).toBe("interrupted")
+    expect(record.note).toContain("before the task's session started")
+    expect(record.sessions).toEqual([])
+  }, 60_000)
+})
