@@ -39,6 +39,8 @@ export default defineCommand({
     const leased = await takeLease(runtime.paths).then(() => true, () => false)
     await server.connect(transport)
     await closed
+    // An outcome a full disk kept from being written gets a moment for room to appear.
+    await delegations.store.flushed(5000)
     runtime.close()
     // Tasks still running are the watchdog's now: it outlives this process and holds its own lease.
     if (leased) await releaseLease(runtime.paths, delegations.live.size > 0).catch(() => undefined)

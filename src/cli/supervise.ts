@@ -23,6 +23,8 @@ export default defineCommand({
     const delegations = new Delegations(runtime)
     await installRecovery(delegations)
     await delegations.settled()
+    // An outcome a full disk kept from being written gets a minute for room to appear.
+    await delegations.store.flushed(60_000)
     runtime.close()
     await releaseLease(runtime.paths, false)
   },

@@ -282,6 +282,9 @@ export class Delegations {
     // The evidence (git, the runner's log, planted metadata) is measured while the session is parked.
     const evidence = this.runtime.config().then((config) => measureEvidence(record, turn.sessionID, this.runtime.paths.runsDir, this.hostOf(config)))
     if (turn.outcome.kind === "error") result.error = turn.outcome.message
+    // OpenCode retries a failing provider until the deadline: say so, rather than a bare timeout.
+    const retrying = status === "timed_out" ? record.progress.at(-1) : undefined
+    if (retrying?.startsWith("retrying (")) result.error = `The deadline passed while OpenCode was ${retrying}: the provider kept failing.`
     const lost = turn.outcome.kind === "lost"
     if (lost) {
       result.error = "server_lost: the shared OpenCode server stopped while the task ran; nothing runs for it any more."
@@ -289,7 +292,11 @@ export class Delegations {
         ? "Edits made before the server stopped are kept (see files_changed); inspect them, then start a new worker for what is left. The next call starts a new server."
         : "Retried once on a new server, which stopped too; run `opencode-mcp-orchestrator doctor`, then retry."
     }
-    if (record.writable) await this.locks.set(record.workspace, record.id, "cleaning", { sessionID: turn.sessionID })
+    // A full disk must not keep the workspace locked: a state that cannot be written is reported, and
+    // the release (a removal) still happens.
+    const unwritten: string[] = []
+    const setLock = (...args: Parameters<WriterLocks["set"]>) => this.locks.set(...args).catch((error: unknown) => void unwritten.push(describe(error)))
+    if (record.writable) await setLock(record.workspace, record.id, "cleaning", { sessionID: turn.sessionID })
     let release = true
     if (lost) {
       // The process that ran the session is gone: nothing can write here any more, so the workspace is free.
@@ -297,7 +304,7 @@ export class Delegations {
     } else if (turn.sessionID && this.runtime.flags.preserveSessions) {
       release = false
       result.transcript = `preserved session ${turn.sessionID}: opencode export ${turn.sessionID}`
-      if (record.writable) await this.locks.set(record.workspace, record.id, "preserved", { sessionID: turn.sessionID, reason: `session ${turn.sessionID} kept for diagnosis (${status})` })
+      if (record.writable) await setLock(record.workspace, record.id, "preserved", { sessionID: turn.sessionID, reason: `session ${turn.sessionID} kept for diagnosis (${status})` })
     } else if (turn.sessionID && !record.writable) {
       // A read-only task holds no writer state, so its own (idle) session is what stays parked for
       // task_continue; only a writer's session must be confirmed removed before the workspace is free.
@@ -314,18 +321,18 @@ export class Delegations {
       if (!removed) {
         release = false
         const reason = `session ${turn.sessionID} could not be confirmed removed after the task ended (${status})`
-        if (record.writable) await this.locks.set(record.workspace, record.id, "quarantined", { sessionID: turn.sessionID, reason })
+        if (record.writable) await setLock(record.workspace, record.id, "quarantined", { sessionID: turn.sessionID, reason })
         result.next = `The workspace is quarantined: ${reason}. Check with opencode that the session is gone, inspect git status, then restart the MCP server.`
       }
     } else if (turn.late) {
       release = false
       const reason = `the task ended (${status}) while OpenCode was still creating its session; released once that session is removed`
-      if (record.writable) await this.locks.set(record.workspace, record.id, "quarantined", { reason })
+      if (record.writable) await setLock(record.workspace, record.id, "quarantined", { reason })
       void this.reconcileLate(record, turn.late).catch(() => undefined)
     } else if (turn.sessionID) {
       release = false
       const reason = `OpenCode could not be reached to remove session ${turn.sessionID}`
-      if (record.writable) await this.locks.set(record.workspace, record.id, "quarantined", { sessionID: turn.sessionID, reason })
+      if (record.writable) await setLock(record.workspace, record.id, "quarantined", { sessionID: turn.sessionID, reason })
     }
     if (release && record.writable) await this.locks.clear(record.workspace, record.id)
     const { files, run, planted } = await evidence
@@ -335,10 +342,16 @@ export class Delegations {
       result.warnings = [autorunWarning(planted)]
       if (result.status === "succeeded") result.status = "needs_review"
     }
+    if (!release && unwritten.length) result.warnings = [...(result.warnings ?? []), `The workspace's writer state could not be recorded: ${unwritten[0]}`]
     result.next ??= nextStep(result.status, record, forced?.note)
     Object.assign(record, { status: result.status, result, finishedAt: new Date().toISOString(), note: forced?.note })
     record.revision++
-    await this.store.save(record)
+    const unsaved = await this.store.save(record).then(() => undefined, (error: unknown) => error)
+    if (unsaved) {
+      // The outcome is not lost: this process answers from memory and writes it once there is room.
+      result.warnings = [...(result.warnings ?? []), `The task record could not be written: ${describe(unsaved)} This process keeps it and writes it as soon as there is room; until then other processes see the task as running.`]
+      await this.store.save(record).catch(() => undefined)
+    }
     for (const listener of live.listeners) listener()
     this.live.delete(record.id)
     // Once per process, with a connection at hand: drop old parked sessions and records (retention.ts).

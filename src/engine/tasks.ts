@@ -102,6 +102,12 @@ export function checkTaskId(id: string): void {
 export class TaskStore {
   /** Per-task write chain: writes land in order, and a burst of progress collapses into the latest state. */
   private writes = new Map<string, { running: Promise<void>; pending?: TaskRecord }>()
+  /**
+   * The latest state of each record that could not be written (a full disk): this process answers from
+   * it, and writes it again every few seconds until it lands, so no outcome is lost to a full disk.
+   */
+  private unsaved = new Map<string, TaskRecord>()
+  private retry?: ReturnType<typeof setInterval>
 
   constructor(readonly dir: string) {}
 
@@ -111,7 +117,8 @@ export class TaskStore {
   }
 
   async read(id: string): Promise<TaskRecord | undefined> {
-    return this.load(this.file(id), id)
+    const kept = this.unsaved.get(id)
+    return kept ? structuredClone(kept) : this.load(this.file(id), id)
   }
 
   private load(path: string, id: string): Promise<TaskRecord | undefined> {
@@ -130,13 +137,17 @@ export class TaskStore {
     }
     const entry: { running: Promise<void>; pending?: TaskRecord } = { running: Promise.resolve() }
     entry.running = (async () => {
+      let next: TaskRecord | undefined = snapshot
       try {
-        let next: TaskRecord | undefined = snapshot
         while (next) {
           await writeJson(this.file(next.id), next, 0o600)
+          this.unsaved.delete(next.id)
           next = entry.pending
           entry.pending = undefined
         }
+      } catch (error) {
+        this.keep(entry.pending ?? next!)
+        throw error
       } finally {
         // A failed write (disk full, permissions) must not wedge every later save of this task.
         this.writes.delete(record.id)
@@ -146,10 +157,31 @@ export class TaskStore {
     return entry.running
   }
 
+  /** Resolves once every record this process could not write has been written, or after `ms`. */
+  async flushed(ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms
+    while (this.unsaved.size > 0 && Date.now() < deadline) await Bun.sleep(250)
+    return this.unsaved.size === 0
+  }
+
+  private keep(record: TaskRecord) {
+    this.unsaved.set(record.id, record)
+    this.retry ??= setInterval(() => {
+      if (this.unsaved.size === 0) {
+        clearInterval(this.retry)
+        this.retry = undefined
+        return
+      }
+      // Still failing is expected until there is room; each failure keeps the state for the next try.
+      for (const kept of this.unsaved.values()) if (!this.writes.has(kept.id)) void this.save(structuredClone(kept)).catch(() => undefined)
+    }, 2000)
+  }
+
   async list(): Promise<TaskRecord[]> {
     const names = await readdir(this.dir).catch(() => [] as string[])
-    const ids = names.filter((name) => name.endsWith(".json") && ID.test(name.slice(0, -5))).map((name) => name.slice(0, -5))
-    const records = await Promise.all(ids.map((id) => this.load(`${this.dir}/${id}.json`, id)))
+    const ids = new Set(names.filter((name) => name.endsWith(".json") && ID.test(name.slice(0, -5))).map((name) => name.slice(0, -5)))
+    for (const id of this.unsaved.keys()) ids.add(id)
+    const records = await Promise.all([...ids].map((id) => this.read(id)))
     return records.filter((record): record is TaskRecord => record !== undefined).sort((a, b) => b.createdAt.localeCompare(a.createdAt))
   }
 

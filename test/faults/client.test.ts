@@ -13,6 +13,7 @@ import { newTaskId } from "../../src/engine/tasks"
 import { agentName } from "../../src/engine/agents"
 import { alive, spawn } from "../../src/util/process"
 import { writeJson } from "../../src/util/fs"
+import { leftoversAfter } from "../helpers/leftovers"
 import { connectStdio, TEST_PATH } from "../helpers/mcp"
 
 let model: ScriptedModel
@@ -76,6 +77,7 @@ test("a worker whose client disconnects still finishes: edit on disk, truthful r
   // The record goes just after the server does.
   expect(await until(async () => (await readServerRecord(home.paths)) === undefined, 10_000)).toBe(true)
   expect(await until(async () => (await readdir(home.paths.leasesDir)).length === 0, 15_000)).toBe(true)
+  expect(await leftoversAfter(home.root)).toEqual([])
 }, 90_000)
 
 test("a hung model with no client: the deadline still fires, the record says timed_out, and everything stops", async () => {
@@ -87,6 +89,7 @@ test("a hung model with no client: the deadline still fires, the record says tim
   expect(record.result!.durationMs).toBeGreaterThanOrEqual(11_000)
   expect(await until(() => !alive(server.pid), 15_000)).toBe(true)
   expect(await until(async () => (await readdir(home.paths.leasesDir)).length === 0, 15_000)).toBe(true)
+  expect(await leftoversAfter(home.root)).toEqual([])
 }, 120_000)
 
 test("an MCP server killed with SIGKILL mid-task, and no successor: its watchdog finishes the task and stops everything", async () => {
@@ -99,6 +102,7 @@ test("an MCP server killed with SIGKILL mid-task, and no successor: its watchdog
   expect((await readdir(home.paths.locksDir).catch(() => [])).filter((name) => name.endsWith(".json"))).toEqual([])
   expect(await until(() => !alive(server.pid), 15_000)).toBe(true)
   expect(await until(async () => (await readdir(home.paths.leasesDir)).length === 0, 15_000)).toBe(true)
+  expect(await leftoversAfter(home.root)).toEqual([])
 }, 90_000)
 
 // The handover can come before the dead process created the task's session (the race the tests above

@@ -4,20 +4,29 @@
 // stays behind. Control: the same setup with room to spare gets past that check.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
-import { mkdir } from "node:fs/promises"
+import { mkdir, rm } from "node:fs/promises"
+import { createRepository } from "../../src/model/demo"
 import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
 import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
+import { stopServer } from "../../src/opencode/server"
 import { BINARY, connectStdio, TEST_PATH, textOf } from "../helpers/mcp"
+import { leftoversAfter } from "../helpers/leftovers"
 
 let model: ScriptedModel
 let home: IsolatedHome
 
 beforeAll(async () => {
-  model = await startScriptedModel()
+  model = await startScriptedModel({
+    scripts: {
+      slow_edit: { turns: [{ steps: [{ tool: "write", args: { filePath: "edited.txt", content: "edited\n" } }, { text: "done after a while", delayMs: 3000 }] }] },
+      quick: { turns: [{ steps: [{ text: "quick report" }] }] },
+    },
+  })
   home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH } })
   await mkdir(home.env.XDG_STATE_HOME!, { recursive: true })
 })
 afterAll(async () => {
+  if (home) await stopServer(home.paths)
   await model?.stop()
   await home?.dispose()
 })
@@ -68,3 +77,61 @@ test("a read-only state dir: serve answers, and a delegation is refused as read-
     await mcp.close()
   }
 }, 60_000)
+
+test("the disk fills mid-task: the worker's result still arrives, the workspace is released, nothing is half-written, and the record is written once there is room", async () => {
+  const repo = await createRepository("oc-orch-disk-", { "README.md": "# r\n" })
+  const state = home.paths.stateDir
+  for (const dir of ["tasks", "locks"]) await mkdir(`${state}/${dir}`, { recursive: true })
+  const fill = `${repo}.fill`
+  const free = `${repo}.free`
+  // The task records and the writer states are each on a small disk of their own (so a lock file removed
+  // frees nothing for a record); a helper inside the namespace fills both, then empties them, when the
+  // test says so.
+  const dirs = [`${state}/tasks`, `${state}/locks`]
+  const helper = `(for i in $(seq 900); do [ -e ${fill} ] && break; sleep 0.1; done; for d in ${dirs.join(" ")}; do head -c 8000000 /dev/zero > $d/fill 2>/dev/null; done; for i in $(seq 900); do [ -e ${free} ] && break; sleep 0.1; done; for d in ${dirs.join(" ")}; do rm -f $d/fill; done) & `
+  const disks = dirs.flatMap((dir) => ["--size", "4194304", "--tmpfs", dir])
+  const mcp = await connectStdio({ ...home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "60000" }, ["/usr/bin/bwrap", "--dev-bind", "/", "/", ...disks, "--die-with-parent", "--", "/bin/bash", "-c", `${helper}exec "$@"`, "serve", BINARY, "serve"])
+  try {
+    const serve = Number((await Bun.file(`/proc/${mcp.pid}/task/${mcp.pid}/children`).text()).trim().split(" ")[0])
+    const inside = (path: string) => `/proc/${serve}/root${path}`
+    const call = mcp.client.callTool({ name: "worker", arguments: { cwd: repo, task: "[script:slow_edit] edit" } }, undefined, { timeout: 120_000 }) as Promise<CallToolResult>
+    const deadline = Date.now() + 30_000
+    while (!(await Bun.file(`${repo}/edited.txt`).exists()) && Date.now() < deadline) await Bun.sleep(100)
+    await Bun.write(fill, "")
+    // Full once not even a small file fits.
+    const full = async () => {
+      for (const dir of dirs) if (await Bun.write(inside(`${dir}/probe`), "x".repeat(8192)).then(() => rm(inside(`${dir}/probe`)).then(() => true), () => false)) return false
+      return true
+    }
+    while (!(await full()) && Date.now() < deadline) await Bun.sleep(50)
+    const result = await call
+    const structured = result.structuredContent as { status: string; files_changed: { path: string }[]; warnings?: string[]; task_id: string }
+    expect(structured.status).toBe("succeeded")
+    expect(structured.files_changed.map((file) => file.path)).toEqual(["edited.txt"])
+    expect(structured.warnings?.join(" ")).toMatch(/record could not be written: Cannot write .*: the disk is full \(ENOSPC\)/)
+    // The workspace is free, and nothing half-written is left in the state dir.
+    const files = await Array.fromAsync(new Bun.Glob("**/*").scan({ cwd: inside(state), dot: true }))
+    expect(files.filter((name) => name.endsWith(".tmp"))).toEqual([])
+    expect(files.filter((name) => name.startsWith("locks/") && name.endsWith(".json"))).toEqual([])
+    const record = () => Bun.file(inside(`${state}/tasks/${structured.task_id}.json`)).json().then((r: { status: string }) => r.status, () => "unreadable")
+    // Control: while the disk is full, the record on disk does not say how the task ended.
+    expect(await record()).toBe("running")
+    await Bun.write(free, "")
+    const until = Date.now() + 20_000
+    while ((await record()) !== "succeeded" && Date.now() < until) await Bun.sleep(200)
+    expect(await record()).toBe("succeeded")
+    const next = (await mcp.client.callTool({ name: "scout", arguments: { cwd: repo, task: "[script:quick] look" } }, undefined, { timeout: 60_000 })) as CallToolResult
+    expect((next.structuredContent as { status: string }).status).toBe("succeeded")
+  } finally {
+    await Bun.write(fill, "")
+    await Bun.write(free, "")
+    await mcp.close()
+    await rm(repo, { recursive: true, force: true })
+    await rm(fill, { force: true })
+    await rm(free, { force: true })
+  }
+}, 120_000)
+
+test("after the last MCP process leaves, nothing it started is left running within 15 s", async () => {
+  expect(await leftoversAfter(home.root)).toEqual([])
+}, 30_000)

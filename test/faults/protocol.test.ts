@@ -9,6 +9,7 @@ import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
 import { stopServer } from "../../src/opencode/server"
 import type { Spawned } from "../../src/util/process"
 import { BINARY, connectStdio, TEST_PATH, textOf } from "../helpers/mcp"
+import { leftoversAfter } from "../helpers/leftovers"
 
 let model: ScriptedModel
 let home: IsolatedHome
@@ -178,3 +179,7 @@ test("fuzz: 3,000 invalid tool calls and 300 raw frames, seeded; no crash, no ha
   }
   expect(model.stepRequests().length).toBe(0)
 }, 180_000)
+
+test("after the last MCP process leaves, nothing it started is left running within 15 s", async () => {
+  expect(await leftoversAfter(home.root)).toEqual([])
+}, 30_000)

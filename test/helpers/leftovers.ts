@@ -1,0 +1,32 @@
+// "No orphan process": every process this program (or OpenCode, or a sandbox) starts for an isolated
+// home inherits that home's HOME, so a process still carrying it after the last MCP process left is
+// one that outlived its purpose. Read from /proc, so it sees detached and reparented processes too.
+import { readdir, readFile } from "node:fs/promises"
+
+/** PIDs (with their command lines) of live processes whose environment has HOME=`home`. */
+export async function processesOf(home: string): Promise<{ pid: number; command: string }[]> {
+  const found: { pid: number; command: string }[] = []
+  const marker = `HOME=${home}\0`
+  for (const entry of await readdir("/proc")) {
+    const pid = Number(entry)
+    if (!Number.isInteger(pid) || pid === process.pid) continue
+    const environ = await readFile(`/proc/${pid}/environ`, "latin1").catch(() => "")
+    if (!`${environ}\0`.includes(marker)) continue
+    const stat = await readFile(`/proc/${pid}/stat`, "latin1").catch(() => "")
+    // A zombie has exited; only its parent's wait is missing.
+    if (/^\d+ \(.*\) Z /s.test(stat)) continue
+    const command = (await readFile(`/proc/${pid}/cmdline`, "latin1").catch(() => "")).replaceAll("\0", " ").trim()
+    found.push({ pid, command })
+  }
+  return found
+}
+
+/** Waits up to `ms` for every process of `home` to be gone; returns those still there. */
+export async function leftoversAfter(home: string, ms = 15_000): Promise<{ pid: number; command: string }[]> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const left = await processesOf(home)
+    if (left.length === 0 || Date.now() > deadline) return left
+    await Bun.sleep(250)
+  }
+}
