@@ -1,5 +1,6 @@
 // Benchmarks, side by side in one run, reported as medians and ratios (not assertions):
-//   a) binary start → `tools/list` answered
+//   a) binary start → `tools/list` answered, and idle RSS: the shipped build (bytecode, minified)
+//      beside a plain `--compile` build of the same source, against the goal (50 ms, 60 MB)
 //   b) one warm scout delegation three ways on the same scripted task and the same warm OpenCode:
 //      through our MCP server, through the bare SDK (create, prompt, delete), and `opencode run` as
 //      a fresh process (what users of per-task tools wait for).
@@ -7,13 +8,21 @@
 import { parseArgs } from "node:util"
 import { rm } from "node:fs/promises"
 import { connect } from "../src/opencode/client"
+import { takeLease } from "../src/opencode/lease"
 import { stopServer, ensureServer } from "../src/opencode/server"
 import { createDemoRepository, DEMO_TASK } from "../src/model/demo"
 import { createIsolatedHome } from "../src/model/home"
 import { startScriptedModel } from "../src/model/server"
 import { agentName } from "../src/engine/agents"
-import { run } from "../src/util/process"
-import { BINARY, connectStdio, TEST_PATH } from "../test/helpers/mcp"
+import { connectStdio } from "../src/model/stdio-client"
+import { run, spawn } from "../src/util/process"
+import type { Env } from "../src/config/flags"
+
+const ROOT = `${import.meta.dir}/..`
+const BINARY = `${ROOT}/dist/opencode-mcp-orchestrator`
+const PINNED_PATH = `${ROOT}/node_modules/.bin:/usr/local/bin:/usr/bin:/bin`
+const STARTUP_GOAL_MS = 50
+const IDLE_RSS_GOAL_MB = 60
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "7" } } })
 const runs = Number(values.runs)
@@ -22,6 +31,43 @@ const median = (xs: number[]) => {
   const sorted = [...xs].sort((a, b) => a - b)
   const mid = Math.floor(sorted.length / 2)
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+/** Raw stdio, no SDK client: spawn `serve`, send initialize and tools/list, time the answer; then its RSS. */
+async function startOnce(binary: string, env: Env): Promise<{ ms: number; rssMb: number }> {
+  const started = performance.now()
+  const proc = spawn([binary, "serve"], { env, stdin: "pipe" })
+  try {
+    const frames = [
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } } },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    ]
+    proc.stdin!.write(frames.map((frame) => `${JSON.stringify(frame)}\n`).join(""))
+    await proc.stdin!.flush()
+    const decoder = new TextDecoder()
+    let output = ""
+    for await (const chunk of proc.stdout!) {
+      output += decoder.decode(chunk)
+      if (output.includes('"id":2')) break
+    }
+    const ms = performance.now() - started
+    const status = await Bun.file(`/proc/${proc.pid}/status`).text()
+    return { ms, rssMb: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024 }
+  } finally {
+    proc.kill()
+    await proc.exited
+  }
+}
+
+async function startup(label: string, binary: string, env: Env) {
+  await startOnce(binary, env) // warm-up (page cache), not counted
+  const samples = []
+  for (let i = 0; i < Math.max(runs, 15); i++) samples.push(await startOnce(binary, env))
+  const ms = median(samples.map((s) => s.ms))
+  const rssMb = median(samples.map((s) => s.rssMb))
+  console.log(`${label.padEnd(44)} median ${ms.toFixed(0).padStart(6)} ms  idle RSS ${rssMb.toFixed(0)} MB  (n=${samples.length})`)
+  return { ms, rssMb }
 }
 
 async function timed(label: string, body: () => Promise<unknown>, times = runs) {
@@ -38,17 +84,20 @@ async function timed(label: string, body: () => Promise<unknown>, times = runs) 
 }
 
 const model = await startScriptedModel()
-const home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH } })
+const home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: PINNED_PATH } })
 const repo = await createDemoRepository()
 try {
   console.log(`opencode-mcp-orchestrator bench: ${runs} runs each, median, scripted model on 127.0.0.1\n`)
-  const startup = await timed("a) binary start → tools/list", async () => {
-    const mcp = await connectStdio(home.env, [BINARY, "serve"])
-    await mcp.client.listTools()
-    await mcp.close()
-  })
+  // The slow path, built here from the same source: a plain compile without bytecode or minification.
+  const plain = `${home.root}/plain-build`
+  const built = await run(["bun", "build", "src/cli/main.ts", "--compile", "--outfile", plain], { cwd: ROOT })
+  if (built.code !== 0) throw new Error(`plain build failed: ${built.stderr}`)
+  const shipped = await startup("a1) start → tools/list, shipped build", BINARY, home.env)
+  const slow = await startup("a2) start → tools/list, plain build", plain, home.env)
 
-  const mcp = await connectStdio(home.env, [BINARY, "serve"])
+  // This process holds a lease too, so the shared server outlives the MCP server for b2 and b3.
+  await takeLease(home.paths)
+  const mcp = await connectStdio([BINARY, "serve"], home.env, { clientName: "bench" })
   const viaMcp = await timed("b1) scout through the MCP server (warm)", async () => {
     const result = await mcp.client.callTool({ name: "scout", arguments: { cwd: repo, task: DEMO_TASK } })
     if ((result.structuredContent as { status: string }).status !== "succeeded") throw new Error("scout did not succeed")
@@ -58,7 +107,9 @@ try {
   const record = await ensureServer({ paths: home.paths, binary: "opencode", env: home.env })
   const client = connect(record, repo)
   const viaSdk = await timed("b2) bare SDK: create, prompt, delete (warm)", async () => {
-    const session = (await client.session.create({ directory: repo, title: "bench" })).data!
+    const created = await client.session.create({ directory: repo, title: "bench" })
+    if (!created.data) throw new Error(`session.create: ${JSON.stringify(created.error)}`)
+    const session = created.data
     await client.session.prompt({ sessionID: session.id, directory: repo, agent: agentName("scout"), parts: [{ type: "text", text: DEMO_TASK }] })
     await client.session.delete({ sessionID: session.id, directory: repo })
   })
@@ -75,7 +126,9 @@ try {
   console.log("\nratios")
   console.log(`  MCP call / bare SDK         ${(viaMcp / viaSdk).toFixed(2)}x  (our layers cost ${(viaMcp - viaSdk).toFixed(0)} ms)`)
   console.log(`  opencode run / MCP call     ${(fresh / viaMcp).toFixed(2)}x`)
-  console.log(`  startup                     ${startup.toFixed(0)} ms to tools/list`)
+  console.log(`  plain / shipped start       ${(slow.ms / shipped.ms).toFixed(2)}x`)
+  console.log(`  startup                     ${shipped.ms.toFixed(0)} ms to tools/list (goal ≤ ${STARTUP_GOAL_MS} ms: ${shipped.ms <= STARTUP_GOAL_MS ? "met" : "not met"})`)
+  console.log(`  idle RSS                    ${shipped.rssMb.toFixed(0)} MB (goal ≤ ${IDLE_RSS_GOAL_MB} MB: ${shipped.rssMb <= IDLE_RSS_GOAL_MB ? "met" : "not met"})`)
 } finally {
   await stopServer(home.paths)
   await model.stop()

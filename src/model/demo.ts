@@ -1,8 +1,6 @@
 // The demo: a small git repository, the scripted model, an isolated OpenCode home with the rendered
 // agents and plugin, and a real `scout` call sent to this program's MCP server over stdio.
 // Everything started here is stopped here.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import type { Env } from "../config/flags"
@@ -12,6 +10,7 @@ import { run } from "../util/process"
 import { selfCommand } from "../util/self"
 import { createIsolatedHome } from "./home"
 import { startScriptedModel } from "./server"
+import { connectStdio } from "./stdio-client"
 
 export const DEMO_TASK = "Find the TODO markers in this repository and summarize what README.md says the project is."
 
@@ -63,10 +62,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
     if (!options.keep) cleanup.push(() => rm(repo, { recursive: true, force: true }))
     log(`demo: repository ${repo}, scripted model ${model.url}, OpenCode home ${home.root}`)
     const [command, ...args] = selfCommand()
-    const transport = new StdioClientTransport({ command: command!, args: [...args, "serve"], env: home.env as Record<string, string>, stderr: "inherit" })
-    const client = new Client({ name: "opencode-mcp-orchestrator-demo", version: "1" })
-    cleanup.push(() => client.close())
-    await client.connect(transport)
+    const { client, close } = await connectStdio([command!, ...args, "serve"], home.env, { clientName: "opencode-mcp-orchestrator-demo", stderr: "inherit" })
+    cleanup.push(close)
     log("demo: MCP server ready; calling scout")
     const result = await client.callTool(
       { name: "scout", arguments: { cwd: repo, task: DEMO_TASK } },

@@ -116,6 +116,8 @@ export interface Spawned {
   exited: Promise<number>
   stdout: ReadableStream<Uint8Array>
   stderr: ReadableStream<Uint8Array>
+  /** Present when started with `stdin: "pipe"`. */
+  stdin?: import("bun").FileSink
   kill(graceMs?: number): Promise<void>
 }
 
@@ -126,6 +128,8 @@ export interface SpawnOptions {
   detached?: boolean
   /** Send output to this file instead of pipes. */
   logFile?: string
+  /** A pipe to write to (a protocol peer); nothing by default. */
+  stdin?: "pipe" | "ignore"
 }
 
 /** Starts a long-running process (a server) and hands back its handle. */
@@ -135,7 +139,7 @@ export function spawn(argv: string[], options: SpawnOptions = {}): Spawned {
     Bun.spawn(argv, {
       cwd: options.cwd,
       env: cleanEnv(options.env),
-      stdin: "ignore",
+      stdin: options.stdin ?? "ignore",
       stdout: output,
       stderr: output,
       detached: options.detached ?? false,
@@ -147,6 +151,7 @@ export function spawn(argv: string[], options: SpawnOptions = {}): Spawned {
     exited: proc.exited,
     stdout: proc.stdout as ReadableStream<Uint8Array>,
     stderr: proc.stderr as ReadableStream<Uint8Array>,
+    stdin: options.stdin === "pipe" ? (proc.stdin as import("bun").FileSink) : undefined,
     kill: (graceMs = 2000) => terminate(proc, graceMs),
   }
 }
