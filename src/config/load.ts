@@ -1,6 +1,6 @@
 // Reads config.json. A missing file means defaults; an invalid one is an error that names the file,
 // the field and the fix. Nothing here ever writes the file.
-import { z } from "zod"
+import type { z } from "zod"
 import { fail } from "../errors"
 import { readJsonFile } from "../util/fs"
 import { ConfigSchema, defaultConfig, type Config } from "./schema"

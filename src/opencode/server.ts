@@ -10,7 +10,7 @@ import type { Paths } from "../config/paths"
 import { fail } from "../errors"
 import { readJson, writeJson } from "../util/fs"
 import { SHARED_SERVER_VARIABLE } from "../sandbox"
-import { alive, killPid, processStart, spawn } from "../util/process"
+import { alive, killPid, processStart, spawn, type Spawned } from "../util/process"
 
 export interface ServerRecord {
   pid: number
@@ -138,7 +138,7 @@ async function startServer(options: ServerOptions): Promise<ServerRecord> {
   await mkdir(options.paths.stateDir, { recursive: true, mode: 0o700 })
   const password = randomBytes(24).toString("base64url")
   await Bun.write(options.paths.serverLog, "")
-  let child
+  let child: Spawned
   try {
     child = spawn([binary, "serve", "--port", "0", "--hostname", "127.0.0.1", "--print-logs", "--log-level", "WARN"], {
       env: { ...options.env, ...SHARED_SERVER_ENV, OPENCODE_SERVER_USERNAME: USERNAME, OPENCODE_SERVER_PASSWORD: password },

@@ -106,7 +106,7 @@ export function createDigester(): Digester {
         if (item) mocha = { title: [item[2]!.trim()], line: number }
         else if (mocha && mocha.title.length < MOCHA_TITLE_LINES && MOCHA_TITLE_LINE.test(line)) mocha.title.push(line.trim())
         else mocha = undefined
-        if (mocha?.title.at(-1)!.endsWith(":")) {
+        if (mocha?.title.at(-1)?.endsWith(":")) {
           addTest(mocha.title.join(" ").replace(/:$/, ""), mocha.line)
           mocha = undefined
         }

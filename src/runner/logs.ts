@@ -76,7 +76,7 @@ export async function pruneRuns(runsDir: string, retention: Retention, keep: rea
  * for newlines and a long line's pieces are joined once: splitting `rest + chunk` rescanned the whole
  * line for every chunk, quadratic on a log that is one 128 MB line.
  */
-export async function eachLine(file: string, visit: (line: string, number: number) => boolean | void): Promise<number> {
+export async function eachLine(file: string, visit: (line: string, number: number) => unknown): Promise<number> {
   const decoder = new TextDecoder()
   let pieces: string[] = []
   let number = 0

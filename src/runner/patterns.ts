@@ -11,6 +11,7 @@
 // test/runner/digest.test.ts runs every pattern exported here against hostile lines.
 
 /** Strips ANSI colour and cursor sequences: runners colour their output even into a pipe when forced. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC is exactly what an ANSI sequence starts with
 export const stripAnsi = (line: string) => line.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, "").replace(/\r$/, "")
 
 /** A failing test: the pattern's first capture group is the test's name. */

@@ -71,7 +71,7 @@ export async function snapshot(workspace: string, host: HostContext, pinned?: Re
   const repository = pinned ?? findRepository(workspace, host)
   if (!repository) return { git: false, entries: {} }
   const status = await sandboxedGit(repository, host, ["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--", "."], { cwd: workspace })
-  if (!status || status.code !== 0) return { git: false, entries: {} }
+  if (status?.code !== 0) return { git: false, entries: {} }
   const base = workspace === repository.root ? "" : `${workspace.slice(repository.root.length + 1)}/`
   const parsed = parseStatus(status.stdout)
   const entries: Snapshot["entries"] = {}

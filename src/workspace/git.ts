@@ -67,7 +67,7 @@ export interface GitOptions {
  * rather than git on the host.
  */
 export async function sandboxedGit(repository: Repository, host: HostContext, args: string[], options: GitOptions = {}): Promise<RunResult | undefined> {
-  let plan
+  let plan: ReturnType<typeof planSandbox>
   try {
     plan = planSandbox({ profile: { kind: "scout" }, workspace: repository.root, cwd: options.cwd, host }, hostFs)
   } catch {

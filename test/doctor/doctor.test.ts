@@ -35,7 +35,7 @@ describe("doctor", () => {
     expect(checks.map((c) => [c.id, c.status])).toEqual([["sandbox:scout", "pass"], ["sandbox:worker", "pass"], ["sandbox:runner", "pass"], ["sandbox:runner-writable", "pass"], ["sandbox:runner-network", "pass"], ["sandbox:runner-writable-network", "pass"]])
   }, 60_000)
 
-  const broken: Array<{ name: string; breakIt: (m: Machine) => Partial<Parameters<typeof doctorDepsFor>[1]> | void; id: string; detail: RegExp; fix: RegExp }> = [
+  const broken: Array<{ name: string; breakIt: (m: Machine) => Partial<Parameters<typeof doctorDepsFor>[1]> | undefined; id: string; detail: RegExp; fix: RegExp }> = [
     {
       name: "missing bwrap",
       breakIt: (m) => ({ launchers: { ...LAUNCHERS, bwrap: `${m.dir}/no-such-bwrap` } }),
@@ -133,7 +133,12 @@ describe("doctor", () => {
     using m = machine()
     await installed(m)
     let called = false
-    const report = await runDoctor(doctorDepsFor(m, { live: async () => ((called = true), []) }), { sandboxProbes: false, live: false })
+    const report = await runDoctor(doctorDepsFor(m, {
+      live: async () => {
+        called = true
+        return []
+      },
+    }), { sandboxProbes: false, live: false })
     expect(called).toBe(false)
     expect(report.checks.some((c) => c.id === "live")).toBe(false)
   }, 60_000)

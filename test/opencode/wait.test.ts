@@ -7,7 +7,12 @@ import { waitIdle } from "../../src/opencode/session"
 
 test("an already-aborted signal resolves to aborted and unsubscribes", async () => {
   let subscribed = 0
-  const hub = { on: () => (subscribed++, () => subscribed--) } as unknown as EventHub
+  const hub = {
+    on: () => {
+      subscribed++
+      return () => subscribed--
+    },
+  } as unknown as EventHub
   const controller = new AbortController()
   controller.abort()
   const outcome = await waitIdle({} as OpencodeClient, hub, "ses_x", "/tmp", { signal: controller.signal, deadline: Date.now() + 60_000 })

@@ -74,7 +74,9 @@ export async function runAgent(world: World, agent: string, dir: string, script:
       route: parseModel("scripted/fast"),
       deadline: Date.now() + 90_000,
       signal: new AbortController().signal,
-      onSession: async (id) => void (sessionID = id),
+      onSession: async (id) => {
+        sessionID = id
+      },
       onProgress: () => {},
     },
     `[script:${script}] run the script`,

@@ -56,7 +56,7 @@ test("createRun, listRuns, latestRunOf and pruneRuns on disk", async () => {
 test("readSlice numbers lines, stops at its limits and says where the log ends", async () => {
   const dir = await tempDir()
   const file = `${dir}/log`
-  await Bun.write(file, Array.from({ length: 500 }, (_, i) => `line ${i + 1}`).join("\n") + "\n")
+  await Bun.write(file, `${Array.from({ length: 500 }, (_, i) => `line ${i + 1}`).join("\n")}\n`)
   expect(await readSlice(file, 10, 3)).toBe("10: line 10\n11: line 11\n12: line 12\n[more from line 13]")
   expect(await readSlice(file, 499, 50)).toBe("499: line 499\n500: line 500\n[end of log, 500 lines]")
   expect(await readSlice(file, 900, 5)).toBe("no lines from 900: the log has 500 lines.")
