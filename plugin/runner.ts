@@ -60,6 +60,7 @@ export function runnerTool(tool: RunnerTool): ToolDefinition {
         lines: digest.lines,
       })
       await saveRun(paths.runsDir, run)
+      // Housekeeping of old runs: failing it costs disk space later, never this run's result.
       await pruneRuns(paths.runsDir, { hours: limits.runRetentionHours, count: limits.runRetentionCount }, [run.id]).catch(() => undefined)
       const failure = result.failure ? `The sandbox could not start (${result.failure.code}): ${result.failure.detail}\n${result.failure.hint}\n` : ""
       const output = failure + renderDigest(digest, {

@@ -102,6 +102,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
     // load): a cancel or the deadline must not wait for it. The late session is reconciled by the caller.
     const creating = createSession(client, workspace, spec.title)
     const created = await raceStop(creating, spec.signal, spec.deadline)
+    // A creation that fails late left no session: undefined is exactly "nothing to reconcile".
     if (created === undefined) return { outcome: spec.signal.aborted ? { kind: "aborted" } : { kind: "deadline" }, late: creating.catch(() => undefined) }
     sessionID = created
     await spec.onSession(sessionID)
@@ -133,6 +134,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
     await abortSession(client, sessionID, workspace)
     await settleAfterAbort(client, sessionID, workspace)
   }
+  // No transcript (OpenCode unreachable) settles as a task without a report (needs_review), not a crash.
   let transcript = await readTranscript(client, sessionID, workspace, before).catch(() => undefined)
   if (outcome.kind === "idle" && transcript && !transcript.text) {
     // A model that spent its last step on a tool call or returned nothing gets one plain request for the report.
@@ -144,6 +146,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
       await abortSession(client, sessionID, workspace)
       await settleAfterAbort(client, sessionID, workspace)
     }
+    // As above: the first answer stands when the follow-up's cannot be read.
     const retry = await readTranscript(client, sessionID, workspace, mark).catch(() => undefined)
     if (retry) transcript = { ...retry, steps: transcript.steps + retry.steps, tools: [...transcript.tools, ...retry.tools], tokens: sumTokens(transcript.tokens, retry.tokens), cost: transcript.cost + retry.cost }
   }

@@ -10,6 +10,8 @@ import type { TaskRecord } from "./tasks"
 
 /** Never rejects: it runs beside the session cleanup, and a missing piece of evidence is just absent. */
 export async function measureEvidence(record: TaskRecord, sessionID: string | undefined, runsDir: string, host: HostContext) {
+  // Each piece of evidence that cannot be measured is left out of the result (files_changed absent, no
+  // run summary), which the parent reads as "not measured"; it never fails a task that already ended.
   const [after, run, autorun] = await Promise.all([
     record.snapshot?.git ? snapshot(record.workspace, host, record.snapshot.repository).catch(() => undefined) : undefined,
     record.role === "runner" ? runOf(runsDir, [...record.sessions, ...(sessionID ? [sessionID] : [])]).catch(() => undefined) : undefined,

@@ -29,6 +29,7 @@ export interface UninstallDeps {
 export async function uninstall(deps: UninstallDeps, options: { purgeConfig?: boolean; dryRun?: boolean }): Promise<number> {
   const { paths, homes, print } = deps
   const manifest = await readManifest(paths.installManifest)
+  // A broken config.json must not block removing the program: what it would name is in the manifest too.
   const config = await loadConfig(paths.configFile).catch(() => undefined)
   const observed = await observe(homes, manifest, [])
   const entry = { ...serveCommand(paths), timeoutSec: config ? timeoutLimits(config).parent : 0 }

@@ -104,6 +104,7 @@ export function progressReporter(extra: Extra): (message: string) => void {
   let count = 0
   return (message) => {
     count++
+    // Progress to a client that already left has no one to tell; the task goes on.
     void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: count, message } }).catch(() => undefined)
   }
 }

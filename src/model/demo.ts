@@ -75,6 +75,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
     if (!structured) throw fail("Delegation", `The scout call returned no structured result:\n${text}`)
     return { status: String(structured.status), text, structured }
   } finally {
+    // Every cleanup step runs even if one fails; the demo's own outcome is what is reported.
     for (const step of cleanup.reverse()) await step().catch(() => undefined)
   }
 }

@@ -83,6 +83,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
   }
 
   async function complete(req: Request): Promise<Response> {
+    // A body that is not JSON fails the schema below and gets its 400 answer.
     const parsed = ChatRequestSchema.safeParse(await req.json().catch(() => undefined))
     if (!parsed.success) return errorBody(400, "invalid chat completion request", "invalid_request_error")
     const body = parsed.data

@@ -25,6 +25,7 @@ export async function confirmSandboxed(client: OpencodeClient, version: string, 
       `OpenCode ${version || "(unknown version)"} is outside the range this program is tested with (>= ${TESTED_OPENCODE.min.join(".")}, < ${TESTED_OPENCODE.belowMajor}); its plugin, and with it the sandbox, may not load.`,
       "Install the pinned OpenCode (npm install -g opencode-ai@1.18.33), or point OPENCODE_MCP_ORCHESTRATOR_OPENCODE at it; `opencode-mcp-orchestrator doctor` shows what runs.",
     )
+  // Unreachable is "not confirmed": the check below refuses, which is the safe answer.
   const ids = await client.tool.ids({ directory }).then((response) => response.data).catch(() => undefined)
   if (!Array.isArray(ids) || !ids.includes(FILES_MARKER) || !ids.includes("sandbox_shell"))
     throw fail(

@@ -16,10 +16,12 @@ export async function answerAsk(client: OpencodeClient, directory: string, event
         reply: "reject",
         message: "Delegated sessions run unattended: this was refused by policy. Work within the tools your role allows, or report what you needed.",
       })
+      // A request already answered (or its session gone) needs no answer; the run cannot hang on it.
       .catch(() => undefined)
     return { kind: "permission", permission: event.properties.permission, patterns: event.properties.patterns }
   }
   if (event.type === "question.asked") {
+    // As above: nothing waits on a question that is already gone.
     await client.question.reject({ requestID: event.properties.id, directory }).catch(() => undefined)
     return { kind: "question" }
   }

@@ -219,6 +219,7 @@ async function withStartLock<T>(paths: Paths, body: () => Promise<T>): Promise<T
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
       const owner = Number(await Bun.file(paths.serverLock).text().catch(() => "0"))
+      // Gone between the failed create and this look: it counts as old, and the next attempt takes it.
       const age = Date.now() - ((await stat(paths.serverLock).catch(() => undefined))?.mtimeMs ?? 0)
       if (!alive(owner) || age > 60_000) await rm(paths.serverLock, { force: true })
       else if (Date.now() > deadline) throw fail("Server", "Timed out waiting for another process to start OpenCode.", `Remove ${paths.serverLock} if no other opencode-mcp-orchestrator is running.`)

@@ -1,7 +1,7 @@
 // Small file helpers: atomic writes (temp file + rename, so a reader never sees half a file) and
 // JSON reads that tell "absent" from "unreadable".
 import { constants } from "node:fs"
-import { access, mkdir, rename, rm, stat, statfs, writeFile } from "node:fs/promises"
+import { access, lstat, mkdir, rename, rm, stat, statfs, writeFile } from "node:fs/promises"
 import { dirname } from "node:path"
 import { fail, type ErrorKind } from "../errors"
 
@@ -22,7 +22,7 @@ export async function writeAtomic(file: string, content: string | Uint8Array, mo
     await rename(temp, file)
   } catch (error) {
     // Never leave a half-written temp file behind (a full disk is exactly when one would be).
-    await rm(temp, { force: true }).catch(() => undefined)
+    await rm(temp, { force: true }).catch(() => undefined) // the write's own error is the one to report
     const code = (error as NodeJS.ErrnoException).code ?? ""
     const why = WRITE_FAILURES[code]
     if (!why) throw error
@@ -41,9 +41,23 @@ export async function readJson<T>(file: string): Promise<T | undefined> {
   }
 }
 
+/**
+ * What stat says, or undefined when nothing is there (or a path component is not a directory). Any
+ * other failure (permission, I/O) is thrown: "cannot look" is never taken for "absent".
+ */
+export async function statIfPresent(path: string, follow = true) {
+  try {
+    return follow ? await stat(path) : await lstat(path)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined
+    throw error
+  }
+}
+
 /** The parsed file, or undefined when it does not exist; a file that is not JSON is a named error with `hint`. */
 export async function readJsonFile(file: string, kind: ErrorKind, hint: string): Promise<unknown> {
-  const info = await stat(file).catch(() => undefined)
+  const info = await statIfPresent(file)
   if (!info) return undefined
   // A directory (or a FIFO) in the file's place is a mistake to report, never "no file, use defaults".
   if (!info.isFile()) throw fail(kind, `${file} is not a regular file.`, `Remove it (it is a ${info.isDirectory() ? "directory" : "special file"}), then ${hint.charAt(0).toLowerCase()}${hint.slice(1)}`)
@@ -64,10 +78,12 @@ export const MIN_STATE_FREE_BYTES = 1024 * 1024
  */
 export async function checkStateSpace(dir: string): Promise<void> {
   let probe = dir
-  while (!(await stat(probe).catch(() => undefined)) && probe !== "/") probe = dirname(probe)
+  // The nearest existing ancestor is what a first write would create the dir on.
+  while (!(await statIfPresent(probe)) && probe !== "/") probe = dirname(probe)
   const writable = await access(probe, constants.W_OK).then(() => undefined, (error: NodeJS.ErrnoException) => error.code)
   if (writable)
     throw fail("Server", `The state dir ${dir} cannot be written: ${WRITE_FAILURES[writable] ?? writable} (${writable}).`, `Make it writable (or point XDG_STATE_HOME elsewhere), then retry; nothing was started.`, { dir, code: writable })
+  // A filesystem that cannot report its free space (some FUSE mounts) is not refused for it.
   const info = await statfs(probe).catch(() => undefined)
   if (info && info.bavail * info.bsize < MIN_STATE_FREE_BYTES)
     throw fail("Server", `The state dir ${dir} has ${info.bavail * info.bsize} bytes free; a task needs at least ${MIN_STATE_FREE_BYTES} to record itself.`, `Free space on that filesystem (or point XDG_STATE_HOME elsewhere), then retry; nothing was started.`, { dir })

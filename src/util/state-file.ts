@@ -1,7 +1,8 @@
 // Reading the state dir's own JSON files (task records, writer locks) so that no single bad file can
 // wedge anything: a file that is not JSON, or fails its schema, is moved aside to a named `.corrupt`
 // sibling, reported once with its path, reason and fix, and read as absent from then on.
-import { rename, stat } from "node:fs/promises"
+import { rename } from "node:fs/promises"
+import { statIfPresent } from "./fs"
 import type { z } from "zod"
 
 export interface CorruptFile {
@@ -17,7 +18,7 @@ export interface CorruptFile {
 export const corruptFiles: CorruptFile[] = []
 
 async function moveAside(path: string, reason: string, fix: string): Promise<void> {
-  const free = async (candidate: string) => !(await stat(candidate).catch(() => undefined))
+  const free = async (candidate: string) => !(await statIfPresent(candidate))
   const movedTo = (await free(`${path}.corrupt`)) ? `${path}.corrupt` : `${path}.corrupt-${Date.now()}`
   // Another process may have moved it already: then there is nothing left to report here.
   if (!(await rename(path, movedTo).then(() => true, () => false))) return

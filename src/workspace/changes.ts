@@ -31,6 +31,7 @@ const HASH_LIMIT = 8 * 1024 * 1024
  * regular file is read (a FIFO a task left behind would block the reader).
  */
 export async function fingerprint(file: string): Promise<string> {
+  // Unreadable metadata (a parent made unsearchable) counts as absent: a change, never a failed task.
   const info = await lstat(file).catch(() => undefined)
   if (!info) return "absent"
   if (info.isSymbolicLink()) return `link:${await readlink(file).catch(() => "?")}`

@@ -1,7 +1,7 @@
 // The workspace a delegation runs in: an existing directory, canonicalized (symlinks resolved) so
 // locks and records name one directory one way, and admitted by the sandbox's one admission rule
 // (src/sandbox/admission.ts) before anything is recorded, locked or started.
-import { stat } from "node:fs/promises"
+import { statIfPresent } from "../util/fs"
 import { isAbsolute } from "node:path"
 import type { AdmissionPolicy, HostContext } from "../sandbox"
 import { fail } from "../errors"
@@ -9,7 +9,9 @@ import { admitWorkspace, hostFs } from "../sandbox"
 
 export async function canonicalWorkspace(cwd: string, host: HostContext, policy: AdmissionPolicy): Promise<string> {
   if (!isAbsolute(cwd)) throw fail("Usage", `cwd must be an absolute path, got "${cwd}".`, "Pass the repository's absolute path as cwd.")
-  const info = await stat(cwd).catch(() => undefined)
+  const info = await statIfPresent(cwd).catch((error: NodeJS.ErrnoException) => {
+    throw fail("Usage", `The workspace ${cwd} cannot be inspected: ${error.code ?? error.message}.`, "Pass a directory this user can read as cwd.")
+  })
   if (!info) throw fail("Usage", `The workspace ${cwd} does not exist.`, "Pass an existing directory as cwd.")
   if (!info.isDirectory()) throw fail("Usage", `The workspace ${cwd} is not a directory.`, "Pass the repository's directory, not a file, as cwd.")
   return admitWorkspace(cwd, host, policy, hostFs)
