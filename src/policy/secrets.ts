@@ -28,6 +28,8 @@ interface TokenFormat {
   pattern: RegExp
   /** The part a placeholder check looks at (the prefix repeats in every real token). */
   body?: (match: string) => string
+  /** A further condition on the body, checked in code: a lookahead in the pattern would rescan the rest of a long run at every start (quadratic). */
+  accept?: (body: string) => boolean
 }
 
 // Order matters only for overlapping prefixes: sk-ant- is Anthropic's before it is OpenAI-shaped.
@@ -39,15 +41,17 @@ const TOKEN_FORMATS: TokenFormat[] = [
   { kind: "Slack token", pattern: /\bxox[bpars]-[A-Za-z0-9-]{10,}/g, body: (m) => m.slice(5) },
   { kind: "Anthropic API key", pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/g, body: (m) => m.slice(7) },
   // A digit is required: kebab-case names such as sk-learn-pipeline-config have none.
-  { kind: "OpenAI API key", pattern: /\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}/g, body: (m) => m.replace(/^sk-(?:proj-|svcacct-|admin-)?/, "") },
+  { kind: "OpenAI API key", pattern: /\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g, body: (m) => m.replace(/^sk-(?:proj-|svcacct-|admin-)?/, ""), accept: (body) => /\d/.test(body) },
   { kind: "Google API key", pattern: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g, body: (m) => m.slice(4) },
   { kind: "JWT", pattern: /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g, body: (m) => m.split(".")[2]! },
 ]
 
 // The name must END in the secret word (DB_PASSWORD, apiKey, GITHUB_TOKEN), so max_tokens, tokenizer
 // and secret_name are not read as secrets. `pwd` is left out: PWD=/some/path is everywhere in shell.
+// A name starts only after a character that cannot be part of one, so a long run of name characters
+// is walked once, not once per position (a multi-megabyte brief stays linear).
 const ASSIGNMENT =
-  /(?<![A-Za-z0-9])([A-Za-z0-9_.-]*?(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key))["']?[ \t]*(?::=|=(?![=>])|:(?!:))[ \t]*(?:"([^"\s]*)"|'([^'\s]*)'|`([^`\s]*)`|([^\s"'`]+))/gi
+  /(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*?(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key))["']?[ \t]*(?::=|=(?![=>])|:(?!:))[ \t]*(?:"([^"\s]*)"|'([^'\s]*)'|`([^`\s]*)`|([^\s"'`]+))/gi
 
 /** Values that stand for a secret without being one: documentation, templates, code that fetches it. */
 export function isPlaceholder(value: string): boolean {
@@ -87,7 +91,7 @@ export function findSecrets(text: string): SecretFinding[] {
   for (const format of TOKEN_FORMATS) {
     for (const match of text.matchAll(format.pattern)) {
       const body = format.body ? format.body(match[0]) : match[0]
-      if (templated(body)) continue
+      if (templated(body) || (format.accept && !format.accept(body))) continue
       found.push({ kind: format.kind, index: match.index })
     }
   }

@@ -83,6 +83,15 @@ describe("the secret guard lets through", () => {
   })
 })
 
+describe("cost", () => {
+  // The guard reads every brief before the size cap applies, and the MCP gate lets ~10 MiB through.
+  test.each(["sk-", "ghp_", "xoxb-", "a_", "password=", "eyJaaaaaaaaaaaa."])("a megabyte of %p is scanned in well under a second", (unit) => {
+    const started = performance.now()
+    findSecrets(unit.repeat(Math.ceil(1_048_576 / unit.length)))
+    expect(performance.now() - started).toBeLessThan(1000)
+  })
+})
+
 describe("the thresholds", () => {
   test("entropy: repeats score 0, a random 16-character value scores above the threshold, a word below", () => {
     expect(shannonEntropy("aaaaaaaaaaaa")).toBe(0)
