@@ -1,6 +1,7 @@
 // Every environment variable the program reads, in one place. The CLI reads `process.env` once and
 // hands the snapshot down; everything below takes `Flags` (or the raw snapshot) as data.
 import { homedir } from "node:os"
+import { MODES, type Mode } from "../policy/mode"
 
 export type Env = Record<string, string | undefined>
 
@@ -20,6 +21,8 @@ export interface Flags {
   syncBudgetMs?: number
   /** `OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES`: the largest brief a delegation accepts. */
   maxBriefBytes: number
+  /** `OPENCODE_MCP_ORCHESTRATOR_MODE`: the delegation mode for every workspace this server serves (src/policy/mode.ts). */
+  mode?: Mode
   /** The raw snapshot, for the few places that pass the environment on (the OpenCode server). */
   env: Env
 }
@@ -46,6 +49,12 @@ export class FlagError extends Error {
   }
 }
 
+function strictEnum<T extends string>(name: string, raw: string | undefined, values: readonly T[]): T | undefined {
+  if (raw === undefined || raw === "") return undefined
+  if (!(values as readonly string[]).includes(raw)) throw new FlagError(name, raw, `one of ${values.join(", ")}`)
+  return raw as T
+}
+
 export function readFlags(env: Env): Flags {
   const home = env.HOME || homedir()
   const xdg = (name: string, fallback: string) => (env[name]?.startsWith("/") ? env[name]! : `${home}/${fallback}`)
@@ -60,6 +69,7 @@ export function readFlags(env: Env): Flags {
     bridgeTimeoutMs: strictInt("OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS", env.OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS, 1000, 3_600_000),
     syncBudgetMs: strictInt("OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS", env.OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS, 1000, 3_600_000),
     maxBriefBytes: strictInt("OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES", env.OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES, 1024, 1_048_576) ?? MAX_BRIEF_BYTES,
+    mode: strictEnum("OPENCODE_MCP_ORCHESTRATOR_MODE", env.OPENCODE_MCP_ORCHESTRATOR_MODE, MODES),
     env,
   }
 }

@@ -1,5 +1,6 @@
 // The one source of truth for config.json. Defaults live here; types come from z.infer.
 import { z } from "zod"
+import { MODES } from "../policy/mode"
 
 export const ROLES = ["scout", "worker", "runner"] as const
 export type Role = (typeof ROLES)[number]
@@ -68,6 +69,18 @@ export const TrustedRootSchema = z
   })
   .strict()
 
+// Added without a version bump: every field is optional with a default, so a config.json written before
+// it stays valid and means what it meant (blueprint mode, tier optional).
+export const PolicySchema = z
+  .object({
+    mode: z
+      .enum(MODES)
+      .optional()
+      .describe("Mode for every workspace unless a call, OPENCODE_MCP_ORCHESTRATOR_MODE or a marker file says otherwise; sensitive stated anywhere wins."),
+    requireTier: z.boolean().default(false).describe("When true, scout, worker and runner calls without a tier are refused."),
+  })
+  .strict()
+
 export const ConfigSchema = z
   .object({
     $schema: z.string().optional(),
@@ -97,6 +110,7 @@ export const ConfigSchema = z
       .array(absolutePath)
       .default([])
       .describe("Directories whose OpenCode project plugins (.opencode/plugins, opencode.json plugin lists) may run on the host; empty refuses every workspace that has them."),
+    policy: PolicySchema.default({ requireTier: false }).describe("Delegation policy; absent means blueprint mode with the tier optional."),
   })
   .strict()
 

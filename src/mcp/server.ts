@@ -7,6 +7,7 @@ import type { Runtime } from "../engine/runtime"
 import { VERSION } from "../version"
 import instructions from "./instructions.md" with { type: "text" }
 import { registerModels } from "./tools/models"
+import { registerPolicy } from "./tools/policy"
 import { registerRunner } from "./tools/runner"
 import { registerScout } from "./tools/scout"
 import { registerTaskCancel } from "./tools/task_cancel"
@@ -31,5 +32,6 @@ export function createServer(runtime: Runtime, delegations = new Delegations(run
   registerTaskList(server, delegations)
   registerTaskContinue(server, delegations)
   registerModels(server, delegations)
+  registerPolicy(server, delegations)
   return server
 }

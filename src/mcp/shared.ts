@@ -6,6 +6,8 @@ import { z } from "zod"
 import { AppError } from "../errors"
 import { fromTranscript, STATUSES, renderText, type DelegationResult } from "../engine/result"
 import type { TaskRecord } from "../engine/tasks"
+import { MODES } from "../policy/mode"
+import { TIERS } from "../policy/tiers"
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
 
@@ -21,6 +23,25 @@ export const idempotencyArg = {
     .max(200)
     .optional()
     .describe("Optional key for retries: a call with a key already used re-attaches to that task (running or finished) instead of starting another."),
+}
+
+/** Optional, so calls written for the published arguments work unchanged (src/policy, README "Policy"). */
+export const policyArgs = {
+  tier: z
+    .enum(TIERS)
+    .optional()
+    .describe("Optional: how hard you judge this work. easy or medium is delegated; hard or unsure is refused, and you do it yourself. Required when the server's config says so."),
+  mode: z
+    .enum(MODES)
+    .optional()
+    .describe("Optional: blueprint (every role), sensitive (scouts, read-only runners and mechanical workers only) or insensitive. A workspace marked sensitive anywhere stays sensitive; the policy tool shows a workspace's mode."),
+}
+
+export const mechanicalArg = {
+  mechanical: z
+    .boolean()
+    .optional()
+    .describe("Optional: true when the change is mechanical (a rename, a format, an edit the brief spells out exactly), with no judgement left to the agent. In a sensitive workspace only mechanical workers run."),
 }
 
 export const resultShape = {

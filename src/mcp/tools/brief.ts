@@ -6,7 +6,8 @@ import { z } from "zod"
 import { agentName } from "../../engine/agents"
 import type { Delegations } from "../../engine/lifecycle"
 import { startAndFollow } from "../calls"
-import { idempotencyArg, modelArgs, resultShape } from "../shared"
+import { policyGate } from "../policy"
+import { idempotencyArg, mechanicalArg, modelArgs, policyArgs, resultShape } from "../shared"
 
 export interface BriefTool {
   role: "scout" | "worker"
@@ -29,12 +30,24 @@ export function registerBriefTool(server: McpServer, delegations: Delegations, t
         task: z.string().min(1).describe(tool.task),
         ...modelArgs,
         ...idempotencyArg,
+        ...policyArgs,
+        // Only a worker changes files, so only a worker can be mechanical.
+        ...(tool.role === "worker" ? mechanicalArg : {}),
       },
       outputSchema: resultShape,
       annotations: tool.annotations,
     },
-    (args, extra) =>
-      startAndFollow(
+    async (args, extra) => {
+      const mechanical = "mechanical" in args && args.mechanical === true
+      const refused = await policyGate(delegations.runtime, {
+        cwd: args.cwd,
+        mode: args.mode,
+        tier: args.tier,
+        delegation: tool.role === "worker" ? { role: "worker", mechanical } : { role: "scout" },
+        texts: { task: args.task },
+      })
+      if (refused) return refused
+      return startAndFollow(
         server,
         delegations,
         {
@@ -49,6 +62,7 @@ export function registerBriefTool(server: McpServer, delegations: Delegations, t
           idempotencyKey: args.idempotency_key,
         },
         extra,
-      ),
+      )
+    },
   )
 }

@@ -8,7 +8,8 @@ import { RUNNER_TOOLS, runnerAgentName } from "../../engine/agents"
 import type { Delegations } from "../../engine/lifecycle"
 import { RUNNER_TIMEOUT, runnerBrief } from "../../runner/brief"
 import { startAndFollow } from "../calls"
-import { idempotencyArg, modelArgs, resultShape } from "../shared"
+import { policyGate } from "../policy"
+import { idempotencyArg, modelArgs, policyArgs, resultShape } from "../shared"
 import description from "./runner.md" with { type: "text" }
 
 
@@ -28,11 +29,20 @@ export function registerRunner(server: McpServer, delegations: Delegations) {
         network_access: z.enum(["disabled", "host"]).default("disabled").describe("disabled (default), or host to share the host's network (trusted commands only)."),
         ...modelArgs,
         ...idempotencyArg,
+        ...policyArgs,
       },
       outputSchema: resultShape,
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
     },
     async (args, extra) => {
+      const refused = await policyGate(delegations.runtime, {
+        cwd: args.cwd,
+        mode: args.mode,
+        tier: args.tier,
+        delegation: { role: "runner", workspaceAccess: args.workspace_access, networkAccess: args.network_access },
+        texts: { command: args.command, objective: args.objective, expected: args.expected },
+      })
+      if (refused) return refused
       const timeoutSeconds = args.timeout_seconds ?? RUNNER_TIMEOUT.fallback
       return startAndFollow(
         server,

@@ -3,6 +3,7 @@ import { z } from "zod"
 import type { Delegations } from "../../engine/lifecycle"
 import { checkTaskId } from "../../engine/tasks"
 import { followTask } from "../calls"
+import { refusalResult, secretRefusal } from "../policy"
 import { errorResult, resultShape } from "../shared"
 import description from "./task_continue.md" with { type: "text" }
 
@@ -22,6 +23,9 @@ export function registerTaskContinue(server: McpServer, delegations: Delegations
     async (args, extra) => {
       try {
         checkTaskId(args.task_id)
+        // Rework goes to the same model as the brief did: the secret guard reads it too.
+        const secret = secretRefusal({ task: args.task })
+        if (secret) return refusalResult(secret)
         return await followTask(server, delegations, await delegations.continue(args.task_id, args.task), extra)
       } catch (error) {
         return errorResult(error)

@@ -1,0 +1,65 @@
+// The policy tool: the same gathering the delegating tools do before they start (src/mcp/policy.ts),
+// shown instead of enforced, so a parent can see why a call would be refused before making it.
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { z } from "zod"
+import type { Delegations } from "../../engine/lifecycle"
+import { allowances, describeSource, MODE_SOURCES, MODES } from "../../policy/mode"
+import { MIN_ENTROPY, MIN_SECRET_LENGTH } from "../../policy/secrets"
+import { DELEGABLE_TIERS, TIERS } from "../../policy/tiers"
+import { workspacePolicy } from "../policy"
+import { errorResult, policyArgs } from "../shared"
+import description from "./policy.md" with { type: "text" }
+
+const statement = z.object({ source: z.enum(MODE_SOURCES), mode: z.enum(MODES), where: z.string() })
+
+export const SECRET_GUARD = `Briefs (task; runner's command, objective, expected) are refused when they carry a private key block, a GitHub, AWS, Slack, OpenAI, Anthropic or Google token, a JWT, or a password/secret/token/api_key assignment whose value has at least ${MIN_SECRET_LENGTH} characters and ${MIN_ENTROPY} bits of entropy per character; placeholders (<key>, \${VAR}, xxx, changeme, process.env.X) pass. The refusal names the kind and line:column, never the value.`
+
+export function registerPolicy(server: McpServer, delegations: Delegations) {
+  server.registerTool(
+    "policy",
+    {
+      title: "Delegation policy for a workspace",
+      description,
+      inputSchema: {
+        cwd: z.string().min(1).describe("Absolute path of the workspace you would delegate in."),
+        mode: policyArgs.mode.describe("Optional: the mode argument you would pass, to see its effect."),
+      },
+      outputSchema: {
+        project_root: z.string().describe("Where marker files are looked for: the nearest ancestor of cwd with a .git."),
+        mode: z.enum(MODES),
+        source: z.string().describe("Where the mode came from."),
+        statements: z.array(statement).describe("Every place that states a mode, in the order they are read."),
+        overruled: z.array(statement).describe("Statements that lost (sensitive stated anywhere wins)."),
+        allowed: z.object({ scout: z.string(), worker: z.string(), runner: z.string() }),
+        tiers: z.object({ required: z.boolean(), delegated: z.array(z.enum(TIERS)), refused: z.array(z.enum(TIERS)) }),
+        secret_guard: z.string(),
+      },
+      annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+    },
+    async (args) => {
+      try {
+        const policy = await workspacePolicy(delegations.runtime, args.cwd, args.mode)
+        const { resolved } = policy
+        const allowed = allowances(resolved.mode)
+        const tiers = { required: policy.requireTier, delegated: [...DELEGABLE_TIERS], refused: TIERS.filter((t) => !DELEGABLE_TIERS.includes(t)) }
+        const source = describeSource(resolved.decidedBy)
+        const lines = [
+          `mode: ${resolved.mode} (${source})`,
+          `project root: ${policy.projectRoot}`,
+          ...resolved.overruled.map((s) => `overruled: ${s.mode} from ${describeSource(s)}`),
+          `scout: ${allowed.scout}`,
+          `worker: ${allowed.worker}`,
+          `runner: ${allowed.runner}`,
+          `tier: ${tiers.required ? "required" : "optional"}; ${tiers.delegated.join(" and ")} are delegated, ${tiers.refused.join(" and ")} are refused (do that work yourself)`,
+          `secret guard: ${SECRET_GUARD}`,
+        ]
+        return {
+          content: [{ type: "text", text: lines.join("\n") }],
+          structuredContent: { project_root: policy.projectRoot, mode: resolved.mode, source, statements: resolved.statements, overruled: resolved.overruled, allowed, tiers, secret_guard: SECRET_GUARD },
+        }
+      } catch (error) {
+        return errorResult(error)
+      }
+    },
+  )
+}

@@ -1,0 +1,91 @@
+// Modes: how much of the delegation surface a workspace allows. `blueprint` (the default) and
+// `insensitive` allow every role; `sensitive` allows only work that cannot change anything: scouts,
+// read-only runners without the host network, and workers whose change is mechanical (spelled out in
+// the brief, no judgement left to the agent).
+//
+// A mode can be stated in four places, read in this order: the call's `mode` argument, the
+// OPENCODE_MCP_ORCHESTRATOR_MODE variable, a marker file in the project root, config.json
+// `policy.mode`. The first stated one applies, except that `sensitive` stated anywhere wins: the
+// person who marked a repository sensitive must not be overruled by a parent's argument or a
+// machine-wide default. Pure: the collected statements in, the mode and the reason out.
+import type { Refusal } from "./refusal"
+
+export const MODES = ["blueprint", "sensitive", "insensitive"] as const
+export type Mode = (typeof MODES)[number]
+
+export const MODE_SOURCES = ["argument", "environment", "marker", "config"] as const
+export type ModeSourceKind = (typeof MODE_SOURCES)[number]
+
+export interface ModeStatement {
+  source: ModeSourceKind
+  mode: Mode
+  /** Where exactly: the marker's path, the variable's name, the config file. */
+  where: string
+}
+
+export interface ResolvedMode {
+  mode: Mode
+  /** The statement that decided it; absent when nothing was stated (the default). */
+  decidedBy?: ModeStatement
+  /** Every statement, in the order they are read. */
+  statements: ModeStatement[]
+  /** Statements that disagreed with the outcome and lost. */
+  overruled: ModeStatement[]
+}
+
+export const MARKER_NAMES: Record<Exclude<Mode, "blueprint">, string[]> = {
+  sensitive: [".opencode-mcp-orchestrator/sensitive", ".claude/sensitive"],
+  insensitive: [".opencode-mcp-orchestrator/insensitive", ".claude/insensitive"],
+}
+
+const rank = (source: ModeSourceKind) => MODE_SOURCES.indexOf(source)
+
+export function resolveMode(statements: ModeStatement[]): ResolvedMode {
+  const ordered = [...statements].sort((a, b) => rank(a.source) - rank(b.source))
+  const decidedBy = ordered.find((s) => s.mode === "sensitive") ?? ordered[0]
+  const mode = decidedBy?.mode ?? "blueprint"
+  return { mode, decidedBy, statements: ordered, overruled: ordered.filter((s) => s.mode !== mode) }
+}
+
+/** What a call asks for, as far as the mode cares. */
+export type Delegation =
+  | { role: "scout" }
+  | { role: "worker"; mechanical: boolean }
+  | { role: "runner"; workspaceAccess: "read_only" | "writable"; networkAccess: "disabled" | "host" }
+
+export function checkMode(resolved: ResolvedMode, delegation: Delegation): Refusal | undefined {
+  if (resolved.mode !== "sensitive") return undefined
+  const reason = `the workspace is in sensitive mode (${describeSource(resolved.decidedBy)})`
+  if (delegation.role === "worker" && !delegation.mechanical)
+    return {
+      rule: "sensitive mode",
+      message: `A worker is refused: ${reason}, where only scouts, read-only runners and mechanical workers run.`,
+      next: "Make the change yourself, or, if it is purely mechanical (a rename, a format, an edit the brief spells out exactly), call worker again with mechanical: true.",
+    }
+  if (delegation.role === "runner" && (delegation.workspaceAccess !== "read_only" || delegation.networkAccess !== "disabled"))
+    return {
+      rule: "sensitive mode",
+      message: `A runner with ${delegation.workspaceAccess === "read_only" ? "the host network" : "a writable workspace"} is refused: ${reason}, where a runner may read the workspace but change nothing and reach no network.`,
+      next: 'Call runner with workspace_access "read_only" and network_access "disabled", or run the command yourself.',
+    }
+  return undefined
+}
+
+/** One line a parent reads: where the mode came from. */
+export function describeSource(statement: ModeStatement | undefined): string {
+  if (!statement) return "the default: nothing states a mode"
+  if (statement.source === "argument") return "the call's mode argument"
+  if (statement.source === "environment") return `${statement.where} in the server's environment`
+  if (statement.source === "marker") return `marker file ${statement.where}`
+  return `policy.mode in ${statement.where}`
+}
+
+/** What each role may do under a mode, for the policy tool. */
+export function allowances(mode: Mode): Record<"scout" | "worker" | "runner", string> {
+  if (mode !== "sensitive") return { scout: "allowed", worker: "allowed", runner: "allowed (any workspace_access and network_access)" }
+  return {
+    scout: "allowed",
+    worker: "only with mechanical: true (a change the brief spells out exactly)",
+    runner: 'only workspace_access "read_only" with network_access "disabled"',
+  }
+}

@@ -1,0 +1,34 @@
+// Where the policy's settings come from outside a call: config.json's policy field (added without a
+// version bump, so files written before it stay valid) and OPENCODE_MCP_ORCHESTRATOR_MODE.
+import { describe, expect, test } from "bun:test"
+import { FlagError, readFlags } from "../../src/config/flags"
+import { parseConfig } from "../../src/config/load"
+
+describe("config.json policy", () => {
+  test("a file written before the field exists parses to blueprint with the tier optional", () => {
+    const config = parseConfig({ version: 1, models: {}, integrations: ["claude"] }, "config.json")
+    expect(config.policy).toEqual({ requireTier: false })
+  })
+
+  test("mode and requireTier are read", () => {
+    expect(parseConfig({ version: 1, policy: { mode: "sensitive", requireTier: true } }, "config.json").policy).toEqual({ mode: "sensitive", requireTier: true })
+  })
+
+  test("an unknown mode or field names the field", () => {
+    expect(() => parseConfig({ version: 1, policy: { mode: "paranoid" } }, "config.json")).toThrow(/policy\.mode/)
+    expect(() => parseConfig({ version: 1, policy: { requireTeir: true } }, "config.json")).toThrow(/policy: unknown field "requireTeir"/)
+  })
+})
+
+describe("OPENCODE_MCP_ORCHESTRATOR_MODE", () => {
+  test("unset or empty states no mode; a mode is read", () => {
+    expect(readFlags({ HOME: "/h" }).mode).toBeUndefined()
+    expect(readFlags({ HOME: "/h", OPENCODE_MCP_ORCHESTRATOR_MODE: "" }).mode).toBeUndefined()
+    expect(readFlags({ HOME: "/h", OPENCODE_MCP_ORCHESTRATOR_MODE: "sensitive" }).mode).toBe("sensitive")
+  })
+
+  test("anything else is refused at startup, naming the values it takes", () => {
+    expect(() => readFlags({ HOME: "/h", OPENCODE_MCP_ORCHESTRATOR_MODE: "Sensitive" })).toThrow(FlagError)
+    expect(() => readFlags({ HOME: "/h", OPENCODE_MCP_ORCHESTRATOR_MODE: "strict" })).toThrow(/one of blueprint, sensitive, insensitive/)
+  })
+})
