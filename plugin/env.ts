@@ -1,10 +1,14 @@
 // The plugin's one edge to its surroundings: OpenCode's process environment and this program's
 // config.json, read afresh on every tool invocation (so an edited limit or trusted root applies
-// without restarting the shared OpenCode server), and handed to everything else as data.
-import { readFlags } from "../src/config/flags"
+// without restarting the shared OpenCode server), and handed to everything else as data. The
+// environment goes through the same reader as the MCP side (src/config/flags.ts): one parser, one
+// rule for empty values, one HOME fallback. With test/config/env-reads.test.ts, the only other file
+// allowed to touch process.env.
+import { readFlags, type Env } from "../src/config/flags"
+import type { SandboxLimits } from "../src/config/limits"
 import { resolvePaths, type Paths } from "../src/config/paths"
 import { fail } from "../src/errors"
-import { admitWorkspace, hostContext, hostFs, parseSandboxLimits, SHARED_SERVER_VARIABLE, type AdmissionPolicy, type HostContext, type SandboxLimits, type TrustedRootInput } from "../src/sandbox"
+import { admitWorkspace, hostContext, hostFs, SHARED_SERVER_VARIABLE, type AdmissionPolicy, type HostContext, type TrustedRootInput } from "../src/sandbox"
 
 export interface Invocation {
   limits: SandboxLimits
@@ -14,7 +18,7 @@ export interface Invocation {
 }
 
 /** True inside the shared server: only there do the sandboxed file tools replace OpenCode's built-ins. */
-export const isSharedServer = (env: Record<string, string | undefined> = process.env) => env[SHARED_SERVER_VARIABLE] === "1"
+export const isSharedServer = (env: Env = process.env) => env[SHARED_SERVER_VARIABLE] === "1"
 
 const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === "string")
 const isStringRecord = (value: unknown): value is Record<string, string> =>
@@ -70,9 +74,10 @@ async function readConfig(file: string): Promise<unknown> {
 }
 
 /** Everything one sandbox invocation needs from the environment, read once for that invocation. */
-export async function readInvocation(env: Record<string, string | undefined> = { ...process.env }): Promise<Invocation> {
-  const paths = resolvePaths(readFlags(env))
+export async function readInvocation(env: Env = { ...process.env }): Promise<Invocation> {
+  const flags = readFlags(env)
+  const paths = resolvePaths(flags)
   const config = await readConfig(paths.configFile)
   const roots = trustedRootsOf(config, paths.configFile)
-  return { limits: parseSandboxLimits(env), host: hostContext(env, roots), policy: admissionPolicyOf(config, paths.configFile), paths }
+  return { limits: flags.sandbox.limits, host: hostContext(flags, roots), policy: admissionPolicyOf(config, paths.configFile), paths }
 }

@@ -1,6 +1,7 @@
 // sandbox_shell: one command under bwrap with the calling agent's profile (scout read-only, worker
 // workspace-writable), output capped and a timeout that kills everything the command started.
-import { hostFs, LIMIT_SPECS, planSandbox, runSandboxed, type SandboxRunResult } from "../src/sandbox"
+import { LIMIT_SPECS } from "../src/config/limits"
+import { hostFs, planSandbox, runSandboxed, type SandboxRunResult } from "../src/sandbox"
 import { admitted, readInvocation } from "./env"
 import { shellProfile } from "./roles"
 import description from "./text/sandbox_shell.md" with { type: "text" }

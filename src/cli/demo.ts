@@ -1,5 +1,5 @@
 import { defineCommand } from "citty"
-import { readFlags } from "../config/flags"
+import { flagsFromProcess } from "../config/flags"
 import { runDemo } from "../model/demo"
 
 export default defineCommand({
@@ -8,7 +8,7 @@ export default defineCommand({
     keep: { type: "boolean", description: "Keep the temporary repository and home for inspection." },
   },
   async run({ args }) {
-    const flags = readFlags(process.env)
+    const flags = flagsFromProcess()
     const outcome = await runDemo({ env: flags.env, keep: args.keep, log: (line) => console.error(line) })
     console.log(outcome.text)
     if (outcome.status !== "succeeded") process.exitCode = 1

@@ -1,7 +1,7 @@
 // `doctor`: checks an installation and ends with DOCTOR_HEALTHY, DOCTOR_READINESS_UNVERIFIED
 // (--no-sandbox-probes) or DOCTOR_UNHEALTHY (exit 1). Builds the real dependencies from the environment.
 import { defineCommand } from "citty"
-import { readFlags, type Flags } from "../config/flags"
+import { flagsFromProcess, type Flags } from "../config/flags"
 import { resolvePaths } from "../config/paths"
 import { LAUNCHERS } from "../doctor/prerequisites"
 import { liveCheck } from "../doctor/live"
@@ -20,7 +20,7 @@ export function doctorDeps(flags: Flags): DoctorDeps {
     run,
     opencode: flags.opencodeBin,
     env: flags.env,
-    probes: (config) => sandboxChecks({ env: flags.env, config, bwrap: launchers.bwrap, tmpRoot: flags.env.TMPDIR?.startsWith("/") ? flags.env.TMPDIR : "/tmp" }),
+    probes: (config) => sandboxChecks({ flags, config, bwrap: launchers.bwrap, tmpRoot: flags.tmpDir }),
     live: () => liveCheck(flags.env),
   }
 }
@@ -40,6 +40,6 @@ export default defineCommand({
     json: { type: "boolean", default: false, description: "Print the report as JSON." },
   },
   async run({ args }) {
-    process.exitCode = await doctor(readFlags(process.env), { sandboxProbes: args["sandbox-probes"], live: args.live, json: args.json })
+    process.exitCode = await doctor(flagsFromProcess(), { sandboxProbes: args["sandbox-probes"], live: args.live, json: args.json })
   },
 })

@@ -1,7 +1,7 @@
 // `install`: the wizard on a terminal, or the same choices as flags with --yes. The work is in
 // src/install; this file parses arguments and fills in the real dependencies.
 import { defineCommand } from "citty"
-import { readFlags } from "../config/flags"
+import { flagsFromProcess } from "../config/flags"
 import { resolvePaths } from "../config/paths"
 import { LAUNCHERS } from "../doctor/prerequisites"
 import { fail } from "../errors"
@@ -30,7 +30,7 @@ export default defineCommand({
     "sandbox-probes": { type: "boolean", default: true, description: "Run doctor's sandbox probes at the end (--no-sandbox-probes skips them)." },
   },
   async run({ args, rawArgs }) {
-    const flags = readFlags(process.env)
+    const flags = flagsFromProcess()
     const interactive = !args.yes && process.stdin.isTTY === true && process.stdout.isTTY === true
     if (!args.yes && !interactive) throw fail("Usage", "install has no terminal to ask questions on.", "Pass --yes (with --models, --steps, --integrations … as needed) to install without questions.")
     process.exitCode = await install(

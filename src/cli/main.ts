@@ -1,5 +1,6 @@
 #!/usr/bin/env bun
-// Entry point of the binary. The only place that reads process.env and process.argv; every
+// Entry point of the binary. The only place that reads process.argv (process.env is read by
+// config/flags.ts, from each subcommand through flagsFromProcess); every
 // subcommand is loaded lazily so `serve` starts without the installer's code.
 import { defineCommand, runCommand, showUsage } from "citty"
 import { describe } from "../errors"

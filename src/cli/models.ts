@@ -1,5 +1,5 @@
 import { defineCommand } from "citty"
-import { readFlags } from "../config/flags"
+import { flagsFromProcess } from "../config/flags"
 import { Runtime } from "../engine/runtime"
 import { readCatalog } from "../opencode/catalog"
 import { readServerRecord, stopServer } from "../opencode/server"
@@ -12,7 +12,7 @@ export default defineCommand({
     json: { type: "boolean", default: false, description: "Print JSON." },
   },
   async run({ args }) {
-    const runtime = new Runtime(readFlags(process.env))
+    const runtime = new Runtime(flagsFromProcess())
     // Reuse the shared server when one runs; one started only for this listing is stopped again.
     const running = await readServerRecord(runtime.paths)
     const shared = running !== undefined && alive(running.pid)

@@ -1,5 +1,5 @@
 import { defineCommand } from "citty"
-import { readFlags } from "../config/flags"
+import { flagsFromProcess } from "../config/flags"
 import { Delegations } from "../engine/lifecycle"
 import { Runtime } from "../engine/runtime"
 import { createServer } from "../mcp/server"
@@ -11,7 +11,7 @@ import { selfCommand } from "../util/self"
 export default defineCommand({
   meta: { name: "serve", description: "Run the MCP server on stdio (what Codex and Claude Code start)." },
   async run() {
-    const runtime = new Runtime(readFlags(process.env))
+    const runtime = new Runtime(flagsFromProcess())
     // With the first task, a detached watchdog (`supervise`) starts beside this process: however this
     // process ends (a client that leaves and kills it, SIGKILL, a crash), the watchdog takes over the
     // tasks still running, keeps their deadlines, and stops the shared server once nothing needs it.
@@ -20,7 +20,7 @@ export default defineCommand({
       if (watchdog) return
       watchdog = true
       try {
-        spawn([...selfCommand(), "supervise", "--parent", String(process.pid)], { detached: true, env: process.env, logFile: runtime.paths.supervisorLog })
+        spawn([...selfCommand(), "supervise", "--parent", String(process.pid)], { detached: true, env: runtime.flags.env, logFile: runtime.paths.supervisorLog })
       } catch {
         // A full disk for its log, say: then the next serve recovers the tasks, as before.
       }

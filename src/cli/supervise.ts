@@ -1,5 +1,5 @@
 import { defineCommand } from "citty"
-import { readFlags } from "../config/flags"
+import { flagsFromProcess } from "../config/flags"
 import { Delegations } from "../engine/lifecycle"
 import { installRecovery } from "../engine/recovery"
 import { Runtime } from "../engine/runtime"
@@ -15,7 +15,7 @@ export default defineCommand({
   meta: { name: "supervise", description: "Internal: finish the tasks of an MCP server whose client left." },
   args: { parent: { type: "string", required: true, description: "PID of the serve process handing over." } },
   async run({ args }) {
-    const runtime = new Runtime(readFlags(process.env))
+    const runtime = new Runtime(flagsFromProcess())
     await takeLease(runtime.paths)
     // Watch the serve process for as long as it lives; then take over what it left running.
     const parent = Number(args.parent)

@@ -1,5 +1,5 @@
 import { defineCommand } from "citty"
-import { readFlags } from "../config/flags"
+import { flagsFromProcess } from "../config/flags"
 import { resolvePaths } from "../config/paths"
 import { TaskStore } from "../engine/tasks"
 
@@ -10,7 +10,7 @@ export default defineCommand({
     json: { type: "boolean", default: false, description: "Print the records as JSON." },
   },
   async run({ args }) {
-    const paths = resolvePaths(readFlags(process.env))
+    const paths = resolvePaths(flagsFromProcess())
     const records = (await new TaskStore(paths.tasksDir).list()).slice(0, Number(args.limit) || 20)
     if (args.json) return console.log(JSON.stringify(records, null, 2))
     if (!records.length) return console.log(`No tasks in ${paths.tasksDir}.`)

@@ -1,9 +1,20 @@
-// Every environment variable the program reads, in one place. The CLI reads `process.env` once and
-// hands the snapshot down; everything below takes `Flags` (or the raw snapshot) as data.
+// Every environment variable the program reads, in one place (a test in test/config holds everyone
+// else to it). The CLI takes `process.env` through `flagsFromProcess` once, the plugin through its
+// own reader (plugin/env.ts) on each invocation; everything below receives `Flags` as data.
 import { homedir } from "node:os"
+import { fail } from "../errors"
 import { MODES, type Mode } from "../policy/mode"
+import { parseInteger } from "./integer"
+import { LIMIT_SPECS, type SandboxLimits } from "./limits"
 
 export type Env = Record<string, string | undefined>
+
+export interface SandboxFlags {
+  /** `OPENCODE_SANDBOX_*` limits (limits.ts), defaults filled in. */
+  limits: SandboxLimits
+  /** `OPENCODE_SANDBOX_TOOLCHAIN_DIRS`: colon-separated directories mounted read-only and added to PATH. */
+  toolchainDirs?: string
+}
 
 export interface Flags {
   home: string
@@ -11,6 +22,14 @@ export interface Flags {
   xdgDataHome: string
   xdgStateHome: string
   xdgCacheHome: string
+  /** PATH, where executables are looked up; undefined when unset. */
+  path?: string
+  /** TMPDIR when absolute, else /tmp. */
+  tmpDir: string
+  /** `${CODEX_HOME:-~/.codex}`, as Codex itself reads it. */
+  codexHome: string
+  /** CLAUDE_CONFIG_DIR when absolute; Claude Code then keeps `.claude.json` and `skills/` there. */
+  claudeConfigDir?: string
   /** Path or name of the opencode executable (default: `opencode` on PATH). */
   opencodeBin: string
   /** `OPENCODE_MCP_ORCHESTRATOR_PRESERVE_SESSIONS=1`: keep delegated sessions for diagnosis. */
@@ -23,53 +42,63 @@ export interface Flags {
   maxBriefBytes: number
   /** `OPENCODE_MCP_ORCHESTRATOR_MODE`: the delegation mode for every workspace this server serves (src/policy/mode.ts). */
   mode?: Mode
-  /** The raw snapshot, for the few places that pass the environment on (the OpenCode server). */
+  sandbox: SandboxFlags
+  /** The raw snapshot, only to pass on whole to a child process (the OpenCode server); never read by name. */
   env: Env
 }
 
 /** A brief is a self-contained task, not a file dump: 64 KiB holds a long spec with its excerpts. */
 export const MAX_BRIEF_BYTES = 65_536
 
-function strictInt(name: string, raw: string | undefined, min: number, max: number): number | undefined {
-  if (raw === undefined || raw === "") return undefined
-  if (!/^\d+$/.test(raw)) throw new FlagError(name, raw, `an integer from ${min} to ${max}`)
-  const value = Number(raw)
-  if (value < min || value > max) throw new FlagError(name, raw, `an integer from ${min} to ${max}`)
-  return value
-}
+// One rule for every variable: empty is unset (see parseInteger for why).
+const valueOf = (env: Env, name: string) => env[name] || undefined
+const absolute = (env: Env, name: string) => (env[name]?.startsWith("/") ? env[name] : undefined)
 
-export class FlagError extends Error {
-  override readonly name = "FlagError"
-  constructor(
-    readonly variable: string,
-    readonly value: string,
-    readonly expected: string,
-  ) {
-    super(`${variable}=${JSON.stringify(value)} is invalid: expected ${expected}.`)
+function readLimits(env: Env): SandboxLimits {
+  const limits = {} as SandboxLimits
+  for (const key of Object.keys(LIMIT_SPECS) as (keyof SandboxLimits)[]) {
+    const spec = LIMIT_SPECS[key]
+    limits[key] = parseInteger(spec.variable, env[spec.variable], spec) ?? spec.fallback
   }
+  return limits
 }
 
-function strictEnum<T extends string>(name: string, raw: string | undefined, values: readonly T[]): T | undefined {
-  if (raw === undefined || raw === "") return undefined
-  if (!(values as readonly string[]).includes(raw)) throw new FlagError(name, raw, `one of ${values.join(", ")}`)
+/** Unset or empty is undefined (as for integers); anything else must be one of `values`. */
+function oneOf<T extends string>(name: string, raw: string | undefined, values: readonly T[]): T | undefined {
+  if (raw === undefined) return undefined
+  if (!(values as readonly string[]).includes(raw)) throw fail("Usage", `${name}=${JSON.stringify(raw.slice(0, 80))} is not one of ${values.join(", ")}.`, `Set ${name} to one of ${values.join(", ")}, or unset it.`)
   return raw as T
 }
 
 export function readFlags(env: Env): Flags {
-  const home = env.HOME || homedir()
-  const xdg = (name: string, fallback: string) => (env[name]?.startsWith("/") ? env[name]! : `${home}/${fallback}`)
+  // HOME when set, else the account's home from the password database (what os.homedir() falls back
+  // to). The sandbox once guessed "/root": right only for root, and for anyone else it left the real
+  // home unprotected as a workspace root.
+  const home = valueOf(env, "HOME") ?? homedir()
+  const integer = (name: string, min: number, max: number) => parseInteger(name, env[name], { min, max })
   return {
     home,
-    xdgConfigHome: xdg("XDG_CONFIG_HOME", ".config"),
-    xdgDataHome: xdg("XDG_DATA_HOME", ".local/share"),
-    xdgStateHome: xdg("XDG_STATE_HOME", ".local/state"),
-    xdgCacheHome: xdg("XDG_CACHE_HOME", ".cache"),
-    opencodeBin: env.OPENCODE_MCP_ORCHESTRATOR_OPENCODE || "opencode",
+    xdgConfigHome: absolute(env, "XDG_CONFIG_HOME") ?? `${home}/.config`,
+    xdgDataHome: absolute(env, "XDG_DATA_HOME") ?? `${home}/.local/share`,
+    xdgStateHome: absolute(env, "XDG_STATE_HOME") ?? `${home}/.local/state`,
+    xdgCacheHome: absolute(env, "XDG_CACHE_HOME") ?? `${home}/.cache`,
+    path: valueOf(env, "PATH"),
+    tmpDir: absolute(env, "TMPDIR") ?? "/tmp",
+    codexHome: absolute(env, "CODEX_HOME") ?? `${home}/.codex`,
+    claudeConfigDir: absolute(env, "CLAUDE_CONFIG_DIR"),
+    opencodeBin: valueOf(env, "OPENCODE_MCP_ORCHESTRATOR_OPENCODE") ?? "opencode",
     preserveSessions: env.OPENCODE_MCP_ORCHESTRATOR_PRESERVE_SESSIONS === "1",
-    bridgeTimeoutMs: strictInt("OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS", env.OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS, 1000, 3_600_000),
-    syncBudgetMs: strictInt("OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS", env.OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS, 1000, 3_600_000),
-    maxBriefBytes: strictInt("OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES", env.OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES, 1024, 1_048_576) ?? MAX_BRIEF_BYTES,
-    mode: strictEnum("OPENCODE_MCP_ORCHESTRATOR_MODE", env.OPENCODE_MCP_ORCHESTRATOR_MODE, MODES),
+    bridgeTimeoutMs: integer("OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS", 1000, 3_600_000),
+    syncBudgetMs: integer("OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS", 1000, 3_600_000),
+    maxBriefBytes: parseInteger("OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES", env.OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES, { min: 1024, max: 1_048_576, fallback: MAX_BRIEF_BYTES }) ?? MAX_BRIEF_BYTES,
+    sandbox: { limits: readLimits(env), toolchainDirs: valueOf(env, "OPENCODE_SANDBOX_TOOLCHAIN_DIRS") },
+    mode: oneOf("OPENCODE_MCP_ORCHESTRATOR_MODE", valueOf(env, "OPENCODE_MCP_ORCHESTRATOR_MODE"), MODES),
     env,
   }
 }
+
+/** The program's own environment: the one call to make at an entry point (src/cli). */
+export const flagsFromProcess = () => readFlags(process.env)
+
+/** The PATH a child started with `env` searches (the OpenCode server, an isolated home): "" when unset. */
+export const searchPath = (env: Env) => env.PATH ?? ""

@@ -1,6 +1,7 @@
 // Doctor's checks as data: each one looks at one piece of an installation and says pass or fail,
 // and on failure what to do. The runner (run.ts) decides the verdict; report.ts prints it.
 import { access, constants } from "node:fs/promises"
+import { searchPath } from "../config/flags"
 import type { Paths } from "../config/paths"
 import { stepLimits, timeoutLimits, type Config, ROLES } from "../config/schema"
 import { renderAgents } from "../engine/agents"
@@ -55,7 +56,7 @@ const bwrap: Check = async (ctx) => {
 // OpenCode's grep and glob tools run ripgrep from PATH, and download it when missing, which an
 // offline machine cannot: a delegated agent would lose its search tools.
 const ripgrep: Check = async (ctx) => {
-  const found = Bun.which("rg", { PATH: ctx.env.PATH ?? "" })
+  const found = Bun.which("rg", { PATH: searchPath(ctx.env) })
   return [found ? pass("ripgrep", found) : failed("ripgrep", "rg (ripgrep) is not on PATH: OpenCode's grep and glob tools would try to download it.", "Install ripgrep (`apt-get install ripgrep`).")]
 }
 

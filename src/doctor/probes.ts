@@ -2,13 +2,13 @@
 // workspace) as doctor checks. Same argument builder as the plugin, so a pass here means the
 // plugin's sandbox works on this host.
 import type { Config } from "../config/schema"
-import { hostContext, probeSandboxProfiles } from "../sandbox"
+import { hostContext, probeSandboxProfiles, type HostFlags } from "../sandbox"
 import type { CheckResult } from "./checks"
 
 const FIX = "Run the failing profile's bwrap command by hand to see the kernel's refusal; user namespaces must be allowed (sysctl kernel.unprivileged_userns_clone=1, or AppArmor's userns restriction lifted) and /proc mountable."
 
-export async function sandboxChecks(input: { env: Record<string, string | undefined>; config?: Config; bwrap: string; tmpRoot: string }): Promise<CheckResult[]> {
-  const host = hostContext(input.env, input.config?.sandboxRuntime.trustedRoots ?? [])
+export async function sandboxChecks(input: { flags: HostFlags; config?: Config; bwrap: string; tmpRoot: string }): Promise<CheckResult[]> {
+  const host = hostContext(input.flags, input.config?.sandboxRuntime.trustedRoots ?? [])
   const reports = await probeSandboxProfiles({ host, tmpRoot: input.tmpRoot, bwrap: input.bwrap })
   return reports.map((report) => ({
     id: `sandbox:${report.profile}`,

@@ -180,7 +180,7 @@ export class Delegations {
 
   /** What the sandbox needs to know of the host (HOME, credential stores, trusted roots) under this config. */
   private hostOf(config: Config) {
-    return hostContext(this.runtime.flags.env, config.sandboxRuntime.trustedRoots)
+    return hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots)
   }
 
   /** Takes the writer state, reconciling a holder whose process died; refuses while anyone else holds it. */

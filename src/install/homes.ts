@@ -1,5 +1,5 @@
-// Where the parent clients keep their configuration and skills, from the environment snapshot the
-// CLI read once (Flags.env): CODEX_HOME and CLAUDE_CONFIG_DIR move them, as the clients themselves do.
+// Where the parent clients keep their configuration and skills, from the flags the CLI read once:
+// CODEX_HOME and CLAUDE_CONFIG_DIR move them, as the clients themselves do (read in config/flags.ts).
 import type { Flags } from "../config/flags"
 
 export interface ClientHomes {
@@ -12,14 +12,12 @@ export interface ClientHomes {
   path: string
 }
 
-export function clientHomes(flags: Pick<Flags, "home" | "env">): ClientHomes {
-  const codex = flags.env.CODEX_HOME
-  const claude = flags.env.CLAUDE_CONFIG_DIR
+export function clientHomes(flags: Pick<Flags, "home" | "codexHome" | "claudeConfigDir" | "path">): ClientHomes {
   return {
     home: flags.home,
-    codexHome: codex?.startsWith("/") ? codex : `${flags.home}/.codex`,
-    claudeConfigDir: claude?.startsWith("/") ? claude : undefined,
-    path: flags.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+    codexHome: flags.codexHome,
+    claudeConfigDir: flags.claudeConfigDir,
+    path: flags.path ?? "/usr/local/bin:/usr/bin:/bin",
   }
 }
 

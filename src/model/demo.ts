@@ -3,7 +3,7 @@
 // Everything started here is stopped here.
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import type { Env } from "../config/flags"
+import { searchPath, type Env } from "../config/flags"
 import { fail } from "../errors"
 import { stopServer, resolveBinary } from "../opencode/server"
 import { run } from "../util/process"
@@ -55,7 +55,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
   try {
     const model = await startScriptedModel()
     cleanup.push(() => model.stop())
-    const home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: options.env.PATH } })
+    const home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: searchPath(options.env) } })
     if (!options.keep) cleanup.push(() => home.dispose())
     cleanup.push(() => stopServer(home.paths))
     const repo = await createDemoRepository()

@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto"
 import { link, mkdir, rm, stat, writeFile } from "node:fs/promises"
 import { readFileSync } from "node:fs"
-import type { Env } from "../config/flags"
+import { searchPath, type Env } from "../config/flags"
 import type { Paths } from "../config/paths"
 import { fail } from "../errors"
 import { readJson, writeJson } from "../util/fs"
@@ -123,7 +123,7 @@ export async function ensureServer(options: ServerOptions): Promise<ServerRecord
 }
 
 export function resolveBinary(binary: string, env: Env): string {
-  const found = binary.includes("/") ? binary : Bun.which(binary, { PATH: env.PATH ?? "" })
+  const found = binary.includes("/") ? binary : Bun.which(binary, { PATH: searchPath(env) })
   if (!found)
     throw fail(
       "Prerequisite",

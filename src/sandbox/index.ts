@@ -1,7 +1,6 @@
 // The sandbox's public surface, for the plugin bundle, doctor and the runner. Only node: builtins and
 // Bun APIs below this folder, and nothing runs at import time.
 export { ALL_PROFILES, profileName, profilePolicy, type NetworkAccess, type ProfilePolicy, type SandboxProfile, type WorkspaceAccess } from "./profiles"
-export { LIMIT_SPECS, parseSandboxLimits, type SandboxLimits } from "./limits"
 export { hostFs, type EntryKind, type FsView } from "./fs-view"
 export { canonicalDir, HOME_CREDENTIALS, pathRules, refusal, type PathPurpose, type PathRules } from "./host-paths"
 export { checkMounts, type Mount } from "./mounts"
@@ -10,7 +9,7 @@ export { gitMetadataPaths } from "./git-metadata"
 export { FILES_MARKER, SHARED_SERVER_VARIABLE } from "./shared-server"
 export { AUTORUN_DIRS, AUTORUN_FILES, AUTORUN_PATHS, isAutorunPath } from "./autorun"
 export { admitWorkspace, OPEN_POLICY, projectPluginSources, type AdmissionPolicy } from "./admission"
-export { hostContext, planSandbox, SANDBOX_HOME, type HostContext, type SandboxPlan, type SandboxRequest } from "./plan"
+export { hostContext, planSandbox, type HostFlags, SANDBOX_HOME, type HostContext, type SandboxPlan, type SandboxRequest } from "./plan"
 export { BWRAP, bwrapArgs, ISOLATION_FLAGS } from "./argv"
 export { classifyBwrapFailure, isSafeVersion, MIN_SAFE_VERSION, parseBwrapVersion, type BwrapFailure, type BwrapFailureCode } from "./bwrap"
 export { readBwrapVersion, runSandboxed, type SandboxRunOptions, type SandboxRunResult } from "./run"

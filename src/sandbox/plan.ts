@@ -10,7 +10,8 @@ import { checkMounts, type Mount } from "./mounts"
 import { profileName, profilePolicy, type NetworkAccess, type SandboxProfile } from "./profiles"
 import { hostNetworkMounts, systemMounts } from "./system-mounts"
 import { resolveToolchain, type TrustedRootInput } from "./toolchains"
-import { LIMIT_SPECS, parseSandboxLimits, type ResourceCaps } from "./limits"
+import type { Flags } from "../config/flags"
+import { LIMIT_SPECS, type ResourceCaps } from "../config/limits"
 
 const DEFAULT_CAPS: ResourceCaps = {
   tmpMaxBytes: LIMIT_SPECS.tmpMaxBytes.fallback,
@@ -53,18 +54,21 @@ export interface SandboxPlan {
   caps: ResourceCaps
 }
 
-/** The host context from an environment record (the plugin passes its own env and the loaded config). */
-export function hostContext(env: Record<string, string | undefined>, trustedRoots: readonly TrustedRootInput[] = []): HostContext {
-  const home = env.HOME || "/root"
+/** What hostContext needs of the flags (the plugin reads its own per invocation; see plugin/env.ts). */
+export type HostFlags = Pick<Flags, "home" | "path" | "xdgConfigHome" | "xdgDataHome" | "xdgStateHome" | "xdgCacheHome" | "sandbox">
+
+/** The host context from the flags and the trusted roots of the loaded config. */
+export function hostContext(flags: HostFlags, trustedRoots: readonly TrustedRootInput[] = []): HostContext {
   const credentials: string[] = []
-  for (const [variable, kind] of [["XDG_CONFIG_HOME", "config"], ["XDG_DATA_HOME", "data"], ["XDG_STATE_HOME", "state"], ["XDG_CACHE_HOME", "cache"]] as const) {
-    const base = env[variable]
-    if (!base?.startsWith("/")) continue
+  const bases = [[flags.xdgConfigHome, ".config", "config"], [flags.xdgDataHome, ".local/share", "data"], [flags.xdgStateHome, ".local/state", "state"], [flags.xdgCacheHome, ".cache", "cache"]] as const
+  for (const [base, fallback, kind] of bases) {
+    // The HOME-relative defaults are already in host-paths' list; only a relocated base adds entries.
+    if (base === `${flags.home}/${fallback}`) continue
     credentials.push(`${base}/opencode`, `${base}/opencode-mcp-orchestrator`)
     if (kind === "config") credentials.push(`${base}/gcloud`, `${base}/gh`, `${base}/git`)
   }
-  const { tmpMaxBytes, fileMaxBytes, maxProcesses } = parseSandboxLimits(env)
-  return { home, path: env.PATH, toolchainDirs: env.OPENCODE_SANDBOX_TOOLCHAIN_DIRS, trustedRoots, credentials, caps: { tmpMaxBytes, fileMaxBytes, maxProcesses } }
+  const { tmpMaxBytes, fileMaxBytes, maxProcesses } = flags.sandbox.limits
+  return { home: flags.home, path: flags.path, toolchainDirs: flags.sandbox.toolchainDirs, trustedRoots, credentials, caps: { tmpMaxBytes, fileMaxBytes, maxProcesses } }
 }
 
 const depth = (path: string) => path.split("/").length

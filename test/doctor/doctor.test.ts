@@ -8,6 +8,7 @@ import { sandboxChecks } from "../../src/doctor/probes"
 import { formatJson, formatReport } from "../../src/doctor/report"
 import { exitCodeOf, runDoctor, type DoctorReport } from "../../src/doctor/run"
 import { BIN, doctorDepsFor, installYes, machine, type Machine } from "../install/helpers"
+import { readFlags } from "../../src/config/flags"
 
 const installed = async (m: Machine, integrations = "codex") => {
   const result = await installYes(m, { models: "scout=local/m,worker=local/n", variants: "scout=low", integrations })
@@ -31,7 +32,7 @@ describe("doctor", () => {
 
   test("the real sandbox probes pass on this host (bwrap >= 0.12 at /usr/bin/bwrap)", async () => {
     using m = machine()
-    const checks = await sandboxChecks({ env: m.env, bwrap: LAUNCHERS.bwrap, tmpRoot: m.dir })
+    const checks = await sandboxChecks({ flags: readFlags(m.env), bwrap: LAUNCHERS.bwrap, tmpRoot: m.dir })
     expect(checks.map((c) => [c.id, c.status])).toEqual([["sandbox:scout", "pass"], ["sandbox:worker", "pass"], ["sandbox:runner", "pass"], ["sandbox:runner-writable", "pass"], ["sandbox:runner-network", "pass"], ["sandbox:runner-writable-network", "pass"]])
   }, 60_000)
 

@@ -11,6 +11,7 @@ import { readServerRecord } from "../../src/opencode/server"
 import { hostContext, hostFs } from "../../src/sandbox"
 import { spawn } from "../../src/util/process"
 import { makeRepo, runAgent, startWorld, stopWorld, type World } from "./_world"
+import { readFlags } from "../../src/config/flags"
 
 const WORKER = "opencode-orchestrator-worker"
 const SCOUT = "opencode-orchestrator-scout"
@@ -46,7 +47,7 @@ describe("rename-exchange race against the file tools", () => {
     await run(["ln", "-s", `${home}/.ssh`, `${repo}/dlink`])
     const swap = spawn(["bash", "-c", swapper("d", "dlink", 8)], { cwd: repo })
     let leaked = 0
-    const host = hostContext({ HOME: home, PATH: "/usr/bin:/bin" })
+    const host = hostContext(readFlags({ HOME: home, PATH: "/usr/bin:/bin" }))
     const deadline = Date.now() + 8000
     try {
       while (!leaked && Date.now() < deadline) {

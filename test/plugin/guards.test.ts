@@ -8,6 +8,7 @@ import { tmpdir } from "node:os"
 import { canonicalTarget, refuseCall, writeTargets } from "../../plugin/guards"
 import { patchTargets } from "../../plugin/files/text"
 import { hostContext, hostFs } from "../../src/sandbox"
+import { readFlags } from "../../src/config/flags"
 
 let root: string
 let ws: string
@@ -34,7 +35,7 @@ beforeAll(async () => {
 })
 afterAll(() => rm(root, { recursive: true, force: true }))
 
-const host = () => hostContext({ HOME: "/nonexistent-home" })
+const host = () => hostContext(readFlags({ HOME: "/nonexistent-home" }))
 const check = (tool: string, args: Record<string, unknown>, workspace = ws) => refuseCall({ tool, args, workspace, host: host() }, hostFs)
 
 describe("refused", () => {

@@ -1,7 +1,8 @@
 // Where the policy's settings come from outside a call: config.json's policy field (added without a
 // version bump, so files written before it stay valid) and OPENCODE_MCP_ORCHESTRATOR_MODE.
 import { describe, expect, test } from "bun:test"
-import { FlagError, readFlags } from "../../src/config/flags"
+import { readFlags } from "../../src/config/flags"
+import { AppError } from "../../src/errors"
 import { parseConfig } from "../../src/config/load"
 
 describe("config.json policy", () => {
@@ -28,7 +29,7 @@ describe("OPENCODE_MCP_ORCHESTRATOR_MODE", () => {
   })
 
   test("anything else is refused at startup, naming the values it takes", () => {
-    expect(() => readFlags({ HOME: "/h", OPENCODE_MCP_ORCHESTRATOR_MODE: "Sensitive" })).toThrow(FlagError)
+    expect(() => readFlags({ HOME: "/h", OPENCODE_MCP_ORCHESTRATOR_MODE: "Sensitive" })).toThrow(AppError)
     expect(() => readFlags({ HOME: "/h", OPENCODE_MCP_ORCHESTRATOR_MODE: "strict" })).toThrow(/one of blueprint, sensitive, insensitive/)
   })
 })

@@ -6,6 +6,7 @@ import { bwrapArgs, ISOLATION_FLAGS } from "../../src/sandbox/argv"
 import { hostFs, type FsView } from "../../src/sandbox/fs-view"
 import { hostContext, planSandbox, type HostContext } from "../../src/sandbox/plan"
 import { ALL_PROFILES, profileName, type SandboxProfile } from "../../src/sandbox/profiles"
+import { readFlags } from "../../src/config/flags"
 
 let root = ""
 let host: HostContext
@@ -118,9 +119,10 @@ describe("planSandbox refuses", () => {
 })
 
 describe("hostContext", () => {
-  test("reads HOME, PATH, toolchain dirs and XDG-relocated credential dirs from the record it is given", () => {
-    const context = hostContext({ HOME: "/h", PATH: "/usr/bin", OPENCODE_SANDBOX_TOOLCHAIN_DIRS: "/opt/t", XDG_DATA_HOME: "/d" })
-    expect(context).toMatchObject({ home: "/h", path: "/usr/bin", toolchainDirs: "/opt/t" })
-    expect(context.credentials).toEqual(expect.arrayContaining(["/d/opencode", "/d/opencode-mcp-orchestrator"]))
+  test("takes HOME, PATH, toolchain dirs, caps and XDG-relocated credential dirs from the flags", () => {
+    const context = hostContext(readFlags({ HOME: "/h", PATH: "/usr/bin", OPENCODE_SANDBOX_TOOLCHAIN_DIRS: "/opt/t", OPENCODE_SANDBOX_MAX_PROCESSES: "64", XDG_DATA_HOME: "/d" }))
+    expect(context).toMatchObject({ home: "/h", path: "/usr/bin", toolchainDirs: "/opt/t", caps: { maxProcesses: 64 } })
+    // Only the relocated base adds entries: the HOME-relative defaults are host-paths' own list.
+    expect(context.credentials).toEqual(["/d/opencode", "/d/opencode-mcp-orchestrator"])
   })
 })

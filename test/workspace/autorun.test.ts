@@ -8,13 +8,14 @@ import { hostContext, isAutorunPath } from "../../src/sandbox"
 import { autorunChanges, autorunFiles } from "../../src/workspace/autorun"
 import { snapshot } from "../../src/workspace/changes"
 import { run } from "../../src/util/process"
+import { readFlags } from "../../src/config/flags"
 
 let dir: string | undefined
 afterEach(async () => dir && rm(dir, { recursive: true, force: true }))
 
 const GIT_ENV = { PATH: "/usr/bin:/bin", HOME: "/nonexistent", GIT_CONFIG_NOSYSTEM: "1" }
 const git = (cwd: string, ...args: string[]) => run(["git", ...args], { cwd, env: GIT_ENV })
-const host = () => hostContext({ HOME: `${dir}/home`, PATH: "/usr/bin:/bin" })
+const host = () => hostContext(readFlags({ HOME: `${dir}/home`, PATH: "/usr/bin:/bin" }))
 
 async function repo(): Promise<string> {
   dir = await mkdtemp(`${tmpdir()}/oc-orch-autorun-`)

@@ -12,7 +12,7 @@ import description from "./policy.md" with { type: "text" }
 
 const statement = z.object({ source: z.enum(MODE_SOURCES), mode: z.enum(MODES), where: z.string() })
 
-export const SECRET_GUARD = `Briefs (task; runner's command, objective, expected) are refused when they carry a private key block, a GitHub, AWS, Slack, OpenAI, Anthropic or Google token, a JWT, or a password/secret/token/api_key assignment whose value has at least ${MIN_SECRET_LENGTH} characters and ${MIN_ENTROPY} bits of entropy per character; placeholders (<key>, \${VAR}, xxx, changeme, process.env.X) pass. The refusal names the kind and line:column, never the value.`
+export const SECRET_GUARD = `Briefs (task; runner's command, objective, expected) are refused when they carry a private key block, a GitHub, AWS, Slack, OpenAI, Anthropic or Google token, a JWT, or a password/secret/token/api_key assignment whose value has at least ${MIN_SECRET_LENGTH} characters and ${MIN_ENTROPY} bits of entropy per character; placeholders (<key>, \${VAR}, xxx, changeme, a lookup of an environment variable) pass. The refusal names the kind and line:column, never the value.`
 
 export function registerPolicy(server: McpServer, delegations: Delegations) {
   server.registerTool(
