@@ -3,7 +3,7 @@
 import { access, constants } from "node:fs/promises"
 import type { Paths } from "../config/paths"
 import { stepLimits, timeoutLimits, type Config, ROLES } from "../config/schema"
-import { renderAgents } from "../engine/agents"
+import { renderAgents } from "../agents/render"
 import { claudeJsonFile, claudeSkillFile, codexConfigFile, codexSkillFile, type ClientHomes } from "../install/homes"
 import { readClaudeEntry, type Run } from "../install/integrations/claude"
 import { readCodexEntry, SERVER_NAME } from "../install/integrations/codex"

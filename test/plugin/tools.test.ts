@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test"
 import { existsSync, symlinkSync } from "node:fs"
 import { mkdtemp } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { runnerAgentName } from "../../src/engine/agents"
+import { runnerAgentName } from "../../src/agents/names"
 import { makeRepo, runAgent, startWorld, stopWorld, type World } from "./_world"
 import { run } from "../../src/util/process"
 
