@@ -13,7 +13,7 @@ import { readText } from "../install/observe"
 import { installedBinary, SKILL_TEXT } from "../install/payload"
 import { PLUGIN_TEXT } from "../install/plugin-text"
 import { TESTED_OPENCODE, testedVersion } from "../opencode/guard"
-import { bwrapFinding, launcherFinding, type Launchers } from "./prerequisites"
+import { bwrapFinding, launcherFinding, type Launchers } from "../sandbox"
 
 export type Status = "pass" | "fail" | "skip"
 
