@@ -2,7 +2,7 @@
 // list kept here). That command prints each model id on its own line followed by its JSON, whose
 // `variants` object names the model's variants.
 import { fail } from "../errors"
-import type { Run } from "./integrations/claude"
+import type { Run } from "../util/process"
 
 export interface ModelInfo {
   id: string
