@@ -16,7 +16,7 @@ test("the plugin's agent table is the one src/agents renders", () => {
   const rendered = renderAgents(ConfigSchema.parse({ version: 1 }))
   const allowed = (name: string) => {
     const content = rendered.find((agent) => agent.name === name)?.content ?? ""
-    return [...content.matchAll(/\n  "(sandbox_\w+)": "allow"/g)].map((match) => match[1])
+    return [...content.matchAll(/\n {2}"(sandbox_\w+)": "allow"/g)].map((match) => match[1])
   }
   const tableAgents = [...Object.values(RUNNER_TOOL_SPECS).map((spec) => spec.agent), ...Object.keys(SHELL_PROFILES)]
   expect(tableAgents.sort()).toEqual(rendered.map((agent) => agent.name).sort())
