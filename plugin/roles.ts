@@ -1,27 +1,26 @@
-// Which orchestrator agent may call which sandbox tool, and under which sandbox profile. The agent
-// names mirror src/engine/agents.ts (importing it would pull zod and the templates into the bundle);
-// test/plugin/roles.test.ts fails if the two ever disagree.
+// Which orchestrator agent may call which sandbox tool, and under which sandbox profile. The names
+// come from src/agents/names.ts, the one module of src/agents with no zod or templates in it (the
+// bundle must stay small); test/plugin/units.test.ts checks this table against the rendered agents.
+import { agentName, AGENT_PREFIX, runnerAgentName } from "../src/agents/names"
 import type { SandboxProfile } from "../src/sandbox"
-
-export const ORCHESTRATOR_PREFIX = "opencode-orchestrator-"
 
 export type RunnerTool = "sandbox_run_ro" | "sandbox_run" | "sandbox_run_network_ro" | "sandbox_run_network"
 
 /** Each runner tool: the one agent allowed to call it and the profile it runs under. */
 export const RUNNER_TOOL_SPECS: Record<RunnerTool, { agent: string; profile: SandboxProfile & { kind: "runner" } }> = {
-  sandbox_run_ro: { agent: `${ORCHESTRATOR_PREFIX}runner`, profile: { kind: "runner", workspace: "read_only", network: "disabled" } },
-  sandbox_run: { agent: `${ORCHESTRATOR_PREFIX}runner-writable`, profile: { kind: "runner", workspace: "writable", network: "disabled" } },
-  sandbox_run_network_ro: { agent: `${ORCHESTRATOR_PREFIX}runner-network`, profile: { kind: "runner", workspace: "read_only", network: "host" } },
-  sandbox_run_network: { agent: `${ORCHESTRATOR_PREFIX}runner-writable-network`, profile: { kind: "runner", workspace: "writable", network: "host" } },
+  sandbox_run_ro: { agent: runnerAgentName("read_only", "disabled"), profile: { kind: "runner", workspace: "read_only", network: "disabled" } },
+  sandbox_run: { agent: runnerAgentName("writable", "disabled"), profile: { kind: "runner", workspace: "writable", network: "disabled" } },
+  sandbox_run_network_ro: { agent: runnerAgentName("read_only", "host"), profile: { kind: "runner", workspace: "read_only", network: "host" } },
+  sandbox_run_network: { agent: runnerAgentName("writable", "host"), profile: { kind: "runner", workspace: "writable", network: "host" } },
 }
 
 /** sandbox_shell's profile per agent: scout reads, worker writes (never .git). */
 export const SHELL_PROFILES: Record<string, SandboxProfile> = {
-  [`${ORCHESTRATOR_PREFIX}scout`]: { kind: "scout" },
-  [`${ORCHESTRATOR_PREFIX}worker`]: { kind: "worker" },
+  [agentName("scout")]: { kind: "scout" },
+  [agentName("worker")]: { kind: "worker" },
 }
 
-export const isOrchestratorAgent = (agent: string | undefined) => agent?.startsWith(ORCHESTRATOR_PREFIX) ?? false
+export const isOrchestratorAgent = (agent: string | undefined) => agent?.startsWith(AGENT_PREFIX) ?? false
 
 export const isRunnerAgent = (agent: string) => Object.values(RUNNER_TOOL_SPECS).some((spec) => spec.agent === agent)
 

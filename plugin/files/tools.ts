@@ -3,15 +3,16 @@
 // argument names and output format as the built-ins, so models behave the same; every byte read or
 // written passes through bwrap (io.ts). Guards (../guards.ts) still refuse by path first, with
 // clearer messages; the sandbox is what holds when a path changes between the check and the use.
+import { agentName } from "../../src/agents/names"
 import { FILES_MARKER } from "../../src/sandbox"
-import { isOrchestratorAgent, ORCHESTRATOR_PREFIX } from "../roles"
+import { isOrchestratorAgent } from "../roles"
 import type { ToolContext, ToolDefinition, ToolOutput } from "../types"
 import { readInvocation } from "../env"
 import { FileError, readPath, removePath, ripgrep, writePath, type FileAccess } from "./io"
 import { absolutePath, applyHunks, DEFAULT_READ_LIMIT, EditError, formatDirectory, formatRead, looksBinary, parsePatch, replaceText, SEARCH_LIMIT, workspaceRelative } from "./text"
 
 /** The one agent that may change files through these tools. */
-const WRITER = `${ORCHESTRATOR_PREFIX}worker`
+const WRITER = agentName("worker")
 
 async function access(context: ToolContext, write = false): Promise<FileAccess> {
   if (!isOrchestratorAgent(context.agent)) throw new FileError(`On this server the file tools serve the orchestrator's agents only, not "${context.agent}".`)

@@ -3,7 +3,7 @@
 import { defineCommand } from "citty"
 import { flagsFromProcess, type Flags } from "../config/flags"
 import { resolvePaths } from "../config/paths"
-import { LAUNCHERS } from "../doctor/prerequisites"
+import { LAUNCHERS } from "../sandbox"
 import { liveCheck } from "../doctor/live"
 import { sandboxChecks } from "../doctor/probes"
 import { formatJson, formatReport } from "../doctor/report"

@@ -3,7 +3,7 @@
 import { defineCommand } from "citty"
 import { flagsFromProcess } from "../config/flags"
 import { resolvePaths } from "../config/paths"
-import { LAUNCHERS } from "../doctor/prerequisites"
+import { LAUNCHERS } from "../sandbox"
 import { fail } from "../errors"
 import { roleArg } from "../install/choices"
 import { clackPrompter } from "../install/clack"

@@ -4,17 +4,18 @@ import { access, constants } from "node:fs/promises"
 import { searchPath } from "../config/flags"
 import type { Paths } from "../config/paths"
 import { stepLimits, timeoutLimits, type Config, ROLES } from "../config/schema"
-import { renderAgents } from "../engine/agents"
+import { renderAgents } from "../agents/render"
 import { claudeJsonFile, claudeSkillFile, codexConfigFile, codexSkillFile, type ClientHomes } from "../install/homes"
-import { readClaudeEntry, type Run } from "../install/integrations/claude"
+import { readClaudeEntry } from "../install/integrations/claude"
 import { readCodexEntry, SERVER_NAME } from "../install/integrations/codex"
 import { hashFile, sha256, type InstallManifest } from "../install/manifest"
-import { discoverModels, type ModelInfo } from "../install/models"
 import { readText } from "../install/observe"
 import { installedBinary, SKILL_TEXT } from "../install/payload"
 import { PLUGIN_TEXT } from "../install/plugin-text"
+import { discoverModels, type CatalogModel } from "../opencode/catalog"
 import { TESTED_OPENCODE, testedVersion } from "../opencode/guard"
-import { bwrapFinding, launcherFinding, type Launchers } from "./prerequisites"
+import { bwrapFinding, launcherFinding, type Launchers } from "../sandbox"
+import type { Run } from "../util/process"
 
 export type Status = "pass" | "fail" | "skip"
 
@@ -90,7 +91,7 @@ const models: Check = async (ctx) => {
   const config = ctx.config!
   const chosen = ROLES.filter((role) => config.models[role])
   if (chosen.length === 0) return [pass("models", "every role uses OpenCode's default model")]
-  let catalog: ModelInfo[]
+  let catalog: CatalogModel[]
   try {
     catalog = await discoverModels(ctx.run, ctx.opencode, ctx.env)
   } catch (error) {

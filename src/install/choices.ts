@@ -3,7 +3,7 @@
 import { parseConfig } from "../config/load"
 import { ROLES, type Config, type Role } from "../config/schema"
 import { fail } from "../errors"
-import type { ModelInfo } from "./models"
+import type { CatalogModel } from "../opencode/catalog"
 import { INTEGRATIONS, type Integration } from "./plan"
 
 export type PerRole = Partial<Record<Role, string>>
@@ -77,7 +77,7 @@ export function parseIntegrations(raw: string): Integration[] {
 }
 
 /** Checks each chosen model and variant against what OpenCode lists. */
-export function checkModels(choices: Pick<Choices, "models" | "variants">, catalog: ModelInfo[]): void {
+export function checkModels(choices: Pick<Choices, "models" | "variants">, catalog: CatalogModel[]): void {
   for (const role of ROLES) {
     const id = choices.models[role]
     const variant = choices.variants[role]

@@ -3,7 +3,7 @@
 import type { Config } from "../config/schema"
 import type { Paths } from "../config/paths"
 import { APP } from "../config/paths"
-import { renderAgents } from "../engine/agents"
+import { renderAgents } from "../agents/render"
 import skill from "../templates/skills/orchestrate.md" with { type: "text" }
 import { PLUGIN_TEXT } from "./plugin-text"
 import { claudeSkillFile, codexSkillFile, type ClientHomes } from "./homes"

@@ -1,8 +1,8 @@
 // The interactive installer: the same choices as the flags, asked one at a time. It talks to a
 // Prompter, so tests answer from queues; cancelling at any prompt returns CANCEL and nothing is written.
 import { ROLES, STEP_PROFILES, TIMEOUT_PROFILES, type Role } from "../config/schema"
+import type { CatalogModel } from "../opencode/catalog"
 import { parseSteps, parseTimeouts, type Choices, type PerRole, type StepChoice, type TimeoutChoice } from "./choices"
-import type { ModelInfo } from "./models"
 import { INTEGRATIONS, type Integration } from "./plan"
 
 export const CANCEL: unique symbol = Symbol("cancel")
@@ -36,7 +36,7 @@ const check = (parse: (raw: string) => unknown) => (value: string) => {
   }
 }
 
-async function chooseModels(prompter: Prompter, catalog: ModelInfo[], start: Choices): Promise<{ models: PerRole; variants: PerRole } | Cancel> {
+async function chooseModels(prompter: Prompter, catalog: CatalogModel[], start: Choices): Promise<{ models: PerRole; variants: PerRole } | Cancel> {
   const models: PerRole = {}
   const variants: PerRole = {}
   for (const role of ROLES) {
@@ -90,7 +90,7 @@ async function chooseLimits(prompter: Prompter, start: Choices): Promise<{ stepL
 }
 
 /** Asks for every choice, starting from `start` (the existing config or the flags). */
-export async function runWizard(prompter: Prompter, input: { catalog: ModelInfo[]; detected: Integration[]; start: Choices }): Promise<Choices | Cancel> {
+export async function runWizard(prompter: Prompter, input: { catalog: CatalogModel[]; detected: Integration[]; start: Choices }): Promise<Choices | Cancel> {
   const chosenModels = await chooseModels(prompter, input.catalog, input.start)
   if (chosenModels === CANCEL) return CANCEL
   const limits = await chooseLimits(prompter, input.start)

@@ -1,6 +1,10 @@
-// The models OpenCode can route to, as OpenCode itself reports them (never a list kept here).
+// The models OpenCode can route to, as OpenCode itself reports them (never a list kept here). Two
+// readers, one shape: the running server's provider list (delegation, the models tool) and
+// `opencode models --verbose` (install and doctor, before any server runs). That command prints each
+// model id on its own line followed by the same model JSON the server returns.
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { fail } from "../errors"
+import type { Run } from "../util/process"
 import { formatModel, type ModelRoute } from "./session"
 
 export interface CatalogModel {
@@ -15,17 +19,61 @@ export interface Catalog {
   defaults: Record<string, string>
 }
 
+/** One model from OpenCode's JSON for it, whichever reader found it. */
+function catalogModel(id: string, model: unknown): CatalogModel {
+  const fields = model && typeof model === "object" ? (model as { name?: unknown; variants?: unknown }) : {}
+  return {
+    id,
+    name: typeof fields.name === "string" ? fields.name : id.slice(id.indexOf("/") + 1),
+    variants: fields.variants && typeof fields.variants === "object" ? Object.keys(fields.variants) : [],
+  }
+}
+
+const byId = (models: CatalogModel[]) => models.sort((a, b) => a.id.localeCompare(b.id))
+
 export async function readCatalog(client: OpencodeClient, directory?: string): Promise<Catalog> {
   const result = await client.config.providers({ directory })
   if (!result.data) throw fail("Server", "OpenCode did not return its model catalog.")
-  const models = result.data.providers.flatMap((provider) =>
-    Object.entries(provider.models).map(([id, model]) => ({
-      id: `${provider.id}/${id}`,
-      name: model.name ?? id,
-      variants: Object.keys(model.variants ?? {}),
-    })),
-  )
-  return { models: models.sort((a, b) => a.id.localeCompare(b.id)), defaults: result.data.default }
+  const models = result.data.providers.flatMap((provider) => Object.entries(provider.models).map(([id, model]) => catalogModel(`${provider.id}/${id}`, model)))
+  return { models: byId(models), defaults: result.data.default }
+}
+
+/** The models in `opencode models --verbose` output; a model whose JSON does not parse keeps its id. */
+export function parseModels(output: string): CatalogModel[] {
+  const models: CatalogModel[] = []
+  let id: string | undefined
+  let json: string[] = []
+  const flush = () => {
+    if (!id) return
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(json.join("\n"))
+    } catch {}
+    models.push(catalogModel(id, parsed))
+  }
+  for (const line of output.split("\n")) {
+    if (/^[^\s{}/][^\s]*\/\S+$/.test(line)) {
+      flush()
+      id = line.trim()
+      json = []
+    } else if (id) json.push(line)
+  }
+  flush()
+  return byId(models)
+}
+
+export async function discoverModels(run: Run, opencode: string, env: Record<string, string | undefined>): Promise<CatalogModel[]> {
+  let result
+  try {
+    result = await run([opencode, "models", "--verbose"], { env, timeoutMs: 120_000 })
+  } catch {
+    throw fail("Prerequisite", `OpenCode (\`${opencode}\`) could not be started.`, "Install OpenCode (https://opencode.ai) so `opencode` is on PATH, or set OPENCODE_MCP_ORCHESTRATOR_OPENCODE to its path.")
+  }
+  if (result.code !== 0)
+    throw fail("Prerequisite", `\`${opencode} models --verbose\` failed (exit ${result.code}): ${result.stderr.trim().split("\n").slice(-2).join(" ")}`, "Run `opencode models` yourself and fix what it reports (a provider login, the OpenCode config).")
+  const models = parseModels(result.stdout)
+  if (models.length === 0) throw fail("Prerequisite", "OpenCode lists no models.", "Connect a provider in OpenCode (`opencode auth login`) or configure one in opencode.json, then rerun install.")
+  return models
 }
 
 /** Throws a usage error naming close matches when OpenCode cannot route to the model or variant. */

@@ -29,6 +29,9 @@ export interface RunResult {
   durationMs: number
 }
 
+/** The shape of `run`, for the deps objects that take it (tests hand in fakes with the same signature). */
+export type Run = (argv: string[], options?: RunOptions) => Promise<RunResult>
+
 async function collect(stream: ReadableStream<Uint8Array>, limit: number, onChunk?: (chunk: Uint8Array) => void) {
   const chunks: Uint8Array[] = []
   let kept = 0

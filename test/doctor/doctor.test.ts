@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test"
 import { readFileSync, rmSync } from "node:fs"
 import { liveCheck } from "../../src/doctor/live"
-import { LAUNCHERS } from "../../src/doctor/prerequisites"
+import { LAUNCHERS } from "../../src/sandbox"
 import { sandboxChecks } from "../../src/doctor/probes"
 import { formatJson, formatReport } from "../../src/doctor/report"
 import { exitCodeOf, runDoctor, type DoctorReport } from "../../src/doctor/run"

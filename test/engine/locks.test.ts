@@ -1,16 +1,13 @@
-import { afterAll, expect, test } from "bun:test"
-import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { expect, test } from "bun:test"
 import { lockedError, orphaned, WriterLocks } from "../../src/engine/locks"
 import { TaskStore, newTaskId, noteProgress, type TaskRecord } from "../../src/engine/tasks"
 import { readJson, writeJson } from "../../src/util/fs"
-
-const dir = await mkdtemp(`${tmpdir()}/oc-orch-locks-`)
-afterAll(() => rm(dir, { recursive: true, force: true }))
+import { tempDir } from "../helpers/temp"
 
 test("two lock tables on one directory (two MCP processes) admit one writer per workspace", async () => {
-  const a = new WriterLocks(`${dir}/locks`)
-  const b = new WriterLocks(`${dir}/locks`)
+  await using dir = await tempDir("oc-orch-locks-")
+  const a = new WriterLocks(`${dir.path}/locks`)
+  const b = new WriterLocks(`${dir.path}/locks`)
   const results = await Promise.all([a.tryAcquire("/repo", "task_a_1"), b.tryAcquire("/repo", "task_b_2"), b.tryAcquire("/other", "task_c_3")])
   expect(results.filter((r) => r.acquired).length).toBe(2)
   const refused = results.find((r) => !r.acquired)
@@ -23,7 +20,8 @@ test("two lock tables on one directory (two MCP processes) admit one writer per 
 })
 
 test("states move only for the holder; clear only by the holder; a dead owner's state is orphaned", async () => {
-  const locks = new WriterLocks(`${dir}/states`)
+  await using dir = await tempDir("oc-orch-locks-")
+  const locks = new WriterLocks(`${dir.path}/states`)
   await locks.tryAcquire("/repo", "task_x_1")
   await locks.set("/repo", "task_other_2", "quarantined")
   expect((await locks.read("/repo"))?.state).toBe("active")
@@ -39,7 +37,8 @@ test("states move only for the holder; clear only by the holder; a dead owner's 
 })
 
 test("the task store writes in order, keeps the newest progress, lists newest first and finds by key", async () => {
-  const store = new TaskStore(`${dir}/tasks`)
+  await using dir = await tempDir("oc-orch-locks-")
+  const store = new TaskStore(`${dir.path}/tasks`)
   const now = new Date().toISOString()
   const base = (id: string, createdAt: string): TaskRecord => ({
     version: 1, id, role: "worker", agent: "a", workspace: "/repo", title: "t", writable: true, status: "running", sessions: [],
@@ -60,7 +59,7 @@ test("the task store writes in order, keeps the newest progress, lists newest fi
   expect((await store.list()).map((r) => r.id)).toEqual([record.id, old.id])
   expect((await store.findByKey("k"))?.id).toBe(record.id)
   expect(() => store.file("../../etc/passwd")).toThrow("not a task id")
-  await writeJson(`${dir}/tasks/task_zz_00000000.json`, { version: 2 })
+  await writeJson(`${dir.path}/tasks/task_zz_00000000.json`, { version: 2 })
   expect((await store.list()).length).toBe(2)
-  expect(await readJson(`${dir}/tasks/missing.json`)).toBeUndefined()
+  expect(await readJson(`${dir.path}/tasks/missing.json`)).toBeUndefined()
 })

@@ -1,18 +1,15 @@
 // `scripted-model` as a process: first stdout line is the base URL, it serves the file's script,
 // and SIGTERM stops it.
 import { afterAll, expect, test } from "bun:test"
-import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
 import { resolve } from "node:path"
 import { spawn, type Spawned } from "../../src/util/process"
+import { tempDir } from "../helpers/temp"
 
 const MAIN = resolve(import.meta.dir, "../../src/cli/main.ts")
 const started: Spawned[] = []
-let dir = ""
 
 afterAll(async () => {
   for (const proc of started) await proc.kill()
-  if (dir) await rm(dir, { recursive: true, force: true })
 })
 
 async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
@@ -29,9 +26,9 @@ async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
 }
 
 test("serves the script file, prints the base URL first, and stops on SIGTERM", async () => {
-  dir = await mkdtemp(`${tmpdir()}/scripted-cli-`)
-  await Bun.write(`${dir}/script.json`, JSON.stringify({ turns: [{ steps: [{ text: "from the file" }] }] }))
-  const proc = spawn([process.execPath, MAIN, "scripted-model", "--script", `${dir}/script.json`])
+  await using dir = await tempDir("scripted-cli-")
+  await Bun.write(`${dir.path}/script.json`, JSON.stringify({ turns: [{ steps: [{ text: "from the file" }] }] }))
+  const proc = spawn([process.execPath, MAIN, "scripted-model", "--script", `${dir.path}/script.json`])
   started.push(proc)
   const url = await firstLine(proc.stdout)
   expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/)
@@ -48,9 +45,9 @@ test("serves the script file, prints the base URL first, and stops on SIGTERM", 
 }, 30_000)
 
 test("a malformed script file is a usage error (exit 2) naming the problem", async () => {
-  dir ||= await mkdtemp(`${tmpdir()}/scripted-cli-`)
-  await Bun.write(`${dir}/bad.json`, JSON.stringify({ turns: [{ steps: [{ txt: "typo" }] }] }))
-  const proc = spawn([process.execPath, MAIN, "scripted-model", "--script", `${dir}/bad.json`])
+  await using dir = await tempDir("scripted-cli-")
+  await Bun.write(`${dir.path}/bad.json`, JSON.stringify({ turns: [{ steps: [{ txt: "typo" }] }] }))
+  const proc = spawn([process.execPath, MAIN, "scripted-model", "--script", `${dir.path}/bad.json`])
   started.push(proc)
   expect(await proc.exited).toBe(2)
   expect(await new Response(proc.stderr).text()).toContain("turns.0.steps.0")

@@ -4,11 +4,10 @@
 // returns a digest with its log on disk.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { existsSync, symlinkSync } from "node:fs"
-import { mkdtemp } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { runnerAgentName } from "../../src/engine/agents"
+import { runnerAgentName } from "../../src/agents/names"
 import { makeRepo, runAgent, startWorld, stopWorld, type World } from "./_world"
 import { run } from "../../src/util/process"
+import { tempDir } from "../helpers/temp"
 
 /** A sleep length no other process uses, so looking for survivors finds only this test's. */
 const MARKER = `30.${process.pid}`
@@ -66,10 +65,9 @@ test("worker's sandbox_shell writes the workspace but not .git", async () => {
 
 test("the guard refuses a worker's writes into Git metadata or out of the workspace, symlinks resolved", async () => {
   const repo = await makeRepo(world)
-  const outsideDir = await mkdtemp(`${tmpdir()}/oc-orch-outside-`)
-  world.dirs.push(outsideDir)
+  await using outside = await tempDir("oc-orch-outside-")
   // Lexically inside the workspace, so permission patterns pass them; only the resolved path tells.
-  symlinkSync(outsideDir, `${repo}/link`)
+  symlinkSync(outside.path, `${repo}/link`)
   symlinkSync(".git", `${repo}/gitlink`)
   const { results } = await runAgent(world, WORKER, repo, "worker_edit_refused")
   expect(results.map((r) => r.output)).toEqual([
@@ -82,7 +80,7 @@ test("the guard refuses a worker's writes into Git metadata or out of the worksp
   expect(existsSync(`${repo}/.git/hooks/post-checkout`)).toBe(false)
   expect(existsSync(`${repo}/.git/hooks/pre-commit`)).toBe(false)
   expect(existsSync(OUTSIDE)).toBe(false)
-  expect(existsSync(`${outsideDir}/escaped.txt`)).toBe(false)
+  expect(existsSync(`${outside.path}/escaped.txt`)).toBe(false)
   await runAgent(world, WORKER, repo, "worker_edit_inside")
   expect(await Bun.file(`${repo}/src/new.ts`).text()).toBe("export const x = 1\n")
 })

@@ -3,21 +3,35 @@
 // and the runner brief carries the command verbatim.
 import { describe, expect, test } from "bun:test"
 import { trustedRootsOf } from "../../plugin/env"
-import { isRunnerAgent, ORCHESTRATOR_PREFIX, RUNNER_TOOL_SPECS, runnerProfile, SHELL_PROFILES, shellProfile, type RunnerTool } from "../../plugin/roles"
+import { isOrchestratorAgent, isRunnerAgent, RUNNER_TOOL_SPECS, runnerProfile, SHELL_PROFILES, shellProfile, type RunnerTool } from "../../plugin/roles"
 import { timeoutSeconds } from "../../plugin/runner"
 import { shellOutput, stringArg } from "../../plugin/shell"
-import { AGENT_PREFIX, agentName, RUNNER_TOOLS, runnerAgentName } from "../../src/engine/agents"
+import { agentName, RUNNER_TOOLS, runnerAgentName } from "../../src/agents/names"
+import { renderAgents } from "../../src/agents/render"
+import { ConfigSchema } from "../../src/config/schema"
 import { runnerBrief } from "../../src/runner/brief"
 import type { SandboxRunResult } from "../../src/sandbox"
 
-test("the plugin's agent table is the one src/engine/agents.ts renders", () => {
-  expect(ORCHESTRATOR_PREFIX).toBe(AGENT_PREFIX)
+test("the plugin's agent table is the one src/agents renders", () => {
+  const rendered = renderAgents(ConfigSchema.parse({ version: 1 }))
+  const allowed = (name: string) => {
+    const content = rendered.find((agent) => agent.name === name)?.content ?? ""
+    return [...content.matchAll(/\n {2}"(sandbox_\w+)": "allow"/g)].map((match) => match[1])
+  }
+  const tableAgents = [...Object.values(RUNNER_TOOL_SPECS).map((spec) => spec.agent), ...Object.keys(SHELL_PROFILES)]
+  expect(tableAgents.sort()).toEqual(rendered.map((agent) => agent.name).sort())
+  for (const agent of tableAgents) expect(isOrchestratorAgent(agent)).toBe(true)
+  for (const [tool, spec] of Object.entries(RUNNER_TOOL_SPECS)) {
+    expect(allowed(spec.agent)).toContain(tool)
+    expect(allowed(spec.agent).filter((name) => name?.startsWith("sandbox_run"))).toEqual([tool])
+  }
   for (const access of ["read_only", "writable"] as const)
     for (const network of ["disabled", "host"] as const) {
       const spec = RUNNER_TOOL_SPECS[RUNNER_TOOLS[access][network] as RunnerTool]
       expect(spec.agent).toBe(runnerAgentName(access, network))
       expect(spec.profile).toEqual({ kind: "runner", workspace: access, network })
     }
+  for (const agent of Object.keys(SHELL_PROFILES)) expect(allowed(agent)).toEqual(["sandbox_shell"])
   expect(Object.keys(SHELL_PROFILES).sort()).toEqual([agentName("scout"), agentName("worker")])
 })
 

@@ -1,12 +1,11 @@
 // The digest, table-driven: one real-shaped output per test runner, compiler and linker, and what the
 // digest must pull out of it; then the rendering (priorities, caps, the exit-code line); then hostile
 // lines, on which every pattern and the whole digest must stay linear.
-import { afterAll, describe, expect, test } from "bun:test"
-import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { describe, expect, test } from "bun:test"
 import { createDigester, digestText, LIMITS, MATCH_CHARS, renderDigest } from "../../src/runner/digest"
 import { eachLine } from "../../src/runner/logs"
 import * as patterns from "../../src/runner/patterns"
+import { tempDir } from "../helpers/temp"
 
 const cases: { name: string; output: string; tests?: string[]; errors?: string[]; summary?: string[]; trace?: string }[] = [
   {
@@ -281,17 +280,11 @@ describe("linear time on hostile lines", () => {
 })
 
 describe("a log that is one long line", () => {
-  const dirs: string[] = []
-  afterAll(async () => {
-    for (const dir of dirs) await rm(dir, { recursive: true, force: true })
-  })
-
   // The runner feeds the digest through eachLine; re-splitting a growing remainder per chunk was
   // quadratic (a 64 MB line took 0.9 s, 128 MB 4.3 s), joining a line's pieces once is linear.
   test.each([1, 64])("%i MB read and digested fast, the failure after it found", async (megabytes) => {
-    const dir = await mkdtemp(`${tmpdir()}/oc-orch-digest-`)
-    dirs.push(dir)
-    const file = `${dir}/output.log`
+    await using dir = await tempDir("oc-orch-digest-")
+    const file = `${dir.path}/output.log`
     await Bun.write(file, `${"x".repeat(megabytes * 1_000_000)}\n(fail) math > adds [0.1ms]\n 1 fail\n`)
     const digester = createDigester()
     const started = performance.now()

@@ -1,19 +1,8 @@
 // Runner logs: which runs retention removes (a table), and reading a log back in numbered slices and
 // by search with the caps that keep a model's context small.
-import { afterAll, expect, test } from "bun:test"
-import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { expect, test } from "bun:test"
 import { createRun, grepLog, latestRunOf, listRuns, logPath, newRunId, pruneRuns, READ_LIMITS, readRun, readSlice, RUN_ID, runsToPrune, searchPattern } from "../../src/runner/logs"
-
-const dirs: string[] = []
-afterAll(async () => {
-  for (const dir of dirs) await rm(dir, { recursive: true, force: true })
-})
-const tempDir = async () => {
-  const dir = await mkdtemp(`${tmpdir()}/oc-orch-runs-`)
-  dirs.push(dir)
-  return dir
-}
+import { tempDir } from "../helpers/temp"
 
 const NOW = Date.parse("2026-06-01T12:00:00Z")
 const at = (hoursAgo: number, id: string) => ({ id, startedAt: new Date(NOW - hoursAgo * 3_600_000).toISOString() })
@@ -33,29 +22,29 @@ test("run ids are unique, sortable and validated before they touch a path", asyn
   const id = newRunId(new Date("2026-01-02T03:04:05.678Z"))
   expect(id).toMatch(/^run-20260102T030405-[a-z0-9]{6}$/)
   expect(RUN_ID.test(id)).toBe(true)
-  const dir = await tempDir()
-  expect(await readRun(dir, "../../etc")).toBeUndefined()
-  expect(await readRun(dir, "run-20260102T030405-abcdef/../x")).toBeUndefined()
+  await using dir = await tempDir("oc-orch-runs-")
+  expect(await readRun(dir.path, "../../etc")).toBeUndefined()
+  expect(await readRun(dir.path, "run-20260102T030405-abcdef/../x")).toBeUndefined()
 })
 
 test("createRun, listRuns, latestRunOf and pruneRuns on disk", async () => {
-  const dir = await tempDir()
+  await using dir = await tempDir("oc-orch-runs-")
   const base = { agent: "a", profile: "runner-read_only-disabled", workspace: "/w", command: "true" }
-  const first = await createRun(dir, { ...base, sessionID: "s1" })
+  const first = await createRun(dir.path, { ...base, sessionID: "s1" })
   await Bun.sleep(5)
-  const second = await createRun(dir, { ...base, sessionID: "s2" })
+  const second = await createRun(dir.path, { ...base, sessionID: "s2" })
   await Bun.sleep(5)
-  const third = await createRun(dir, { ...base, sessionID: "s1" })
-  expect((await listRuns(dir)).map((r) => r.id).sort()).toEqual([first.id, second.id, third.id].sort())
-  expect((await latestRunOf(dir, ["s1"]))?.id).toBe(third.id)
-  expect(await latestRunOf(dir, ["nobody"])).toBeUndefined()
-  expect(await pruneRuns(dir, { hours: 24, count: 1 }, [first.id])).toEqual([second.id])
-  expect((await listRuns(dir)).map((r) => r.id).sort()).toEqual([first.id, third.id].sort())
+  const third = await createRun(dir.path, { ...base, sessionID: "s1" })
+  expect((await listRuns(dir.path)).map((r) => r.id).sort()).toEqual([first.id, second.id, third.id].sort())
+  expect((await latestRunOf(dir.path, ["s1"]))?.id).toBe(third.id)
+  expect(await latestRunOf(dir.path, ["nobody"])).toBeUndefined()
+  expect(await pruneRuns(dir.path, { hours: 24, count: 1 }, [first.id])).toEqual([second.id])
+  expect((await listRuns(dir.path)).map((r) => r.id).sort()).toEqual([first.id, third.id].sort())
 })
 
 test("readSlice numbers lines, stops at its limits and says where the log ends", async () => {
-  const dir = await tempDir()
-  const file = `${dir}/log`
+  await using dir = await tempDir("oc-orch-runs-")
+  const file = `${dir.path}/log`
   await Bun.write(file, `${Array.from({ length: 500 }, (_, i) => `line ${i + 1}`).join("\n")}\n`)
   expect(await readSlice(file, 10, 3)).toBe("10: line 10\n11: line 11\n12: line 12\n[more from line 13]")
   expect(await readSlice(file, 499, 50)).toBe("499: line 499\n500: line 500\n[end of log, 500 lines]")
@@ -66,8 +55,8 @@ test("readSlice numbers lines, stops at its limits and says where the log ends",
 })
 
 test("grepLog finds lines by regex or literal text, case-insensitively, with a cap", async () => {
-  const dir = await tempDir()
-  const file = `${dir}/log`
+  await using dir = await tempDir("oc-orch-runs-")
+  const file = `${dir.path}/log`
   await Bun.write(file, ["ok", "FAIL: parser (a+b)", "ok", "fail: cache"].join("\n"))
   expect(await grepLog(file, "fail: \\w+")).toBe("2 of 4 lines match /fail: \\w+/i:\n2: FAIL: parser (a+b)\n4: fail: cache")
   expect(await grepLog(file, "(a+b")).toContain("2: FAIL: parser (a+b)")
@@ -82,8 +71,8 @@ test("the log path sits in the run's own directory", () => {
 })
 
 test("grepLog on a model's catastrophic pattern over a long line answers at once (control: the same JS regex takes seconds)", async () => {
-  const dir = await tempDir()
-  const file = `${dir}/log`
+  await using dir = await tempDir("oc-orch-runs-")
+  const file = `${dir.path}/log`
   // 24 letters cost JSC's backtracking ~170 ms; each one more doubles it. The log holds 40.
   const line = `${"a".repeat(40)}!`
   await Bun.write(file, `${line}\n${"error failed ".repeat(4000)}\nx\n`)

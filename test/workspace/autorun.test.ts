@@ -1,24 +1,21 @@
 // Autorun files are found by name (git skips every `.git`, and ignored files never show in status),
 // and the workspace's git evidence is taken without running any program the repository names.
-import { afterEach, expect, test } from "bun:test"
+import { expect, test } from "bun:test"
 import { existsSync } from "node:fs"
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { mkdir, rm, writeFile } from "node:fs/promises"
 import { hostContext, isAutorunPath } from "../../src/sandbox"
 import { autorunChanges, autorunFiles } from "../../src/workspace/autorun"
 import { snapshot } from "../../src/workspace/changes"
 import { run } from "../../src/util/process"
 import { readFlags } from "../../src/config/flags"
-
-let dir: string | undefined
-afterEach(async () => dir && rm(dir, { recursive: true, force: true }))
+import { tempDir } from "../helpers/temp"
 
 const GIT_ENV = { PATH: "/usr/bin:/bin", HOME: "/nonexistent", GIT_CONFIG_NOSYSTEM: "1" }
 const git = (cwd: string, ...args: string[]) => run(["git", ...args], { cwd, env: GIT_ENV })
-const host = () => hostContext(readFlags({ HOME: `${dir}/home`, PATH: "/usr/bin:/bin" }))
+const host = (dir: string) => hostContext(readFlags({ HOME: `${dir}/home`, PATH: "/usr/bin:/bin" }))
 
-async function repo(): Promise<string> {
-  dir = await mkdtemp(`${tmpdir()}/oc-orch-autorun-`)
+/** A git repository with one commit at `dir`/repo, and an empty HOME beside it. */
+async function repo(dir: string): Promise<string> {
   await mkdir(`${dir}/repo/pkg`, { recursive: true })
   await mkdir(`${dir}/home`)
   await writeFile(`${dir}/repo/pkg/a.txt`, "a\n")
@@ -48,7 +45,8 @@ test.each([
 })
 
 test("finds planted and changed autorun files of every kind, the workspace's own .git included", async () => {
-  const root = await repo()
+  await using dir = await tempDir("oc-orch-autorun-")
+  const root = await repo(dir.path)
   await mkdir(`${root}/vendor/lib/.git/hooks`, { recursive: true })
   await writeFile(`${root}/vendor/lib/.git/config`, "[core]\n")
   const before = await autorunFiles(root)
@@ -69,45 +67,46 @@ test("finds planted and changed autorun files of every kind, the workspace's own
 })
 
 test("git evidence runs no core.fsmonitor of a repository, nor of a .git planted in a subdirectory workspace", async () => {
-  const root = await repo()
-  const marker = `${dir}/fsmonitor-ran`
+  await using dir = await tempDir("oc-orch-autorun-")
+  const root = await repo(dir.path)
+  const marker = `${dir.path}/fsmonitor-ran`
   // Control: the host's own git runs the repository's fsmonitor, which is why we never do.
   await git(root, "config", "core.fsmonitor", `touch ${marker}; false`)
   await git(root, "--no-optional-locks", "status")
   expect(existsSync(marker)).toBe(true)
   await rm(marker)
 
-  const before = await snapshot(root, host())
+  const before = await snapshot(root, host(dir.path))
   expect(before.git).toBe(true)
   await writeFile(`${root}/pkg/a.txt`, "changed\n")
-  const after = await snapshot(root, host(), before.repository)
+  const after = await snapshot(root, host(dir.path), before.repository)
   expect(after.entries["pkg/a.txt"]?.status).toBe(".M")
   expect(existsSync(marker)).toBe(false)
 
   // A worker in repo/pkg plants its own repository with an fsmonitor; the pinned snapshot ignores it.
   const pkg = `${root}/pkg`
-  const first = await snapshot(pkg, host())
+  const first = await snapshot(pkg, host(dir.path))
   await git(pkg, "init", "-q")
   await git(pkg, "config", "core.fsmonitor", `touch ${marker}; false`)
-  const second = await snapshot(pkg, host(), first.repository)
+  const second = await snapshot(pkg, host(dir.path), first.repository)
   expect(second.repository?.root).toBe(root)
   expect(existsSync(marker)).toBe(false)
   // Unpinned (the next delegation there), git runs in the sandbox: still nothing on the host.
-  const next = await snapshot(pkg, host())
+  const next = await snapshot(pkg, host(dir.path))
   expect(next.repository?.root).toBe(pkg)
   expect(existsSync(marker)).toBe(false)
 })
 
 test("a non-git workspace with a planted .git runs nothing either", async () => {
-  dir = await mkdtemp(`${tmpdir()}/oc-orch-autorun-`)
-  await mkdir(`${dir}/home`)
-  await mkdir(`${dir}/plain`)
-  const marker = `${dir}/fsmonitor-ran`
-  expect((await snapshot(`${dir}/plain`, host())).git).toBe(false)
-  await git(`${dir}/plain`, "init", "-q")
-  await git(`${dir}/plain`, "config", "core.fsmonitor", `touch ${marker}; false`)
-  await writeFile(`${dir}/plain/x`, "x\n")
-  const planted = await snapshot(`${dir}/plain`, host())
+  await using dir = await tempDir("oc-orch-autorun-")
+  await mkdir(`${dir.path}/home`)
+  await mkdir(`${dir.path}/plain`)
+  const marker = `${dir.path}/fsmonitor-ran`
+  expect((await snapshot(`${dir.path}/plain`, host(dir.path))).git).toBe(false)
+  await git(`${dir.path}/plain`, "init", "-q")
+  await git(`${dir.path}/plain`, "config", "core.fsmonitor", `touch ${marker}; false`)
+  await writeFile(`${dir.path}/plain/x`, "x\n")
+  const planted = await snapshot(`${dir.path}/plain`, host(dir.path))
   expect(planted.entries.x?.status).toBe("??")
   expect(existsSync(marker)).toBe(false)
 })

@@ -4,10 +4,8 @@
 // ("Per-server tool-call timeout in milliseconds", Claude Code 2.1.332's schema).
 import { fail } from "../../errors"
 import { readJsonFile } from "../../util/fs"
-import type { RunOptions, RunResult } from "../../util/process"
+import type { Run, RunResult } from "../../util/process"
 import { SERVER_NAME, type McpEntry } from "./codex"
-
-export type Run = (argv: string[], options?: RunOptions) => Promise<RunResult>
 
 export interface ClaudeEntry {
   type?: unknown

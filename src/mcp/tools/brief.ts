@@ -3,7 +3,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
 import { z } from "zod"
-import { agentName } from "../../engine/agents"
+import { agentName } from "../../agents/names"
 import type { Delegations } from "../../engine/lifecycle"
 import { startAndFollow } from "../calls"
 import { policyGate } from "../policy"

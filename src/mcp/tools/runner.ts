@@ -4,7 +4,7 @@
 // log path from the plugin's run record (lifecycle.ts), so the parent does not depend on the model to copy them.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { z } from "zod"
-import { RUNNER_TOOLS, runnerAgentName } from "../../engine/agents"
+import { RUNNER_TOOLS, runnerAgentName } from "../../agents/names"
 import type { Delegations } from "../../engine/lifecycle"
 import { RUNNER_TIMEOUT, runnerBrief } from "../../runner/brief"
 import { startAndFollow } from "../calls"

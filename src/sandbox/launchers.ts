@@ -1,9 +1,9 @@
-// Launchers the sandbox starts by absolute path. A PATH substitute does not count: inside the sandbox
-// /usr is bound read-only, so /bin/bash there is the host's /usr/bin/bash. bubblewrap must be at
-// least 0.12.0: older releases let a symlinked mount destination create files on the host
-// (GHSA-pxhw-h44j-8pfx).
+// Launchers the sandbox starts by absolute path, checked by install (which refuses without them) and by
+// doctor. A PATH substitute does not count: inside the sandbox /usr is bound read-only, so /bin/bash
+// there is the host's /usr/bin/bash. bubblewrap must be at least 0.12.0: older releases let a
+// symlinked mount destination create files on the host (GHSA-pxhw-h44j-8pfx).
 import { access, constants, stat } from "node:fs/promises"
-import { probeBwrap } from "../sandbox"
+import { probeBwrap } from "./probes"
 
 export interface Launchers {
   bash: string

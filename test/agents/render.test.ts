@@ -2,7 +2,8 @@
 // hang a headless run), each sandbox tool allowed exactly where its role needs it.
 import { describe, expect, test } from "bun:test"
 import { ConfigSchema } from "../../src/config/schema"
-import { LOG_TOOLS, renderAgents, SANDBOX_TOOLS } from "../../src/engine/agents"
+import { LOG_TOOLS, SANDBOX_TOOLS } from "../../src/agents/names"
+import { renderAgents } from "../../src/agents/render"
 
 const render = (input: Record<string, unknown> = {}) => renderAgents(ConfigSchema.parse({ version: 1, ...input }))
 const byName = (input: Record<string, unknown> = {}) => Object.fromEntries(render(input).map((agent) => [agent.name, agent]))

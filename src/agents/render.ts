@@ -4,30 +4,7 @@ import scoutPrompt from "../templates/agents/scout.md" with { type: "text" }
 import workerPrompt from "../templates/agents/worker.md" with { type: "text" }
 import runnerPrompt from "../templates/agents/runner.md" with { type: "text" }
 import { reserveSteps, stepLimits, type Config, type Role } from "../config/schema"
-import { FILES_MARKER } from "../sandbox"
-
-export const AGENT_PREFIX = "opencode-orchestrator-"
-
-export type RunnerAccess = "read_only" | "writable"
-export type RunnerNetwork = "disabled" | "host"
-
-/** The sandbox tool each runner agent may use (one per access × network combination). */
-export const RUNNER_TOOLS: Record<RunnerAccess, Record<RunnerNetwork, string>> = {
-  read_only: { disabled: "sandbox_run_ro", host: "sandbox_run_network_ro" },
-  writable: { disabled: "sandbox_run", host: "sandbox_run_network" },
-}
-
-/** The runner agents' way into the log their command wrote (the digest points at it). */
-export const LOG_TOOLS = ["sandbox_log_read", "sandbox_log_grep"]
-
-export const SANDBOX_TOOLS = ["sandbox_shell", ...Object.values(RUNNER_TOOLS).flatMap((byNet) => Object.values(byNet)), ...LOG_TOOLS, FILES_MARKER]
-
-export function runnerAgentName(access: RunnerAccess, network: RunnerNetwork) {
-  const suffix = [access === "writable" ? "writable" : "", network === "host" ? "network" : ""].filter(Boolean)
-  return `${AGENT_PREFIX}runner${suffix.length ? `-${suffix.join("-")}` : ""}`
-}
-
-export const agentName = (role: Exclude<Role, "runner">) => `${AGENT_PREFIX}${role}`
+import { agentName, LOG_TOOLS, RUNNER_TOOLS, runnerAgentName, SANDBOX_TOOLS } from "./names"
 
 export interface AgentFile {
   name: string
