@@ -16,7 +16,7 @@ export default defineCommand({
     // process ends (a client that leaves and kills it, SIGKILL, a crash), the watchdog takes over the
     // tasks still running, keeps their deadlines, and stops the shared server once nothing needs it.
     let watchdog = false
-    const delegations = new Delegations(runtime, () => {
+    const onLaunch = () => {
       if (watchdog) return
       watchdog = true
       try {
@@ -24,7 +24,8 @@ export default defineCommand({
       } catch {
         // A full disk for its log, say: then the next serve recovers the tasks, as before.
       }
-    })
+    }
+    const delegations = new Delegations(runtime, { recover: true, onLaunch })
     const server = createServer(runtime, delegations)
     const transport = new GuardedStdioTransport()
     const closed = new Promise<void>((resolve) => {
@@ -40,9 +41,9 @@ export default defineCommand({
     await server.connect(transport)
     await closed
     // An outcome a full disk kept from being written gets a moment for room to appear.
-    await delegations.store.flushed(5000)
+    await delegations.flushed(5000)
     runtime.close()
     // Tasks still running are the watchdog's now: it outlives this process and holds its own lease.
-    if (leased) await releaseLease(runtime.paths, delegations.live.size > 0).catch(() => undefined)
+    if (leased) await releaseLease(runtime.paths, delegations.followedCount() > 0).catch(() => undefined)
   },
 })

@@ -1,7 +1,6 @@
 import { defineCommand } from "citty"
 import { flagsFromProcess } from "../config/flags"
 import { Delegations } from "../engine/lifecycle"
-import { installRecovery } from "../engine/recovery"
 import { Runtime } from "../engine/runtime"
 import { releaseLease, takeLease } from "../opencode/lease"
 import { alive } from "../util/process"
@@ -20,11 +19,10 @@ export default defineCommand({
     // Watch the serve process for as long as it lives; then take over what it left running.
     const parent = Number(args.parent)
     while (alive(parent)) await Bun.sleep(500)
-    const delegations = new Delegations(runtime)
-    await installRecovery(delegations)
+    const delegations = new Delegations(runtime, { recover: true })
     await delegations.settled()
     // An outcome a full disk kept from being written gets a minute for room to appear.
-    await delegations.store.flushed(60_000)
+    await delegations.flushed(60_000)
     runtime.close()
     await releaseLease(runtime.paths, false)
   },

@@ -4,7 +4,8 @@
 // asking for the report. Cleanup (remove, park, preserve) belongs to the task lifecycle.
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import type { Role } from "../config/schema"
-import { fail } from "../errors"
+import { AppError, fail } from "../errors"
+import { checkRoute, readCatalog } from "../opencode/catalog"
 import type { EventHub } from "../opencode/client"
 import { answerAsk } from "../opencode/policy"
 import {
@@ -38,6 +39,17 @@ export async function resolveRoute(runtime: Runtime, role: Role, model?: string,
     return { explicit: false }
   }
   return { route: { ...parseModel(id), variant: chosenVariant }, explicit: model !== undefined || variant !== undefined }
+}
+
+/** Checks the route against what OpenCode offers, before any session; one from config.json says where to fix it. */
+export async function checkOffered(runtime: Runtime, client: OpencodeClient, workspace: string, role: Role, route: ModelRoute, explicit: boolean) {
+  // A model from config.json is checked too: OpenCode may have dropped it since install.
+  try {
+    checkRoute(await readCatalog(client, workspace), route)
+  } catch (error) {
+    if (explicit || !(error instanceof AppError)) throw error
+    throw fail("Config", `config.json routes ${role} to a model OpenCode cannot use: ${error.message}`, `Edit models.${role} (or modelVariants.${role}) in ${runtime.paths.configFile}, or rerun \`opencode-mcp-orchestrator install\` to pick again; ${error.hint ?? ""}`.trim())
+  }
 }
 
 export interface TurnSpec {

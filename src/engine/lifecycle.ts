@@ -1,29 +1,27 @@
-// The task lifecycle: every delegation is a task with a record on disk. start() checks the budget,
-// takes the writer state for writable work, writes the record, and runs the turn in the background
-// of this process; a tool call waits on it only as long as its sync budget allows. settle() turns
-// the turn into a result, measures what changed with git, and releases the workspace only once the
-// session is confirmed removed (a never-run fork keeps the conversation for task_continue).
+// The task lifecycle, the engine's public face: every delegation is a task with a record on disk.
+// start() checks the budget, takes the writer state for writable work, writes the record, and runs
+// the turn in the background of this process (engine.ts); a tool call follows it only as long as its
+// sync budget allows. Settling (settle.ts) releases the workspace only once the session is confirmed
+// removed. With `recover`, tasks and writer states a dead process left are taken over first (recovery.ts).
 import type { Config, Role } from "../config/schema"
 import { timeoutLimits } from "../config/schema"
-import { AppError, describe, fail } from "../errors"
-import { checkRoute, readCatalog } from "../opencode/catalog"
-import { probeServer } from "../opencode/server"
-import { forkSession, removeSession } from "../opencode/session"
-import { hostContext } from "../sandbox"
+import { fail } from "../errors"
+import { abortSession } from "../opencode/session"
+import { hostContext, type HostContext } from "../sandbox"
 import { checkStateSpace } from "../util/fs"
 import { selfStart } from "../util/process"
 import { autorunFiles } from "../workspace/autorun"
 import { snapshot } from "../workspace/changes"
 import { canonicalWorkspace } from "../workspace/root"
 import { planBudget } from "./budgets"
-import { resolveRoute, runTurn, statusOf, type Turn } from "./delegate"
-import { measureEvidence, nextStep } from "./evidence"
-import { autorunWarning } from "../workspace/autorun"
-import { lockedError, orphaned, WriterLocks } from "./locks"
-import { prune } from "./retention"
-import { fromTranscript, type Status } from "./result"
+import { checkOffered, resolveRoute } from "./delegate"
+import { Engine } from "./engine"
+import { lockedError, orphaned } from "./locks"
+import { reconcileHolder, recoverAll } from "./recovery"
+import type { Status } from "./result"
 import type { Runtime } from "./runtime"
-import { isFinished, newTaskId, noteProgress, TaskStore, type TaskRecord } from "./tasks"
+import { isFinished, newTaskId, type TaskRecord } from "./tasks"
+import { follow, wait, type FollowOptions } from "./waiting"
 
 export interface StartRequest {
   role: Role
@@ -41,33 +39,23 @@ export interface StartRequest {
   commandTimeoutS?: number
 }
 
-export interface Live {
-  record: TaskRecord
-  controller: AbortController
-  done: Promise<TaskRecord>
-  /** Called with each progress line, and with no line when the task settles. */
-  listeners: Set<(line?: string) => void>
+export interface DelegationOptions {
+  /** Take over the tasks and writer states a dead process left (an MCP server, its watchdog). */
+  recover?: boolean
+  /** Called before each task's turn starts (serve starts its watchdog on the first). */
+  onLaunch?: () => void
 }
 
 export class Delegations {
-  readonly store: TaskStore
-  readonly locks: WriterLocks
-  readonly live = new Map<string, Live>()
-  private pruned = false
+  private readonly engine: Engine
   /** Task ids whose task_continue is between its checks and its launch. */
-  private continuing = new Set<string>()
-  /** Set by recovery (recovery.ts); every entry point waits for it first. */
-  recovering: Promise<void> = Promise.resolve()
-  /** Settles a task left behind by a dead process; installed by recovery.ts. */
-  reconcile: (holder: { taskID: string; workspace: string }) => Promise<void> = async () => {}
+  private readonly continuing = new Set<string>()
+  /** Recovery, when asked for (recovery.ts); every entry point waits for it first. */
+  private readonly recovering?: Promise<void>
 
-  constructor(
-    readonly runtime: Runtime,
-    /** Called before each task's turn starts (serve starts its watchdog on the first). */
-    private readonly onLaunch: () => void = () => {},
-  ) {
-    this.store = new TaskStore(runtime.paths.tasksDir)
-    this.locks = new WriterLocks(runtime.paths.locksDir)
+  constructor(readonly runtime: Runtime, options: DelegationOptions = {}) {
+    this.engine = new Engine(runtime, options.onLaunch)
+    if (options.recover) this.recovering = recoverAll(this.engine)
   }
 
   /** Starts a task, or returns the task already started under the same idempotency key. */
@@ -82,12 +70,12 @@ export class Delegations {
     const host = this.hostOf(config)
     const workspace = await canonicalWorkspace(request.cwd, host, config)
     if (request.idempotencyKey) {
-      const existing = await this.store.findByKey(request.idempotencyKey)
+      const existing = await this.engine.store.findByKey(request.idempotencyKey)
       if (existing) {
         // A key names one delegation: the same role in the same workspace, never another's report.
         if (existing.role !== request.role || existing.workspace !== workspace)
           throw fail("Usage", `idempotency_key "${request.idempotencyKey}" belongs to ${existing.role} task ${existing.id} in ${existing.workspace}.`, "Use a new key for a different delegation.")
-        return { record: this.live.get(existing.id)?.record ?? existing, attached: true }
+        return { record: this.engine.live.get(existing.id)?.record ?? existing, attached: true }
       }
     }
     // Before any lock or session: an impossible budget fails here, naming the operation and reserve.
@@ -95,15 +83,7 @@ export class Delegations {
     const { route, explicit } = await resolveRoute(this.runtime, request.role, request.model, request.variant)
     // Fail closed before any lock or record: no session starts where file access would not be sandboxed.
     const { client } = await this.runtime.sandboxed(workspace)
-    if (route) {
-      // A model from config.json is checked too, before any session: OpenCode may have dropped it since install.
-      try {
-        checkRoute(await readCatalog(client, workspace), route)
-      } catch (error) {
-        if (explicit || !(error instanceof AppError)) throw error
-        throw fail("Config", `config.json routes ${request.role} to a model OpenCode cannot use: ${error.message}`, `Edit models.${request.role} (or modelVariants.${request.role}) in ${this.runtime.paths.configFile}, or rerun \`opencode-mcp-orchestrator install\` to pick again; ${error.hint ?? ""}`.trim())
-      }
-    }
+    if (route) await checkOffered(this.runtime, client, workspace, request.role, route, explicit)
     const id = newTaskId()
     if (request.writable) await this.acquire(workspace, id)
     const now = new Date().toISOString()
@@ -131,15 +111,7 @@ export class Delegations {
       revision: 0,
       progress: [],
     }
-    try {
-      record.snapshot = await snapshot(workspace, host)
-      if (request.writable) record.autorun = await autorunFiles(workspace)
-      await this.store.save(record)
-    } catch (error) {
-      if (request.writable) await this.locks.clear(workspace, id)
-      throw error
-    }
-    this.launch(record, request.brief)
+    await this.launch(record, request.brief, host)
     return { record, attached: false }
   }
 
@@ -147,10 +119,10 @@ export class Delegations {
   async continue(id: string, brief: string, timeoutMs?: number): Promise<TaskRecord> {
     await this.recovering
     // Two task_continue calls for one task must not both start a turn: the second is refused.
-    if (this.live.has(id) || this.continuing.has(id)) throw fail("Usage", `Task ${id} is already running a turn.`, "Wait for it with task_status (wait_seconds), or task_cancel it first.")
+    if (this.engine.live.has(id) || this.continuing.has(id)) throw fail("Usage", `Task ${id} is already running a turn.`, "Wait for it with task_status (wait_seconds), or task_cancel it first.")
     this.continuing.add(id)
     try {
-      const record = await this.store.read(id)
+      const record = await this.engine.store.read(id)
       if (!record) throw fail("Usage", `No task ${id}.`, "Call task_list for the known tasks.")
       if (!isFinished(record.status)) throw fail("Usage", `Task ${id} is still ${record.status}.`, "Wait for it with task_status (wait_seconds), or task_cancel it first.")
       if (!record.sessionID) throw fail("Usage", `Task ${id} has no session to continue (it ended before one was kept, or retention removed it).`, "Start a new worker or scout task with the rework as its brief.")
@@ -160,18 +132,10 @@ export class Delegations {
       const host = this.hostOf(config)
       await canonicalWorkspace(record.workspace, host, config)
       if (record.writable) await this.acquire(record.workspace, id)
-      try {
-        Object.assign(record, { status: "running" as Status, ownerPid: process.pid, ownerStart: selfStart(), turnStartedAt: new Date().toISOString(), brief, deadline: Date.now() + budget.operationMs, operationMs: budget.operationMs, result: undefined, finishedAt: undefined, note: undefined })
-        record.turns++
-        record.revision++
-        record.snapshot = await snapshot(record.workspace, host)
-        if (record.writable) record.autorun = await autorunFiles(record.workspace)
-        await this.store.save(record)
-      } catch (error) {
-        if (record.writable) await this.locks.clear(record.workspace, id)
-        throw error
-      }
-      this.launch(record, brief)
+      Object.assign(record, { status: "running" as Status, ownerPid: process.pid, ownerStart: selfStart(), turnStartedAt: new Date().toISOString(), brief, deadline: Date.now() + budget.operationMs, operationMs: budget.operationMs, result: undefined, finishedAt: undefined, note: undefined })
+      record.turns++
+      record.revision++
+      await this.launch(record, brief, host)
       return record
     } finally {
       this.continuing.delete(id)
@@ -183,255 +147,99 @@ export class Delegations {
     return hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots)
   }
 
+  /** Records the workspace's state and the task, then runs its turn; a failure before then releases the writer state. */
+  private async launch(record: TaskRecord, brief: string, host: HostContext) {
+    try {
+      record.snapshot = await snapshot(record.workspace, host)
+      if (record.writable) record.autorun = await autorunFiles(record.workspace)
+      await this.engine.store.save(record)
+    } catch (error) {
+      if (record.writable) await this.engine.locks.clear(record.workspace, record.id)
+      throw error
+    }
+    this.engine.launch(record, brief)
+  }
+
   /** Takes the writer state, reconciling a holder whose process died; refuses while anyone else holds it. */
   private async acquire(workspace: string, id: string) {
     for (let attempt = 0; attempt < 2; attempt++) {
-      const taken = await this.locks.tryAcquire(workspace, id)
+      const taken = await this.engine.locks.tryAcquire(workspace, id)
       if (taken.acquired) return
       // Even the task's own quarantined or preserved state holds: only a restart releases those.
       if (attempt === 0 && orphaned(taken.holder)) {
-        await this.reconcile(taken.holder)
+        if (this.recovering) await reconcileHolder(this.engine, taken.holder)
         continue
       }
       throw lockedError(taken.holder)
     }
   }
 
-  launch(record: TaskRecord, brief: string, attach = false): Live {
-    this.onLaunch()
-    const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record) }
-    this.live.set(record.id, live)
-    live.done = this.drive(live, brief, attach)
-    return live
-  }
-
-  private async drive(live: Live, brief: string, attach: boolean): Promise<TaskRecord> {
-    const { record } = live
-    // From the record, not from now: a task re-attached after a restart has run since its turn began.
-    const started = Date.parse(record.turnStartedAt ?? record.createdAt)
-    let turn: Turn = { outcome: { kind: "aborted" } }
-    // A read-only task whose server died is run again once on the new server; a writer never is (its
-    // edits so far are in the workspace, and the parent decides what happens next).
-    for (let attempt = 0; attempt < (record.writable ? 1 : 2); attempt++) {
-      if (attempt > 0) {
-        this.progress(live, "the shared OpenCode server stopped; running the task again on a new one")
-        record.sessionID = undefined
-      }
-      turn = await this.turn(live, brief, attach && attempt === 0)
-      if (turn.outcome.kind !== "lost") break
-    }
-    try {
-      return await this.settle(live, turn, started)
-    } catch (error) {
-      // Settling failed (the state dir is unwritable, git broke): the record still says how it ended.
-      Object.assign(live.record, { status: "failed" as Status, finishedAt: new Date().toISOString(), note: `The task could not be settled: ${describe(error)}` })
-      live.record.revision++
-      await this.store.save(live.record).catch(() => undefined)
-      for (const listener of live.listeners) listener()
-      this.live.delete(live.record.id)
-      return live.record
-    }
-  }
-
-  /** One turn on the shared server, any failure to reach it folded into the outcome. */
-  private async turn(live: Live, brief: string, attach: boolean): Promise<Turn> {
-    const { record } = live
-    try {
-      const { client, hub, record: server } = attach ? await this.runtime.opencode() : await this.runtime.sandboxed(record.workspace)
-      return await runTurn(
-        {
-          client,
-          hub,
-          workspace: record.workspace,
-          agent: record.agent,
-          title: record.title,
-          route: record.route,
-          deadline: record.deadline,
-          signal: live.controller.signal,
-          sessionID: record.sessionID,
-          attach,
-          onSession: async (sessionID) => {
-            record.sessionID = sessionID
-            record.sessions.push(sessionID)
-            record.revision++
-            await this.store.save(record)
-            if (record.writable) await this.locks.set(record.workspace, record.id, "active", { sessionID })
-          },
-          onProgress: (line) => this.progress(live, line),
-          serverGone: async () => (await probeServer(server)) === "gone",
-        },
-        brief,
-      )
-    } catch (error) {
-      return { sessionID: record.sessionID, outcome: { kind: "error", message: describe(error) } }
-    }
-  }
-
-  progress(live: Live, line: string) {
-    noteProgress(live.record, line)
-    void this.store.save(live.record).catch(() => undefined)
-    for (const listener of live.listeners) listener(line)
-  }
-
-  /** The turn's result, the workspace measured, the session parked/removed/preserved, the writer state released. */
-  async settle(live: Live, turn: Turn, started: number, forced?: { status: Status; note: string }): Promise<TaskRecord> {
-    const { record } = live
-    const { client } = await this.runtime.opencode().catch(() => ({ client: undefined }))
-    const status = forced?.status ?? statusOf(turn.outcome, turn.transcript)
-    const result = fromTranscript({ role: record.role, workspace: record.workspace, taskID: record.id, sessionID: turn.sessionID, durationMs: Date.now() - started, status }, turn.transcript)
-    // The evidence (git, the runner's log, planted metadata) is measured while the session is parked.
-    const evidence = this.runtime.config().then((config) => measureEvidence(record, turn.sessionID, this.runtime.paths.runsDir, this.hostOf(config)))
-    if (turn.outcome.kind === "error") result.error = turn.outcome.message
-    // OpenCode retries a failing provider until the deadline: say so, rather than a bare timeout.
-    const retrying = status === "timed_out" ? record.progress.at(-1) : undefined
-    if (retrying?.startsWith("retrying (")) result.error = `The deadline passed while OpenCode was ${retrying}: the provider kept failing.`
-    const lost = turn.outcome.kind === "lost"
-    if (lost) {
-      result.error = "server_lost: the shared OpenCode server stopped while the task ran; nothing runs for it any more."
-      result.next = record.writable
-        ? "Edits made before the server stopped are kept (see files_changed); inspect them, then start a new worker for what is left. The next call starts a new server."
-        : "Retried once on a new server, which stopped too; run `opencode-mcp-orchestrator doctor`, then retry."
-    }
-    // A full disk must not keep the workspace locked: a state that cannot be written is reported, and
-    // the release (a removal) still happens.
-    const unwritten: string[] = []
-    const setLock = (...args: Parameters<WriterLocks["set"]>) => this.locks.set(...args).catch((error: unknown) => void unwritten.push(describe(error)))
-    if (record.writable) await setLock(record.workspace, record.id, "cleaning", { sessionID: turn.sessionID })
-    let release = true
-    if (lost) {
-      // The process that ran the session is gone: nothing can write here any more, so the workspace is free.
-      record.sessionID = turn.sessionID
-    } else if (turn.sessionID && this.runtime.flags.preserveSessions) {
-      release = false
-      result.transcript = `preserved session ${turn.sessionID}: opencode export ${turn.sessionID}`
-      if (record.writable) await setLock(record.workspace, record.id, "preserved", { sessionID: turn.sessionID, reason: `session ${turn.sessionID} kept for diagnosis (${status})` })
-    } else if (turn.sessionID && !record.writable) {
-      // A read-only task holds no writer state, so its own (idle) session is what stays parked for
-      // task_continue; only a writer's session must be confirmed removed before the workspace is free.
-      record.sessionID = turn.sessionID
-      result.transcript = `opencode export ${turn.sessionID} (the conversation, kept for task_continue)`
-    } else if (turn.sessionID && client) {
-      const parked = await forkSession(client, turn.sessionID, record.workspace)
-      const removed = await removeSession(client, turn.sessionID, record.workspace)
-      if (parked) {
-        record.sessionID = parked
-        record.sessions.push(parked)
-        result.transcript = `opencode export ${parked} (the conversation, kept for task_continue)`
-      } else record.sessionID = undefined
-      if (!removed) {
-        release = false
-        const reason = `session ${turn.sessionID} could not be confirmed removed after the task ended (${status})`
-        if (record.writable) await setLock(record.workspace, record.id, "quarantined", { sessionID: turn.sessionID, reason })
-        result.next = `The workspace is quarantined: ${reason}. Check with opencode that the session is gone, inspect git status, then restart the MCP server.`
-      }
-    } else if (turn.late) {
-      release = false
-      const reason = `the task ended (${status}) while OpenCode was still creating its session; released once that session is removed`
-      if (record.writable) await setLock(record.workspace, record.id, "quarantined", { reason })
-      void this.reconcileLate(record, turn.late).catch(() => undefined)
-    } else if (turn.sessionID) {
-      release = false
-      const reason = `OpenCode could not be reached to remove session ${turn.sessionID}`
-      if (record.writable) await setLock(record.workspace, record.id, "quarantined", { sessionID: turn.sessionID, reason })
-    }
-    if (release && record.writable) await this.locks.clear(record.workspace, record.id)
-    const { files, run, planted } = await evidence
-    if (files) result.files = files
-    if (run) result.run = run
-    if (planted.length) {
-      result.warnings = [autorunWarning(planted)]
-      if (result.status === "succeeded") result.status = "needs_review"
-    }
-    if (!release && unwritten.length) result.warnings = [...(result.warnings ?? []), `The workspace's writer state could not be recorded: ${unwritten[0]}`]
-    result.next ??= nextStep(result.status, record, forced?.note)
-    Object.assign(record, { status: result.status, result, finishedAt: new Date().toISOString(), note: forced?.note })
-    record.revision++
-    const unsaved = await this.store.save(record).then(() => undefined, (error: unknown) => error)
-    if (unsaved) {
-      // The outcome is not lost: this process answers from memory and writes it once there is room.
-      result.warnings = [...(result.warnings ?? []), `The task record could not be written: ${describe(unsaved)} This process keeps it and writes it as soon as there is room; until then other processes see the task as running.`]
-      await this.store.save(record).catch(() => undefined)
-    }
-    for (const listener of live.listeners) listener()
-    this.live.delete(record.id)
-    // Once per process, with a connection at hand: drop old parked sessions and records (retention.ts).
-    if (client && !this.pruned) {
-      this.pruned = true
-      void prune(this.store, client).catch(() => undefined)
-    }
-    return record
-  }
-
-  /** A session whose creation outlived its task: abort it, then remove (or preserve) it, then release the workspace. */
-  private async reconcileLate(record: TaskRecord, late: Promise<string | undefined>) {
-    const sessionID = await late
-    if (!sessionID) return record.writable ? this.locks.clear(record.workspace, record.id) : undefined
-    record.sessions.push(sessionID)
-    record.revision++
-    await this.store.save(record)
-    const { client } = await this.runtime.opencode()
-    await client.session.abort({ sessionID, directory: record.workspace }).catch(() => undefined)
-    if (this.runtime.flags.preserveSessions) {
-      if (record.writable) await this.locks.set(record.workspace, record.id, "preserved", { sessionID, reason: `session ${sessionID} kept for diagnosis (created after its task ended)` })
-      return
-    }
-    if (await removeSession(client, sessionID, record.workspace)) {
-      if (record.writable) await this.locks.clear(record.workspace, record.id)
-    } else if (record.writable) await this.locks.set(record.workspace, record.id, "quarantined", { sessionID, reason: `session ${sessionID}, created after its task ended, could not be confirmed removed` })
-  }
-
-  /** Resolves once every task this process follows has settled (each ends by its deadline at the latest). */
-  async settled(): Promise<void> {
-    while (this.live.size > 0) await Promise.all([...this.live.values()].map((live) => live.done.catch(() => undefined)))
-  }
-
-  /** Cancels every task this process follows and waits for them to settle (tests, an orderly shutdown). */
-  async shutdown(): Promise<void> {
-    const running = [...this.live.values()]
-    for (const live of running) live.controller.abort()
-    await Promise.all(running.map((live) => live.done.catch(() => undefined)))
-  }
-
   /** Cancels a task this process follows (or aborts another process's session); resolves once it settled. */
   async cancel(id: string): Promise<TaskRecord> {
     await this.recovering
-    const live = this.live.get(id)
+    const live = this.engine.live.get(id)
     if (live) {
       live.controller.abort()
       return live.done
     }
-    const record = await this.store.read(id)
+    const record = await this.engine.store.read(id)
     if (!record) throw fail("Usage", `No task ${id}.`, "Call task_list for the known tasks.")
     if (isFinished(record.status)) return record
     if (record.sessionID) {
       const { client } = await this.runtime.opencode()
-      await client.session.abort({ sessionID: record.sessionID, directory: record.workspace }).catch(() => undefined)
+      await abortSession(client, record.sessionID, record.workspace)
     }
     return (await this.wait(id, 5000, record.revision)) ?? record
   }
 
   /** Waits until the task changes after `revision` (progress or the end) or the time is up. */
-  async wait(id: string, waitMs: number, revision?: number): Promise<TaskRecord | undefined> {
-    const live = this.live.get(id)
-    const current = live?.record ?? (await this.store.read(id))
-    if (!current || isFinished(current.status) || waitMs <= 0 || (revision !== undefined && current.revision > revision)) return current
-    if (live)
-      return new Promise((resolve) => {
-        const done = () => {
-          clearTimeout(timer)
-          live.listeners.delete(done)
-          resolve(live.record)
-        }
-        const timer = setTimeout(done, waitMs)
-        live.listeners.add(done)
-      })
-    // Followed by another process: poll its record.
-    const deadline = Date.now() + waitMs
-    while (Date.now() < deadline) {
-      await Bun.sleep(250)
-      const record = await this.store.read(id)
-      if (!record || isFinished(record.status) || record.revision !== current.revision) return record
-    }
-    return this.store.read(id)
+  wait(id: string, waitMs: number, revision?: number): Promise<TaskRecord | undefined> {
+    return wait(this.engine, id, waitMs, revision)
+  }
+
+  /** Waits until the task finishes, the budget is spent or the signal aborts (waiting.ts); its record then. */
+  follow(id: string, options: FollowOptions = {}): Promise<TaskRecord | undefined> {
+    return follow(this.engine, id, options)
+  }
+
+  /** The task as this process knows it (the followed record, else the stored one). */
+  async read(id: string): Promise<TaskRecord | undefined> {
+    await this.recovering
+    return this.engine.live.get(id)?.record ?? (await this.engine.store.read(id))
+  }
+
+  /** Every task, newest first, as this process knows it. */
+  async list(): Promise<TaskRecord[]> {
+    await this.recovering
+    return (await this.engine.store.list()).map((record) => this.engine.live.get(record.id)?.record ?? record)
+  }
+
+  /** True while this process runs the task's turn (or settles it). */
+  isFollowing(id: string): boolean {
+    return this.engine.live.has(id)
+  }
+
+  followedCount(): number {
+    return this.engine.live.size
+  }
+
+  /** Resolves once every task this process follows has settled (each ends by its deadline at the latest). */
+  async settled(): Promise<void> {
+    // After recovery: the tasks it takes over are followed only once it has found them.
+    await this.recovering
+    const { live } = this.engine
+    while (live.size > 0) await Promise.all([...live.values()].map((task) => task.done.catch(() => undefined)))
+  }
+
+  /** Cancels every task this process follows and waits for them to settle (tests, an orderly shutdown). */
+  async shutdown(): Promise<void> {
+    const running = [...this.engine.live.values()]
+    for (const live of running) live.controller.abort()
+    await Promise.all(running.map((live) => live.done.catch(() => undefined)))
+  }
+
+  /** Resolves once every record a full disk kept from being written is written, or after `ms`; false if some are still not. */
+  flushed(ms: number): Promise<boolean> {
+    return this.engine.store.flushed(ms)
   }
 }

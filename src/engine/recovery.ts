@@ -5,56 +5,55 @@
 // process are reconciled: cleared once the session is confirmed removed, else quarantined by us.
 import { describe } from "../errors"
 import { abortSession, findSessions, lastMessageID, lastMessageRole, readTranscript, removeSession, sessionState } from "../opencode/session"
-import type { Delegations, Live } from "./lifecycle"
 import { alive, sameProcess, selfStart } from "../util/process"
+import type { Engine, Live } from "./engine"
 import { orphaned } from "./locks"
 import type { TaskRecord } from "./tasks"
-
-export function installRecovery(delegations: Delegations): Promise<void> {
-  delegations.reconcile = (holder) => reconcileHolder(delegations, holder)
-  delegations.recovering = recoverAll(delegations).catch(() => undefined)
-  return delegations.recovering
-}
 
 /** Still `running` on disk, but the process that followed it is gone. */
 const ownerGone = (record: TaskRecord) =>
   record.status === "running" && (record.ownerStart === undefined ? record.ownerPid !== process.pid && !alive(record.ownerPid) : !sameProcess(record.ownerPid, record.ownerStart))
 
-async function recoverAll(delegations: Delegations) {
-  const records = (await delegations.store.list()).filter(ownerGone)
-  const locks = (await delegations.locks.list()).filter(orphaned)
+/** Takes over every task and writer state a dead process left; never rejects. */
+export async function recoverAll(engine: Engine): Promise<void> {
+  await recoverLeft(engine).catch(() => undefined)
+}
+
+async function recoverLeft(engine: Engine) {
+  const records = (await engine.store.list()).filter(ownerGone)
+  const locks = (await engine.locks.list()).filter(orphaned)
   if (records.length === 0 && locks.length === 0) return
-  for (const record of records) await recoverTask(delegations, record)
-  for (const lock of locks) if (!records.some((record) => record.id === lock.taskID)) await reconcileHolder(delegations, lock)
+  for (const record of records) await recoverTask(engine, record)
+  for (const lock of locks) if (!records.some((record) => record.id === lock.taskID)) await reconcileHolder(engine, lock)
 }
 
 /** A holder whose process died: recover its task when it still says running, else reconcile the state. */
-async function reconcileHolder(delegations: Delegations, holder: { taskID: string; workspace: string }) {
-  const record = /^task_/.test(holder.taskID) ? await delegations.store.read(holder.taskID).catch(() => undefined) : undefined
-  if (record && ownerGone(record)) return recoverTask(delegations, record)
-  const lock = await delegations.locks.read(holder.workspace)
+export async function reconcileHolder(engine: Engine, holder: { taskID: string; workspace: string }) {
+  const record = /^task_/.test(holder.taskID) ? await engine.store.read(holder.taskID).catch(() => undefined) : undefined
+  if (record && ownerGone(record)) return recoverTask(engine, record)
+  const lock = await engine.locks.read(holder.workspace)
   if (!lock || !orphaned(lock)) return
-  if (!lock.sessionID) return delegations.locks.clear(lock.workspace, lock.taskID)
-  const { client } = await delegations.runtime.opencode()
+  if (!lock.sessionID) return engine.locks.clear(lock.workspace, lock.taskID)
+  const { client } = await engine.runtime.opencode()
   await abortSession(client, lock.sessionID, lock.workspace)
   // A preserved session is evidence: it stays; the restart is what releases the workspace.
-  if (lock.state === "preserved" || (await removeSession(client, lock.sessionID, lock.workspace))) return delegations.locks.clear(lock.workspace, lock.taskID)
-  await delegations.locks.set(lock.workspace, lock.taskID, "quarantined", { reason: `session ${lock.sessionID}, left by a stopped MCP server, could not be confirmed removed` })
+  if (lock.state === "preserved" || (await removeSession(client, lock.sessionID, lock.workspace))) return engine.locks.clear(lock.workspace, lock.taskID)
+  await engine.locks.set(lock.workspace, lock.taskID, "quarantined", { reason: `session ${lock.sessionID}, left by a stopped MCP server, could not be confirmed removed` })
 }
 
-export async function recoverTask(delegations: Delegations, record: TaskRecord): Promise<void> {
-  if (delegations.live.has(record.id)) return
+async function recoverTask(engine: Engine, record: TaskRecord): Promise<void> {
+  if (engine.live.has(record.id)) return
   record.ownerPid = process.pid
   record.ownerStart = selfStart()
   if (record.writable) {
-    const lock = await delegations.locks.read(record.workspace)
-    if (lock?.taskID === record.id) await delegations.locks.set(record.workspace, record.id, lock.state, {})
+    const lock = await engine.locks.read(record.workspace)
+    if (lock?.taskID === record.id) await engine.locks.set(record.workspace, record.id, lock.state, {})
   }
   const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record) }
-  delegations.live.set(record.id, live)
+  engine.live.set(record.id, live)
   const started = Date.parse(record.turnStartedAt ?? record.createdAt)
   try {
-    const { client } = await delegations.runtime.opencode()
+    const { client } = await engine.runtime.opencode()
     // The process may have died between creating the session and recording it: the title carries the task id.
     let sessionID = record.sessionID ?? (await findSessions(client, record.workspace, record.id))[0]
     // A creation the process sent just before it died may still be under way: look once more.
@@ -68,9 +67,9 @@ export async function recoverTask(delegations: Delegations, record: TaskRecord):
       state = await sessionState(client, sessionID, record.workspace)
     }
     if (sessionID && state === "busy") {
-      delegations.live.delete(record.id)
-      delegations.launch(record, "", true)
-      await delegations.store.save(record)
+      engine.live.delete(record.id)
+      engine.launch(record, "", true)
+      await engine.store.save(record)
       return
     }
     if (sessionID && state === "idle") {
@@ -78,36 +77,36 @@ export async function recoverTask(delegations: Delegations, record: TaskRecord):
       // The process died between creating the session and sending the brief: send it now, under the
       // task's own deadline, rather than calling a task that never started interrupted.
       if (record.brief && Date.now() < record.deadline && (await lastMessageID(client, sessionID, record.workspace)) === undefined) {
-        delegations.live.delete(record.id)
-        delegations.launch(record, record.brief)
-        await delegations.store.save(record)
+        engine.live.delete(record.id)
+        engine.launch(record, record.brief)
+        await engine.store.save(record)
         return
       }
       if (transcript?.text && !transcript.error) {
-        live.done = delegations.settle(live, { sessionID, outcome: { kind: "idle" }, transcript }, started)
+        live.done = engine.settle(live, { sessionID, outcome: { kind: "idle" }, transcript }, started)
         await live.done
         return
       }
-      live.done = delegations.settle(live, { sessionID, outcome: { kind: "idle" }, transcript }, started, { status: "interrupted", note: `The MCP server stopped while session ${sessionID} ran, and it ended without a report.` })
+      live.done = engine.settle(live, { sessionID, outcome: { kind: "idle" }, transcript }, started, { status: "interrupted", note: `The MCP server stopped while session ${sessionID} ran, and it ended without a report.` })
       await live.done
       return
     }
     // The process died before the session existed: start it now, under the task's own deadline.
     if (!sessionID && record.brief && Date.now() < record.deadline) {
-      delegations.live.delete(record.id)
-      delegations.launch(record, record.brief)
-      await delegations.store.save(record)
+      engine.live.delete(record.id)
+      engine.launch(record, record.brief)
+      await engine.store.save(record)
       return
     }
-    live.done = delegations.settle(live, { sessionID: undefined, outcome: { kind: "aborted" } }, started, {
+    live.done = engine.settle(live, { sessionID: undefined, outcome: { kind: "aborted" } }, started, {
       status: "interrupted",
       note: sessionID ? `The MCP server stopped while this task ran; its session ${sessionID} no longer exists.` : "The MCP server stopped before the task's session started.",
     })
     await live.done
   } catch (error) {
-    delegations.live.delete(record.id)
+    engine.live.delete(record.id)
     Object.assign(record, { status: "interrupted", note: `Recovery after a restart failed: ${describe(error)}`, finishedAt: new Date().toISOString() })
     record.revision++
-    await delegations.store.save(record)
+    await engine.store.save(record)
   }
 }

@@ -34,52 +34,29 @@ export async function startAndFollow(server: McpServer, delegations: Delegations
 
 /** The finished task's result, or `running` once the sync budget (or `limitMs`) is spent. */
 export async function followTask(server: McpServer, delegations: Delegations, record: TaskRecord, extra: Extra, limitMs?: number): Promise<CallToolResult> {
-  const budget = Math.min(limitMs ?? Infinity, await syncBudget(server, delegations))
+  const budgetMs = Math.min(limitMs ?? Infinity, await syncBudget(server, delegations))
   const started = Date.now()
-  const live = delegations.live.get(record.id)
-  const report = progressReporter(extra)
-  let wake: () => void = () => {}
-  const listener = (line?: string) => {
-    if (line) report(line)
-    else wake()
-  }
   const onAbort = () =>
     // Deferred: a closing connection aborts every handler too, and by then the server reports not connected.
     setTimeout(() => {
       if (server.isConnected()) void delegations.cancel(record.id).catch(() => undefined)
-      wake()
     }, 0)
-  live?.listeners.add(listener)
+  const following = delegations.isFollowing(record.id)
   // The cancellation may have arrived while the task was being started.
   if (extra.signal.aborted) onAbort()
   else extra.signal.addEventListener("abort", onAbort, { once: true })
   try {
-    while (Date.now() - started < budget && !extra.signal.aborted) {
-      const current = delegations.live.get(record.id)?.record ?? (await delegations.store.read(record.id)) ?? record
-      if (isFinished(current.status)) break
-      const remaining = budget - (Date.now() - started)
-      if (live) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, remaining)
-          function done() {
-            clearTimeout(timer)
-            resolve()
-          }
-          wake = done
-          if (!delegations.live.has(record.id)) done()
-        })
-      } else await delegations.wait(record.id, Math.min(remaining, 5000), current.revision)
-    }
-    if (extra.signal.aborted && live) {
+    let final = await delegations.follow(record.id, { budgetMs, signal: extra.signal, onProgress: progressReporter(extra) })
+    // Cancelled by a client that still listens: the answer is the cancelled task's result. A turn
+    // later, as the deferred cancel: a connection that closed says so by then.
+    if (extra.signal.aborted && following) {
       await Bun.sleep(0)
-      if (server.isConnected()) await live.done
+      if (server.isConnected()) final = await delegations.follow(record.id)
     }
+    return recordResult(final ?? record, Date.now() - started)
   } finally {
-    live?.listeners.delete(listener)
     extra.signal.removeEventListener("abort", onAbort)
   }
-  const final = delegations.live.get(record.id)?.record ?? (await delegations.store.read(record.id)) ?? record
-  return recordResult(final, Date.now() - started)
 }
 
 export function recordResult(record: TaskRecord, waitedMs = 0): CallToolResult {

@@ -1,8 +1,8 @@
 // The MCP server: one tool per file under tools/, the instructions the parent reads first. Task
-// records left by an earlier process are recovered in the background as the server starts.
+// records left by an earlier process are recovered in the background by the Delegations it serves
+// (constructed with `recover`, as the default one is).
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { Delegations } from "../engine/lifecycle"
-import { installRecovery } from "../engine/recovery"
 import type { Runtime } from "../engine/runtime"
 import { VERSION } from "../version"
 import instructions from "./instructions.md" with { type: "text" }
@@ -20,9 +20,8 @@ import { registerWorker } from "./tools/worker"
 /** MCP registration name, kept from the system this one replaces so existing prompts work. */
 export const SERVER_NAME = "opencode-agents"
 
-export function createServer(runtime: Runtime, delegations = new Delegations(runtime)): McpServer {
+export function createServer(runtime: Runtime, delegations = new Delegations(runtime, { recover: true })): McpServer {
   const server = new McpServer({ name: SERVER_NAME, version: VERSION }, { instructions, capabilities: { tools: {} } })
-  void installRecovery(delegations)
   registerScout(server, delegations)
   registerWorker(server, delegations)
   registerRunner(server, delegations)

@@ -20,7 +20,7 @@ export interface Front {
 
 /** The MCP tools in-process on the world's runtime (its shared server). */
 export async function front(world: World): Promise<Front> {
-  const delegations = new Delegations(world.runtime)
+  const delegations = new Delegations(world.runtime, { recover: true })
   const server = createServer(world.runtime, delegations)
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   await server.connect(serverSide)

@@ -45,7 +45,7 @@ export interface Connected {
 
 export async function connect(world: World, flags: Partial<Flags> = {}, clientName = "orchestrator-tests"): Promise<Connected> {
   const runtime = new Runtime({ ...readFlags(world.home.env), ...flags })
-  const delegations = new Delegations(runtime)
+  const delegations = new Delegations(runtime, { recover: true })
   const server = createServer(runtime, delegations)
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   await server.connect(serverSide)

@@ -20,8 +20,7 @@ export function registerTaskResult(server: McpServer, delegations: Delegations) 
     async (args) => {
       try {
         checkTaskId(args.task_id)
-        await delegations.recovering
-        const record = delegations.live.get(args.task_id)?.record ?? (await delegations.store.read(args.task_id))
+        const record = await delegations.read(args.task_id)
         if (!record) throw fail("Usage", `No task ${args.task_id}.`, "Call task_list for the known tasks.")
         return recordResult(record)
       } catch (error) {

@@ -1,0 +1,127 @@
+// The engine's working parts, shared inside src/engine by the lifecycle (its public face, lifecycle.ts)
+// and recovery: the record store, the writer states, the tasks this process follows, and how a
+// launched task is driven through its turn to its settling (settle.ts). Nothing outside src/engine
+// holds an Engine; they go through Delegations.
+import { describe } from "../errors"
+import { probeServer } from "../opencode/server"
+import { runTurn, type Turn } from "./delegate"
+import { WriterLocks } from "./locks"
+import type { Status } from "./result"
+import type { Runtime } from "./runtime"
+import { Settler, type Forced } from "./settle"
+import { noteProgress, TaskStore, type TaskRecord } from "./tasks"
+
+/** A task this process follows: its record in memory, how to abort it, and who listens. */
+export interface Live {
+  record: TaskRecord
+  controller: AbortController
+  done: Promise<TaskRecord>
+  /** Called with each progress line, and with no line when the task settles. */
+  listeners: Set<(line?: string) => void>
+}
+
+export class Engine {
+  readonly store: TaskStore
+  readonly locks: WriterLocks
+  /** The tasks this process follows, by id (recovery adds the ones it takes over). */
+  readonly live = new Map<string, Live>()
+  private readonly settler: Settler
+
+  constructor(
+    readonly runtime: Runtime,
+    /** Called before each task's turn starts (serve starts its watchdog on the first). */
+    private readonly onLaunch: () => void = () => {},
+  ) {
+    this.store = new TaskStore(runtime.paths.tasksDir)
+    this.locks = new WriterLocks(runtime.paths.locksDir)
+    this.settler = new Settler(runtime, this.store, this.locks)
+  }
+
+  /** Follows the task and runs its turn in the background; `attach` follows a session already busy. */
+  launch(record: TaskRecord, brief: string, attach = false): Live {
+    this.onLaunch()
+    const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record) }
+    this.live.set(record.id, live)
+    live.done = this.drive(live, brief, attach)
+    return live
+  }
+
+  /** Settles a followed task (settle.ts), then tells its listeners and stops following it. */
+  async settle(live: Live, turn: Turn, started: number, forced?: Forced): Promise<TaskRecord> {
+    const record = await this.settler.settle(live.record, turn, started, forced)
+    this.unfollow(live)
+    return record
+  }
+
+  private unfollow(live: Live) {
+    for (const listener of live.listeners) listener()
+    this.live.delete(live.record.id)
+  }
+
+  private async drive(live: Live, brief: string, attach: boolean): Promise<TaskRecord> {
+    const { record } = live
+    // From the record, not from now: a task re-attached after a restart has run since its turn began.
+    const started = Date.parse(record.turnStartedAt ?? record.createdAt)
+    let turn: Turn = { outcome: { kind: "aborted" } }
+    // A read-only task whose server died is run again once on the new server; a writer never is (its
+    // edits so far are in the workspace, and the parent decides what happens next).
+    for (let attempt = 0; attempt < (record.writable ? 1 : 2); attempt++) {
+      if (attempt > 0) {
+        this.progress(live, "the shared OpenCode server stopped; running the task again on a new one")
+        record.sessionID = undefined
+      }
+      turn = await this.turn(live, brief, attach && attempt === 0)
+      if (turn.outcome.kind !== "lost") break
+    }
+    try {
+      return await this.settle(live, turn, started)
+    } catch (error) {
+      // Settling failed (the state dir is unwritable, git broke): the record still says how it ended.
+      Object.assign(record, { status: "failed" as Status, finishedAt: new Date().toISOString(), note: `The task could not be settled: ${describe(error)}` })
+      record.revision++
+      await this.store.save(record).catch(() => undefined)
+      this.unfollow(live)
+      return record
+    }
+  }
+
+  /** One turn on the shared server, any failure to reach it folded into the outcome. */
+  private async turn(live: Live, brief: string, attach: boolean): Promise<Turn> {
+    const { record } = live
+    try {
+      const { client, hub, record: server } = attach ? await this.runtime.opencode() : await this.runtime.sandboxed(record.workspace)
+      return await runTurn(
+        {
+          client,
+          hub,
+          workspace: record.workspace,
+          agent: record.agent,
+          title: record.title,
+          route: record.route,
+          deadline: record.deadline,
+          signal: live.controller.signal,
+          sessionID: record.sessionID,
+          attach,
+          onSession: async (sessionID) => {
+            record.sessionID = sessionID
+            record.sessions.push(sessionID)
+            record.revision++
+            await this.store.save(record)
+            if (record.writable) await this.locks.set(record.workspace, record.id, "active", { sessionID })
+          },
+          onProgress: (line) => this.progress(live, line),
+          serverGone: async () => (await probeServer(server)) === "gone",
+        },
+        brief,
+      )
+    } catch (error) {
+      return { sessionID: record.sessionID, outcome: { kind: "error", message: describe(error) } }
+    }
+  }
+
+  private progress(live: Live, line: string) {
+    noteProgress(live.record, line)
+    void this.store.save(live.record).catch(() => undefined)
+    for (const listener of live.listeners) listener(line)
+  }
+}

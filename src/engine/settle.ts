@@ -1,0 +1,145 @@
+// How a turn ends: the transcript becomes the result, the workspace is measured with git, the session
+// is parked, removed, preserved or quarantined (disposal.ts decides which), and the writer state is
+// released only once a writer's session is confirmed removed. A full disk loses no outcome: writer
+// states that cannot be written become warnings, and the record store keeps what it cannot write.
+import { describe } from "../errors"
+import { abortSession, forkSession, removeSession } from "../opencode/session"
+import { hostContext } from "../sandbox"
+import { autorunWarning } from "../workspace/autorun"
+import { statusOf, type Turn } from "./delegate"
+import { disposal } from "./disposal"
+import { measureEvidence, nextStep } from "./evidence"
+import type { WriterLocks } from "./locks"
+import { prune } from "./retention"
+import { fromTranscript, type Status } from "./result"
+import type { Runtime } from "./runtime"
+import type { TaskRecord, TaskStore } from "./tasks"
+
+/** An ending decided before the turn is judged (recovery: a session that ended without a report). */
+export interface Forced {
+  status: Status
+  note: string
+}
+
+export class Settler {
+  private pruned = false
+
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly store: TaskStore,
+    private readonly locks: WriterLocks,
+  ) {}
+
+  /** The turn's result, the workspace measured, the session disposed of, the writer state released; saved. */
+  async settle(record: TaskRecord, turn: Turn, started: number, forced?: Forced): Promise<TaskRecord> {
+    const { client } = await this.runtime.opencode().catch(() => ({ client: undefined }))
+    const status = forced?.status ?? statusOf(turn.outcome, turn.transcript)
+    const result = fromTranscript({ role: record.role, workspace: record.workspace, taskID: record.id, sessionID: turn.sessionID, durationMs: Date.now() - started, status }, turn.transcript)
+    // The evidence (git, the runner's log, planted metadata) is measured while the session is parked.
+    const evidence = this.runtime.config().then((config) => measureEvidence(record, turn.sessionID, this.runtime.paths.runsDir, hostContext(this.runtime.flags.env, config.sandboxRuntime.trustedRoots)))
+    if (turn.outcome.kind === "error") result.error = turn.outcome.message
+    // OpenCode retries a failing provider until the deadline: say so, rather than a bare timeout.
+    const retrying = status === "timed_out" ? record.progress.at(-1) : undefined
+    if (retrying?.startsWith("retrying (")) result.error = `The deadline passed while OpenCode was ${retrying}: the provider kept failing.`
+    const lost = turn.outcome.kind === "lost"
+    if (lost) {
+      result.error = "server_lost: the shared OpenCode server stopped while the task ran; nothing runs for it any more."
+      result.next = record.writable
+        ? "Edits made before the server stopped are kept (see files_changed); inspect them, then start a new worker for what is left. The next call starts a new server."
+        : "Retried once on a new server, which stopped too; run `opencode-mcp-orchestrator doctor`, then retry."
+    }
+    // A full disk must not keep the workspace locked: a state that cannot be written is reported, and
+    // the release (a removal) still happens.
+    const unwritten: string[] = []
+    const setLock = (...args: Parameters<WriterLocks["set"]>) => this.locks.set(...args).catch((error: unknown) => void unwritten.push(describe(error)))
+    if (record.writable) await setLock(record.workspace, record.id, "cleaning", { sessionID: turn.sessionID })
+    let release = true
+    const sessionID = turn.sessionID
+    switch (disposal({ writable: record.writable, preserveSessions: this.runtime.flags.preserveSessions, lost, reachable: client !== undefined, sessionID, late: turn.late !== undefined })) {
+      case "gone":
+        record.sessionID = sessionID
+        break
+      case "keep":
+        record.sessionID = sessionID
+        result.transcript = `opencode export ${sessionID} (the conversation, kept for task_continue)`
+        break
+      case "preserve":
+        release = false
+        result.transcript = `preserved session ${sessionID}: opencode export ${sessionID}`
+        if (record.writable) await setLock(record.workspace, record.id, "preserved", { sessionID, reason: `session ${sessionID} kept for diagnosis (${status})` })
+        break
+      case "park": {
+        const parked = await forkSession(client!, sessionID!, record.workspace)
+        const removed = await removeSession(client!, sessionID!, record.workspace)
+        if (parked) {
+          record.sessionID = parked
+          record.sessions.push(parked)
+          result.transcript = `opencode export ${parked} (the conversation, kept for task_continue)`
+        } else record.sessionID = undefined
+        if (!removed) {
+          release = false
+          const reason = `session ${sessionID} could not be confirmed removed after the task ended (${status})`
+          if (record.writable) await setLock(record.workspace, record.id, "quarantined", { sessionID, reason })
+          result.next = `The workspace is quarantined: ${reason}. Check with opencode that the session is gone, inspect git status, then restart the MCP server.`
+        }
+        break
+      }
+      case "late": {
+        release = false
+        const reason = `the task ended (${status}) while OpenCode was still creating its session; released once that session is removed`
+        if (record.writable) await setLock(record.workspace, record.id, "quarantined", { reason })
+        void this.reconcileLate(record, turn.late!).catch(() => undefined)
+        break
+      }
+      case "quarantine": {
+        release = false
+        const reason = `OpenCode could not be reached to remove session ${sessionID}`
+        if (record.writable) await setLock(record.workspace, record.id, "quarantined", { sessionID, reason })
+        break
+      }
+      case "none":
+    }
+    if (release && record.writable) await this.locks.clear(record.workspace, record.id)
+    const { files, run, planted } = await evidence
+    if (files) result.files = files
+    if (run) result.run = run
+    if (planted.length) {
+      result.warnings = [autorunWarning(planted)]
+      if (result.status === "succeeded") result.status = "needs_review"
+    }
+    if (!release && unwritten.length) result.warnings = [...(result.warnings ?? []), `The workspace's writer state could not be recorded: ${unwritten[0]}`]
+    result.next ??= nextStep(result.status, record, forced?.note)
+    Object.assign(record, { status: result.status, result, finishedAt: new Date().toISOString(), note: forced?.note })
+    record.revision++
+    const unsaved = await this.store.save(record).then(() => undefined, (error: unknown) => error)
+    if (unsaved) {
+      // The outcome is not lost: this process answers from memory and writes it once there is room.
+      result.warnings = [...(result.warnings ?? []), `The task record could not be written: ${describe(unsaved)} This process keeps it and writes it as soon as there is room; until then other processes see the task as running.`]
+      await this.store.save(record).catch(() => undefined)
+    }
+    // Once per process, with a connection at hand: drop old parked sessions and records (retention.ts).
+    if (client && !this.pruned) {
+      this.pruned = true
+      void prune(this.store, client).catch(() => undefined)
+    }
+    return record
+  }
+
+  /** A session whose creation outlived its task: abort it, then remove (or preserve) it, then release the workspace. */
+  private async reconcileLate(record: TaskRecord, late: Promise<string | undefined>) {
+    const sessionID = await late
+    if (!sessionID) return record.writable ? this.locks.clear(record.workspace, record.id) : undefined
+    record.sessions.push(sessionID)
+    record.revision++
+    await this.store.save(record)
+    const { client } = await this.runtime.opencode()
+    await abortSession(client, sessionID, record.workspace)
+    if (this.runtime.flags.preserveSessions) {
+      if (record.writable) await this.locks.set(record.workspace, record.id, "preserved", { sessionID, reason: `session ${sessionID} kept for diagnosis (created after its task ended)` })
+      return
+    }
+    if (await removeSession(client, sessionID, record.workspace)) {
+      if (record.writable) await this.locks.clear(record.workspace, record.id)
+    } else if (record.writable) await this.locks.set(record.workspace, record.id, "quarantined", { sessionID, reason: `session ${sessionID}, created after its task ended, could not be confirmed removed` })
+  }
+}
