@@ -36,7 +36,7 @@ export class Settler {
     const status = forced?.status ?? statusOf(turn.outcome, turn.transcript)
     const result = fromTranscript({ role: record.role, workspace: record.workspace, taskID: record.id, sessionID: turn.sessionID, durationMs: Date.now() - started, status }, turn.transcript)
     // The evidence (git, the runner's log, planted metadata) is measured while the session is parked.
-    const evidence = this.runtime.config().then((config) => measureEvidence(record, turn.sessionID, this.runtime.paths.runsDir, hostContext(this.runtime.flags.env, config.sandboxRuntime.trustedRoots)))
+    const evidence = this.runtime.config().then((config) => measureEvidence(record, turn.sessionID, this.runtime.paths.runsDir, hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots)))
     if (turn.outcome.kind === "error") result.error = turn.outcome.message
     // OpenCode retries a failing provider until the deadline: say so, rather than a bare timeout.
     const retrying = status === "timed_out" ? record.progress.at(-1) : undefined
