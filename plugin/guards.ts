@@ -73,8 +73,7 @@ export function refuseCall(input: GuardInput, fs: FsView): string | undefined {
   }
   for (const target of targets) {
     const absolute = isAbsolute(target) ? resolve(target) : resolve(workspace, target)
-    if (absolute.split("/").includes(".git") || target.split("/").includes(".git"))
-      return `${input.tool} ${target}: Git metadata is read-only for orchestrator agents.`
+    if (absolute.split("/").includes(".git") || target.split("/").includes(".git")) return `${input.tool} ${target}: Git metadata is read-only for orchestrator agents.`
     const canonical = canonicalTarget(absolute, fs)
     if (!canonical || !isInside(canonical, workspace)) return `${input.tool} ${target}: the path is outside the workspace ${workspace}.`
     if (metadata.some((path) => isInside(canonical, path))) return `${input.tool} ${target}: the path is Git metadata (${metadata.join(", ")}); it is read-only.`

@@ -63,17 +63,19 @@ export function runnerTool(tool: RunnerTool): ToolDefinition {
       // Housekeeping of old runs: failing it costs disk space later, never this run's result.
       await pruneRuns(paths.runsDir, { hours: limits.runRetentionHours, count: limits.runRetentionCount }, [run.id]).catch(() => undefined)
       const failure = result.failure ? `The sandbox could not start (${result.failure.code}): ${result.failure.detail}\n${result.failure.hint}\n` : ""
-      const output = failure + renderDigest(digest, {
-        exitCode: result.exitCode,
-        signal: result.signal,
-        timedOut: result.timedOut,
-        aborted: result.aborted,
-        durationMs: result.durationMs,
-        runId: run.id,
-        logPath: log,
-        bytesSeen: result.log?.bytesSeen,
-        bytesKept: result.log?.bytesWritten,
-      })
+      const output =
+        failure +
+        renderDigest(digest, {
+          exitCode: result.exitCode,
+          signal: result.signal,
+          timedOut: result.timedOut,
+          aborted: result.aborted,
+          durationMs: result.durationMs,
+          runId: run.id,
+          logPath: log,
+          bytesSeen: result.log?.bytesSeen,
+          bytesKept: result.log?.bytesWritten,
+        })
       return { title: command.slice(0, 120), output, metadata: { exit: result.exitCode, run_id: run.id, log, timedOut: result.timedOut } }
     },
   }

@@ -25,8 +25,18 @@ for (const arch of targets) {
   await step([
     // Bytecode and minification: a parent client starts this server at the start of every session,
     // and they take about 40 % off start → tools/list (scripts/bench.ts measures it against a plain build).
-    "bun", "build", "src/cli/main.ts", "--compile", "--bytecode", "--format=esm", "--minify", `--target=bun-linux-${arch}`,
-    `--define`, `BUILD_VERSION=${JSON.stringify(version)}`, "--outfile", out,
+    "bun",
+    "build",
+    "src/cli/main.ts",
+    "--compile",
+    "--bytecode",
+    "--format=esm",
+    "--minify",
+    `--target=bun-linux-${arch}`,
+    `--define`,
+    `BUILD_VERSION=${JSON.stringify(version)}`,
+    "--outfile",
+    out,
   ])
   console.log(`built ${out} (${version})`)
 }

@@ -95,10 +95,8 @@ try {
     // Read back what was written: one top-level dir, only files and dirs, owner 0/0, the one mtime.
     const listed = await listArchive(path)
     const expected = [`${stem}/`, ...entries.map((entry) => `${stem}/${entry.name}`).sort()]
-    if (JSON.stringify(listed.map((entry) => entry.name)) !== JSON.stringify(expected))
-      fail(`${path} lists ${listed.map((entry) => entry.name).join(", ")}, expected ${expected.join(", ")}`)
-    for (const entry of listed)
-      if (!"-d".includes(entry.type) || entry.owner !== "0/0") fail(`${path}: unexpected entry ${entry.mode} ${entry.owner} ${entry.name}`)
+    if (JSON.stringify(listed.map((entry) => entry.name)) !== JSON.stringify(expected)) fail(`${path} lists ${listed.map((entry) => entry.name).join(", ")}, expected ${expected.join(", ")}`)
+    for (const entry of listed) if (!"-d".includes(entry.type) || entry.owner !== "0/0") fail(`${path}: unexpected entry ${entry.mode} ${entry.owner} ${entry.name}`)
   }
 
   const lock = parseBunLock(await Bun.file(`${root}/bun.lock`).text())

@@ -47,9 +47,10 @@ export function formatDirectory(path: string, entries: string[], offset = 1, lim
   const sorted = [...entries].sort((a, b) => a.localeCompare(b))
   const start = Math.max(1, Math.floor(offset))
   const shown = sorted.slice(start - 1, start - 1 + limit)
-  const note = start - 1 + shown.length < sorted.length
-    ? `(Showing ${shown.length} of ${sorted.length} entries. Use 'offset' parameter to read beyond entry ${start - 1 + shown.length})`
-    : `(${sorted.length} entries)`
+  const note =
+    start - 1 + shown.length < sorted.length
+      ? `(Showing ${shown.length} of ${sorted.length} entries. Use 'offset' parameter to read beyond entry ${start - 1 + shown.length})`
+      : `(${sorted.length} entries)`
   return [`<path>${path}</path>`, "<type>directory</type>", "<entries>", ...shown, "", note, "</entries>"].join("\n")
 }
 
@@ -88,10 +89,7 @@ export function replaceText(content: string, oldString: string, newString: strin
   throw new EditError("Could not find oldString in the file. It must match exactly, including whitespace, indentation, and line endings.")
 }
 
-export type PatchOp =
-  | { kind: "add"; path: string; content: string }
-  | { kind: "delete"; path: string }
-  | { kind: "update"; path: string; moveTo?: string; hunks: Hunk[] }
+export type PatchOp = { kind: "add"; path: string; content: string } | { kind: "delete"; path: string } | { kind: "update"; path: string; moveTo?: string; hunks: Hunk[] }
 
 export interface Hunk {
   /** Lines the hunk expects (context and removed), and what replaces them (context and added). */
@@ -146,7 +144,7 @@ export function parsePatch(text: string): PatchOp[] {
         index++
       }
       let hunk: Hunk | undefined
-      while (index < end && !HEADER.exec(lines[index]!) ) {
+      while (index < end && !HEADER.exec(lines[index]!)) {
         const line = lines[index++]!
         if (line.startsWith("@@")) {
           hunk = { old: [], new: [], endOfFile: false }

@@ -63,7 +63,8 @@ async function readText(files: FileAccess, path: string, purpose: string): Promi
 
 export function readTool(): ToolDefinition {
   return {
-    description: "Read a file (or list a directory) in the workspace. filePath is absolute or relative to the workspace; offset is the 1-based line to start from; limit the number of lines (default 2000).",
+    description:
+      "Read a file (or list a directory) in the workspace. filePath is absolute or relative to the workspace; offset is the 1-based line to start from; limit the number of lines (default 2000).",
     args: {
       filePath: { type: "string", description: "The path of the file to read." },
       offset: { type: "integer", minimum: 1, description: "The line number to start reading from (1-indexed)." },
@@ -75,7 +76,8 @@ export function readTool(): ToolDefinition {
         const path = absolutePath(files.workspace, stringOf(args, "filePath")!)
         const found = await readPath(files, path)
         if (found.kind === "missing") throw new FileError(`File not found: ${path}`)
-        if (found.kind === "dir") return output(workspaceRelative(files.workspace, path) || ".", formatDirectory(path, found.entries, numberOf(args, "offset") || 1, numberOf(args, "limit") || DEFAULT_READ_LIMIT))
+        if (found.kind === "dir")
+          return output(workspaceRelative(files.workspace, path) || ".", formatDirectory(path, found.entries, numberOf(args, "offset") || 1, numberOf(args, "limit") || DEFAULT_READ_LIMIT))
         if (looksBinary(found.text)) throw new FileError(`Cannot read binary file: ${path}`)
         return output(workspaceRelative(files.workspace, path), formatRead(path, found.text, numberOf(args, "offset") || 1, numberOf(args, "limit") || DEFAULT_READ_LIMIT))
       }),
@@ -184,7 +186,22 @@ export function grepTool(): ToolDefinition {
         const pattern = stringOf(args, "pattern")!
         const path = absolutePath(files.workspace, stringOf(args, "path", true) ?? ".")
         const include = stringOf(args, "include", true)
-        const raw = await ripgrep(files, ["--no-config", "--hidden", "--no-messages", "--color=never", "-nH", "--no-heading", "--null", "--sortr=modified", "--max-columns=2000", ...(include ? ["--glob", include] : []), "-e", pattern, "--", path])
+        const raw = await ripgrep(files, [
+          "--no-config",
+          "--hidden",
+          "--no-messages",
+          "--color=never",
+          "-nH",
+          "--no-heading",
+          "--null",
+          "--sortr=modified",
+          "--max-columns=2000",
+          ...(include ? ["--glob", include] : []),
+          "-e",
+          pattern,
+          "--",
+          path,
+        ])
         // --null ends each path with NUL (no path is ambiguous); the line number ends at the first colon after it.
         const matches = raw.split("\n").flatMap((entry) => {
           const match = /^([^\0]*)\0(\d+):(.*)$/s.exec(entry)

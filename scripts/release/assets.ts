@@ -18,8 +18,7 @@ export function checkVersion(version: string | undefined): string {
 
 export function checkRepository(repository: string | undefined): string {
   if (!repository) throw new Error("--repository is required (OWNER/NAME)")
-  if (!REPOSITORY.test(repository) || repository.endsWith("/.") || repository.endsWith("/.."))
-    throw new Error(`--repository ${repository} is not a GitHub OWNER/NAME`)
+  if (!REPOSITORY.test(repository) || repository.endsWith("/.") || repository.endsWith("/..")) throw new Error(`--repository ${repository} is not a GitHub OWNER/NAME`)
   return repository
 }
 
@@ -42,8 +41,7 @@ export function releaseBase(repository: string, version: string) {
 
 /** `sha256sum` format (hash, two spaces, name), sorted by name so the file is reproducible. */
 export function formatChecksums(entries: { name: string; sha256: string }[]): string {
-  for (const entry of entries)
-    if (!/^[0-9a-f]{64}$/.test(entry.sha256) || /[\s/]/.test(entry.name)) throw new Error(`bad checksum entry ${entry.name}`)
+  for (const entry of entries) if (!/^[0-9a-f]{64}$/.test(entry.sha256) || /[\s/]/.test(entry.name)) throw new Error(`bad checksum entry ${entry.name}`)
   const sorted = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   return sorted.map((entry) => `${entry.sha256}  ${entry.name}\n`).join("")
 }

@@ -31,8 +31,7 @@ export interface LockedPackage {
 
 export function parseBunLock(text: string): BunLock {
   const parsed: unknown = Bun.JSONC.parse(text)
-  if (typeof parsed !== "object" || parsed === null || !("packages" in parsed) || !("workspaces" in parsed))
-    throw new Error("bun.lock: no `packages` or `workspaces`")
+  if (typeof parsed !== "object" || parsed === null || !("packages" in parsed) || !("workspaces" in parsed)) throw new Error("bun.lock: no `packages` or `workspaces`")
   return parsed as BunLock
 }
 
@@ -103,5 +102,7 @@ export function runtimePackages(lock: BunLock): LockedPackage[] {
 
 /** Keys of the root workspace's direct runtime dependencies. */
 export function directDependencies(lock: BunLock): string[] {
-  return Object.keys(lock.workspaces[""]?.dependencies ?? {}).filter((dep) => dep in lock.packages).sort()
+  return Object.keys(lock.workspaces[""]?.dependencies ?? {})
+    .filter((dep) => dep in lock.packages)
+    .sort()
 }

@@ -24,10 +24,7 @@ export interface SbomInput {
 const licenses = new Contrib.License.Factories.LicenseFactory((expression: string) => {
   spdxExpressionParse(expression)
 })
-const builder = new Contrib.FromNodePackageJson.Builders.ComponentBuilder(
-  new Contrib.FromNodePackageJson.Factories.ExternalReferenceFactory(),
-  licenses,
-)
+const builder = new Contrib.FromNodePackageJson.Builders.ComponentBuilder(new Contrib.FromNodePackageJson.Factories.ExternalReferenceFactory(), licenses)
 
 function purlOf(name: string, version: string) {
   const [namespace, base] = name.startsWith("@") ? name.split("/", 2) : [undefined, name]
@@ -86,8 +83,7 @@ export function buildSbom(input: SbomInput): Models.Bom {
     byPurl.set(purl, component)
     byKey.set(pkg.key, component)
   }
-  for (const pkg of packages)
-    for (const dep of pkg.dependsOn) byKey.get(pkg.key)!.dependencies.add(byKey.get(dep)!.bomRef)
+  for (const pkg of packages) for (const dep of pkg.dependsOn) byKey.get(pkg.key)!.dependencies.add(byKey.get(dep)!.bomRef)
   root.dependencies.add(runtime.bomRef)
   for (const dep of directDependencies(input.lock)) root.dependencies.add(byKey.get(dep)!.bomRef)
 

@@ -52,7 +52,7 @@ export function fill(template: string, values: Record<string, string | number | 
 function yamlValue(value: unknown, indent: string): string {
   if (value && typeof value === "object")
     return Object.entries(value)
-      .map(([key, inner]) => `\n${indent}${JSON.stringify(key)}:${typeof inner === "object" ? "" : " "}${yamlValue(inner, indent + "  ")}`)
+      .map(([key, inner]) => `\n${indent}${JSON.stringify(key)}:${typeof inner === "object" ? "" : " "}${yamlValue(inner, `${indent}  `)}`)
       .join("")
   return JSON.stringify(value)
 }
@@ -84,17 +84,32 @@ function agent(config: Config, role: Role, name: string, description: string, ru
 export function renderAgents(config: Config): AgentFile[] {
   const files = [
     agent(config, "scout", agentName("scout"), "Read-only repository investigation for a parent agent (opencode-mcp-orchestrator).", { ...LOCKED, ...sandboxRules(["sandbox_shell"]) }, scoutPrompt),
-    agent(config, "worker", agentName("worker"), "Bounded implementation in a workspace for a parent agent (opencode-mcp-orchestrator).", { ...LOCKED, edit: GIT_DENIED, ...sandboxRules(["sandbox_shell"]) }, workerPrompt),
+    agent(
+      config,
+      "worker",
+      agentName("worker"),
+      "Bounded implementation in a workspace for a parent agent (opencode-mcp-orchestrator).",
+      { ...LOCKED, edit: GIT_DENIED, ...sandboxRules(["sandbox_shell"]) },
+      workerPrompt,
+    ),
   ]
   for (const access of ["read_only", "writable"] as const)
     for (const network of ["disabled", "host"] as const) {
       const tool = RUNNER_TOOLS[access][network]
       files.push(
-        agent(config, "runner", runnerAgentName(access, network), `Runs one command and analyses its output (${access}, network ${network}) for a parent agent (opencode-mcp-orchestrator).`, { ...LOCKED, ...sandboxRules([tool, ...LOG_TOOLS]) }, runnerPrompt, {
-          runTool: tool,
-          access: access === "writable" ? "the workspace is writable" : "the workspace is read-only",
-          network: network === "host" ? "shared with the host" : "disabled",
-        }),
+        agent(
+          config,
+          "runner",
+          runnerAgentName(access, network),
+          `Runs one command and analyses its output (${access}, network ${network}) for a parent agent (opencode-mcp-orchestrator).`,
+          { ...LOCKED, ...sandboxRules([tool, ...LOG_TOOLS]) },
+          runnerPrompt,
+          {
+            runTool: tool,
+            access: access === "writable" ? "the workspace is writable" : "the workspace is read-only",
+            network: network === "host" ? "shared with the host" : "disabled",
+          },
+        ),
       )
     }
   return files

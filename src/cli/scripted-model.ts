@@ -10,7 +10,7 @@ export default defineCommand({
   args: {
     port: { type: "string", description: "Port to listen on (default: a free one).", default: "0" },
     host: { type: "string", description: "Address to bind.", default: "127.0.0.1" },
-    script: { type: "string", description: "JSON script file: one script, or {\"scripts\": {NAME: script}}." },
+    script: { type: "string", description: 'JSON script file: one script, or {"scripts": {NAME: script}}.' },
     default: { type: "string", description: `Script played when a request names none with [script:NAME] (default: ${DEFAULT_SCRIPT}).` },
   },
   async run({ args }) {

@@ -37,7 +37,10 @@ export default defineCommand({
     })
     // Serving never depends on the state dir being writable: a full disk is reported by each tool call
     // that needs it, not by a server that exits before the handshake.
-    const leased = await takeLease(runtime.paths).then(() => true, () => false)
+    const leased = await takeLease(runtime.paths).then(
+      () => true,
+      () => false,
+    )
     await server.connect(transport)
     await closed
     // An outcome a full disk kept from being written gets a moment for room to appear.

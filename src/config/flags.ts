@@ -51,7 +51,7 @@ export interface Flags {
 export const MAX_BRIEF_BYTES = 65_536
 
 // One rule for every variable: empty is unset (see parseInteger for why).
-const valueOf = (env: Env, name: string) => env[name] || undefined
+const nonEmpty = (env: Env, name: string) => env[name] || undefined
 const absolute = (env: Env, name: string) => (env[name]?.startsWith("/") ? env[name] : undefined)
 
 function readLimits(env: Env): SandboxLimits {
@@ -66,7 +66,8 @@ function readLimits(env: Env): SandboxLimits {
 /** Unset or empty is undefined (as for integers); anything else must be one of `values`. */
 function oneOf<T extends string>(name: string, raw: string | undefined, values: readonly T[]): T | undefined {
   if (raw === undefined) return undefined
-  if (!(values as readonly string[]).includes(raw)) throw fail("Usage", `${name}=${JSON.stringify(raw.slice(0, 80))} is not one of ${values.join(", ")}.`, `Set ${name} to one of ${values.join(", ")}, or unset it.`)
+  if (!(values as readonly string[]).includes(raw))
+    throw fail("Usage", `${name}=${JSON.stringify(raw.slice(0, 80))} is not one of ${values.join(", ")}.`, `Set ${name} to one of ${values.join(", ")}, or unset it.`)
   return raw as T
 }
 
@@ -74,7 +75,7 @@ export function readFlags(env: Env): Flags {
   // HOME when set, else the account's home from the password database (what os.homedir() falls back
   // to). The sandbox once guessed "/root": right only for root, and for anyone else it left the real
   // home unprotected as a workspace root.
-  const home = valueOf(env, "HOME") ?? homedir()
+  const home = nonEmpty(env, "HOME") ?? homedir()
   const integer = (name: string, min: number, max: number) => parseInteger(name, env[name], { min, max })
   return {
     home,
@@ -82,17 +83,18 @@ export function readFlags(env: Env): Flags {
     xdgDataHome: absolute(env, "XDG_DATA_HOME") ?? `${home}/.local/share`,
     xdgStateHome: absolute(env, "XDG_STATE_HOME") ?? `${home}/.local/state`,
     xdgCacheHome: absolute(env, "XDG_CACHE_HOME") ?? `${home}/.cache`,
-    path: valueOf(env, "PATH"),
+    path: nonEmpty(env, "PATH"),
     tmpDir: absolute(env, "TMPDIR") ?? "/tmp",
     codexHome: absolute(env, "CODEX_HOME") ?? `${home}/.codex`,
     claudeConfigDir: absolute(env, "CLAUDE_CONFIG_DIR"),
-    opencodeBin: valueOf(env, "OPENCODE_MCP_ORCHESTRATOR_OPENCODE") ?? "opencode",
+    opencodeBin: nonEmpty(env, "OPENCODE_MCP_ORCHESTRATOR_OPENCODE") ?? "opencode",
     preserveSessions: env.OPENCODE_MCP_ORCHESTRATOR_PRESERVE_SESSIONS === "1",
     bridgeTimeoutMs: integer("OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS", 1000, 3_600_000),
     syncBudgetMs: integer("OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS", 1000, 3_600_000),
-    maxBriefBytes: parseInteger("OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES", env.OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES, { min: 1024, max: 1_048_576, fallback: MAX_BRIEF_BYTES }) ?? MAX_BRIEF_BYTES,
-    sandbox: { limits: readLimits(env), toolchainDirs: valueOf(env, "OPENCODE_SANDBOX_TOOLCHAIN_DIRS") },
-    mode: oneOf("OPENCODE_MCP_ORCHESTRATOR_MODE", valueOf(env, "OPENCODE_MCP_ORCHESTRATOR_MODE"), MODES),
+    maxBriefBytes:
+      parseInteger("OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES", env.OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES, { min: 1024, max: 1_048_576, fallback: MAX_BRIEF_BYTES }) ?? MAX_BRIEF_BYTES,
+    sandbox: { limits: readLimits(env), toolchainDirs: nonEmpty(env, "OPENCODE_SANDBOX_TOOLCHAIN_DIRS") },
+    mode: oneOf("OPENCODE_MCP_ORCHESTRATOR_MODE", nonEmpty(env, "OPENCODE_MCP_ORCHESTRATOR_MODE"), MODES),
     env,
   }
 }

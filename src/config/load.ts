@@ -24,6 +24,7 @@ export function parseConfig(raw: unknown, file: string): Config {
 
 function describeIssue(issue: z.core.$ZodIssue): string {
   const field = issue.path.length ? issue.path.join(".") : "(top level)"
-  if (issue.code === "unrecognized_keys") return `${field}: unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}; remove ${issue.keys.length > 1 ? "them" : "it"}`
+  if (issue.code === "unrecognized_keys")
+    return `${field}: unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}; remove ${issue.keys.length > 1 ? "them" : "it"}`
   return `${field}: ${issue.message}`
 }

@@ -25,8 +25,7 @@ const modelId = z
   .regex(/^[^/\s]+\/\S+$/, "a model is written provider/model, as `opencode models` lists it")
   .describe("An OpenCode model id, provider/model.")
 
-const perRole = <T extends z.ZodType>(value: T) =>
-  z.object({ scout: value.optional(), worker: value.optional(), runner: value.optional() }).strict()
+const perRole = <T extends z.ZodType>(value: T) => z.object({ scout: value.optional(), worker: value.optional(), runner: value.optional() }).strict()
 
 const stepCount = z.number().int().min(STEP_BOUNDS.min).max(STEP_BOUNDS.max)
 const seconds = z.number().int().min(TIMEOUT_BOUNDS.min).max(TIMEOUT_BOUNDS.max)
@@ -73,10 +72,7 @@ export const TrustedRootSchema = z
 // it stays valid and means what it meant (blueprint mode, tier optional).
 export const PolicySchema = z
   .object({
-    mode: z
-      .enum(MODES)
-      .optional()
-      .describe("Mode for every workspace unless a call, OPENCODE_MCP_ORCHESTRATOR_MODE or a marker file says otherwise; sensitive stated anywhere wins."),
+    mode: z.enum(MODES).optional().describe("Mode for every workspace unless a call, OPENCODE_MCP_ORCHESTRATOR_MODE or a marker file says otherwise; sensitive stated anywhere wins."),
     requireTier: z.boolean().default(false).describe("When true, scout, worker and runner calls without a tier are refused."),
   })
   .strict()
@@ -86,13 +82,9 @@ export const ConfigSchema = z
     $schema: z.string().optional(),
     version: z.literal(1).describe("Config format version; always 1."),
     models: perRole(modelId).default({}).describe("Model per role; a role left out uses OpenCode's default model."),
-    modelVariants: perRole(z.string().min(1))
-      .default({})
-      .describe("Variant per role as OpenCode lists it for that model; left out means OpenCode's default."),
+    modelVariants: perRole(z.string().min(1)).default({}).describe("Variant per role as OpenCode lists it for that model; left out means OpenCode's default."),
     stepLimits: StepLimitsSchema.optional().describe("Step-limit profile; absent means standard."),
-    timeoutLimits: TimeoutLimitsSchema.optional().describe(
-      "Timeout profile; absent means standard (extended when stepLimits is extended).",
-    ),
+    timeoutLimits: TimeoutLimitsSchema.optional().describe("Timeout profile; absent means standard (extended when stepLimits is extended)."),
     integrations: z
       .array(z.enum(["codex", "claude"]))
       .default([])
@@ -102,10 +94,7 @@ export const ConfigSchema = z
       .strict()
       .default({ trustedRoots: [] })
       .describe("Extra toolchains mounted read-only into the sandbox."),
-    workspaceRoots: z
-      .array(absolutePath)
-      .default([])
-      .describe("When non-empty, a delegation's cwd must lie inside one of these directories."),
+    workspaceRoots: z.array(absolutePath).default([]).describe("When non-empty, a delegation's cwd must lie inside one of these directories."),
     trustedProjectConfig: z
       .array(absolutePath)
       .default([])
@@ -129,8 +118,7 @@ export function stepLimits(config: Config): StepLimits {
 
 export function timeoutLimits(config: Config): TimeoutLimits {
   const chosen = config.timeoutLimits ?? { profile: config.stepLimits?.profile === "extended" ? "extended" : "standard" }
-  if (chosen.profile === "custom")
-    return { scout: chosen.scout, worker: chosen.worker, runner: chosen.runner, parent: chosen.parent }
+  if (chosen.profile === "custom") return { scout: chosen.scout, worker: chosen.worker, runner: chosen.runner, parent: chosen.parent }
   return { ...TIMEOUT_PROFILES[chosen.profile] }
 }
 

@@ -44,10 +44,12 @@ const failed = (id: string, detail: string, fix: string): CheckResult => ({ id, 
 export type Check = (ctx: DoctorContext) => Promise<CheckResult[]>
 
 const launchers: Check = async (ctx) =>
-  Promise.all((["bash", "python3", "git"] as const).map(async (name) => {
-    const found = await launcherFinding(name, ctx.launchers[name])
-    return found.ok ? pass(`launcher:${name}`, found.detail) : failed(`launcher:${name}`, found.detail, found.fix ?? "")
-  }))
+  Promise.all(
+    (["bash", "python3", "git"] as const).map(async (name) => {
+      const found = await launcherFinding(name, ctx.launchers[name])
+      return found.ok ? pass(`launcher:${name}`, found.detail) : failed(`launcher:${name}`, found.detail, found.fix ?? "")
+    }),
+  )
 
 const bwrap: Check = async (ctx) => {
   const found = await bwrapFinding(ctx.launchers.bwrap)
@@ -68,7 +70,13 @@ const opencodeVersion: Check = async (ctx) => {
   const version = result?.code === 0 ? result.stdout.trim() : ""
   if (!version) return [failed("opencode", `${ctx.opencode} --version did not answer.`, "Install OpenCode (npm install -g opencode-ai@1.18.33).")]
   if (!testedVersion(version))
-    return [failed("opencode", `OpenCode ${version} is outside the tested range (>= ${TESTED_OPENCODE.min.join(".")}, < ${TESTED_OPENCODE.belowMajor}); delegations are refused because the sandbox plugin may not load.`, "Install opencode-ai@1.18.33, or point OPENCODE_MCP_ORCHESTRATOR_OPENCODE at it.")]
+    return [
+      failed(
+        "opencode",
+        `OpenCode ${version} is outside the tested range (>= ${TESTED_OPENCODE.min.join(".")}, < ${TESTED_OPENCODE.belowMajor}); delegations are refused because the sandbox plugin may not load.`,
+        "Install opencode-ai@1.18.33, or point OPENCODE_MCP_ORCHESTRATOR_OPENCODE at it.",
+      ),
+    ]
   return [pass("opencode", `OpenCode ${version}`)]
 }
 
@@ -104,7 +112,11 @@ const models: Check = async (ctx) => {
     const model = catalog.find((m) => m.id === id)
     if (!model) return failed(`model:${role}`, `OpenCode no longer lists ${id}.`, "Rerun `opencode-mcp-orchestrator install` and pick a model `opencode models` lists.")
     if (variant && !model.variants.includes(variant))
-      return failed(`model:${role}`, `${id} has no variant "${variant}" (it has: ${model.variants.join(", ") || "none"}).`, "Rerun `opencode-mcp-orchestrator install` and pick a listed variant or Default.")
+      return failed(
+        `model:${role}`,
+        `${id} has no variant "${variant}" (it has: ${model.variants.join(", ") || "none"}).`,
+        "Rerun `opencode-mcp-orchestrator install` and pick a listed variant or Default.",
+      )
     return pass(`model:${role}`, `${id}${variant ? ` (${variant})` : " (default variant)"}`)
   })
 }
@@ -123,16 +135,23 @@ const profiles: Check = async (ctx) => {
 export const agentSteps = (text: string) => Number(text.match(/^---\n[\s\S]*?^steps:\s*(\d+)\s*$[\s\S]*?^---$/m)?.[1] ?? Number.NaN)
 
 const agents: Check = async (ctx) =>
-  Promise.all(renderAgents(ctx.config!).map(async (agent) => {
-    const path = `${ctx.paths.opencodeAgentsDir}/${agent.file}`
-    const id = `agent:${agent.name}`
-    const text = await readText(path)
-    if (text === undefined) return failed(id, `${path} is missing.`, REINSTALL)
-    const steps = agentSteps(text)
-    if (steps !== agent.steps) return failed(id, `${path} has steps ${Number.isNaN(steps) ? "(none)" : steps}, but the config gives ${agent.role} ${agent.steps}.`, REINSTALL)
-    if (text !== agent.content) return failed(id, `${path} differs from what the config renders (model, variant or permissions changed, or edited by hand).`, `Move your edits elsewhere, delete ${path}, and rerun \`opencode-mcp-orchestrator install --yes\`.`)
-    return pass(id, `steps ${steps}`)
-  }))
+  Promise.all(
+    renderAgents(ctx.config!).map(async (agent) => {
+      const path = `${ctx.paths.opencodeAgentsDir}/${agent.file}`
+      const id = `agent:${agent.name}`
+      const text = await readText(path)
+      if (text === undefined) return failed(id, `${path} is missing.`, REINSTALL)
+      const steps = agentSteps(text)
+      if (steps !== agent.steps) return failed(id, `${path} has steps ${Number.isNaN(steps) ? "(none)" : steps}, but the config gives ${agent.role} ${agent.steps}.`, REINSTALL)
+      if (text !== agent.content)
+        return failed(
+          id,
+          `${path} differs from what the config renders (model, variant or permissions changed, or edited by hand).`,
+          `Move your edits elsewhere, delete ${path}, and rerun \`opencode-mcp-orchestrator install --yes\`.`,
+        )
+      return pass(id, `steps ${steps}`)
+    }),
+  )
 
 const plugin: Check = async (ctx) => {
   const path = ctx.paths.opencodePluginFile
@@ -159,10 +178,16 @@ const codex: Check = async (ctx) => {
   const entry = text === undefined ? undefined : readCodexEntry(text, file)
   const results = [await skill("codex:skill", codexSkillFile(ctx.homes))]
   if (!entry) return [failed("codex:mcp", `${file} has no [mcp_servers.${SERVER_NAME}].`, REINSTALL), ...results]
-  if (entry.command !== command || !Bun.deepEquals(entry.args, ["serve"]))
-    return [failed("codex:mcp", `${SERVER_NAME} runs ${String(entry.command)}, not ${command} serve.`, REINSTALL), ...results]
+  if (entry.command !== command || !Bun.deepEquals(entry.args, ["serve"])) return [failed("codex:mcp", `${SERVER_NAME} runs ${String(entry.command)}, not ${command} serve.`, REINSTALL), ...results]
   if (entry.tool_timeout_sec !== parent)
-    return [failed("codex:mcp", `Codex tool_timeout_sec is ${String(entry.tool_timeout_sec ?? "unset (60)")}, but the config's parent deadline is ${parent}s.`, `Rerun \`opencode-mcp-orchestrator install --yes\` (it sets mcp_servers.${SERVER_NAME}.tool_timeout_sec = ${parent} in ${file}).`), ...results]
+    return [
+      failed(
+        "codex:mcp",
+        `Codex tool_timeout_sec is ${String(entry.tool_timeout_sec ?? "unset (60)")}, but the config's parent deadline is ${parent}s.`,
+        `Rerun \`opencode-mcp-orchestrator install --yes\` (it sets mcp_servers.${SERVER_NAME}.tool_timeout_sec = ${parent} in ${file}).`,
+      ),
+      ...results,
+    ]
   return [pass("codex:mcp", `${file}: ${command} serve, tool_timeout_sec ${parent}`), ...results]
 }
 
@@ -172,7 +197,7 @@ const claude: Check = async (ctx) => {
   const parent = timeoutLimits(ctx.config!).parent
   const command = installedBinary(ctx.paths)
   const results = [await skill("claude:skill", claudeSkillFile(ctx.homes))]
-  let entry
+  let entry: Awaited<ReturnType<typeof readClaudeEntry>>
   try {
     entry = await readClaudeEntry(file)
   } catch (error) {

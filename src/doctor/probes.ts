@@ -5,7 +5,8 @@ import type { Config } from "../config/schema"
 import { hostContext, probeSandboxProfiles, type HostFlags } from "../sandbox"
 import type { CheckResult } from "./checks"
 
-const FIX = "Run the failing profile's bwrap command by hand to see the kernel's refusal; user namespaces must be allowed (sysctl kernel.unprivileged_userns_clone=1, or AppArmor's userns restriction lifted) and /proc mountable."
+const FIX =
+  "Run the failing profile's bwrap command by hand to see the kernel's refusal; user namespaces must be allowed (sysctl kernel.unprivileged_userns_clone=1, or AppArmor's userns restriction lifted) and /proc mountable."
 
 export async function sandboxChecks(input: { flags: HostFlags; config?: Config; bwrap: string; tmpRoot: string }): Promise<CheckResult[]> {
   const host = hostContext(input.flags, input.config?.sandboxRuntime.trustedRoots ?? [])

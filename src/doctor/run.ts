@@ -42,7 +42,12 @@ export async function runDoctor(deps: DoctorDeps, options: DoctorOptions): Promi
   try {
     ctx.config = await loadConfig(deps.paths.configFile)
     const exists = await Bun.file(deps.paths.configFile).exists()
-    checks.push({ id: "config", status: exists ? "pass" : "fail", detail: exists ? deps.paths.configFile : `${deps.paths.configFile} is missing.`, fix: exists ? undefined : "Run `opencode-mcp-orchestrator install`." })
+    checks.push({
+      id: "config",
+      status: exists ? "pass" : "fail",
+      detail: exists ? deps.paths.configFile : `${deps.paths.configFile} is missing.`,
+      fix: exists ? undefined : "Run `opencode-mcp-orchestrator install`.",
+    })
   } catch (error) {
     checks.push({ id: "config", status: "fail", detail: describe(error), fix: `Fix ${deps.paths.configFile} or rerun \`opencode-mcp-orchestrator install\`.` })
   }
@@ -59,7 +64,13 @@ export async function runDoctor(deps: DoctorDeps, options: DoctorOptions): Promi
   else checks.push({ id: "sandbox", status: "skip", detail: "sandbox probes skipped (--no-sandbox-probes); readiness is unverified" })
   if (options.live) {
     if (deps.live) checks.push(...(await guarded("live", () => deps.live!(ctx))))
-    else checks.push({ id: "live", status: "fail", detail: "doctor --live is not available in this build yet.", fix: "Run `opencode-mcp-orchestrator demo` to exercise the full path, or doctor without --live." })
+    else
+      checks.push({
+        id: "live",
+        status: "fail",
+        detail: "doctor --live is not available in this build yet.",
+        fix: "Run `opencode-mcp-orchestrator demo` to exercise the full path, or doctor without --live.",
+      })
   }
   const anyFailed = checks.some((c) => c.status === "fail")
   const verdict: Verdict = anyFailed ? "DOCTOR_UNHEALTHY" : options.sandboxProbes ? "DOCTOR_HEALTHY" : "DOCTOR_READINESS_UNVERIFIED"

@@ -8,31 +8,17 @@ import { AppError, fail } from "../errors"
 import { checkRoute, readCatalog } from "../opencode/catalog"
 import type { EventHub } from "../opencode/client"
 import { answerAsk } from "../opencode/policy"
-import {
-  abortSession,
-  createSession,
-  lastMessageID,
-  parseModel,
-  readTranscript,
-  sendPrompt,
-  settleAfterAbort,
-  waitIdle,
-  type ModelRoute,
-  type Transcript,
-  type WaitOutcome,
-} from "../opencode/session"
+import { abortSession, createSession, lastMessageID, parseModel, readTranscript, sendPrompt, settleAfterAbort, waitIdle, type ModelRoute, type Transcript, type WaitOutcome } from "../opencode/session"
 import { describeEvent, newTracker } from "./progress"
 import type { Status } from "./result"
 import type { Runtime } from "./runtime"
 
-export const EMPTY_REPORT_NUDGE =
-  "Your last message did not contain the report. Do not call any more tools. Write the final report now, in the format your instructions give."
+export const EMPTY_REPORT_NUDGE = "Your last message did not contain the report. Do not call any more tools. Write the final report now, in the format your instructions give."
 
 export async function resolveRoute(runtime: Runtime, role: Role, model?: string, variant?: string): Promise<{ route?: ModelRoute; explicit: boolean }> {
   const config = await runtime.config()
   const id = model ?? config.models[role]
-  if (model !== undefined && !/^[^/\s]+\/\S+$/.test(model))
-    throw fail("Usage", `model must be written provider/model, got "${model}".`, "Call the models tool for the ids OpenCode offers.")
+  if (model !== undefined && !/^[^/\s]+\/\S+$/.test(model)) throw fail("Usage", `model must be written provider/model, got "${model}".`, "Call the models tool for the ids OpenCode offers.")
   const chosenVariant = variant ?? (model === undefined ? config.modelVariants[role] : undefined)
   if (!id) {
     if (variant) throw fail("Usage", "A variant needs a model.", `Pass model as well, or set models.${role} in the config.`)
@@ -48,7 +34,11 @@ export async function checkOffered(runtime: Runtime, client: OpencodeClient, wor
     checkRoute(await readCatalog(client, workspace), route)
   } catch (error) {
     if (explicit || !(error instanceof AppError)) throw error
-    throw fail("Config", `config.json routes ${role} to a model OpenCode cannot use: ${error.message}`, `Edit models.${role} (or modelVariants.${role}) in ${runtime.paths.configFile}, or rerun \`opencode-mcp-orchestrator install\` to pick again; ${error.hint ?? ""}`.trim())
+    throw fail(
+      "Config",
+      `config.json routes ${role} to a model OpenCode cannot use: ${error.message}`,
+      `Edit models.${role} (or modelVariants.${role}) in ${runtime.paths.configFile}, or rerun \`opencode-mcp-orchestrator install\` to pick again; ${error.hint ?? ""}`.trim(),
+    )
   }
 }
 
@@ -160,7 +150,14 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
     }
     // As above: the first answer stands when the follow-up's cannot be read.
     const retry = await readTranscript(client, sessionID, workspace, mark).catch(() => undefined)
-    if (retry) transcript = { ...retry, steps: transcript.steps + retry.steps, tools: [...transcript.tools, ...retry.tools], tokens: sumTokens(transcript.tokens, retry.tokens), cost: transcript.cost + retry.cost }
+    if (retry)
+      transcript = {
+        ...retry,
+        steps: transcript.steps + retry.steps,
+        tools: [...transcript.tools, ...retry.tools],
+        tokens: sumTokens(transcript.tokens, retry.tokens),
+        cost: transcript.cost + retry.cost,
+      }
   }
   return { sessionID, outcome, transcript }
 }
@@ -177,4 +174,3 @@ export function statusOf(outcome: WaitOutcome, transcript: Transcript | undefine
   if (outcome.kind === "error" || outcome.kind === "lost" || transcript?.error) return "failed"
   return transcript?.text ? "succeeded" : "needs_review"
 }
-

@@ -79,6 +79,7 @@ export class Engine {
       // Settling failed (the state dir is unwritable, git broke): the record still says how it ended.
       Object.assign(record, { status: "failed" as Status, finishedAt: new Date().toISOString(), note: `The task could not be settled: ${describe(error)}` })
       record.revision++
+      // The store keeps a state it could not write and writes it when it can (tasks.ts).
       await this.store.save(record).catch(() => undefined)
       this.unfollow(live)
       return record
@@ -121,7 +122,17 @@ export class Engine {
 
   private progress(live: Live, line: string) {
     noteProgress(live.record, line)
-    void this.store.save(live.record).catch(() => undefined)
+    void this.store.save(live.record).catch((error: unknown) => this.unsaved(live.record.id, error))
     for (const listener of live.listeners) listener(line)
+  }
+
+  /** Tasks whose failed progress save was logged: once each, since a full disk fails every later one too. */
+  private logged = new Set<string>()
+
+  /** A progress save that failed is logged (stderr); the store keeps the state and writes it once it can. */
+  private unsaved(id: string, error: unknown) {
+    if (this.logged.has(id)) return
+    this.logged.add(id)
+    console.error(`opencode-mcp-orchestrator: progress of task ${id} not saved: ${describe(error)}`)
   }
 }

@@ -14,8 +14,8 @@ export async function measureEvidence(record: TaskRecord, sessionID: string | un
   // run summary), which the parent reads as "not measured"; it never fails a task that already ended.
   const [after, run, autorun] = await Promise.all([
     record.snapshot?.git ? snapshot(record.workspace, host, record.snapshot.repository).catch(() => undefined) : undefined,
-    record.role === "runner" ? runOf(runsDir, [...record.sessions, ...(sessionID ? [sessionID] : [])]).catch(() => undefined) : undefined,
-    record.writable && record.autorun ? autorunFiles(record.workspace).catch(() => undefined) : undefined,
+    record.role === "runner" ? runOf(runsDir, [...record.sessions, ...(sessionID ? [sessionID] : [])]).catch(() => undefined) : undefined, // as above
+    record.writable && record.autorun ? autorunFiles(record.workspace).catch(() => undefined) : undefined, // as above
   ])
   return {
     files: after && record.snapshot ? changedFiles(record.snapshot, after) : undefined,

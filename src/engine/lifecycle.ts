@@ -53,7 +53,10 @@ export class Delegations {
   /** Recovery, when asked for (recovery.ts); every entry point waits for it first. */
   private readonly recovering?: Promise<void>
 
-  constructor(readonly runtime: Runtime, options: DelegationOptions = {}) {
+  constructor(
+    readonly runtime: Runtime,
+    options: DelegationOptions = {},
+  ) {
     this.engine = new Engine(runtime, options.onLaunch)
     if (options.recover) this.recovering = recoverAll(this.engine)
   }
@@ -63,7 +66,11 @@ export class Delegations {
     await this.recovering
     const size = Buffer.byteLength(request.brief)
     if (size > this.runtime.flags.maxBriefBytes)
-      throw fail("Usage", `The brief is ${size} bytes; at most ${this.runtime.flags.maxBriefBytes} are accepted.`, "Shorten it: point at files by path instead of pasting them (or raise OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES, up to 1048576).")
+      throw fail(
+        "Usage",
+        `The brief is ${size} bytes; at most ${this.runtime.flags.maxBriefBytes} are accepted.`,
+        "Shorten it: point at files by path instead of pasting them (or raise OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES, up to 1048576).",
+      )
     await checkStateSpace(this.runtime.paths.stateDir)
     const config = await this.runtime.config()
     // Admission first: a refused directory gets no record, lock or session, and no other task's answer.
@@ -79,7 +86,14 @@ export class Delegations {
       }
     }
     // Before any lock or session: an impossible budget fails here, naming the operation and reserve.
-    const budget = planBudget({ operation: request.role, role: request.role, limits: timeoutLimits(config), bridgeTimeoutMs: this.runtime.flags.bridgeTimeoutMs, overrideMs: request.timeoutMs, commandTimeoutS: request.commandTimeoutS })
+    const budget = planBudget({
+      operation: request.role,
+      role: request.role,
+      limits: timeoutLimits(config),
+      bridgeTimeoutMs: this.runtime.flags.bridgeTimeoutMs,
+      overrideMs: request.timeoutMs,
+      commandTimeoutS: request.commandTimeoutS,
+    })
     const { route, explicit } = await resolveRoute(this.runtime, request.role, request.model, request.variant)
     // Fail closed before any lock or record: no session starts where file access would not be sandboxed.
     const { client } = await this.runtime.sandboxed(workspace)
@@ -125,14 +139,32 @@ export class Delegations {
       const record = await this.engine.store.read(id)
       if (!record) throw fail("Usage", `No task ${id}.`, "Call task_list for the known tasks.")
       if (!isFinished(record.status)) throw fail("Usage", `Task ${id} is still ${record.status}.`, "Wait for it with task_status (wait_seconds), or task_cancel it first.")
-      if (!record.sessionID) throw fail("Usage", `Task ${id} has no session to continue (it ended before one was kept, or retention removed it).`, "Start a new worker or scout task with the rework as its brief.")
+      if (!record.sessionID)
+        throw fail("Usage", `Task ${id} has no session to continue (it ended before one was kept, or retention removed it).`, "Start a new worker or scout task with the rework as its brief.")
       const config = await this.runtime.config()
-      const budget = planBudget({ operation: `task_continue (${record.role})`, role: record.role, limits: timeoutLimits(config), bridgeTimeoutMs: this.runtime.flags.bridgeTimeoutMs, overrideMs: timeoutMs })
+      const budget = planBudget({
+        operation: `task_continue (${record.role})`,
+        role: record.role,
+        limits: timeoutLimits(config),
+        bridgeTimeoutMs: this.runtime.flags.bridgeTimeoutMs,
+        overrideMs: timeoutMs,
+      })
       // Admitted again: the previous turn may have planted project plugins there.
       const host = this.hostOf(config)
       await canonicalWorkspace(record.workspace, host, config)
       if (record.writable) await this.acquire(record.workspace, id)
-      Object.assign(record, { status: "running" as Status, ownerPid: process.pid, ownerStart: selfStart(), turnStartedAt: new Date().toISOString(), brief, deadline: Date.now() + budget.operationMs, operationMs: budget.operationMs, result: undefined, finishedAt: undefined, note: undefined })
+      Object.assign(record, {
+        status: "running" as Status,
+        ownerPid: process.pid,
+        ownerStart: selfStart(),
+        turnStartedAt: new Date().toISOString(),
+        brief,
+        deadline: Date.now() + budget.operationMs,
+        operationMs: budget.operationMs,
+        result: undefined,
+        finishedAt: undefined,
+        note: undefined,
+      })
       record.turns++
       record.revision++
       await this.launch(record, brief, host)
@@ -228,6 +260,7 @@ export class Delegations {
     // After recovery: the tasks it takes over are followed only once it has found them.
     await this.recovering
     const { live } = this.engine
+    // A task that fails settling records that itself (engine.drive); here only the waiting matters.
     while (live.size > 0) await Promise.all([...live.values()].map((task) => task.done.catch(() => undefined)))
   }
 
@@ -235,6 +268,7 @@ export class Delegations {
   async shutdown(): Promise<void> {
     const running = [...this.engine.live.values()]
     for (const live of running) live.controller.abort()
+    // As above: each task records how it ended.
     await Promise.all(running.map((live) => live.done.catch(() => undefined)))
   }
 

@@ -101,10 +101,9 @@ export function lockedError(lock: WriterLock) {
     quarantined: `Check that no OpenCode session still edits this directory${lock.sessionID ? ` (session ${lock.sessionID})` : ""}, inspect the workspace (git status), then restart the MCP server to clear the quarantine.`,
     preserved: `Session preservation is on (OPENCODE_MCP_ORCHESTRATOR_PRESERVE_SESSIONS=1): inspect or export session ${lock.sessionID ?? "(unknown)"} (opencode export), then restart the MCP server to release the workspace.`,
   }
-  return fail(
-    "Locked",
-    `The workspace ${lock.workspace} is held by task ${lock.taskID} (writer state ${lock.state} since ${lock.since}${lock.reason ? `: ${lock.reason}` : ""}).`,
-    hints[lock.state],
-    { taskID: lock.taskID, state: lock.state, sessionID: lock.sessionID },
-  )
+  return fail("Locked", `The workspace ${lock.workspace} is held by task ${lock.taskID} (writer state ${lock.state} since ${lock.since}${lock.reason ? `: ${lock.reason}` : ""}).`, hints[lock.state], {
+    taskID: lock.taskID,
+    state: lock.state,
+    sessionID: lock.sessionID,
+  })
 }

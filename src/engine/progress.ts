@@ -37,8 +37,7 @@ export function describeEvent(event: Event, tracker: ProgressTracker): string | 
     }
     return undefined
   }
-  if (event.type === "session.status" && event.properties.status.type === "retry")
-    return `retrying (${event.properties.status.message}), attempt ${event.properties.status.attempt}`
+  if (event.type === "session.status" && event.properties.status.type === "retry") return `retrying (${event.properties.status.message}), attempt ${event.properties.status.attempt}`
   if (event.type === "session.error") return "the model returned an error"
   return undefined
 }

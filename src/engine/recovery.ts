@@ -16,6 +16,7 @@ const ownerGone = (record: TaskRecord) =>
 
 /** Takes over every task and writer state a dead process left; never rejects. */
 export async function recoverAll(engine: Engine): Promise<void> {
+  // Recovery is per task and records its own failures (interrupted, with the reason); nothing waits on the rest.
   await recoverLeft(engine).catch(() => undefined)
 }
 
@@ -29,6 +30,7 @@ async function recoverLeft(engine: Engine) {
 
 /** A holder whose process died: recover its task when it still says running, else reconcile the state. */
 export async function reconcileHolder(engine: Engine, holder: { taskID: string; workspace: string }) {
+  // A record that cannot be read (moved aside as corrupt) leaves only the lock to reconcile below.
   const record = /^task_/.test(holder.taskID) ? await engine.store.read(holder.taskID).catch(() => undefined) : undefined
   if (record && ownerGone(record)) return recoverTask(engine, record)
   const lock = await engine.locks.read(holder.workspace)
@@ -73,6 +75,7 @@ async function recoverTask(engine: Engine, record: TaskRecord): Promise<void> {
       return
     }
     if (sessionID && state === "idle") {
+      // No transcript settles the task as interrupted below, with its session id to look at.
       const transcript = await readTranscript(client, sessionID, record.workspace).catch(() => undefined)
       // The process died between creating the session and sending the brief: send it now, under the
       // task's own deadline, rather than calling a task that never started interrupted.
@@ -87,7 +90,10 @@ async function recoverTask(engine: Engine, record: TaskRecord): Promise<void> {
         await live.done
         return
       }
-      live.done = engine.settle(live, { sessionID, outcome: { kind: "idle" }, transcript }, started, { status: "interrupted", note: `The MCP server stopped while session ${sessionID} ran, and it ended without a report.` })
+      live.done = engine.settle(live, { sessionID, outcome: { kind: "idle" }, transcript }, started, {
+        status: "interrupted",
+        note: `The MCP server stopped while session ${sessionID} ran, and it ended without a report.`,
+      })
       await live.done
       return
     }

@@ -88,6 +88,7 @@ export class Settler {
         release = false
         const reason = `the task ended (${status}) while OpenCode was still creating its session; released once that session is removed`
         if (record.writable) await setLock(record.workspace, record.id, "quarantined", { reason })
+        // Reconciling a late session is best effort: the quarantine set just above holds until a restart if it fails.
         void this.reconcileLate(record, turn.late!).catch(() => undefined)
         break
       }
@@ -111,15 +112,23 @@ export class Settler {
     result.next ??= nextStep(result.status, record, forced?.note)
     Object.assign(record, { status: result.status, result, finishedAt: new Date().toISOString(), note: forced?.note })
     record.revision++
-    const unsaved = await this.store.save(record).then(() => undefined, (error: unknown) => error)
+    const unsaved = await this.store.save(record).then(
+      () => undefined,
+      (error: unknown) => error,
+    )
     if (unsaved) {
       // The outcome is not lost: this process answers from memory and writes it once there is room.
-      result.warnings = [...(result.warnings ?? []), `The task record could not be written: ${describe(unsaved)} This process keeps it and writes it as soon as there is room; until then other processes see the task as running.`]
+      result.warnings = [
+        ...(result.warnings ?? []),
+        `The task record could not be written: ${describe(unsaved)} This process keeps it and writes it as soon as there is room; until then other processes see the task as running.`,
+      ]
+      // The record could not be settled and saved either: the store keeps this state and writes it when it can.
       await this.store.save(record).catch(() => undefined)
     }
     // Once per process, with a connection at hand: drop old parked sessions and records (retention.ts).
     if (client && !this.pruned) {
       this.pruned = true
+      // Retention is housekeeping: a failed prune is tried again by the next process.
       void prune(this.store, client).catch(() => undefined)
     }
     return record
@@ -140,6 +149,7 @@ export class Settler {
     }
     if (await removeSession(client, sessionID, record.workspace)) {
       if (record.writable) await this.locks.clear(record.workspace, record.id)
-    } else if (record.writable) await this.locks.set(record.workspace, record.id, "quarantined", { sessionID, reason: `session ${sessionID}, created after its task ended, could not be confirmed removed` })
+    } else if (record.writable)
+      await this.locks.set(record.workspace, record.id, "quarantined", { sessionID, reason: `session ${sessionID}, created after its task ended, could not be confirmed removed` })
   }
 }

@@ -66,13 +66,18 @@ export function parseTimeouts(raw: string): TimeoutChoice {
     const [scout, worker, runner, parent] = numbers("timeouts", raw.slice(7), 4) as [number, number, number, number]
     return { profile: "custom", scout, worker, runner, parent }
   }
-  throw usage(`--timeouts ${JSON.stringify(raw)} is not a timeout profile.`, "Use --timeouts standard, extended or custom:SCOUT,WORKER,RUNNER,PARENT (seconds; parent at least 60 more than each role).")
+  throw usage(
+    `--timeouts ${JSON.stringify(raw)} is not a timeout profile.`,
+    "Use --timeouts standard, extended or custom:SCOUT,WORKER,RUNNER,PARENT (seconds; parent at least 60 more than each role).",
+  )
 }
 
 export function parseIntegrations(raw: string): Integration[] {
-  const names = raw.split(",").map((v) => v.trim()).filter((v) => v && v !== "none")
-  for (const name of names)
-    if (!INTEGRATIONS.includes(name as Integration)) throw usage(`--integrations: unknown client "${name}".`, "Use --integrations codex,claude (or none).")
+  const names = raw
+    .split(",")
+    .map((v) => v.trim())
+    .filter((v) => v && v !== "none")
+  for (const name of names) if (!INTEGRATIONS.includes(name as Integration)) throw usage(`--integrations: unknown client "${name}".`, "Use --integrations codex,claude (or none).")
   return INTEGRATIONS.filter((name) => names.includes(name))
 }
 
@@ -87,7 +92,10 @@ export function checkModels(choices: Pick<Choices, "models" | "variants">, catal
     }
     const model = catalog.find((m) => m.id === id)
     if (!model) {
-      const near = catalog.filter((m) => m.id.split("/")[0] === id.split("/")[0]).slice(0, 6).map((m) => m.id)
+      const near = catalog
+        .filter((m) => m.id.split("/")[0] === id.split("/")[0])
+        .slice(0, 6)
+        .map((m) => m.id)
       throw usage(`OpenCode has no model "${id}" (for ${role}).`, `Pick one \`opencode models\` lists${near.length ? `, e.g. ${near.join(", ")}` : ""}.`)
     }
     if (variant && !model.variants.includes(variant))
@@ -101,8 +109,7 @@ export function choicesFromFlags(flags: FlagValues, existing: Config, detected: 
   const variants: PerRole = { ...existing.modelVariants }
   // A variant belongs to a model: a role given another model starts from OpenCode's default variant.
   for (const role of ROLES) if (models[role] !== existing.models[role]) variants[role] = undefined
-  for (const [role, value] of Object.entries(flags.variants ? parseRoleList("variants", flags.variants) : {}))
-    variants[role as Role] = value === "default" ? undefined : value
+  for (const [role, value] of Object.entries(flags.variants ? parseRoleList("variants", flags.variants) : {})) variants[role as Role] = value === "default" ? undefined : value
   const stepLimits = flags.steps ? parseSteps(flags.steps) : (existing.stepLimits ?? { profile: "standard" })
   const sameAsSteps: TimeoutChoice = { profile: stepLimits.profile === "extended" ? "extended" : "standard" }
   const timeoutLimits = flags.timeouts ? parseTimeouts(flags.timeouts) : flags.steps && stepLimits.profile !== "custom" ? sameAsSteps : (existing.timeoutLimits ?? sameAsSteps)
@@ -118,7 +125,15 @@ export function choicesFromFlags(flags: FlagValues, existing: Config, detected: 
 /** The config.json content: the existing config with the choices applied, validated by the schema. */
 export function configFromChoices(existing: Config, choices: Choices, file: string): Config {
   const strip = (values: PerRole) => Object.fromEntries(Object.entries(values).filter(([, v]) => v))
-  const next = { ...existing, version: 1, models: strip(choices.models), modelVariants: strip(choices.variants), stepLimits: choices.stepLimits, timeoutLimits: choices.timeoutLimits, integrations: choices.integrations }
+  const next = {
+    ...existing,
+    version: 1,
+    models: strip(choices.models),
+    modelVariants: strip(choices.variants),
+    stepLimits: choices.stepLimits,
+    timeoutLimits: choices.timeoutLimits,
+    integrations: choices.integrations,
+  }
   try {
     return parseConfig(next, `${file} (as the installer would write it)`)
   } catch (error) {

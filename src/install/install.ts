@@ -61,13 +61,25 @@ export function clientState(paths: Paths, entry: McpEntry, observed: Observed): 
 async function checkPrerequisites(deps: InstallDeps): Promise<void> {
   const failed = (await prerequisiteFindings(deps.launchers)).filter((f) => !f.ok)
   if (failed.length)
-    throw fail("Prerequisite", `Prerequisites missing:\n${failed.map((f) => `  - ${f.detail}`).join("\n")}`, failed.map((f) => f.fix).filter(Boolean).join("\n  → "))
+    throw fail(
+      "Prerequisite",
+      `Prerequisites missing:\n${failed.map((f) => `  - ${f.detail}`).join("\n")}`,
+      failed
+        .map((f) => f.fix)
+        .filter(Boolean)
+        .join("\n  → "),
+    )
 }
 
 export async function install(deps: InstallDeps, options: InstallOptions): Promise<number> {
   const { paths, homes, print } = deps
   await checkPrerequisites(deps)
-  if (!deps.binary) throw fail("Usage", "No binary to install: this is not the compiled opencode-mcp-orchestrator.", "Run the released binary's `install`, or pass --binary PATH (e.g. dist/opencode-mcp-orchestrator after `bun run build`).")
+  if (!deps.binary)
+    throw fail(
+      "Usage",
+      "No binary to install: this is not the compiled opencode-mcp-orchestrator.",
+      "Run the released binary's `install`, or pass --binary PATH (e.g. dist/opencode-mcp-orchestrator after `bun run build`).",
+    )
   const hasConfig = await Bun.file(paths.configFile).exists()
   const existing = await loadConfig(paths.configFile)
   const manifest = await readManifest(paths.installManifest)
@@ -88,7 +100,11 @@ export async function install(deps: InstallDeps, options: InstallOptions): Promi
   const binaryHash = await hashFile(deps.binary)
   if (!binaryHash) throw fail("Usage", `--binary ${deps.binary} is not a readable file.`, "Point --binary at the compiled opencode-mcp-orchestrator.")
   const desired = desiredFiles({ config, paths, homes, binary: { source: deps.binary, sha256: binaryHash } })
-  const observed = await observe(homes, manifest, desired.map((f) => f.path))
+  const observed = await observe(
+    homes,
+    manifest,
+    desired.map((f) => f.path),
+  )
   const entry: McpEntry = { ...serveCommand(paths), timeoutSec: timeoutLimits(config).parent }
   const previous: Integration[] = [...new Set([...(manifest?.integrations ?? []), ...(hasConfig ? existing.integrations : [])])]
   const registrations = { codex: { configFile: codexConfigFile(homes) }, claude: { configDir: homes.claudeConfigDir } }

@@ -11,7 +11,10 @@ export type Owner = (typeof OWNERS)[number]
 export const ManagedFileSchema = z
   .object({
     path: z.string().startsWith("/").describe("Absolute path of the file."),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/).describe("Hash of the content as written."),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .describe("Hash of the content as written."),
     owner: z.enum(OWNERS).describe("Which part of the installation the file belongs to."),
   })
   .strict()
@@ -58,7 +61,11 @@ export async function readManifest(file: string): Promise<InstallManifest | unde
   if (raw === undefined) return undefined
   const parsed = InstallManifestSchema.safeParse(raw)
   if (!parsed.success)
-    throw fail("Install", `${file} is not an install manifest this version understands: ${parsed.error.issues[0]?.message ?? "invalid"}.`, `Move ${file} aside and rerun \`opencode-mcp-orchestrator install\`.`)
+    throw fail(
+      "Install",
+      `${file} is not an install manifest this version understands: ${parsed.error.issues[0]?.message ?? "invalid"}.`,
+      `Move ${file} aside and rerun \`opencode-mcp-orchestrator install\`.`,
+    )
   return parsed.data
 }
 

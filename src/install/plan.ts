@@ -120,9 +120,7 @@ export function planInstall(input: {
 }): InstallPlan {
   const files = reconcileFiles(input.desired, input.observed)
   const clients = reconcileClients(input.config.integrations, input.previous, input.observed, input.clients)
-  const recorded: ManagedFile[] = files.flatMap((step) =>
-    step.action === "write" || step.action === "keep" ? [{ path: step.file.path, sha256: step.file.sha256, owner: step.file.owner }] : [],
-  )
+  const recorded: ManagedFile[] = files.flatMap((step) => (step.action === "write" || step.action === "keep" ? [{ path: step.file.path, sha256: step.file.sha256, owner: step.file.owner }] : []))
   const registrations = Object.fromEntries(Object.entries(input.registrations).filter(([client]) => input.config.integrations.includes(client as Integration)))
   return {
     config: input.config,

@@ -19,6 +19,9 @@ export async function retireSharedServer(paths: Paths): Promise<Retired> {
 
 export function describeRetired(outcome: Retired, after: "install" | "uninstall"): string | undefined {
   if (outcome === "stopped") return after === "install" ? "Stopped the shared OpenCode server; the next delegation starts it with the new agents and plugin." : "Stopped the shared OpenCode server."
-  if (outcome === "busy") return after === "install" ? "The shared OpenCode server is still running delegations; it picks up the new agents and plugin once they end and the last MCP client exits." : "The shared OpenCode server is still running delegations; it stops when the last MCP client exits."
+  if (outcome === "busy")
+    return after === "install"
+      ? "The shared OpenCode server is still running delegations; it picks up the new agents and plugin once they end and the last MCP client exits."
+      : "The shared OpenCode server is still running delegations; it stops when the last MCP client exits."
   return undefined
 }

@@ -25,7 +25,10 @@ export interface Prompter {
 const DEFAULT_MODEL = "(opencode-default)"
 const DEFAULT_VARIANT = "(default)"
 
-const describeSteps = (p: "standard" | "extended") => `steps ${Object.values(STEP_PROFILES[p]).join("/")}, timeouts ${Object.values(TIMEOUT_PROFILES[p]).map((s) => `${s}s`).join("/")} (scout/worker/runner/parent)`
+const describeSteps = (p: "standard" | "extended") =>
+  `steps ${Object.values(STEP_PROFILES[p]).join("/")}, timeouts ${Object.values(TIMEOUT_PROFILES[p])
+    .map((s) => `${s}s`)
+    .join("/")} (scout/worker/runner/parent)`
 
 const check = (parse: (raw: string) => unknown) => (value: string) => {
   try {
@@ -42,7 +45,10 @@ async function chooseModels(prompter: Prompter, catalog: CatalogModel[], start: 
   for (const role of ROLES) {
     const model = await prompter.select<string>({
       message: `Model for ${role}`,
-      options: [{ value: DEFAULT_MODEL, label: "OpenCode's default model" }, ...catalog.map((m) => ({ value: m.id, label: m.id, hint: m.variants.length ? `variants: ${m.variants.join(", ")}` : undefined }))],
+      options: [
+        { value: DEFAULT_MODEL, label: "OpenCode's default model" },
+        ...catalog.map((m) => ({ value: m.id, label: m.id, hint: m.variants.length ? `variants: ${m.variants.join(", ")}` : undefined })),
+      ],
       initialValue: start.models[role] ?? DEFAULT_MODEL,
     })
     if (model === CANCEL) return CANCEL
@@ -82,7 +88,10 @@ async function chooseLimits(prompter: Prompter, start: Choices): Promise<{ stepL
   if (steps === CANCEL) return CANCEL
   const timeouts = await prompter.text({
     message: "Timeouts: standard, extended or custom:SCOUT,WORKER,RUNNER,PARENT (seconds)",
-    initialValue: start.timeoutLimits.profile === "custom" ? `custom:${start.timeoutLimits.scout},${start.timeoutLimits.worker},${start.timeoutLimits.runner},${start.timeoutLimits.parent}` : start.timeoutLimits.profile,
+    initialValue:
+      start.timeoutLimits.profile === "custom"
+        ? `custom:${start.timeoutLimits.scout},${start.timeoutLimits.worker},${start.timeoutLimits.runner},${start.timeoutLimits.parent}`
+        : start.timeoutLimits.profile,
     validate: check(parseTimeouts),
   })
   if (timeouts === CANCEL) return CANCEL

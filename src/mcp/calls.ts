@@ -61,7 +61,6 @@ export async function followTask(server: McpServer, delegations: Delegations, re
 
 export function recordResult(record: TaskRecord, waitedMs = 0): CallToolResult {
   if (isFinished(record.status) && record.result) return delegationResult(record.result)
-  if (isFinished(record.status))
-    return errorResult(new Error(`Task ${record.id} ended ${record.status}${record.note ? `: ${record.note}` : ""}, without a result.`))
+  if (isFinished(record.status)) return errorResult(new Error(`Task ${record.id} ended ${record.status}${record.note ? `: ${record.note}` : ""}, without a result.`))
   return runningResult(record, waitedMs)
 }

@@ -43,7 +43,7 @@ export function gate(line: string, state: GateState): Verdict {
   if (!parsed.success) {
     // A notification or a response we cannot read has nobody waiting on an answer.
     if (id === undefined) return { drop: true }
-    return { reply: errorFrame(id, INVALID_REQUEST, "Invalid request: expected a JSON-RPC 2.0 message with \"jsonrpc\": \"2.0\", an id and a method.") }
+    return { reply: errorFrame(id, INVALID_REQUEST, 'Invalid request: expected a JSON-RPC 2.0 message with "jsonrpc": "2.0", an id and a method.') }
   }
   const message = parsed.data
   if (method === "initialize") {
@@ -57,7 +57,12 @@ export function gate(line: string, state: GateState): Verdict {
     if (!params || typeof params.name !== "string") return { reply: errorFrame(id, INVALID_PARAMS, 'Invalid params for tools/call: "name" (a string) is required.') }
     const args = params.arguments
     if (args !== undefined && !isObject(args))
-      return { reply: toolError(id, `"arguments" must be an object of named arguments, got ${Array.isArray(args) ? "an array" : args === null ? "null" : typeof args}.\nnext: Call ${params.name} with arguments like {"cwd": "/abs/repo", "task": "…"}; tools/list gives each tool's schema.`) }
+      return {
+        reply: toolError(
+          id,
+          `"arguments" must be an object of named arguments, got ${Array.isArray(args) ? "an array" : args === null ? "null" : typeof args}.\nnext: Call ${params.name} with arguments like {"cwd": "/abs/repo", "task": "…"}; tools/list gives each tool's schema.`,
+        ),
+      }
     const reserved = args === undefined ? undefined : Object.keys(args).find((name) => RESERVED_NAMES.has(name))
     if (reserved) return { reply: toolError(id, `The argument name "${reserved}" is not accepted.\nnext: Remove it; tools/list gives each tool's arguments.`) }
   }

@@ -44,6 +44,7 @@ export function secretRefusal(texts: Record<string, string | undefined>): Refusa
   return {
     rule: "secret guard",
     message: `The call looks like it carries a secret: ${found.join("; ")}. Nothing was started and the text was not stored or sent.`,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${TOKEN} is shown to the parent as a placeholder to write
     next: "Remove the secret and call again, referring to credentials by name (an environment variable, a file path), never by value; if it is a placeholder, write it as one (<token>, ${TOKEN}).",
   }
 }
@@ -77,7 +78,11 @@ async function markerStatements(root: string): Promise<ModeStatement[]> {
   return statements
 }
 
-const exists = (path: string) => stat(path).then(() => true, () => false)
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  )
 
 /** The isError result a refused call returns, or undefined when it may start. */
 export async function policyGate(runtime: Runtime, request: PolicyRequest): Promise<CallToolResult | undefined> {

@@ -34,14 +34,18 @@ export const policyArgs = {
   mode: z
     .enum(MODES)
     .optional()
-    .describe("Optional: blueprint (every role), sensitive (scouts, read-only runners and mechanical workers only) or insensitive. A workspace marked sensitive anywhere stays sensitive; the policy tool shows a workspace's mode."),
+    .describe(
+      "Optional: blueprint (every role), sensitive (scouts, read-only runners and mechanical workers only) or insensitive. A workspace marked sensitive anywhere stays sensitive; the policy tool shows a workspace's mode.",
+    ),
 }
 
 export const mechanicalArg = {
   mechanical: z
     .boolean()
     .optional()
-    .describe("Optional: true when the change is mechanical (a rename, a format, an edit the brief spells out exactly), with no judgement left to the agent. In a sensitive workspace only mechanical workers run."),
+    .describe(
+      "Optional: true when the change is mechanical (a rename, a format, an edit the brief spells out exactly), with no judgement left to the agent. In a sensitive workspace only mechanical workers run.",
+    ),
 }
 
 export const resultShape = {

@@ -50,7 +50,14 @@ export class GuardedStdioTransport implements Transport {
     if (this.skipping) {
       this.skipping = false
       this.size = 0
-      void this.send({ jsonrpc: "2.0", id: null, error: { code: INVALID_REQUEST, message: `Request too large: a message over ${MAX_LINE_BYTES} bytes was refused and skipped. Send smaller arguments (point at files by path instead of pasting them).` } } as unknown as JSONRPCMessage)
+      void this.send({
+        jsonrpc: "2.0",
+        id: null,
+        error: {
+          code: INVALID_REQUEST,
+          message: `Request too large: a message over ${MAX_LINE_BYTES} bytes was refused and skipped. Send smaller arguments (point at files by path instead of pasting them).`,
+        },
+      } as unknown as JSONRPCMessage)
       return
     }
     const line = Buffer.concat(this.pieces).toString("utf8").replace(/\r$/, "")
@@ -97,10 +104,13 @@ export function readableValidation(message: JSONRPCMessage): JSONRPCMessage {
   const text = result?.isError && result.content?.length === 1 ? result.content[0]?.text : undefined
   const match = text ? VALIDATION.exec(text) : null
   if (!match) return message
-  const lines = match[2]!.split("\n").filter(Boolean).map((line) => {
-    const at = line.lastIndexOf(" at ")
-    return at > 0 ? `${line.slice(at + 4)}: ${line.slice(0, at)}` : line
-  })
+  const lines = match[2]!
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => {
+      const at = line.lastIndexOf(" at ")
+      return at > 0 ? `${line.slice(at + 4)}: ${line.slice(0, at)}` : line
+    })
   const readable = `Invalid arguments for ${match[1]}:\n${lines.map((line) => `  - ${line}`).join("\n")}\nnext: Fix the argument${lines.length > 1 ? "s" : ""} above; tools/list gives ${match[1]}'s schema.`
   return { ...message, result: { ...result, content: [{ type: "text", text: readable }] } } as JSONRPCMessage
 }

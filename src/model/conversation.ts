@@ -7,9 +7,7 @@ const Part = z.looseObject({ type: z.string(), text: z.string().optional() })
 export const MessageSchema = z.looseObject({
   role: z.string(),
   content: z.union([z.string(), z.array(Part), z.null()]).optional(),
-  tool_calls: z
-    .array(z.looseObject({ id: z.string(), function: z.looseObject({ name: z.string(), arguments: z.string() }) }))
-    .optional(),
+  tool_calls: z.array(z.looseObject({ id: z.string(), function: z.looseObject({ name: z.string(), arguments: z.string() }) })).optional(),
   tool_call_id: z.string().optional(),
 })
 
@@ -47,7 +45,10 @@ export function textOf(message: Message): string {
 /** OpenCode's title generator: a request offering no tools whose system prompt asks for a title. */
 export function isTitleRequest(request: ChatRequest): boolean {
   if (request.tools && request.tools.length > 0) return false
-  const system = request.messages.filter((m) => m.role === "system").map(textOf).join("\n")
+  const system = request.messages
+    .filter((m) => m.role === "system")
+    .map(textOf)
+    .join("\n")
   return /title generator|generate a title/i.test(system) || request.messages.some((m) => /^Generate a title/i.test(textOf(m)))
 }
 

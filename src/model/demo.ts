@@ -30,7 +30,8 @@ export const createDemoRepository = (parent = tmpdir()) =>
     "oc-orch-demo-",
     {
       "README.md": "# tally\n\nA tiny counter library: `count(words)` returns how often each word occurs.\n",
-      "src/tally.ts": "// TODO: ignore case when counting\nexport function count(words: string[]) {\n  const seen = new Map<string, number>()\n  for (const word of words) seen.set(word, (seen.get(word) ?? 0) + 1)\n  return seen\n}\n",
+      "src/tally.ts":
+        "// TODO: ignore case when counting\nexport function count(words: string[]) {\n  const seen = new Map<string, number>()\n  for (const word of words) seen.set(word, (seen.get(word) ?? 0) + 1)\n  return seen\n}\n",
     },
     parent,
   )
@@ -65,11 +66,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
     const { client, close } = await connectStdio([command!, ...args, "serve"], home.env, { clientName: "opencode-mcp-orchestrator-demo", stderr: "inherit" })
     cleanup.push(close)
     log("demo: MCP server ready; calling scout")
-    const result = await client.callTool(
-      { name: "scout", arguments: { cwd: repo, task: DEMO_TASK } },
-      undefined,
-      { onprogress: (p) => log(`  progress: ${p.message ?? p.progress}`), timeout: 120_000 },
-    )
+    const result = await client.callTool({ name: "scout", arguments: { cwd: repo, task: DEMO_TASK } }, undefined, {
+      onprogress: (p) => log(`  progress: ${p.message ?? p.progress}`),
+      timeout: 120_000,
+    })
     const text = (result.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n")
     const structured = result.structuredContent as Record<string, unknown> | undefined
     if (!structured) throw fail("Delegation", `The scout call returned no structured result:\n${text}`)

@@ -1,14 +1,6 @@
 // Decides what the scripted model answers to one request. Pure: the scripts and a request in, the
 // reply (and the step it came from) out. The server adds latency, failures and the wire format.
-import {
-  fillTemplate,
-  isTitleRequest,
-  positionOf,
-  scriptMarker,
-  templateValues,
-  textOf,
-  type ChatRequest,
-} from "./conversation"
+import { fillTemplate, isTitleRequest, positionOf, scriptMarker, templateValues, textOf, type ChatRequest } from "./conversation"
 import type { Reply } from "./reply"
 import { callsOf, type Script, type Step } from "./script"
 
@@ -31,7 +23,11 @@ const textReply = (text: string): Reply => ({ text, calls: [] })
 
 /** A short title from the user's words, the way a small model would answer the title generator. */
 export function titleFor(request: ChatRequest): string {
-  const user = request.messages.filter((m) => m.role === "user").map(textOf).at(-1) ?? ""
+  const user =
+    request.messages
+      .filter((m) => m.role === "user")
+      .map(textOf)
+      .at(-1) ?? ""
   const words = user
     .replace(/\[script:[^\]]*\]/g, "")
     .replace(/["'`]/g, "")

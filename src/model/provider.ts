@@ -37,10 +37,7 @@ export function opencodeProviderConfig(url: string, options: ProviderOptions = {
   const provider = options.provider ?? SCRIPTED_PROVIDER
   const models = options.models ?? SCRIPTED_MODELS
   const first = models[0] ?? "fast"
-  const entries = models.map((id) => [
-    id,
-    { name: `Scripted ${id}`, tool_call: true, limit: { context: 200_000, output: 8_192 } } satisfies ProviderModel,
-  ])
+  const entries = models.map((id) => [id, { name: `Scripted ${id}`, tool_call: true, limit: { context: 200_000, output: 8_192 } } satisfies ProviderModel])
   return {
     model: `${provider}/${first}`,
     small_model: `${provider}/${first}`,

@@ -54,9 +54,7 @@ export function bodyChunks(env: Envelope, reply: Reply, usage: Usage | undefined
   if (reply.text) for (const piece of halves(reply.text)) out.push(sse(chunk(env, { content: piece })))
   reply.calls.forEach((call, index) => {
     const [first = "", second] = halves(call.arguments)
-    out.push(
-      sse(chunk(env, { tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: first } }] })),
-    )
+    out.push(sse(chunk(env, { tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: first } }] })))
     if (second !== undefined) out.push(sse(chunk(env, { tool_calls: [{ index, function: { arguments: second } }] })))
   })
   out.push(sse(chunk(env, {}, finishReason(reply))))

@@ -17,9 +17,7 @@ export const ToolCallSchema = z
 
 export const FailureSchema = z
   .object({
-    kind: z
-      .enum(["429", "500", "cut"])
-      .describe("429: rate limited (with retry-after); 500: server error; cut: the stream closes mid-answer without [DONE]."),
+    kind: z.enum(["429", "500", "cut"]).describe("429: rate limited (with retry-after); 500: server error; cut: the stream closes mid-answer without [DONE]."),
     times: z
       .union([z.number().int().positive(), z.literal("always")])
       .default(1)
@@ -29,34 +27,22 @@ export const FailureSchema = z
   .strict()
 
 const common = {
-  delayMs: z
-    .number()
-    .int()
-    .min(0)
-    .max(3_600_000)
-    .optional()
-    .describe("Latency: a streamed answer sends its first chunk, then waits this long before the rest."),
+  delayMs: z.number().int().min(0).max(3_600_000).optional().describe("Latency: a streamed answer sends its first chunk, then waits this long before the rest."),
   fail: FailureSchema.optional().describe("An injected failure before the step is answered."),
 }
 
 export const StepSchema = z.union([
   z.object({ ...ToolCallSchema.shape, ...common }).strict(),
-  z
-    .object({ tools: z.array(ToolCallSchema).min(1).describe("Parallel tool calls in one step."), ...common })
-    .strict(),
+  z.object({ tools: z.array(ToolCallSchema).min(1).describe("Parallel tool calls in one step."), ...common }).strict(),
   z
     .object({
-      text: z
-        .string()
-        .describe("Final text. {{lastToolOutput}}, {{toolOutputs}} and {{userMessage}} are filled in from the request."),
+      text: z.string().describe("Final text. {{lastToolOutput}}, {{toolOutputs}} and {{userMessage}} are filled in from the request."),
       ...common,
     })
     .strict(),
 ])
 
-export const TurnSchema = z
-  .object({ steps: z.array(StepSchema).min(1).describe("Model steps answered after one user message.") })
-  .strict()
+export const TurnSchema = z.object({ steps: z.array(StepSchema).min(1).describe("Model steps answered after one user message.") }).strict()
 
 export const ScriptSchema = z
   .object({
@@ -66,9 +52,7 @@ export const ScriptSchema = z
   .strict()
 
 /** A script file: named scripts, or a single script (registered under the file's default name). */
-export const ScriptSetSchema = z
-  .object({ scripts: z.record(z.string().regex(/^[\w.-]+$/), ScriptSchema).describe("Scripts by name, as [script:NAME] picks them.") })
-  .strict()
+export const ScriptSetSchema = z.object({ scripts: z.record(z.string().regex(/^[\w.-]+$/), ScriptSchema).describe("Scripts by name, as [script:NAME] picks them.") }).strict()
 
 export type ToolCall = z.infer<typeof ToolCallSchema>
 export type Failure = z.infer<typeof FailureSchema>
@@ -97,8 +81,7 @@ export function parseScriptFile(text: string, source: string, fallbackName = DEF
   }
   const named = typeof json === "object" && json !== null && "scripts" in json
   const parsed = named ? ScriptSetSchema.safeParse(json) : ScriptSchema.safeParse(json)
-  if (!parsed.success)
-    throw fail("Usage", `${source} is not a valid script:\n${explain(parsed.error.issues).join("\n")}`, "Fix the fields named above.")
+  if (!parsed.success) throw fail("Usage", `${source} is not a valid script:\n${explain(parsed.error.issues).join("\n")}`, "Fix the fields named above.")
   return "scripts" in parsed.data ? parsed.data.scripts : { [fallbackName]: parsed.data }
 }
 

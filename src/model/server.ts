@@ -58,8 +58,7 @@ const sleep = (ms: number, signal: AbortSignal) =>
     signal.addEventListener("abort", done, { once: true })
   })
 
-const errorBody = (status: number, message: string, type: string) =>
-  Response.json({ error: { message, type, code: type } }, { status })
+const errorBody = (status: number, message: string, type: string) => Response.json({ error: { message, type, code: type } }, { status })
 
 export async function startScriptedModel(options: ScriptedModelOptions = {}): Promise<ScriptedModel> {
   const scripts = new Map<string, Script>(Object.entries(builtinScripts()))

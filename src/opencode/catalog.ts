@@ -63,14 +63,22 @@ export function parseModels(output: string): CatalogModel[] {
 }
 
 export async function discoverModels(run: Run, opencode: string, env: Record<string, string | undefined>): Promise<CatalogModel[]> {
-  let result
+  let result: Awaited<ReturnType<Run>>
   try {
     result = await run([opencode, "models", "--verbose"], { env, timeoutMs: 120_000 })
   } catch {
-    throw fail("Prerequisite", `OpenCode (\`${opencode}\`) could not be started.`, "Install OpenCode (https://opencode.ai) so `opencode` is on PATH, or set OPENCODE_MCP_ORCHESTRATOR_OPENCODE to its path.")
+    throw fail(
+      "Prerequisite",
+      `OpenCode (\`${opencode}\`) could not be started.`,
+      "Install OpenCode (https://opencode.ai) so `opencode` is on PATH, or set OPENCODE_MCP_ORCHESTRATOR_OPENCODE to its path.",
+    )
   }
   if (result.code !== 0)
-    throw fail("Prerequisite", `\`${opencode} models --verbose\` failed (exit ${result.code}): ${result.stderr.trim().split("\n").slice(-2).join(" ")}`, "Run `opencode models` yourself and fix what it reports (a provider login, the OpenCode config).")
+    throw fail(
+      "Prerequisite",
+      `\`${opencode} models --verbose\` failed (exit ${result.code}): ${result.stderr.trim().split("\n").slice(-2).join(" ")}`,
+      "Run `opencode models` yourself and fix what it reports (a provider login, the OpenCode config).",
+    )
   const models = parseModels(result.stdout)
   if (models.length === 0) throw fail("Prerequisite", "OpenCode lists no models.", "Connect a provider in OpenCode (`opencode auth login`) or configure one in opencode.json, then rerun install.")
   return models
@@ -85,7 +93,9 @@ export function checkRoute(catalog: Catalog, route: ModelRoute): void {
     throw fail(
       "Usage",
       `OpenCode has no model "${id}".`,
-      near.length ? `Available near matches: ${near.map((m) => m.id).join(", ")}. Call the models tool for the full list.` : "Call the models tool (or `opencode-mcp-orchestrator models`) for the list OpenCode offers.",
+      near.length
+        ? `Available near matches: ${near.map((m) => m.id).join(", ")}. Call the models tool for the full list.`
+        : "Call the models tool (or `opencode-mcp-orchestrator models`) for the list OpenCode offers.",
     )
   }
   if (route.variant && !model.variants.includes(route.variant))

@@ -9,7 +9,6 @@ import { FILES_MARKER } from "../sandbox"
 /** The OpenCode releases this plugin and its replaced tools were verified on: 1.18 up to (not with) 2. */
 export const TESTED_OPENCODE = { min: [1, 18, 0] as const, belowMajor: 2 }
 
-
 export function testedVersion(version: string): boolean {
   const parts = /^(\d+)\.(\d+)\.(\d+)/.exec(version)?.slice(1).map(Number)
   if (!parts) return false
@@ -25,8 +24,10 @@ export async function confirmSandboxed(client: OpencodeClient, version: string, 
       `OpenCode ${version || "(unknown version)"} is outside the range this program is tested with (>= ${TESTED_OPENCODE.min.join(".")}, < ${TESTED_OPENCODE.belowMajor}); its plugin, and with it the sandbox, may not load.`,
       "Install the pinned OpenCode (npm install -g opencode-ai@1.18.33), or point OPENCODE_MCP_ORCHESTRATOR_OPENCODE at it; `opencode-mcp-orchestrator doctor` shows what runs.",
     )
-  // Unreachable is "not confirmed": the check below refuses, which is the safe answer.
-  const ids = await client.tool.ids({ directory }).then((response) => response.data).catch(() => undefined)
+  const ids = await client.tool
+    .ids({ directory })
+    .then((response) => response.data)
+    .catch(() => undefined) // unreachable is "not confirmed": the check below refuses
   if (!Array.isArray(ids) || !ids.includes(FILES_MARKER) || !ids.includes("sandbox_shell"))
     throw fail(
       "Prerequisite",

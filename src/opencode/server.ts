@@ -50,8 +50,7 @@ export const SHARED_SERVER_ENV = {
   OPENCODE_CONFIG_CONTENT: JSON.stringify({ formatter: false, lsp: false }),
 }
 
-export const authHeader = (record: Pick<ServerRecord, "username" | "password">) =>
-  `Basic ${Buffer.from(`${record.username}:${record.password}`).toString("base64")}`
+export const authHeader = (record: Pick<ServerRecord, "username" | "password">) => `Basic ${Buffer.from(`${record.username}:${record.password}`).toString("base64")}`
 
 /** The server's version when it answers its health check with our password, else undefined. */
 export async function health(record: Pick<ServerRecord, "url" | "username" | "password">, timeoutMs = 2000) {
@@ -124,12 +123,7 @@ export async function ensureServer(options: ServerOptions): Promise<ServerRecord
 
 export function resolveBinary(binary: string, env: Env): string {
   const found = binary.includes("/") ? binary : Bun.which(binary, { PATH: searchPath(env) })
-  if (!found)
-    throw fail(
-      "Prerequisite",
-      `The OpenCode executable "${binary}" was not found on PATH.`,
-      "Install it (npm install -g opencode-ai) or set OPENCODE_MCP_ORCHESTRATOR_OPENCODE to its path.",
-    )
+  if (!found) throw fail("Prerequisite", `The OpenCode executable "${binary}" was not found on PATH.`, "Install it (npm install -g opencode-ai) or set OPENCODE_MCP_ORCHESTRATOR_OPENCODE to its path.")
   return found
 }
 
@@ -218,7 +212,11 @@ async function withStartLock<T>(paths: Paths, body: () => Promise<T>): Promise<T
       break
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
-      const owner = Number(await Bun.file(paths.serverLock).text().catch(() => "0"))
+      const owner = Number(
+        await Bun.file(paths.serverLock)
+          .text()
+          .catch(() => "0"),
+      )
       // Gone between the failed create and this look: it counts as old, and the next attempt takes it.
       const age = Date.now() - ((await stat(paths.serverLock).catch(() => undefined))?.mtimeMs ?? 0)
       if (!alive(owner) || age > 60_000) await rm(paths.serverLock, { force: true })

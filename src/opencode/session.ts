@@ -4,6 +4,13 @@ import type { AssistantMessage, OpencodeClient, Part, ToolPart } from "@opencode
 import { fail } from "../errors"
 import type { Event, EventHub } from "./client"
 
+/**
+ * For the calls below, a failure to reach OpenCode (or a session already gone) means "unknown": each
+ * caller turns that undefined into a decision (poll again, confirm removal by a second look, report
+ * the session as missing), so the error itself carries nothing more.
+ */
+const unknown = () => undefined
+
 export interface ModelRoute {
   providerID: string
   modelID: string
@@ -96,7 +103,7 @@ export function waitIdle(client: OpencodeClient, hub: EventHub, sessionID: strin
 
 async function finishedByPoll(client: OpencodeClient, sessionID: string, directory: string) {
   if (await working(client, sessionID, directory)) return false
-  const last = (await client.session.messages({ sessionID, directory, limit: 1 }).catch(() => undefined))?.data?.at(-1)
+  const last = (await client.session.messages({ sessionID, directory, limit: 1 }).catch(unknown))?.data?.at(-1)
   return last?.info.role === "assistant" && Boolean(last.info.time.completed) && last.info.finish !== "tool-calls"
 }
 
@@ -108,12 +115,12 @@ export function describeError(error: AssistantMessage["error"] | undefined): str
 }
 
 export async function abortSession(client: OpencodeClient, sessionID: string, directory: string) {
-  await client.session.abort({ sessionID, directory }).catch(() => undefined)
+  await client.session.abort({ sessionID, directory }).catch(unknown)
 }
 
 /** A never-run copy of the session's conversation (to continue it later once the original is removed). */
 export async function forkSession(client: OpencodeClient, sessionID: string, directory: string): Promise<string | undefined> {
-  const result = await client.session.fork({ sessionID, directory }).catch(() => undefined)
+  const result = await client.session.fork({ sessionID, directory }).catch(unknown)
   return result?.data?.id
 }
 
@@ -121,14 +128,14 @@ export type SessionState = "busy" | "idle" | "missing"
 
 /** Whether the session exists and is working (busy or retrying) or idle. */
 export async function sessionState(client: OpencodeClient, sessionID: string, directory: string): Promise<SessionState> {
-  const found = await client.session.get({ sessionID, directory }).catch(() => undefined)
+  const found = await client.session.get({ sessionID, directory }).catch(unknown)
   if (!found?.data) return "missing"
   return (await working(client, sessionID, directory)) ? "busy" : "idle"
 }
 
 /** True while OpenCode lists the session as busy or retrying (an idle session is not listed, or listed idle). */
 async function working(client: OpencodeClient, sessionID: string, directory: string): Promise<boolean> {
-  const status = await client.session.status({ directory }).catch(() => undefined)
+  const status = await client.session.status({ directory }).catch(unknown)
   const state = (status?.data as Record<string, { type: string }> | undefined)?.[sessionID]
   return state !== undefined && state.type !== "idle"
 }
@@ -141,15 +148,15 @@ export async function settleAfterAbort(client: OpencodeClient, sessionID: string
 
 /** Sessions in the directory whose title contains `marker` (a task id), newest first. */
 export async function findSessions(client: OpencodeClient, directory: string, marker: string): Promise<string[]> {
-  const result = await client.session.list({ directory, search: marker }).catch(() => undefined)
+  const result = await client.session.list({ directory, search: marker }).catch(unknown)
   return (result?.data ?? []).filter((session) => session.title.includes(marker)).map((session) => session.id)
 }
 
 /** True once the session is confirmed gone. */
 export async function removeSession(client: OpencodeClient, sessionID: string, directory: string): Promise<boolean> {
-  const result = await client.session.delete({ sessionID, directory }).catch(() => undefined)
+  const result = await client.session.delete({ sessionID, directory }).catch(unknown)
   if (result?.data === true) return true
-  const check = await client.session.get({ sessionID, directory }).catch(() => undefined)
+  const check = await client.session.get({ sessionID, directory }).catch(unknown)
   return check?.response?.status === 404
 }
 
@@ -232,7 +239,7 @@ function summarizeTool(part: ToolPart): ToolCall {
 
 /** The id of the newest message, to read only what a later prompt adds. */
 async function lastMessage(client: OpencodeClient, sessionID: string, directory: string) {
-  return (await client.session.messages({ sessionID, directory, limit: 1 }).catch(() => undefined))?.data?.at(-1)?.info
+  return (await client.session.messages({ sessionID, directory, limit: 1 }).catch(unknown))?.data?.at(-1)?.info
 }
 
 export const lastMessageID = async (client: OpencodeClient, sessionID: string, directory: string) => (await lastMessage(client, sessionID, directory))?.id

@@ -48,10 +48,7 @@ export function resolveMode(statements: ModeStatement[]): ResolvedMode {
 }
 
 /** What a call asks for, as far as the mode cares. */
-export type Delegation =
-  | { role: "scout" }
-  | { role: "worker"; mechanical: boolean }
-  | { role: "runner"; workspaceAccess: "read_only" | "writable"; networkAccess: "disabled" | "host" }
+export type Delegation = { role: "scout" } | { role: "worker"; mechanical: boolean } | { role: "runner"; workspaceAccess: "read_only" | "writable"; networkAccess: "disabled" | "host" }
 
 export function checkMode(resolved: ResolvedMode, delegation: Delegation): Refusal | undefined {
   if (resolved.mode !== "sensitive") return undefined

@@ -25,7 +25,10 @@ export interface RunRecord {
 export const RUN_ID = /^run-\d{8}T\d{6}-[a-z0-9]{6}$/
 
 export function newRunId(now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "")
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "")
   return `run-${stamp}-${Math.random().toString(36).slice(2, 8).padEnd(6, "0")}`
 }
 
@@ -145,7 +148,10 @@ export async function grepLog(file: string, pattern: string): Promise<string> {
     const rg = (...flags: string[]) => ["rg", "--no-config", "-i", "-a", "--color=never", ...flags, ...(literal ? ["-F"] : []), "-e", pattern, "--", file]
     const [count, lines] = await Promise.all([
       run(rg("-c"), { timeoutMs: 30_000 }),
-      run(rg("-n", "--no-filename", `--max-count=${READ_LIMITS.matches}`, `--max-columns=${READ_LIMITS.lineChars}`, "--max-columns-preview"), { timeoutMs: 30_000, maxOutputBytes: READ_LIMITS.bytes * 2 }),
+      run(rg("-n", "--no-filename", `--max-count=${READ_LIMITS.matches}`, `--max-columns=${READ_LIMITS.lineChars}`, "--max-columns-preview"), {
+        timeoutMs: 30_000,
+        maxOutputBytes: READ_LIMITS.bytes * 2,
+      }),
     ])
     return { count, lines }
   }

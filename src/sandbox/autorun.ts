@@ -18,4 +18,3 @@ export function isAutorunPath(relative: string): boolean {
   const joined = `/${parts.join("/")}`
   return AUTORUN_PATHS.some((path) => joined.endsWith(`/${path}`) || joined.includes(`/${path}/`))
 }
-

@@ -22,14 +22,7 @@ export function isSafeVersion(version: readonly [number, number, number] | undef
   return true
 }
 
-export type BwrapFailureCode =
-  | "namespaces-denied"
-  | "userns-restricted"
-  | "proc-unavailable"
-  | "namespace-limit"
-  | "mount-failed"
-  | "exec-failed"
-  | "unknown"
+export type BwrapFailureCode = "namespaces-denied" | "userns-restricted" | "proc-unavailable" | "namespace-limit" | "mount-failed" | "exec-failed" | "unknown"
 
 export interface BwrapFailure {
   code: BwrapFailureCode

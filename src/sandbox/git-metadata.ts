@@ -7,8 +7,7 @@ import type { FsView } from "./fs-view"
 import { isInside, refusal, type PathRules } from "./host-paths"
 
 function refuse(workspace: string, why: string): never {
-  throw fail("Sandbox", `Refusing workspace ${workspace}: its Git metadata ${why}.`,
-    "Repair the repository's .git (git worktree repair, or re-clone), then retry.", { workspace })
+  throw fail("Sandbox", `Refusing workspace ${workspace}: its Git metadata ${why}.`, "Repair the repository's .git (git worktree repair, or re-clone), then retry.", { workspace })
 }
 
 function pointer(text: string | undefined, prefix: string): string | undefined {

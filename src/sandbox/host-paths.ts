@@ -7,18 +7,65 @@ import type { FsView } from "./fs-view"
 
 /** Credential stores under HOME; a mount that equals, contains or sits inside one is refused. */
 export const HOME_CREDENTIALS = [
-  ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".netrc", ".git-credentials", ".npmrc", ".pypirc",
-  ".password-store", ".cargo/credentials", ".cargo/credentials.toml", ".config/gcloud", ".config/gh",
-  ".config/git/credentials", ".config/opencode", ".local/share/opencode", ".local/state/opencode",
-  ".config/opencode-mcp-orchestrator", ".local/share/opencode-mcp-orchestrator",
-  ".local/state/opencode-mcp-orchestrator", ".cache/opencode", ".cache/opencode-mcp-orchestrator", ".codex", ".claude",
-  ".claude.json", ".config/anthropic", ".config/git", ".gitconfig", ".bash_history", ".config/containers",
+  ".ssh",
+  ".gnupg",
+  ".aws",
+  ".azure",
+  ".kube",
+  ".docker",
+  ".netrc",
+  ".git-credentials",
+  ".npmrc",
+  ".pypirc",
+  ".password-store",
+  ".cargo/credentials",
+  ".cargo/credentials.toml",
+  ".config/gcloud",
+  ".config/gh",
+  ".config/git/credentials",
+  ".config/opencode",
+  ".local/share/opencode",
+  ".local/state/opencode",
+  ".config/opencode-mcp-orchestrator",
+  ".local/share/opencode-mcp-orchestrator",
+  ".local/state/opencode-mcp-orchestrator",
+  ".cache/opencode",
+  ".cache/opencode-mcp-orchestrator",
+  ".codex",
+  ".claude",
+  ".claude.json",
+  ".config/anthropic",
+  ".config/git",
+  ".gitconfig",
+  ".bash_history",
+  ".config/containers",
 ] as const
 
 /** Broad roots: a mount equal to one of these (or `/`) exposes far more than a toolchain or a project. */
 const BROAD_ROOTS = [
-  "/", "/usr", "/etc", "/var", "/var/tmp", "/tmp", "/home", "/root", "/opt", "/srv", "/mnt", "/media",
-  "/run", "/boot", "/proc", "/sys", "/dev", "/bin", "/sbin", "/lib", "/lib64", "/usr/local", "/var/lib",
+  "/",
+  "/usr",
+  "/etc",
+  "/var",
+  "/var/tmp",
+  "/tmp",
+  "/home",
+  "/root",
+  "/opt",
+  "/srv",
+  "/mnt",
+  "/media",
+  "/run",
+  "/boot",
+  "/proc",
+  "/sys",
+  "/dev",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib64",
+  "/usr/local",
+  "/var/lib",
 ]
 /** Nothing inside these is ever mounted: kernel interfaces, host configuration and secrets, runtime state. */
 const FORBIDDEN_TREES = ["/proc", "/sys", "/dev", "/etc", "/run", "/boot", "/var/run"]
@@ -34,8 +81,7 @@ export interface PathRules {
   credentials: string[]
 }
 
-export const isInside = (child: string, parent: string) =>
-  child === parent || child.startsWith(parent === "/" ? "/" : `${parent}/`)
+export const isInside = (child: string, parent: string) => child === parent || child.startsWith(parent === "/" ? "/" : `${parent}/`)
 
 /** Resolves what the rules compare against, once per sandbox invocation. */
 export function pathRules(home: string, extraCredentials: readonly string[], fs: FsView): PathRules {
@@ -66,8 +112,7 @@ export function refusal(path: string, purpose: PathPurpose, rules: PathRules, fs
 
 /** realpath + directory + refusal, as one fail-closed step with an actionable error. */
 export function canonicalDir(path: string, purpose: PathPurpose, rules: PathRules, fs: FsView): string {
-  if (!path.startsWith("/"))
-    throw fail("Sandbox", `The ${purpose} ${JSON.stringify(path)} is not an absolute path.`, "Pass an absolute path.")
+  if (!path.startsWith("/")) throw fail("Sandbox", `The ${purpose} ${JSON.stringify(path)} is not an absolute path.`, "Pass an absolute path.")
   const canonical = fs.realpath(path)
   if (!canonical || fs.lstat(canonical) !== "dir")
     throw fail("Sandbox", `The ${purpose} ${path} does not exist or is not a directory.`, "Pass an existing directory.", {
@@ -78,9 +123,7 @@ export function canonicalDir(path: string, purpose: PathPurpose, rules: PathRule
     throw fail(
       "Sandbox",
       `Refusing ${purpose} ${path}${canonical === path ? "" : ` (resolves to ${canonical})`}: ${why}.`,
-      purpose === "workspace"
-        ? "Run the delegation in a project directory, not a system, home or credential directory."
-        : "Point it at a narrower directory that holds only the toolchain.",
+      purpose === "workspace" ? "Run the delegation in a project directory, not a system, home or credential directory." : "Point it at a narrower directory that holds only the toolchain.",
       { path, canonical, purpose },
     )
   return canonical

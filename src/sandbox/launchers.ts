@@ -30,7 +30,11 @@ export async function launcherFinding(name: string, path: string): Promise<Findi
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     const why = code === "EACCES" ? "is not executable" : "is missing"
-    return { ok: false, detail: `${path} ${why}`, fix: `Install ${name} at exactly ${path} (e.g. \`apt-get install ${name === "python3" ? "python3" : name}\`); a copy elsewhere on PATH does not count.` }
+    return {
+      ok: false,
+      detail: `${path} ${why}`,
+      fix: `Install ${name} at exactly ${path} (e.g. \`apt-get install ${name === "python3" ? "python3" : name}\`); a copy elsewhere on PATH does not count.`,
+    }
   }
 }
 

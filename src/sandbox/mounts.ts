@@ -9,7 +9,7 @@ import { isInside } from "./host-paths"
 
 export type Mount =
   | { op: "ro-bind" | "bind"; source: string; dest: string }
-  | { op: "tmpfs"; dest: string; /** bytes; bwrap's --size */ size?: number }
+  | { op: "tmpfs"; dest: string /** bytes; bwrap's --size */; size?: number }
   | { op: "dir" | "proc" | "dev" | "remount-ro"; dest: string }
   | { op: "symlink"; target: string; dest: string }
 
@@ -17,7 +17,10 @@ export type Mount =
 export function isNormalAbsolute(path: string): boolean {
   if (path === "/") return true
   if (!path.startsWith("/") || path.endsWith("/")) return false
-  return path.slice(1).split("/").every((part) => part !== "" && part !== "." && part !== "..")
+  return path
+    .slice(1)
+    .split("/")
+    .every((part) => part !== "" && part !== "." && part !== "..")
 }
 
 /** The prefixes of a path, shortest first: /a/b/c → /a, /a/b, /a/b/c. */
@@ -53,8 +56,7 @@ export function checkMounts(mounts: readonly Mount[], fs: FsView): void {
       if (!isNormalAbsolute(mount.source)) refuse(mount, `the source ${mount.source} is not a normal absolute path`)
       // realpath equal to itself means no component of the source is a symlink.
       if (fs.realpath(mount.source) !== mount.source) refuse(mount, `the source ${mount.source} is not a canonical path`)
-      for (const prefix of prefixes(mount.source))
-        if (fs.lstat(prefix) === "symlink") refuse(mount, `${prefix} (in the source) is a symlink`)
+      for (const prefix of prefixes(mount.source)) if (fs.lstat(prefix) === "symlink") refuse(mount, `${prefix} (in the source) is a symlink`)
     }
     if (mount.op === "remount-ro") return
     for (const prefix of prefixes(mount.dest)) {

@@ -60,7 +60,12 @@ export type HostFlags = Pick<Flags, "home" | "path" | "xdgConfigHome" | "xdgData
 /** The host context from the flags and the trusted roots of the loaded config. */
 export function hostContext(flags: HostFlags, trustedRoots: readonly TrustedRootInput[] = []): HostContext {
   const credentials: string[] = []
-  const bases = [[flags.xdgConfigHome, ".config", "config"], [flags.xdgDataHome, ".local/share", "data"], [flags.xdgStateHome, ".local/state", "state"], [flags.xdgCacheHome, ".cache", "cache"]] as const
+  const bases = [
+    [flags.xdgConfigHome, ".config", "config"],
+    [flags.xdgDataHome, ".local/share", "data"],
+    [flags.xdgStateHome, ".local/state", "state"],
+    [flags.xdgCacheHome, ".cache", "cache"],
+  ] as const
   for (const [base, fallback, kind] of bases) {
     // The HOME-relative defaults are already in host-paths' list; only a relocated base adds entries.
     if (base === `${flags.home}/${fallback}`) continue
@@ -80,8 +85,7 @@ export function planSandbox(request: SandboxRequest, fs: FsView): SandboxPlan {
   const workspace = canonicalDir(request.workspace, "workspace", rules, fs)
   const cwd = fs.realpath(request.cwd ?? workspace)
   if (!cwd || !isInside(cwd, workspace) || fs.lstat(cwd) !== "dir")
-    throw fail("Sandbox", `The working directory ${request.cwd} is not a directory inside the workspace ${workspace}.`,
-      "Pass a cwd inside the workspace.", { cwd: request.cwd, workspace })
+    throw fail("Sandbox", `The working directory ${request.cwd} is not a directory inside the workspace ${workspace}.`, "Pass a cwd inside the workspace.", { cwd: request.cwd, workspace })
   const toolchain = resolveToolchain(request.host.path, request.host.trustedRoots, request.host.toolchainDirs, rules, fs)
   const git = policy.protectGit ? gitMetadataPaths(workspace, rules, fs) : []
 

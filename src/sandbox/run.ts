@@ -51,11 +51,7 @@ function logWriter(path: string, limit: number) {
   }
 }
 
-export async function runSandboxed(
-  plan: SandboxPlan,
-  command: readonly string[],
-  options: SandboxRunOptions,
-): Promise<SandboxRunResult> {
+export async function runSandboxed(plan: SandboxPlan, command: readonly string[], options: SandboxRunOptions): Promise<SandboxRunResult> {
   const log = options.logFile ? logWriter(options.logFile, options.logLimitBytes ?? Number.MAX_SAFE_INTEGER) : undefined
   const bwrap = options.bwrap ?? BWRAP
   // bwrap sets no rlimits: bash sets them (soft and hard, so the command cannot raise them) and execs
@@ -72,8 +68,11 @@ export async function runSandboxed(
     onOutput: log && ((chunk) => log.write(chunk)),
   }).catch(async (error: unknown) => {
     await log?.close()
-    throw fail("Prerequisite", `${bwrap} could not be started: ${error instanceof Error ? error.message : String(error)}.`,
-      "Install bubblewrap >= 0.12.0 at /usr/bin/bwrap (scripts/install-bwrap.sh), then run `opencode-mcp-orchestrator doctor`.")
+    throw fail(
+      "Prerequisite",
+      `${bwrap} could not be started: ${error instanceof Error ? error.message : String(error)}.`,
+      "Install bubblewrap >= 0.12.0 at /usr/bin/bwrap (scripts/install-bwrap.sh), then run `opencode-mcp-orchestrator doctor`.",
+    )
   })
   const failure = result.code === 1 ? classifyBwrapFailure(result.stderr) : result.code === 126 || result.code === 127 ? execFailure(result.stderr) : undefined
   return {

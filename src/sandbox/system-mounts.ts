@@ -47,15 +47,17 @@ export function hostNetworkMounts(fs: FsView): Mount[] {
   for (const path of RESOLVER_FILES) {
     const bind = canonicalBind(path, "file", fs)
     if (!bind)
-      throw fail("Sandbox", `Host networking needs ${path}, which is missing or not a regular file.`,
-        `Create ${path} on the host, or run the command with network_access "disabled".`, { path })
+      throw fail("Sandbox", `Host networking needs ${path}, which is missing or not a regular file.`, `Create ${path} on the host, or run the command with network_access "disabled".`, { path })
     mounts.push(bind)
   }
   const ca = CA_SOURCES.find((source) => fs.realpath(`${source.dir}/${source.bundle}`) !== undefined)
   const bind = ca && canonicalBind(ca.dir, "dir", fs)
   if (!bind)
-    throw fail("Sandbox", "Host networking needs a CA trust source (/etc/ssl/certs/ca-certificates.crt), and none was found.",
-      "Install the ca-certificates package, or run the command with network_access \"disabled\".")
+    throw fail(
+      "Sandbox",
+      "Host networking needs a CA trust source (/etc/ssl/certs/ca-certificates.crt), and none was found.",
+      'Install the ca-certificates package, or run the command with network_access "disabled".',
+    )
   mounts.push(bind)
   return mounts
 }

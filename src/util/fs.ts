@@ -26,7 +26,12 @@ export async function writeAtomic(file: string, content: string | Uint8Array, mo
     const code = (error as NodeJS.ErrnoException).code ?? ""
     const why = WRITE_FAILURES[code]
     if (!why) throw error
-    throw fail("Server", `Cannot write ${file}: ${why} (${code}).`, `Free space or fix the permissions of ${dirname(file)} (it moves with XDG_STATE_HOME / XDG_CONFIG_HOME), then retry; nothing was half-written.`, { file, code })
+    throw fail(
+      "Server",
+      `Cannot write ${file}: ${why} (${code}).`,
+      `Free space or fix the permissions of ${dirname(file)} (it moves with XDG_STATE_HOME / XDG_CONFIG_HOME), then retry; nothing was half-written.`,
+      { file, code },
+    )
   }
 }
 
@@ -60,7 +65,8 @@ export async function readJsonFile(file: string, kind: ErrorKind, hint: string):
   const info = await statIfPresent(file)
   if (!info) return undefined
   // A directory (or a FIFO) in the file's place is a mistake to report, never "no file, use defaults".
-  if (!info.isFile()) throw fail(kind, `${file} is not a regular file.`, `Remove it (it is a ${info.isDirectory() ? "directory" : "special file"}), then ${hint.charAt(0).toLowerCase()}${hint.slice(1)}`)
+  if (!info.isFile())
+    throw fail(kind, `${file} is not a regular file.`, `Remove it (it is a ${info.isDirectory() ? "directory" : "special file"}), then ${hint.charAt(0).toLowerCase()}${hint.slice(1)}`)
   const handle = Bun.file(file)
   try {
     return JSON.parse(await handle.text())
@@ -80,11 +86,24 @@ export async function checkStateSpace(dir: string): Promise<void> {
   let probe = dir
   // The nearest existing ancestor is what a first write would create the dir on.
   while (!(await statIfPresent(probe)) && probe !== "/") probe = dirname(probe)
-  const writable = await access(probe, constants.W_OK).then(() => undefined, (error: NodeJS.ErrnoException) => error.code)
+  const writable = await access(probe, constants.W_OK).then(
+    () => undefined,
+    (error: NodeJS.ErrnoException) => error.code,
+  )
   if (writable)
-    throw fail("Server", `The state dir ${dir} cannot be written: ${WRITE_FAILURES[writable] ?? writable} (${writable}).`, `Make it writable (or point XDG_STATE_HOME elsewhere), then retry; nothing was started.`, { dir, code: writable })
+    throw fail(
+      "Server",
+      `The state dir ${dir} cannot be written: ${WRITE_FAILURES[writable] ?? writable} (${writable}).`,
+      `Make it writable (or point XDG_STATE_HOME elsewhere), then retry; nothing was started.`,
+      { dir, code: writable },
+    )
   // A filesystem that cannot report its free space (some FUSE mounts) is not refused for it.
   const info = await statfs(probe).catch(() => undefined)
   if (info && info.bavail * info.bsize < MIN_STATE_FREE_BYTES)
-    throw fail("Server", `The state dir ${dir} has ${info.bavail * info.bsize} bytes free; a task needs at least ${MIN_STATE_FREE_BYTES} to record itself.`, `Free space on that filesystem (or point XDG_STATE_HOME elsewhere), then retry; nothing was started.`, { dir })
+    throw fail(
+      "Server",
+      `The state dir ${dir} has ${info.bavail * info.bsize} bytes free; a task needs at least ${MIN_STATE_FREE_BYTES} to record itself.`,
+      `Free space on that filesystem (or point XDG_STATE_HOME elsewhere), then retry; nothing was started.`,
+      { dir },
+    )
 }

@@ -95,10 +95,7 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<Run
   if (options.signal?.aborted) onAbort()
   options.signal?.addEventListener("abort", onAbort, { once: true })
   const tap = options.onOutput
-  const [out, err] = await Promise.all([
-    collect(proc.stdout, limit, tap && ((chunk) => tap(chunk, "stdout"))),
-    collect(proc.stderr, limit, tap && ((chunk) => tap(chunk, "stderr"))),
-  ])
+  const [out, err] = await Promise.all([collect(proc.stdout, limit, tap && ((chunk) => tap(chunk, "stdout"))), collect(proc.stderr, limit, tap && ((chunk) => tap(chunk, "stderr")))])
   await proc.exited
   if (timer) clearTimeout(timer)
   options.signal?.removeEventListener("abort", onAbort)

@@ -21,7 +21,13 @@ async function moveAside(path: string, reason: string, fix: string): Promise<voi
   const free = async (candidate: string) => !(await statIfPresent(candidate))
   const movedTo = (await free(`${path}.corrupt`)) ? `${path}.corrupt` : `${path}.corrupt-${Date.now()}`
   // Another process may have moved it already: then there is nothing left to report here.
-  if (!(await rename(path, movedTo).then(() => true, () => false))) return
+  if (
+    !(await rename(path, movedTo).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return
   const entry = { path, movedTo, reason, fix }
   corruptFiles.push(entry)
   if (corruptFiles.length > 50) corruptFiles.shift()
@@ -50,7 +56,12 @@ export async function readStateFile<T>(path: string, schema: z.ZodType<T>, fix: 
     return undefined
   }
   const parsed = schema.safeParse(json)
-  const problem = parsed.success ? check?.(parsed.data) : parsed.error.issues.map((issue) => `${issue.path.join(".") || "(top level)"}: ${issue.message}`).slice(0, 3).join("; ")
+  const problem = parsed.success
+    ? check?.(parsed.data)
+    : parsed.error.issues
+        .map((issue) => `${issue.path.join(".") || "(top level)"}: ${issue.message}`)
+        .slice(0, 3)
+        .join("; ")
   if (problem || !parsed.success) {
     await moveAside(path, `it does not have the expected shape (${problem})`, fix)
     return undefined

@@ -20,9 +20,26 @@ export async function autorunFiles(workspace: string): Promise<Record<string, st
   const names = (list: string[], flag: string) => list.flatMap((name, index) => [...(index ? ["-o"] : []), flag, name])
   const found = await run(
     [
-      "find", workspace, "-mindepth", "1",
-      "(", ...names(AUTORUN_DIRS, "-name"), ")", "-print", "-prune",
-      "-o", "(", ...names(AUTORUN_FILES, "-name"), "-o", ...names(AUTORUN_PATHS.map((path) => `*/${path}`), "-path"), ")", "-print", "-prune",
+      "find",
+      workspace,
+      "-mindepth",
+      "1",
+      "(",
+      ...names(AUTORUN_DIRS, "-name"),
+      ")",
+      "-print",
+      "-prune",
+      "-o",
+      "(",
+      ...names(AUTORUN_FILES, "-name"),
+      "-o",
+      ...names(
+        AUTORUN_PATHS.map((path) => `*/${path}`),
+        "-path",
+      ),
+      ")",
+      "-print",
+      "-prune",
     ],
     { timeoutMs: 30_000 },
   )

@@ -32,15 +32,23 @@ export function findRepository(dir: string, host: HostContext, fs: FsView = host
 
 /** Settings that switch off every program a repository's config can name, for one command line. */
 const NO_REPOSITORY_PROGRAMS = [
-  "-c", "core.fsmonitor=false",
-  "-c", "core.untrackedCache=false",
-  "-c", "core.hooksPath=/dev/null",
-  "-c", "core.pager=cat",
-  "-c", "diff.external=",
-  "-c", "core.sshCommand=false",
-  "-c", "protocol.allow=never",
+  "-c",
+  "core.fsmonitor=false",
+  "-c",
+  "core.untrackedCache=false",
+  "-c",
+  "core.hooksPath=/dev/null",
+  "-c",
+  "core.pager=cat",
+  "-c",
+  "diff.external=",
+  "-c",
+  "core.sshCommand=false",
+  "-c",
+  "protocol.allow=never",
   // Ownership checks guard against another user's config running; nothing runs on the host here.
-  "-c", "safe.directory=*",
+  "-c",
+  "safe.directory=*",
   "--no-optional-locks",
   "--no-pager",
 ]

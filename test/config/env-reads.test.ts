@@ -34,11 +34,11 @@ describe("the matcher", () => {
     ["const token = Bun.env.TOKEN", "Bun.env"],
     ["if (import.meta.env.DEV) log()", "import.meta.env"],
     ["const dirs = env.OPENCODE_SANDBOX_TOOLCHAIN_DIRS", "a variable read by name"],
-    ["Bun.which(name, { PATH: options.env?.PATH ?? \"\" })", "a variable read by name"],
+    ['Bun.which(name, { PATH: options.env?.PATH ?? "" })', "a variable read by name"],
     ["const tmp = flags.env.TMPDIR", "a variable read by name"],
-    ["const home = env[\"HOME\"]", "a variable read by index"],
+    ['const home = env["HOME"]', "a variable read by index"],
     ["out[key] = parse(spec, env[spec.variable])", "a variable read by index"],
-    ["const shared = env?.[SHARED_SERVER_VARIABLE] === \"1\"", "a variable read by index"],
+    ['const shared = env?.[SHARED_SERVER_VARIABLE] === "1"', "a variable read by index"],
     ["const { HOME, PATH } = ctx.env", "a variable destructured"],
   ]
   for (const [line, what] of planted) test(`finds ${what} in \`${line}\``, () => expect(envReads(line).map((found) => found.split(":")[0])).toContain(what))
@@ -49,7 +49,7 @@ describe("the matcher", () => {
     "env[name] = insideRoot(root, value)",
     "const child = { ...env, HOME: root }",
     "spawn(argv, { env: flags.env })",
-    "fetch(\"https://example.com/x\") // falls back to env.HOME",
+    'fetch("https://example.com/x") // falls back to env.HOME',
   ]
   for (const line of innocent) test(`lets \`${line}\` be`, () => expect(envReads(line)).toEqual([]))
 })

@@ -89,7 +89,7 @@ describe("readFlags: one rule for empty values, one HOME fallback", () => {
   })
 
   test("a bad integer variable stops readFlags with its name", () => {
-    expect(() => readFlags({ HOME: "/h", OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS: "5m" })).toThrow("OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS=\"5m\" is invalid")
+    expect(() => readFlags({ HOME: "/h", OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS: "5m" })).toThrow('OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS="5m" is invalid')
   })
 
   test("HOME unset or empty falls back to os.homedir() (the account's home), like an unset one", () => {

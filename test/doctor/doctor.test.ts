@@ -33,7 +33,14 @@ describe("doctor", () => {
   test("the real sandbox probes pass on this host (bwrap >= 0.12 at /usr/bin/bwrap)", async () => {
     using m = machine()
     const checks = await sandboxChecks({ flags: readFlags(m.env), bwrap: LAUNCHERS.bwrap, tmpRoot: m.dir })
-    expect(checks.map((c) => [c.id, c.status])).toEqual([["sandbox:scout", "pass"], ["sandbox:worker", "pass"], ["sandbox:runner", "pass"], ["sandbox:runner-writable", "pass"], ["sandbox:runner-network", "pass"], ["sandbox:runner-writable-network", "pass"]])
+    expect(checks.map((c) => [c.id, c.status])).toEqual([
+      ["sandbox:scout", "pass"],
+      ["sandbox:worker", "pass"],
+      ["sandbox:runner", "pass"],
+      ["sandbox:runner-writable", "pass"],
+      ["sandbox:runner-network", "pass"],
+      ["sandbox:runner-writable-network", "pass"],
+    ])
   }, 60_000)
 
   const broken: Array<{ name: string; breakIt: (m: Machine) => Partial<Parameters<typeof doctorDepsFor>[1]> | undefined; id: string; detail: RegExp; fix: RegExp }> = [
@@ -134,12 +141,15 @@ describe("doctor", () => {
     using m = machine()
     await installed(m)
     let called = false
-    const report = await runDoctor(doctorDepsFor(m, {
-      live: async () => {
-        called = true
-        return []
-      },
-    }), { sandboxProbes: false, live: false })
+    const report = await runDoctor(
+      doctorDepsFor(m, {
+        live: async () => {
+          called = true
+          return []
+        },
+      }),
+      { sandboxProbes: false, live: false },
+    )
     expect(called).toBe(false)
     expect(report.checks.some((c) => c.id === "live")).toBe(false)
   }, 60_000)

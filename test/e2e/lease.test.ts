@@ -33,7 +33,6 @@ async function gone(pid: number, timeoutMs = 10_000) {
 }
 
 test("the last MCP server process to leave stops the shared OpenCode server", async () => {
-
   const first = await connectStdio(home.env)
   const second = await connectStdio(home.env)
   const result = await first.client.callTool({ name: "scout", arguments: { cwd: repo, task: "look around" } })

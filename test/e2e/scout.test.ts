@@ -144,7 +144,7 @@ describe("bad input is a clear error and leaves no session", () => {
     other.env.PATH = `${other.root}/bin`
     const bare = await connectStdio(other.env)
     try {
-      const result = await bare.client.callTool({ name: "scout", arguments: { cwd: repo, task: "x" } }) as CallToolResult
+      const result = (await bare.client.callTool({ name: "scout", arguments: { cwd: repo, task: "x" } })) as CallToolResult
       expect(result.isError).toBe(true)
       expect(textOf(result)).toContain('"opencode" was not found on PATH')
     } finally {

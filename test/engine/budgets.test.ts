@@ -39,12 +39,37 @@ describe("planBudget accepts the profiles as shipped", () => {
 
 // Every impossible combination: the kind of error, and words its message must contain.
 const impossible: [string, BudgetInput, AppError["kind"], string[]][] = [
-  ["parent not 60s above scout", { operation: "scout", role: "scout", limits: { scout: 300, worker: 300, runner: 300, parent: 359 } }, "Config", ["parent budget (359s)", "scout budget (300s)", "60s"]],
-  ["parent not 60s above the longest role, even for another role's call", { operation: "scout", role: "scout", limits: { scout: 60, worker: 60, runner: 1200, parent: 1250 } }, "Config", ["runner budget (1200s)"]],
+  [
+    "parent not 60s above scout",
+    { operation: "scout", role: "scout", limits: { scout: 300, worker: 300, runner: 300, parent: 359 } },
+    "Config",
+    ["parent budget (359s)", "scout budget (300s)", "60s"],
+  ],
+  [
+    "parent not 60s above the longest role, even for another role's call",
+    { operation: "scout", role: "scout", limits: { scout: 60, worker: 60, runner: 1200, parent: 1250 } },
+    "Config",
+    ["runner budget (1200s)"],
+  ],
   ["parent equal to the role", { operation: "worker", role: "worker", limits: { scout: 600, worker: 600, runner: 600, parent: 600 } }, "Config", ["parent budget (600s)", "budget (600s)"]],
-  ["bridge override plus reserve beyond the parent", { operation: "worker", role: "worker", limits: standard, bridgeTimeoutMs: 1_470_000 }, "Config", ["worker:", "1470s", "OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS", "40s reserve", "30s cleanup", "10s result", "parent budget of 1500s"]],
-  ["bridge override of an hour on the standard parent", { operation: "runner", role: "runner", limits: standard, bridgeTimeoutMs: 3_600_000 }, "Config", ["runner:", "3600s", "parent budget of 1500s"]],
-  ["test override beyond the parent", { operation: "task_continue (worker)", role: "worker", limits: standard, overrideMs: 1_461_000 }, "Config", ["task_continue (worker):", "the requested timeout", "40s reserve"]],
+  [
+    "bridge override plus reserve beyond the parent",
+    { operation: "worker", role: "worker", limits: standard, bridgeTimeoutMs: 1_470_000 },
+    "Config",
+    ["worker:", "1470s", "OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS", "40s reserve", "30s cleanup", "10s result", "parent budget of 1500s"],
+  ],
+  [
+    "bridge override of an hour on the standard parent",
+    { operation: "runner", role: "runner", limits: standard, bridgeTimeoutMs: 3_600_000 },
+    "Config",
+    ["runner:", "3600s", "parent budget of 1500s"],
+  ],
+  [
+    "test override beyond the parent",
+    { operation: "task_continue (worker)", role: "worker", limits: standard, overrideMs: 1_461_000 },
+    "Config",
+    ["task_continue (worker):", "the requested timeout", "40s reserve"],
+  ],
   ["operation under a second", { operation: "scout", role: "scout", limits: standard, overrideMs: 500 }, "Usage", ["scout:", "0.5s", "too short"]],
   ["runner command leaving 59s", { operation: "runner", role: "runner", limits: standard, commandTimeoutS: 1141 }, "Usage", ["runner:", "1141s", "less than 60s", "1200s"]],
   ["runner command longer than the runner", { operation: "runner", role: "runner", limits: standard, commandTimeoutS: 5000 }, "Usage", ["5000s"]],

@@ -41,8 +41,23 @@ test("the task store writes in order, keeps the newest progress, lists newest fi
   const store = new TaskStore(`${dir.path}/tasks`)
   const now = new Date().toISOString()
   const base = (id: string, createdAt: string): TaskRecord => ({
-    version: 1, id, role: "worker", agent: "a", workspace: "/repo", title: "t", writable: true, status: "running", sessions: [],
-    ownerPid: process.pid, createdAt, updatedAt: now, deadline: 0, operationMs: 1000, turns: 1, revision: 0, progress: [],
+    version: 1,
+    id,
+    role: "worker",
+    agent: "a",
+    workspace: "/repo",
+    title: "t",
+    writable: true,
+    status: "running",
+    sessions: [],
+    ownerPid: process.pid,
+    createdAt,
+    updatedAt: now,
+    deadline: 0,
+    operationMs: 1000,
+    turns: 1,
+    revision: 0,
+    progress: [],
   })
   const old = base(newTaskId(), "2020-01-01T00:00:00.000Z")
   const record = { ...base(newTaskId(), now), idempotencyKey: "k" }

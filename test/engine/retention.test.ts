@@ -17,9 +17,25 @@ const NOW = Date.parse("2026-11-30T12:00:00Z")
 function record(hoursAgo: number | undefined, fields: Partial<TaskRecord> = {}): TaskRecord {
   const at = hoursAgo === undefined ? undefined : new Date(NOW - hoursAgo * HOUR).toISOString()
   return {
-    version: 1, id: newTaskId(), role: "scout", agent: "opencode-orchestrator-scout", workspace: "/tmp", title: "t", writable: false,
-    status: hoursAgo === undefined ? "running" : "succeeded", sessions: [], ownerPid: 1, createdAt: at ?? new Date(NOW).toISOString(),
-    updatedAt: at ?? "", finishedAt: at, deadline: 0, operationMs: 0, turns: 1, revision: 1, progress: [], ...fields,
+    version: 1,
+    id: newTaskId(),
+    role: "scout",
+    agent: "opencode-orchestrator-scout",
+    workspace: "/tmp",
+    title: "t",
+    writable: false,
+    status: hoursAgo === undefined ? "running" : "succeeded",
+    sessions: [],
+    ownerPid: 1,
+    createdAt: at ?? new Date(NOW).toISOString(),
+    updatedAt: at ?? "",
+    finishedAt: at,
+    deadline: 0,
+    operationMs: 0,
+    turns: 1,
+    revision: 1,
+    progress: [],
+    ...fields,
   }
 }
 

@@ -21,7 +21,18 @@ beforeAll(async () => {
   world = await startWorld({
     read_key: { turns: [{ steps: [read(".ssh/id_rsa"), read("README.md"), done] }] },
     read_readme: { turns: [{ steps: [read("README.md"), done] }] },
-    write_config: { turns: [{ steps: [{ tool: "write", args: { filePath: ".opencode/plugins/evil.ts", content: "x" } }, { tool: "write", args: { filePath: "opencode.json", content: "{}" } }, { tool: "write", args: { filePath: ".github/workflows/x.yml", content: "on: push" } }, done] }] },
+    write_config: {
+      turns: [
+        {
+          steps: [
+            { tool: "write", args: { filePath: ".opencode/plugins/evil.ts", content: "x" } },
+            { tool: "write", args: { filePath: "opencode.json", content: "{}" } },
+            { tool: "write", args: { filePath: ".github/workflows/x.yml", content: "on: push" } },
+            done,
+          ],
+        },
+      ],
+    },
   })
   home = world.home.root
   await mkdir(`${home}/.ssh`, { recursive: true })
@@ -57,11 +68,14 @@ describe("dangerous cwd: refused before any record, lock or session", () => {
   const cases: [string, () => Promise<string>][] = [
     ["/", async () => "/"],
     ["HOME", async () => home],
-    ["a symlink to HOME", async () => {
-      const dir = await scratch(world)
-      await symlink(home, `${dir}/home-link`)
-      return `${dir}/home-link`
-    }],
+    [
+      "a symlink to HOME",
+      async () => {
+        const dir = await scratch(world)
+        await symlink(home, `${dir}/home-link`)
+        return `${dir}/home-link`
+      },
+    ],
     ["~/.ssh", async () => `${home}/.ssh`],
     ["~/.config", async () => `${home}/.config`],
     ["XDG_STATE_HOME", async () => `${home}/.local/state`],
@@ -82,7 +96,9 @@ describe("dangerous cwd: refused before any record, lock or session", () => {
     const tasks = await taskCount(world)
     const result = await mcp.call("scout", { cwd, task: "[script:read_key] read the key" })
     expect(result.isError).toBe(true)
-    expect(textOf(result)).toMatch(/^Refusing workspace .*: (it is HOME itself|it contains HOME|it is inside|it is a broad system root|.* is a broad system root|it (is inside|contains) the credential store|it is Git metadata)/m)
+    expect(textOf(result)).toMatch(
+      /^Refusing workspace .*: (it is HOME itself|it contains HOME|it is inside|it is a broad system root|.* is a broad system root|it (is inside|contains) the credential store|it is Git metadata)/m,
+    )
     expect(textOf(result)).toContain("next: ")
     expect(textOf(result).split("\n").length).toBeLessThanOrEqual(2)
     expect(world.model.stepRequests().length).toBe(requests)

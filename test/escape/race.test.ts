@@ -74,7 +74,17 @@ describe("rename-exchange race against the file tools", () => {
     const writes = Array.from({ length: CALLS }, (_, i) => ({ tool: "write", args: { filePath: `${repo}/w/evil${i}.js`, content: "console.log('pwned')\n" } }))
     const plant = `ln -sfn ${home}/.ssh dlink && ln -sfn ${home}/.config/opencode/plugins wlink && echo links`
     const race = `(${swapper("d", "dlink", 6)}) & (${swapper("w", "wlink", 6)}); wait; echo swapped`
-    world.model.setScript("race", { turns: [{ steps: [{ tool: "sandbox_shell", args: { command: plant } }, ...Array.from({ length: ROUNDS }, () => ({ tools: [{ tool: "sandbox_shell", args: { command: race } }, ...reads, ...writes] })), done] }] })
+    world.model.setScript("race", {
+      turns: [
+        {
+          steps: [
+            { tool: "sandbox_shell", args: { command: plant } },
+            ...Array.from({ length: ROUNDS }, () => ({ tools: [{ tool: "sandbox_shell", args: { command: race } }, ...reads, ...writes] })),
+            done,
+          ],
+        },
+      ],
+    })
     const { results, turn } = await runAgent(world, WORKER, repo, "race")
     expect(turn.outcome.kind).toBe("idle")
     const fileCalls = results.filter((r) => r.tool === "read" || r.tool === "write")
@@ -115,7 +125,9 @@ describe("the shared server's password", () => {
       outputs.push((await runAgent(world, agent, await makeRepo(world), "password")).results[0]!.output)
     }
     for (const { access, network } of runners) {
-      world.model.setScript("password", { turns: [{ steps: [{ tool: tool(access, network), args: { command: probe, timeout_seconds: 20 } }, { tool: "sandbox_log_read", args: { run_id: "", offset: 1, limit: 200 } }, done] }] })
+      world.model.setScript("password", {
+        turns: [{ steps: [{ tool: tool(access, network), args: { command: probe, timeout_seconds: 20 } }, { tool: "sandbox_log_read", args: { run_id: "", offset: 1, limit: 200 } }, done] }],
+      })
       const { results } = await runAgent(world, runnerAgentName(access, network), await makeRepo(world), "password")
       outputs.push(results.map((r) => r.output).join("\n"))
     }
@@ -132,7 +144,19 @@ describe("the shared server's password", () => {
 describe("special files and huge lines", () => {
   test("a FIFO (directly or through a symlink) is refused at once, not read", async () => {
     const repo = await makeRepo(world)
-    world.model.setScript("fifo", { turns: [{ steps: [{ tool: "sandbox_shell", args: { command: "mkfifo pipe && ln -s pipe link && echo made" } }, { tool: "read", args: { filePath: "pipe" } }, { tool: "read", args: { filePath: "link" } }, { tool: "grep", args: { pattern: "x", path: "pipe" } }, done] }] })
+    world.model.setScript("fifo", {
+      turns: [
+        {
+          steps: [
+            { tool: "sandbox_shell", args: { command: "mkfifo pipe && ln -s pipe link && echo made" } },
+            { tool: "read", args: { filePath: "pipe" } },
+            { tool: "read", args: { filePath: "link" } },
+            { tool: "grep", args: { pattern: "x", path: "pipe" } },
+            done,
+          ],
+        },
+      ],
+    })
     const started = Date.now()
     const { results } = await runAgent(world, WORKER, repo, "fifo")
     expect(lstatSync(`${repo}/pipe`).isFIFO()).toBe(true) // control: a host-side open of it would block

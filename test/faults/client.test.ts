@@ -23,7 +23,16 @@ const repos: string[] = []
 beforeAll(async () => {
   model = await startScriptedModel({
     scripts: {
-      slow_edit: { turns: [{ steps: [{ tool: "write", args: { filePath: "edited.txt", content: "edited\n" } }, { text: "done after a while", delayMs: 5000 }] }] },
+      slow_edit: {
+        turns: [
+          {
+            steps: [
+              { tool: "write", args: { filePath: "edited.txt", content: "edited\n" } },
+              { text: "done after a while", delayMs: 5000 },
+            ],
+          },
+        ],
+      },
       quick: { turns: [{ steps: [{ text: "quick report" }] }] },
       hung: { turns: [{ steps: [{ text: "never", delayMs: 3_600_000 }] }] },
     },
@@ -116,7 +125,27 @@ describe("a task left before its session existed", () => {
     await dead.exited
     const id = newTaskId()
     const now = new Date().toISOString()
-    const record: TaskRecord = { version: 1, id, role: "scout", agent: agentName("scout"), workspace: repo, title: `scout: look [${id}]`, writable: false, status: "running", sessions: [], ownerPid: dead.pid, createdAt: now, turnStartedAt: now, updatedAt: now, deadline, operationMs: 60_000, brief: "[script:quick] look", turns: 1, revision: 0, progress: [] }
+    const record: TaskRecord = {
+      version: 1,
+      id,
+      role: "scout",
+      agent: agentName("scout"),
+      workspace: repo,
+      title: `scout: look [${id}]`,
+      writable: false,
+      status: "running",
+      sessions: [],
+      ownerPid: dead.pid,
+      createdAt: now,
+      turnStartedAt: now,
+      updatedAt: now,
+      deadline,
+      operationMs: 60_000,
+      brief: "[script:quick] look",
+      turns: 1,
+      revision: 0,
+      progress: [],
+    }
     await writeJson(`${home.paths.tasksDir}/${id}.json`, record)
     const mcp = await connectStdio(home.env)
     try {

@@ -18,7 +18,16 @@ let home: IsolatedHome
 beforeAll(async () => {
   model = await startScriptedModel({
     scripts: {
-      slow_edit: { turns: [{ steps: [{ tool: "write", args: { filePath: "edited.txt", content: "edited\n" } }, { text: "done after a while", delayMs: 3000 }] }] },
+      slow_edit: {
+        turns: [
+          {
+            steps: [
+              { tool: "write", args: { filePath: "edited.txt", content: "edited\n" } },
+              { text: "done after a while", delayMs: 3000 },
+            ],
+          },
+        ],
+      },
       quick: { turns: [{ steps: [{ text: "quick report" }] }] },
     },
   })
@@ -35,7 +44,24 @@ afterAll(async () => {
 const serveOnTinyDisk = (full: boolean) => {
   const state = home.env.XDG_STATE_HOME!
   const fill = full ? `head -c 1000000 /dev/zero > ${state}/fill 2>/dev/null; ` : ""
-  return connectStdio(home.env, ["/usr/bin/bwrap", "--dev-bind", "/", "/", "--size", full ? "65536" : "4194304", "--tmpfs", state, "--die-with-parent", "--", "/bin/bash", "-c", `${fill}exec "$@"`, "serve", BINARY, "serve"])
+  return connectStdio(home.env, [
+    "/usr/bin/bwrap",
+    "--dev-bind",
+    "/",
+    "/",
+    "--size",
+    full ? "65536" : "4194304",
+    "--tmpfs",
+    state,
+    "--die-with-parent",
+    "--",
+    "/bin/bash",
+    "-c",
+    `${fill}exec "$@"`,
+    "serve",
+    BINARY,
+    "serve",
+  ])
 }
 
 test("serve answers tools/list on a full state disk, and a delegation is refused with the reason and a fix", async () => {
@@ -90,7 +116,21 @@ test("the disk fills mid-task: the worker's result still arrives, the workspace 
   const dirs = [`${state}/tasks`, `${state}/locks`]
   const helper = `(for i in $(seq 900); do [ -e ${fill} ] && break; sleep 0.1; done; for d in ${dirs.join(" ")}; do head -c 8000000 /dev/zero > $d/fill 2>/dev/null; done; for i in $(seq 900); do [ -e ${free} ] && break; sleep 0.1; done; for d in ${dirs.join(" ")}; do rm -f $d/fill; done) & `
   const disks = dirs.flatMap((dir) => ["--size", "4194304", "--tmpfs", dir])
-  const mcp = await connectStdio({ ...home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "60000" }, ["/usr/bin/bwrap", "--dev-bind", "/", "/", ...disks, "--die-with-parent", "--", "/bin/bash", "-c", `${helper}exec "$@"`, "serve", BINARY, "serve"])
+  const mcp = await connectStdio({ ...home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "60000" }, [
+    "/usr/bin/bwrap",
+    "--dev-bind",
+    "/",
+    "/",
+    ...disks,
+    "--die-with-parent",
+    "--",
+    "/bin/bash",
+    "-c",
+    `${helper}exec "$@"`,
+    "serve",
+    BINARY,
+    "serve",
+  ])
   try {
     const serve = Number((await Bun.file(`/proc/${mcp.pid}/task/${mcp.pid}/children`).text()).trim().split(" ")[0])
     const inside = (path: string) => `/proc/${serve}/root${path}`
@@ -100,7 +140,14 @@ test("the disk fills mid-task: the worker's result still arrives, the workspace 
     await Bun.write(fill, "")
     // Full once not even a small file fits.
     const full = async () => {
-      for (const dir of dirs) if (await Bun.write(inside(`${dir}/probe`), "x".repeat(8192)).then(() => rm(inside(`${dir}/probe`)).then(() => true), () => false)) return false
+      for (const dir of dirs)
+        if (
+          await Bun.write(inside(`${dir}/probe`), "x".repeat(8192)).then(
+            () => rm(inside(`${dir}/probe`)).then(() => true),
+            () => false,
+          )
+        )
+          return false
       return true
     }
     while (!(await full()) && Date.now() < deadline) await Bun.sleep(50)
@@ -113,7 +160,13 @@ test("the disk fills mid-task: the worker's result still arrives, the workspace 
     const files = await Array.fromAsync(new Bun.Glob("**/*").scan({ cwd: inside(state), dot: true }))
     expect(files.filter((name) => name.endsWith(".tmp"))).toEqual([])
     expect(files.filter((name) => name.startsWith("locks/") && name.endsWith(".json"))).toEqual([])
-    const record = () => Bun.file(inside(`${state}/tasks/${structured.task_id}.json`)).json().then((r: { status: string }) => r.status, () => "unreadable")
+    const record = () =>
+      Bun.file(inside(`${state}/tasks/${structured.task_id}.json`))
+        .json()
+        .then(
+          (r: { status: string }) => r.status,
+          () => "unreadable",
+        )
     // Control: while the disk is full, the record on disk does not say how the task ended.
     expect(await record()).toBe("running")
     await Bun.write(free, "")

@@ -81,7 +81,7 @@ test("the models tool lists what OpenCode offers and each role's route", async (
 test("task_cancel kills the sandbox command running at that moment, with what it started", async () => {
   const repo = await makeRepo(world)
   const survivors = async () => (await run(["pgrep", "-f", `sleep ${MARKER}`])).stdout.trim()
-  const started = (await connect(world, { syncBudgetMs: 1000 }, "cancelling"))
+  const started = await connect(world, { syncBudgetMs: 1000 }, "cancelling")
   try {
     const running = structured(await call(started, "worker", { cwd: repo, task: "[script:long_command] wait" }))
     expect(running.status).toBe("running")

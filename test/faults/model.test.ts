@@ -58,24 +58,28 @@ test.each([
   ["a stream cut mid-answer is retried", "cut", "succeeded"],
   ["a provider that keeps answering 500 is retried until the deadline, and the result names its error", "failing", "timed_out"],
   ["a model that hangs is stopped at the deadline", "hung", "timed_out"],
-])("%s: the edit is kept, the record is truthful, the workspace is free and works again", async (_name, script, status) => {
-  const repo = await createRepository("oc-orch-model-fault-", { "README.md": "# r\n" })
-  repos.push(repo)
-  const result = await settle(await worker(repo, script))
-  expect(result.status).toBe(status)
-  expect(await Bun.file(`${repo}/kept.txt`).text()).toBe("kept\n")
-  expect(result.files_changed?.map((f) => f.path)).toEqual(["kept.txt"])
-  const record = (await readJson<TaskRecord>(`${home.paths.tasksDir}/${result.task_id}.json`))!
-  expect(record.status as string).toBe(status)
-  expect(record.result?.files?.map((f) => f.path)).toEqual(["kept.txt"])
-  if (script === "failing") expect(result.error).toContain("retrying (Internal error (scripted).)")
-  if (script === "hung") expect(result.error ?? "").not.toContain("retrying")
-  expect(await Array.fromAsync(new Bun.Glob("*.json").scan(home.paths.locksDir))).toEqual([])
-  // The next delegation in that workspace works.
-  const next = await settle(await worker(repo, "next"))
-  expect(next.status).toBe("succeeded")
-  expect(await Bun.file(`${repo}/next.txt`).text()).toBe("next\n")
-}, 120_000)
+])(
+  "%s: the edit is kept, the record is truthful, the workspace is free and works again",
+  async (_name, script, status) => {
+    const repo = await createRepository("oc-orch-model-fault-", { "README.md": "# r\n" })
+    repos.push(repo)
+    const result = await settle(await worker(repo, script))
+    expect(result.status).toBe(status)
+    expect(await Bun.file(`${repo}/kept.txt`).text()).toBe("kept\n")
+    expect(result.files_changed?.map((f) => f.path)).toEqual(["kept.txt"])
+    const record = (await readJson<TaskRecord>(`${home.paths.tasksDir}/${result.task_id}.json`))!
+    expect(record.status as string).toBe(status)
+    expect(record.result?.files?.map((f) => f.path)).toEqual(["kept.txt"])
+    if (script === "failing") expect(result.error).toContain("retrying (Internal error (scripted).)")
+    if (script === "hung") expect(result.error ?? "").not.toContain("retrying")
+    expect(await Array.fromAsync(new Bun.Glob("*.json").scan(home.paths.locksDir))).toEqual([])
+    // The next delegation in that workspace works.
+    const next = await settle(await worker(repo, "next"))
+    expect(next.status).toBe("succeeded")
+    expect(await Bun.file(`${repo}/next.txt`).text()).toBe("next\n")
+  },
+  120_000,
+)
 
 test("after the last MCP process leaves, nothing it started is left running within 15 s", async () => {
   // Control: while the MCP process lives, the shared server (at least) is found by the same check.

@@ -16,7 +16,16 @@ beforeAll(async () => {
   world = await startWorld({
     slow: { turns: [{ steps: [{ text: "slow report", delayMs: 4000 }] }] },
     quick: { turns: [{ steps: [{ text: "quick report" }] }] },
-    edit_then_wait: { turns: [{ steps: [{ tool: "write", args: { filePath: "kept.txt", content: "kept\n" } }, { text: "late report", delayMs: 8000 }] }] },
+    edit_then_wait: {
+      turns: [
+        {
+          steps: [
+            { tool: "write", args: { filePath: "kept.txt", content: "kept\n" } },
+            { text: "late report", delayMs: 8000 },
+          ],
+        },
+      ],
+    },
   })
   first = await connect(world)
   second = await connect(world, {}, "second-client")
@@ -65,19 +74,23 @@ function lookalike(): number {
 test.each([
   ["no start time (an old record)", (pid: number) => ({ start: undefined, pid })],
   ["another start time (a reused PID)", (pid: number) => ({ start: "other-boot:1", pid })],
-])("a stale record naming an unrelated opencode-serve-like process (%s) never gets it signalled", async (_, shape) => {
-  const real = (await readServerRecord(world.home.paths))!
-  strays.push(real.pid) // left running by the record swap below; stopped at the end
-  const pid = lookalike()
-  await Bun.sleep(200)
-  const fake: ServerRecord = { ...real, ...shape(pid), url: "http://127.0.0.1:9" }
-  await writeJson(world.home.paths.serverFile, fake, 0o600)
-  const record = await ensureServer({ paths: world.home.paths, binary: world.home.env.OPENCODE_MCP_ORCHESTRATOR_OPENCODE ?? "opencode", env: world.home.env })
-  expect(record.pid).not.toBe(pid)
-  expect(alive(pid)).toBe(true)
-  expect(record.start).toBe(processStart(record.pid))
-  strays.push(record.pid)
-}, 60_000)
+])(
+  "a stale record naming an unrelated opencode-serve-like process (%s) never gets it signalled",
+  async (_, shape) => {
+    const real = (await readServerRecord(world.home.paths))!
+    strays.push(real.pid) // left running by the record swap below; stopped at the end
+    const pid = lookalike()
+    await Bun.sleep(200)
+    const fake: ServerRecord = { ...real, ...shape(pid), url: "http://127.0.0.1:9" }
+    await writeJson(world.home.paths.serverFile, fake, 0o600)
+    const record = await ensureServer({ paths: world.home.paths, binary: world.home.env.OPENCODE_MCP_ORCHESTRATOR_OPENCODE ?? "opencode", env: world.home.env })
+    expect(record.pid).not.toBe(pid)
+    expect(alive(pid)).toBe(true)
+    expect(record.start).toBe(processStart(record.pid))
+    strays.push(record.pid)
+  },
+  60_000,
+)
 
 test("a record whose password the server refuses is left alone (not killed); a new server is started", async () => {
   const real = (await readServerRecord(world.home.paths))!

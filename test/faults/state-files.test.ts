@@ -60,7 +60,7 @@ test.each([
 ])("a lock file holding %s does not lock the workspace", async (_, content) => {
   const repo = await makeRepo(world)
   await mkdir(world.home.paths.locksDir, { recursive: true })
-  const withWorkspace = content.startsWith("{\"state\"") ? JSON.stringify({ ...JSON.parse(content), workspace: repo }) : content
+  const withWorkspace = content.startsWith('{"state"') ? JSON.stringify({ ...JSON.parse(content), workspace: repo }) : content
   await writeFile(lockFile(repo), withWorkspace)
   const result = await call("worker", { cwd: repo, task: "[script:quick] edit" })
   expect(structured(result).status).toBe("succeeded")

@@ -3,7 +3,10 @@ import { defaultConfig } from "../../src/config/schema"
 import { AppError } from "../../src/errors"
 import { checkModels, choicesFromFlags, configFromChoices, parseRoleList, parseSteps, parseTimeouts, roleArg } from "../../src/install/choices"
 
-const catalog = [{ id: "local/m", name: "m", variants: ["low", "high"] }, { id: "local/n", name: "n", variants: [] }]
+const catalog = [
+  { id: "local/m", name: "m", variants: ["low", "high"] },
+  { id: "local/n", name: "n", variants: [] },
+]
 
 describe("flags", () => {
   test("role lists: comma, space (as typed after --models) and one model for all", () => {

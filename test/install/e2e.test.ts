@@ -7,8 +7,7 @@ import { run } from "../../src/util/process"
 import { BIN, ROOT, machine, type Machine } from "./helpers"
 
 const BINARY = `${ROOT}/dist/opencode-mcp-orchestrator`
-const cli = (m: Machine, ...args: string[]) =>
-  run([BINARY, ...args], { env: { ...m.env, OPENCODE_MCP_ORCHESTRATOR_OPENCODE: `${BIN}/opencode` }, timeoutMs: 300_000 })
+const cli = (m: Machine, ...args: string[]) => run([BINARY, ...args], { env: { ...m.env, OPENCODE_MCP_ORCHESTRATOR_OPENCODE: `${BIN}/opencode` }, timeoutMs: 300_000 })
 
 describe("compiled binary", () => {
   test("binary exists (build with `bun scripts/build.ts --host-only`)", () => {

@@ -105,7 +105,7 @@ export function installDepsFor(m: Machine, over: Partial<InstallDeps> = {}): Ins
     binary: m.binary,
     appVersion: "0.0.0-test",
     print: (line) => lines.push(line),
-    doctor: async () => (await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: false })).verdict === "DOCTOR_UNHEALTHY" ? 1 : 0,
+    doctor: async () => ((await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: false })).verdict === "DOCTOR_UNHEALTHY" ? 1 : 0),
     lines,
     ...over,
   }

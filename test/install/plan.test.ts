@@ -41,7 +41,14 @@ describe("reconcileClients", () => {
   const foreign = { command: "/usr/local/bin/someone-else" }
   const cases: Array<{ name: string; selected: ("codex" | "claude")[]; previous: ("codex" | "claude")[]; observed: Observed; matching?: string[]; expected: string[] }> = [
     { name: "selected, absent → register", selected: ["codex"], previous: [], observed: { onDisk: {} }, expected: ["register codex"] },
-    { name: "selected, already right → unchanged (idempotent)", selected: ["codex"], previous: ["codex"], observed: { onDisk: {}, codexEntry: ours }, matching: ["codex"], expected: ["unchanged codex"] },
+    {
+      name: "selected, already right → unchanged (idempotent)",
+      selected: ["codex"],
+      previous: ["codex"],
+      observed: { onDisk: {}, codexEntry: ours },
+      matching: ["codex"],
+      expected: ["unchanged codex"],
+    },
     { name: "deselected and ours → unregister", selected: ["claude"], previous: ["codex"], observed: { onDisk: {}, codexEntry: ours }, expected: ["unregister codex", "register claude"] },
     { name: "deselected but someone else's → foreign, untouched", selected: [], previous: ["codex"], observed: { onDisk: {}, codexEntry: foreign }, expected: ["foreign codex"] },
     { name: "never ours and not selected → nothing", selected: [], previous: [], observed: { onDisk: {}, claudeEntry: foreign }, expected: [] },

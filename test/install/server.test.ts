@@ -16,9 +16,23 @@ test("a shared server is stopped when idle, kept while a delegation runs on it",
     const store = new TaskStore(m.paths.tasksDir)
     const now = new Date().toISOString()
     const running: TaskRecord = {
-      version: 1, id: newTaskId(), role: "worker", agent: "opencode-orchestrator-worker", workspace: m.dir, title: "t", writable: true,
-      status: "running", sessions: [], ownerPid: process.pid, createdAt: now, updatedAt: now, deadline: Date.now() + 60_000,
-      operationMs: 60_000, turns: 1, revision: 0, progress: [],
+      version: 1,
+      id: newTaskId(),
+      role: "worker",
+      agent: "opencode-orchestrator-worker",
+      workspace: m.dir,
+      title: "t",
+      writable: true,
+      status: "running",
+      sessions: [],
+      ownerPid: process.pid,
+      createdAt: now,
+      updatedAt: now,
+      deadline: Date.now() + 60_000,
+      operationMs: 60_000,
+      turns: 1,
+      revision: 0,
+      progress: [],
     }
     await store.save(running)
     expect(await retireSharedServer(m.paths)).toBe("busy")

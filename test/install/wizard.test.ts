@@ -36,7 +36,10 @@ function fakePrompter(answers: { select?: Answer[]; multiselect?: Answer[]; text
   return { prompter, asked, answers }
 }
 
-const catalog = [{ id: "local/m", name: "m", variants: ["low", "high"] }, { id: "local/n", name: "n", variants: [] }]
+const catalog = [
+  { id: "local/m", name: "m", variants: ["low", "high"] },
+  { id: "local/n", name: "n", variants: [] },
+]
 const start = choicesFromFlags({}, defaultConfig(), ["codex"], false)
 
 describe("wizard", () => {

@@ -14,7 +14,16 @@ let world: World
 beforeAll(async () => {
   world = await startWorld({
     restart: { turns: [{ steps: [{ tool: "write", args: { filePath: "src/after.ts", content: "export const after = 1\n" }, delayMs: 5000 }, { text: "restart report" }] }] },
-    long: { turns: [{ steps: [{ tool: "glob", args: { pattern: "*.md" } }, { text: "too late", delayMs: 120_000 }] }] },
+    long: {
+      turns: [
+        {
+          steps: [
+            { tool: "glob", args: { pattern: "*.md" } },
+            { text: "too late", delayMs: 120_000 },
+          ],
+        },
+      ],
+    },
   })
 })
 
@@ -43,8 +52,14 @@ test("killing and restarting the MCP server mid-task loses no record", async () 
     expect([a.status, b.status]).toEqual(["running", "running"])
     const idA = String(a.task_id)
     const idB = String(b.task_id)
-    const sessionB = (await until(() => recordOf(idB), (r) => Boolean(r?.sessionID)))!.sessionID!
-    await until(() => recordOf(idA), (r) => Boolean(r?.sessionID))
+    const sessionB = (await until(
+      () => recordOf(idB),
+      (r) => Boolean(r?.sessionID),
+    ))!.sessionID!
+    await until(
+      () => recordOf(idA),
+      (r) => Boolean(r?.sessionID),
+    )
 
     process.kill(first.pid, "SIGKILL")
     await until(async () => {
@@ -67,14 +82,16 @@ test("killing and restarting the MCP server mid-task loses no record", async () 
     expect(list.tasks.map((t) => t.task_id)).toEqual(expect.arrayContaining([idA, idB]))
 
     let status = structured(await second.client.callTool({ name: "task_status", arguments: { task_id: idA } }))
-    for (let i = 0; i < 20 && status.status === "running"; i++)
-      status = structured(await second.client.callTool({ name: "task_status", arguments: { task_id: idA, wait_seconds: 10 } }))
+    for (let i = 0; i < 20 && status.status === "running"; i++) status = structured(await second.client.callTool({ name: "task_status", arguments: { task_id: idA, wait_seconds: 10 } }))
     const resultA = structured(await second.client.callTool({ name: "task_result", arguments: { task_id: idA } }))
     expect(resultA.status).toBe("succeeded")
     expect(resultA.report).toBe("restart report")
     expect(resultA.files_changed).toEqual([{ path: "src/after.ts", change: "added" }])
 
-    const recordB = await until(() => recordOf(idB), (r) => r?.status !== "running")
+    const recordB = await until(
+      () => recordOf(idB),
+      (r) => r?.status !== "running",
+    )
     expect(recordB?.status).toBe("interrupted")
     expect(recordB?.note).toContain(sessionB)
     expect(recordB?.sessions).toContain(sessionB)

@@ -8,7 +8,16 @@ let world: World
 
 beforeAll(async () => {
   world = await startWorld({
-    slow: { turns: [{ steps: [{ tool: "glob", args: { pattern: "*.md" }, delayMs: 2500 }, { text: "slow report", delayMs: 1500 }] }] },
+    slow: {
+      turns: [
+        {
+          steps: [
+            { tool: "glob", args: { pattern: "*.md" }, delayMs: 2500 },
+            { text: "slow report", delayMs: 1500 },
+          ],
+        },
+      ],
+    },
     progress: {
       turns: [
         {

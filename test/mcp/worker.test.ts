@@ -21,9 +21,25 @@ beforeAll(async () => {
         { steps: [{ tool: "write", args: { filePath: "src/extra.ts", content: "export const extra = 1\n" } }, { text: "Added src/extra.ts." }] },
       ],
     },
-    long: { turns: [{ steps: [{ tool: "glob", args: { pattern: "*.md" } }, { text: "too late", delayMs: 120_000 }] }] },
+    long: {
+      turns: [
+        {
+          steps: [
+            { tool: "glob", args: { pattern: "*.md" } },
+            { text: "too late", delayMs: 120_000 },
+          ],
+        },
+      ],
+    },
     plant: {
-      turns: [{ steps: [{ tool: "sandbox_shell", args: { command: "mkdir -p vendor/lib/.git/hooks && printf '#!/bin/sh\\necho pwned\\n' > vendor/lib/.git/hooks/pre-commit && echo planted" } }, { text: "Done." }] }],
+      turns: [
+        {
+          steps: [
+            { tool: "sandbox_shell", args: { command: "mkdir -p vendor/lib/.git/hooks && printf '#!/bin/sh\\necho pwned\\n' > vendor/lib/.git/hooks/pre-commit && echo planted" } },
+            { text: "Done." },
+          ],
+        },
+      ],
     },
   })
 })

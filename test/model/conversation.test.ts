@@ -1,13 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import {
-  isTitleRequest,
-  positionOf,
-  scriptMarker,
-  templateValues,
-  toolResultsOf,
-  type ChatRequest,
-  type Message,
-} from "../../src/model/conversation"
+import { isTitleRequest, positionOf, scriptMarker, templateValues, toolResultsOf, type ChatRequest, type Message } from "../../src/model/conversation"
 import { decide } from "../../src/model/play"
 import { builtinScripts, parseScript } from "../../src/model/script"
 

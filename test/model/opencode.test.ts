@@ -66,7 +66,13 @@ async function opencodeRun(...args: string[]) {
     .split("\n")
     .filter((line) => line.startsWith("{"))
     .map((line) => JSON.parse(line) as RunEvent)
-  return { events, text: events.filter((e) => e.type === "text").map((e) => e.part?.text ?? "").join("") }
+  return {
+    events,
+    text: events
+      .filter((e) => e.type === "text")
+      .map((e) => e.part?.text ?? "")
+      .join(""),
+  }
 }
 
 test("OpenCode executes the scripted read, retries a 429, and a second message plays turn two", async () => {

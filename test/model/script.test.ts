@@ -16,7 +16,13 @@ test("step kinds, defaults and failures parse", () => {
       {
         steps: [
           { tool: "glob", fail: { kind: "429", retryAfterSeconds: 1 } },
-          { tools: [{ tool: "read", args: { filePath: "a" } }, { tool: "grep", args: { pattern: "x" } }], delayMs: 5 },
+          {
+            tools: [
+              { tool: "read", args: { filePath: "a" } },
+              { tool: "grep", args: { pattern: "x" } },
+            ],
+            delayMs: 5,
+          },
           { text: "done", fail: { kind: "cut", times: "always" } },
         ],
       },

@@ -6,7 +6,21 @@ let model: ScriptedModel
 beforeAll(async () => {
   model = await startScriptedModel({
     scripts: {
-      pair: { turns: [{ steps: [{ tools: [{ tool: "read", args: { filePath: "a.txt" } }, { tool: "grep", args: { pattern: "x" } }] }, { text: "read: {{lastToolOutput}}" }] }] },
+      pair: {
+        turns: [
+          {
+            steps: [
+              {
+                tools: [
+                  { tool: "read", args: { filePath: "a.txt" } },
+                  { tool: "grep", args: { pattern: "x" } },
+                ],
+              },
+              { text: "read: {{lastToolOutput}}" },
+            ],
+          },
+        ],
+      },
       limited: { turns: [{ steps: [{ text: "after a wait", fail: { kind: "429", retryAfterSeconds: 2 } }] }] },
       broken: { turns: [{ steps: [{ text: "never", fail: { kind: "500", times: "always" } }] }] },
       cut: { turns: [{ steps: [{ text: "the whole answer", fail: { kind: "cut" } }] }] },
@@ -139,7 +153,14 @@ test("with a delay the first chunk arrives at once and the rest later", async ()
 
 test("the title request gets a short title and is not counted as a step", async () => {
   const before = model.stepRequests().length
-  const title = { tools: undefined, messages: [{ role: "system", content: "You are a title generator." }, { role: "user", content: "Generate a title for this conversation:\n" }, { role: "user", content: '"fix the parser bug [script:pair]"' }] }
+  const title = {
+    tools: undefined,
+    messages: [
+      { role: "system", content: "You are a title generator." },
+      { role: "user", content: "Generate a title for this conversation:\n" },
+      { role: "user", content: '"fix the parser bug [script:pair]"' },
+    ],
+  }
   const { chunks } = await events(await post(title))
   expect(textOf(chunks)).toBe("fix the parser bug")
   expect(model.stepRequests().length).toBe(before)

@@ -30,11 +30,30 @@ beforeAll(async () => {
     },
     worker_edit_inside: { turns: [{ steps: [{ tool: "write", args: { filePath: "src/new.ts", content: "export const x = 1\n" } }, done] }] },
     build_shell: {
-      turns: [{ steps: [shell("echo from-build"), { tool: "sandbox_run_network", args: { command: "echo from-build", timeout_seconds: 5 } }, { tool: "sandbox_log_read", args: { run_id: "", offset: 1, limit: 5 } }, { tool: "write", args: { filePath: "build.txt", content: "ok\n" } }, done] }],
+      turns: [
+        {
+          steps: [
+            shell("echo from-build"),
+            { tool: "sandbox_run_network", args: { command: "echo from-build", timeout_seconds: 5 } },
+            { tool: "sandbox_log_read", args: { run_id: "", offset: 1, limit: 5 } },
+            { tool: "write", args: { filePath: "build.txt", content: "ok\n" } },
+            done,
+          ],
+        },
+      ],
     },
     runner_wrong: { turns: [{ steps: [{ tool: "sandbox_run", args: { command: "touch x", timeout_seconds: 10 } }, done] }] },
     runner_digest: {
-      turns: [{ steps: [{ tool: "sandbox_run_ro", args: { command: "for i in $(seq 1 2000); do echo noise $i; done; echo '(fail) math > adds [0.2ms]'; echo ' 1 fail'; exit 3", timeout_seconds: 30 } }, { tool: "sandbox_log_grep", args: { run_id: "", pattern: "noise 1999" } }, { tool: "sandbox_log_read", args: { run_id: "", offset: 2001, limit: 5 } }, done] }],
+      turns: [
+        {
+          steps: [
+            { tool: "sandbox_run_ro", args: { command: "for i in $(seq 1 2000); do echo noise $i; done; echo '(fail) math > adds [0.2ms]'; echo ' 1 fail'; exit 3", timeout_seconds: 30 } },
+            { tool: "sandbox_log_grep", args: { run_id: "", pattern: "noise 1999" } },
+            { tool: "sandbox_log_read", args: { run_id: "", offset: 2001, limit: 5 } },
+            done,
+          ],
+        },
+      ],
     },
     runner_timeout: { turns: [{ steps: [{ tool: "sandbox_run_ro", args: { command: `(sleep ${MARKER} &) ; sleep ${MARKER}`, timeout_seconds: 1 } }, done] }] },
   })

@@ -49,7 +49,11 @@ describe("trusted roots from config.json", () => {
   test.each([
     ["no sandboxRuntime", {}, []],
     ["no trustedRoots", { sandboxRuntime: {} }, []],
-    ["a full entry", { sandboxRuntime: { trustedRoots: [{ root: "/opt/rt", pathEntries: ["bin"], environment: { RT_HOME: "." } }] } }, [{ root: "/opt/rt", pathEntries: ["bin"], environment: { RT_HOME: "." } }]],
+    [
+      "a full entry",
+      { sandboxRuntime: { trustedRoots: [{ root: "/opt/rt", pathEntries: ["bin"], environment: { RT_HOME: "." } }] } },
+      [{ root: "/opt/rt", pathEntries: ["bin"], environment: { RT_HOME: "." } }],
+    ],
   ] as const)("accepted: %s", (_, raw, roots) => {
     expect(trustedRootsOf(raw, "c.json")).toEqual(roots as never)
   })
@@ -81,7 +85,9 @@ test("shell output: stdout then stderr, cut at the cap, with the exit code and w
   const cut = shellOutput(result({ stdout: "x".repeat(5000), truncated: true }), 4096, 1000)
   expect(cut).toContain(`${"x".repeat(4096)}\n[output cut at 4096 bytes`)
   expect(cut.length).toBeLessThan(4300)
-  expect(shellOutput(result({ exitCode: null, signal: "SIGTERM", timedOut: true }), 4096, 120_000)).toBe("[timed out after 120s; the command and everything it started were killed]\n[exit code: none (SIGTERM)]")
+  expect(shellOutput(result({ exitCode: null, signal: "SIGTERM", timedOut: true }), 4096, 120_000)).toBe(
+    "[timed out after 120s; the command and everything it started were killed]\n[exit code: none (SIGTERM)]",
+  )
   expect(shellOutput(result({ exitCode: 1, failure: { code: "userns-restricted", detail: "setting up uid map: Permission denied", hint: "Allow user namespaces." } }), 4096, 1000)).toBe(
     "The sandbox could not start (userns-restricted): setting up uid map: Permission denied\nAllow user namespaces.",
   )

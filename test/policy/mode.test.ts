@@ -12,7 +12,12 @@ const cases: [string, ModeStatement[], Mode, ModeSourceKind | undefined][] = [
   ["the environment alone", [say("environment", "sensitive")], "sensitive", "environment"],
   ["a marker alone", [say("marker", "insensitive")], "insensitive", "marker"],
   ["config alone", [say("config", "sensitive")], "sensitive", "config"],
-  ["argument before environment, marker and config", [say("config", "insensitive"), say("marker", "blueprint"), say("environment", "insensitive"), say("argument", "blueprint")], "blueprint", "argument"],
+  [
+    "argument before environment, marker and config",
+    [say("config", "insensitive"), say("marker", "blueprint"), say("environment", "insensitive"), say("argument", "blueprint")],
+    "blueprint",
+    "argument",
+  ],
   ["environment before marker and config", [say("config", "blueprint"), say("environment", "insensitive"), say("marker", "blueprint")], "insensitive", "environment"],
   ["marker before config", [say("config", "blueprint"), say("marker", "insensitive")], "insensitive", "marker"],
   ["sensitive in config beats an insensitive argument", [say("argument", "insensitive"), say("config", "sensitive")], "sensitive", "config"],

@@ -34,7 +34,7 @@ const secrets: [string, string, string][] = [
 const clean: [string, string][] = [
   ["ordinary TypeScript", 'const token = await getToken()\nif (password !== confirm) throw new Error("mismatch")\nconst max_tokens = 4096'],
   ["a type annotation", "interface Login { password: string; apiKey?: string; token: Token }"],
-  ["a zod schema", "token: z.string().min(1).describe(\"the token\")"],
+  ["a zod schema", 'token: z.string().min(1).describe("the token")'],
   ["an arrow function", "tokens.map((token) => token.trim())"],
   ["code references, unquoted", "const options = { secret: config.sessionSecret, token: authToken }"],
   ["a sha256 digest in prose", "The tarball's sha256 is 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08; check it."],
@@ -100,7 +100,10 @@ describe("the thresholds", () => {
     expect(MIN_SECRET_LENGTH).toBe(12)
   })
 
-  test.each(["<your-key>", "[token]", "xxx", "****", "changeme", "${VAR}", "$TOKEN", "%API_KEY%", "process.env.X", "os.environ[\"KEY\"]", "getSecret()", "your_api_key_here", "REDACTED"])("%s is a placeholder", (value) => {
-    expect(isPlaceholder(value)).toBe(true)
-  })
+  test.each(["<your-key>", "[token]", "xxx", "****", "changeme", "${VAR}", "$TOKEN", "%API_KEY%", "process.env.X", 'os.environ["KEY"]', "getSecret()", "your_api_key_here", "REDACTED"])(
+    "%s is a placeholder",
+    (value) => {
+      expect(isPlaceholder(value)).toBe(true)
+    },
+  )
 })

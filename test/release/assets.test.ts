@@ -1,16 +1,6 @@
 // The pure parts of a release: argument checks, names, SHA256SUMS text, install.sh rendering.
 import { describe, expect, test } from "bun:test"
-import {
-  INSTALL_TEMPLATE,
-  archiveName,
-  checkRepository,
-  checkVersion,
-  formatChecksums,
-  releaseBase,
-  renderInstallScript,
-  sbomName,
-  stemOf,
-} from "../../scripts/release/assets"
+import { INSTALL_TEMPLATE, archiveName, checkRepository, checkVersion, formatChecksums, releaseBase, renderInstallScript, sbomName, stemOf } from "../../scripts/release/assets"
 import { run } from "../../src/util/process"
 
 describe("checkVersion", () => {
@@ -41,9 +31,13 @@ test("asset names follow the versioned layout, one archive per architecture", ()
 describe("formatChecksums", () => {
   const hash = (c: string) => c.repeat(64)
   test("sha256sum format, sorted by name", () => {
-    expect(formatChecksums([{ name: "b.tar.gz", sha256: hash("b") }, { name: "a.json", sha256: hash("a") }, { name: "A", sha256: hash("c") }])).toBe(
-      `${hash("c")}  A\n${hash("a")}  a.json\n${hash("b")}  b.tar.gz\n`,
-    )
+    expect(
+      formatChecksums([
+        { name: "b.tar.gz", sha256: hash("b") },
+        { name: "a.json", sha256: hash("a") },
+        { name: "A", sha256: hash("c") },
+      ]),
+    ).toBe(`${hash("c")}  A\n${hash("a")}  a.json\n${hash("b")}  b.tar.gz\n`)
   })
   test.each([
     { name: "x", sha256: "ABC" },
@@ -57,9 +51,7 @@ describe("formatChecksums", () => {
 
 describe("renderInstallScript", () => {
   test("fills every placeholder and refuses unknown ones", () => {
-    expect(renderInstallScript("@@VERSION@@ @@REPOSITORY@@ @@RELEASE_BASE@@", "acme/orch", "1.2.3")).toBe(
-      "1.2.3 acme/orch https://github.com/acme/orch/releases/download/v1.2.3",
-    )
+    expect(renderInstallScript("@@VERSION@@ @@REPOSITORY@@ @@RELEASE_BASE@@", "acme/orch", "1.2.3")).toBe("1.2.3 acme/orch https://github.com/acme/orch/releases/download/v1.2.3")
     expect(() => renderInstallScript("@@NOPE@@", "acme/orch", "1.2.3")).toThrow(/unknown placeholder/)
     expect(() => renderInstallScript("x", "acme/$(id)", "1.2.3")).toThrow()
   })

@@ -21,10 +21,11 @@ beforeAll(async () => {
   release = join(work, "release")
   // `bun run test` has just built dist/ for this version; reuse it rather than compile again.
   const built = await exists(join(root, "dist", `${APP}-linux-${arch}`))
-  packaged = await run(
-    ["bun", "scripts/package-release.ts", "--version", version, "--repository", "acme/orch", "--host-only", "--out", release, ...(built ? ["--skip-build"] : [])],
-    { cwd: root, env: { ...process.env, SOURCE_DATE_EPOCH: "1700000000" }, timeoutMs: 300_000 },
-  )
+  packaged = await run(["bun", "scripts/package-release.ts", "--version", version, "--repository", "acme/orch", "--host-only", "--out", release, ...(built ? ["--skip-build"] : [])], {
+    cwd: root,
+    env: { ...process.env, SOURCE_DATE_EPOCH: "1700000000" },
+    timeoutMs: 300_000,
+  })
   server = serveDirectory(release)
 }, 320_000)
 

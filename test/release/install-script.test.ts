@@ -132,8 +132,7 @@ describe("install.sh installs", () => {
     // A PATH holding only what install.sh and the stand-in binary use, without curl.
     const bin = join(root, "bin-no-curl")
     await mkdir(bin, { recursive: true })
-    for (const tool of ["tar", "gzip", "mktemp", "awk", "sha256sum", "rm", "mkdir", "chmod", "head", "cat", "wget"])
-      await symlink(Bun.which(tool)!, join(bin, tool)).catch(() => undefined)
+    for (const tool of ["tar", "gzip", "mktemp", "awk", "sha256sum", "rm", "mkdir", "chmod", "head", "cat", "wget"]) await symlink(Bun.which(tool)!, join(bin, tool)).catch(() => undefined)
     const where = await cleanHome()
     const viaWget = await install(release, where, ["--yes"], `${shimX64}:${bin}`)
     expect(viaWget.stderr).toBe("")
@@ -155,7 +154,11 @@ describe("install.sh installs", () => {
 const good = () => goodEntries(STEM, VERSION)
 const withEntries = (...extra: TarEntry[]) => tarGz([...good(), ...extra])
 const refusals: { name: string; release: () => Parameters<typeof publish>[1]; machine?: string; reason: RegExp }[] = [
-  { name: "tampered archive", release: () => ({ sums: `${sha256(tarGz(good()))}  ${ARCHIVE}\n`, archive: withEntries({ name: `${STEM}/extra`, type: "0", body: "x" }) }), reason: /checksum mismatch for/ },
+  {
+    name: "tampered archive",
+    release: () => ({ sums: `${sha256(tarGz(good()))}  ${ARCHIVE}\n`, archive: withEntries({ name: `${STEM}/extra`, type: "0", body: "x" }) }),
+    reason: /checksum mismatch for/,
+  },
   { name: "checksum line for other content", release: () => ({ sums: `${sha256("other")}  ${ARCHIVE}\n` }), reason: /checksum mismatch/ },
   { name: "no line for the archive", release: () => ({ sums: `${sha256(tarGz(good()))}  other.tar.gz\n` }), reason: /exactly one well-formed line/ },
   { name: "two lines for the archive", release: () => ({ sums: `${sha256(tarGz(good()))}  ${ARCHIVE}\n`.repeat(2) }), reason: /exactly one well-formed line/ },
@@ -163,7 +166,11 @@ const refusals: { name: string; release: () => Parameters<typeof publish>[1]; ma
   { name: "'..' entry", release: () => ({ archive: withEntries({ name: `${STEM}/../../evil`, type: "0", body: "x" }) }), reason: /".." component/ },
   { name: "absolute path", release: () => ({ archive: withEntries({ name: "/tmp/evil", type: "0", body: "x" }) }), reason: /absolute path/ },
   { name: "symlink leaving the dir", release: () => ({ archive: withEntries({ name: `${STEM}/link`, type: "2", linkname: "../../.." }) }), reason: /link .* leaves the extraction directory/ },
-  { name: "symlink to an absolute path", release: () => ({ archive: withEntries({ name: `${STEM}/link`, type: "2", linkname: "/etc" }) }), reason: /leaves the extraction directory \(absolute path\)/ },
+  {
+    name: "symlink to an absolute path",
+    release: () => ({ archive: withEntries({ name: `${STEM}/link`, type: "2", linkname: "/etc" }) }),
+    reason: /leaves the extraction directory \(absolute path\)/,
+  },
   { name: "hardlink leaving the dir", release: () => ({ archive: withEntries({ name: `${STEM}/hard`, type: "1", linkname: "../etc/passwd" }) }), reason: /Removing leading/ },
   { name: "entry outside the top-level dir", release: () => ({ archive: withEntries({ name: "other/file", type: "0", body: "x" }) }), reason: /outside the top-level directory/ },
   { name: "not a tar archive", release: () => ({ archive: new TextEncoder().encode("<html>not found</html>") }), reason: /not a gzip-compressed tar archive/ },

@@ -34,9 +34,7 @@ test("sets up and tests exactly as .ci/run does, before packaging", async () => 
 })
 
 test("packages the tag's version for this repository, then verifies and publishes all assets", () => {
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, read literally
   expect(job.env?.TAG).toBe("${{ github.ref_name }}")
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, read literally
   expect(job.env?.REPOSITORY).toBe("${{ github.repository }}")
   expect(runs[indexOf("package-release")]).toContain('bun scripts/package-release.ts --version "$version" --repository "$REPOSITORY"')
   expect(runs[indexOf("package-release")]).not.toContain("--host-only")

@@ -10,7 +10,8 @@ import { tempDir } from "../helpers/temp"
 const cases: { name: string; output: string; tests?: string[]; errors?: string[]; summary?: string[]; trace?: string }[] = [
   {
     name: "bun test",
-    output: "test/a.test.ts:\n(pass) math > adds [0.10ms]\n(fail) math > divides by zero [0.31ms]\n\x1b[31m(fail)\x1b[0m parser > reads [2.00ms]\n\n 1 pass\n 2 fail\nRan 3 tests across 1 file. [20.00ms]",
+    output:
+      "test/a.test.ts:\n(pass) math > adds [0.10ms]\n(fail) math > divides by zero [0.31ms]\n\x1b[31m(fail)\x1b[0m parser > reads [2.00ms]\n\n 1 pass\n 2 fail\nRan 3 tests across 1 file. [20.00ms]",
     tests: ["math > divides by zero", "parser > reads"],
     summary: ["1 pass", "2 fail", "Ran 3 tests across 1 file. [20.00ms]"],
   },
@@ -22,33 +23,38 @@ const cases: { name: string; output: string; tests?: string[]; errors?: string[]
   },
   {
     name: "vitest",
-    output: " ❯ src/a.test.ts (2 tests | 1 failed) 5ms\n   × adds > carries 3ms\n FAIL  src/a.test.ts > adds > carries\nAssertionError: expected 3 to be 4\n ❯ src/a.test.ts:7:17\n Test Files  1 failed (1)\n      Tests  1 failed | 1 passed (2)",
+    output:
+      " ❯ src/a.test.ts (2 tests | 1 failed) 5ms\n   × adds > carries 3ms\n FAIL  src/a.test.ts > adds > carries\nAssertionError: expected 3 to be 4\n ❯ src/a.test.ts:7:17\n Test Files  1 failed (1)\n      Tests  1 failed | 1 passed (2)",
     tests: ["adds > carries", "src/a.test.ts > adds > carries"],
     summary: ["Tests  1 failed | 1 passed (2)"],
     trace: "AssertionError: expected 3 to be 4",
   },
   {
     name: "pytest",
-    output: "tests/test_a.py::test_ok PASSED\ntests/test_a.py::test_bad FAILED\n___ test_bad ___\n    def test_bad():\n>       assert 1 == 2\nE       assert 1 == 2\n=== short test summary info ===\nFAILED tests/test_a.py::test_bad - assert 1 == 2\nFAILED tests/test_b.py::test_other[param-1] - KeyError\n===== 2 failed, 1 passed in 0.12s =====",
+    output:
+      "tests/test_a.py::test_ok PASSED\ntests/test_a.py::test_bad FAILED\n___ test_bad ___\n    def test_bad():\n>       assert 1 == 2\nE       assert 1 == 2\n=== short test summary info ===\nFAILED tests/test_a.py::test_bad - assert 1 == 2\nFAILED tests/test_b.py::test_other[param-1] - KeyError\n===== 2 failed, 1 passed in 0.12s =====",
     tests: ["tests/test_a.py::test_bad", "tests/test_b.py::test_other[param-1]"],
     summary: ["===== 2 failed, 1 passed in 0.12s ====="],
   },
   {
     name: "go test",
-    output: "=== RUN   TestAdd\n--- PASS: TestAdd (0.00s)\n=== RUN   TestDiv\n    div_test.go:9: got 1, want 2\n--- FAIL: TestDiv (0.00s)\n    --- FAIL: TestDiv/zero (0.00s)\nFAIL\nFAIL\texample.com/calc\t0.004s",
+    output:
+      "=== RUN   TestAdd\n--- PASS: TestAdd (0.00s)\n=== RUN   TestDiv\n    div_test.go:9: got 1, want 2\n--- FAIL: TestDiv (0.00s)\n    --- FAIL: TestDiv/zero (0.00s)\nFAIL\nFAIL\texample.com/calc\t0.004s",
     tests: ["TestDiv", "TestDiv/zero"],
     summary: ["FAIL\texample.com/calc\t0.004s"],
   },
   {
     name: "cargo test",
-    output: "running 2 tests\ntest tests::adds ... ok\ntest tests::divides ... FAILED\n\nfailures:\n\n---- tests::divides stdout ----\nthread 'tests::divides' panicked at src/lib.rs:12:9:\nattempt to divide by zero\n\ntest result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s",
+    output:
+      "running 2 tests\ntest tests::adds ... ok\ntest tests::divides ... FAILED\n\nfailures:\n\n---- tests::divides stdout ----\nthread 'tests::divides' panicked at src/lib.rs:12:9:\nattempt to divide by zero\n\ntest result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s",
     tests: ["tests::divides"],
     summary: ["test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s"],
     trace: "thread 'tests::divides' panicked at src/lib.rs:12:9:",
   },
   {
     name: "mocha",
-    output: "  Array\n    ✓ pushes\n    1) pops\n\n  1 passing (5ms)\n  2 failing\n\n  1) Array\n       pops:\n     AssertionError: expected 1 to equal 2\n      at Context.<anonymous> (test/a.js:8:12)\n\n  2) Array #indexOf() returns -1:\n     Error: nope\n",
+    output:
+      "  Array\n    ✓ pushes\n    1) pops\n\n  1 passing (5ms)\n  2 failing\n\n  1) Array\n       pops:\n     AssertionError: expected 1 to equal 2\n      at Context.<anonymous> (test/a.js:8:12)\n\n  2) Array #indexOf() returns -1:\n     Error: nope\n",
     tests: ["Array pops", "Array #indexOf() returns -1"],
     summary: ["1 passing (5ms)", "2 failing"],
   },
@@ -60,14 +66,20 @@ const cases: { name: string; output: string; tests?: string[]; errors?: string[]
   },
   {
     name: "gcc, clang and ld",
-    output: "main.c: In function 'main':\nmain.c:4:5: error: implicit declaration of function 'foo'\nmain.c:5:1: warning: unused\n/usr/bin/ld: main.o: in function `main':\nmain.c:(.text+0x9): undefined reference to `bar'\ncollect2: error: ld returned 1 exit status\nld.lld: error: undefined symbol: baz\n1 error generated.",
-    errors: ["main.c:4:5: error: implicit declaration of function 'foo'", "main.c:(.text+0x9): undefined reference to `bar'", "collect2: error: ld returned 1 exit status", "ld.lld: error: undefined symbol: baz"],
+    output:
+      "main.c: In function 'main':\nmain.c:4:5: error: implicit declaration of function 'foo'\nmain.c:5:1: warning: unused\n/usr/bin/ld: main.o: in function `main':\nmain.c:(.text+0x9): undefined reference to `bar'\ncollect2: error: ld returned 1 exit status\nld.lld: error: undefined symbol: baz\n1 error generated.",
+    errors: [
+      "main.c:4:5: error: implicit declaration of function 'foo'",
+      "main.c:(.text+0x9): undefined reference to `bar'",
+      "collect2: error: ld returned 1 exit status",
+      "ld.lld: error: undefined symbol: baz",
+    ],
     summary: ["1 error generated."],
   },
   {
     name: "rustc",
-    output: "error[E0308]: mismatched types\n --> src/main.rs:4:18\n  |\nerror: could not compile `demo` (bin \"demo\") due to 1 previous error",
-    errors: ["error[E0308]: mismatched types", "error: could not compile `demo` (bin \"demo\") due to 1 previous error"],
+    output: 'error[E0308]: mismatched types\n --> src/main.rs:4:18\n  |\nerror: could not compile `demo` (bin "demo") due to 1 previous error',
+    errors: ["error[E0308]: mismatched types", 'error: could not compile `demo` (bin "demo") due to 1 previous error'],
   },
   {
     name: "a Python traceback",
@@ -204,7 +216,7 @@ describe("linear time on hostile lines", () => {
     ["JS error: a long name", "Uncaught ", ["A"]],
     ["JS error: Error Error …", "", ["Error"]],
     ["frames: at at at …", "  at ", ["at "], "\r"],
-    ["frames: File \", line 1 …", '  File "', ['", line 1'], "\r"],
+    ['frames: File ", line 1 …', '  File "', ['", line 1'], "\r"],
     ["frames: Go .go:1 after a tab", "\t", ["a.go:1"], "\r"],
     ["frames: goroutine ]: …", "goroutine 1 [", ["]:"], "\r"],
     ["frames: spaces then digits", "", [" ", "1"]],
@@ -240,8 +252,8 @@ describe("linear time on hostile lines", () => {
   for (const [name, prefix, runs, end] of attacks)
     test(`${name}: no pattern is slow on it, up to 256 KB`, () => {
       const slow: string[] = []
+      // Longer and longer, so a cubic pattern fails at 4 KB in seconds instead of hanging at 256 KB.
       for (const [patternName, pattern] of byName)
-        // Longer and longer, so a cubic pattern fails at 4 KB in seconds instead of hanging at 256 KB.
         for (const length of [MATCH_CHARS, 16 * MATCH_CHARS, 64 * MATCH_CHARS]) {
           const line = hostile(length, prefix, runs, end)
           const started = performance.now()

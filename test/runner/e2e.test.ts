@@ -40,7 +40,11 @@ test("5 MB of test output with three buried failures reaches the parent as < 4 K
   await Bun.write(`${repo}/suite.py`, FAKE_SUITE)
   const { client, close } = await connect(world)
   try {
-    const result = await client.callTool({ name: "runner", arguments: { cwd: repo, command: "python3 suite.py", objective: "Which tests fail? [script:suite]", expected: "all tests pass" } }, undefined, { timeout: 120_000 })
+    const result = await client.callTool(
+      { name: "runner", arguments: { cwd: repo, command: "python3 suite.py", objective: "Which tests fail? [script:suite]", expected: "all tests pass" } },
+      undefined,
+      { timeout: 120_000 },
+    )
     const out = structured(result)
     expect(out.status).toBe("succeeded")
     expect(out.exit_code).toBe(1)
@@ -75,7 +79,10 @@ test("workspace_access and network_access pick the runner agent and its tool", a
   const repo = await makeRepo(world)
   const { client, close } = await connect(world)
   try {
-    const result = await client.callTool({ name: "runner", arguments: { cwd: repo, command: "echo built > out.txt; cat out.txt", objective: "[script:writable_net]", workspace_access: "writable", network_access: "host", timeout_seconds: 60 } })
+    const result = await client.callTool({
+      name: "runner",
+      arguments: { cwd: repo, command: "echo built > out.txt; cat out.txt", objective: "[script:writable_net]", workspace_access: "writable", network_access: "host", timeout_seconds: 60 },
+    })
     const out = structured(result)
     expect(out.exit_code).toBe(0)
     expect(out.report).toContain("exit code: 0 (succeeded)")

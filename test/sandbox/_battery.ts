@@ -34,8 +34,7 @@ const removeLeftovers = (attempt: Attempt) => {
 
 const TEST_TIMEOUT_MS = 30_000
 
-const succeeded = (attempt: Attempt, fx: Fixture, code: number | null) =>
-  attempt.evidence ? attempt.evidence(fx) : code === 0
+const succeeded = (attempt: Attempt, fx: Fixture, code: number | null) => (attempt.evidence ? attempt.evidence(fx) : code === 0)
 
 export function runBattery(title: string, attempts: readonly Attempt[], extra: () => Record<string, string> = () => ({})) {
   const names = new Set<string>()
@@ -47,42 +46,47 @@ export function runBattery(title: string, attempts: readonly Attempt[], extra: (
     afterAll(() => attempts.forEach(removeLeftovers))
     for (const attempt of attempts) {
       describe(attempt.name, () => {
-        test("control: succeeds without the protection", async () => {
-          const fx = await makeFixture({ worktree: attempt.useWorktree })
-          try {
-            await attempt.setup?.(fx)
-            const script = fill(attempt.script, fx, extra())
-            const cwd = attempt.useWorktree ? fx.worktree : fx.workspace
-            const profile = attempt.profiles[0]!
-            const result =
-              attempt.control === "weakened"
-                ? await inWeakenedSandbox(profile, fx, script)
-                : await onHost(fx, script, { cwd, timeoutMs: attempt.timeoutMs })
-            if (attempt.settleMs) await Bun.sleep(attempt.settleMs)
-            expect({ worked: succeeded(attempt, fx, result.code), stderr: result.stderr }).toMatchObject({ worked: true })
-          } finally {
-            fx.cleanup()
-            removeLeftovers(attempt)
-          }
-        }, TEST_TIMEOUT_MS)
-        for (const profile of attempt.profiles) {
-          test(`denied in ${profileName(profile)}`, async () => {
+        test(
+          "control: succeeds without the protection",
+          async () => {
             const fx = await makeFixture({ worktree: attempt.useWorktree })
-            removeLeftovers(attempt)
             try {
               await attempt.setup?.(fx)
-              const result = await inSandbox(profile, fx, fill(attempt.script, fx, extra()), {
-                workspace: attempt.useWorktree ? fx.worktree : fx.workspace,
-                timeoutMs: attempt.timeoutMs,
-              })
-              expect(result.failure).toBeUndefined()
-              expect(result.stdout).toContain(STARTED)
+              const script = fill(attempt.script, fx, extra())
+              const cwd = attempt.useWorktree ? fx.worktree : fx.workspace
+              const profile = attempt.profiles[0]!
+              const result = attempt.control === "weakened" ? await inWeakenedSandbox(profile, fx, script) : await onHost(fx, script, { cwd, timeoutMs: attempt.timeoutMs })
               if (attempt.settleMs) await Bun.sleep(attempt.settleMs)
-              expect({ worked: succeeded(attempt, fx, result.exitCode), stdout: result.stdout }).toMatchObject({ worked: false })
+              expect({ worked: succeeded(attempt, fx, result.code), stderr: result.stderr }).toMatchObject({ worked: true })
             } finally {
               fx.cleanup()
+              removeLeftovers(attempt)
             }
-          }, TEST_TIMEOUT_MS)
+          },
+          TEST_TIMEOUT_MS,
+        )
+        for (const profile of attempt.profiles) {
+          test(
+            `denied in ${profileName(profile)}`,
+            async () => {
+              const fx = await makeFixture({ worktree: attempt.useWorktree })
+              removeLeftovers(attempt)
+              try {
+                await attempt.setup?.(fx)
+                const result = await inSandbox(profile, fx, fill(attempt.script, fx, extra()), {
+                  workspace: attempt.useWorktree ? fx.worktree : fx.workspace,
+                  timeoutMs: attempt.timeoutMs,
+                })
+                expect(result.failure).toBeUndefined()
+                expect(result.stdout).toContain(STARTED)
+                if (attempt.settleMs) await Bun.sleep(attempt.settleMs)
+                expect({ worked: succeeded(attempt, fx, result.exitCode), stdout: result.stdout }).toMatchObject({ worked: false })
+              } finally {
+                fx.cleanup()
+              }
+            },
+            TEST_TIMEOUT_MS,
+          )
         }
       })
     }

@@ -55,12 +55,7 @@ export function fill(script: string, fx: Fixture, extra: Record<string, string> 
 
 export const STARTED = "SANDBOX_STARTED"
 
-export async function inSandbox(
-  profile: SandboxProfile,
-  fx: Fixture,
-  script: string,
-  options: { workspace?: string; timeoutMs?: number; maxOutputBytes?: number } = {},
-): Promise<SandboxRunResult> {
+export async function inSandbox(profile: SandboxProfile, fx: Fixture, script: string, options: { workspace?: string; timeoutMs?: number; maxOutputBytes?: number } = {}): Promise<SandboxRunResult> {
   const plan = planSandbox({ profile, workspace: options.workspace ?? fx.workspace, host: fx.host }, hostFs)
   // The marker proves the command ran, so a denial is the sandbox's, not a bwrap setup failure.
   return runSandboxed(plan, ["/bin/bash", "-c", `echo ${STARTED}; ${script}`], {

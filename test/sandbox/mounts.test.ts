@@ -26,7 +26,10 @@ beforeAll(() => {
 })
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
-const base = (): Mount[] => [{ op: "tmpfs", dest: "/tmp" }, { op: "bind", source: `${root}/ws`, dest: `${root}/ws` }]
+const base = (): Mount[] => [
+  { op: "tmpfs", dest: "/tmp" },
+  { op: "bind", source: `${root}/ws`, dest: `${root}/ws` },
+]
 const refused = (mounts: Mount[]) => {
   try {
     checkMounts(mounts, hostFs)

@@ -23,8 +23,7 @@ beforeAll(() => {
 })
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
-const plan = (profile: SandboxProfile, workspace = `${root}/ws`, extra: Partial<HostContext> = {}, fs: FsView = hostFs) =>
-  planSandbox({ profile, workspace, host: { ...host, ...extra } }, fs)
+const plan = (profile: SandboxProfile, workspace = `${root}/ws`, extra: Partial<HostContext> = {}, fs: FsView = hostFs) => planSandbox({ profile, workspace, host: { ...host, ...extra } }, fs)
 const pairs = (args: string[], flag: string) => args.flatMap((arg, i) => (arg === flag ? [`${args[i + 1]} ${args[i + 2]}`] : []))
 
 describe("bwrapArgs per profile", () => {
@@ -88,8 +87,22 @@ describe("planSandbox refuses", () => {
     ["a missing workspace", () => plan({ kind: "scout" }, `${root}/nope`), /does not exist/],
     ["Git metadata as workspace", () => plan({ kind: "worker" }, `${root}/ws/.git`), /Git metadata/],
     ["a cwd outside the workspace", () => planSandbox({ profile: { kind: "scout" }, workspace: `${root}/ws`, cwd: root, host }, hostFs), /not a directory inside the workspace/],
-    ["host networking without a resolver", () => plan({ kind: "runner", workspace: "read_only", network: "host" }, `${root}/ws`, {}, { ...hostFs, realpath: (p) => (p === "/etc/resolv.conf" ? undefined : hostFs.realpath(p)) }), /needs \/etc\/resolv.conf/],
-    ["host networking without a CA source", () => plan({ kind: "runner", workspace: "writable", network: "host" }, `${root}/ws`, {}, { ...hostFs, realpath: (p) => (p.startsWith("/etc/ssl") || p.startsWith("/etc/pki") ? undefined : hostFs.realpath(p)) }), /CA trust source/],
+    [
+      "host networking without a resolver",
+      () => plan({ kind: "runner", workspace: "read_only", network: "host" }, `${root}/ws`, {}, { ...hostFs, realpath: (p) => (p === "/etc/resolv.conf" ? undefined : hostFs.realpath(p)) }),
+      /needs \/etc\/resolv.conf/,
+    ],
+    [
+      "host networking without a CA source",
+      () =>
+        plan(
+          { kind: "runner", workspace: "writable", network: "host" },
+          `${root}/ws`,
+          {},
+          { ...hostFs, realpath: (p) => (p.startsWith("/etc/ssl") || p.startsWith("/etc/pki") ? undefined : hostFs.realpath(p)) },
+        ),
+      /CA trust source/,
+    ],
   ]
   for (const [name, attempt, message] of cases)
     test(name, () => {

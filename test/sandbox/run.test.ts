@@ -70,11 +70,7 @@ describe("runSandboxed", () => {
   })
 
   test("a bwrap setup failure is classified, not passed off as the command's exit", async () => {
-    const missing = await runSandboxed(
-      planSandbox({ profile: { kind: "scout" }, workspace: fx.workspace, host: fx.host }, hostFs),
-      ["/no/such/command"],
-      { timeoutMs: 5000, maxOutputBytes: 4096 },
-    )
+    const missing = await runSandboxed(planSandbox({ profile: { kind: "scout" }, workspace: fx.workspace, host: fx.host }, hostFs), ["/no/such/command"], { timeoutMs: 5000, maxOutputBytes: 4096 })
     expect(missing.failure?.code).toBe("exec-failed")
   })
 })

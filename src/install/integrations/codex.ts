@@ -42,13 +42,7 @@ export function readCodexEntry(text: string, file = "config.toml"): CodexEntry |
 const tomlString = (value: string) => JSON.stringify(value)
 
 export function codexTable(entry: McpEntry): string {
-  return [
-    `[mcp_servers.${SERVER_NAME}]`,
-    `command = ${tomlString(entry.command)}`,
-    `args = [${entry.args.map(tomlString).join(", ")}]`,
-    `tool_timeout_sec = ${entry.timeoutSec}`,
-    "",
-  ].join("\n")
+  return [`[mcp_servers.${SERVER_NAME}]`, `command = ${tomlString(entry.command)}`, `args = [${entry.args.map(tomlString).join(", ")}]`, `tool_timeout_sec = ${entry.timeoutSec}`, ""].join("\n")
 }
 
 /** The document without our server (and without an `mcp_servers` left empty by its removal). */

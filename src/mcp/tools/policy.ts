@@ -55,7 +55,16 @@ export function registerPolicy(server: McpServer, delegations: Delegations) {
         ]
         return {
           content: [{ type: "text", text: lines.join("\n") }],
-          structuredContent: { project_root: policy.projectRoot, mode: resolved.mode, source, statements: resolved.statements, overruled: resolved.overruled, allowed, tiers, secret_guard: SECRET_GUARD },
+          structuredContent: {
+            project_root: policy.projectRoot,
+            mode: resolved.mode,
+            source,
+            statements: resolved.statements,
+            overruled: resolved.overruled,
+            allowed,
+            tiers,
+            secret_guard: SECRET_GUARD,
+          },
         }
       } catch (error) {
         return errorResult(error)

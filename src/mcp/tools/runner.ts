@@ -12,7 +12,6 @@ import { policyGate } from "../policy"
 import { idempotencyArg, modelArgs, policyArgs, resultShape } from "../shared"
 import description from "./runner.md" with { type: "text" }
 
-
 export function registerRunner(server: McpServer, delegations: Delegations) {
   server.registerTool(
     "runner",

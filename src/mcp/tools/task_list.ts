@@ -30,7 +30,9 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
     },
     async (args) => {
       try {
-        const all = (await delegations.list()).filter((record) => (!args.status || record.status === args.status) && (!args.cwd || record.workspace === args.cwd || record.workspace.startsWith(`${args.cwd}/`)))
+        const all = (await delegations.list()).filter(
+          (record) => (!args.status || record.status === args.status) && (!args.cwd || record.workspace === args.cwd || record.workspace.startsWith(`${args.cwd}/`)),
+        )
         const tasks = all.slice(0, args.limit).map(statusOfRecord)
         const lines = tasks.length ? tasks.map((t) => `${t.task_id}  ${t.status.padEnd(12)} ${t.role.padEnd(7)} ${t.workspace}`) : ["No tasks."]
         // Reported once: each corrupt file moved aside since the last task_list.

@@ -62,7 +62,10 @@ export function registerTaskStatus(server: McpServer, delegations: Delegations) 
         const record = await delegations.wait(args.task_id, waitMs, args.after_revision)
         if (!record) throw fail("Usage", `No task ${args.task_id}.`, "Call task_list for the known tasks.")
         const status = statusOfRecord(record)
-        return { content: [{ type: "text", text: `${status.status} · ${status.role} · ${Math.round(status.elapsed_ms / 1000)}s\n${status.progress.join("\n")}\nnext: ${status.next}` }], structuredContent: status }
+        return {
+          content: [{ type: "text", text: `${status.status} · ${status.role} · ${Math.round(status.elapsed_ms / 1000)}s\n${status.progress.join("\n")}\nnext: ${status.next}` }],
+          structuredContent: status,
+        }
       } catch (error) {
         return errorResult(error)
       }
