@@ -108,3 +108,14 @@ export function syncBudgetMs(input: SyncInput): number {
   if (client && !input.registrationRaised) budget = Math.min(budget, CLIENT_DEFAULT_TIMEOUT_S[client]! * 1000 - CLIENT_MARGIN_MS)
   return Math.max(MIN_SYNC_MS, budget)
 }
+
+/** A brief over the cap is refused before anything starts: a brief points at files, it does not carry them. */
+export function checkBriefSize(brief: string, maxBytes: number): void {
+  const size = Buffer.byteLength(brief)
+  if (size > maxBytes)
+    throw fail(
+      "Usage",
+      `The brief is ${size} bytes; at most ${maxBytes} are accepted.`,
+      "Shorten it: point at files by path instead of pasting them (or raise OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES, up to 1048576).",
+    )
+}

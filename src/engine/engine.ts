@@ -135,4 +135,18 @@ export class Engine {
     this.logged.add(id)
     console.error(`opencode-mcp-orchestrator: progress of task ${id} not saved: ${describe(error)}`)
   }
+
+  /** Resolves once every followed task has settled (each ends by its deadline at the latest). */
+  async settled(): Promise<void> {
+    // A task that fails settling records that itself (drive); here only the waiting matters.
+    while (this.live.size > 0) await Promise.all([...this.live.values()].map((task) => task.done.catch(() => undefined)))
+  }
+
+  /** Cancels every followed task and waits for them to settle. */
+  async shutdown(): Promise<void> {
+    const running = [...this.live.values()]
+    for (const live of running) live.controller.abort()
+    // As above: each task records how it ended.
+    await Promise.all(running.map((live) => live.done.catch(() => undefined)))
+  }
 }

@@ -9,18 +9,16 @@ import { fail } from "../errors"
 import { abortSession } from "../opencode/session"
 import { hostContext, type HostContext } from "../sandbox"
 import { checkStateSpace } from "../util/fs"
-import { selfStart } from "../util/process"
 import { autorunFiles } from "../workspace/autorun"
 import { snapshot } from "../workspace/changes"
 import { canonicalWorkspace } from "../workspace/root"
-import { planBudget } from "./budgets"
+import { checkBriefSize, planBudget } from "./budgets"
 import { checkOffered, resolveRoute } from "./delegate"
 import { Engine } from "./engine"
 import { lockedError, orphaned } from "./locks"
 import { reconcileHolder, recoverAll } from "./recovery"
-import type { Status } from "./result"
 import type { Runtime } from "./runtime"
-import { isFinished, newTaskId, type TaskRecord } from "./tasks"
+import { isFinished, newRecord, newTaskId, nextTurn, type TaskRecord } from "./tasks"
 import { follow, wait, type FollowOptions } from "./waiting"
 
 export interface StartRequest {
@@ -64,13 +62,7 @@ export class Delegations {
   /** Starts a task, or returns the task already started under the same idempotency key. */
   async start(request: StartRequest): Promise<{ record: TaskRecord; attached: boolean }> {
     await this.recovering
-    const size = Buffer.byteLength(request.brief)
-    if (size > this.runtime.flags.maxBriefBytes)
-      throw fail(
-        "Usage",
-        `The brief is ${size} bytes; at most ${this.runtime.flags.maxBriefBytes} are accepted.`,
-        "Shorten it: point at files by path instead of pasting them (or raise OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES, up to 1048576).",
-      )
+    checkBriefSize(request.brief, this.runtime.flags.maxBriefBytes)
     await checkStateSpace(this.runtime.paths.stateDir)
     const config = await this.runtime.config()
     // Admission first: a refused directory gets no record, lock or session, and no other task's answer.
@@ -100,31 +92,18 @@ export class Delegations {
     if (route) await checkOffered(this.runtime, client, workspace, request.role, route, explicit)
     const id = newTaskId()
     if (request.writable) await this.acquire(workspace, id)
-    const now = new Date().toISOString()
-    const record: TaskRecord = {
-      version: 1,
+    const record = newRecord({
       id,
       role: request.role,
       agent: request.agent,
       workspace,
-      title: `${request.title} [${id}]`,
+      title: request.title,
       writable: request.writable,
-      status: "running",
       idempotencyKey: request.idempotencyKey,
-      sessions: [],
       route,
-      ownerPid: process.pid,
-      ownerStart: selfStart(),
-      turnStartedAt: now,
       brief: request.brief,
-      createdAt: now,
-      updatedAt: now,
-      deadline: Date.now() + budget.operationMs,
       operationMs: budget.operationMs,
-      turns: 1,
-      revision: 0,
-      progress: [],
-    }
+    })
     await this.launch(record, request.brief, host)
     return { record, attached: false }
   }
@@ -153,20 +132,7 @@ export class Delegations {
       const host = this.hostOf(config)
       await canonicalWorkspace(record.workspace, host, config)
       if (record.writable) await this.acquire(record.workspace, id)
-      Object.assign(record, {
-        status: "running" as Status,
-        ownerPid: process.pid,
-        ownerStart: selfStart(),
-        turnStartedAt: new Date().toISOString(),
-        brief,
-        deadline: Date.now() + budget.operationMs,
-        operationMs: budget.operationMs,
-        result: undefined,
-        finishedAt: undefined,
-        note: undefined,
-      })
-      record.turns++
-      record.revision++
+      nextTurn(record, brief, budget.operationMs)
       await this.launch(record, brief, host)
       return record
     } finally {
@@ -259,17 +225,12 @@ export class Delegations {
   async settled(): Promise<void> {
     // After recovery: the tasks it takes over are followed only once it has found them.
     await this.recovering
-    const { live } = this.engine
-    // A task that fails settling records that itself (engine.drive); here only the waiting matters.
-    while (live.size > 0) await Promise.all([...live.values()].map((task) => task.done.catch(() => undefined)))
+    await this.engine.settled()
   }
 
   /** Cancels every task this process follows and waits for them to settle (tests, an orderly shutdown). */
-  async shutdown(): Promise<void> {
-    const running = [...this.engine.live.values()]
-    for (const live of running) live.controller.abort()
-    // As above: each task records how it ended.
-    await Promise.all(running.map((live) => live.done.catch(() => undefined)))
+  shutdown(): Promise<void> {
+    return this.engine.shutdown()
   }
 
   /** Resolves once every record a full disk kept from being written is written, or after `ms`; false if some are still not. */

@@ -8,6 +8,7 @@ import { ROLES, type Role } from "../config/schema"
 import { fail } from "../errors"
 import type { ModelRoute } from "../opencode/session"
 import { writeJson } from "../util/fs"
+import { selfStart } from "../util/process"
 import { readStateFile } from "../util/state-file"
 import type { Snapshot } from "../workspace/changes"
 import { STATUSES, type DelegationResult, type Status } from "./result"
@@ -61,6 +62,38 @@ export interface TaskRecord {
 }
 
 export const isFinished = (status: Status) => FINISHED.includes(status)
+
+type NewRecordFields = Pick<TaskRecord, "id" | "role" | "agent" | "workspace" | "title" | "writable" | "idempotencyKey" | "route" | "brief" | "operationMs">
+
+/** The record of a finished task, running again for a task_continue turn with `brief`, followed by this process. */
+export function nextTurn(record: TaskRecord, brief: string, operationMs: number): void {
+  Object.assign(record, { status: "running", ownerPid: process.pid, ownerStart: selfStart(), turnStartedAt: new Date().toISOString(), brief, deadline: Date.now() + operationMs, operationMs })
+  Object.assign(record, { result: undefined, finishedAt: undefined, note: undefined })
+  record.turns++
+  record.revision++
+}
+
+/** A new task's record, followed by this process, its first turn starting now. */
+export function newRecord(fields: NewRecordFields): TaskRecord {
+  const now = new Date().toISOString()
+  return {
+    version: 1,
+    ...fields,
+    // The task id in the title is how a session is found again after a restart.
+    title: `${fields.title} [${fields.id}]`,
+    status: "running",
+    sessions: [],
+    ownerPid: process.pid,
+    ownerStart: selfStart(),
+    createdAt: now,
+    turnStartedAt: now,
+    updatedAt: now,
+    deadline: Date.now() + fields.operationMs,
+    turns: 1,
+    revision: 0,
+    progress: [],
+  }
+}
 
 /**
  * What every reader of a record relies on. Nested evidence (snapshot, result) is kept as written; a
