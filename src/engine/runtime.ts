@@ -5,7 +5,7 @@ import type { Flags } from "../config/flags"
 import { loadConfig } from "../config/load"
 import { resolvePaths, type Paths } from "../config/paths"
 import type { Config } from "../config/schema"
-import { connect, EventHub } from "../opencode/client"
+import type { EventHub } from "../opencode/client"
 import { confirmSandboxed } from "../opencode/guard"
 import { ensureServer, probeServer, type ServerRecord } from "../opencode/server"
 import { fail } from "../errors"
@@ -50,6 +50,8 @@ export class Runtime {
     if (current && current.record.pid === record.pid && current.record.url === record.url && current.record.password === record.password) return current
     current?.hub.close()
     this.connection = undefined
+    // Loaded with the first delegation, not at start: `tools/list` does not need the OpenCode SDK.
+    const { connect, EventHub } = await import("../opencode/client")
     const client = connect(record)
     const hub = new EventHub(record)
     // A hub that never connected would keep reconnecting for ever; close it with the error.
