@@ -8,6 +8,7 @@ import { hostContext } from "../sandbox"
 import { autorunWarning } from "../workspace/autorun"
 import { statusOf, type Turn } from "./delegate"
 import { disposal } from "./disposal"
+import { classifyFailure } from "./failure"
 import { measureEvidence, nextStep } from "./evidence"
 import type { WriterLocks } from "./locks"
 import { prune } from "./retention"
@@ -47,6 +48,14 @@ export class Settler {
       result.next = record.writable
         ? "Edits made before the server stopped are kept (see files_changed); inspect them, then start a new worker for what is left. The next call starts a new server."
         : "Retried once on a new server, which stopped too; run `opencode-mcp-orchestrator doctor`, then retry."
+    }
+    // Why it failed, from OpenCode's error object, else the provider's last retry message, else our own line.
+    const cause = turn.outcome.kind === "error" ? turn.outcome.error : undefined
+    const failure = classifyFailure({ status, error: cause ?? turn.transcript?.fault, retrying: retrying?.startsWith("retrying (") ? retrying : undefined, text: result.error, lost })
+    if (failure) {
+      Object.assign(result, { errorKind: failure.kind, advice: failure.advice, retryAfterS: failure.retryAfterS })
+      // The status's own next step (timeout, cancel, lost server) names this task's budget and edits.
+      if (!["timeout", "cancelled", "server_lost"].includes(failure.kind)) result.next ??= failure.next
     }
     // A full disk must not keep the workspace locked: a state that cannot be written is reported, and
     // the release (a removal) still happens.

@@ -56,7 +56,10 @@ export async function sendPrompt(client: OpencodeClient, sessionID: string, spec
   if (result.error !== undefined) unwrap(result, "accept the prompt")
 }
 
-export type WaitOutcome = { kind: "idle" } | { kind: "error"; message: string } | { kind: "aborted" } | { kind: "deadline" } | { kind: "lost" }
+export type WaitOutcome = { kind: "idle" } | { kind: "error"; message: string; error?: SessionError } | { kind: "aborted" } | { kind: "deadline" } | { kind: "lost" }
+
+/** OpenCode's error object, as an assistant message or a session.error event carries it. */
+export type SessionError = NonNullable<AssistantMessage["error"]>
 
 export interface WaitOptions {
   signal?: AbortSignal
@@ -72,6 +75,7 @@ export interface WaitOptions {
 export function waitIdle(client: OpencodeClient, hub: EventHub, sessionID: string, directory: string, options: WaitOptions = {}): Promise<WaitOutcome> {
   return new Promise((resolve) => {
     let error: string | undefined
+    let raw: SessionError | undefined
     let settled = false
     // Declared before anything can call finish(): an abort that already happened finishes at once.
     let timer: ReturnType<typeof setTimeout> | undefined
@@ -87,8 +91,11 @@ export function waitIdle(client: OpencodeClient, hub: EventHub, sessionID: strin
     }
     const off = hub.on(sessionID, (event) => {
       options.onEvent?.(event)
-      if (event.type === "session.error") error = describeError(event.properties.error)
-      if (event.type === "session.idle") finish(error ? { kind: "error", message: error } : { kind: "idle" })
+      if (event.type === "session.error") {
+        raw = event.properties.error
+        error = describeError(raw)
+      }
+      if (event.type === "session.idle") finish(error ? { kind: "error", message: error, error: raw } : { kind: "idle" })
     })
     const onAbort = () => finish({ kind: "aborted" })
     if (options.signal?.aborted) return onAbort()
@@ -96,7 +103,7 @@ export function waitIdle(client: OpencodeClient, hub: EventHub, sessionID: strin
     timer = options.deadline ? setTimeout(() => finish({ kind: "deadline" }), Math.max(0, options.deadline - Date.now())) : undefined
     poll = setInterval(async () => {
       if (await options.serverGone?.().catch(() => false)) return finish({ kind: "lost" })
-      if (await finishedByPoll(client, sessionID, directory)) finish(error ? { kind: "error", message: error } : { kind: "idle" })
+      if (await finishedByPoll(client, sessionID, directory)) finish(error ? { kind: "error", message: error, error: raw } : { kind: "idle" })
     }, options.pollMs ?? 3000)
   })
 }
@@ -177,6 +184,8 @@ export interface Transcript {
   route?: ModelRoute
   tools: ToolCall[]
   error?: string
+  /** The last assistant message's error object, for classifying the failure (engine/failure.ts). */
+  fault?: SessionError
   finish?: string
   messages: number
 }
@@ -211,6 +220,7 @@ export async function readTranscript(client: OpencodeClient, sessionID: string, 
     transcript.route = { providerID: info.providerID, modelID: info.modelID, variant: info.variant }
     transcript.finish = info.finish
     transcript.error = info.error ? describeError(info.error) : undefined
+    transcript.fault = info.error
     const text = textOf(parts)
     if (text) transcript.text = text
     for (const part of parts) {
