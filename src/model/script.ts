@@ -27,6 +27,10 @@ export const FailureSchema = z
       .default(1)
       .describe("How many attempts of this step fail before one succeeds (per session), or always."),
     retryAfterSeconds: z.number().min(0).max(60).default(0).describe("The retry-after header of a 429."),
+    per: z
+      .enum(["session", "server"])
+      .default("session")
+      .describe("What `times` counts in: each session's attempts, or every attempt at this step on the server (so a new session for the same brief can get through)."),
   })
   .strict()
 

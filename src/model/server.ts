@@ -90,7 +90,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
   function injectedFailure(play: Play, sessionKey: string): Failure | undefined {
     if (play.kind !== "step" || !play.definition.fail) return undefined
     const failure = play.definition.fail
-    const key = `${sessionKey}|${play.script}|${play.turn}|${play.step}`
+    const key = `${failure.per === "server" ? "*" : sessionKey}|${play.script}|${play.turn}|${play.step}`
     const count = fired.get(key) ?? 0
     if (failure.times !== "always" && count >= failure.times) return undefined
     fired.set(key, count + 1)

@@ -3,7 +3,7 @@
 // scripts/capture-provider-errors.ts); the kinds the scripted model cannot provoke are built from
 // OpenCode's SDK error types and say so in their names.
 import { describe, expect, test } from "bun:test"
-import { adviceTable, classifyFailure, ERROR_KINDS, type ErrorKind, type FailureFacts, type OpencodeError } from "../../src/engine/failure"
+import { adviceTable, classifyFailure, ERROR_KINDS, retryDelay, type ErrorKind, type Failure, type FailureFacts, type OpencodeError, type RetryFacts } from "../../src/engine/failure"
 import type { Status } from "../../src/engine/result"
 import fixtures from "./fixtures/provider-errors.json"
 
@@ -106,4 +106,24 @@ describe("from how the turn ended", () => {
 test("every kind has advice and a next step", () => {
   expect(adviceTable().map((row) => row.kind)).toEqual([...ERROR_KINDS])
   for (const row of adviceTable()) expect(row.advice.length * row.next.length).toBeGreaterThan(0)
+})
+
+describe("retryDelay: a read-only turn that failed transiently before producing output runs again", () => {
+  const rateLimited = classifyFailure(factsOf(captured["429"]!))!
+  const network: Failure = { ...classifyFailure({ status: "failed", text: "Connection reset by server" })!, retryAfterS: undefined }
+  const base: RetryFacts = { failure: rateLimited, writable: false, produced: false, retries: 0, msLeft: 300_000 }
+  test.each<[string, Partial<RetryFacts>, number | undefined]>([
+    ["a scout's 429 waits the provider's retry-after", {}, 2000],
+    ["without a retry-after, backoff doubles from 2 s", { failure: network, retries: 1 }, 4000],
+    ["a writer never", { writable: true }, undefined],
+    ["not once it answered or ran tools", { produced: true }, undefined],
+    ["at most twice", { retries: 2 }, undefined],
+    ["not when the wait would leave under 10 s of the deadline", { msLeft: 11_000 }, undefined],
+    ["not an auth failure", { failure: classifyFailure(factsOf(captured["401"]!)) }, undefined],
+    ["not a provider that kept failing until the deadline", { failure: classifyFailure(factsOf(captured["500"]!)) }, undefined],
+    ["not a lost server (drive runs that again itself, once)", { failure: classifyFailure({ status: "failed", lost: true }) }, undefined],
+    ["not a turn that did not fail", { failure: undefined }, undefined],
+  ])("%s", (_name, change, delay) => {
+    expect(retryDelay({ ...base, ...change })).toBe(delay)
+  })
 })
