@@ -45,6 +45,25 @@ export interface DelegationResult {
   retryAfterS?: number
   /** What the parent should do next, when the outcome needs it. */
   next?: string
+  /** The savings ledger's bytes: what the agent read and wrote, and logs on disk, against what was returned. */
+  bytes?: Bytes
+}
+
+export interface Bytes {
+  /** The conversation's content (text, reasoning, tool inputs and outputs). */
+  transcript: number
+  /** A runner's log on disk. */
+  logs: number
+  /** The text block returned to the parent. */
+  returned: number
+  /** transcript + logs − returned, at least 0: what the parent did not have to read. */
+  keptOut: number
+}
+
+/** The ledger's bytes once the result is final: what the parent gets is its rendered text. */
+export function bytesOf(result: DelegationResult, transcript: number, logs: number): Bytes {
+  const returned = Buffer.byteLength(renderText(result))
+  return { transcript, logs, returned, keptOut: Math.max(0, transcript + logs - returned) }
 }
 
 const SHELL_TOOLS = /^(bash|sandbox_)/

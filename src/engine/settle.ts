@@ -2,6 +2,7 @@
 // is parked, removed, preserved or quarantined (disposal.ts decides which), and the writer state is
 // released only once a writer's session is confirmed removed. A full disk loses no outcome: writer
 // states that cannot be written become warnings, and the record store keeps what it cannot write.
+import { stat } from "node:fs/promises"
 import { describe } from "../errors"
 import { abortSession, forkSession, removeSession } from "../opencode/session"
 import { hostContext } from "../sandbox"
@@ -12,7 +13,7 @@ import { classifyFailure } from "./failure"
 import { measureEvidence, nextStep } from "./evidence"
 import type { WriterLocks } from "./locks"
 import { prune } from "./retention"
-import { fromTranscript, type Status } from "./result"
+import { bytesOf, fromTranscript, type Status } from "./result"
 import type { Runtime } from "./runtime"
 import type { TaskRecord, TaskStore } from "./tasks"
 
@@ -119,6 +120,14 @@ export class Settler {
     }
     if (!release && unwritten.length) result.warnings = [...(result.warnings ?? []), `The workspace's writer state could not be recorded: ${unwritten[0]}`]
     result.next ??= nextStep(result.status, record, forced?.note)
+    // A log that cannot be measured counts as nothing kept out, never as a failure.
+    const logBytes = run
+      ? await stat(run.log).then(
+          (info) => info.size,
+          () => 0,
+        )
+      : 0
+    result.bytes = bytesOf(result, turn.transcript?.bytes ?? 0, logBytes)
     Object.assign(record, { status: result.status, result, finishedAt: new Date().toISOString(), note: forced?.note })
     record.revision++
     const unsaved = await this.store.save(record).then(

@@ -79,6 +79,10 @@ export const resultShape = {
   warnings: z.array(z.string()).optional().describe("Things to inspect before trusting the outcome."),
   exit_code: z.number().nullable().optional().describe("runner: the command's exit code, from the sandbox (null when it was killed)."),
   log: z.string().optional().describe("runner: the command's full output, on disk; never returned whole."),
+  bytes: z
+    .object({ transcript: z.number(), logs: z.number(), returned: z.number(), kept_out: z.number() })
+    .optional()
+    .describe("What delegating kept out of your context: the conversation's and logs' bytes against the bytes returned here."),
 }
 
 export function toStructured(result: DelegationResult) {
@@ -105,6 +109,7 @@ export function toStructured(result: DelegationResult) {
     warnings: result.warnings,
     exit_code: result.run?.exitCode,
     log: result.run?.log,
+    bytes: result.bytes && { transcript: result.bytes.transcript, logs: result.bytes.logs, returned: result.bytes.returned, kept_out: result.bytes.keptOut },
   }
 }
 

@@ -188,6 +188,8 @@ export interface Transcript {
   fault?: SessionError
   finish?: string
   messages: number
+  /** UTF-8 bytes of what the agent read and wrote (text, reasoning, tool inputs and outputs): what the parent never had to hold. */
+  bytes: number
 }
 
 export function toolTarget(part: ToolPart): string {
@@ -208,8 +210,10 @@ export async function readTranscript(client: OpencodeClient, sessionID: string, 
     cost: 0,
     tools: [],
     messages: messages.length,
+    bytes: 0,
   }
   for (const { info, parts } of messages) {
+    transcript.bytes += partBytes(parts)
     if (info.role !== "assistant") continue
     transcript.cost += info.cost
     transcript.tokens.input += info.tokens.input
@@ -229,6 +233,21 @@ export async function readTranscript(client: OpencodeClient, sessionID: string, 
     }
   }
   return transcript
+}
+
+const utf8 = (text: string | undefined) => (text ? Buffer.byteLength(text) : 0)
+
+/** Bytes of a message's content: text and reasoning, and each tool call's input and output (or error). */
+function partBytes(parts: Part[]): number {
+  let bytes = 0
+  for (const part of parts) {
+    if (part.type === "text" || part.type === "reasoning") bytes += utf8(part.text)
+    if (part.type !== "tool") continue
+    bytes += utf8(JSON.stringify(part.state.input ?? {}))
+    if (part.state.status === "completed") bytes += utf8(part.state.output)
+    if (part.state.status === "error") bytes += utf8(part.state.error)
+  }
+  return bytes
 }
 
 const textOf = (parts: Part[]) =>

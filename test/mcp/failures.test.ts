@@ -1,10 +1,11 @@
 // Failed delegations on the real OpenCode with the scripted model: the result says why (error_kind,
 // advice, next) beside OpenCode's own error text; a scout's transient failure is run again in a new
-// session and succeeds, a worker's is not, and a failure retrying cannot fix is not retried.
+// session and succeeds, a worker's is not, and a failure retrying cannot fix is not retried; and the
+// savings ledger (stats) over those tasks matches their records.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import type { TaskRecord } from "../../src/engine/tasks"
 import { readJson } from "../../src/util/fs"
-import { connect, makeRepo, startWorld, stopWorld, structured, type Connected, type Structured, type World } from "./_setup"
+import { connect, makeRepo, startWorld, stopWorld, structured, text, type Connected, type Structured, type World } from "./_setup"
 
 let world: World
 let mcp: Connected
@@ -66,3 +67,23 @@ test("a scout refused for its API key fails at once as auth, and is not retried"
   expect(result.next).toContain("opencode auth login")
   expect(sessionsHit("bad_key")).toBe(1)
 }, 60_000)
+
+test("stats over the tasks above: the ledger's sums match the task records, and a success kept bytes out", async () => {
+  const records = (await mcp.delegations.list()).filter((record) => record.result)
+  expect(records.length).toBe(3)
+  const stats = structured(await mcp.client.callTool({ name: "stats", arguments: { since: "1h" } })) as unknown as {
+    rows: { role: string; tasks: number; succeeded: number; cost: number; bytes_kept_out: number; tokens: { input: number } }[]
+    total: { tasks: number; succeeded: number; tokens: { input: number }; bytes_kept_out: number }
+  }
+  expect(stats.total.tasks).toBe(3)
+  expect(stats.total.succeeded).toBe(1)
+  expect(stats.total.tokens.input).toBe(records.reduce((sum, record) => sum + record.result!.tokens.input, 0))
+  expect(stats.total.bytes_kept_out).toBe(records.reduce((sum, record) => sum + (record.result!.bytes?.keptOut ?? 0), 0))
+  expect(stats.rows.find((row) => row.role === "scout")).toMatchObject({ tasks: 2, succeeded: 1 })
+  const scout = records.find((record) => record.status === "succeeded")!.result!
+  expect(scout.bytes!.transcript).toBeGreaterThan(0)
+  expect(scout.bytes!.returned).toBe(Buffer.byteLength(text(await mcp.client.callTool({ name: "task_result", arguments: { task_id: scout.taskID } }))))
+  // Nothing finished in the future: the period is honoured.
+  const none = await mcp.client.callTool({ name: "stats", arguments: { since: "2099-01-01" } })
+  expect(text(none)).toBe("No finished tasks since 2099-01-01T00:00:00.000Z.")
+}, 30_000)
