@@ -10,6 +10,7 @@ import { registerModels } from "./tools/models"
 import { registerPolicy } from "./tools/policy"
 import { registerRunner } from "./tools/runner"
 import { registerScout } from "./tools/scout"
+import { registerSessionOutput } from "./tools/session_output"
 import { registerStats } from "./tools/stats"
 import { registerTaskCancel } from "./tools/task_cancel"
 import { registerTaskContinue } from "./tools/task_continue"
@@ -34,5 +35,6 @@ export function createServer(runtime: Runtime, delegations = new Delegations(run
   registerModels(server, delegations)
   registerPolicy(server, delegations)
   registerStats(server, delegations)
+  registerSessionOutput(server, delegations)
   return server
 }

@@ -275,3 +275,13 @@ export const lastMessageID = async (client: OpencodeClient, sessionID: string, d
 
 /** "user" when the session's newest message is a brief nobody has answered yet. */
 export const lastMessageRole = async (client: OpencodeClient, sessionID: string, directory: string) => (await lastMessage(client, sessionID, directory))?.role
+
+/** Every message of a session with its parts; undefined when the session is gone. */
+export async function readMessages(client: OpencodeClient, sessionID: string, directory: string) {
+  return (await client.session.messages({ sessionID, directory }).catch(unknown))?.data
+}
+
+/** The directory a session was started in, asked of OpenCode; undefined when it does not know the session. */
+export async function sessionDirectory(client: OpencodeClient, sessionID: string): Promise<string | undefined> {
+  return (await client.session.get({ sessionID }).catch(unknown))?.data?.directory
+}
