@@ -18,6 +18,7 @@ export const main = defineCommand({
     uninstall: () => import("./uninstall").then((m) => m.default),
     models: () => import("./models").then((m) => m.default),
     tasks: () => import("./tasks").then((m) => m.default),
+    stats: () => import("./stats").then((m) => m.default),
     supervise: () => import("./supervise").then((m) => m.default),
   },
 })

@@ -157,6 +157,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
         tools: [...transcript.tools, ...retry.tools],
         tokens: sumTokens(transcript.tokens, retry.tokens),
         cost: transcript.cost + retry.cost,
+        bytes: transcript.bytes + retry.bytes,
       }
   }
   return { sessionID, outcome, transcript }

@@ -4,7 +4,9 @@
 // holds an Engine; they go through Delegations.
 import { describe } from "../errors"
 import { probeServer } from "../opencode/server"
-import { runTurn, type Turn } from "./delegate"
+import { removeSession } from "../opencode/session"
+import { runTurn, statusOf, type Turn } from "./delegate"
+import { classifyFailure, retryDelay, TRANSIENT_RETRIES } from "./failure"
 import { WriterLocks } from "./locks"
 import type { Status } from "./result"
 import type { Runtime } from "./runtime"
@@ -71,7 +73,27 @@ export class Engine {
         record.sessionID = undefined
       }
       turn = await this.turn(live, brief, attach && attempt === 0)
-      if (turn.outcome.kind !== "lost") break
+      if (turn.outcome.kind === "lost") continue
+      // A read-only task that failed on a transient provider error before producing anything is run
+      // again in a fresh session, after a backoff (failure.ts retryDelay decides); a writer never is.
+      for (let retries = 0; ; retries++) {
+        const delayMs = retryDelay({
+          failure: classifyTurn(turn),
+          writable: record.writable,
+          produced: Boolean(turn.transcript?.text || turn.transcript?.tools.length),
+          retries,
+          msLeft: record.deadline - Date.now(),
+        })
+        if (delayMs === undefined || live.controller.signal.aborted) break
+        const kind = classifyTurn(turn)?.kind
+        this.progress(live, `${kind}: running the task again in a new session in ${Math.round(delayMs / 1000)}s (retry ${retries + 1} of ${TRANSIENT_RETRIES})`)
+        await this.discard(record, turn.sessionID)
+        record.sessionID = undefined
+        await abortableSleep(delayMs, live.controller.signal)
+        turn = await this.turn(live, brief, false)
+        if (turn.outcome.kind === "lost") break
+      }
+      break
     }
     try {
       return await this.settle(live, turn, started)
@@ -84,6 +106,14 @@ export class Engine {
       this.unfollow(live)
       return record
     }
+  }
+
+  /** Removes the session of a failed attempt about to be run again (a read-only task: nothing of it is kept). */
+  private async discard(record: TaskRecord, sessionID: string | undefined) {
+    if (!sessionID) return
+    // Best effort: a session left behind is an idle, failed conversation, and retention removes it later.
+    const { client } = await this.runtime.opencode().catch(() => ({ client: undefined }))
+    if (client) await removeSession(client, sessionID, record.workspace)
   }
 
   /** One turn on the shared server, any failure to reach it folded into the outcome. */
@@ -149,4 +179,26 @@ export class Engine {
     // As above: each task records how it ended.
     await Promise.all(running.map((live) => live.done.catch(() => undefined)))
   }
+}
+
+/** The failure of a turn as settle would classify it (before the evidence and disposal). */
+function classifyTurn(turn: Turn) {
+  const status = statusOf(turn.outcome, turn.transcript)
+  const error = turn.outcome.kind === "error" ? turn.outcome.error : undefined
+  const text = turn.outcome.kind === "error" ? turn.outcome.message : turn.transcript?.error
+  return classifyFailure({ status, error: error ?? turn.transcript?.fault, text })
+}
+
+/** Resolves after `ms`, or at once when the signal aborts (a cancel during a backoff). */
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve()
+    const done = () => {
+      clearTimeout(timer)
+      signal.removeEventListener("abort", done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal.addEventListener("abort", done, { once: true })
+  })
 }

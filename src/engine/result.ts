@@ -2,6 +2,7 @@
 import type { Role } from "../config/schema"
 import { formatModel, type ToolCall, type Transcript } from "../opencode/session"
 import type { FileChange } from "../workspace/changes"
+import type { ErrorKind } from "./failure"
 
 export const STATUSES = ["running", "succeeded", "failed", "timed_out", "cancelled", "needs_review", "interrupted"] as const
 export type Status = (typeof STATUSES)[number]
@@ -36,8 +37,33 @@ export interface DelegationResult {
   /** Where the whole conversation can be read. */
   transcript?: string
   error?: string
+  /** Why it failed, classified (failure.ts); `error` keeps the provider's own words. */
+  errorKind?: ErrorKind
+  /** One sentence on what that kind of failure means. */
+  advice?: string
+  /** Seconds the provider asked to wait before retrying, when it said. */
+  retryAfterS?: number
   /** What the parent should do next, when the outcome needs it. */
   next?: string
+  /** The savings ledger's bytes: what the agent read and wrote, and logs on disk, against what was returned. */
+  bytes?: Bytes
+}
+
+export interface Bytes {
+  /** The conversation's content (text, reasoning, tool inputs and outputs). */
+  transcript: number
+  /** A runner's log on disk. */
+  logs: number
+  /** The text block returned to the parent. */
+  returned: number
+  /** transcript + logs − returned, at least 0: what the parent did not have to read. */
+  keptOut: number
+}
+
+/** The ledger's bytes once the result is final: what the parent gets is its rendered text. */
+export function bytesOf(result: DelegationResult, transcript: number, logs: number): Bytes {
+  const returned = Buffer.byteLength(renderText(result))
+  return { transcript, logs, returned, keptOut: Math.max(0, transcript + logs - returned) }
 }
 
 const SHELL_TOOLS = /^(bash|sandbox_)/
@@ -73,7 +99,9 @@ export function renderText(result: DelegationResult): string {
   if (result.commands.length) lines.push(`commands: ${result.commands.map((c) => `${c.command} → ${c.exitCode ?? "?"}`).join("; ")}`)
   if (result.run) lines.push(`runner: exit code ${result.run.exitCode ?? "none"}${result.run.timedOut ? " (timed out)" : ""}, ${result.run.lines ?? "?"} lines of output in ${result.run.log}`)
   if (result.transcript) lines.push(`transcript: ${result.transcript}`)
-  if (result.error) lines.push(`error: ${result.error}`)
+  if (result.error) lines.push(`error${result.errorKind ? ` (${result.errorKind})` : ""}: ${result.error}`)
+  else if (result.errorKind && result.errorKind !== "cancelled") lines.push(`error kind: ${result.errorKind}`)
+  if (result.advice && result.errorKind !== "cancelled") lines.push(`advice: ${result.advice}`)
   for (const warning of result.warnings ?? []) lines.push(`warning: ${warning}`)
   if (result.next) lines.push(`next: ${result.next}`)
   return lines.join("\n")

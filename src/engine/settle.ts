@@ -2,16 +2,18 @@
 // is parked, removed, preserved or quarantined (disposal.ts decides which), and the writer state is
 // released only once a writer's session is confirmed removed. A full disk loses no outcome: writer
 // states that cannot be written become warnings, and the record store keeps what it cannot write.
+import { stat } from "node:fs/promises"
 import { describe } from "../errors"
 import { abortSession, forkSession, removeSession } from "../opencode/session"
 import { hostContext } from "../sandbox"
 import { autorunWarning } from "../workspace/autorun"
 import { statusOf, type Turn } from "./delegate"
 import { disposal } from "./disposal"
+import { classifyFailure } from "./failure"
 import { measureEvidence, nextStep } from "./evidence"
 import type { WriterLocks } from "./locks"
 import { prune } from "./retention"
-import { fromTranscript, type Status } from "./result"
+import { bytesOf, fromTranscript, type Status } from "./result"
 import type { Runtime } from "./runtime"
 import type { TaskRecord, TaskStore } from "./tasks"
 
@@ -47,6 +49,14 @@ export class Settler {
       result.next = record.writable
         ? "Edits made before the server stopped are kept (see files_changed); inspect them, then start a new worker for what is left. The next call starts a new server."
         : "Retried once on a new server, which stopped too; run `opencode-mcp-orchestrator doctor`, then retry."
+    }
+    // Why it failed, from OpenCode's error object, else the provider's last retry message, else our own line.
+    const cause = turn.outcome.kind === "error" ? turn.outcome.error : undefined
+    const failure = classifyFailure({ status, error: cause ?? turn.transcript?.fault, retrying: retrying?.startsWith("retrying (") ? retrying : undefined, text: result.error, lost })
+    if (failure) {
+      Object.assign(result, { errorKind: failure.kind, advice: failure.advice, retryAfterS: failure.retryAfterS })
+      // The status's own next step (timeout, cancel, lost server) names this task's budget and edits.
+      if (!["timeout", "cancelled", "server_lost"].includes(failure.kind)) result.next ??= failure.next
     }
     // A full disk must not keep the workspace locked: a state that cannot be written is reported, and
     // the release (a removal) still happens.
@@ -110,6 +120,14 @@ export class Settler {
     }
     if (!release && unwritten.length) result.warnings = [...(result.warnings ?? []), `The workspace's writer state could not be recorded: ${unwritten[0]}`]
     result.next ??= nextStep(result.status, record, forced?.note)
+    // A log that cannot be measured counts as nothing kept out, never as a failure.
+    const logBytes = run
+      ? await stat(run.log).then(
+          (info) => info.size,
+          () => 0,
+        )
+      : 0
+    result.bytes = bytesOf(result, turn.transcript?.bytes ?? 0, logBytes)
     Object.assign(record, { status: result.status, result, finishedAt: new Date().toISOString(), note: forced?.note })
     record.revision++
     const unsaved = await this.store.save(record).then(

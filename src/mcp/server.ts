@@ -10,6 +10,8 @@ import { registerModels } from "./tools/models"
 import { registerPolicy } from "./tools/policy"
 import { registerRunner } from "./tools/runner"
 import { registerScout } from "./tools/scout"
+import { registerSessionOutput } from "./tools/session_output"
+import { registerStats } from "./tools/stats"
 import { registerTaskCancel } from "./tools/task_cancel"
 import { registerTaskContinue } from "./tools/task_continue"
 import { registerTaskList } from "./tools/task_list"
@@ -32,5 +34,7 @@ export function createServer(runtime: Runtime, delegations = new Delegations(run
   registerTaskContinue(server, delegations)
   registerModels(server, delegations)
   registerPolicy(server, delegations)
+  registerStats(server, delegations)
+  registerSessionOutput(server, delegations)
   return server
 }

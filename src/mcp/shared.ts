@@ -4,6 +4,7 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js"
 import { z } from "zod"
 import { AppError } from "../errors"
+import { ERROR_KINDS } from "../engine/failure"
 import { fromTranscript, STATUSES, renderText, type DelegationResult } from "../engine/result"
 import type { TaskRecord } from "../engine/tasks"
 import { MODES } from "../policy/mode"
@@ -67,11 +68,21 @@ export const resultShape = {
   commands: z.array(z.object({ command: z.string(), exit_code: z.number().optional() })).describe("Shell commands the agent ran, with exit codes."),
   transcript: z.string().optional().describe("Where the whole conversation can be read."),
   progress: z.array(z.string()).optional().describe("The latest progress lines of a running task."),
-  error: z.string().optional(),
+  error: z.string().optional().describe("What failed, in OpenCode's or the provider's words."),
+  error_kind: z
+    .enum(ERROR_KINDS)
+    .optional()
+    .describe("Why it failed: rate_limit, quota, auth, model_not_found, context_length, output_limit, overloaded, network, timeout, sandbox, cancelled, server_lost or unknown (README, Errors)."),
+  advice: z.string().optional().describe("What that kind of failure means."),
+  retry_after_s: z.number().optional().describe("Seconds the provider asked to wait before a retry, when it said."),
   next: z.string().optional().describe("What to do next when the outcome needs it."),
   warnings: z.array(z.string()).optional().describe("Things to inspect before trusting the outcome."),
   exit_code: z.number().nullable().optional().describe("runner: the command's exit code, from the sandbox (null when it was killed)."),
   log: z.string().optional().describe("runner: the command's full output, on disk; never returned whole."),
+  bytes: z
+    .object({ transcript: z.number(), logs: z.number(), returned: z.number(), kept_out: z.number() })
+    .optional()
+    .describe("What delegating kept out of your context: the conversation's and logs' bytes against the bytes returned here."),
 }
 
 export function toStructured(result: DelegationResult) {
@@ -91,10 +102,14 @@ export function toStructured(result: DelegationResult) {
     commands: result.commands.map((command) => ({ command: command.command, exit_code: command.exitCode })),
     transcript: result.transcript,
     error: result.error,
+    error_kind: result.errorKind,
+    advice: result.advice,
+    retry_after_s: result.retryAfterS,
     next: result.next,
     warnings: result.warnings,
     exit_code: result.run?.exitCode,
     log: result.run?.log,
+    bytes: result.bytes && { transcript: result.bytes.transcript, logs: result.bytes.logs, returned: result.bytes.returned, kept_out: result.bytes.keptOut },
   }
 }
 

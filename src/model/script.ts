@@ -17,12 +17,20 @@ export const ToolCallSchema = z
 
 export const FailureSchema = z
   .object({
-    kind: z.enum(["429", "500", "cut"]).describe("429: rate limited (with retry-after); 500: server error; cut: the stream closes mid-answer without [DONE]."),
+    kind: z
+      .enum(["429", "500", "cut", "401", "quota", "unknown_model", "context", "503"])
+      .describe(
+        "429: rate limited (with retry-after); 500: server error; cut: the stream closes mid-answer without [DONE]; 401: bad API key; quota: a 429 saying the quota is spent; unknown_model: a 404 for the model; context: a 400 saying the prompt is over the context length; 503: overloaded.",
+      ),
     times: z
       .union([z.number().int().positive(), z.literal("always")])
       .default(1)
       .describe("How many attempts of this step fail before one succeeds (per session), or always."),
     retryAfterSeconds: z.number().min(0).max(60).default(0).describe("The retry-after header of a 429."),
+    per: z
+      .enum(["session", "server"])
+      .default("session")
+      .describe("What `times` counts in: each session's attempts, or every attempt at this step on the server (so a new session for the same brief can get through)."),
   })
   .strict()
 

@@ -58,7 +58,23 @@ const sleep = (ms: number, signal: AbortSignal) =>
     signal.addEventListener("abort", done, { once: true })
   })
 
-const errorBody = (status: number, message: string, type: string) => Response.json({ error: { message, type, code: type } }, { status })
+const errorBody = (status: number, message: string, type: string, code = type) => Response.json({ error: { message, type, code } }, { status })
+
+/** The answers of the failures that are not a 429 with retry-after or a cut stream, as OpenAI words them. */
+const FAILURE_BODIES: Partial<Record<Failure["kind"], () => Response>> = {
+  "500": () => errorBody(500, "Internal error (scripted).", "server_error"),
+  "401": () => errorBody(401, "Incorrect API key provided (scripted).", "invalid_request_error", "invalid_api_key"),
+  quota: () => errorBody(429, "You exceeded your current quota, please check your plan and billing details (scripted).", "insufficient_quota"),
+  unknown_model: () => errorBody(404, "The model `scripted-missing` does not exist or you do not have access to it (scripted).", "invalid_request_error", "model_not_found"),
+  context: () =>
+    errorBody(
+      400,
+      "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens. Please reduce the length of the messages (scripted).",
+      "invalid_request_error",
+      "context_length_exceeded",
+    ),
+  "503": () => errorBody(503, "The server is overloaded, please try again later (scripted).", "overloaded_error"),
+}
 
 export async function startScriptedModel(options: ScriptedModelOptions = {}): Promise<ScriptedModel> {
   const scripts = new Map<string, Script>(Object.entries(builtinScripts()))
@@ -74,7 +90,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
   function injectedFailure(play: Play, sessionKey: string): Failure | undefined {
     if (play.kind !== "step" || !play.definition.fail) return undefined
     const failure = play.definition.fail
-    const key = `${sessionKey}|${play.script}|${play.turn}|${play.step}`
+    const key = `${failure.per === "server" ? "*" : sessionKey}|${play.script}|${play.turn}|${play.step}`
     const count = fired.get(key) ?? 0
     if (failure.times !== "always" && count >= failure.times) return undefined
     fired.set(key, count + 1)
@@ -98,7 +114,8 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       response.headers.set("retry-after-ms", String(Math.round(failure.retryAfterSeconds * 1000)))
       return response
     }
-    if (failure?.kind === "500") return errorBody(500, "Internal error (scripted).", "server_error")
+    const failed = failure && FAILURE_BODIES[failure.kind]
+    if (failed) return failed()
     const delayMs = play.kind === "step" ? (play.definition.delayMs ?? 0) : 0
     const env = envelope(body.model)
     const usage = usageOf(body, play.reply)

@@ -56,7 +56,10 @@ export async function sendPrompt(client: OpencodeClient, sessionID: string, spec
   if (result.error !== undefined) unwrap(result, "accept the prompt")
 }
 
-export type WaitOutcome = { kind: "idle" } | { kind: "error"; message: string } | { kind: "aborted" } | { kind: "deadline" } | { kind: "lost" }
+export type WaitOutcome = { kind: "idle" } | { kind: "error"; message: string; error?: SessionError } | { kind: "aborted" } | { kind: "deadline" } | { kind: "lost" }
+
+/** OpenCode's error object, as an assistant message or a session.error event carries it. */
+export type SessionError = NonNullable<AssistantMessage["error"]>
 
 export interface WaitOptions {
   signal?: AbortSignal
@@ -72,6 +75,7 @@ export interface WaitOptions {
 export function waitIdle(client: OpencodeClient, hub: EventHub, sessionID: string, directory: string, options: WaitOptions = {}): Promise<WaitOutcome> {
   return new Promise((resolve) => {
     let error: string | undefined
+    let raw: SessionError | undefined
     let settled = false
     // Declared before anything can call finish(): an abort that already happened finishes at once.
     let timer: ReturnType<typeof setTimeout> | undefined
@@ -87,8 +91,11 @@ export function waitIdle(client: OpencodeClient, hub: EventHub, sessionID: strin
     }
     const off = hub.on(sessionID, (event) => {
       options.onEvent?.(event)
-      if (event.type === "session.error") error = describeError(event.properties.error)
-      if (event.type === "session.idle") finish(error ? { kind: "error", message: error } : { kind: "idle" })
+      if (event.type === "session.error") {
+        raw = event.properties.error
+        error = describeError(raw)
+      }
+      if (event.type === "session.idle") finish(error ? { kind: "error", message: error, error: raw } : { kind: "idle" })
     })
     const onAbort = () => finish({ kind: "aborted" })
     if (options.signal?.aborted) return onAbort()
@@ -96,7 +103,7 @@ export function waitIdle(client: OpencodeClient, hub: EventHub, sessionID: strin
     timer = options.deadline ? setTimeout(() => finish({ kind: "deadline" }), Math.max(0, options.deadline - Date.now())) : undefined
     poll = setInterval(async () => {
       if (await options.serverGone?.().catch(() => false)) return finish({ kind: "lost" })
-      if (await finishedByPoll(client, sessionID, directory)) finish(error ? { kind: "error", message: error } : { kind: "idle" })
+      if (await finishedByPoll(client, sessionID, directory)) finish(error ? { kind: "error", message: error, error: raw } : { kind: "idle" })
     }, options.pollMs ?? 3000)
   })
 }
@@ -177,8 +184,12 @@ export interface Transcript {
   route?: ModelRoute
   tools: ToolCall[]
   error?: string
+  /** The last assistant message's error object, for classifying the failure (engine/failure.ts). */
+  fault?: SessionError
   finish?: string
   messages: number
+  /** UTF-8 bytes of what the agent read and wrote (text, reasoning, tool inputs and outputs): what the parent never had to hold. */
+  bytes: number
 }
 
 export function toolTarget(part: ToolPart): string {
@@ -199,8 +210,10 @@ export async function readTranscript(client: OpencodeClient, sessionID: string, 
     cost: 0,
     tools: [],
     messages: messages.length,
+    bytes: 0,
   }
   for (const { info, parts } of messages) {
+    transcript.bytes += partBytes(parts)
     if (info.role !== "assistant") continue
     transcript.cost += info.cost
     transcript.tokens.input += info.tokens.input
@@ -211,6 +224,7 @@ export async function readTranscript(client: OpencodeClient, sessionID: string, 
     transcript.route = { providerID: info.providerID, modelID: info.modelID, variant: info.variant }
     transcript.finish = info.finish
     transcript.error = info.error ? describeError(info.error) : undefined
+    transcript.fault = info.error
     const text = textOf(parts)
     if (text) transcript.text = text
     for (const part of parts) {
@@ -219,6 +233,21 @@ export async function readTranscript(client: OpencodeClient, sessionID: string, 
     }
   }
   return transcript
+}
+
+const utf8 = (text: string | undefined) => (text ? Buffer.byteLength(text) : 0)
+
+/** Bytes of a message's content: text and reasoning, and each tool call's input and output (or error). */
+function partBytes(parts: Part[]): number {
+  let bytes = 0
+  for (const part of parts) {
+    if (part.type === "text" || part.type === "reasoning") bytes += utf8(part.text)
+    if (part.type !== "tool") continue
+    bytes += utf8(JSON.stringify(part.state.input ?? {}))
+    if (part.state.status === "completed") bytes += utf8(part.state.output)
+    if (part.state.status === "error") bytes += utf8(part.state.error)
+  }
+  return bytes
 }
 
 const textOf = (parts: Part[]) =>
@@ -246,3 +275,13 @@ export const lastMessageID = async (client: OpencodeClient, sessionID: string, d
 
 /** "user" when the session's newest message is a brief nobody has answered yet. */
 export const lastMessageRole = async (client: OpencodeClient, sessionID: string, directory: string) => (await lastMessage(client, sessionID, directory))?.role
+
+/** Every message of a session with its parts; undefined when the session is gone. */
+export async function readMessages(client: OpencodeClient, sessionID: string, directory: string) {
+  return (await client.session.messages({ sessionID, directory }).catch(unknown))?.data
+}
+
+/** The directory a session was started in, asked of OpenCode; undefined when it does not know the session. */
+export async function sessionDirectory(client: OpencodeClient, sessionID: string): Promise<string | undefined> {
+  return (await client.session.get({ sessionID }).catch(unknown))?.data?.directory
+}

@@ -29,7 +29,7 @@ test("step kinds, defaults and failures parse", () => {
     ],
   })
   const [one, two, three] = script.turns[0]!.steps
-  expect(one).toEqual({ tool: "glob", args: {}, fail: { kind: "429", times: 1, retryAfterSeconds: 1 } })
+  expect(one).toEqual({ tool: "glob", args: {}, fail: { kind: "429", times: 1, retryAfterSeconds: 1, per: "session" } })
   expect(callsOf(two!).map((c) => c.tool)).toEqual(["read", "grep"])
   expect(three?.fail?.times).toBe("always")
 })

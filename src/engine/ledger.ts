@@ -1,0 +1,130 @@
+// The savings ledger: what delegation did and cost, per role and model over a period, summed from
+// the finished task records. Pure: records in, rows out; `stats` (MCP tool and CLI) reads the store
+// and prints what this returns.
+import { fail } from "../errors"
+import { formatModel } from "../opencode/session"
+import type { TaskRecord } from "./tasks"
+import { isFinished } from "./tasks"
+
+export interface Tokens {
+  input: number
+  output: number
+  reasoning: number
+  cacheRead: number
+  cacheWrite: number
+}
+
+export interface StatsRow {
+  role: string
+  model: string
+  tasks: number
+  succeeded: number
+  /** succeeded / tasks, 0 to 1. */
+  successRate: number
+  tokens: Tokens
+  cost: number
+  steps: number
+  bytesKeptOut: number
+  medianDurationMs: number
+}
+
+export interface Stats {
+  /** ISO time the period starts at, when one was asked for. */
+  since?: string
+  rows: StatsRow[]
+  total: StatsRow
+}
+
+const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }
+
+/** `30m`, `24h`, `7d`, `2w`, or a date/time Date.parse reads; epoch ms. */
+export function parseSince(since: string, now: number): number {
+  const relative = since.trim().match(/^(\d+)\s*([mhdw])$/)
+  if (relative) return now - Number(relative[1]) * UNITS[relative[2]!]!
+  const absolute = Date.parse(since)
+  if (Number.isNaN(absolute)) throw fail("Usage", `since "${since.slice(0, 40)}" is neither a duration nor a date.`, "Write a duration such as 24h, 7d or 2w, or a date such as 2026-11-01.")
+  return absolute
+}
+
+const zero = (): Tokens => ({ input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 })
+
+function median(values: number[]): number {
+  if (!values.length) return 0
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = sorted.length >> 1
+  return sorted.length % 2 ? sorted[middle]! : Math.round((sorted[middle - 1]! + sorted[middle]!) / 2)
+}
+
+/** The model that answered, else the one asked for, else the role's default. */
+const modelOf = (record: TaskRecord) => record.result?.model ?? (record.route ? formatModel(record.route) : "(default)")
+
+function row(role: string, model: string, records: TaskRecord[]): StatsRow {
+  const tokens = zero()
+  let cost = 0
+  let steps = 0
+  let bytesKeptOut = 0
+  for (const { result } of records) {
+    if (!result) continue
+    for (const key of Object.keys(tokens) as (keyof Tokens)[]) tokens[key] += result.tokens[key]
+    cost += result.cost
+    steps += result.steps
+    bytesKeptOut += result.bytes?.keptOut ?? 0
+  }
+  const succeeded = records.filter((record) => record.status === "succeeded").length
+  return {
+    role,
+    model,
+    tasks: records.length,
+    succeeded,
+    successRate: records.length ? succeeded / records.length : 0,
+    tokens,
+    cost,
+    steps,
+    bytesKeptOut,
+    medianDurationMs: median(records.map((record) => record.result?.durationMs ?? 0)),
+  }
+}
+
+/** Finished tasks (those with a result) finished at or after `since`, per role and model, and in all. */
+export function summarize(records: TaskRecord[], since?: number): Stats {
+  const counted = records.filter((record) => isFinished(record.status) && record.result && (since === undefined || Date.parse(record.finishedAt ?? record.updatedAt) >= since))
+  const groups = new Map<string, TaskRecord[]>()
+  for (const record of counted) {
+    const key = `${record.role}\u0000${modelOf(record)}`
+    groups.set(key, [...(groups.get(key) ?? []), record])
+  }
+  const rows = [...groups.entries()]
+    .map(([key, group]) => {
+      const [role, model] = key.split("\u0000") as [string, string]
+      return row(role, model, group)
+    })
+    .sort((a, b) => a.role.localeCompare(b.role) || b.tasks - a.tasks || a.model.localeCompare(b.model))
+  return { ...(since !== undefined && { since: new Date(since).toISOString() }), rows, total: row("all", "all", counted) }
+}
+
+const kb = (bytes: number) => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${(bytes / 1024).toFixed(1)} KB`)
+const tokens = (t: Tokens) => `${t.input + t.cacheRead + t.cacheWrite} in / ${t.output + t.reasoning} out`
+
+/** A table a person reads: one line per role and model, then the total. */
+export function renderStats(stats: Stats): string {
+  if (!stats.total.tasks) return `No finished tasks${stats.since ? ` since ${stats.since}` : ""}.`
+  const header = ["role", "model", "tasks", "ok", "tokens", "cost", "kept out", "median"]
+  const lines = [...stats.rows, stats.total].map((r) => [
+    r.role,
+    r.model,
+    String(r.tasks),
+    `${Math.round(r.successRate * 100)}%`,
+    tokens(r.tokens),
+    `$${r.cost.toFixed(4)}`,
+    kb(r.bytesKeptOut),
+    `${(r.medianDurationMs / 1000).toFixed(1)}s`,
+  ])
+  const widths = header.map((title, i) => Math.max(title.length, ...lines.map((line) => line[i]!.length)))
+  const format = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd()
+  const body = [format(header), ...lines.slice(0, -1).map(format), format(lines.at(-1)!)]
+  return [`Finished tasks${stats.since ? ` since ${stats.since}` : ""}:`, ...body].join("\n")
+}

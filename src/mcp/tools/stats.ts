@@ -1,0 +1,53 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { z } from "zod"
+import { parseSince, renderStats, summarize, type StatsRow } from "../../engine/ledger"
+import type { Delegations } from "../../engine/lifecycle"
+import { errorResult } from "../shared"
+import description from "./stats.md" with { type: "text" }
+
+const rowShape = z.object({
+  role: z.string(),
+  model: z.string(),
+  tasks: z.number(),
+  succeeded: z.number(),
+  success_rate: z.number().describe("0 to 1."),
+  tokens: z.object({ input: z.number(), output: z.number(), reasoning: z.number(), cache_read: z.number(), cache_write: z.number() }),
+  cost: z.number(),
+  steps: z.number(),
+  bytes_kept_out: z.number(),
+  median_duration_ms: z.number(),
+})
+
+const toRow = (r: StatsRow): z.infer<typeof rowShape> => ({
+  role: r.role,
+  model: r.model,
+  tasks: r.tasks,
+  succeeded: r.succeeded,
+  success_rate: r.successRate,
+  tokens: { input: r.tokens.input, output: r.tokens.output, reasoning: r.tokens.reasoning, cache_read: r.tokens.cacheRead, cache_write: r.tokens.cacheWrite },
+  cost: r.cost,
+  steps: r.steps,
+  bytes_kept_out: r.bytesKeptOut,
+  median_duration_ms: r.medianDurationMs,
+})
+
+export function registerStats(server: McpServer, delegations: Delegations) {
+  server.registerTool(
+    "stats",
+    {
+      title: "Delegation ledger",
+      description,
+      inputSchema: { since: z.string().min(1).max(40).optional().describe("Only tasks finished in this period: 24h, 7d, 2w, or a date such as 2026-11-01.") },
+      outputSchema: { since: z.string().optional(), rows: z.array(rowShape), total: rowShape },
+      annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+    },
+    async (args) => {
+      try {
+        const stats = summarize(await delegations.list(), args.since ? parseSince(args.since, Date.now()) : undefined)
+        return { content: [{ type: "text", text: renderStats(stats) }], structuredContent: { since: stats.since, rows: stats.rows.map(toRow), total: toRow(stats.total) } }
+      } catch (error) {
+        return errorResult(error)
+      }
+    },
+  )
+}

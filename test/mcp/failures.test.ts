@@ -1,0 +1,89 @@
+// Failed delegations on the real OpenCode with the scripted model: the result says why (error_kind,
+// advice, next) beside OpenCode's own error text; a scout's transient failure is run again in a new
+// session and succeeds, a worker's is not, and a failure retrying cannot fix is not retried; and the
+// savings ledger (stats) over those tasks matches their records.
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import type { TaskRecord } from "../../src/engine/tasks"
+import { readJson } from "../../src/util/fs"
+import { connect, makeRepo, startWorld, stopWorld, structured, text, type Connected, type Structured, type World } from "./_setup"
+
+let world: World
+let mcp: Connected
+
+// `per: "server"` counts the failures across sessions, so a fresh session gets through once they are spent:
+// more than OpenCode's own retries of one session use up (it gives up on a 429 after a handful).
+const rateLimited = { kind: "429", times: 7, per: "server", retryAfterSeconds: 1 } as const
+beforeAll(async () => {
+  world = await startWorld({
+    scout_429: { turns: [{ steps: [{ text: "found it after the rate limit", fail: rateLimited }] }] },
+    worker_429: { turns: [{ steps: [{ text: "never", fail: rateLimited }] }] },
+    bad_key: { turns: [{ steps: [{ text: "never", fail: { kind: "401", times: "always" } }] }] },
+  })
+  mcp = await connect(world)
+}, 60_000)
+afterAll(async () => {
+  await mcp?.close()
+  await stopWorld(world)
+})
+
+async function call(name: string, args: Record<string, unknown>): Promise<Structured> {
+  let result = structured(await mcp.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 }))
+  for (let i = 0; i < 20 && result.status === "running"; i++)
+    result = structured(await mcp.client.callTool({ name: "task_status", arguments: { task_id: result.task_id, wait_seconds: 20 } }, undefined, { timeout: 60_000 }))
+  return result
+}
+
+const recordOf = async (id: unknown) => (await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${id}.json`))!
+const sessionsHit = (script: string) => new Set(world.model.requests.filter((r) => r.play.kind !== "title" && r.play.script === script).map((r) => r.sessionId)).size
+
+test("a scout rate limited until OpenCode gives up is run again in a new session, visibly, and succeeds", async () => {
+  const repo = await makeRepo(world)
+  const result = await call("scout", { cwd: repo, task: "[script:scout_429] look" })
+  expect(result.status).toBe("succeeded")
+  expect(result.report).toBe("found it after the rate limit")
+  expect(result.error_kind).toBeUndefined()
+  const record = await recordOf(result.task_id)
+  expect(record.progress.some((line) => line.startsWith("rate_limit: running the task again in a new session"))).toBe(true)
+  expect(sessionsHit("scout_429")).toBeGreaterThanOrEqual(2)
+}, 120_000)
+
+test("a worker failing the same way is not run again: it fails with error_kind rate_limit and the wait to take", async () => {
+  const repo = await makeRepo(world)
+  const result = await call("worker", { cwd: repo, task: "[script:worker_429] edit" })
+  expect(result.status).toBe("failed")
+  expect(result.error).toContain("HTTP 429")
+  expect(result.error_kind).toBe("rate_limit")
+  expect(result.retry_after_s).toBe(1)
+  expect(result.next).toContain("Wait 1 s")
+  expect(String(result.advice)).toContain("rate limiting")
+  expect(sessionsHit("worker_429")).toBe(1)
+}, 120_000)
+
+test("a scout refused for its API key fails at once as auth, and is not retried", async () => {
+  const repo = await makeRepo(world)
+  const result = await call("scout", { cwd: repo, task: "[script:bad_key] look" })
+  expect(result.status).toBe("failed")
+  expect(result.error_kind).toBe("auth")
+  expect(result.next).toContain("opencode auth login")
+  expect(sessionsHit("bad_key")).toBe(1)
+}, 60_000)
+
+test("stats over the tasks above: the ledger's sums match the task records, and a success kept bytes out", async () => {
+  const records = (await mcp.delegations.list()).filter((record) => record.result)
+  expect(records.length).toBe(3)
+  const stats = structured(await mcp.client.callTool({ name: "stats", arguments: { since: "1h" } })) as unknown as {
+    rows: { role: string; tasks: number; succeeded: number; cost: number; bytes_kept_out: number; tokens: { input: number } }[]
+    total: { tasks: number; succeeded: number; tokens: { input: number }; bytes_kept_out: number }
+  }
+  expect(stats.total.tasks).toBe(3)
+  expect(stats.total.succeeded).toBe(1)
+  expect(stats.total.tokens.input).toBe(records.reduce((sum, record) => sum + record.result!.tokens.input, 0))
+  expect(stats.total.bytes_kept_out).toBe(records.reduce((sum, record) => sum + (record.result!.bytes?.keptOut ?? 0), 0))
+  expect(stats.rows.find((row) => row.role === "scout")).toMatchObject({ tasks: 2, succeeded: 1 })
+  const scout = records.find((record) => record.status === "succeeded")!.result!
+  expect(scout.bytes!.transcript).toBeGreaterThan(0)
+  expect(scout.bytes!.returned).toBe(Buffer.byteLength(text(await mcp.client.callTool({ name: "task_result", arguments: { task_id: scout.taskID } }))))
+  // Nothing finished in the future: the period is honoured.
+  const none = await mcp.client.callTool({ name: "stats", arguments: { since: "2099-01-01" } })
+  expect(text(none)).toBe("No finished tasks since 2099-01-01T00:00:00.000Z.")
+}, 30_000)

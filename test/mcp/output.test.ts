@@ -1,0 +1,63 @@
+// session_output on the real OpenCode: a finished scout's kept conversation read by task id and by
+// session id, as the last answer, the latest events and the paged transcript.
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { connect, makeRepo, startWorld, stopWorld, structured, text, type Connected, type World } from "./_setup"
+
+let world: World
+let mcp: Connected
+
+beforeAll(async () => {
+  world = await startWorld({
+    look: {
+      turns: [
+        {
+          steps: [{ tool: "read", args: { filePath: "src/tally.ts" } }, { tool: "grep", args: { pattern: "count" } }, { text: "count is in src/tally.ts: {{lastToolOutput}}" }],
+        },
+      ],
+    },
+  })
+  mcp = await connect(world)
+}, 60_000)
+afterAll(async () => {
+  await mcp?.close()
+  await stopWorld(world)
+})
+
+type Output = { session_id: string; answer?: string; entries?: { index: number; kind: string; tool?: string; text: string }[]; total?: number; next_cursor?: string }
+const output = async (args: Record<string, unknown>) => structured(await mcp.client.callTool({ name: "session_output", arguments: args })) as unknown as Output
+
+test("a finished scout's conversation: the answer, the latest events, and every entry through the pages", async () => {
+  const repo = await makeRepo(world)
+  const scout = structured(await mcp.client.callTool({ name: "scout", arguments: { cwd: repo, task: "[script:look] where is count?" } }, undefined, { timeout: 120_000 }))
+  expect(scout.status).toBe("succeeded")
+
+  const answer = await output({ task_id: scout.task_id })
+  expect(answer.answer).toBe(String(scout.report))
+
+  const events = await output({ task_id: scout.task_id, view: "events", last: 2 })
+  expect(events.entries?.map((entry) => entry.kind)).toEqual(["tool", "text"])
+  expect(events.entries?.[0]).toMatchObject({ tool: "grep" })
+
+  const seen: number[] = []
+  let cursor: string | undefined
+  do {
+    const current = await output({ task_id: scout.task_id, view: "transcript", page_size: 2, ...(cursor && { cursor }) })
+    seen.push(...(current.entries ?? []).map((entry) => entry.index))
+    cursor = current.next_cursor
+  } while (cursor)
+  // The brief, the read, the grep, the report.
+  expect(seen).toEqual([0, 1, 2, 3])
+
+  // By session id alone: OpenCode is asked for its directory.
+  const bySession = await output({ session_id: answer.session_id, view: "transcript" })
+  expect(bySession.entries?.[1]).toMatchObject({ kind: "tool", tool: "read" })
+  expect(bySession.entries?.[1]?.text).toContain("src/tally.ts")
+}, 120_000)
+
+test("an unknown session or both ids are refused with what to do", async () => {
+  const unknown = await mcp.client.callTool({ name: "session_output", arguments: { session_id: "ses_doesnotexist" } })
+  expect(unknown.isError).toBe(true)
+  expect(text(unknown)).toContain("OpenCode has no session ses_doesnotexist")
+  const both = await mcp.client.callTool({ name: "session_output", arguments: { session_id: "ses_x", task_id: "task_x" } })
+  expect(text(both)).toContain("Pass either task_id or session_id.")
+}, 30_000)
