@@ -4,6 +4,7 @@
 // holds an Engine; they go through Delegations.
 import { describe } from "../errors"
 import { probeServer } from "../opencode/server"
+import type { Relay } from "../policy/relay"
 import { runTurn, type Turn } from "./delegate"
 import { WriterLocks } from "./locks"
 import type { Status } from "./result"
@@ -18,6 +19,8 @@ export interface Live {
   done: Promise<TaskRecord>
   /** Called with each progress line, and with no line when the task settles. */
   listeners: Set<(line?: string) => void>
+  /** Who answers the session's asks while a tool call waits on it; in memory only, never in the record. */
+  relay?: Relay
 }
 
 export class Engine {
@@ -38,9 +41,9 @@ export class Engine {
   }
 
   /** Follows the task and runs its turn in the background; `attach` follows a session already busy. */
-  launch(record: TaskRecord, brief: string, attach = false): Live {
+  launch(record: TaskRecord, brief: string, attach = false, relay?: Relay): Live {
     this.onLaunch()
-    const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record) }
+    const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record), relay }
     this.live.set(record.id, live)
     live.done = this.drive(live, brief, attach)
     return live
@@ -112,6 +115,7 @@ export class Engine {
           },
           onProgress: (line) => this.progress(live, line),
           serverGone: async () => (await probeServer(server)) === "gone",
+          relay: live.relay,
         },
         brief,
       )
