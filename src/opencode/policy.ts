@@ -20,15 +20,20 @@ export async function answerAsk(client: OpencodeClient, directory: string, event
     ? await relay(ask, () => onProgress(`asked the person: ${describeAsk(ask)}`)).catch((error: unknown) => ({ kind: "refused" as const, reason: `the relay failed: ${String(error)}` }))
     : { kind: "refused", reason: "no one to ask: the calling client cannot relay asks to the person (no MCP elicitation)" }
   const requestID = event.properties.id
-  // A request already answered (or its session gone) needs no answer; the run cannot hang on it.
+  // Each reply below drops its error: a request already answered (or its session gone) needs no
+  // answer, and the run cannot hang on it.
   if (ask.kind === "permission") {
     const granted = verdict.kind === "granted"
-    await client.permission
-      .reply({ requestID, directory, reply: granted ? "once" : "reject", message: granted ? undefined : `${UNATTENDED}: this was refused by policy (${reasonOf(verdict)}). ${NEXT}` })
-      .catch(() => undefined)
-  } else if (verdict.kind === "answered") await client.question.reply({ requestID, directory, answers: verdict.answers }).catch(() => undefined)
-  // As above: nothing waits on a question that is already gone.
-  else await client.question.reject({ requestID, directory }).catch(() => undefined)
+    const message = granted ? undefined : `${UNATTENDED}: this was refused by policy (${reasonOf(verdict)}). ${NEXT}`
+    // As above: already answered or gone.
+    await client.permission.reply({ requestID, directory, reply: granted ? "once" : "reject", message }).catch(() => undefined)
+  } else if (verdict.kind === "answered") {
+    // As above: already answered or gone.
+    await client.question.reply({ requestID, directory, answers: verdict.answers }).catch(() => undefined)
+  } else {
+    // As above. The reject API carries no message: the agent reads "dismissed"; the reason is in progress.
+    await client.question.reject({ requestID, directory }).catch(() => undefined)
+  }
   onProgress(progressLine(ask, verdict))
   return { ...ask, verdict }
 }
