@@ -39,6 +39,8 @@ beforeAll(async () => {
         turns: [{ steps: [{ tool: "question", args: { questions: [QUESTION] } }, { text: "Asked. {{lastToolOutput}}" }] }, { steps: [{ text: "No answer from the person; reporting without one." }] }],
       },
       fetch: { turns: [{ steps: [{ tool: "webfetch", args: { url, format: "text" } }, { text: "Fetched. {{lastToolOutput}}" }] }] },
+      // The rework (task_continue, the second turn) is what fetches.
+      rework: { turns: [{ steps: [{ text: "Looked around." }] }, { steps: [{ tool: "webfetch", args: { url, format: "text" } }, { text: "Fetched on rework. {{lastToolOutput}}" }] }] },
       // The fetch comes only after the call has returned `running` (a 1 s sync budget).
       "late-fetch": { turns: [{ steps: [{ tool: "webfetch", args: { url, format: "text" }, delayMs: 3000 }, { text: "Fetched late. {{lastToolOutput}}" }] }] },
     },
@@ -174,6 +176,31 @@ test("an ask raised after the call returned `running` is refused: the call had r
     expect(hits).toBe(0)
     expect(final?.progress.find((line) => line.startsWith("refused a permission request (webfetch"))).toContain("the call had returned; no one to ask")
     expect(final?.result?.report).toContain("the call had returned")
+  } finally {
+    await close()
+  }
+}, 120_000)
+
+test("task_continue relays too: the rework's fetch is asked for and, accepted, runs", async () => {
+  const repo = await makeRepo(world)
+  const answering = person({ action: "accept" })
+  const { client, close } = await connect(world, {}, "relay-tests", answering)
+  try {
+    hits = 0
+    const first = await scout(client, repo, "rework")
+    expect(first.result.status).toBe("succeeded")
+    expect(answering.asked).toHaveLength(0)
+    const progress: string[] = []
+    const rework = structured(
+      await client.callTool({ name: "task_continue", arguments: { task_id: first.result.task_id, task: "Now fetch the notes." } }, undefined, {
+        onprogress: (note) => void progress.push(note.message ?? ""),
+        timeout: 120_000,
+      }),
+    )
+    expect(answering.asked).toHaveLength(1)
+    expect(progress).toContain("the person answered: allowed once")
+    expect(hits).toBe(1)
+    expect(rework.report).toContain(NOTES)
   } finally {
     await close()
   }
