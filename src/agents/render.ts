@@ -15,10 +15,11 @@ export interface AgentFile {
   content: string
 }
 
-type Action = "allow" | "deny"
+type Action = "allow" | "ask" | "deny"
 type Rules = Record<string, Action | Record<string, Action>>
 
-// Every built-in permission is stated: a default of `ask` would hang a headless run (OpenCode 1.18 defaults external_directory and doom_loop to ask).
+// Every built-in permission is stated: a default of `ask` would hang a headless run (OpenCode 1.18 defaults external_directory and doom_loop to ask); only
+// relayRules turns one into `ask`, and only for an ask the person may answer.
 const LOCKED: Rules = {
   edit: "deny",
   bash: "deny",
@@ -35,6 +36,15 @@ const LOCKED: Rules = {
   glob: "allow",
   grep: "allow",
   list: "allow",
+}
+
+/**
+ * The asks config.json lets the person answer (policy.relay): the question tool is offered (asking is
+ * its whole job), webfetch and websearch ask each time. Without a relay at run time the ask is refused
+ * (src/opencode/policy.ts), so "ask" never hangs a headless run.
+ */
+function relayRules(config: Config): Rules {
+  return Object.fromEntries(config.policy.relay.map((ask) => [ask, ask === "question" ? "allow" : "ask"]))
 }
 
 function sandboxRules(allowed: string[]): Rules {
@@ -66,6 +76,7 @@ function document(front: Record<string, unknown>, body: string): string {
 
 function agent(config: Config, role: Role, name: string, description: string, rules: Rules, prompt: string, extra: Record<string, string | boolean> = {}): AgentFile {
   const steps = stepLimits(config)[role]
+  const permission = { ...rules, ...relayRules(config) }
   const reserve = reserveSteps(steps)
   const body = fill(prompt, { steps, reserve, lastWorkStep: steps - reserve, shell: true, ...extra })
   const front = {
@@ -75,7 +86,7 @@ function agent(config: Config, role: Role, name: string, description: string, ru
     model: config.models[role],
     variant: config.modelVariants[role],
     steps,
-    permission: rules,
+    permission,
   }
   return { name, file: `${name}.md`, role, steps, content: document(front, body) }
 }

@@ -38,6 +38,8 @@ export interface Flags {
   bridgeTimeoutMs?: number
   /** `OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS`: how long a tool call waits before returning `running`. */
   syncBudgetMs?: number
+  /** `OPENCODE_MCP_ORCHESTRATOR_RELAY_WAIT_MS`: how long one ask relayed to the person waits for an answer (default 60 s). */
+  relayWaitMs?: number
   /** `OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES`: the largest brief a delegation accepts. */
   maxBriefBytes: number
   /** `OPENCODE_MCP_ORCHESTRATOR_MODE`: the delegation mode for every workspace this server serves (src/policy/mode.ts). */
@@ -91,6 +93,7 @@ export function readFlags(env: Env): Flags {
     preserveSessions: env.OPENCODE_MCP_ORCHESTRATOR_PRESERVE_SESSIONS === "1",
     bridgeTimeoutMs: integer("OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS", 1000, 3_600_000),
     syncBudgetMs: integer("OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS", 1000, 3_600_000),
+    relayWaitMs: integer("OPENCODE_MCP_ORCHESTRATOR_RELAY_WAIT_MS", 1000, 3_600_000),
     maxBriefBytes:
       parseInteger("OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES", env.OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES, { min: 1024, max: 1_048_576, fallback: MAX_BRIEF_BYTES }) ?? MAX_BRIEF_BYTES,
     sandbox: { limits: readLimits(env), toolchainDirs: nonEmpty(env, "OPENCODE_SANDBOX_TOOLCHAIN_DIRS") },

@@ -1,6 +1,7 @@
 // The one source of truth for config.json. Defaults live here; types come from z.infer.
 import { z } from "zod"
 import { MODES } from "../policy/mode"
+import { RELAYABLE } from "../policy/relay"
 
 export const ROLES = ["scout", "worker", "runner"] as const
 export type Role = (typeof ROLES)[number]
@@ -69,11 +70,17 @@ export const TrustedRootSchema = z
   .strict()
 
 // Added without a version bump: every field is optional with a default, so a config.json written before
-// it stays valid and means what it meant (blueprint mode, tier optional).
+// it stays valid and means what it meant (blueprint mode, tier optional, every ask refused).
 export const PolicySchema = z
   .object({
     mode: z.enum(MODES).optional().describe("Mode for every workspace unless a call, OPENCODE_MCP_ORCHESTRATOR_MODE or a marker file says otherwise; sensitive stated anywhere wins."),
     requireTier: z.boolean().default(false).describe("When true, scout, worker and runner calls without a tier are refused."),
+    relay: z
+      .array(z.enum(RELAYABLE))
+      .default([])
+      .describe(
+        "Asks a delegated agent may put to the person through the parent's MCP client (elicitation) while its tool call waits: question (the agent may ask), webfetch, websearch (each fetch or search is asked). Shell and sandbox tools are never relayable.",
+      ),
   })
   .strict()
 
@@ -99,7 +106,7 @@ export const ConfigSchema = z
       .array(absolutePath)
       .default([])
       .describe("Directories whose OpenCode project plugins (.opencode/plugins, opencode.json plugin lists) may run on the host; empty refuses every workspace that has them."),
-    policy: PolicySchema.default({ requireTier: false }).describe("Delegation policy; absent means blueprint mode with the tier optional."),
+    policy: PolicySchema.default({ requireTier: false, relay: [] }).describe("Delegation policy; absent means blueprint mode with the tier optional and nothing relayed."),
   })
   .strict()
 

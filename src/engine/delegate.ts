@@ -1,13 +1,14 @@
 // One turn of a delegation on the shared OpenCode server: create the session (or reuse the task's),
 // send the brief, follow the session to idle through the event hub while answering every permission
-// or question ask by policy, and read back what it did. An empty final answer gets one continuation
-// asking for the report. Cleanup (remove, park, preserve) belongs to the task lifecycle.
+// or question ask (by the person through the relay, else by policy), and read back what it did. An
+// empty final answer gets one continuation asking for the report. Cleanup (remove, park, preserve) belongs to the task lifecycle.
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import type { Role } from "../config/schema"
 import { AppError, fail } from "../errors"
 import { checkRoute, readCatalog } from "../opencode/catalog"
 import type { EventHub } from "../opencode/client"
 import { answerAsk } from "../opencode/policy"
+import type { Relay } from "../policy/relay"
 import { abortSession, createSession, lastMessageID, parseModel, readTranscript, sendPrompt, settleAfterAbort, waitIdle, type ModelRoute, type Transcript, type WaitOutcome } from "../opencode/session"
 import { describeEvent, newTracker } from "./progress"
 import type { Status } from "./result"
@@ -60,6 +61,8 @@ export interface TurnSpec {
   onProgress(line: string): void
   /** True once the shared server's process is gone (not merely slow). */
   serverGone?: () => Promise<boolean>
+  /** Puts the session's permission asks and questions to the person; without it they are refused. */
+  relay?: Relay
 }
 
 export interface Turn {
@@ -118,9 +121,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
       onEvent: (event) => {
         const line = describeEvent(event, tracker)
         if (line) spec.onProgress(line)
-        void answerAsk(client, workspace, event).then((answered) => {
-          if (answered) spec.onProgress(`refused a ${answered.kind} request${answered.kind === "permission" ? ` (${answered.permission} ${answered.patterns.join(" ")})`.trimEnd() : ""}`)
-        })
+        void answerAsk(client, workspace, event, spec.relay, spec.onProgress)
       },
     })
 

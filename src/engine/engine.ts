@@ -5,6 +5,7 @@
 import { describe } from "../errors"
 import { probeServer } from "../opencode/server"
 import { removeSession } from "../opencode/session"
+import type { Relay } from "../policy/relay"
 import { runTurn, statusOf, type Turn } from "./delegate"
 import { classifyFailure, retryDelay, TRANSIENT_RETRIES } from "./failure"
 import { WriterLocks } from "./locks"
@@ -20,6 +21,8 @@ export interface Live {
   done: Promise<TaskRecord>
   /** Called with each progress line, and with no line when the task settles. */
   listeners: Set<(line?: string) => void>
+  /** Who answers the session's asks while a tool call waits on it; in memory only, never in the record. */
+  relay?: Relay
 }
 
 export class Engine {
@@ -40,9 +43,9 @@ export class Engine {
   }
 
   /** Follows the task and runs its turn in the background; `attach` follows a session already busy. */
-  launch(record: TaskRecord, brief: string, attach = false): Live {
+  launch(record: TaskRecord, brief: string, attach = false, relay?: Relay): Live {
     this.onLaunch()
-    const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record) }
+    const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record), relay }
     this.live.set(record.id, live)
     live.done = this.drive(live, brief, attach)
     return live
@@ -142,6 +145,7 @@ export class Engine {
           },
           onProgress: (line) => this.progress(live, line),
           serverGone: async () => (await probeServer(server)) === "gone",
+          relay: live.relay,
         },
         brief,
       )

@@ -7,6 +7,7 @@ import type { Config, Role } from "../config/schema"
 import { timeoutLimits } from "../config/schema"
 import { fail } from "../errors"
 import { abortSession } from "../opencode/session"
+import type { Relay } from "../policy/relay"
 import { hostContext, type HostContext } from "../sandbox"
 import { checkStateSpace } from "../util/fs"
 import { autorunFiles } from "../workspace/autorun"
@@ -35,6 +36,8 @@ export interface StartRequest {
   /** This operation's deadline instead of the role's (tests, runner options). */
   timeoutMs?: number
   commandTimeoutS?: number
+  /** Puts the session's asks to the person while the caller waits; kept in memory with the running task only. */
+  relay?: Relay
 }
 
 export interface DelegationOptions {
@@ -104,12 +107,12 @@ export class Delegations {
       brief: request.brief,
       operationMs: budget.operationMs,
     })
-    await this.launch(record, request.brief, host)
+    await this.launch(record, request.brief, host, request.relay)
     return { record, attached: false }
   }
 
   /** Sends rework into a finished task's conversation; the task runs again under the same id. */
-  async continue(id: string, brief: string, timeoutMs?: number): Promise<TaskRecord> {
+  async continue(id: string, brief: string, timeoutMs?: number, relay?: Relay): Promise<TaskRecord> {
     await this.recovering
     // Two task_continue calls for one task must not both start a turn: the second is refused.
     if (this.engine.live.has(id) || this.continuing.has(id)) throw fail("Usage", `Task ${id} is already running a turn.`, "Wait for it with task_status (wait_seconds), or task_cancel it first.")
@@ -133,7 +136,7 @@ export class Delegations {
       await canonicalWorkspace(record.workspace, host, config)
       if (record.writable) await this.acquire(record.workspace, id)
       nextTurn(record, brief, budget.operationMs)
-      await this.launch(record, brief, host)
+      await this.launch(record, brief, host, relay)
       return record
     } finally {
       this.continuing.delete(id)
@@ -146,7 +149,7 @@ export class Delegations {
   }
 
   /** Records the workspace's state and the task, then runs its turn; a failure before then releases the writer state. */
-  private async launch(record: TaskRecord, brief: string, host: HostContext) {
+  private async launch(record: TaskRecord, brief: string, host: HostContext, relay?: Relay) {
     try {
       record.snapshot = await snapshot(record.workspace, host)
       if (record.writable) record.autorun = await autorunFiles(record.workspace)
@@ -155,7 +158,7 @@ export class Delegations {
       if (record.writable) await this.engine.locks.clear(record.workspace, record.id)
       throw error
     }
-    this.engine.launch(record, brief)
+    this.engine.launch(record, brief, false, relay)
   }
 
   /** Takes the writer state, reconciling a holder whose process died; refuses while anyone else holds it. */

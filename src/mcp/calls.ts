@@ -1,13 +1,15 @@
 // How a delegating tool call waits on its task: progress notifications while it runs, the result
 // if it finishes within the sync budget, else `running` with the task id (the work goes on in this
 // process). A `notifications/cancelled` for the call cancels the task; a client that merely went
-// away does not, so the task finishes and its record says how.
+// away does not, so the task finishes and its record says how. While the call waits, the task's
+// permission asks and questions go to the person (relay.ts); after it returned, they are refused.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { timeoutLimits } from "../config/schema"
 import { knownClient, syncBudgetMs } from "../engine/budgets"
 import type { Delegations, StartRequest } from "../engine/lifecycle"
 import { isFinished, type TaskRecord } from "../engine/tasks"
+import { foregroundRelay, type ForegroundRelay } from "./relay"
 import { delegationResult, errorResult, progressReporter, runningResult, type Extra } from "./shared"
 
 export async function syncBudget(server: McpServer, delegations: Delegations): Promise<number> {
@@ -24,12 +26,33 @@ export async function syncBudget(server: McpServer, delegations: Delegations): P
 }
 
 export async function startAndFollow(server: McpServer, delegations: Delegations, request: StartRequest, extra: Extra): Promise<CallToolResult> {
+  let foreground: ForegroundRelay | undefined
   try {
-    const { record } = await delegations.start(request)
+    foreground = await relayFor(server, delegations, extra)
+    const { record } = await delegations.start({ ...request, relay: foreground?.relay })
     return await followTask(server, delegations, record, extra)
   } catch (error) {
     return errorResult(error)
+  } finally {
+    foreground?.detach()
   }
+}
+
+/** task_continue: the rework's turn, followed like a new task's (the relay included). */
+export async function continueAndFollow(server: McpServer, delegations: Delegations, id: string, brief: string, extra: Extra): Promise<CallToolResult> {
+  let foreground: ForegroundRelay | undefined
+  try {
+    foreground = await relayFor(server, delegations, extra)
+    return await followTask(server, delegations, await delegations.continue(id, brief, undefined, foreground?.relay), extra)
+  } finally {
+    foreground?.detach()
+  }
+}
+
+/** The call's relay to the person, live for as long as the call may wait (its sync budget). */
+async function relayFor(server: McpServer, delegations: Delegations, extra: Extra) {
+  const until = Date.now() + (await syncBudget(server, delegations))
+  return foregroundRelay(server, extra, { until, waitMs: delegations.runtime.flags.relayWaitMs })
 }
 
 /** The finished task's result, or `running` once the sync budget (or `limitMs`) is spent. */

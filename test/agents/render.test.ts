@@ -28,7 +28,7 @@ describe("permissions", () => {
   const agents = byName()
   const allowed = (name: string, tool: string) => new RegExp(`\\n  "${tool}": "allow"`).test(agents[name]!.content)
 
-  test("six agents, none with an ask", () => {
+  test("six agents, none with an ask (the default relays nothing)", () => {
     expect(Object.keys(agents)).toHaveLength(6)
     for (const agent of Object.values(agents)) expect(agent.content).not.toContain('"ask"')
   })
@@ -45,6 +45,23 @@ describe("permissions", () => {
     expect(agents[name]!.content).toContain('"bash": "deny"')
     expect(agents[name]!.content).toContain('"external_directory": "deny"')
     expect(agents[name]!.content).toContain('"question": "deny"')
+  })
+
+  test("policy.relay: question is offered, webfetch and websearch ask, in every agent; bash and the sandbox tools do not move", () => {
+    const relayed = byName({ policy: { relay: ["question", "webfetch", "websearch"] } })
+    for (const [name, agent] of Object.entries(relayed)) {
+      expect(agent.content).toContain('"question": "allow"')
+      expect(agent.content).toContain('"webfetch": "ask"')
+      expect(agent.content).toContain('"websearch": "ask"')
+      expect(agent.content).toContain('"bash": "deny"')
+      expect(agent.content.match(/"ask"/g)).toHaveLength(2)
+      const others = (content: string) => content.replace(/\n {2}"(question|webfetch|websearch)": "\w+"/g, "")
+      expect(others(agent.content)).toBe(others(agents[name]!.content))
+    }
+    const webfetchOnly = byName({ policy: { relay: ["webfetch"] } })["opencode-orchestrator-scout"]!.content
+    expect(webfetchOnly).toContain('"question": "deny"')
+    expect(webfetchOnly).toContain('"webfetch": "ask"')
+    expect(webfetchOnly).toContain('"websearch": "deny"')
   })
 
   test("only the worker edits, and never git metadata", () => {

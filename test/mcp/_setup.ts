@@ -3,9 +3,10 @@
 // SDK Client over an in-memory transport pair; throwaway git repositories.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js"
 import { readdir, rm } from "node:fs/promises"
 import { readFlags, type Flags } from "../../src/config/flags"
+import type { ConfigInput } from "../../src/config/schema"
 import { Delegations } from "../../src/engine/lifecycle"
 import { Runtime } from "../../src/engine/runtime"
 import { createServer } from "../../src/mcp/server"
@@ -22,9 +23,10 @@ export interface World {
   repos: string[]
 }
 
-export async function startWorld(scripts: Record<string, ScriptInput>): Promise<World> {
+/** `config` overrides the home's config.json (the agents are rendered from it). */
+export async function startWorld(scripts: Record<string, ScriptInput>, config?: Partial<ConfigInput>): Promise<World> {
   const model = await startScriptedModel({ scripts })
-  const home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH } })
+  const home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH }, config })
   return { model, home, repos: [] }
 }
 
@@ -43,13 +45,17 @@ export interface Connected {
   close(): Promise<void>
 }
 
-export async function connect(world: World, flags: Partial<Flags> = {}, clientName = "orchestrator-tests"): Promise<Connected> {
+/** The person behind a client that declares elicitation: answers each `elicitation/create`. */
+export type Person = (request: ElicitRequest, extra: { signal: AbortSignal }) => ElicitResult | Promise<ElicitResult>
+
+export async function connect(world: World, flags: Partial<Flags> = {}, clientName = "orchestrator-tests", person?: Person): Promise<Connected> {
   const runtime = new Runtime({ ...readFlags(world.home.env), ...flags })
   const delegations = new Delegations(runtime, { recover: true })
   const server = createServer(runtime, delegations)
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   await server.connect(serverSide)
-  const client = new Client({ name: clientName, version: "1" })
+  const client = new Client({ name: clientName, version: "1" }, person ? { capabilities: { elicitation: {} } } : {})
+  if (person) client.setRequestHandler(ElicitRequestSchema, (request, extra) => person(request, extra))
   await client.connect(clientSide)
   return {
     client,

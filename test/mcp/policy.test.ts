@@ -14,6 +14,16 @@ beforeAll(async () => {
     rename: {
       turns: [{ steps: [{ tool: "edit", args: { filePath: "src/tally.ts", oldString: "export function count", newString: "export function countWords" } }, { text: "Renamed count to countWords." }] }],
     },
+    ask: {
+      turns: [
+        {
+          steps: [
+            { tool: "question", args: { questions: [{ question: "Which name?", header: "Name", options: [{ label: "countWords", description: "clear" }] }] } },
+            { text: "Question tool said: {{lastToolOutput}}" },
+          ],
+        },
+      ],
+    },
   })
 })
 
@@ -176,3 +186,30 @@ test("scout, worker and runner list the published arguments as required and the 
     await close()
   }
 })
+
+test("by default (config.json policy.relay empty) no ask reaches anyone: question and webfetch are not offered, even to a client that declares elicitation", async () => {
+  const repo = await makeRepo(world)
+  const asked: unknown[] = []
+  const { client, close } = await connect(world, {}, "relay-default", (request) => {
+    asked.push(request.params)
+    return { action: "accept", content: { q1: "countWords" } }
+  })
+  try {
+    world.model.reset()
+    const progress: string[] = []
+    const result = structured(
+      await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Ask which name. [script:ask]" } }, undefined, { onprogress: (note) => void progress.push(note.message ?? "") }),
+    )
+    const offered = world.model.stepRequests()[0]!.body.tools?.map((tool) => tool.function.name) ?? []
+    expect(offered).toContain("read")
+    expect(offered).not.toContain("question")
+    expect(offered).not.toContain("webfetch")
+    expect(offered).not.toContain("websearch")
+    expect(asked).toEqual([])
+    expect(progress.some((line) => line.startsWith("asked the person"))).toBe(false)
+    expect(result.report).toStartWith("Question tool said:")
+    expect(result.report).not.toContain("countWords")
+  } finally {
+    await close()
+  }
+}, 60_000)

@@ -6,13 +6,18 @@ import { AppError } from "../../src/errors"
 import { parseConfig } from "../../src/config/load"
 
 describe("config.json policy", () => {
-  test("a file written before the field exists parses to blueprint with the tier optional", () => {
+  test("a file written before the field exists parses to blueprint with the tier optional and nothing relayed", () => {
     const config = parseConfig({ version: 1, models: {}, integrations: ["claude"] }, "config.json")
-    expect(config.policy).toEqual({ requireTier: false })
+    expect(config.policy).toEqual({ requireTier: false, relay: [] })
   })
 
-  test("mode and requireTier are read", () => {
-    expect(parseConfig({ version: 1, policy: { mode: "sensitive", requireTier: true } }, "config.json").policy).toEqual({ mode: "sensitive", requireTier: true })
+  test("mode and requireTier are read; a policy written before relay existed relays nothing", () => {
+    expect(parseConfig({ version: 1, policy: { mode: "sensitive", requireTier: true } }, "config.json").policy).toEqual({ mode: "sensitive", requireTier: true, relay: [] })
+  })
+
+  test("relay takes question, webfetch and websearch; bash or a sandbox tool is refused, naming the field", () => {
+    expect(parseConfig({ version: 1, policy: { relay: ["question", "webfetch", "websearch"] } }, "config.json").policy.relay).toEqual(["question", "webfetch", "websearch"])
+    for (const tool of ["bash", "sandbox_shell", "edit"]) expect(() => parseConfig({ version: 1, policy: { relay: [tool] } }, "config.json")).toThrow(/policy\.relay/)
   })
 
   test("an unknown mode or field names the field", () => {

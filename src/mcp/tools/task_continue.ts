@@ -2,7 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { z } from "zod"
 import type { Delegations } from "../../engine/lifecycle"
 import { checkTaskId } from "../../engine/tasks"
-import { followTask } from "../calls"
+import { continueAndFollow } from "../calls"
 import { refusalResult, secretRefusal } from "../policy"
 import { errorResult, resultShape } from "../shared"
 import description from "./task_continue.md" with { type: "text" }
@@ -26,7 +26,7 @@ export function registerTaskContinue(server: McpServer, delegations: Delegations
         // Rework goes to the same model as the brief did: the secret guard reads it too.
         const secret = secretRefusal({ task: args.task })
         if (secret) return refusalResult(secret)
-        return await followTask(server, delegations, await delegations.continue(args.task_id, args.task), extra)
+        return await continueAndFollow(server, delegations, args.task_id, args.task, extra)
       } catch (error) {
         return errorResult(error)
       }

@@ -1,0 +1,96 @@
+// The permission relay on the MCP side: while a delegating tool call waits in the foreground, a
+// delegated session's permission asks and questions are put to the person through the parent's
+// client (`elicitation/create`, in the call's own request context). Only for a client that declared
+// `elicitation`; each ask waits a bounded time; once the call has returned (`running`, a background
+// task) the relay is detached and every later ask is refused with that reason. Which asks can arise
+// at all is config.json's policy.relay (src/agents/render.ts).
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { ElicitResultSchema, ErrorCode, McpError, type ElicitRequestFormParams, type ElicitResult, type PrimitiveSchemaDefinition } from "@modelcontextprotocol/sdk/types.js"
+import { describeAsk, type Ask, type Relay, type Verdict } from "../policy/relay"
+import type { Extra } from "./shared"
+
+/** How long one ask waits for the person at most (also bounded by what is left of the call's budget). */
+export const RELAY_WAIT_MS = 60_000
+
+export interface ForegroundRelay {
+  relay: Relay
+  /** The call has returned: asks from now on are refused, and one still open is withdrawn. */
+  detach(): void
+}
+
+export interface RelayOptions {
+  /** Epoch ms when the call stops waiting in the foreground (its sync budget). */
+  until: number
+  /** The bound on one ask (default RELAY_WAIT_MS). */
+  waitMs?: number
+}
+
+/** A relay for this call, or undefined when the client cannot ask the person (no elicitation). */
+export function foregroundRelay(server: McpServer, extra: Extra, options: RelayOptions): ForegroundRelay | undefined {
+  if (!server.server.getClientCapabilities()?.elicitation) return undefined
+  const detached = new AbortController()
+  const relay: Relay = async (ask, asking) => {
+    if (detached.signal.aborted) return refused("the call had returned; no one to ask")
+    if (extra.signal.aborted) return refused("the call was cancelled; no one to ask")
+    const timeout = Math.min(options.waitMs ?? RELAY_WAIT_MS, options.until - Date.now())
+    if (timeout <= 0) return refused("the call's wait was spent; no one to ask")
+    asking()
+    try {
+      const result = await extra.sendRequest({ method: "elicitation/create", params: elicitation(ask) }, ElicitResultSchema, {
+        timeout,
+        signal: AbortSignal.any([detached.signal, extra.signal]),
+      })
+      return verdictOf(ask, result)
+    } catch (error) {
+      if (detached.signal.aborted) return refused("the call had returned before the person answered; no one to ask")
+      if (extra.signal.aborted) return refused("the call was cancelled before the person answered")
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return refused(`no answer from the person within ${Math.round(timeout / 1000)}s`)
+      return refused(`the client could not ask the person: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+  return { relay, detach: () => detached.abort() }
+}
+
+const refused = (reason: string): Verdict => ({ kind: "refused", reason })
+
+/** Field names of a question's answers in the form: q1, q2, … */
+const field = (index: number) => `q${index + 1}`
+
+/** What the person sees: one line for a permission (accept or decline), a choice per question. */
+export function elicitation(ask: Ask): ElicitRequestFormParams {
+  if (ask.kind === "permission")
+    return {
+      mode: "form",
+      message: `A delegated OpenCode agent asks for ${describeAsk(ask)}. Accept to allow it once; decline to refuse.`,
+      requestedSchema: { type: "object", properties: {} },
+    }
+  const properties: Record<string, PrimitiveSchemaDefinition> = {}
+  ask.questions.forEach((question, index) => {
+    const labels = question.options.map((option) => option.label)
+    const description = [question.question, ...question.options.map((option) => `${option.label}: ${option.description}`)].join("\n")
+    properties[field(index)] = !labels.length
+      ? { type: "string", title: question.header, description }
+      : question.multiple
+        ? { type: "array", title: question.header, description, items: { type: "string", enum: labels } }
+        : { type: "string", title: question.header, description, enum: labels }
+  })
+  return {
+    mode: "form",
+    message: `A delegated OpenCode agent asks: ${describeAsk(ask)}`,
+    requestedSchema: { type: "object", properties, required: Object.keys(properties) },
+  }
+}
+
+/** The person's reply as a verdict: accept grants or answers; decline, cancel or a missing answer refuses. */
+export function verdictOf(ask: Ask, result: ElicitResult): Verdict {
+  if (result.action === "decline") return refused("the person declined")
+  if (result.action !== "accept") return refused("the person dismissed the ask")
+  if (ask.kind === "permission") return { kind: "granted" }
+  const answers = ask.questions.map((_, index) => {
+    const value = result.content?.[field(index)]
+    if (Array.isArray(value)) return value.map(String)
+    return value === undefined || value === "" ? [] : [String(value)]
+  })
+  if (answers.every((answer) => answer.length === 0)) return refused("the person accepted without answering")
+  return { kind: "answered", answers }
+}
