@@ -1,0 +1,67 @@
+// Snapshot → edits → patch → apply on real git repositories and the real sandbox, without a model:
+// the core the worker tool drives. What the snapshot holds, what the patch carries, that apply puts
+// the user's tree exactly where the worktree is, and that nothing is written into the user's `.git`.
+import { expect, test } from "bun:test"
+import { existsSync } from "node:fs"
+import { mkdir } from "node:fs/promises"
+import { readFlags } from "../../src/config/flags"
+import { resolvePaths } from "../../src/config/paths"
+import { hostContext } from "../../src/sandbox"
+import { applyPatch } from "../../src/workspace/apply"
+import { collectPatch } from "../../src/workspace/patch"
+import { listPatches } from "../../src/workspace/patches"
+import { createWorktree, removeWorktree } from "../../src/workspace/worktree"
+import { tempDir } from "../helpers/temp"
+import { dirtyRepo, everyChange, fingerprintTree, git, listing } from "./_repo"
+
+const notLogs = (path: string) => path.endsWith(".log")
+
+async function world(dir: string) {
+  const env = { HOME: `${dir}/home`, PATH: "/usr/bin:/bin" }
+  await mkdir(`${dir}/home`)
+  const repo = await dirtyRepo(`${dir}/repo`)
+  return { repo, host: hostContext(readFlags(env)), paths: resolvePaths(readFlags(env)) }
+}
+
+test("a dirty tree is snapshotted exactly, every kind of change round-trips through the patch, and the user's .git is never written", async () => {
+  await using dir = await tempDir("oc-orch-patch-")
+  const { repo, host, paths } = await world(dir.path)
+  const metadata = await fingerprintTree(`${repo}/.git`)
+  const { record, layout } = await createWorktree(repo, host, paths)
+  expect(layout.dir.startsWith(`${paths.worktreesDir}/`)).toBe(true)
+  // HEAD + staged + unstaged + untracked, without the ignored file or the one deleted in the working tree.
+  const snapshot = await listing(layout.tree)
+  expect(snapshot).toEqual(await listing(repo, notLogs))
+  expect(Object.keys(snapshot)).toContain("new untracked.txt")
+  expect(Object.keys(snapshot)).not.toContain("gone.txt")
+
+  await everyChange(layout.tree)
+  const patch = await collectPatch(record, paths.patchesDir, host)
+  const byPath = Object.fromEntries(patch.files!.map((file) => [file.path, file]))
+  expect(byPath["src/a.txt"]).toMatchObject({ change: "modified", additions: 1, deletions: 0, binary: false })
+  expect(byPath["added dir/ünï cödé.txt"]).toMatchObject({ change: "added" })
+  expect(byPath["del.txt"]).toMatchObject({ change: "deleted" })
+  expect(byPath["new name.txt"]).toMatchObject({ change: "renamed", oldPath: "old name.txt" })
+  expect(byPath["README.md"]).toMatchObject({ oldMode: "100644", newMode: "100755" })
+  expect(byPath["bin/run.sh"]).toMatchObject({ oldMode: "100755", newMode: "100644" })
+  expect(byPath.link).toMatchObject({ oldMode: "120000", newMode: "120000" })
+  expect(byPath.newlink).toMatchObject({ change: "added", newMode: "120000" })
+  expect(byPath["img.bin"]).toMatchObject({ binary: true })
+  expect(byPath["new.bin"]).toMatchObject({ change: "added", binary: true })
+  expect(byPath["dir/keep.txt"]).toMatchObject({ oldMode: "100644", newMode: "120000" })
+  expect(byPath["untracked-by-worker.log"]).toBeUndefined()
+  expect(Buffer.byteLength(patch.summary!)).toBeLessThanOrEqual(2048)
+  expect(patch.digest).toMatch(/^[0-9a-f]{64}$/)
+
+  const bytes = await Bun.file(`${paths.patchesDir}/${record.id}.patch`).bytes()
+  await applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host })
+  expect(await listing(repo, notLogs)).toEqual(await listing(layout.tree, notLogs))
+  // Nothing staged or committed: the index still holds only the user's staged edit.
+  expect(await git(repo, "diff", "--cached", "--name-only")).toBe("src/a.txt\n")
+  expect(await fingerprintTree(`${repo}/.git`)).toBe(metadata)
+
+  await removeWorktree(paths, record.id)
+  expect(existsSync(layout.dir)).toBe(false)
+  expect(await listPatches(paths.patchesDir)).toEqual([])
+  expect(await fingerprintTree(`${repo}/.git`)).toBe(metadata)
+}, 60_000)
