@@ -11,7 +11,9 @@ import { hostContext, type HostContext } from "../sandbox"
 import { checkStateSpace } from "../util/fs"
 import { autorunFiles } from "../workspace/autorun"
 import { snapshot } from "../workspace/changes"
+import { savePatchRecord } from "../workspace/patches"
 import { canonicalWorkspace } from "../workspace/root"
+import { createWorktree, removeWorktree } from "../workspace/worktree"
 import { checkBriefSize, planBudget } from "./budgets"
 import { checkOffered, resolveRoute } from "./delegate"
 import { Engine } from "./engine"
@@ -31,6 +33,8 @@ export interface StartRequest {
   model?: string
   variant?: string
   writable: boolean
+  /** worker only: "worktree" runs it in an isolated snapshot and returns its edits as a patch. */
+  isolation?: "in_place" | "worktree"
   idempotencyKey?: string
   /** This operation's deadline instead of the role's (tests, runner options). */
   timeoutMs?: number
@@ -72,7 +76,7 @@ export class Delegations {
       const existing = await this.engine.store.findByKey(request.idempotencyKey)
       if (existing) {
         // A key names one delegation: the same role in the same workspace, never another's report.
-        if (existing.role !== request.role || existing.workspace !== workspace)
+        if (existing.role !== request.role || (existing.isolation?.source ?? existing.workspace) !== workspace)
           throw fail("Usage", `idempotency_key "${request.idempotencyKey}" belongs to ${existing.role} task ${existing.id} in ${existing.workspace}.`, "Use a new key for a different delegation.")
         return { record: this.engine.live.get(existing.id)?.record ?? existing, attached: true }
       }
@@ -87,16 +91,28 @@ export class Delegations {
       commandTimeoutS: request.commandTimeoutS,
     })
     const { route, explicit } = await resolveRoute(this.runtime, request.role, request.model, request.variant)
-    // Fail closed before any lock or record: no session starts where file access would not be sandboxed.
-    const { client } = await this.runtime.sandboxed(workspace)
-    if (route) await checkOffered(this.runtime, client, workspace, request.role, route, explicit)
     const id = newTaskId()
-    if (request.writable) await this.acquire(workspace, id)
+    // An isolated worker's session runs in a snapshot of the workspace (worktree.ts), which it holds alone.
+    const isolated = request.isolation === "worktree" ? await createWorktree(workspace, host, this.runtime.paths) : undefined
+    const sessionDir = isolated?.layout.tree ?? workspace
+    try {
+      if (isolated) {
+        isolated.record.taskId = id
+        await savePatchRecord(this.runtime.paths.patchesDir, isolated.record)
+      }
+      // Fail closed before any lock or record: no session starts where file access would not be sandboxed.
+      const { client } = await this.runtime.sandboxed(sessionDir)
+      if (route) await checkOffered(this.runtime, client, sessionDir, request.role, route, explicit)
+      if (request.writable) await this.acquire(sessionDir, id)
+    } catch (error) {
+      if (isolated) await removeWorktree(this.runtime.paths, isolated.record.id)
+      throw error
+    }
     const record = newRecord({
       id,
       role: request.role,
       agent: request.agent,
-      workspace,
+      workspace: sessionDir,
       title: request.title,
       writable: request.writable,
       idempotencyKey: request.idempotencyKey,
@@ -104,6 +120,7 @@ export class Delegations {
       brief: request.brief,
       operationMs: budget.operationMs,
     })
+    if (isolated) record.isolation = { mode: "worktree", source: workspace, patchId: isolated.record.id }
     await this.launch(record, request.brief, host)
     return { record, attached: false }
   }
@@ -130,7 +147,7 @@ export class Delegations {
       })
       // Admitted again: the previous turn may have planted project plugins there.
       const host = this.hostOf(config)
-      await canonicalWorkspace(record.workspace, host, config)
+      await canonicalWorkspace(record.workspace, host, config, record.isolation !== undefined)
       if (record.writable) await this.acquire(record.workspace, id)
       nextTurn(record, brief, budget.operationMs)
       await this.launch(record, brief, host)
