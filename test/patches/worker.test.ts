@@ -1,0 +1,99 @@
+// worker with isolation "worktree" on the real OpenCode, the scripted model and the sandbox: the
+// worker's shell makes every kind of change in its snapshot, the user's tree and `.git` stay as they
+// were, the patch round-trips exactly through patch_apply, and patch_discard leaves nothing behind.
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { existsSync } from "node:fs"
+import { mkdtemp } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import type { TaskRecord } from "../../src/engine/tasks"
+import { readJson } from "../../src/util/fs"
+import { connect, startWorld, stopWorld, structured, text, type World } from "../mcp/_setup"
+import { dirtyRepo, EVERY_CHANGE_SHELL, fingerprintTree, listing } from "./_repo"
+
+let world: World
+const notLogs = (path: string) => path.endsWith(".log")
+
+beforeAll(async () => {
+  world = await startWorld({
+    every: { turns: [{ steps: [{ tool: "sandbox_shell", args: { command: EVERY_CHANGE_SHELL } }, { text: "Done: every kind of change made." }] }] },
+  })
+})
+
+afterAll(() => stopWorld(world))
+
+async function repo(): Promise<string> {
+  const dir = await mkdtemp(`${tmpdir()}/oc-orch-iso-`)
+  world.repos.push(dir)
+  return dirtyRepo(`${dir}/repo`)
+}
+
+interface PatchOut {
+  patch_id: string
+  digest: string
+  summary: string
+  files: Array<{ path: string; change: string; binary: boolean; old_path?: string }>
+}
+
+test("an isolated worker leaves the user's tree and .git alone; its patch applies exactly; patch_discard removes it and its worktree", async () => {
+  const cwd = await repo()
+  const tree = await listing(cwd)
+  const metadata = await fingerprintTree(`${cwd}/.git`)
+  const { client, close } = await connect(world)
+  try {
+    const result = await client.callTool({ name: "worker", arguments: { cwd, task: "Make every kind of change. [script:every]", isolation: "worktree" } })
+    const out = structured(result)
+    expect(out.status).toBe("succeeded")
+    const patch = out.patch as PatchOut
+    expect(patch.patch_id).toMatch(/^patch_/)
+    expect(patch.files.map((file) => file.path)).toContain("added dir/ünï cödé.txt")
+    expect(patch.files.find((file) => file.path === "new name.txt")?.old_path).toBe("old name.txt")
+    expect(out.files_changed).toContainEqual({ path: "del.txt", change: "deleted" })
+    expect(text(result)).toContain(`patch: ${patch.patch_id}`)
+    expect(await listing(cwd)).toEqual(tree)
+    expect(await fingerprintTree(`${cwd}/.git`)).toBe(metadata)
+    const record = await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${out.task_id}.json`)
+    const worktree = record!.workspace
+    expect(worktree.startsWith(`${world.home.paths.worktreesDir}/${patch.patch_id}/`)).toBe(true)
+
+    const whole = structured(await client.callTool({ name: "patch_show", arguments: { patch_id: patch.patch_id, limit: 1000 } }))
+    expect(whole.digest).toBe(patch.digest)
+    expect(whole.next_offset).toBe(1000)
+    const one = structured(await client.callTool({ name: "patch_show", arguments: { patch_id: patch.patch_id, file: "img.bin" } }))
+    expect(String(one.diff)).toContain("GIT binary patch")
+    expect(String(one.diff)).not.toContain("README.md")
+
+    const stale = await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: "0".repeat(64) } })
+    expect(stale.isError).toBe(true)
+    expect(text(stale)).toContain("digest")
+    expect(await listing(cwd)).toEqual(tree)
+
+    const applied = await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } })
+    expect(applied.isError).toBeFalsy()
+    expect(await listing(cwd, notLogs)).toEqual(await listing(worktree, notLogs))
+    expect(await fingerprintTree(`${cwd}/.git`)).toBe(metadata)
+
+    const discarded = await client.callTool({ name: "patch_discard", arguments: { patch_id: patch.patch_id } })
+    expect(discarded.isError).toBeFalsy()
+    expect(existsSync(`${world.home.paths.worktreesDir}/${patch.patch_id}`)).toBe(false)
+    expect(existsSync(`${world.home.paths.patchesDir}/${patch.patch_id}.json`)).toBe(false)
+    expect(existsSync(`${world.home.paths.patchesDir}/${patch.patch_id}.patch`)).toBe(false)
+    expect((await client.callTool({ name: "patch_show", arguments: { patch_id: patch.patch_id } })).isError).toBe(true)
+    expect(await fingerprintTree(`${cwd}/.git`)).toBe(metadata)
+  } finally {
+    await close()
+  }
+}, 120_000)
+
+test("a caller cannot point a delegation at an isolated worktree", async () => {
+  const cwd = await repo()
+  const { client, close } = await connect(world)
+  try {
+    const out = structured(await client.callTool({ name: "worker", arguments: { cwd, task: "Make every kind of change. [script:every]", isolation: "worktree" } }))
+    const record = await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${out.task_id}.json`)
+    const refused = await client.callTool({ name: "scout", arguments: { cwd: record!.workspace, task: "look" } })
+    expect(refused.isError).toBe(true)
+    expect(text(refused)).toContain("credential store")
+  } finally {
+    await close()
+  }
+}, 120_000)
