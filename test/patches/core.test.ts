@@ -3,13 +3,13 @@
 // the user's tree exactly where the worktree is, and that nothing is written into the user's `.git`.
 import { expect, test } from "bun:test"
 import { existsSync } from "node:fs"
-import { mkdir } from "node:fs/promises"
+import { cp, mkdir, symlink, writeFile } from "node:fs/promises"
 import { readFlags } from "../../src/config/flags"
 import { resolvePaths } from "../../src/config/paths"
 import { hostContext } from "../../src/sandbox"
 import { applyPatch } from "../../src/workspace/apply"
-import { collectPatch } from "../../src/workspace/patch"
-import { listPatches } from "../../src/workspace/patches"
+import { collectPatch, patchDigest } from "../../src/workspace/patch"
+import { listPatches, type PatchRecord } from "../../src/workspace/patches"
 import { createWorktree, removeWorktree } from "../../src/workspace/worktree"
 import { tempDir } from "../helpers/temp"
 import { dirtyRepo, everyChange, fingerprintTree, git, listing } from "./_repo"
@@ -65,3 +65,62 @@ test("a dirty tree is snapshotted exactly, every kind of change round-trips thro
   expect(await listPatches(paths.patchesDir)).toEqual([])
   expect(await fingerprintTree(`${repo}/.git`)).toBe(metadata)
 }, 60_000)
+
+type Case = { repo: string; dir: string; bytes: Uint8Array; digest: string; record: PatchRecord }
+
+const REFUSALS: Array<[string, RegExp, (c: Case) => Promise<Partial<Case> | undefined>]> = [
+  ["a stale digest", /digest does not match/, async () => ({ digest: "0".repeat(64) })],
+  ["a moved HEAD", /HEAD moved/, async ({ repo }) => void (await git(repo, "commit", "-q", "--allow-empty", "-m", "moved"))],
+  ["a target changed since the snapshot", /src\/a\.txt changed since the snapshot/, async ({ repo }) => void (await writeFile(`${repo}/src/a.txt`, "one\ntwo (staged)\nthree\nedited by the user\n"))],
+  ["a conflicting edit on the hunk's lines", /src\/a\.txt changed since the snapshot/, async ({ repo }) => void (await writeFile(`${repo}/src/a.txt`, "one\ntwo (staged)\nTHREE\n"))],
+  ["a file the patch creates already there", /new\.bin exists/, async ({ repo }) => void (await writeFile(`${repo}/new.bin`, "mine\n"))],
+  [
+    "a symlinked parent directory",
+    /added dir is a symlink/,
+    async ({ repo, dir }) => {
+      await mkdir(`${dir}/elsewhere`)
+      await symlink(`${dir}/elsewhere`, `${repo}/added dir`)
+      return undefined
+    },
+  ],
+  [
+    "another repository",
+    /is not the workspace the patch was taken from/,
+    async ({ repo, dir }) => {
+      await cp(repo, `${dir}/copy`, { recursive: true, verbatimSymlinks: true })
+      return { repo: `${dir}/copy` }
+    },
+  ],
+  [
+    "a hunk that does not apply (a patch altered on disk, its digest recomputed)",
+    /a hunk does not apply/,
+    async ({ bytes, record }) => {
+      const altered = Buffer.from(Buffer.from(bytes).toString("latin1").replace(" two (staged)\n three\n+four", " two (staged)\n 3\n+four"), "latin1")
+      return { bytes: altered, digest: patchDigest(record.base, altered), record: { ...record, digest: patchDigest(record.base, altered) } }
+    },
+  ],
+]
+
+test.each(REFUSALS)(
+  "patch_apply refuses %s and leaves the tree byte for byte unchanged",
+  async (_, refusal, arrange) => {
+    await using dir = await tempDir("oc-orch-refuse-")
+    const { repo, host, paths } = await world(dir.path)
+    const { record, layout } = await createWorktree(repo, host, paths)
+    await everyChange(layout.tree)
+    const patch = await collectPatch(record, paths.patchesDir, host)
+    const bytes = await Bun.file(`${paths.patchesDir}/${record.id}.patch`).bytes()
+    const base: Case = { repo, dir: dir.path, bytes, digest: patch.digest!, record: patch }
+    const target = { ...base, ...(await arrange(base)) }
+    const before = await listing(target.repo)
+    const metadata = await fingerprintTree(`${target.repo}/.git`)
+    await expect(applyPatch({ record: target.record, bytes: target.bytes, digest: target.digest, workspace: target.repo, host })).rejects.toThrow(refusal)
+    expect(await listing(target.repo)).toEqual(before)
+    expect(await fingerprintTree(`${target.repo}/.git`)).toBe(metadata)
+    // Control: where the repository itself was left as it was, the genuine patch applies to it.
+    if (target.repo === repo && target.bytes === bytes && target.digest === patch.digest) return
+    await applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host })
+    expect(await listing(repo, notLogs)).toEqual(await listing(layout.tree, notLogs))
+  },
+  60_000,
+)
