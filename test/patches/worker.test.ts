@@ -16,6 +16,14 @@ const notLogs = (path: string) => path.endsWith(".log")
 beforeAll(async () => {
   world = await startWorld({
     every: { turns: [{ steps: [{ tool: "sandbox_shell", args: { command: EVERY_CHANGE_SHELL } }, { text: "Done: every kind of change made." }] }] },
+    peek: {
+      turns: [
+        {
+          steps: [{ tool: "sandbox_shell", args: { command: "ls ../git" } }, { tool: "sandbox_shell", args: { command: "ls -d ." } }, { text: "Looked around; changed nothing." }],
+        },
+        { steps: [{ tool: "write", args: { filePath: "second.txt", content: "second turn\n" } }, { text: "Added second.txt." }] },
+      ],
+    },
   })
 })
 
@@ -93,6 +101,40 @@ test("a caller cannot point a delegation at an isolated worktree", async () => {
     const refused = await client.callTool({ name: "scout", arguments: { cwd: record!.workspace, task: "look" } })
     expect(refused.isError).toBe(true)
     expect(text(refused)).toContain("credential store")
+  } finally {
+    await close()
+  }
+}, 120_000)
+
+test("the worker's sandbox shows no Git directory; task_continue works in the same worktree and collects a new patch, the old digest then refused", async () => {
+  const cwd = await repo()
+  const tree = await listing(cwd)
+  const { client, close } = await connect(world)
+  try {
+    const first = structured(await client.callTool({ name: "worker", arguments: { cwd, task: "Look around. [script:peek]", isolation: "worktree" } }))
+    expect(first.status).toBe("succeeded")
+    // The private Git directory sits beside the worktree on the host, and is not in the sandbox.
+    expect(first.commands).toEqual([
+      { command: "ls ../git", exit_code: 2 },
+      { command: "ls -d .", exit_code: 0 },
+    ])
+    const empty = first.patch as PatchOut
+    expect(empty.files).toEqual([])
+    expect(String(first.next)).toContain("changed nothing")
+
+    const again = structured(await client.callTool({ name: "task_continue", arguments: { task_id: first.task_id, task: "Add second.txt." } }))
+    expect(again.status).toBe("succeeded")
+    const patch = again.patch as PatchOut
+    expect(patch.patch_id).toBe(empty.patch_id)
+    expect(patch.files.map((file) => [file.path, file.change])).toEqual([["second.txt", "added"]])
+    expect(patch.digest).not.toBe(empty.digest)
+    expect(await listing(cwd)).toEqual(tree)
+
+    const stale = await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: empty.digest } })
+    expect(stale.isError).toBe(true)
+    expect((await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } })).isError).toBeFalsy()
+    expect(await Bun.file(`${cwd}/second.txt`).text()).toBe("second turn\n")
+    expect((await client.callTool({ name: "patch_discard", arguments: { patch_id: patch.patch_id } })).isError).toBeFalsy()
   } finally {
     await close()
   }
