@@ -49,6 +49,11 @@ export interface SandboxRequest {
   /** Where the command starts; inside the workspace. Defaults to the workspace. */
   cwd?: string
   host: HostContext
+  /**
+   * More directories mounted read-only, each admitted by the workspace rule (the engine copying a
+   * user's files into an isolated worktree: the copy runs where a swapped symlink reaches nothing).
+   */
+  readOnly?: readonly string[]
 }
 
 export interface SandboxPlan {
@@ -97,11 +102,15 @@ export function planSandbox(request: SandboxRequest, fs: FsView): SandboxPlan {
     throw fail("Sandbox", `The working directory ${request.cwd} is not a directory inside the workspace ${workspace}.`, "Pass a cwd inside the workspace.", { cwd: request.cwd, workspace })
   const toolchain = resolveToolchain(request.host.path, request.host.trustedRoots, request.host.toolchainDirs, rules, fs)
   const git = policy.protectGit ? gitMetadataPaths(workspace, rules, fs) : []
+  const readOnly = (request.readOnly ?? []).map((dir) => canonicalDir(dir, "workspace", rules, fs))
+  if (readOnly.some((dir) => isInside(dir, workspace) || isInside(workspace, dir)))
+    throw fail("Sandbox", `A read-only directory overlaps the workspace ${workspace}.`, "Pass disjoint directories.", { workspace, readOnly })
 
   const binds: Mount[] = [
     ...toolchain.mounts.map((dir): Mount => ({ op: "ro-bind", source: dir, dest: dir })),
     { op: policy.workspace === "writable" ? "bind" : "ro-bind", source: workspace, dest: workspace },
     ...git.map((path): Mount => ({ op: "ro-bind", source: path, dest: path })),
+    ...readOnly.map((dir): Mount => ({ op: "ro-bind", source: dir, dest: dir })),
   ]
   // Shallower first (stable): a toolchain root holding the workspace must not cover it, and the
   // read-only Git mounts must land on top of the writable workspace, never under it.

@@ -1,16 +1,17 @@
 // Isolated worktrees: a worker in `isolation: "worktree"` edits a copy of the user's state, never the
 // user's checkout. The copy is the working tree as the user sees it (HEAD plus staged, unstaged and
-// untracked-not-ignored files), listed by git in the read-only sandbox (git.ts) and copied here file
-// by file, so nothing is written into the user's `.git`: no `git worktree add`, no objects, no index.
+// untracked-not-ignored files), listed by git in the read-only sandbox (git.ts) and copied by tar in
+// a sandbox that sees the workspace read-only and the worktree writable (a symlink swapped in by a
+// process writing the workspace meanwhile reaches nothing outside them). Nothing is written into the
+// user's `.git`: no `git worktree add`, no objects, no index.
 // The copy lives in `<worktrees>/<patch id>/tree`, next to a private Git directory (`git/`) whose
 // snapshot tree is the base every patch is taken against (patch.ts). The worker's sandbox mounts only
 // `tree/`, so it sees no Git directory at all; a `.git` it creates there is reported as planted.
 import { randomBytes } from "node:crypto"
-import { chmod, copyFile, lstat, mkdir, readlink, rm, symlink } from "node:fs/promises"
-import { dirname } from "node:path"
+import { lstat, mkdir, rm } from "node:fs/promises"
 import type { Paths } from "../config/paths"
 import { fail } from "../errors"
-import type { HostContext } from "../sandbox"
+import { hostFs, planSandbox, runSandboxed, type HostContext } from "../sandbox"
 import { findRepository, gitInSandbox, sandboxedGit, type GitOptions, type Repository } from "./git"
 import { savePatchRecord, type PatchRecord } from "./patches"
 
@@ -142,14 +143,14 @@ export async function createWorktree(workspace: string, host: HostContext, paths
     )
   // Sizes first, so an oversized snapshot is refused before anything is copied.
   const seen = new Map<string, boolean>()
-  const entries: Array<{ path: string; kind: "file" | "link"; executable: boolean }> = []
+  const entries: string[] = []
   let bytes = 0
   for (const path of files) {
     if (!(await plainParents(workspace, path, seen))) continue
     const info = await lstat(`${workspace}/${path}`).catch(() => undefined) // deleted in the working tree: not in the snapshot
     if (!info || !(info.isFile() || info.isSymbolicLink())) continue
     bytes += info.size
-    entries.push({ path, kind: info.isSymbolicLink() ? "link" : "file", executable: (info.mode & 0o100) !== 0 })
+    entries.push(path)
   }
   if (bytes > SNAPSHOT_LIMITS.bytes)
     throw fail(
@@ -172,16 +173,7 @@ export async function createWorktree(workspace: string, host: HostContext, paths
   await savePatchRecord(paths.patchesDir, record)
   try {
     await mkdir(layout.tree, { recursive: true, mode: 0o700 })
-    for (const entry of entries) {
-      const from = `${workspace}/${entry.path}`
-      const to = `${layout.tree}/${entry.path}`
-      await mkdir(dirname(to), { recursive: true })
-      if (entry.kind === "link") await symlink(await readlink(from), to)
-      else {
-        await copyFile(from, to)
-        await chmod(to, entry.executable ? 0o755 : 0o644)
-      }
-    }
+    await copyInSandbox(workspace, entries, layout, host)
     await mkdir(`${layout.gitDir}/info`, { recursive: true })
     await privateGit(layout, host, ["init", "-q", "--template="], "create the private repository")
     await Bun.write(`${layout.gitDir}/info/attributes`, EXACT_ATTRIBUTES)
@@ -193,6 +185,21 @@ export async function createWorktree(workspace: string, host: HostContext, paths
     await removeWorktree(paths, id)
     throw error
   }
+}
+
+/** tar from the workspace (read-only) into the worktree (writable), in one sandbox; symlinks stay symlinks. */
+async function copyInSandbox(workspace: string, entries: string[], layout: WorktreeLayout, host: HostContext) {
+  if (!entries.length) return
+  const plan = planSandbox({ profile: { kind: "runner", workspace: "writable", network: "disabled" }, workspace: layout.dir, readOnly: [workspace], host }, hostFs)
+  // --verbatim-files-from: a listed name starting with "-" is a name, not an option.
+  const script = 'tar -C "$1" --null --verbatim-files-from --no-recursion --ignore-failed-read -T - -cf - | tar -C "$2" --no-same-owner -xpf -'
+  const result = await runSandboxed(plan, ["sh", "-c", script, "sh", workspace, layout.tree], { timeoutMs: 300_000, maxOutputBytes: 64 * 1024, stdin: `${entries.join("\0")}\0` })
+  if (result.failure || result.exitCode !== 0)
+    throw fail(
+      "Server",
+      `Could not copy ${workspace} into the isolated worktree: ${result.failure?.detail ?? result.stderr.trim().slice(0, 400)}.`,
+      'Run `opencode-mcp-orchestrator doctor`; retry with isolation "in_place" if it persists.',
+    )
 }
 
 /** Removes a worktree and its registry entry and patch (patch_discard; a snapshot that failed half-way). */

@@ -53,3 +53,15 @@ test("a caller's cwd naming a registered worktree is refused, directly or throug
   // Control: the same host with the engine's flag admits it, so the refusal above is the caller rule.
   expect(await canonicalWorkspace(`${dir.path}/alias`, host, OPEN_POLICY, true)).toBe(tree)
 })
+
+test("planSandbox's extra read-only directories are admitted like a workspace and never overlap it", async () => {
+  await using dir = await tempDir("oc-orch-wt-admit-")
+  const { host, paths } = await setup(dir.path)
+  const container = `${paths.worktreesDir}/${ID}`
+  await mkdir(`${dir.path}/repo`)
+  const plan = planSandbox({ profile: { kind: "runner", workspace: "writable", network: "disabled" }, workspace: container, readOnly: [`${dir.path}/repo`], host }, hostFs)
+  expect(plan.mounts).toContainEqual({ op: "ro-bind", source: `${dir.path}/repo`, dest: `${dir.path}/repo` })
+  expect(plan.mounts).toContainEqual({ op: "bind", source: container, dest: container })
+  expect(() => planSandbox({ profile: { kind: "scout" }, workspace: container, readOnly: [`${paths.cacheDir}/other`], host }, hostFs)).toThrow(/credential store/)
+  expect(() => planSandbox({ profile: { kind: "scout" }, workspace: container, readOnly: [`${container}/tree`], host }, hostFs)).toThrow(/overlaps/)
+})
