@@ -175,6 +175,20 @@ export class Delegations {
     this.engine.launch(record, brief)
   }
 
+  /**
+   * Runs `work` holding the workspace's writer state as `holder` (patch_apply, named by its patch id):
+   * refused while a writable task holds the workspace, so no sandboxed writer changes it meanwhile.
+   */
+  async holding<T>(workspace: string, holder: string, work: () => Promise<T>): Promise<T> {
+    await this.recovering
+    await this.acquire(workspace, holder)
+    try {
+      return await work()
+    } finally {
+      await this.engine.locks.clear(workspace, holder)
+    }
+  }
+
   /** Takes the writer state, reconciling a holder whose process died; refuses while anyone else holds it. */
   private async acquire(workspace: string, id: string) {
     for (let attempt = 0; attempt < 2; attempt++) {

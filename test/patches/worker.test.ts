@@ -7,7 +7,7 @@ import { mkdtemp } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import type { TaskRecord } from "../../src/engine/tasks"
 import { readJson } from "../../src/util/fs"
-import { connect, startWorld, stopWorld, structured, text, type World } from "../mcp/_setup"
+import { connect, lockFiles, startWorld, stopWorld, structured, text, type World } from "../mcp/_setup"
 import { dirtyRepo, EVERY_CHANGE_SHELL, fingerprintTree, listing } from "./_repo"
 
 let world: World
@@ -16,6 +16,16 @@ const notLogs = (path: string) => path.endsWith(".log")
 beforeAll(async () => {
   world = await startWorld({
     every: { turns: [{ steps: [{ tool: "sandbox_shell", args: { command: EVERY_CHANGE_SHELL } }, { text: "Done: every kind of change made." }] }] },
+    long: {
+      turns: [
+        {
+          steps: [
+            { tool: "glob", args: { pattern: "*.md" } },
+            { text: "too late", delayMs: 120_000 },
+          ],
+        },
+      ],
+    },
     peek: {
       turns: [
         {
@@ -135,6 +145,29 @@ test("the worker's sandbox shows no Git directory; task_continue works in the sa
     expect((await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } })).isError).toBeFalsy()
     expect(await Bun.file(`${cwd}/second.txt`).text()).toBe("second turn\n")
     expect((await client.callTool({ name: "patch_discard", arguments: { patch_id: patch.patch_id } })).isError).toBeFalsy()
+  } finally {
+    await close()
+  }
+}, 120_000)
+
+test("patch_apply is refused while an in-place worker holds the workspace, and applies once that worker is cancelled", async () => {
+  const cwd = await repo()
+  const { client, close } = await connect(world, { syncBudgetMs: 1500 })
+  try {
+    const isolated = structured(await client.callTool({ name: "worker", arguments: { cwd, task: "Make every kind of change. [script:every]", isolation: "worktree" } }))
+    expect(isolated.status).toBe("succeeded")
+    const patch = isolated.patch as PatchOut
+    const writer = structured(await client.callTool({ name: "worker", arguments: { cwd, task: "Slow in-place work [script:long]" } }))
+    expect(writer.status).toBe("running")
+    const before = await listing(cwd)
+    const held = await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } })
+    expect(held.isError).toBe(true)
+    expect(text(held)).toContain(`held by task ${writer.task_id}`)
+    expect(await listing(cwd)).toEqual(before)
+    expect(structured(await client.callTool({ name: "task_cancel", arguments: { task_id: writer.task_id } })).status).toBe("cancelled")
+    expect((await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } })).isError).toBeFalsy()
+    expect(await Bun.file(`${cwd}/new name.txt`).exists()).toBe(true)
+    expect(await lockFiles(world)).toEqual([])
   } finally {
     await close()
   }

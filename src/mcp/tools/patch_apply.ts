@@ -28,7 +28,8 @@ export function registerPatchApply(server: McpServer, delegations: Delegations) 
         const config = await runtime.config()
         const host = hostContext(runtime.flags, config.sandboxRuntime.trustedRoots)
         const workspace = await canonicalWorkspace(args.cwd ?? record.source.workspace, host, config)
-        const files = await applyPatch({ record, bytes, digest: args.digest, workspace, host })
+        // Holding the writer state: an in-place worker or writable runner cannot change the files between the checks and the writes.
+        const files = await delegations.holding(workspace, record.id, () => applyPatch({ record, bytes, digest: args.digest, workspace, host }))
         const text = `Applied patch ${record.id} to ${workspace}: ${files.length} file${files.length === 1 ? "" : "s"} written as working-tree changes (nothing staged or committed).\n${record.summary ?? ""}\nnext: review with git diff / git status; patch_discard removes the patch and its worktree.`
         return {
           content: [{ type: "text", text }],
