@@ -178,11 +178,12 @@ export async function applyPatch(input: ApplyInput): Promise<PatchFile[]> {
         await place(`${stage.tree}/${file.path}`, `${workspace}/${file.path}`)
       }
     } catch (error) {
-      // Put back what was there (from the copy taken before), remove what was new.
+      // Put back what was there (from the copy taken before), remove what was new with the directories made for it.
       for (const step of done.reverse()) {
         await rm(`${workspace}/${step.path}`, { force: true })
         // A rollback that cannot restore one file still restores the others; the error below says what failed.
         if (step.existed) await place(`${before}/${step.path}`, `${workspace}/${step.path}`).catch(() => undefined)
+        else await pruneEmpty(workspace, step.path)
       }
       throw fail("Server", `patch_apply failed while writing and was rolled back: ${(error as Error).message}.`, "Check the permissions and free space of the workspace, then retry.")
     }

@@ -128,19 +128,15 @@ export interface Created {
  * Snapshots the repository holding `workspace` (a canonical, admitted directory) into a new isolated
  * worktree and registers it (the registry entry is what admits the worktree as a workspace).
  */
-export async function createWorktree(workspace: string, host: HostContext, paths: Pick<Paths, "worktreesDir" | "patchesDir">): Promise<Created> {
+export async function createWorktree(workspace: string, host: HostContext, paths: Pick<Paths, "worktreesDir" | "patchesDir">, limits = SNAPSHOT_LIMITS): Promise<Created> {
   const repository = findRepository(workspace, host)
   if (!repository) throw fail("Usage", `${workspace} is not inside a Git repository; isolation "worktree" snapshots one.`, 'Use isolation "in_place" outside a repository.')
   const head = (await sandboxedGit(repository, host, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]))?.stdout.trim() || undefined
   const staged = await userGit(repository, host, ["ls-files", "-z", "-s", "--", "."], workspace)
   const untracked = await userGit(repository, host, ["ls-files", "-z", "--others", "--exclude-standard", "--", "."], workspace)
   const files = snapshotPaths(staged, untracked)
-  if (files.length > SNAPSHOT_LIMITS.files)
-    throw fail(
-      "Usage",
-      `The snapshot would hold ${files.length} files, more than the ${SNAPSHOT_LIMITS.files} an isolated worktree takes.`,
-      'Delegate in a subdirectory (cwd), or use isolation "in_place".',
-    )
+  if (files.length > limits.files)
+    throw fail("Usage", `The snapshot would hold ${files.length} files, more than the ${limits.files} an isolated worktree takes.`, 'Delegate in a subdirectory (cwd), or use isolation "in_place".')
   // Sizes first, so an oversized snapshot is refused before anything is copied.
   const seen = new Map<string, boolean>()
   const entries: string[] = []
@@ -152,12 +148,8 @@ export async function createWorktree(workspace: string, host: HostContext, paths
     bytes += info.size
     entries.push(path)
   }
-  if (bytes > SNAPSHOT_LIMITS.bytes)
-    throw fail(
-      "Usage",
-      `The snapshot would copy ${Math.round(bytes / 1024 / 1024)} MB, more than the ${SNAPSHOT_LIMITS.bytes / 1024 / 1024} MB an isolated worktree takes.`,
-      'Delegate in a subdirectory (cwd), or use isolation "in_place".',
-    )
+  if (bytes > limits.bytes)
+    throw fail("Usage", `The snapshot would copy ${bytes} bytes, more than the ${limits.bytes} an isolated worktree takes.`, 'Delegate in a subdirectory (cwd), or use isolation "in_place".')
 
   const id = `patch_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
   const layout = layoutOf(paths.worktreesDir, id)
