@@ -38,7 +38,15 @@ test("snapshotPaths keeps tracked and untracked paths once each, whatever their 
 
 // Every row has its limits (or undefined): a callback with more parameters than the row is taken for a done-callback test.
 const refusals: Array<[string, (repo: string, dir: string) => Promise<string>, RegExp, { files: number; bytes: number } | undefined]> = [
-  ["a directory outside any repository", async (_, dir) => (await mkdir(`${dir}/plain`), `${dir}/plain`), /not inside a Git repository/, undefined],
+  [
+    "a directory outside any repository",
+    async (_, dir) => {
+      await mkdir(`${dir}/plain`)
+      return `${dir}/plain`
+    },
+    /not inside a Git repository/,
+    undefined,
+  ],
   [
     "a repository with a submodule",
     async (repo, dir) => {
