@@ -1,7 +1,8 @@
 // patch_apply: a stored patch onto the user's working tree, all or nothing. Every check runs before
 // the first write: the digest (the caller saw exactly this patch), the repository (the one snapshot
 // was taken of), HEAD (not moved since), every path (relative, no Git metadata, no symlinked parent),
-// every target (holding exactly what the snapshot held, by blob id and mode). Then git applies the
+// every target (holding exactly what the snapshot held, by blob id and mode), and no file that other
+// programs run on their own unless the caller says so. Then git applies the
 // patch in a sandbox to a staging copy of the targets (so a hunk that does not apply fails there), the
 // result is checked against the patch's blob ids, and only then are the files moved into place. No
 // commit, stage, reset or stash: the index and HEAD are never touched.
@@ -9,7 +10,7 @@ import { createHash, randomBytes } from "node:crypto"
 import { chmod, copyFile, lstat, mkdir, readFile, readlink, rename, rm, rmdir, symlink, writeFile } from "node:fs/promises"
 import { dirname } from "node:path"
 import { fail } from "../errors"
-import type { HostContext } from "../sandbox"
+import { isAutorunPath, type HostContext } from "../sandbox"
 import { findRepository, sandboxedGit } from "./git"
 import type { PatchFile, PatchRecord } from "./patches"
 import { privateGit } from "./worktree"
@@ -62,6 +63,8 @@ export interface ApplyInput {
   /** The canonical, admitted target directory. */
   workspace: string
   host: HostContext
+  /** Write files other programs run on their own (hooks, CI workflows, project config) too. */
+  allowAutorun?: boolean
 }
 
 /** Every refusal, before anything is written; returns the files to write. */
@@ -82,6 +85,12 @@ async function check(input: ApplyInput): Promise<PatchFile[]> {
       "Review the patch against the new HEAD (patch_show) and apply it by hand, or run the worker again.",
     )
   const files = record.files ?? []
+  const autorun = files.flatMap((file) => [file.path, file.oldPath]).filter((path): path is string => path !== undefined && isAutorunPath(path))
+  if (autorun.length && !input.allowAutorun)
+    refuse(
+      `the patch changes files that other programs run on their own: ${autorun.slice(0, 5).join(", ")}${autorun.length > 5 ? ` and ${autorun.length - 5} more` : ""}.`,
+      "Read them with patch_show (file); to write them anyway, call patch_apply again with allow_autorun: true.",
+    )
   for (const file of files) {
     for (const path of [file.path, file.oldPath].filter((p): p is string => p !== undefined)) {
       const unsafe = unsafePath(path)

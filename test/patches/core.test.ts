@@ -124,3 +124,19 @@ test.each(REFUSALS)(
   },
   60_000,
 )
+
+test("a patch that changes files other programs run on their own is refused unless allow_autorun says so", async () => {
+  await using dir = await tempDir("oc-orch-autorun-")
+  const { repo, host, paths } = await world(dir.path)
+  const { record, layout } = await createWorktree(repo, host, paths)
+  await mkdir(`${layout.tree}/.github/workflows`, { recursive: true })
+  await writeFile(`${layout.tree}/.github/workflows/ci.yml`, "on: push\n")
+  await writeFile(`${layout.tree}/.envrc`, "export X=1\n")
+  const patch = await collectPatch(record, paths.patchesDir, host)
+  const bytes = await Bun.file(`${paths.patchesDir}/${record.id}.patch`).bytes()
+  const before = await listing(repo)
+  await expect(applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(/run on their own: \.envrc, \.github\/workflows\/ci\.yml/)
+  expect(await listing(repo)).toEqual(before)
+  await applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host, allowAutorun: true })
+  expect(await Bun.file(`${repo}/.envrc`).text()).toBe("export X=1\n")
+}, 60_000)

@@ -18,6 +18,10 @@ export function registerPatchApply(server: McpServer, delegations: Delegations) 
         patch_id: z.string().min(1).describe("The patch_id an isolated worker returned."),
         digest: z.string().min(1).describe("The digest of the patch you reviewed (worker result or patch_show)."),
         cwd: z.string().min(1).optional().describe("Optional: the workspace to write into; it must be the one the worker was given (the default)."),
+        allow_autorun: z
+          .boolean()
+          .optional()
+          .describe("Optional: also write files other programs run on their own (Git hooks, CI workflows, OpenCode/Claude/Codex project config, .envrc); refused by default."),
       },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
@@ -29,7 +33,7 @@ export function registerPatchApply(server: McpServer, delegations: Delegations) 
         const host = hostContext(runtime.flags, config.sandboxRuntime.trustedRoots)
         const workspace = await canonicalWorkspace(args.cwd ?? record.source.workspace, host, config)
         // Holding the writer state: an in-place worker or writable runner cannot change the files between the checks and the writes.
-        const files = await delegations.holding(workspace, record.id, () => applyPatch({ record, bytes, digest: args.digest, workspace, host }))
+        const files = await delegations.holding(workspace, record.id, () => applyPatch({ record, bytes, digest: args.digest, workspace, host, allowAutorun: args.allow_autorun }))
         const text = `Applied patch ${record.id} to ${workspace}: ${files.length} file${files.length === 1 ? "" : "s"} written as working-tree changes (nothing staged or committed).\n${record.summary ?? ""}\nnext: review with git diff / git status; patch_discard removes the patch and its worktree.`
         return {
           content: [{ type: "text", text }],
