@@ -11,12 +11,11 @@ import { hostContext, type HostContext } from "../sandbox"
 import { checkStateSpace } from "../util/fs"
 import { autorunFiles } from "../workspace/autorun"
 import { snapshot } from "../workspace/changes"
-import { savePatchRecord } from "../workspace/patches"
 import { canonicalWorkspace } from "../workspace/root"
-import { createWorktree, removeWorktree } from "../workspace/worktree"
 import { checkBriefSize, planBudget } from "./budgets"
 import { checkOffered, resolveRoute } from "./delegate"
 import { Engine } from "./engine"
+import { sessionPlace, type Isolation } from "./isolation"
 import { lockedError, orphaned } from "./locks"
 import { reconcileHolder, recoverAll } from "./recovery"
 import type { Runtime } from "./runtime"
@@ -34,7 +33,7 @@ export interface StartRequest {
   variant?: string
   writable: boolean
   /** worker only: "worktree" runs it in an isolated snapshot and returns its edits as a patch. */
-  isolation?: "in_place" | "worktree"
+  isolation?: Isolation
   idempotencyKey?: string
   /** This operation's deadline instead of the role's (tests, runner options). */
   timeoutMs?: number
@@ -92,27 +91,21 @@ export class Delegations {
     })
     const { route, explicit } = await resolveRoute(this.runtime, request.role, request.model, request.variant)
     const id = newTaskId()
-    // An isolated worker's session runs in a snapshot of the workspace (worktree.ts), which it holds alone.
-    const isolated = request.isolation === "worktree" ? await createWorktree(workspace, host, this.runtime.paths) : undefined
-    const sessionDir = isolated?.layout.tree ?? workspace
+    const place = await sessionPlace(this.runtime, workspace, host, request.isolation, id)
     try {
-      if (isolated) {
-        isolated.record.taskId = id
-        await savePatchRecord(this.runtime.paths.patchesDir, isolated.record)
-      }
       // Fail closed before any lock or record: no session starts where file access would not be sandboxed.
-      const { client } = await this.runtime.sandboxed(sessionDir)
-      if (route) await checkOffered(this.runtime, client, sessionDir, request.role, route, explicit)
-      if (request.writable) await this.acquire(sessionDir, id)
+      const { client } = await this.runtime.sandboxed(place.dir)
+      if (route) await checkOffered(this.runtime, client, place.dir, request.role, route, explicit)
+      if (request.writable) await this.acquire(place.dir, id)
     } catch (error) {
-      if (isolated) await removeWorktree(this.runtime.paths, isolated.record.id)
+      await place.discard()
       throw error
     }
     const record = newRecord({
       id,
       role: request.role,
       agent: request.agent,
-      workspace: sessionDir,
+      workspace: place.dir,
       title: request.title,
       writable: request.writable,
       idempotencyKey: request.idempotencyKey,
@@ -120,7 +113,7 @@ export class Delegations {
       brief: request.brief,
       operationMs: budget.operationMs,
     })
-    if (isolated) record.isolation = { mode: "worktree", source: workspace, patchId: isolated.record.id }
+    record.isolation = place.isolation
     await this.launch(record, request.brief, host)
     return { record, attached: false }
   }
