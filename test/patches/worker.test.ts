@@ -172,3 +172,26 @@ test("patch_apply is refused while an in-place worker holds the workspace, and a
     await close()
   }
 }, 120_000)
+
+test("patch_discard is refused while the isolated worker runs; a cancelled isolated worker still returns its patch", async () => {
+  const cwd = await repo()
+  const { client, close } = await connect(world, { syncBudgetMs: 1500 })
+  try {
+    const running = structured(await client.callTool({ name: "worker", arguments: { cwd, task: "Slow isolated work [script:long]", isolation: "worktree" } }))
+    expect(running.status).toBe("running")
+    const record = await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${running.task_id}.json`)
+    const patchId = record!.isolation!.patchId
+    const refused = await client.callTool({ name: "patch_discard", arguments: { patch_id: patchId } })
+    expect(refused.isError).toBe(true)
+    expect(text(refused)).toContain(`${running.task_id}, which is still running`)
+    expect(existsSync(`${world.home.paths.worktreesDir}/${patchId}/tree`)).toBe(true)
+    const cancelled = structured(await client.callTool({ name: "task_cancel", arguments: { task_id: running.task_id } }))
+    expect(cancelled.status).toBe("cancelled")
+    expect((cancelled.patch as PatchOut).patch_id).toBe(patchId)
+    expect((cancelled.patch as PatchOut).files).toEqual([])
+    expect((await client.callTool({ name: "patch_discard", arguments: { patch_id: patchId } })).isError).toBeFalsy()
+    expect(existsSync(`${world.home.paths.worktreesDir}/${patchId}`)).toBe(false)
+  } finally {
+    await close()
+  }
+}, 120_000)
