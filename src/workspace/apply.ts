@@ -40,6 +40,7 @@ export function unsafePath(path: string): string | undefined {
   const parts = path.split("/")
   if (parts.some((part) => part === ".." || part === "." || part === "")) return "it is not a plain relative path"
   if (parts.some((part) => part.toLowerCase() === ".git")) return "it is Git metadata"
+  if (path.includes("\uFFFD")) return "its name is not valid UTF-8"
   return undefined
 }
 

@@ -78,6 +78,14 @@ async function userGit(repository: Repository, host: HostContext, args: string[]
   return result.stdout
 }
 
+/** A name git printed that is not UTF-8 arrives with U+FFFD in it: it could not be named to tar again. */
+function checkName(path: string) {
+  if (path.includes("\uFFFD"))
+    throw fail("Usage", `The workspace holds a file whose name is not valid UTF-8 (${JSON.stringify(path)}); isolated worktrees copy UTF-8 names only.`, 'Rename it, or use isolation "in_place".', {
+      path,
+    })
+}
+
 /** What the snapshot copies: paths relative to the workspace, tracked (from the index) and untracked. Pure. */
 export function snapshotPaths(staged: string, untracked: string): string[] {
   const paths = new Set<string>()
@@ -92,9 +100,11 @@ export function snapshotPaths(staged: string, untracked: string): string[] {
         'Use isolation "in_place" for this repository, or delegate inside the submodule itself.',
         { path },
       )
+    checkName(path)
     paths.add(path)
   }
   for (const path of untracked.split("\0").filter(Boolean)) {
+    checkName(path)
     // ls-files shows a nested repository as its directory, with a trailing slash.
     if (path.endsWith("/"))
       throw fail("Usage", `The workspace holds a nested Git repository at ${path}; isolated worktrees do not copy it.`, 'Use isolation "in_place", or delegate inside that repository.', { path })

@@ -7,7 +7,7 @@ import { mkdir, readdir, writeFile } from "node:fs/promises"
 import { readFlags } from "../../src/config/flags"
 import { resolvePaths } from "../../src/config/paths"
 import { hostContext } from "../../src/sandbox"
-import { applyPatch } from "../../src/workspace/apply"
+import { applyPatch, unsafePath } from "../../src/workspace/apply"
 import { collectPatch } from "../../src/workspace/patch"
 import { createWorktree, snapshotPaths } from "../../src/workspace/worktree"
 import { tempDir } from "../helpers/temp"
@@ -28,6 +28,7 @@ async function world(dir: string) {
 test.each([
   ["a submodule", "160000 0123456789012345678901234567890123456789 0\tvendor/lib\x00", "", /submodule at vendor\/lib/],
   ["a nested repository", "", "nested/\x00", /nested Git repository at nested\//],
+  ["a name that is not UTF-8", "", "caf\uFFFD.txt\x00", /not valid UTF-8/],
 ])("snapshotPaths refuses %s", (_, staged, untracked, refusal) => {
   expect(() => snapshotPaths(staged, untracked)).toThrow(refusal)
 })
@@ -97,4 +98,14 @@ test("a subdirectory as cwd: the snapshot is that directory, and the patch appli
   expect(await Bun.file(`${repo}/top.txt`).text()).toBe("top\n")
   // The same patch names the repository root as another workspace.
   await expect(applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(/not the workspace/)
+})
+
+test.each([
+  ["/etc/passwd", "it is not a relative path"],
+  ["a/../../x", "it is not a plain relative path"],
+  ["sub/.GIT/config", "it is Git metadata"],
+  ["caf\uFFFD.txt", "its name is not valid UTF-8"],
+  ["src/ok name.txt", undefined],
+])("a patch path %p: %p", (path, why) => {
+  expect(unsafePath(path)).toBe(why)
 })
