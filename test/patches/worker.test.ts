@@ -90,12 +90,17 @@ test("an isolated worker leaves the user's tree and .git alone; its patch applie
     expect(await listing(cwd, notLogs)).toEqual(await listing(worktree, notLogs))
     expect(await fingerprintTree(`${cwd}/.git`)).toBe(metadata)
 
+    const listed = structured(await client.callTool({ name: "task_list", arguments: { cwd } })) as unknown as { patches: Array<{ patch_id: string; files: number; bytes: number }> }
+    expect(listed.patches).toEqual([expect.objectContaining({ patch_id: patch.patch_id, files: patch.files.length })])
+    expect(listed.patches[0]!.bytes).toBeGreaterThan(0)
+
     const discarded = await client.callTool({ name: "patch_discard", arguments: { patch_id: patch.patch_id } })
     expect(discarded.isError).toBeFalsy()
     expect(existsSync(`${world.home.paths.worktreesDir}/${patch.patch_id}`)).toBe(false)
     expect(existsSync(`${world.home.paths.patchesDir}/${patch.patch_id}.json`)).toBe(false)
     expect(existsSync(`${world.home.paths.patchesDir}/${patch.patch_id}.patch`)).toBe(false)
     expect((await client.callTool({ name: "patch_show", arguments: { patch_id: patch.patch_id } })).isError).toBe(true)
+    expect(structured(await client.callTool({ name: "task_list", arguments: { cwd } })).patches).toBeUndefined()
     expect(await fingerprintTree(`${cwd}/.git`)).toBe(metadata)
   } finally {
     await close()
