@@ -7,7 +7,7 @@
 // result is checked against the patch's blob ids, and only then are the files moved into place. No
 // commit, stage, reset or stash: the index and HEAD are never touched.
 import { createHash, randomBytes } from "node:crypto"
-import { chmod, copyFile, lstat, mkdir, readFile, readlink, rename, rm, rmdir, symlink, writeFile } from "node:fs/promises"
+import { chmod, copyFile, lstat, mkdir, readdir, readFile, readlink, rename, rm, rmdir, symlink, writeFile } from "node:fs/promises"
 import { dirname } from "node:path"
 import { fail } from "../errors"
 import { isAutorunPath, type HostContext } from "../sandbox"
@@ -26,6 +26,7 @@ export async function entryOf(path: string): Promise<{ mode: string; oid: string
   const info = await lstat(path).catch(() => undefined) // absent is an answer here
   if (!info) return undefined
   if (info.isSymbolicLink()) return { mode: "120000", oid: blobId(await readlink(path)) }
+  if (info.isDirectory()) return { mode: "directory", oid: "" }
   if (!info.isFile()) return { mode: "other", oid: "" }
   return { mode: info.mode & 0o100 ? "100755" : "100644", oid: blobId(await readFile(path)) }
 }
@@ -44,17 +45,30 @@ export function unsafePath(path: string): string | undefined {
   return undefined
 }
 
-/** The first directory between `root` and `path` that is a symlink or not a directory, if any. */
-async function badParent(root: string, path: string): Promise<string | undefined> {
+/**
+ * The first directory between `root` and `path` that is a symlink or not a directory, if any. A file
+ * or symlink the patch removes (`removed`) is gone before anything is written: below it is new ground.
+ */
+async function badParent(root: string, path: string, removed: Set<string>): Promise<string | undefined> {
   const parts = path.split("/").slice(0, -1)
   for (let i = 1; i <= parts.length; i++) {
     const dir = parts.slice(0, i).join("/")
     const info = await lstat(`${root}/${dir}`).catch(() => undefined) // a missing directory is created on apply
-    if (!info) return undefined
+    if (!info || (!info.isDirectory() && removed.has(dir))) return undefined
     if (info.isSymbolicLink()) return `${dir} is a symlink`
     if (!info.isDirectory()) return `${dir} is not a directory`
   }
   return undefined
+}
+
+/** True when `dir` holds nothing but files the patch removes (it is pruned before a file takes its place). */
+async function emptiedBy(root: string, dir: string, removed: Set<string>): Promise<boolean> {
+  const entries = await readdir(`${root}/${dir}`, { recursive: true })
+  for (const entry of entries) {
+    const info = await lstat(`${root}/${dir}/${entry}`)
+    if (!info.isDirectory() && !removed.has(`${dir}/${entry}`)) return false
+  }
+  return true
 }
 
 export interface ApplyInput {
@@ -67,6 +81,9 @@ export interface ApplyInput {
   /** Write files other programs run on their own (hooks, CI workflows, project config) too. */
   allowAutorun?: boolean
 }
+
+/** Paths the patch deletes or renames away: gone before anything is written. */
+const removedPaths = (files: PatchFile[]) => new Set(files.filter((file) => file.oldPath || !file.newOid).map((file) => file.oldPath ?? file.path))
 
 /** Every refusal, before anything is written; returns the files to write. */
 async function check(input: ApplyInput): Promise<PatchFile[]> {
@@ -92,11 +109,12 @@ async function check(input: ApplyInput): Promise<PatchFile[]> {
       `the patch changes files that other programs run on their own: ${autorun.slice(0, 5).join(", ")}${autorun.length > 5 ? ` and ${autorun.length - 5} more` : ""}.`,
       "Read them with patch_show (file); to write them anyway, call patch_apply again with allow_autorun: true.",
     )
+  const removed = removedPaths(files)
   for (const file of files) {
     for (const path of [file.path, file.oldPath].filter((p): p is string => p !== undefined)) {
       const unsafe = unsafePath(path)
       if (unsafe) refuse(`the patch names ${JSON.stringify(path)}: ${unsafe}.`, "Discard this patch (patch_discard).")
-      const parent = await badParent(workspace, path)
+      const parent = await badParent(workspace, path, removed)
       if (parent) refuse(`a parent directory of ${path} is not a plain directory: ${parent}.`, "Restore that directory (a symlink is never followed), then retry.")
     }
     const source = file.oldPath ?? file.path
@@ -104,8 +122,10 @@ async function check(input: ApplyInput): Promise<PatchFile[]> {
     if (file.oldOid) {
       if (!now || now.oid !== file.oldOid || now.mode !== file.oldMode)
         refuse(`${source} changed since the snapshot.`, "Review the patch against the file as it is now (patch_show) and apply the change by hand, or run the worker again.")
-    } else if (now) refuse(`${source} exists, but the patch creates it.`, "Move that file aside, or apply the change by hand.")
-    if (file.oldPath && file.oldPath !== file.path && (await entryOf(`${workspace}/${file.path}`)))
+    } else if (now && !(now.mode === "directory" && (await emptiedBy(workspace, source, removed))))
+      refuse(`${source} exists, but the patch creates it.`, "Move that file aside, or apply the change by hand.")
+    const target = file.oldPath && file.oldPath !== file.path ? await entryOf(`${workspace}/${file.path}`) : undefined
+    if (target && !removed.has(file.path) && !(target.mode === "directory" && (await emptiedBy(workspace, file.path, removed))))
       refuse(`${file.path} exists, but the patch renames ${file.oldPath} onto it.`, "Move that file aside, or apply the change by hand.")
   }
   return files
@@ -167,7 +187,8 @@ export async function applyPatch(input: ApplyInput): Promise<PatchFile[]> {
       refuse(`a hunk does not apply: ${error.message}`, "Review the patch (patch_show) and apply the change by hand, or run the worker again."),
     )
     for (const file of files) {
-      const staged = await entryOf(`${stage.tree}/${file.path}`)
+      // A directory is no Git entry: a deleted file's name may now hold the directory of an added one.
+      const staged = await entryOf(`${stage.tree}/${file.path}`).then((entry) => (entry?.mode === "directory" ? undefined : entry))
       const expected = file.newOid ? { mode: file.newMode, oid: file.newOid } : undefined
       if (staged?.oid !== expected?.oid || staged?.mode !== expected?.mode)
         refuse(`the staged result of ${file.path} is not what the patch records.`, "Discard this patch (patch_discard) and run the worker again.")
@@ -182,6 +203,8 @@ export async function applyPatch(input: ApplyInput): Promise<PatchFile[]> {
           await rm(`${workspace}/${source}`)
         }
       }
+      // A directory emptied by the deletions may be where a new file goes.
+      for (const path of removedPaths(files)) await pruneEmpty(workspace, path)
       for (const file of files) {
         if (!file.newOid) continue
         done.push({ path: file.path, existed: !file.oldPath && file.oldOid !== undefined })
@@ -197,7 +220,6 @@ export async function applyPatch(input: ApplyInput): Promise<PatchFile[]> {
       }
       throw fail("Server", `patch_apply failed while writing and was rolled back: ${(error as Error).message}.`, "Check the permissions and free space of the workspace, then retry.")
     }
-    for (const file of files) if (!file.newOid || file.oldPath) await pruneEmpty(workspace, file.oldPath ?? file.path)
     return files
   } finally {
     await rm(run, { recursive: true, force: true })

@@ -3,7 +3,7 @@
 // the user's tree exactly where the worktree is, and that nothing is written into the user's `.git`.
 import { expect, test } from "bun:test"
 import { existsSync } from "node:fs"
-import { cp, mkdir, symlink, writeFile } from "node:fs/promises"
+import { cp, mkdir, rm, symlink, writeFile } from "node:fs/promises"
 import { readFlags } from "../../src/config/flags"
 import { resolvePaths } from "../../src/config/paths"
 import { hostContext } from "../../src/sandbox"
@@ -139,4 +139,20 @@ test("a patch that changes files other programs run on their own is refused unle
   expect(await listing(repo)).toEqual(before)
   await applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host, allowAutorun: true })
   expect(await Bun.file(`${repo}/.envrc`).text()).toBe("export X=1\n")
+}, 60_000)
+
+test("a directory replaced by a file of its name, and a file replaced by a directory, round-trip", async () => {
+  await using dir = await tempDir("oc-orch-dirfile-")
+  const { repo, host, paths } = await world(dir.path)
+  const { record, layout } = await createWorktree(repo, host, paths)
+  // dir/keep.txt was the only file of dir/: dir becomes a file; del.txt becomes a directory.
+  await rm(`${layout.tree}/dir`, { recursive: true })
+  await writeFile(`${layout.tree}/dir`, "now a file\n")
+  await rm(`${layout.tree}/del.txt`)
+  await mkdir(`${layout.tree}/del.txt`)
+  await writeFile(`${layout.tree}/del.txt/inside.txt`, "now a directory\n")
+  const patch = await collectPatch(record, paths.patchesDir, host)
+  const bytes = await Bun.file(`${paths.patchesDir}/${record.id}.patch`).bytes()
+  await applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host })
+  expect(await listing(repo, notLogs)).toEqual(await listing(layout.tree, notLogs))
 }, 60_000)
