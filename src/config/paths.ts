@@ -22,6 +22,8 @@ export function resolvePaths(flags: Pick<Flags, "home" | "xdgConfigHome" | "xdgD
     locksDir: `${state}/locks`,
     leasesDir: `${state}/leases`,
     runsDir: `${state}/runs`,
+    /** Patches from isolated workers (`<id>.json` + `<id>.patch`); an entry is also the registry of its worktree. */
+    patchesDir: `${state}/patches`,
     serverFile: `${state}/server.json`,
     serverLock: `${state}/server.lock`,
     serverLog: `${state}/server.log`,

@@ -16,6 +16,7 @@ import { canonicalWorkspace } from "../workspace/root"
 import { checkBriefSize, planBudget } from "./budgets"
 import { checkOffered, resolveRoute } from "./delegate"
 import { Engine } from "./engine"
+import { sessionPlace, type Isolation } from "./isolation"
 import { lockedError, orphaned } from "./locks"
 import { reconcileHolder, recoverAll } from "./recovery"
 import type { Runtime } from "./runtime"
@@ -32,6 +33,8 @@ export interface StartRequest {
   model?: string
   variant?: string
   writable: boolean
+  /** worker only: "worktree" runs it in an isolated snapshot and returns its edits as a patch. */
+  isolation?: Isolation
   idempotencyKey?: string
   /** This operation's deadline instead of the role's (tests, runner options). */
   timeoutMs?: number
@@ -75,7 +78,7 @@ export class Delegations {
       const existing = await this.engine.store.findByKey(request.idempotencyKey)
       if (existing) {
         // A key names one delegation: the same role in the same workspace, never another's report.
-        if (existing.role !== request.role || existing.workspace !== workspace)
+        if (existing.role !== request.role || (existing.isolation?.source ?? existing.workspace) !== workspace)
           throw fail("Usage", `idempotency_key "${request.idempotencyKey}" belongs to ${existing.role} task ${existing.id} in ${existing.workspace}.`, "Use a new key for a different delegation.")
         return { record: this.engine.live.get(existing.id)?.record ?? existing, attached: true }
       }
@@ -90,16 +93,22 @@ export class Delegations {
       commandTimeoutS: request.commandTimeoutS,
     })
     const { route, explicit } = await resolveRoute(this.runtime, request.role, request.model, request.variant)
-    // Fail closed before any lock or record: no session starts where file access would not be sandboxed.
-    const { client } = await this.runtime.sandboxed(workspace)
-    if (route) await checkOffered(this.runtime, client, workspace, request.role, route, explicit)
     const id = newTaskId()
-    if (request.writable) await this.acquire(workspace, id)
+    const place = await sessionPlace(this.runtime, workspace, host, request.isolation, id)
+    try {
+      // Fail closed before any lock or record: no session starts where file access would not be sandboxed.
+      const { client } = await this.runtime.sandboxed(place.dir)
+      if (route) await checkOffered(this.runtime, client, place.dir, request.role, route, explicit)
+      if (request.writable) await this.acquire(place.dir, id)
+    } catch (error) {
+      await place.discard()
+      throw error
+    }
     const record = newRecord({
       id,
       role: request.role,
       agent: request.agent,
-      workspace,
+      workspace: place.dir,
       title: request.title,
       writable: request.writable,
       idempotencyKey: request.idempotencyKey,
@@ -107,6 +116,7 @@ export class Delegations {
       brief: request.brief,
       operationMs: budget.operationMs,
     })
+    record.isolation = place.isolation
     await this.launch(record, request.brief, host, request.relay)
     return { record, attached: false }
   }
@@ -133,7 +143,7 @@ export class Delegations {
       })
       // Admitted again: the previous turn may have planted project plugins there.
       const host = this.hostOf(config)
-      await canonicalWorkspace(record.workspace, host, config)
+      await canonicalWorkspace(record.workspace, host, config, record.isolation !== undefined)
       if (record.writable) await this.acquire(record.workspace, id)
       nextTurn(record, brief, budget.operationMs)
       await this.launch(record, brief, host, relay)
@@ -159,6 +169,20 @@ export class Delegations {
       throw error
     }
     this.engine.launch(record, brief, false, relay)
+  }
+
+  /**
+   * Runs `work` holding the workspace's writer state as `holder` (patch_apply, named by its patch id):
+   * refused while a writable task holds the workspace, so no sandboxed writer changes it meanwhile.
+   */
+  async holding<T>(workspace: string, holder: string, work: () => Promise<T>): Promise<T> {
+    await this.recovering
+    await this.acquire(workspace, holder)
+    try {
+      return await work()
+    } finally {
+      await this.engine.locks.clear(workspace, holder)
+    }
   }
 
   /** Takes the writer state, reconciling a holder whose process died; refuses while anyone else holds it. */

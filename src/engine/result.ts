@@ -3,6 +3,17 @@ import type { Role } from "../config/schema"
 import { formatModel, type ToolCall, type Transcript } from "../opencode/session"
 import type { FileChange } from "../workspace/changes"
 import type { ErrorKind } from "./failure"
+import type { PatchFile } from "../workspace/patches"
+
+/** An isolated worker's edits, as the parent reviews and applies them (patch_show, patch_apply). */
+export interface PatchSummary {
+  id: string
+  digest: string
+  files: PatchFile[]
+  /** At most 2 KB; patch_show has the diff. */
+  summary: string
+  bytes: number
+}
 
 export const STATUSES = ["running", "succeeded", "failed", "timed_out", "cancelled", "needs_review", "interrupted"] as const
 export type Status = (typeof STATUSES)[number]
@@ -28,6 +39,8 @@ export interface DelegationResult {
   tools: ToolCall[]
   /** From git (before/after snapshots), not from the model; undefined outside a git repository. */
   files?: FileChange[]
+  /** worker with isolation "worktree": the patch its edits were collected into. */
+  patch?: PatchSummary
   /** A runner's command as the sandbox saw it: exit code (null when killed) and the full log on disk. */
   run?: { exitCode: number | null; log: string; timedOut: boolean; lines?: number }
   /** Things the parent must look at before trusting the outcome (e.g. planted git metadata). */
@@ -97,6 +110,7 @@ export function renderText(result: DelegationResult): string {
   const lines = [result.report || (result.status === "running" ? "(still running)" : "(no report)"), "", facts.join(" · ")]
   if (result.files) lines.push(`files changed (git): ${result.files.length ? result.files.map((file) => `${file.path} (${file.change})`).join(", ") : "none"}`)
   if (result.commands.length) lines.push(`commands: ${result.commands.map((c) => `${c.command} → ${c.exitCode ?? "?"}`).join("; ")}`)
+  if (result.patch) lines.push(`patch: ${result.patch.id} (digest ${result.patch.digest})`, result.patch.summary)
   if (result.run) lines.push(`runner: exit code ${result.run.exitCode ?? "none"}${result.run.timedOut ? " (timed out)" : ""}, ${result.run.lines ?? "?"} lines of output in ${result.run.log}`)
   if (result.transcript) lines.push(`transcript: ${result.transcript}`)
   if (result.error) lines.push(`error${result.errorKind ? ` (${result.errorKind})` : ""}: ${result.error}`)

@@ -7,13 +7,15 @@ import { describe } from "../errors"
 import { abortSession, forkSession, removeSession } from "../opencode/session"
 import { hostContext } from "../sandbox"
 import { autorunWarning } from "../workspace/autorun"
+import { collectPatch } from "../workspace/patch"
+import { readPatchRecord } from "../workspace/patches"
 import { statusOf, type Turn } from "./delegate"
 import { disposal } from "./disposal"
 import { classifyFailure } from "./failure"
 import { measureEvidence, nextStep } from "./evidence"
 import type { WriterLocks } from "./locks"
 import { prune } from "./retention"
-import { bytesOf, fromTranscript, type Status } from "./result"
+import { bytesOf, fromTranscript, type DelegationResult, type Status } from "./result"
 import type { Runtime } from "./runtime"
 import type { TaskRecord, TaskStore } from "./tasks"
 
@@ -113,6 +115,7 @@ export class Settler {
     if (release && record.writable) await this.locks.clear(record.workspace, record.id)
     const { files, run, planted } = await evidence
     if (files) result.files = files
+    if (record.isolation) await this.collect(record, result)
     if (run) result.run = run
     if (planted.length) {
       result.warnings = [autorunWarning(planted)]
@@ -150,6 +153,32 @@ export class Settler {
       void prune(this.store, client).catch(() => undefined)
     }
     return record
+  }
+
+  /**
+   * An isolated worker's edits become its patch, whatever the status (a timed-out worker's partial
+   * work is kept too); a patch that cannot be collected leaves the worktree for patch_discard.
+   */
+  private async collect(record: TaskRecord, result: DelegationResult) {
+    const patchId = record.isolation!.patchId
+    try {
+      const stored = await readPatchRecord(this.runtime.paths.patchesDir, patchId)
+      if (!stored) throw new Error(`its record ${patchId} is gone`)
+      const config = await this.runtime.config()
+      const patch = await collectPatch(stored, this.runtime.paths.patchesDir, hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots))
+      result.patch = { id: patch.id, digest: patch.digest!, files: patch.files!, summary: patch.summary!, bytes: patch.bytes! }
+      result.files = patch.files!.map((file) => ({ path: file.path, change: file.change }))
+      if (patch.warnings) result.warnings = [...(result.warnings ?? []), ...patch.warnings]
+      result.next ??= patch.files!.length
+        ? `Review the patch with patch_show (patch_id "${patch.id}"), then patch_apply with that patch_id and digest "${patch.digest}" to write it into ${record.isolation!.source}; patch_discard removes it and its worktree.`
+        : `The worker changed nothing; patch_discard (patch_id "${patch.id}") removes its worktree.`
+    } catch (error) {
+      result.warnings = [
+        ...(result.warnings ?? []),
+        `The worker's edits could not be collected as a patch: ${describe(error)} They stay in ${record.workspace} until patch_discard (patch_id "${patchId}").`,
+      ]
+      if (result.status === "succeeded") result.status = "needs_review"
+    }
   }
 
   /** A session whose creation outlived its task: abort it, then remove (or preserve) it, then release the workspace. */

@@ -54,6 +54,8 @@ export interface TaskRecord {
   progress: string[]
   /** Git state of the workspace when the running turn started: files changed are measured against it. */
   snapshot?: Snapshot
+  /** An isolated worker: `workspace` is its worktree, `source` the caller's workspace, its edits the patch `patchId`. */
+  isolation?: { mode: "worktree"; source: string; patchId: string }
   /** Autorun files (workspace/autorun.ts) with their fingerprints when a writable turn started. */
   autorun?: Record<string, string>
   result?: DelegationResult

@@ -7,6 +7,9 @@ import type { Runtime } from "../engine/runtime"
 import { VERSION } from "../version"
 import instructions from "./instructions.md" with { type: "text" }
 import { registerModels } from "./tools/models"
+import { registerPatchApply } from "./tools/patch_apply"
+import { registerPatchDiscard } from "./tools/patch_discard"
+import { registerPatchShow } from "./tools/patch_show"
 import { registerPolicy } from "./tools/policy"
 import { registerRunner } from "./tools/runner"
 import { registerScout } from "./tools/scout"
@@ -32,6 +35,9 @@ export function createServer(runtime: Runtime, delegations = new Delegations(run
   registerTaskCancel(server, delegations)
   registerTaskList(server, delegations)
   registerTaskContinue(server, delegations)
+  registerPatchShow(server, delegations)
+  registerPatchApply(server, delegations)
+  registerPatchDiscard(server, delegations)
   registerModels(server, delegations)
   registerPolicy(server, delegations)
   registerStats(server, delegations)

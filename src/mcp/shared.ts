@@ -49,6 +49,15 @@ export const mechanicalArg = {
     ),
 }
 
+export const isolationArg = {
+  isolation: z
+    .enum(["in_place", "worktree"])
+    .optional()
+    .describe(
+      'Optional, default "in_place" (edits land in cwd). "worktree": the worker edits a snapshot of cwd\'s repository (HEAD plus staged, unstaged and untracked files) and its edits come back as a patch (patch_id, digest) to review with patch_show and apply with patch_apply; cwd is not touched and not locked.',
+    ),
+}
+
 export const resultShape = {
   task_id: z.string().optional().describe("The task: pass it to task_status, task_result, task_cancel or task_continue."),
   status: z.enum(STATUSES).describe("succeeded, failed, timed_out, cancelled, needs_review, running or interrupted"),
@@ -77,6 +86,27 @@ export const resultShape = {
   retry_after_s: z.number().optional().describe("Seconds the provider asked to wait before a retry, when it said."),
   next: z.string().optional().describe("What to do next when the outcome needs it."),
   warnings: z.array(z.string()).optional().describe("Things to inspect before trusting the outcome."),
+  patch: z
+    .object({
+      patch_id: z.string(),
+      digest: z.string().describe("Pass it to patch_apply: it proves you reviewed exactly this patch."),
+      summary: z.string().describe("At most 2 KB; patch_show has the diff."),
+      bytes: z.number(),
+      files: z.array(
+        z.object({
+          path: z.string(),
+          old_path: z.string().optional(),
+          change: z.enum(["added", "modified", "deleted", "renamed"]),
+          additions: z.number(),
+          deletions: z.number(),
+          binary: z.boolean(),
+          old_mode: z.string().optional(),
+          new_mode: z.string().optional(),
+        }),
+      ),
+    })
+    .optional()
+    .describe('worker with isolation "worktree": its edits as a patch against the snapshot it started from.'),
   exit_code: z.number().nullable().optional().describe("runner: the command's exit code, from the sandbox (null when it was killed)."),
   log: z.string().optional().describe("runner: the command's full output, on disk; never returned whole."),
   bytes: z
@@ -107,6 +137,22 @@ export function toStructured(result: DelegationResult) {
     retry_after_s: result.retryAfterS,
     next: result.next,
     warnings: result.warnings,
+    patch: result.patch && {
+      patch_id: result.patch.id,
+      digest: result.patch.digest,
+      summary: result.patch.summary,
+      bytes: result.patch.bytes,
+      files: result.patch.files.map((file) => ({
+        path: file.path,
+        old_path: file.oldPath,
+        change: file.change,
+        additions: file.additions,
+        deletions: file.deletions,
+        binary: file.binary,
+        old_mode: file.oldMode,
+        new_mode: file.newMode,
+      })),
+    },
     exit_code: result.run?.exitCode,
     log: result.run?.log,
     bytes: result.bytes && { transcript: result.bytes.transcript, logs: result.bytes.logs, returned: result.bytes.returned, kept_out: result.bytes.keptOut },

@@ -58,7 +58,7 @@ function refuse(message: string, hint: string, data: Record<string, unknown>): n
  * Pure apart from the FsView it is handed.
  */
 export function admitWorkspace(cwd: string, host: HostContext, policy: AdmissionPolicy, fs: FsView): string {
-  const rules = pathRules(host.home, host.credentials, fs)
+  const rules = pathRules(host.home, host.credentials, fs, host.worktrees)
   const workspace = canonicalDir(cwd, "workspace", rules, fs)
   if (policy.workspaceRoots.length) {
     const roots = policy.workspaceRoots.map((root) => fs.realpath(root) ?? root)

@@ -79,17 +79,44 @@ export interface PathRules {
   home: string
   /** Canonical credential paths (HOME_CREDENTIALS under home, plus XDG-relocated ones). */
   credentials: string[]
+  /** Isolated worktrees the engine created, admitted as workspaces although they sit in our cache (see engineWorktree). */
+  worktrees?: EngineWorktrees
+}
+
+/**
+ * Where the engine keeps isolated worktrees (`root/<patch id>/`) and the registry (`registry/<patch id>.json`,
+ * under the state dir, which no sandbox ever mounts) proving that it created each one.
+ */
+export interface EngineWorktrees {
+  root: string
+  registry: string
+}
+
+/** A patch id: the name of one isolated worktree and of its registry entry. */
+export const PATCH_ID = /^patch_[a-z0-9]+_[a-f0-9]+$/
+
+/**
+ * True when `path` is one isolated worktree the engine created, or inside one. Our cache dir is tool
+ * state and refused as a workspace; this exception is exact: a direct child of the worktrees root
+ * named like a patch id, with a registry entry a sandboxed process cannot forge.
+ */
+export function engineWorktree(path: string, rules: PathRules, fs: FsView): boolean {
+  const worktrees = rules.worktrees
+  if (!worktrees || !path.startsWith(`${worktrees.root}/`)) return false
+  const name = path.slice(worktrees.root.length + 1).split("/")[0]!
+  return PATCH_ID.test(name) && fs.lstat(`${worktrees.registry}/${name}.json`) === "file"
 }
 
 export const isInside = (child: string, parent: string) => child === parent || child.startsWith(parent === "/" ? "/" : `${parent}/`)
 
 /** Resolves what the rules compare against, once per sandbox invocation. */
-export function pathRules(home: string, extraCredentials: readonly string[], fs: FsView): PathRules {
+export function pathRules(home: string, extraCredentials: readonly string[], fs: FsView, worktrees?: EngineWorktrees): PathRules {
   const canonicalHome = fs.realpath(home) ?? home
   const credentials = [...HOME_CREDENTIALS.map((rel) => `${canonicalHome}/${rel}`), ...extraCredentials]
   // A credential path that exists may itself be a symlink (dotfile managers): compare both spellings.
   const both = credentials.flatMap((path) => [path, fs.realpath(path) ?? path])
-  return { home: canonicalHome, credentials: [...new Set(both)] }
+  const canonicalWorktrees = worktrees && { root: fs.realpath(worktrees.root) ?? worktrees.root, registry: worktrees.registry }
+  return { home: canonicalHome, credentials: [...new Set(both)], ...(canonicalWorktrees ? { worktrees: canonicalWorktrees } : {}) }
 }
 
 /** Why this canonical path may not be mounted for this purpose, or undefined when it may. */
@@ -101,7 +128,8 @@ export function refusal(path: string, purpose: PathPurpose, rules: PathRules, fs
   if (tree) return `it is inside ${tree}`
   const system = purpose === "workspace" ? SYSTEM_TREES.find((root) => isInside(path, root)) : undefined
   if (system) return `it is inside ${system}, a system directory`
-  const credential = rules.credentials.find((cred) => isInside(path, cred) || isInside(cred, path))
+  // Our own cache is tool state, except the isolated worktrees the engine made there for its workers.
+  const credential = purpose === "workspace" && engineWorktree(path, rules, fs) ? undefined : rules.credentials.find((cred) => isInside(path, cred) || isInside(cred, path))
   if (credential) return `it ${isInside(path, credential) ? "is inside" : "contains"} the credential store ${credential}`
   if (purpose === "gitdir") return undefined
   if (path.split("/").includes(".git")) return "it is Git metadata"

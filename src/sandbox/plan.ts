@@ -5,13 +5,14 @@
 import { fail } from "../errors"
 import type { FsView } from "./fs-view"
 import { gitMetadataPaths } from "./git-metadata"
-import { canonicalDir, isInside, pathRules } from "./host-paths"
+import { canonicalDir, isInside, pathRules, type EngineWorktrees } from "./host-paths"
 import { checkMounts, type Mount } from "./mounts"
 import { profileName, profilePolicy, type NetworkAccess, type SandboxProfile } from "./profiles"
 import { hostNetworkMounts, systemMounts } from "./system-mounts"
 import { resolveToolchain, type TrustedRootInput } from "./toolchains"
 import type { Flags } from "../config/flags"
 import { LIMIT_SPECS, type ResourceCaps } from "../config/limits"
+import { resolvePaths } from "../config/paths"
 
 const DEFAULT_CAPS: ResourceCaps = {
   tmpMaxBytes: LIMIT_SPECS.tmpMaxBytes.fallback,
@@ -34,6 +35,12 @@ export interface HostContext {
   credentials: readonly string[]
   /** Size of the sandbox's /tmp, largest file, process count (limits.ts; defaults when absent). */
   caps?: ResourceCaps
+  /**
+   * The engine's isolated worktrees, admitted as workspaces. Absent when admitting a directory a
+   * caller named (an MCP tool's cwd): only the engine and the plugin, for the sessions the engine
+   * started, see them.
+   */
+  worktrees?: EngineWorktrees
 }
 
 export interface SandboxRequest {
@@ -42,6 +49,11 @@ export interface SandboxRequest {
   /** Where the command starts; inside the workspace. Defaults to the workspace. */
   cwd?: string
   host: HostContext
+  /**
+   * More directories mounted read-only, each admitted by the workspace rule (the engine copying a
+   * user's files into an isolated worktree: the copy runs where a swapped symlink reaches nothing).
+   */
+  readOnly?: readonly string[]
 }
 
 export interface SandboxPlan {
@@ -73,7 +85,9 @@ export function hostContext(flags: HostFlags, trustedRoots: readonly TrustedRoot
     if (kind === "config") credentials.push(`${base}/gcloud`, `${base}/gh`, `${base}/git`)
   }
   const { tmpMaxBytes, fileMaxBytes, maxProcesses } = flags.sandbox.limits
-  return { home: flags.home, path: flags.path, toolchainDirs: flags.sandbox.toolchainDirs, trustedRoots, credentials, caps: { tmpMaxBytes, fileMaxBytes, maxProcesses } }
+  const paths = resolvePaths(flags)
+  const worktrees = { root: paths.worktreesDir, registry: paths.patchesDir }
+  return { home: flags.home, path: flags.path, toolchainDirs: flags.sandbox.toolchainDirs, trustedRoots, credentials, caps: { tmpMaxBytes, fileMaxBytes, maxProcesses }, worktrees }
 }
 
 const depth = (path: string) => path.split("/").length
@@ -81,18 +95,22 @@ const depth = (path: string) => path.split("/").length
 export function planSandbox(request: SandboxRequest, fs: FsView): SandboxPlan {
   const policy = profilePolicy(request.profile)
   const caps = request.host.caps ?? DEFAULT_CAPS
-  const rules = pathRules(request.host.home, request.host.credentials, fs)
+  const rules = pathRules(request.host.home, request.host.credentials, fs, request.host.worktrees)
   const workspace = canonicalDir(request.workspace, "workspace", rules, fs)
   const cwd = fs.realpath(request.cwd ?? workspace)
   if (!cwd || !isInside(cwd, workspace) || fs.lstat(cwd) !== "dir")
     throw fail("Sandbox", `The working directory ${request.cwd} is not a directory inside the workspace ${workspace}.`, "Pass a cwd inside the workspace.", { cwd: request.cwd, workspace })
   const toolchain = resolveToolchain(request.host.path, request.host.trustedRoots, request.host.toolchainDirs, rules, fs)
   const git = policy.protectGit ? gitMetadataPaths(workspace, rules, fs) : []
+  const readOnly = (request.readOnly ?? []).map((dir) => canonicalDir(dir, "workspace", rules, fs))
+  if (readOnly.some((dir) => isInside(dir, workspace) || isInside(workspace, dir)))
+    throw fail("Sandbox", `A read-only directory overlaps the workspace ${workspace}.`, "Pass disjoint directories.", { workspace, readOnly })
 
   const binds: Mount[] = [
     ...toolchain.mounts.map((dir): Mount => ({ op: "ro-bind", source: dir, dest: dir })),
     { op: policy.workspace === "writable" ? "bind" : "ro-bind", source: workspace, dest: workspace },
     ...git.map((path): Mount => ({ op: "ro-bind", source: path, dest: path })),
+    ...readOnly.map((dir): Mount => ({ op: "ro-bind", source: dir, dest: dir })),
   ]
   // Shallower first (stable): a toolchain root holding the workspace must not cover it, and the
   // read-only Git mounts must land on top of the writable workspace, never under it.

@@ -67,6 +67,8 @@ export interface GitOptions {
   cwd?: string
   timeoutMs?: number
   maxOutputBytes?: number
+  /** More environment (GIT_INDEX_FILE, an author for commit-tree). */
+  env?: Record<string, string>
 }
 
 /**
@@ -74,14 +76,31 @@ export interface GitOptions {
  * root cannot be a sandbox workspace (HOME itself under version control, say): no git evidence then,
  * rather than git on the host.
  */
-export async function sandboxedGit(repository: Repository, host: HostContext, args: string[], options: GitOptions = {}): Promise<RunResult | undefined> {
+export function sandboxedGit(repository: Repository, host: HostContext, args: string[], options: GitOptions = {}): Promise<RunResult | undefined> {
+  return gitInSandbox({ workspace: repository.root, gitDir: repository.gitDir, workTree: repository.root, writable: false }, host, args, options)
+}
+
+/** Where a sandboxed git runs: the sandbox's workspace (writable or not) and the repository inside it. */
+export interface GitPlace {
+  workspace: string
+  gitDir: string
+  workTree: string
+  writable: boolean
+}
+
+/**
+ * The same, for a repository of our own (an isolated worktree's private Git directory): `writable`
+ * mounts the workspace read-write, with no network, so git can write objects and the index there.
+ */
+export async function gitInSandbox(place: GitPlace, host: HostContext, args: string[], options: GitOptions = {}): Promise<RunResult | undefined> {
   let plan: ReturnType<typeof planSandbox>
   try {
-    plan = planSandbox({ profile: { kind: "scout" }, workspace: repository.root, cwd: options.cwd, host }, hostFs)
+    const profile = place.writable ? ({ kind: "runner", workspace: "writable", network: "disabled" } as const) : ({ kind: "scout" } as const)
+    plan = planSandbox({ profile, workspace: place.workspace, cwd: options.cwd, host }, hostFs)
   } catch {
     return undefined
   }
-  plan.env = { ...plan.env, ...GIT_ENV, GIT_DIR: repository.gitDir, GIT_WORK_TREE: repository.root }
+  plan.env = { ...plan.env, ...GIT_ENV, ...options.env, GIT_DIR: place.gitDir, GIT_WORK_TREE: place.workTree }
   const result = await runSandboxed(plan, ["git", ...NO_REPOSITORY_PROGRAMS, ...args], {
     timeoutMs: options.timeoutMs ?? 30_000,
     maxOutputBytes: options.maxOutputBytes ?? 32 * 1024 * 1024,

@@ -7,7 +7,7 @@ import { agentName } from "../../agents/names"
 import type { Delegations } from "../../engine/lifecycle"
 import { startAndFollow } from "../calls"
 import { policyGate } from "../policy"
-import { idempotencyArg, mechanicalArg, modelArgs, policyArgs, resultShape } from "../shared"
+import { idempotencyArg, isolationArg, mechanicalArg, modelArgs, policyArgs, resultShape } from "../shared"
 
 export interface BriefTool {
   role: "scout" | "worker"
@@ -31,8 +31,8 @@ export function registerBriefTool(server: McpServer, delegations: Delegations, t
         ...modelArgs,
         ...idempotencyArg,
         ...policyArgs,
-        // Only a worker changes files, so only a worker can be mechanical.
-        ...(tool.role === "worker" ? mechanicalArg : {}),
+        // Only a worker changes files, so only a worker can be mechanical or isolated.
+        ...(tool.role === "worker" ? { ...mechanicalArg, ...isolationArg } : {}),
       },
       outputSchema: resultShape,
       annotations: tool.annotations,
@@ -59,6 +59,7 @@ export function registerBriefTool(server: McpServer, delegations: Delegations, t
           model: args.model,
           variant: args.variant,
           writable: tool.writable,
+          isolation: "isolation" in args ? args.isolation : undefined,
           idempotencyKey: args.idempotency_key,
         },
         extra,

@@ -3,6 +3,7 @@ import { z } from "zod"
 import type { Delegations } from "../../engine/lifecycle"
 import { STATUSES } from "../../engine/result"
 import { corruptFiles } from "../../util/state-file"
+import { listPatches } from "../../workspace/patches"
 import { errorResult } from "../shared"
 import description from "./task_list.md" with { type: "text" }
 import { statusOfRecord, statusShape } from "./task_status"
@@ -21,6 +22,20 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
       outputSchema: {
         tasks: z.array(z.object(statusShape)),
         total: z.number(),
+        patches: z
+          .array(
+            z.object({
+              patch_id: z.string(),
+              task_id: z.string().optional(),
+              workspace: z.string(),
+              status: z.enum(["open", "ready"]),
+              files: z.number(),
+              bytes: z.number(),
+              created_at: z.string(),
+            }),
+          )
+          .optional()
+          .describe("Patches of isolated workers still stored (open: the worker runs), in the listed workspace when cwd is given; each stays until patch_discard."),
         corrupt_files: z
           .array(z.object({ path: z.string(), moved_to: z.string(), reason: z.string(), fix: z.string() }))
           .optional()
@@ -35,10 +50,28 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
         )
         const tasks = all.slice(0, args.limit).map(statusOfRecord)
         const lines = tasks.length ? tasks.map((t) => `${t.task_id}  ${t.status.padEnd(12)} ${t.role.padEnd(7)} ${t.workspace}`) : ["No tasks."]
+        const patches = (await listPatches(delegations.runtime.paths.patchesDir))
+          .filter((patch) => !args.cwd || patch.source.workspace === args.cwd || patch.source.workspace.startsWith(`${args.cwd}/`))
+          .map((patch) => ({
+            patch_id: patch.id,
+            task_id: patch.taskId,
+            workspace: patch.source.workspace,
+            status: patch.status,
+            files: patch.files?.length ?? 0,
+            bytes: patch.bytes ?? 0,
+            created_at: patch.createdAt,
+          }))
+        for (const patch of patches)
+          lines.push(
+            `${patch.patch_id}  ${patch.status === "open" ? "open (its worker runs)" : `waiting: ${patch.files} files, ${patch.bytes} bytes`} for ${patch.workspace} (patch_apply or patch_discard)`,
+          )
         // Reported once: each corrupt file moved aside since the last task_list.
         const corrupt = corruptFiles.splice(0).map((file) => ({ path: file.path, moved_to: file.movedTo, reason: file.reason, fix: file.fix }))
         for (const file of corrupt) lines.push(`moved aside ${file.path} → ${file.moved_to}: ${file.reason}. ${file.fix}`)
-        return { content: [{ type: "text", text: lines.join("\n") }], structuredContent: { tasks, total: all.length, ...(corrupt.length ? { corrupt_files: corrupt } : {}) } }
+        return {
+          content: [{ type: "text", text: lines.join("\n") }],
+          structuredContent: { tasks, total: all.length, ...(patches.length ? { patches } : {}), ...(corrupt.length ? { corrupt_files: corrupt } : {}) },
+        }
       } catch (error) {
         return errorResult(error)
       }

@@ -1,0 +1,47 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { z } from "zod"
+import type { Delegations } from "../../engine/lifecycle"
+import { hostContext } from "../../sandbox"
+import { applyPatch } from "../../workspace/apply"
+import { loadPatch } from "../../workspace/patches"
+import { canonicalWorkspace } from "../../workspace/root"
+import { errorResult } from "../shared"
+import description from "./patch_apply.md" with { type: "text" }
+
+export function registerPatchApply(server: McpServer, delegations: Delegations) {
+  server.registerTool(
+    "patch_apply",
+    {
+      title: "Apply a patch",
+      description,
+      inputSchema: {
+        patch_id: z.string().min(1).describe("The patch_id an isolated worker returned."),
+        digest: z.string().min(1).describe("The digest of the patch you reviewed (worker result or patch_show)."),
+        cwd: z.string().min(1).optional().describe("Optional: the workspace to write into; it must be the one the worker was given (the default)."),
+        allow_autorun: z
+          .boolean()
+          .optional()
+          .describe("Optional: also write files other programs run on their own (Git hooks, CI workflows, OpenCode/Claude/Codex project config, .envrc); refused by default."),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    },
+    async (args) => {
+      try {
+        const { runtime } = delegations
+        const { record, bytes } = await loadPatch(runtime.paths.patchesDir, args.patch_id)
+        const config = await runtime.config()
+        const host = hostContext(runtime.flags, config.sandboxRuntime.trustedRoots)
+        const workspace = await canonicalWorkspace(args.cwd ?? record.source.workspace, host, config)
+        // Holding the writer state: an in-place worker or writable runner cannot change the files between the checks and the writes.
+        const files = await delegations.holding(workspace, record.id, () => applyPatch({ record, bytes, digest: args.digest, workspace, host, allowAutorun: args.allow_autorun }))
+        const text = `Applied patch ${record.id} to ${workspace}: ${files.length} file${files.length === 1 ? "" : "s"} written as working-tree changes (nothing staged or committed).\n${record.summary ?? ""}\nnext: review with git diff / git status; patch_discard removes the patch and its worktree.`
+        return {
+          content: [{ type: "text", text }],
+          structuredContent: { patch_id: record.id, workspace, applied: files.map((file) => ({ path: file.path, old_path: file.oldPath, change: file.change })) },
+        }
+      } catch (error) {
+        return errorResult(error)
+      }
+    },
+  )
+}

@@ -1,0 +1,72 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { z } from "zod"
+import type { Delegations } from "../../engine/lifecycle"
+import { fail } from "../../errors"
+import { fileDiff } from "../../workspace/patch"
+import { loadPatch } from "../../workspace/patches"
+import { errorResult } from "../shared"
+import description from "./patch_show.md" with { type: "text" }
+
+/** Characters of diff per page by default, and at most. */
+const PAGE = 16_000
+const MAX_PAGE = 64_000
+
+export function registerPatchShow(server: McpServer, delegations: Delegations) {
+  server.registerTool(
+    "patch_show",
+    {
+      title: "Show a patch",
+      description,
+      inputSchema: {
+        patch_id: z.string().min(1).describe("The patch_id an isolated worker returned."),
+        file: z.string().min(1).optional().describe("Optional: one file's section (its path after the change, or before a rename); the whole patch when absent."),
+        offset: z.number().int().min(0).optional().describe("Optional: where the page starts, in characters (the previous page's next_offset)."),
+        limit: z.number().int().min(1000).max(MAX_PAGE).optional().describe(`Optional: characters per page (default ${PAGE}).`),
+      },
+      annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+    },
+    async (args) => {
+      try {
+        const { record, bytes } = await loadPatch(delegations.runtime.paths.patchesDir, args.patch_id)
+        const files = record.files ?? []
+        // Offsets count bytes (Latin-1 maps each byte to one character); a page edge inside a UTF-8 character shows as U+FFFD.
+        let text = Buffer.from(bytes).toString("latin1")
+        if (args.file) {
+          const index = files.findIndex((file) => file.path === args.file || file.oldPath === args.file)
+          const section = index < 0 ? undefined : fileDiff(text, files, index)
+          if (index < 0 || section === undefined)
+            throw fail(
+              "Usage",
+              `Patch ${record.id} does not change ${args.file}.`,
+              `It changes: ${files
+                .map((file) => file.path)
+                .join(", ")
+                .slice(0, 1000)}.`,
+            )
+          text = section
+        }
+        const offset = args.offset ?? 0
+        const end = Math.min(text.length, offset + (args.limit ?? PAGE))
+        const page = Buffer.from(text.slice(offset, end), "latin1").toString("utf8")
+        const next = end < text.length ? end : undefined
+        const header = `patch ${record.id} · digest ${record.digest} · characters ${offset}-${end} of ${text.length}${next === undefined ? "" : ` · next_offset ${next}`}`
+        return {
+          content: [{ type: "text", text: `${header}\n${record.summary ?? ""}\n\n${page}` }],
+          structuredContent: {
+            patch_id: record.id,
+            digest: record.digest,
+            workspace: record.source.workspace,
+            summary: record.summary,
+            files: files.map((file) => ({ path: file.path, old_path: file.oldPath, change: file.change, additions: file.additions, deletions: file.deletions, binary: file.binary })),
+            diff: page,
+            offset,
+            total: text.length,
+            next_offset: next,
+          },
+        }
+      } catch (error) {
+        return errorResult(error)
+      }
+    },
+  )
+}

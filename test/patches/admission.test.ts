@@ -1,0 +1,67 @@
+// Our cache dir is tool state and refused as a workspace; the one exception is an isolated worktree
+// the engine created (registered under the state dir), and only for the engine's own sessions: a
+// caller's cwd naming it, however spelled, is still refused.
+import { expect, test } from "bun:test"
+import { mkdir, symlink, writeFile } from "node:fs/promises"
+import { readFlags } from "../../src/config/flags"
+import { resolvePaths } from "../../src/config/paths"
+import { admitWorkspace, hostFs, hostContext, OPEN_POLICY, planSandbox } from "../../src/sandbox"
+import { canonicalWorkspace } from "../../src/workspace/root"
+import { tempDir } from "../helpers/temp"
+
+const ID = "patch_m0abc_0123abcd"
+
+async function setup(dir: string) {
+  const env = { HOME: `${dir}/home`, PATH: "/usr/bin:/bin" }
+  const host = hostContext(readFlags(env))
+  const paths = resolvePaths(readFlags(env))
+  await mkdir(`${paths.worktreesDir}/${ID}/tree`, { recursive: true })
+  await mkdir(`${paths.worktreesDir}/patch_m0abc_ffffffff/tree`, { recursive: true })
+  await mkdir(`${paths.cacheDir}/other`, { recursive: true })
+  await mkdir(paths.patchesDir, { recursive: true })
+  await writeFile(`${paths.patchesDir}/${ID}.json`, "{}")
+  return { host, paths }
+}
+
+test("a registered worktree is admitted for the engine and the plugin; planSandbox mounts it", async () => {
+  await using dir = await tempDir("oc-orch-wt-admit-")
+  const { host, paths } = await setup(dir.path)
+  const tree = `${paths.worktreesDir}/${ID}/tree`
+  expect(admitWorkspace(tree, host, OPEN_POLICY, hostFs)).toBe(tree)
+  expect(await canonicalWorkspace(tree, host, OPEN_POLICY, true)).toBe(tree)
+  expect(planSandbox({ profile: { kind: "worker" }, workspace: tree, host }, hostFs).workspace).toBe(tree)
+})
+
+test.each([
+  ["an unregistered worktree", (p: ReturnType<typeof resolvePaths>) => `${p.worktreesDir}/patch_m0abc_ffffffff/tree`],
+  ["the worktrees root", (p: ReturnType<typeof resolvePaths>) => p.worktreesDir],
+  ["another directory of our cache", (p: ReturnType<typeof resolvePaths>) => `${p.cacheDir}/other`],
+  ["the registry itself", (p: ReturnType<typeof resolvePaths>) => p.patchesDir],
+])("%s is refused even for the engine", async (_, pick) => {
+  await using dir = await tempDir("oc-orch-wt-admit-")
+  const { host, paths } = await setup(dir.path)
+  expect(() => admitWorkspace(pick(paths), host, OPEN_POLICY, hostFs)).toThrow(/credential store/)
+})
+
+test("a caller's cwd naming a registered worktree is refused, directly or through a symlink", async () => {
+  await using dir = await tempDir("oc-orch-wt-admit-")
+  const { host, paths } = await setup(dir.path)
+  const tree = `${paths.worktreesDir}/${ID}/tree`
+  await symlink(tree, `${dir.path}/alias`)
+  await expect(canonicalWorkspace(tree, host, OPEN_POLICY)).rejects.toThrow(/credential store/)
+  await expect(canonicalWorkspace(`${dir.path}/alias`, host, OPEN_POLICY)).rejects.toThrow(/credential store/)
+  // Control: the same host with the engine's flag admits it, so the refusal above is the caller rule.
+  expect(await canonicalWorkspace(`${dir.path}/alias`, host, OPEN_POLICY, true)).toBe(tree)
+})
+
+test("planSandbox's extra read-only directories are admitted like a workspace and never overlap it", async () => {
+  await using dir = await tempDir("oc-orch-wt-admit-")
+  const { host, paths } = await setup(dir.path)
+  const container = `${paths.worktreesDir}/${ID}`
+  await mkdir(`${dir.path}/repo`)
+  const plan = planSandbox({ profile: { kind: "runner", workspace: "writable", network: "disabled" }, workspace: container, readOnly: [`${dir.path}/repo`], host }, hostFs)
+  expect(plan.mounts).toContainEqual({ op: "ro-bind", source: `${dir.path}/repo`, dest: `${dir.path}/repo` })
+  expect(plan.mounts).toContainEqual({ op: "bind", source: container, dest: container })
+  expect(() => planSandbox({ profile: { kind: "scout" }, workspace: container, readOnly: [`${paths.cacheDir}/other`], host }, hostFs)).toThrow(/credential store/)
+  expect(() => planSandbox({ profile: { kind: "scout" }, workspace: container, readOnly: [`${container}/tree`], host }, hostFs)).toThrow(/overlaps/)
+})

@@ -1,0 +1,158 @@
+// Snapshot → edits → patch → apply on real git repositories and the real sandbox, without a model:
+// the core the worker tool drives. What the snapshot holds, what the patch carries, that apply puts
+// the user's tree exactly where the worktree is, and that nothing is written into the user's `.git`.
+import { expect, test } from "bun:test"
+import { existsSync } from "node:fs"
+import { cp, mkdir, rm, symlink, writeFile } from "node:fs/promises"
+import { readFlags } from "../../src/config/flags"
+import { resolvePaths } from "../../src/config/paths"
+import { hostContext } from "../../src/sandbox"
+import { applyPatch } from "../../src/workspace/apply"
+import { collectPatch, patchDigest } from "../../src/workspace/patch"
+import { listPatches, type PatchRecord } from "../../src/workspace/patches"
+import { createWorktree, removeWorktree } from "../../src/workspace/worktree"
+import { tempDir } from "../helpers/temp"
+import { dirtyRepo, everyChange, fingerprintTree, git, listing } from "./_repo"
+
+const notLogs = (path: string) => path.endsWith(".log")
+
+async function world(dir: string) {
+  const env = { HOME: `${dir}/home`, PATH: "/usr/bin:/bin" }
+  await mkdir(`${dir}/home`)
+  const repo = await dirtyRepo(`${dir}/repo`)
+  return { repo, host: hostContext(readFlags(env)), paths: resolvePaths(readFlags(env)) }
+}
+
+test("a dirty tree is snapshotted exactly, every kind of change round-trips through the patch, and the user's .git is never written", async () => {
+  await using dir = await tempDir("oc-orch-patch-")
+  const { repo, host, paths } = await world(dir.path)
+  const metadata = await fingerprintTree(`${repo}/.git`)
+  const { record, layout } = await createWorktree(repo, host, paths)
+  expect(layout.dir.startsWith(`${paths.worktreesDir}/`)).toBe(true)
+  // HEAD + staged + unstaged + untracked, without the ignored file or the one deleted in the working tree.
+  const snapshot = await listing(layout.tree)
+  expect(snapshot).toEqual(await listing(repo, notLogs))
+  expect(Object.keys(snapshot)).toContain("new untracked.txt")
+  expect(Object.keys(snapshot)).not.toContain("gone.txt")
+
+  await everyChange(layout.tree)
+  const patch = await collectPatch(record, paths.patchesDir, host)
+  const byPath = Object.fromEntries(patch.files!.map((file) => [file.path, file]))
+  expect(byPath["src/a.txt"]).toMatchObject({ change: "modified", additions: 1, deletions: 0, binary: false })
+  expect(byPath["added dir/ünï cödé.txt"]).toMatchObject({ change: "added" })
+  expect(byPath["del.txt"]).toMatchObject({ change: "deleted" })
+  expect(byPath["new name.txt"]).toMatchObject({ change: "renamed", oldPath: "old name.txt" })
+  expect(byPath["README.md"]).toMatchObject({ oldMode: "100644", newMode: "100755" })
+  expect(byPath["bin/run.sh"]).toMatchObject({ oldMode: "100755", newMode: "100644" })
+  expect(byPath.link).toMatchObject({ oldMode: "120000", newMode: "120000" })
+  expect(byPath.newlink).toMatchObject({ change: "added", newMode: "120000" })
+  expect(byPath["img.bin"]).toMatchObject({ binary: true })
+  expect(byPath["new.bin"]).toMatchObject({ change: "added", binary: true })
+  expect(byPath["dir/keep.txt"]).toMatchObject({ oldMode: "100644", newMode: "120000" })
+  expect(byPath["untracked-by-worker.log"]).toBeUndefined()
+  expect(Buffer.byteLength(patch.summary!)).toBeLessThanOrEqual(2048)
+  expect(patch.digest).toMatch(/^[0-9a-f]{64}$/)
+
+  const bytes = await Bun.file(`${paths.patchesDir}/${record.id}.patch`).bytes()
+  await applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host })
+  expect(await listing(repo, notLogs)).toEqual(await listing(layout.tree, notLogs))
+  // Nothing staged or committed: the index still holds only the user's staged edit.
+  expect(await git(repo, "diff", "--cached", "--name-only")).toBe("src/a.txt\n")
+  expect(await fingerprintTree(`${repo}/.git`)).toBe(metadata)
+
+  await removeWorktree(paths, record.id)
+  expect(existsSync(layout.dir)).toBe(false)
+  expect(await listPatches(paths.patchesDir)).toEqual([])
+  expect(await fingerprintTree(`${repo}/.git`)).toBe(metadata)
+}, 60_000)
+
+type Case = { repo: string; dir: string; bytes: Uint8Array; digest: string; record: PatchRecord }
+
+const REFUSALS: Array<[string, RegExp, (c: Case) => Promise<Partial<Case> | undefined>]> = [
+  ["a stale digest", /digest does not match/, async () => ({ digest: "0".repeat(64) })],
+  ["a moved HEAD", /HEAD moved/, async ({ repo }) => void (await git(repo, "commit", "-q", "--allow-empty", "-m", "moved"))],
+  ["a target changed since the snapshot", /src\/a\.txt changed since the snapshot/, async ({ repo }) => void (await writeFile(`${repo}/src/a.txt`, "one\ntwo (staged)\nthree\nedited by the user\n"))],
+  ["a conflicting edit on the hunk's lines", /src\/a\.txt changed since the snapshot/, async ({ repo }) => void (await writeFile(`${repo}/src/a.txt`, "one\ntwo (staged)\nTHREE\n"))],
+  ["a file the patch creates already there", /new\.bin exists/, async ({ repo }) => void (await writeFile(`${repo}/new.bin`, "mine\n"))],
+  [
+    "a symlinked parent directory",
+    /added dir is a symlink/,
+    async ({ repo, dir }) => {
+      await mkdir(`${dir}/elsewhere`)
+      await symlink(`${dir}/elsewhere`, `${repo}/added dir`)
+      return undefined
+    },
+  ],
+  [
+    "another repository",
+    /is not the workspace the patch was taken from/,
+    async ({ repo, dir }) => {
+      await cp(repo, `${dir}/copy`, { recursive: true, verbatimSymlinks: true })
+      return { repo: `${dir}/copy` }
+    },
+  ],
+  [
+    "a hunk that does not apply (a patch altered on disk, its digest recomputed)",
+    /a hunk does not apply/,
+    async ({ bytes, record }) => {
+      const altered = Buffer.from(Buffer.from(bytes).toString("latin1").replace(" two (staged)\n three\n+four", " two (staged)\n 3\n+four"), "latin1")
+      return { bytes: altered, digest: patchDigest(record.base, altered), record: { ...record, digest: patchDigest(record.base, altered) } }
+    },
+  ],
+]
+
+test.each(REFUSALS)(
+  "patch_apply refuses %s and leaves the tree byte for byte unchanged",
+  async (_, refusal, arrange) => {
+    await using dir = await tempDir("oc-orch-refuse-")
+    const { repo, host, paths } = await world(dir.path)
+    const { record, layout } = await createWorktree(repo, host, paths)
+    await everyChange(layout.tree)
+    const patch = await collectPatch(record, paths.patchesDir, host)
+    const bytes = await Bun.file(`${paths.patchesDir}/${record.id}.patch`).bytes()
+    const base: Case = { repo, dir: dir.path, bytes, digest: patch.digest!, record: patch }
+    const target = { ...base, ...(await arrange(base)) }
+    const before = await listing(target.repo)
+    const metadata = await fingerprintTree(`${target.repo}/.git`)
+    await expect(applyPatch({ record: target.record, bytes: target.bytes, digest: target.digest, workspace: target.repo, host })).rejects.toThrow(refusal)
+    expect(await listing(target.repo)).toEqual(before)
+    expect(await fingerprintTree(`${target.repo}/.git`)).toBe(metadata)
+    // Control: where the repository itself was left as it was, the genuine patch applies to it.
+    if (target.repo === repo && target.bytes === bytes && target.digest === patch.digest) return
+    await applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host })
+    expect(await listing(repo, notLogs)).toEqual(await listing(layout.tree, notLogs))
+  },
+  60_000,
+)
+
+test("a patch that changes files other programs run on their own is refused unless allow_autorun says so", async () => {
+  await using dir = await tempDir("oc-orch-autorun-")
+  const { repo, host, paths } = await world(dir.path)
+  const { record, layout } = await createWorktree(repo, host, paths)
+  await mkdir(`${layout.tree}/.github/workflows`, { recursive: true })
+  await writeFile(`${layout.tree}/.github/workflows/ci.yml`, "on: push\n")
+  await writeFile(`${layout.tree}/.envrc`, "export X=1\n")
+  const patch = await collectPatch(record, paths.patchesDir, host)
+  const bytes = await Bun.file(`${paths.patchesDir}/${record.id}.patch`).bytes()
+  const before = await listing(repo)
+  await expect(applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(/run on their own: \.envrc, \.github\/workflows\/ci\.yml/)
+  expect(await listing(repo)).toEqual(before)
+  await applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host, allowAutorun: true })
+  expect(await Bun.file(`${repo}/.envrc`).text()).toBe("export X=1\n")
+}, 60_000)
+
+test("a directory replaced by a file of its name, and a file replaced by a directory, round-trip", async () => {
+  await using dir = await tempDir("oc-orch-dirfile-")
+  const { repo, host, paths } = await world(dir.path)
+  const { record, layout } = await createWorktree(repo, host, paths)
+  // dir/keep.txt was the only file of dir/: dir becomes a file; del.txt becomes a directory.
+  await rm(`${layout.tree}/dir`, { recursive: true })
+  await writeFile(`${layout.tree}/dir`, "now a file\n")
+  await rm(`${layout.tree}/del.txt`)
+  await mkdir(`${layout.tree}/del.txt`)
+  await writeFile(`${layout.tree}/del.txt/inside.txt`, "now a directory\n")
+  const patch = await collectPatch(record, paths.patchesDir, host)
+  const bytes = await Bun.file(`${paths.patchesDir}/${record.id}.patch`).bytes()
+  await applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host })
+  expect(await listing(repo, notLogs)).toEqual(await listing(layout.tree, notLogs))
+}, 60_000)

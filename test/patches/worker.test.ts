@@ -1,0 +1,202 @@
+// worker with isolation "worktree" on the real OpenCode, the scripted model and the sandbox: the
+// worker's shell makes every kind of change in its snapshot, the user's tree and `.git` stay as they
+// were, the patch round-trips exactly through patch_apply, and patch_discard leaves nothing behind.
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { existsSync } from "node:fs"
+import { mkdtemp } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import type { TaskRecord } from "../../src/engine/tasks"
+import { readJson } from "../../src/util/fs"
+import { connect, lockFiles, startWorld, stopWorld, structured, text, type World } from "../mcp/_setup"
+import { dirtyRepo, EVERY_CHANGE_SHELL, fingerprintTree, listing } from "./_repo"
+
+let world: World
+const notLogs = (path: string) => path.endsWith(".log")
+
+beforeAll(async () => {
+  world = await startWorld({
+    every: { turns: [{ steps: [{ tool: "sandbox_shell", args: { command: EVERY_CHANGE_SHELL } }, { text: "Done: every kind of change made." }] }] },
+    long: {
+      turns: [
+        {
+          steps: [
+            { tool: "glob", args: { pattern: "*.md" } },
+            { text: "too late", delayMs: 120_000 },
+          ],
+        },
+      ],
+    },
+    peek: {
+      turns: [
+        {
+          steps: [{ tool: "sandbox_shell", args: { command: "ls ../git" } }, { tool: "sandbox_shell", args: { command: "ls -d ." } }, { text: "Looked around; changed nothing." }],
+        },
+        { steps: [{ tool: "write", args: { filePath: "second.txt", content: "second turn\n" } }, { text: "Added second.txt." }] },
+      ],
+    },
+  })
+})
+
+afterAll(() => stopWorld(world))
+
+async function repo(): Promise<string> {
+  const dir = await mkdtemp(`${tmpdir()}/oc-orch-iso-`)
+  world.repos.push(dir)
+  return dirtyRepo(`${dir}/repo`)
+}
+
+interface PatchOut {
+  patch_id: string
+  digest: string
+  summary: string
+  files: Array<{ path: string; change: string; binary: boolean; old_path?: string }>
+}
+
+test("an isolated worker leaves the user's tree and .git alone; its patch applies exactly; patch_discard removes it and its worktree", async () => {
+  const cwd = await repo()
+  const tree = await listing(cwd)
+  const metadata = await fingerprintTree(`${cwd}/.git`)
+  const { client, close } = await connect(world)
+  try {
+    const result = await client.callTool({ name: "worker", arguments: { cwd, task: "Make every kind of change. [script:every]", isolation: "worktree" } })
+    const out = structured(result)
+    expect(out.status).toBe("succeeded")
+    const patch = out.patch as PatchOut
+    expect(patch.patch_id).toMatch(/^patch_/)
+    expect(patch.files.map((file) => file.path)).toContain("added dir/ünï cödé.txt")
+    expect(patch.files.find((file) => file.path === "new name.txt")?.old_path).toBe("old name.txt")
+    expect(out.files_changed).toContainEqual({ path: "del.txt", change: "deleted" })
+    expect(text(result)).toContain(`patch: ${patch.patch_id}`)
+    expect(await listing(cwd)).toEqual(tree)
+    expect(await fingerprintTree(`${cwd}/.git`)).toBe(metadata)
+    const record = await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${out.task_id}.json`)
+    const worktree = record!.workspace
+    expect(worktree.startsWith(`${world.home.paths.worktreesDir}/${patch.patch_id}/`)).toBe(true)
+
+    const whole = structured(await client.callTool({ name: "patch_show", arguments: { patch_id: patch.patch_id, limit: 1000 } }))
+    expect(whole.digest).toBe(patch.digest)
+    expect(whole.next_offset).toBe(1000)
+    const one = structured(await client.callTool({ name: "patch_show", arguments: { patch_id: patch.patch_id, file: "img.bin" } }))
+    expect(String(one.diff)).toContain("GIT binary patch")
+    expect(String(one.diff)).not.toContain("README.md")
+
+    const stale = await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: "0".repeat(64) } })
+    expect(stale.isError).toBe(true)
+    expect(text(stale)).toContain("digest")
+    expect(await listing(cwd)).toEqual(tree)
+
+    const applied = await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } })
+    expect(applied.isError).toBeFalsy()
+    expect(await listing(cwd, notLogs)).toEqual(await listing(worktree, notLogs))
+    expect(await fingerprintTree(`${cwd}/.git`)).toBe(metadata)
+
+    const listed = structured(await client.callTool({ name: "task_list", arguments: { cwd } })) as unknown as { patches: Array<{ patch_id: string; files: number; bytes: number }> }
+    expect(listed.patches).toEqual([expect.objectContaining({ patch_id: patch.patch_id, files: patch.files.length })])
+    expect(listed.patches[0]!.bytes).toBeGreaterThan(0)
+
+    const discarded = await client.callTool({ name: "patch_discard", arguments: { patch_id: patch.patch_id } })
+    expect(discarded.isError).toBeFalsy()
+    expect(existsSync(`${world.home.paths.worktreesDir}/${patch.patch_id}`)).toBe(false)
+    expect(existsSync(`${world.home.paths.patchesDir}/${patch.patch_id}.json`)).toBe(false)
+    expect(existsSync(`${world.home.paths.patchesDir}/${patch.patch_id}.patch`)).toBe(false)
+    expect((await client.callTool({ name: "patch_show", arguments: { patch_id: patch.patch_id } })).isError).toBe(true)
+    expect(structured(await client.callTool({ name: "task_list", arguments: { cwd } })).patches).toBeUndefined()
+    expect(await fingerprintTree(`${cwd}/.git`)).toBe(metadata)
+  } finally {
+    await close()
+  }
+}, 120_000)
+
+test("a caller cannot point a delegation at an isolated worktree", async () => {
+  const cwd = await repo()
+  const { client, close } = await connect(world)
+  try {
+    const out = structured(await client.callTool({ name: "worker", arguments: { cwd, task: "Make every kind of change. [script:every]", isolation: "worktree" } }))
+    const record = await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${out.task_id}.json`)
+    const refused = await client.callTool({ name: "scout", arguments: { cwd: record!.workspace, task: "look" } })
+    expect(refused.isError).toBe(true)
+    expect(text(refused)).toContain("credential store")
+  } finally {
+    await close()
+  }
+}, 120_000)
+
+test("the worker's sandbox shows no Git directory; task_continue works in the same worktree and collects a new patch, the old digest then refused", async () => {
+  const cwd = await repo()
+  const tree = await listing(cwd)
+  const { client, close } = await connect(world)
+  try {
+    const first = structured(await client.callTool({ name: "worker", arguments: { cwd, task: "Look around. [script:peek]", isolation: "worktree" } }))
+    expect(first.status).toBe("succeeded")
+    // The private Git directory sits beside the worktree on the host, and is not in the sandbox.
+    expect(first.commands).toEqual([
+      { command: "ls ../git", exit_code: 2 },
+      { command: "ls -d .", exit_code: 0 },
+    ])
+    const empty = first.patch as PatchOut
+    expect(empty.files).toEqual([])
+    expect(String(first.next)).toContain("changed nothing")
+
+    const again = structured(await client.callTool({ name: "task_continue", arguments: { task_id: first.task_id, task: "Add second.txt." } }))
+    expect(again.status).toBe("succeeded")
+    const patch = again.patch as PatchOut
+    expect(patch.patch_id).toBe(empty.patch_id)
+    expect(patch.files.map((file) => [file.path, file.change])).toEqual([["second.txt", "added"]])
+    expect(patch.digest).not.toBe(empty.digest)
+    expect(await listing(cwd)).toEqual(tree)
+
+    const stale = await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: empty.digest } })
+    expect(stale.isError).toBe(true)
+    expect((await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } })).isError).toBeFalsy()
+    expect(await Bun.file(`${cwd}/second.txt`).text()).toBe("second turn\n")
+    expect((await client.callTool({ name: "patch_discard", arguments: { patch_id: patch.patch_id } })).isError).toBeFalsy()
+  } finally {
+    await close()
+  }
+}, 120_000)
+
+test("patch_apply is refused while an in-place worker holds the workspace, and applies once that worker is cancelled", async () => {
+  const cwd = await repo()
+  const { client, close } = await connect(world, { syncBudgetMs: 1500 })
+  try {
+    const isolated = structured(await client.callTool({ name: "worker", arguments: { cwd, task: "Make every kind of change. [script:every]", isolation: "worktree" } }))
+    expect(isolated.status).toBe("succeeded")
+    const patch = isolated.patch as PatchOut
+    const writer = structured(await client.callTool({ name: "worker", arguments: { cwd, task: "Slow in-place work [script:long]" } }))
+    expect(writer.status).toBe("running")
+    const before = await listing(cwd)
+    const held = await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } })
+    expect(held.isError).toBe(true)
+    expect(text(held)).toContain(`held by task ${writer.task_id}`)
+    expect(await listing(cwd)).toEqual(before)
+    expect(structured(await client.callTool({ name: "task_cancel", arguments: { task_id: writer.task_id } })).status).toBe("cancelled")
+    expect((await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } })).isError).toBeFalsy()
+    expect(await Bun.file(`${cwd}/new name.txt`).exists()).toBe(true)
+    expect(await lockFiles(world)).toEqual([])
+  } finally {
+    await close()
+  }
+}, 120_000)
+
+test("patch_discard is refused while the isolated worker runs; a cancelled isolated worker still returns its patch", async () => {
+  const cwd = await repo()
+  const { client, close } = await connect(world, { syncBudgetMs: 1500 })
+  try {
+    const running = structured(await client.callTool({ name: "worker", arguments: { cwd, task: "Slow isolated work [script:long]", isolation: "worktree" } }))
+    expect(running.status).toBe("running")
+    const record = await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${running.task_id}.json`)
+    const patchId = record!.isolation!.patchId
+    const refused = await client.callTool({ name: "patch_discard", arguments: { patch_id: patchId } })
+    expect(refused.isError).toBe(true)
+    expect(text(refused)).toContain(`${running.task_id}, which is still running`)
+    expect(existsSync(`${world.home.paths.worktreesDir}/${patchId}/tree`)).toBe(true)
+    const cancelled = structured(await client.callTool({ name: "task_cancel", arguments: { task_id: running.task_id } }))
+    expect(cancelled.status).toBe("cancelled")
+    expect((cancelled.patch as PatchOut).patch_id).toBe(patchId)
+    expect((cancelled.patch as PatchOut).files).toEqual([])
+    expect((await client.callTool({ name: "patch_discard", arguments: { patch_id: patchId } })).isError).toBeFalsy()
+    expect(existsSync(`${world.home.paths.worktreesDir}/${patchId}`)).toBe(false)
+  } finally {
+    await close()
+  }
+}, 120_000)
