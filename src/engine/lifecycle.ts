@@ -20,7 +20,7 @@ import { sessionPlace, type Isolation } from "./isolation"
 import { lockedError, orphaned } from "./locks"
 import { reconcileHolder, recoverAll } from "./recovery"
 import type { Runtime } from "./runtime"
-import { isFinished, newRecord, newTaskId, nextTurn, type TaskRecord } from "./tasks"
+import { checkContinuable, isFinished, newRecord, newTaskId, nextTurn, type TaskRecord } from "./tasks"
 import { follow, wait, type FollowOptions } from "./waiting"
 
 export interface StartRequest {
@@ -104,19 +104,7 @@ export class Delegations {
       await place.discard()
       throw error
     }
-    const record = newRecord({
-      id,
-      role: request.role,
-      agent: request.agent,
-      workspace: place.dir,
-      title: request.title,
-      writable: request.writable,
-      idempotencyKey: request.idempotencyKey,
-      route,
-      brief: request.brief,
-      operationMs: budget.operationMs,
-    })
-    record.isolation = place.isolation
+    const record = newRecord(request, { id, workspace: place.dir, route, operationMs: budget.operationMs, isolation: place.isolation })
     await this.launch(record, request.brief, host, request.relay)
     return { record, attached: false }
   }
@@ -129,10 +117,7 @@ export class Delegations {
     this.continuing.add(id)
     try {
       const record = await this.engine.store.read(id)
-      if (!record) throw fail("Usage", `No task ${id}.`, "Call task_list for the known tasks.")
-      if (!isFinished(record.status)) throw fail("Usage", `Task ${id} is still ${record.status}.`, "Wait for it with task_status (wait_seconds), or task_cancel it first.")
-      if (!record.sessionID)
-        throw fail("Usage", `Task ${id} has no session to continue (it ended before one was kept, or retention removed it).`, "Start a new worker or scout task with the rework as its brief.")
+      checkContinuable(record, id)
       const config = await this.runtime.config()
       const budget = planBudget({
         operation: `task_continue (${record.role})`,
@@ -171,10 +156,7 @@ export class Delegations {
     this.engine.launch(record, brief, false, relay)
   }
 
-  /**
-   * Runs `work` holding the workspace's writer state as `holder` (patch_apply, named by its patch id):
-   * refused while a writable task holds the workspace, so no sandboxed writer changes it meanwhile.
-   */
+  /** Runs `work` holding the workspace's writer state as `holder` (patch_apply): refused while a writer holds it. */
   async holding<T>(workspace: string, holder: string, work: () => Promise<T>): Promise<T> {
     await this.recovering
     await this.acquire(workspace, holder)

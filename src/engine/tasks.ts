@@ -67,6 +67,14 @@ export const isFinished = (status: Status) => FINISHED.includes(status)
 
 type NewRecordFields = Pick<TaskRecord, "id" | "role" | "agent" | "workspace" | "title" | "writable" | "idempotencyKey" | "route" | "brief" | "operationMs">
 
+/** Refuses a task_continue for a task that cannot take one, saying what to do instead. */
+export function checkContinuable(record: TaskRecord | undefined, id: string): asserts record is TaskRecord {
+  if (!record) throw fail("Usage", `No task ${id}.`, "Call task_list for the known tasks.")
+  if (!isFinished(record.status)) throw fail("Usage", `Task ${id} is still ${record.status}.`, "Wait for it with task_status (wait_seconds), or task_cancel it first.")
+  if (!record.sessionID)
+    throw fail("Usage", `Task ${id} has no session to continue (it ended before one was kept, or retention removed it).`, "Start a new worker or scout task with the rework as its brief.")
+}
+
 /** The record of a finished task, running again for a task_continue turn with `brief`, followed by this process. */
 export function nextTurn(record: TaskRecord, brief: string, operationMs: number): void {
   Object.assign(record, { status: "running", ownerPid: process.pid, ownerStart: selfStart(), turnStartedAt: new Date().toISOString(), brief, deadline: Date.now() + operationMs, operationMs })
@@ -76,13 +84,22 @@ export function nextTurn(record: TaskRecord, brief: string, operationMs: number)
 }
 
 /** A new task's record, followed by this process, its first turn starting now. */
-export function newRecord(fields: NewRecordFields): TaskRecord {
+export function newRecord(
+  request: Pick<TaskRecord, "role" | "agent" | "title" | "writable" | "idempotencyKey" | "brief">,
+  fields: Omit<NewRecordFields, keyof typeof request> & Pick<TaskRecord, "isolation">,
+): TaskRecord {
   const now = new Date().toISOString()
+  const { role, agent, title, writable, idempotencyKey, brief } = request
   return {
     version: 1,
     ...fields,
+    role,
+    agent,
+    writable,
+    idempotencyKey,
+    brief,
     // The task id in the title is how a session is found again after a restart.
-    title: `${fields.title} [${fields.id}]`,
+    title: `${title} [${fields.id}]`,
     status: "running",
     sessions: [],
     ownerPid: process.pid,
