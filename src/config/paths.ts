@@ -22,6 +22,10 @@ export function resolvePaths(flags: Pick<Flags, "home" | "xdgConfigHome" | "xdgD
     locksDir: `${state}/locks`,
     leasesDir: `${state}/leases`,
     runsDir: `${state}/runs`,
+    /** The machine-wide concurrency slots of delegate_parallel (engine/slots.ts) and their queue. */
+    slotsDir: `${state}/slots`,
+    /** delegate_parallel groups: which tasks one call started. */
+    groupsDir: `${state}/groups`,
     /** Patches from isolated workers (`<id>.json` + `<id>.patch`); an entry is also the registry of its worktree. */
     patchesDir: `${state}/patches`,
     serverFile: `${state}/server.json`,

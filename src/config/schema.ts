@@ -16,6 +16,9 @@ export const TIMEOUT_PROFILES = {
   extended: { scout: 900, worker: 1500, runner: 1800, parent: 2100 },
 } as const
 
+/** The ceiling of config maxParallel: one OpenCode server carries this many sessions at once. */
+export const MAX_PARALLEL = 8
+
 export const STEP_BOUNDS = { min: 4, max: 256 } as const
 export const TIMEOUT_BOUNDS = { min: 30, max: 86_400 } as const
 /** The parent's deadline must exceed every role's by this much (cleanup and the result). */
@@ -106,6 +109,13 @@ export const ConfigSchema = z
       .array(absolutePath)
       .default([])
       .describe("Directories whose OpenCode project plugins (.opencode/plugins, opencode.json plugin lists) may run on the host; empty refuses every workspace that has them."),
+    maxParallel: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_PARALLEL)
+      .default(3)
+      .describe("How many delegated sessions may run at once on this machine, across every MCP server process; delegate_parallel members beyond it wait their turn (1..8)."),
     policy: PolicySchema.default({ requireTier: false, relay: [] }).describe("Delegation policy; absent means blueprint mode with the tier optional and nothing relayed."),
   })
   .strict()

@@ -12,6 +12,7 @@ import { WriterLocks } from "./locks"
 import type { Status } from "./result"
 import type { Runtime } from "./runtime"
 import { Settler, type Forced } from "./settle"
+import { Slots } from "./slots"
 import { noteProgress, TaskStore, type TaskRecord } from "./tasks"
 
 /** A task this process follows: its record in memory, how to abort it, and who listens. */
@@ -23,11 +24,14 @@ export interface Live {
   listeners: Set<(line?: string) => void>
   /** Who answers the session's asks while a tool call waits on it; in memory only, never in the record. */
   relay?: Relay
+  /** A delegate_parallel member: its turn waits for a machine-wide slot (slots.ts) first. */
+  queued?: boolean
 }
 
 export class Engine {
   readonly store: TaskStore
   readonly locks: WriterLocks
+  readonly slots: Slots
   /** The tasks this process follows, by id (recovery adds the ones it takes over). */
   readonly live = new Map<string, Live>()
   private readonly settler: Settler
@@ -39,16 +43,38 @@ export class Engine {
   ) {
     this.store = new TaskStore(runtime.paths.tasksDir)
     this.locks = new WriterLocks(runtime.paths.locksDir)
+    this.slots = new Slots(runtime.paths.slotsDir, async () => (await runtime.config()).maxParallel)
     this.settler = new Settler(runtime, this.store, this.locks)
   }
 
   /** Follows the task and runs its turn in the background; `attach` follows a session already busy. */
-  launch(record: TaskRecord, brief: string, attach = false, relay?: Relay): Live {
+  launch(record: TaskRecord, brief: string, attach = false, relay?: Relay, queued = false): Live {
     this.onLaunch()
-    const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record), relay }
+    const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record), relay, queued }
     this.live.set(record.id, live)
-    live.done = this.drive(live, brief, attach)
+    live.done = queued ? this.driveInSlot(live, brief) : this.drive(live, brief, attach)
     return live
+  }
+
+  /** A queued task: waits for a slot, then runs with its whole budget from then on, and frees the slot once settled. */
+  private async driveInSlot(live: Live, brief: string): Promise<TaskRecord> {
+    const { record } = live
+    const slot = await this.slots
+      .take(record.id, live.controller.signal, (ahead) => this.progress(live, `queued (${ahead} ahead)`))
+      .catch((error: unknown) => {
+        // The cap cannot be kept without the state dir; the task runs rather than waiting forever.
+        this.progress(live, `running without a concurrency slot: ${describe(error)}`)
+        return undefined
+      })
+    if (slot) {
+      Object.assign(record, { turnStartedAt: new Date().toISOString(), deadline: Date.now() + record.operationMs })
+      record.revision++
+    }
+    try {
+      return await this.drive(live, brief, false)
+    } finally {
+      await slot?.release().catch(() => undefined)
+    }
   }
 
   /** Settles a followed task (settle.ts), then tells its listeners and stops following it. */

@@ -41,6 +41,8 @@ export interface StartRequest {
   commandTimeoutS?: number
   /** Puts the session's asks to the person while the caller waits; kept in memory with the running task only. */
   relay?: Relay
+  /** A delegate_parallel member: the turn waits for a machine-wide concurrency slot (slots.ts). */
+  queued?: boolean
 }
 
 export interface DelegationOptions {
@@ -105,7 +107,7 @@ export class Delegations {
       throw error
     }
     const record = newRecord(request, { id, workspace: place.dir, route, operationMs: budget.operationMs, isolation: place.isolation })
-    await this.launch(record, request.brief, host, request.relay)
+    await this.launch(record, request.brief, host, request.relay, request.queued)
     return { record, attached: false }
   }
 
@@ -144,7 +146,7 @@ export class Delegations {
   }
 
   /** Records the workspace's state and the task, then runs its turn; a failure before then releases the writer state. */
-  private async launch(record: TaskRecord, brief: string, host: HostContext, relay?: Relay) {
+  private async launch(record: TaskRecord, brief: string, host: HostContext, relay?: Relay, queued?: boolean) {
     try {
       record.snapshot = await snapshot(record.workspace, host)
       if (record.writable) record.autorun = await autorunFiles(record.workspace)
@@ -153,7 +155,7 @@ export class Delegations {
       if (record.writable) await this.engine.locks.clear(record.workspace, record.id)
       throw error
     }
-    this.engine.launch(record, brief, false, relay)
+    this.engine.launch(record, brief, false, relay, queued)
   }
 
   /** Runs `work` holding the workspace's writer state as `holder` (patch_apply): refused while a writer holds it. */

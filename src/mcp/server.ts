@@ -6,6 +6,7 @@ import { Delegations } from "../engine/lifecycle"
 import type { Runtime } from "../engine/runtime"
 import { VERSION } from "../version"
 import instructions from "./instructions.md" with { type: "text" }
+import { registerDelegateParallel } from "./tools/delegate_parallel"
 import { registerModels } from "./tools/models"
 import { registerPatchApply } from "./tools/patch_apply"
 import { registerPatchDiscard } from "./tools/patch_discard"
@@ -29,6 +30,7 @@ export function createServer(runtime: Runtime, delegations = new Delegations(run
   const server = new McpServer({ name: SERVER_NAME, version: VERSION }, { instructions, capabilities: { tools: {} } })
   registerScout(server, delegations)
   registerWorker(server, delegations)
+  registerDelegateParallel(server, delegations)
   registerRunner(server, delegations)
   registerTaskStatus(server, delegations)
   registerTaskResult(server, delegations)
