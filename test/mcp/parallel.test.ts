@@ -70,7 +70,10 @@ function busiest(world: World, since: number): number {
   events.sort((x, y) => x[0]! - y[0]! || x[1]! - y[1]!)
   let busy = 0
   let most = 0
-  for (const [, delta] of events) most = Math.max(most, (busy += delta!))
+  for (const [, delta] of events) {
+    busy += delta!
+    most = Math.max(most, busy)
+  }
   return most
 }
 
