@@ -29,6 +29,7 @@ const FILES = ["a.txt", "b.txt", "c.txt", "d.txt"]
 beforeAll(async () => {
   const scripts: Record<string, ScriptInput> = { same1: writes("a.txt", "one\nfrom the first\n"), same2: writes("a.txt", "one\nfrom the second\n") }
   for (const file of FILES) scripts[`w_${file[0]}`] = writes(file, `${file} rewritten\n`)
+  scripts.slow = { turns: [{ steps: [{ text: "too late", delayMs: 120_000 }] }] }
   world = await startWorld(scripts, { maxParallel: 2 })
 })
 
@@ -133,3 +134,24 @@ test("two MCP servers on one state dir share the cap: 2 + 2 workers, never more 
     await two.close()
   }
 }, 180_000)
+
+test("a group still running returns its group_id; following it answers the same shape; cancel stops every member, queued ones included", async () => {
+  const cwd = await repo()
+  const { client, close } = await connect(world, { syncBudgetMs: 1000 })
+  try {
+    const briefs = [0, 1, 2].map(() => ({ role: "scout", cwd, task: "Look slowly. [script:slow]" }))
+    const started = structured(await client.callTool({ name: "delegate_parallel", arguments: { briefs } })) as unknown as Group
+    expect(started.status).toBe("running")
+    expect(started.group_id).toMatch(/^group_/)
+    const followed = structured(await client.callTool({ name: "delegate_parallel", arguments: { group_id: started.group_id } })) as unknown as Group & { tasks: Array<{ report: string }> }
+    expect(followed.status).toBe("running")
+    expect(followed.tasks.map((task) => task.task_id)).toEqual(started.tasks.map((task) => task.task_id))
+    expect(followed.tasks.map((task) => task.report)).toContain("queued (0 ahead)")
+    const cancelled = structured(await client.callTool({ name: "delegate_parallel", arguments: { group_id: started.group_id, cancel: true } })) as unknown as Group
+    expect(cancelled.status).toBe("finished")
+    expect(cancelled.tasks.map((task) => task.status)).toEqual(["cancelled", "cancelled", "cancelled"])
+    expect((await client.callTool({ name: "delegate_parallel", arguments: {} })).isError).toBe(true)
+  } finally {
+    await close()
+  }
+}, 120_000)
