@@ -69,10 +69,13 @@ export class Engine {
     if (slot) {
       Object.assign(record, { turnStartedAt: new Date().toISOString(), deadline: Date.now() + record.operationMs })
       record.revision++
+      // As for progress: the store keeps a state it could not write and writes it when it can.
+      await this.store.save(record).catch((error: unknown) => this.unsaved(record.id, error))
     }
     try {
       return await this.drive(live, brief, false)
     } finally {
+      // A slot whose file cannot be removed stays held only until this process exits (slots.ts reclaims it).
       await slot?.release().catch(() => undefined)
     }
   }

@@ -44,6 +44,7 @@ async function repo(): Promise<string> {
 interface Member {
   task_id: string
   status: string
+  report: string
   patch?: { patch_id: string; digest: string; files: Array<{ path: string }> }
 }
 interface Group {
@@ -143,7 +144,7 @@ test("a group still running returns its group_id; following it answers the same 
     const started = structured(await client.callTool({ name: "delegate_parallel", arguments: { briefs } })) as unknown as Group
     expect(started.status).toBe("running")
     expect(started.group_id).toMatch(/^group_/)
-    const followed = structured(await client.callTool({ name: "delegate_parallel", arguments: { group_id: started.group_id } })) as unknown as Group & { tasks: Array<{ report: string }> }
+    const followed = structured(await client.callTool({ name: "delegate_parallel", arguments: { group_id: started.group_id } })) as unknown as Group
     expect(followed.status).toBe("running")
     expect(followed.tasks.map((task) => task.task_id)).toEqual(started.tasks.map((task) => task.task_id))
     expect(followed.tasks.map((task) => task.report)).toContain("queued (0 ahead)")

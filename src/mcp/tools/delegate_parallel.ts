@@ -73,6 +73,7 @@ export function registerDelegateParallel(server: McpServer, delegations: Delegat
         if ((args.briefs === undefined) === (args.group_id === undefined)) throw fail("Usage", "Pass either briefs (to start a group) or group_id (to follow one), not both or neither.")
         if (args.group_id) {
           const group = await readGroup(delegations.runtime.paths.groupsDir, args.group_id)
+          // A member that cannot be cancelled (its record gone) is shown as it is by the answer below.
           if (args.cancel) await Promise.all(group.tasks.map((id) => delegations.cancel(id).catch(() => undefined)))
           return await followGroup(server, delegations, group.id, await Promise.all(group.tasks.map((id, index) => member(delegations, index, id))), extra)
         }
