@@ -141,9 +141,7 @@ export class Delegations {
   }
 
   /** What the sandbox needs to know of the host (HOME, credential stores, trusted roots) under this config. */
-  private hostOf(config: Config) {
-    return hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots)
-  }
+  private readonly hostOf = (config: Config) => hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots)
 
   /** Records the workspace's state and the task, then runs its turn; a failure before then releases the writer state. */
   private async launch(record: TaskRecord, brief: string, host: HostContext, relay?: Relay, queued?: boolean) {
