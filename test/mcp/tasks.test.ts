@@ -39,9 +39,9 @@ test("a task longer than the sync budget returns running; task_status waits on p
   const repo = await makeRepo(world)
   const { client, close } = await connect(world, { syncBudgetMs: 1000 })
   try {
-    const started = performance.now()
     const first = structured(await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Slow look [script:slow]" } }))
-    expect(performance.now() - started).toBeLessThan(4000)
+    // The script takes 4 s of model time: "running" is the proof the call came back before the task
+    // ended (a wall-clock bound here only measured how loaded the machine was).
     expect(first.status).toBe("running")
     const id = String(first.task_id)
 
