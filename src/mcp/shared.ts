@@ -3,6 +3,7 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js"
 import { z } from "zod"
+import { TIMEOUT_BOUNDS, TIMEOUT_PROFILES } from "../config/schema"
 import { AppError } from "../errors"
 import { ERROR_KINDS } from "../engine/failure"
 import { fromTranscript, STATUSES, renderText, type DelegationResult } from "../engine/result"
@@ -16,6 +17,21 @@ export const modelArgs = {
   model: z.string().min(1).optional().describe("Optional provider/model to use instead of the configured one (see the models tool)."),
   variant: z.string().min(1).optional().describe("Optional model variant (e.g. a reasoning effort) as OpenCode lists it for that model."),
 }
+
+/** The shortest deadline a call may ask for: OpenCode's first answer alone can take seconds. */
+export const MIN_CALL_TIMEOUT_S = 10
+
+export const callTimeoutArg = (role: "scout" | "worker") => ({
+  timeout_seconds: z
+    .number()
+    .int()
+    .min(MIN_CALL_TIMEOUT_S)
+    .max(TIMEOUT_BOUNDS.max)
+    .optional()
+    .describe(
+      `Optional: this call's deadline in seconds, instead of the ${role}'s (timeoutLimits.${role} in config.json, default ${TIMEOUT_PROFILES.standard[role]}); more than that is refused before anything starts. A task past it ends timed_out.`,
+    ),
+})
 
 export const idempotencyArg = {
   idempotency_key: z

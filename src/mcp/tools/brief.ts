@@ -7,7 +7,7 @@ import { agentName } from "../../agents/names"
 import type { Delegations } from "../../engine/lifecycle"
 import { startAndFollow } from "../calls"
 import { policyGate } from "../policy"
-import { idempotencyArg, isolationArg, mechanicalArg, modelArgs, policyArgs, resultShape } from "../shared"
+import { callTimeoutArg, idempotencyArg, isolationArg, mechanicalArg, modelArgs, policyArgs, resultShape } from "../shared"
 
 export interface BriefTool {
   role: "scout" | "worker"
@@ -28,6 +28,7 @@ export function registerBriefTool(server: McpServer, delegations: Delegations, t
       inputSchema: {
         cwd: z.string().min(1).describe(tool.cwd),
         task: z.string().min(1).describe(tool.task),
+        ...callTimeoutArg(tool.role),
         ...modelArgs,
         ...idempotencyArg,
         ...policyArgs,
@@ -61,6 +62,7 @@ export function registerBriefTool(server: McpServer, delegations: Delegations, t
           writable: tool.writable,
           isolation: "isolation" in args ? args.isolation : undefined,
           idempotencyKey: args.idempotency_key,
+          callTimeoutS: args.timeout_seconds,
         },
         extra,
       )
