@@ -6,6 +6,7 @@ import { z } from "zod"
 import { TIMEOUT_BOUNDS, TIMEOUT_PROFILES } from "../config/schema"
 import { AppError } from "../errors"
 import { ERROR_KINDS } from "../engine/failure"
+import { TITLE_LIMITS } from "../engine/title"
 import { fromTranscript, STATUSES, renderText, type DelegationResult } from "../engine/result"
 import type { TaskRecord } from "../engine/tasks"
 import { MODES } from "../policy/mode"
@@ -32,6 +33,10 @@ export const callTimeoutArg = (role: "scout" | "worker") => ({
       `Optional: this call's deadline in seconds, instead of the ${role}'s (timeoutLimits.${role} in config.json, default ${TIMEOUT_PROFILES.standard[role]}); more than that is refused before anything starts. A task past it ends timed_out.`,
     ),
 })
+
+export const labelArg = {
+  label: z.string().min(1).max(TITLE_LIMITS.label).optional().describe("Optional lane label for the session's title in OpenCode (who delegated this), instead of OPENCODE_MCP_ORCHESTRATOR_LABEL."),
+}
 
 export const idempotencyArg = {
   idempotency_key: z
