@@ -84,3 +84,26 @@ test("a 50 KB report reaches the parent as at most 2 KB with its head and tail; 
   const whole = await output({ task_id: scout.task_id })
   expect(whole.answer).toBe(LONG_REPORT)
 }, 120_000)
+
+type Row = { session_id: string; title: string; directory: string; state: string; age_s: number; task_id?: string }
+const sessions = async (args: Record<string, unknown> = {}) => structured(await mcp.client.callTool({ name: "sessions", arguments: args })) as unknown as { sessions: Row[]; total: number }
+
+test("sessions lists ours with their task and a session started outside the product, across directories", async () => {
+  const repo = await makeRepo(world)
+  const elsewhere = await makeRepo(world)
+  const scout = structured(await mcp.client.callTool({ name: "scout", arguments: { cwd: repo, task: "[script:look] where is count?" } }, undefined, { timeout: 120_000 }))
+  expect(scout.status).toBe("succeeded")
+  // A person's session, on the same shared server, in another directory.
+  const { client } = await mcp.runtime.opencode()
+  const outside = (await client.session.create({ directory: elsewhere, title: "a person's own session" })).data!.id
+
+  const all = await sessions()
+  const mine = all.sessions.find((row) => row.session_id === scout.session_id)
+  expect(mine).toMatchObject({ directory: repo, state: "idle", task_id: String(scout.task_id) })
+  expect(all.sessions.find((row) => row.session_id === outside)).toMatchObject({ title: "a person's own session", directory: elsewhere, state: "idle" })
+  expect(all.sessions.find((row) => row.session_id === outside)?.task_id).toBeUndefined()
+
+  expect((await sessions({ scope: "ours" })).sessions.map((row) => row.session_id)).not.toContain(outside)
+  expect((await sessions({ directory: elsewhere })).sessions.map((row) => row.session_id)).toEqual([outside])
+  expect((await sessions({ state: "busy", directory: elsewhere })).sessions).toEqual([])
+}, 120_000)
