@@ -42,6 +42,8 @@ export interface Flags {
   relayWaitMs?: number
   /** `OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES`: the largest brief a delegation accepts. */
   maxBriefBytes: number
+  /** `OPENCODE_MCP_ORCHESTRATOR_LABEL`: the lane this server's sessions are titled with, unless a call passes `label`. */
+  label?: string
   /** `OPENCODE_MCP_ORCHESTRATOR_MODE`: the delegation mode for every workspace this server serves (src/policy/mode.ts). */
   mode?: Mode
   sandbox: SandboxFlags
@@ -97,6 +99,7 @@ export function readFlags(env: Env): Flags {
     maxBriefBytes:
       parseInteger("OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES", env.OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES, { min: 1024, max: 1_048_576, fallback: MAX_BRIEF_BYTES }) ?? MAX_BRIEF_BYTES,
     sandbox: { limits: readLimits(env), toolchainDirs: nonEmpty(env, "OPENCODE_SANDBOX_TOOLCHAIN_DIRS") },
+    label: nonEmpty(env, "OPENCODE_MCP_ORCHESTRATOR_LABEL"),
     mode: oneOf("OPENCODE_MCP_ORCHESTRATOR_MODE", nonEmpty(env, "OPENCODE_MCP_ORCHESTRATOR_MODE"), MODES),
     env,
   }

@@ -62,6 +62,9 @@ export const TimeoutLimitsSchema = z
   ])
   .describe("Wall-clock seconds per role and for the parent's tool call deadline.")
 
+/** Bytes of a scout's or worker's text block: the default keeps a delegation's answer to a screenful. */
+export const REPORT_BOUNDS = { min: 1024, max: 1_048_576, fallback: 2048 } as const
+
 const absolutePath = z.string().startsWith("/", "an absolute path")
 
 export const TrustedRootSchema = z
@@ -116,6 +119,13 @@ export const ConfigSchema = z
       .max(MAX_PARALLEL)
       .default(3)
       .describe("How many delegated sessions may run at once on this machine, across every MCP server process; delegate_parallel members beyond it wait their turn (1..8)."),
+    maxReportBytes: z
+      .number()
+      .int()
+      .min(REPORT_BOUNDS.min)
+      .max(REPORT_BOUNDS.max)
+      .default(REPORT_BOUNDS.fallback)
+      .describe("The largest text block a scout or worker result returns to the parent; a longer report is cut, head and tail kept, and read whole with session_output."),
     policy: PolicySchema.default({ requireTier: false, relay: [] }).describe("Delegation policy; absent means blueprint mode with the tier optional and nothing relayed."),
   })
   .strict()

@@ -19,6 +19,8 @@ export interface BudgetInput {
   bridgeTimeoutMs?: number
   /** A test's or caller's explicit deadline for this one operation. */
   overrideMs?: number
+  /** A scout's or worker's `timeout_seconds`: this call's deadline, at most the role's own. */
+  callTimeoutS?: number
   /** The runner's `timeout_seconds` for its command. */
   commandTimeoutS?: number
 }
@@ -52,9 +54,19 @@ export function checkLimits(limits: TimeoutLimits, operation?: string): void {
  */
 export function planBudget(input: BudgetInput): Budget {
   checkLimits(input.limits, input.operation)
-  const operationMs = input.overrideMs ?? input.bridgeTimeoutMs ?? input.limits[input.role] * 1000
+  const roleMs = input.bridgeTimeoutMs ?? input.limits[input.role] * 1000
+  const roleSource = input.bridgeTimeoutMs !== undefined ? "OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS" : `timeoutLimits.${input.role}`
+  if (input.callTimeoutS !== undefined && input.callTimeoutS * 1000 > roleMs)
+    throw fail(
+      "Usage",
+      `${input.operation}: timeout_seconds ${input.callTimeoutS} is over the ${input.role} budget of ${s(roleMs)} (${roleSource}).`,
+      `Pass timeout_seconds of at most ${Math.floor(roleMs / 1000)}, or raise ${roleSource}.`,
+      { operation: input.operation, budgetMs: roleMs, callTimeoutS: input.callTimeoutS },
+    )
+  const callMs = input.callTimeoutS !== undefined ? input.callTimeoutS * 1000 : undefined
+  const operationMs = input.overrideMs ?? callMs ?? roleMs
   const parentMs = input.limits.parent * 1000
-  const source = input.overrideMs !== undefined ? "the requested timeout" : input.bridgeTimeoutMs !== undefined ? "OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS" : `timeoutLimits.${input.role}`
+  const source = input.overrideMs !== undefined || callMs !== undefined ? "the requested timeout" : roleSource
   if (!Number.isFinite(operationMs) || operationMs < 1000)
     throw fail("Usage", `${input.operation}: an operation budget of ${s(operationMs)} is too short.`, "Give the operation at least 1s.", { operation: input.operation, budgetMs: operationMs })
   if (input.commandTimeoutS !== undefined && input.commandTimeoutS * 1000 + RUNNER_ANALYSIS_S * 1000 > operationMs)

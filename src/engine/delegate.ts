@@ -10,7 +10,7 @@ import type { EventHub } from "../opencode/client"
 import { answerAsk } from "../opencode/policy"
 import type { Relay } from "../policy/relay"
 import { abortSession, createSession, lastMessageID, parseModel, readTranscript, sendPrompt, settleAfterAbort, waitIdle, type ModelRoute, type Transcript, type WaitOutcome } from "../opencode/session"
-import { describeEvent, newTracker } from "./progress"
+import { activityOf, describeEvent, newTracker, type Activity } from "./progress"
 import type { Status } from "./result"
 import type { Runtime } from "./runtime"
 
@@ -59,6 +59,8 @@ export interface TurnSpec {
   attach?: boolean
   onSession(sessionID: string): Promise<void>
   onProgress(line: string): void
+  /** Every event of the session, as its liveness (step, last tool, when): in memory, saved with the next progress line. */
+  onActivity?(activity: Activity): void
   /** True once the shared server's process is gone (not merely slow). */
   serverGone?: () => Promise<boolean>
   /** Puts the session's permission asks and questions to the person; without it they are refused. */
@@ -120,6 +122,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
       serverGone: spec.serverGone,
       onEvent: (event) => {
         const line = describeEvent(event, tracker)
+        spec.onActivity?.(activityOf(tracker, new Date()))
         if (line) spec.onProgress(line)
         void answerAsk(client, workspace, event, spec.relay, spec.onProgress)
       },

@@ -173,6 +173,9 @@ export class Engine {
             if (record.writable) await this.locks.set(record.workspace, record.id, "active", { sessionID })
           },
           onProgress: (line) => this.progress(live, line),
+          onActivity: (activity) => {
+            record.activity = activity
+          },
           serverGone: async () => (await probeServer(server)) === "gone",
           relay: live.relay,
         },

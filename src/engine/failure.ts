@@ -68,7 +68,8 @@ const has = (s: Signals, pattern: RegExp) => pattern.test(s.text) || pattern.tes
 
 /** In order: the first match wins (quota before rate_limit, since a spent quota is often a 429 too). */
 const RULES: Rule[] = [
-  { kind: "cancelled", when: (s) => s.status === "cancelled" || s.name === "MessageAbortedError" },
+  // Our deadline aborts the session too: that abort is the timeout's, not a cancellation.
+  { kind: "cancelled", when: (s) => s.status === "cancelled" || (s.name === "MessageAbortedError" && s.status !== "timed_out") },
   { kind: "server_lost", when: (s) => s.lost || s.code === "server_lost" },
   { kind: "sandbox", when: (s) => /\b(sandbox|bwrap|bubblewrap)\b/.test(s.text) && s.name === "" },
   { kind: "auth", when: (s) => s.name === "ProviderAuthError" || s.http === 401 || s.http === 403 || has(s, /invalid_api_key|authentication|unauthori[sz]ed|api key|permission_denied/) },

@@ -38,6 +38,8 @@ export interface StartRequest {
   idempotencyKey?: string
   /** This operation's deadline instead of the role's (tests, runner options). */
   timeoutMs?: number
+  /** A scout's or worker's `timeout_seconds`: refused when over the role's budget. */
+  callTimeoutS?: number
   commandTimeoutS?: number
   /** Puts the session's asks to the person while the caller waits; kept in memory with the running task only. */
   relay?: Relay
@@ -92,6 +94,7 @@ export class Delegations {
       limits: timeoutLimits(config),
       bridgeTimeoutMs: this.runtime.flags.bridgeTimeoutMs,
       overrideMs: request.timeoutMs,
+      callTimeoutS: request.callTimeoutS,
       commandTimeoutS: request.commandTimeoutS,
     })
     const { route, explicit } = await resolveRoute(this.runtime, request.role, request.model, request.variant)

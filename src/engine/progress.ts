@@ -8,7 +8,22 @@ export interface ProgressTracker {
   steps: number
   /** Call ids already announced, so a tool's pending → running → completed updates say it once. */
   seen: Set<string>
+  /** The latest tool call announced, and what it worked on. */
+  tool?: string
+  target?: string
 }
+
+/** What task_status shows of a running task's liveness, kept in its record. */
+export interface Activity {
+  /** The model step the session is in (1 for the first). */
+  step: number
+  tool?: string
+  target?: string
+  /** When the session's latest event came (ISO): a busy session silent for long is stuck or waiting on the provider. */
+  at: string
+}
+
+export const activityOf = (tracker: ProgressTracker, at: Date): Activity => ({ step: tracker.steps, tool: tracker.tool, target: tracker.target, at: at.toISOString() })
 
 /** Tools whose completion means a file in the workspace changed. */
 const EDIT_TOOLS = new Set(["edit", "write", "patch", "multiedit", "apply_patch"])
@@ -26,6 +41,8 @@ export function describeEvent(event: Event, tracker: ProgressTracker): string | 
       if (tracker.seen.has(key)) return undefined
       tracker.seen.add(key)
       const target = toolTarget(part)
+      tracker.tool = part.tool
+      tracker.target = target || undefined
       if (part.state.status === "error") return `${part.tool} ${target} failed`.trim()
       if (part.state.status === "completed") {
         if (EDIT_TOOLS.has(part.tool)) return `edited ${target}`.trim()

@@ -120,3 +120,35 @@ export function renderText(result: DelegationResult): string {
   if (result.next) lines.push(`next: ${result.next}`)
   return lines.join("\n")
 }
+
+/** The report always keeps this much, even when the other fields alone fill the limit: they are never cut. */
+export const MIN_REPORT_BYTES = 256
+
+/**
+ * The report cut so the rendered text block fits `maxBytes`: its head and tail kept (the tail has the
+ * conclusion, so it gets more), a marker between them saying how much was cut and where the whole is.
+ * The other fields are never cut; the report gets what they leave, at least MIN_REPORT_BYTES.
+ */
+export function boundReport(result: DelegationResult, maxBytes: number): string {
+  const report = Buffer.from(result.report)
+  const others = Buffer.byteLength(renderText({ ...result, report: "-" })) - 1
+  const budget = Math.max(MIN_REPORT_BYTES, maxBytes - others)
+  if (report.length <= budget) return result.report
+  const where = result.taskID ? `session_output with task_id "${result.taskID}"` : result.sessionID ? `session_output with session_id "${result.sessionID}"` : "the session"
+  // The marker counts the cut as the whole report's size at most: its length is known before the cut is.
+  const marker = (cut: number) => `\n\n[… ${cut} of ${report.length} bytes cut from the middle of this report; read it whole with ${where} …]\n\n`
+  const kept = Math.max(0, budget - Buffer.byteLength(marker(report.length)))
+  const headEnd = charStart(report, Math.floor(kept * 0.4))
+  let tailStart = report.length - (kept - headEnd)
+  while (tailStart < report.length && isContinuation(report[tailStart]!)) tailStart++
+  return `${report.subarray(0, headEnd).toString()}${marker(tailStart - headEnd)}${report.subarray(tailStart).toString()}`
+}
+
+const isContinuation = (byte: number) => (byte & 0xc0) === 0x80
+
+/** The largest offset ≤ `at` that does not split a UTF-8 character. */
+function charStart(bytes: Buffer, at: number): number {
+  let offset = at
+  while (offset > 0 && isContinuation(bytes[offset]!)) offset--
+  return offset
+}

@@ -15,7 +15,7 @@ import { classifyFailure } from "./failure"
 import { measureEvidence, nextStep } from "./evidence"
 import type { WriterLocks } from "./locks"
 import { prune } from "./retention"
-import { bytesOf, fromTranscript, type DelegationResult, type Status } from "./result"
+import { boundReport, bytesOf, fromTranscript, type DelegationResult, type Status } from "./result"
 import type { Runtime } from "./runtime"
 import type { TaskRecord, TaskStore } from "./tasks"
 
@@ -130,6 +130,8 @@ export class Settler {
           () => 0,
         )
       : 0
+    // A scout's or worker's long report reaches the parent cut; the whole stays in the kept session.
+    if (record.role !== "runner") result.report = boundReport(result, (await this.runtime.config()).maxReportBytes)
     result.bytes = bytesOf(result, turn.transcript?.bytes ?? 0, logBytes)
     Object.assign(record, { status: result.status, result, finishedAt: new Date().toISOString(), note: forced?.note })
     record.revision++

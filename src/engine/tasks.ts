@@ -11,6 +11,7 @@ import { writeJson } from "../util/fs"
 import { selfStart } from "../util/process"
 import { readStateFile } from "../util/state-file"
 import type { Snapshot } from "../workspace/changes"
+import type { Activity } from "./progress"
 import { STATUSES, type DelegationResult, type Status } from "./result"
 
 export const FINISHED: readonly Status[] = ["succeeded", "failed", "timed_out", "cancelled", "needs_review", "interrupted"]
@@ -52,6 +53,8 @@ export interface TaskRecord {
   /** Bumped on every change, so a waiter can tell "something happened" from "nothing happened". */
   revision: number
   progress: string[]
+  /** The running turn's liveness: current step, last tool and target, time of the latest event. */
+  activity?: Activity
   /** Git state of the workspace when the running turn started: files changed are measured against it. */
   snapshot?: Snapshot
   /** An isolated worker: `workspace` is its worktree, `source` the caller's workspace, its edits the patch `patchId`. */
@@ -78,7 +81,7 @@ export function checkContinuable(record: TaskRecord | undefined, id: string): as
 /** The record of a finished task, running again for a task_continue turn with `brief`, followed by this process. */
 export function nextTurn(record: TaskRecord, brief: string, operationMs: number): void {
   Object.assign(record, { status: "running", ownerPid: process.pid, ownerStart: selfStart(), turnStartedAt: new Date().toISOString(), brief, deadline: Date.now() + operationMs, operationMs })
-  Object.assign(record, { result: undefined, finishedAt: undefined, note: undefined })
+  Object.assign(record, { result: undefined, finishedAt: undefined, note: undefined, activity: undefined })
   record.turns++
   record.revision++
 }

@@ -15,6 +15,7 @@ import { registerPolicy } from "./tools/policy"
 import { registerRunner } from "./tools/runner"
 import { registerScout } from "./tools/scout"
 import { registerSessionOutput } from "./tools/session_output"
+import { registerSessions } from "./tools/sessions"
 import { registerStats } from "./tools/stats"
 import { registerTaskCancel } from "./tools/task_cancel"
 import { registerTaskContinue } from "./tools/task_continue"
@@ -44,5 +45,6 @@ export function createServer(runtime: Runtime, delegations = new Delegations(run
   registerPolicy(server, delegations)
   registerStats(server, delegations)
   registerSessionOutput(server, delegations)
+  registerSessions(server, delegations)
   return server
 }

@@ -3,8 +3,10 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js"
 import { z } from "zod"
+import { TIMEOUT_BOUNDS, TIMEOUT_PROFILES } from "../config/schema"
 import { AppError } from "../errors"
 import { ERROR_KINDS } from "../engine/failure"
+import { TITLE_LIMITS } from "../engine/title"
 import { fromTranscript, STATUSES, renderText, type DelegationResult } from "../engine/result"
 import type { TaskRecord } from "../engine/tasks"
 import { MODES } from "../policy/mode"
@@ -15,6 +17,25 @@ export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
 export const modelArgs = {
   model: z.string().min(1).optional().describe("Optional provider/model to use instead of the configured one (see the models tool)."),
   variant: z.string().min(1).optional().describe("Optional model variant (e.g. a reasoning effort) as OpenCode lists it for that model."),
+}
+
+/** The shortest deadline a call may ask for: OpenCode's first answer alone can take seconds. */
+export const MIN_CALL_TIMEOUT_S = 10
+
+export const callTimeoutArg = (role: "scout" | "worker") => ({
+  timeout_seconds: z
+    .number()
+    .int()
+    .min(MIN_CALL_TIMEOUT_S)
+    .max(TIMEOUT_BOUNDS.max)
+    .optional()
+    .describe(
+      `Optional: this call's deadline in seconds, instead of the ${role}'s (timeoutLimits.${role} in config.json, default ${TIMEOUT_PROFILES.standard[role]}); more than that is refused before anything starts. A task past it ends timed_out.`,
+    ),
+})
+
+export const labelArg = {
+  label: z.string().min(1).max(TITLE_LIMITS.label).optional().describe("Optional lane label for the session's title in OpenCode (who delegated this), instead of OPENCODE_MCP_ORCHESTRATOR_LABEL."),
 }
 
 export const idempotencyArg = {

@@ -285,3 +285,17 @@ export async function readMessages(client: OpencodeClient, sessionID: string, di
 export async function sessionDirectory(client: OpencodeClient, sessionID: string): Promise<string | undefined> {
   return (await client.session.get({ sessionID }).catch(unknown))?.data?.directory
 }
+
+/**
+ * Every session the shared server keeps, across directories, newest first (OpenCode's experimental
+ * global list: asking per directory would boot an instance, and load its project plugins, for each).
+ */
+export async function listAllSessions(client: OpencodeClient, limit: number) {
+  return unwrap(await client.experimental.session.list({ limit }), "list the sessions")
+}
+
+/** The session's latest message, read without a directory (so no instance is booted for it). */
+export async function latestMessage(client: OpencodeClient, sessionID: string) {
+  const result = await client.session.messages({ sessionID, limit: 1 }).catch(unknown)
+  return result?.data?.at(-1)?.info
+}

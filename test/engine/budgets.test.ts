@@ -32,6 +32,12 @@ describe("planBudget accepts the profiles as shipped", () => {
     expect(planBudget({ operation: "worker", role: "worker", limits: standard, bridgeTimeoutMs: 5000, overrideMs: 2000 }).operationMs).toBe(2000)
   })
 
+  test("a call's timeout_seconds within the role's budget becomes the deadline, up to the budget itself", () => {
+    expect(planBudget({ operation: "scout", role: "scout", limits: standard, callTimeoutS: 45 }).operationMs).toBe(45_000)
+    expect(planBudget({ operation: "scout", role: "scout", limits: standard, callTimeoutS: 300 }).operationMs).toBe(300_000)
+    expect(planBudget({ operation: "worker", role: "worker", limits: standard, bridgeTimeoutMs: 120_000, callTimeoutS: 60 }).operationMs).toBe(60_000)
+  })
+
   test("a runner command that leaves exactly 60s fits", () => {
     expect(planBudget({ operation: "runner", role: "runner", limits: standard, commandTimeoutS: 1140 }).operationMs).toBe(1_200_000)
   })
@@ -70,6 +76,13 @@ const impossible: [string, BudgetInput, AppError["kind"], string[]][] = [
     "Config",
     ["task_continue (worker):", "the requested timeout", "40s reserve"],
   ],
+  ["scout call timeout over the scout budget", { operation: "scout", role: "scout", limits: standard, callTimeoutS: 301 }, "Usage", ["scout:", "timeout_seconds 301", "300s", "timeoutLimits.scout"]],
+  [
+    "worker call timeout over a bridge override",
+    { operation: "worker", role: "worker", limits: standard, bridgeTimeoutMs: 120_000, callTimeoutS: 121 },
+    "Usage",
+    ["worker:", "timeout_seconds 121", "120s", "OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS"],
+  ],
   ["operation under a second", { operation: "scout", role: "scout", limits: standard, overrideMs: 500 }, "Usage", ["scout:", "0.5s", "too short"]],
   ["runner command leaving 59s", { operation: "runner", role: "runner", limits: standard, commandTimeoutS: 1141 }, "Usage", ["runner:", "1141s", "less than 60s", "1200s"]],
   ["runner command longer than the runner", { operation: "runner", role: "runner", limits: standard, commandTimeoutS: 5000 }, "Usage", ["5000s"]],
@@ -87,7 +100,7 @@ describe("planBudget refuses impossible combinations with the operation, budget 
 
   test("no error carries the brief", () => {
     // planBudget never sees the task text; the input type has no field for it. Pin that by shape.
-    const keys: (keyof BudgetInput)[] = ["operation", "role", "limits", "bridgeTimeoutMs", "overrideMs", "commandTimeoutS"]
+    const keys: (keyof BudgetInput)[] = ["operation", "role", "limits", "bridgeTimeoutMs", "overrideMs", "callTimeoutS", "commandTimeoutS"]
     for (const [, input] of impossible) for (const key of Object.keys(input)) expect(keys).toContain(key as keyof BudgetInput)
   })
 

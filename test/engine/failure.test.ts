@@ -86,6 +86,7 @@ describe("built from OpenCode's SDK error types (the scripted model cannot provo
 describe("from how the turn ended", () => {
   test.each<[string, FailureFacts, ErrorKind]>([
     ["a deadline with no provider error is a timeout", facts("timed_out"), "timeout"],
+    ["the deadline's own abort is a timeout", facts("timed_out", { name: "MessageAbortedError", data: { message: "Aborted" } }), "timeout"],
     ["a lost server", facts("failed", undefined, { lost: true, text: "server_lost: the shared OpenCode server stopped" }), "server_lost"],
     [
       "the sandbox plugin not loaded (our own refusal, no OpenCode error)",

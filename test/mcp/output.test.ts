@@ -3,6 +3,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { connect, makeRepo, startWorld, stopWorld, structured, text, type Connected, type World } from "./_setup"
 
+// 50 KB: what a scout that pasted whole files into its answer would hand the parent uncut.
+const LONG_REPORT = `FIRST LINE\n${"0123456789abcdef\n".repeat(2940)}CONCLUSION: count is in src/tally.ts`
+
 let world: World
 let mcp: Connected
 
@@ -15,6 +18,7 @@ beforeAll(async () => {
         },
       ],
     },
+    long: { turns: [{ steps: [{ text: LONG_REPORT }] }] },
   })
   mcp = await connect(world)
 }, 60_000)
@@ -61,3 +65,45 @@ test("an unknown session or both ids are refused with what to do", async () => {
   const both = await mcp.client.callTool({ name: "session_output", arguments: { session_id: "ses_x", task_id: "task_x" } })
   expect(text(both)).toContain("Pass either task_id or session_id.")
 }, 30_000)
+
+test("a 50 KB report reaches the parent as at most 2 KB with its head and tail; session_output has it whole", async () => {
+  const repo = await makeRepo(world)
+  const result = await mcp.client.callTool({ name: "scout", arguments: { cwd: repo, task: "[script:long] where is count?" } }, undefined, { timeout: 120_000 })
+  const scout = structured(result)
+  expect(scout.status).toBe("succeeded")
+  expect(Buffer.byteLength(LONG_REPORT)).toBeGreaterThan(50_000)
+  expect(Buffer.byteLength(text(result))).toBeLessThanOrEqual(2048)
+  const report = String(scout.report)
+  expect(report.startsWith("FIRST LINE")).toBe(true)
+  expect(report.endsWith("CONCLUSION: count is in src/tally.ts")).toBe(true)
+  expect(report).toContain(`read it whole with session_output with task_id "${scout.task_id}"`)
+  // The structured fields are whole, and the ledger counts what was returned.
+  expect([scout.task_id, scout.session_id, scout.workspace].every((field) => typeof field === "string" && field.length > 0)).toBe(true)
+  expect((scout.bytes as { returned: number }).returned).toBe(Buffer.byteLength(text(result)))
+
+  const whole = await output({ task_id: scout.task_id })
+  expect(whole.answer).toBe(LONG_REPORT)
+}, 120_000)
+
+type Row = { session_id: string; title: string; directory: string; state: string; age_s: number; task_id?: string }
+const sessions = async (args: Record<string, unknown> = {}) => structured(await mcp.client.callTool({ name: "sessions", arguments: args })) as unknown as { sessions: Row[]; total: number }
+
+test("sessions lists ours with their task and a session started outside the product, across directories", async () => {
+  const repo = await makeRepo(world)
+  const elsewhere = await makeRepo(world)
+  const scout = structured(await mcp.client.callTool({ name: "scout", arguments: { cwd: repo, task: "[script:look] where is count?" } }, undefined, { timeout: 120_000 }))
+  expect(scout.status).toBe("succeeded")
+  // A person's session, on the same shared server, in another directory.
+  const { client } = await mcp.runtime.opencode()
+  const outside = (await client.session.create({ directory: elsewhere, title: "a person's own session" })).data!.id
+
+  const all = await sessions()
+  const mine = all.sessions.find((row) => row.session_id === scout.session_id)
+  expect(mine).toMatchObject({ directory: repo, state: "idle", task_id: String(scout.task_id) })
+  expect(all.sessions.find((row) => row.session_id === outside)).toMatchObject({ title: "a person's own session", directory: elsewhere, state: "idle" })
+  expect(all.sessions.find((row) => row.session_id === outside)?.task_id).toBeUndefined()
+
+  expect((await sessions({ scope: "ours" })).sessions.map((row) => row.session_id)).not.toContain(outside)
+  expect((await sessions({ directory: elsewhere })).sessions.map((row) => row.session_id)).toEqual([outside])
+  expect((await sessions({ state: "busy", directory: elsewhere })).sessions).toEqual([])
+}, 120_000)

@@ -2,7 +2,7 @@
 // real OpenCode with the scripted model. One OpenCode server for the whole file.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { runTurn } from "../../src/engine/delegate"
-import { connect, makeRepo, startWorld, stopWorld, structured, type World } from "./_setup"
+import { connect, makeRepo, startWorld, stopWorld, structured, text, type World } from "./_setup"
 
 let world: World
 
@@ -25,6 +25,16 @@ beforeAll(async () => {
             { tool: "read", args: { filePath: "src/tally.ts" }, fail: { kind: "429", retryAfterSeconds: 0 } },
             { tool: "edit", args: { filePath: "src/tally.ts", oldString: "words.length", newString: "words.length + 0" } },
             { text: "Edited src/tally.ts." },
+          ],
+        },
+      ],
+    },
+    quiet: {
+      turns: [
+        {
+          steps: [
+            { tool: "read", args: { filePath: "src/tally.ts" } },
+            { text: "quiet report", delayMs: 5000 },
           ],
         },
       ],
@@ -62,6 +72,34 @@ test("a task longer than the sync budget returns running; task_status waits on p
     expect(result.status).toBe("succeeded")
     expect(result.report).toBe("slow report")
     expect(result.files_changed).toEqual([])
+  } finally {
+    await close()
+  }
+}, 90_000)
+
+test("task_status shows a running task's liveness: its step, its last tool and target, the seconds since its latest event", async () => {
+  const repo = await makeRepo(world)
+  const { client, close } = await connect(world, { syncBudgetMs: 1000 })
+  try {
+    const first = structured(await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Quiet look [script:quiet]" } }))
+    const id = String(first.task_id)
+    const status = async (wait = 0) => structured(await client.callTool({ name: "task_status", arguments: { task_id: id, wait_seconds: wait } }))
+    // Step 2 begins once the read is done; the model then sends its first chunk and goes quiet.
+    let current = await status()
+    for (let i = 0; i < 40 && !(current.step === 2 && current.last_tool === "read"); i++) {
+      await Bun.sleep(100)
+      current = await status()
+    }
+    expect(current).toMatchObject({ status: "running", step: 2, last_tool: "read", last_target: "src/tally.ts" })
+    await Bun.sleep(2500)
+    const quiet = await client.callTool({ name: "task_status", arguments: { task_id: id } })
+    expect(structured(quiet).seconds_since_event as number).toBeGreaterThanOrEqual(2)
+    expect(text(quiet)).toMatch(/step 2 · last: read src\/tally\.ts · \d+s since the last event/)
+
+    let done = await status(20)
+    while (done.status === "running") done = await status(20)
+    expect(done.status).toBe("succeeded")
+    expect(done.seconds_since_event).toBeUndefined()
   } finally {
     await close()
   }

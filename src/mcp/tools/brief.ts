@@ -5,9 +5,10 @@ import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
 import { z } from "zod"
 import { agentName } from "../../agents/names"
 import type { Delegations } from "../../engine/lifecycle"
+import { sessionTitle } from "../../engine/title"
 import { startAndFollow } from "../calls"
 import { policyGate } from "../policy"
-import { idempotencyArg, isolationArg, mechanicalArg, modelArgs, policyArgs, resultShape } from "../shared"
+import { callTimeoutArg, idempotencyArg, labelArg, isolationArg, mechanicalArg, modelArgs, policyArgs, resultShape } from "../shared"
 
 export interface BriefTool {
   role: "scout" | "worker"
@@ -28,6 +29,8 @@ export function registerBriefTool(server: McpServer, delegations: Delegations, t
       inputSchema: {
         cwd: z.string().min(1).describe(tool.cwd),
         task: z.string().min(1).describe(tool.task),
+        ...callTimeoutArg(tool.role),
+        ...labelArg,
         ...modelArgs,
         ...idempotencyArg,
         ...policyArgs,
@@ -55,12 +58,13 @@ export function registerBriefTool(server: McpServer, delegations: Delegations, t
           agent: agentName(tool.role),
           cwd: args.cwd,
           brief: args.task,
-          title: `${tool.role}: ${args.task.split("\n")[0]!.slice(0, 60)}`,
+          title: sessionTitle(tool.role, args.task, args.label ?? delegations.runtime.flags.label),
           model: args.model,
           variant: args.variant,
           writable: tool.writable,
           isolation: "isolation" in args ? args.isolation : undefined,
           idempotencyKey: args.idempotency_key,
+          callTimeoutS: args.timeout_seconds,
         },
         extra,
       )

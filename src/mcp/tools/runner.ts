@@ -6,10 +6,11 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { z } from "zod"
 import { RUNNER_TOOLS, runnerAgentName } from "../../agents/names"
 import type { Delegations } from "../../engine/lifecycle"
+import { sessionTitle } from "../../engine/title"
 import { RUNNER_TIMEOUT, runnerBrief } from "../../runner/brief"
 import { startAndFollow } from "../calls"
 import { policyGate } from "../policy"
-import { idempotencyArg, modelArgs, policyArgs, resultShape } from "../shared"
+import { idempotencyArg, labelArg, modelArgs, policyArgs, resultShape } from "../shared"
 import description from "./runner.md" with { type: "text" }
 
 export function registerRunner(server: McpServer, delegations: Delegations) {
@@ -27,6 +28,7 @@ export function registerRunner(server: McpServer, delegations: Delegations) {
         workspace_access: z.enum(["read_only", "writable"]).default("read_only").describe("read_only (default), or writable when the command must write the workspace."),
         network_access: z.enum(["disabled", "host"]).default("disabled").describe("disabled (default), or host to share the host's network (trusted commands only)."),
         ...modelArgs,
+        ...labelArg,
         ...idempotencyArg,
         ...policyArgs,
       },
@@ -51,7 +53,7 @@ export function registerRunner(server: McpServer, delegations: Delegations) {
           agent: runnerAgentName(args.workspace_access, args.network_access),
           cwd: args.cwd,
           brief: runnerBrief({ command: args.command, objective: args.objective, expected: args.expected, timeoutSeconds, tool: RUNNER_TOOLS[args.workspace_access][args.network_access] }),
-          title: `runner: ${args.command.split("\n")[0]!.slice(0, 60)}`,
+          title: sessionTitle("runner", args.command, args.label ?? delegations.runtime.flags.label),
           model: args.model,
           variant: args.variant,
           writable: args.workspace_access === "writable",

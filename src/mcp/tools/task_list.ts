@@ -48,7 +48,7 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
         const all = (await delegations.list()).filter(
           (record) => (!args.status || record.status === args.status) && (!args.cwd || record.workspace === args.cwd || record.workspace.startsWith(`${args.cwd}/`)),
         )
-        const tasks = all.slice(0, args.limit).map(statusOfRecord)
+        const tasks = all.slice(0, args.limit).map((record) => statusOfRecord(record))
         const lines = tasks.length ? tasks.map((t) => `${t.task_id}  ${t.status.padEnd(12)} ${t.role.padEnd(7)} ${t.workspace}`) : ["No tasks."]
         const patches = (await listPatches(delegations.runtime.paths.patchesDir))
           .filter((patch) => !args.cwd || patch.source.workspace === args.cwd || patch.source.workspace.startsWith(`${args.cwd}/`))

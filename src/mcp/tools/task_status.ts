@@ -20,12 +20,17 @@ export const statusShape = {
   progress: z.array(z.string()).describe("The latest progress lines, oldest first."),
   elapsed_ms: z.number(),
   turns: z.number(),
+  step: z.number().optional().describe("Running: the model step the session is in."),
+  last_tool: z.string().optional().describe("Running: the latest tool the agent called."),
+  last_target: z.string().optional().describe("Running: what that tool worked on (a path, a pattern, a command)."),
+  seconds_since_event: z.number().optional().describe("Running: seconds since the session's latest event. Long silence with a busy session means a stuck tool or a provider that does not answer."),
   note: z.string().optional(),
   next: z.string(),
 }
 
-export function statusOfRecord(record: TaskRecord) {
+export function statusOfRecord(record: TaskRecord, now = Date.now()) {
   const finished = isFinished(record.status)
+  const activity = finished ? undefined : record.activity
   return {
     task_id: record.id,
     status: record.status,
@@ -36,9 +41,20 @@ export function statusOfRecord(record: TaskRecord) {
     progress: record.progress.slice(-10),
     elapsed_ms: (record.finishedAt ? Date.parse(record.finishedAt) : Date.now()) - Date.parse(record.createdAt),
     turns: record.turns,
+    step: activity?.step,
+    last_tool: activity?.tool,
+    last_target: activity?.target,
+    seconds_since_event: activity && Math.max(0, Math.round((now - Date.parse(activity.at)) / 1000)),
     note: record.note,
     next: finished ? "Finished: call task_result for the report and evidence." : `Running: call task_status again with after_revision ${record.revision} and wait_seconds, or task_cancel.`,
   }
+}
+
+/** `step 3 · last: read src/app.ts · 4s since the last event`, for a running task that has had an event. */
+export function livenessLine(status: ReturnType<typeof statusOfRecord>): string | undefined {
+  if (status.seconds_since_event === undefined) return undefined
+  const last = status.last_tool && `last: ${[status.last_tool, status.last_target].filter(Boolean).join(" ")}`
+  return [status.step && `step ${status.step}`, last, `${status.seconds_since_event}s since the last event`].filter(Boolean).join(" · ")
 }
 
 export function registerTaskStatus(server: McpServer, delegations: Delegations) {
@@ -63,7 +79,12 @@ export function registerTaskStatus(server: McpServer, delegations: Delegations) 
         if (!record) throw fail("Usage", `No task ${args.task_id}.`, "Call task_list for the known tasks.")
         const status = statusOfRecord(record)
         return {
-          content: [{ type: "text", text: `${status.status} · ${status.role} · ${Math.round(status.elapsed_ms / 1000)}s\n${status.progress.join("\n")}\nnext: ${status.next}` }],
+          content: [
+            {
+              type: "text",
+              text: [`${status.status} · ${status.role} · ${Math.round(status.elapsed_ms / 1000)}s`, livenessLine(status), ...status.progress, `next: ${status.next}`].filter(Boolean).join("\n"),
+            },
+          ],
           structuredContent: status,
         }
       } catch (error) {
