@@ -3,7 +3,7 @@
 // the turn in the background of this process (engine.ts); a tool call follows it only as long as its
 // sync budget allows. Settling (settle.ts) releases the workspace only once the session is confirmed
 // removed. With `recover`, tasks and writer states a dead process left are taken over first (recovery.ts).
-import type { Config, Role } from "../config/schema"
+import type { Config } from "../config/schema"
 import { timeoutLimits } from "../config/schema"
 import { fail } from "../errors"
 import { abortSession } from "../opencode/session"
@@ -16,36 +16,15 @@ import { canonicalWorkspace } from "../workspace/root"
 import { checkBriefSize, planBudget } from "./budgets"
 import { checkOffered, resolveRoute } from "./delegate"
 import { Engine } from "./engine"
-import { sessionPlace, type Isolation } from "./isolation"
+import { sessionPlace } from "./isolation"
 import { lockedError, orphaned } from "./locks"
 import { reconcileHolder, recoverAll } from "./recovery"
 import type { Runtime } from "./runtime"
 import { checkContinuable, isFinished, newRecord, newTaskId, nextTurn, type TaskRecord } from "./tasks"
+import type { StartRequest } from "./request"
 import { follow, wait, type FollowOptions } from "./waiting"
 
-export interface StartRequest {
-  role: Role
-  agent: string
-  cwd: string
-  brief: string
-  /** Short title; the task id is appended so a session can be found again after a restart. */
-  title: string
-  model?: string
-  variant?: string
-  writable: boolean
-  /** worker only: "worktree" runs it in an isolated snapshot and returns its edits as a patch. */
-  isolation?: Isolation
-  idempotencyKey?: string
-  /** This operation's deadline instead of the role's (tests, runner options). */
-  timeoutMs?: number
-  /** A scout's or worker's `timeout_seconds`: refused when over the role's budget. */
-  callTimeoutS?: number
-  commandTimeoutS?: number
-  /** Puts the session's asks to the person while the caller waits; kept in memory with the running task only. */
-  relay?: Relay
-  /** A delegate_parallel member: the turn waits for a machine-wide concurrency slot (slots.ts). */
-  queued?: boolean
-}
+export type { StartRequest } from "./request"
 
 export interface DelegationOptions {
   /** Take over the tasks and writer states a dead process left (an MCP server, its watchdog). */

@@ -1,0 +1,29 @@
+// What a tool asks the engine to start: one delegation, before admission, budget and routing decide
+// whether and how it runs (lifecycle.ts).
+import type { Role } from "../config/schema"
+import type { Relay } from "../policy/relay"
+import type { Isolation } from "./isolation"
+
+export interface StartRequest {
+  role: Role
+  agent: string
+  cwd: string
+  brief: string
+  /** Short title; the task id is appended so a session can be found again after a restart. */
+  title: string
+  model?: string
+  variant?: string
+  writable: boolean
+  /** worker only: "worktree" runs it in an isolated snapshot and returns its edits as a patch. */
+  isolation?: Isolation
+  idempotencyKey?: string
+  /** This operation's deadline instead of the role's (tests, runner options). */
+  timeoutMs?: number
+  /** A scout's or worker's `timeout_seconds`: refused when over the role's budget. */
+  callTimeoutS?: number
+  commandTimeoutS?: number
+  /** Puts the session's asks to the person while the caller waits; kept in memory with the running task only. */
+  relay?: Relay
+  /** A delegate_parallel member: the turn waits for a machine-wide concurrency slot (slots.ts). */
+  queued?: boolean
+}
