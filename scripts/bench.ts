@@ -4,6 +4,10 @@
 //   b) one warm scout delegation three ways on the same scripted task and the same warm OpenCode:
 //      through our MCP server, through the bare SDK (create, prompt, delete), and `opencode run` as
 //      a fresh process (what users of per-task tools wait for).
+//   c) worktree setup (an isolated worker's snapshot copy) on a repository of 5,000 files, beside a
+//      plain `cp -a` of the same tree (the floor: creating the files), against the goal (300 ms)
+//   d) 8 isolated workers at once through delegate_parallel vs 1, on a scripted model answering each
+//      step after 500 ms (model time dominates, as for real): wall ratio against the goal (1.5×)
 //   bun scripts/bench.ts [--runs N]
 import { parseArgs } from "node:util"
 import { rm } from "node:fs/promises"
@@ -16,12 +20,17 @@ import { startScriptedModel } from "../src/model/server"
 import { agentName } from "../src/agents/names"
 import { connectStdio } from "../src/model/stdio-client"
 import { run, spawn } from "../src/util/process"
-import type { Env } from "../src/config/flags"
+import { readFlags, type Env } from "../src/config/flags"
+import { createRepository } from "../src/model/demo"
+import { hostContext } from "../src/sandbox"
+import { createWorktree, removeWorktree } from "../src/workspace/worktree"
 
 const ROOT = `${import.meta.dir}/..`
 const BINARY = `${ROOT}/dist/opencode-mcp-orchestrator`
 const PINNED_PATH = `${ROOT}/node_modules/.bin:/usr/local/bin:/usr/bin:/bin`
 const STARTUP_GOAL_MS = 50
+const WORKTREE_GOAL_MS = 300
+const FANOUT_GOAL_RATIO = 1.5
 const IDLE_RSS_GOAL_MB = 60
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "7" } } })
@@ -123,7 +132,62 @@ try {
     Math.min(runs, 5),
   )
 
+  // c) Worktree setup on 5,000 files, and the floor beside it.
+  const files = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`src/m${Math.floor(i / 100)}/f${i}.ts`, `export const v${i} = ${i}\n`]))
+  const big = await createRepository("oc-orch-bench-big-", files)
+  const host = hostContext(readFlags(home.env))
+  const setup = await timed("c1) worktree setup, 5,000 files", async () => {
+    const { record } = await createWorktree(big, host, home.paths)
+    await removeWorktree(home.paths, record.id)
+  })
+  const copy = await timed("c2) cp -a of the same tree (the floor)", async () => {
+    await run(["cp", "-a", big, `${big}.copy`])
+    await rm(`${big}.copy`, { recursive: true, force: true })
+  })
+  await rm(big, { recursive: true, force: true })
+
+  // d) Fan-out: 8 isolated workers at once vs 1, each step answered after 500 ms.
+  const slowModel = await startScriptedModel({
+    scripts: {
+      lane: {
+        turns: [
+          {
+            steps: [
+              { tool: "write", args: { filePath: "lane.txt", content: "lane\n" }, delayMs: 500 },
+              { text: "lane done", delayMs: 500 },
+            ],
+          },
+        ],
+      },
+    },
+  })
+  const fanHome = await createIsolatedHome({ modelUrl: slowModel.url, env: { PATH: PINNED_PATH }, config: { maxParallel: 8 } })
+  const lanes = await Promise.all(Array.from({ length: 8 }, () => createRepository("oc-orch-bench-lane-", { "README.md": "# lane\n" })))
+  const fan = await connectStdio([BINARY, "serve"], { ...fanHome.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "300000" }, { clientName: "bench" })
+  try {
+    const group = async (count: number) => {
+      const result = await fan.client.callTool(
+        { name: "delegate_parallel", arguments: { briefs: lanes.slice(0, count).map((cwd) => ({ role: "worker", cwd, task: "[script:lane] write" })) } },
+        undefined,
+        { timeout: 600_000 },
+      )
+      const answer = result.structuredContent as { group_id: string; tasks: { status: string }[] }
+      if (answer.tasks.some((task) => task.status !== "succeeded")) throw new Error(`a lane did not succeed: ${JSON.stringify(answer.tasks.map((t) => t.status))}`)
+      for (const task of answer.tasks as { patch?: { patch_id: string } }[]) if (task.patch) await fan.client.callTool({ name: "patch_discard", arguments: { patch_id: task.patch.patch_id } })
+    }
+    const one = await timed("d1) 1 isolated worker", () => group(1), Math.min(runs, 3))
+    const eight = await timed("d2) 8 isolated workers at once", () => group(8), Math.min(runs, 3))
+    console.log(`  fan-out: 8 at once / 1        ${(eight / one).toFixed(2)}x (goal ≤ ${FANOUT_GOAL_RATIO}x: ${eight / one <= FANOUT_GOAL_RATIO ? "met" : "not met"})`)
+  } finally {
+    await fan.close()
+    await stopServer(fanHome.paths)
+    await slowModel.stop()
+    await fanHome.dispose()
+    for (const lane of lanes) await rm(lane, { recursive: true, force: true })
+  }
+
   console.log("\nratios")
+  console.log(`  worktree setup / cp -a      ${(setup / copy).toFixed(2)}x; setup ${setup.toFixed(0)} ms (goal ≤ ${WORKTREE_GOAL_MS} ms: ${setup <= WORKTREE_GOAL_MS ? "met" : "not met"})`)
   console.log(`  MCP call / bare SDK         ${(viaMcp / viaSdk).toFixed(2)}x  (our layers cost ${(viaMcp - viaSdk).toFixed(0)} ms)`)
   console.log(`  opencode run / MCP call     ${(fresh / viaMcp).toFixed(2)}x`)
   console.log(`  plain / shipped start       ${(slow.ms / shipped.ms).toFixed(2)}x`)
