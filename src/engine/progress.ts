@@ -2,7 +2,7 @@
 // "step 2", "grep TODO", "read src/app.ts", "edit src/app.ts", "edited src/app.ts",
 // "retrying (rate limit), attempt 2".
 import type { Event } from "../opencode/client"
-import { toolTarget } from "../opencode/session"
+import { toolTarget } from "../opencode/transcript"
 
 export interface ProgressTracker {
   steps: number

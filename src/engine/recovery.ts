@@ -4,7 +4,8 @@
 // report, and marked `interrupted` (with its session id) otherwise. Writer states left by a dead
 // process are reconciled: cleared once the session is confirmed removed, else quarantined by us.
 import { describe } from "../errors"
-import { abortSession, findSessions, lastMessageID, lastMessageRole, readTranscript, removeSession, sessionState } from "../opencode/session"
+import { abortSession, findSessions, lastMessageID, lastMessageRole, removeSession, sessionState } from "../opencode/session"
+import { readTranscript } from "../opencode/transcript"
 import { alive, sameProcess, selfStart } from "../util/process"
 import type { Engine, Live } from "./engine"
 import { orphaned } from "./locks"

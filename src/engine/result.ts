@@ -1,6 +1,7 @@
 // The result a parent receives: a short report plus fields it can check.
 import type { Role } from "../config/schema"
-import { formatModel, type ToolCall, type Transcript } from "../opencode/session"
+import { formatModel } from "../opencode/session"
+import type { ToolCall, Transcript } from "../opencode/transcript"
 import type { FileChange } from "../workspace/changes"
 import type { ErrorKind } from "./failure"
 import type { PatchFile } from "../workspace/patches"

@@ -2,7 +2,7 @@
 // part that says something (the brief, the answers, each tool call with its target and clipped
 // output), reasoning dropped, paged with a cursor. Pure: OpenCode's messages in, entries out.
 import type { Message, Part } from "@opencode-ai/sdk/v2"
-import { toolTarget } from "./session"
+import { answerText, toolTarget } from "./transcript"
 
 export interface Entry {
   /** Position in the whole conversation, from 0: stable across pages while the session is idle. */
@@ -57,11 +57,7 @@ export function entriesOf(messages: { info: Message; parts: Part[] }[], clipByte
 export function lastAnswer(messages: { info: Message; parts: Part[] }[]): string {
   for (const { info, parts } of [...messages].reverse()) {
     if (info.role !== "assistant") continue
-    const text = parts
-      .filter((part): part is Extract<Part, { type: "text" }> => part.type === "text" && !part.synthetic && !part.ignored)
-      .map((part) => part.text)
-      .join("\n")
-      .trim()
+    const text = answerText(parts)
     if (text) return text
   }
   return ""

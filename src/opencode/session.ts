@@ -1,6 +1,7 @@
 // One delegated OpenCode session: create it in the workspace with the role's agent and model,
-// prompt it asynchronously, follow it to idle through the event hub, read back what it did.
-import type { AssistantMessage, OpencodeClient, Part, ToolPart } from "@opencode-ai/sdk/v2"
+// prompt it asynchronously, follow it to idle through the event hub (what it did is read back by
+// transcript.ts).
+import type { AssistantMessage, OpencodeClient } from "@opencode-ai/sdk/v2"
 import { fail } from "../errors"
 import type { Event, EventHub } from "./client"
 
@@ -24,7 +25,7 @@ export const parseModel = (id: string): ModelRoute => {
 
 export const formatModel = (route: ModelRoute) => `${route.providerID}/${route.modelID}${route.variant ? `#${route.variant}` : ""}`
 
-function unwrap<T>(result: { data?: T; error?: unknown; response?: Response }, what: string): T {
+export function unwrap<T>(result: { data?: T; error?: unknown; response?: Response }, what: string): T {
   if (result.error !== undefined || result.data === undefined) {
     const detail = typeof result.error === "object" && result.error ? JSON.stringify(result.error).slice(0, 300) : String(result.error ?? result.response?.status)
     throw fail("Server", `OpenCode refused to ${what}: ${detail}`)
@@ -110,8 +111,8 @@ export function waitIdle(client: OpencodeClient, hub: EventHub, sessionID: strin
 
 async function finishedByPoll(client: OpencodeClient, sessionID: string, directory: string) {
   if (await working(client, sessionID, directory)) return false
-  const last = (await client.session.messages({ sessionID, directory, limit: 1 }).catch(unknown))?.data?.at(-1)
-  return last?.info.role === "assistant" && Boolean(last.info.time.completed) && last.info.finish !== "tool-calls"
+  const last = await latestMessage(client, sessionID, directory)
+  return last?.role === "assistant" && Boolean(last.time.completed) && last.finish !== "tool-calls"
 }
 
 export function describeError(error: AssistantMessage["error"] | undefined): string {
@@ -167,114 +168,20 @@ export async function removeSession(client: OpencodeClient, sessionID: string, d
   return check?.response?.status === 404
 }
 
-export interface ToolCall {
-  tool: string
-  status: string
-  /** A short description of what it acted on: a path, a pattern, a command. */
-  target: string
-  exitCode?: number
-  error?: string
-}
-
-export interface Transcript {
-  text: string
-  steps: number
-  tokens: { input: number; output: number; reasoning: number; cacheRead: number; cacheWrite: number }
-  cost: number
-  route?: ModelRoute
-  tools: ToolCall[]
-  error?: string
-  /** The last assistant message's error object, for classifying the failure (engine/failure.ts). */
-  fault?: SessionError
-  finish?: string
-  messages: number
-  /** UTF-8 bytes of what the agent read and wrote (text, reasoning, tool inputs and outputs): what the parent never had to hold. */
-  bytes: number
-}
-
-export function toolTarget(part: ToolPart): string {
-  const input = part.state.input as Record<string, unknown>
-  const value = input.filePath ?? input.path ?? input.pattern ?? input.command ?? input.url ?? input.description
-  return typeof value === "string" ? value.slice(0, 200) : ""
-}
-
-/** Reads the session's messages after `afterMessageID` (the whole session when omitted). */
-export async function readTranscript(client: OpencodeClient, sessionID: string, directory: string, afterMessageID?: string): Promise<Transcript> {
-  const all = unwrap(await client.session.messages({ sessionID, directory }), "list the session's messages")
-  const start = afterMessageID ? all.findIndex((m) => m.info.id === afterMessageID) + 1 : 0
-  const messages = all.slice(start)
-  const transcript: Transcript = {
-    text: "",
-    steps: 0,
-    tokens: { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
-    cost: 0,
-    tools: [],
-    messages: messages.length,
-    bytes: 0,
-  }
-  for (const { info, parts } of messages) {
-    transcript.bytes += partBytes(parts)
-    if (info.role !== "assistant") continue
-    transcript.cost += info.cost
-    transcript.tokens.input += info.tokens.input
-    transcript.tokens.output += info.tokens.output
-    transcript.tokens.reasoning += info.tokens.reasoning
-    transcript.tokens.cacheRead += info.tokens.cache.read
-    transcript.tokens.cacheWrite += info.tokens.cache.write
-    transcript.route = { providerID: info.providerID, modelID: info.modelID, variant: info.variant }
-    transcript.finish = info.finish
-    transcript.error = info.error ? describeError(info.error) : undefined
-    transcript.fault = info.error
-    const text = textOf(parts)
-    if (text) transcript.text = text
-    for (const part of parts) {
-      if (part.type === "step-finish") transcript.steps++
-      if (part.type === "tool") transcript.tools.push(summarizeTool(part))
-    }
-  }
-  return transcript
-}
-
-const utf8 = (text: string | undefined) => (text ? Buffer.byteLength(text) : 0)
-
-/** Bytes of a message's content: text and reasoning, and each tool call's input and output (or error). */
-function partBytes(parts: Part[]): number {
-  let bytes = 0
-  for (const part of parts) {
-    if (part.type === "text" || part.type === "reasoning") bytes += utf8(part.text)
-    if (part.type !== "tool") continue
-    bytes += utf8(JSON.stringify(part.state.input ?? {}))
-    if (part.state.status === "completed") bytes += utf8(part.state.output)
-    if (part.state.status === "error") bytes += utf8(part.state.error)
-  }
-  return bytes
-}
-
-const textOf = (parts: Part[]) =>
-  parts
-    .filter((part): part is Extract<Part, { type: "text" }> => part.type === "text" && !part.synthetic && !part.ignored)
-    .map((part) => part.text)
-    .join("\n")
-    .trim()
-
-function summarizeTool(part: ToolPart): ToolCall {
-  const call: ToolCall = { tool: part.tool, status: part.state.status, target: toolTarget(part) }
-  const metadata = "metadata" in part.state ? (part.state.metadata as Record<string, unknown> | undefined) : undefined
-  const exit = metadata?.exit ?? metadata?.exitCode
-  if (typeof exit === "number") call.exitCode = exit
-  if (part.state.status === "error") call.error = part.state.error.slice(0, 300)
-  return call
-}
-
-/** The id of the newest message, to read only what a later prompt adds. */
-async function lastMessage(client: OpencodeClient, sessionID: string, directory: string) {
+/**
+ * The session's newest message. Without a directory OpenCode reads it without booting an instance for
+ * the session's directory (the sessions listing, across directories).
+ */
+export async function latestMessage(client: OpencodeClient, sessionID: string, directory?: string) {
   return (await client.session.messages({ sessionID, directory, limit: 1 }).catch(unknown))?.data?.at(-1)?.info
 }
 
-export const lastMessageID = async (client: OpencodeClient, sessionID: string, directory: string) => (await lastMessage(client, sessionID, directory))?.id
+/** The id of the newest message, to read only what a later prompt adds. */
+
+export const lastMessageID = async (client: OpencodeClient, sessionID: string, directory: string) => (await latestMessage(client, sessionID, directory))?.id
 
 /** "user" when the session's newest message is a brief nobody has answered yet. */
-export const lastMessageRole = async (client: OpencodeClient, sessionID: string, directory: string) => (await lastMessage(client, sessionID, directory))?.role
+export const lastMessageRole = async (client: OpencodeClient, sessionID: string, directory: string) => (await latestMessage(client, sessionID, directory))?.role
 
 /** Every message of a session with its parts; undefined when the session is gone. */
 export async function readMessages(client: OpencodeClient, sessionID: string, directory: string) {
@@ -292,10 +199,4 @@ export async function sessionDirectory(client: OpencodeClient, sessionID: string
  */
 export async function listAllSessions(client: OpencodeClient, limit: number) {
   return unwrap(await client.experimental.session.list({ limit }), "list the sessions")
-}
-
-/** The session's latest message, read without a directory (so no instance is booted for it). */
-export async function latestMessage(client: OpencodeClient, sessionID: string) {
-  const result = await client.session.messages({ sessionID, limit: 1 }).catch(unknown)
-  return result?.data?.at(-1)?.info
 }
