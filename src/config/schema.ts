@@ -62,6 +62,9 @@ export const TimeoutLimitsSchema = z
   ])
   .describe("Wall-clock seconds per role and for the parent's tool call deadline.")
 
+/** The smallest token cap: one step of OpenCode's system prompt and tools alone is a few thousand. */
+export const TOKEN_CAP_MIN = 1000
+
 /** Bytes of a scout's or worker's text block: the default keeps a delegation's answer to a screenful. */
 export const REPORT_BOUNDS = { min: 1024, max: 1_048_576, fallback: 2048 } as const
 
@@ -126,6 +129,13 @@ export const ConfigSchema = z
       .max(REPORT_BOUNDS.max)
       .default(REPORT_BOUNDS.fallback)
       .describe("The largest text block a scout or worker result returns to the parent; a longer report is cut, head and tail kept, and read whole with session_output."),
+    maxTokensPerTask: z
+      .number()
+      .int()
+      .min(TOKEN_CAP_MIN)
+      .optional()
+      .describe("Stops a task's turn once it has used more tokens than this (input, output, reasoning and cache, summed over its steps); it ends failed with error_kind budget. Absent: no cap."),
+    maxCostPerTask: z.number().positive().optional().describe("Stops a task's turn once its cost, at OpenCode's model prices, passes this; it ends failed with error_kind budget. Absent: no cap."),
     policy: PolicySchema.default({ requireTier: false, relay: [] }).describe("Delegation policy; absent means blueprint mode with the tier optional and nothing relayed."),
   })
   .strict()

@@ -14,6 +14,7 @@ import { readTranscript, type Transcript } from "../opencode/transcript"
 import { activityOf, describeEvent, newTracker, type Activity } from "./progress"
 import type { Status } from "./result"
 import type { Runtime } from "./runtime"
+import { addStep, overCap, type Caps, type Usage } from "./usage"
 
 export const EMPTY_REPORT_NUDGE = "Your last message did not contain the report. Do not call any more tools. Write the final report now, in the format your instructions give."
 
@@ -66,6 +67,9 @@ export interface TurnSpec {
   serverGone?: () => Promise<boolean>
   /** Puts the session's permission asks and questions to the person; without it they are refused. */
   relay?: Relay
+  /** What the task has spent so far (kept across its retries), and the caps that stop it. */
+  usage?: Usage
+  caps?: Caps
 }
 
 export interface Turn {
@@ -74,6 +78,8 @@ export interface Turn {
   transcript?: Transcript
   /** A session creation still in flight when the turn was cancelled or timed out. */
   late?: Promise<string | undefined>
+  /** Why the turn was stopped for its spending (usage.ts), when it was. */
+  overBudget?: string
 }
 
 /** The promise's value, or undefined as soon as the signal aborts or the deadline passes. */
@@ -116,9 +122,13 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
     await spec.onSession(sessionID)
   }
   const tracker = newTracker()
+  // A cap passed stops the session like a cancel, but the turn remembers it was the spending.
+  const budget = new AbortController()
+  let overBudget: string | undefined
+  const signal = AbortSignal.any([spec.signal, budget.signal])
   const follow = (): Promise<WaitOutcome> =>
     waitIdle(client, hub, sessionID, workspace, {
-      signal: spec.signal,
+      signal,
       deadline: spec.deadline,
       serverGone: spec.serverGone,
       onEvent: (event) => {
@@ -126,6 +136,12 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
         spec.onActivity?.(activityOf(tracker, new Date()))
         if (line) spec.onProgress(line)
         void answerAsk(client, workspace, event, spec.relay, spec.onProgress)
+        if (!spec.usage || !spec.caps || overBudget) return
+        addStep(spec.usage, event)
+        overBudget = overCap(spec.usage, spec.caps)
+        if (!overBudget) return
+        spec.onProgress(`stopped: ${overBudget}`)
+        budget.abort()
       },
     })
 
@@ -136,7 +152,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
     outcome = await follow()
   }
   // A lost server took the session's run with it: nothing is left to abort, and nothing answers.
-  if (outcome.kind === "lost") return { sessionID, outcome }
+  if (outcome.kind === "lost") return { sessionID, outcome, overBudget }
   if (outcome.kind !== "idle") {
     await abortSession(client, sessionID, workspace)
     await settleAfterAbort(client, sessionID, workspace)
@@ -165,14 +181,15 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
         bytes: transcript.bytes + retry.bytes,
       }
   }
-  return { sessionID, outcome, transcript }
+  return { sessionID, outcome, transcript, overBudget }
 }
 
 function sumTokens(a: Transcript["tokens"], b: Transcript["tokens"]): Transcript["tokens"] {
   return { input: a.input + b.input, output: a.output + b.output, reasoning: a.reasoning + b.reasoning, cacheRead: a.cacheRead + b.cacheRead, cacheWrite: a.cacheWrite + b.cacheWrite }
 }
 
-export function statusOf(outcome: WaitOutcome, transcript: Transcript | undefined): Status {
+export function statusOf(outcome: WaitOutcome, transcript: Transcript | undefined, overBudget?: string): Status {
+  if (overBudget) return "failed"
   if (outcome.kind === "aborted") return "cancelled"
   if (outcome.kind === "deadline") return "timed_out"
   // Aborted from elsewhere (another process's task_cancel, or a person in the TUI).

@@ -14,6 +14,7 @@ import type { Runtime } from "./runtime"
 import { Settler, type Forced } from "./settle"
 import { Slots } from "./slots"
 import { noteProgress, TaskStore, type TaskRecord } from "./tasks"
+import { newUsage, type Usage } from "./usage"
 
 /** A task this process follows: its record in memory, how to abort it, and who listens. */
 export interface Live {
@@ -26,6 +27,8 @@ export interface Live {
   relay?: Relay
   /** A delegate_parallel member: its turn waits for a machine-wide slot (slots.ts) first. */
   queued?: boolean
+  /** What this turn has spent, across its retries, against the caps of config.json. */
+  usage: Usage
 }
 
 export class Engine {
@@ -50,7 +53,7 @@ export class Engine {
   /** Follows the task and runs its turn in the background; `attach` follows a session already busy. */
   launch(record: TaskRecord, brief: string, attach = false, relay?: Relay, queued = false): Live {
     this.onLaunch()
-    const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record), relay, queued }
+    const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record), relay, queued, usage: newUsage() }
     this.live.set(record.id, live)
     live.done = queued ? this.driveInSlot(live, brief) : this.drive(live, brief, attach)
     return live
@@ -153,6 +156,7 @@ export class Engine {
     const { record } = live
     try {
       const { client, hub, record: server } = attach ? await this.runtime.opencode() : await this.runtime.sandboxed(record.workspace)
+      const config = await this.runtime.config()
       return await runTurn(
         {
           client,
@@ -178,6 +182,8 @@ export class Engine {
           },
           serverGone: async () => (await probeServer(server)) === "gone",
           relay: live.relay,
+          usage: live.usage,
+          caps: { tokens: config.maxTokensPerTask, cost: config.maxCostPerTask },
         },
         brief,
       )
@@ -219,10 +225,10 @@ export class Engine {
 
 /** The failure of a turn as settle would classify it (before the evidence and disposal). */
 function classifyTurn(turn: Turn) {
-  const status = statusOf(turn.outcome, turn.transcript)
+  const status = statusOf(turn.outcome, turn.transcript, turn.overBudget)
   const error = turn.outcome.kind === "error" ? turn.outcome.error : undefined
   const text = turn.outcome.kind === "error" ? turn.outcome.message : turn.transcript?.error
-  return classifyFailure({ status, error: error ?? turn.transcript?.fault, text })
+  return classifyFailure({ status, error: error ?? turn.transcript?.fault, text, overBudget: turn.overBudget !== undefined })
 }
 
 /** Resolves after `ms`, or at once when the signal aborts (a cancel during a backoff). */

@@ -16,6 +16,7 @@ export const ERROR_KINDS = [
   "timeout",
   "sandbox",
   "cancelled",
+  "budget",
   "server_lost",
   "unknown",
 ] as const
@@ -37,6 +38,8 @@ export interface FailureFacts {
   text?: string
   /** The shared OpenCode server stopped while the task ran. */
   lost?: boolean
+  /** The task was stopped for going past a cap of config.json (maxTokensPerTask, maxCostPerTask). */
+  overBudget?: boolean
 }
 
 export interface Failure {
@@ -57,6 +60,7 @@ interface Signals {
   code: string
   text: string
   lost: boolean
+  overBudget: boolean
 }
 
 interface Rule {
@@ -68,6 +72,8 @@ const has = (s: Signals, pattern: RegExp) => pattern.test(s.text) || pattern.tes
 
 /** In order: the first match wins (quota before rate_limit, since a spent quota is often a 429 too). */
 const RULES: Rule[] = [
+  // Our own stop for a spent cap aborts the session: that is the budget's, not a cancellation.
+  { kind: "budget", when: (s) => s.overBudget },
   // Our deadline aborts the session too: that abort is the timeout's, not a cancellation.
   { kind: "cancelled", when: (s) => s.status === "cancelled" || (s.name === "MessageAbortedError" && s.status !== "timed_out") },
   { kind: "server_lost", when: (s) => s.lost || s.code === "server_lost" },
@@ -127,6 +133,11 @@ const ADVICE: Record<ErrorKind, (wait?: number) => { advice: string; next: strin
   timeout: () => ({ transient: false, advice: "The task ran out of its time budget.", next: "Check files_changed, then task_continue with a narrower brief or raise timeoutLimits." }),
   sandbox: () => ({ transient: false, advice: "The sandbox could not be set up for this workspace.", next: "Run `opencode-mcp-orchestrator doctor` and fix what it reports." }),
   cancelled: () => ({ transient: false, advice: "The task was cancelled.", next: "Nothing to fix; start it again if it is still wanted." }),
+  budget: () => ({
+    transient: false,
+    advice: "The task was stopped for spending more than its cap (maxTokensPerTask or maxCostPerTask in config.json).",
+    next: "Check files_changed, then start a narrower brief or a cheaper model; raise the cap in config.json if the task needs it.",
+  }),
   server_lost: () => ({
     transient: true,
     advice: "The shared OpenCode server stopped while the task ran.",
@@ -149,6 +160,7 @@ function signals(facts: FailureFacts): Signals {
       .toLowerCase(),
     text: pieces.join("\n").toLowerCase(),
     lost: facts.lost === true,
+    overBudget: facts.overBudget === true,
   }
 }
 
@@ -182,7 +194,7 @@ function retryAfter(error: OpencodeError | undefined): number | undefined {
 
 /** The failure's kind, advice and next step; undefined for a turn that did not fail. */
 export function classifyFailure(facts: FailureFacts): Failure | undefined {
-  const failed = facts.status === "failed" || facts.status === "timed_out" || facts.status === "cancelled" || facts.error !== undefined || facts.lost === true
+  const failed = facts.status === "failed" || facts.status === "timed_out" || facts.status === "cancelled" || facts.error !== undefined || facts.lost === true || facts.overBudget === true
   if (!failed) return undefined
   const s = signals(facts)
   const kind = RULES.find((rule) => rule.when(s))?.kind ?? "unknown"

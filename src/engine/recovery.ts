@@ -7,6 +7,7 @@ import { describe } from "../errors"
 import { abortSession, findSessions, lastMessageID, lastMessageRole, removeSession, sessionState } from "../opencode/session"
 import { readTranscript } from "../opencode/transcript"
 import { alive, sameProcess, selfStart } from "../util/process"
+import { newUsage } from "./usage"
 import type { Engine, Live } from "./engine"
 import { orphaned } from "./locks"
 import type { TaskRecord } from "./tasks"
@@ -52,7 +53,8 @@ async function recoverTask(engine: Engine, record: TaskRecord): Promise<void> {
     const lock = await engine.locks.read(record.workspace)
     if (lock?.taskID === record.id) await engine.locks.set(record.workspace, record.id, lock.state, {})
   }
-  const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record) }
+  // Spending before the restart went unseen: the caps count from here on.
+  const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record), usage: newUsage() }
   engine.live.set(record.id, live)
   const started = Date.parse(record.turnStartedAt ?? record.createdAt)
   try {

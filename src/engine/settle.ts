@@ -37,11 +37,12 @@ export class Settler {
   /** The turn's result, the workspace measured, the session disposed of, the writer state released; saved. */
   async settle(record: TaskRecord, turn: Turn, started: number, forced?: Forced): Promise<TaskRecord> {
     const { client } = await this.runtime.opencode().catch(() => ({ client: undefined }))
-    const status = forced?.status ?? statusOf(turn.outcome, turn.transcript)
+    const status = forced?.status ?? statusOf(turn.outcome, turn.transcript, turn.overBudget)
     const result = fromTranscript({ role: record.role, workspace: record.workspace, taskID: record.id, sessionID: turn.sessionID, durationMs: Date.now() - started, status }, turn.transcript)
     // The evidence (git, the runner's log, planted metadata) is measured while the session is parked.
     const evidence = this.runtime.config().then((config) => measureEvidence(record, turn.sessionID, this.runtime.paths.runsDir, hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots)))
     if (turn.outcome.kind === "error") result.error = turn.outcome.message
+    if (turn.overBudget) result.error = `Stopped: ${turn.overBudget}.`
     // OpenCode retries a failing provider until the deadline: say so, rather than a bare timeout.
     const retrying = status === "timed_out" ? record.progress.at(-1) : undefined
     if (retrying?.startsWith("retrying (")) result.error = `The deadline passed while OpenCode was ${retrying}: the provider kept failing.`
@@ -54,7 +55,14 @@ export class Settler {
     }
     // Why it failed, from OpenCode's error object, else the provider's last retry message, else our own line.
     const cause = turn.outcome.kind === "error" ? turn.outcome.error : undefined
-    const failure = classifyFailure({ status, error: cause ?? turn.transcript?.fault, retrying: retrying?.startsWith("retrying (") ? retrying : undefined, text: result.error, lost })
+    const failure = classifyFailure({
+      status,
+      error: cause ?? turn.transcript?.fault,
+      retrying: retrying?.startsWith("retrying (") ? retrying : undefined,
+      text: result.error,
+      lost,
+      overBudget: turn.overBudget !== undefined,
+    })
     if (failure) {
       Object.assign(result, { errorKind: failure.kind, advice: failure.advice, retryAfterS: failure.retryAfterS })
       // The status's own next step (timeout, cancel, lost server) names this task's budget and edits.

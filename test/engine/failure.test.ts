@@ -94,6 +94,8 @@ describe("from how the turn ended", () => {
       "sandbox",
     ],
     ["a cancel", facts("cancelled"), "cancelled"],
+    ["our stop for a spent cap (the session's abort is ours, not a cancel)", facts("failed", { name: "MessageAbortedError", data: { message: "Aborted" } }, { overBudget: true }), "budget"],
+    ["control: the same abort without a spent cap is a cancel", facts("cancelled", { name: "MessageAbortedError", data: { message: "Aborted" } }), "cancelled"],
   ])("%s", (_name, input, kind) => {
     expect(classifyFailure(input)?.kind).toBe(kind)
   })

@@ -4,7 +4,7 @@
 // savings ledger (stats) over those tasks matches their records.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import type { TaskRecord } from "../../src/engine/tasks"
-import { readJson } from "../../src/util/fs"
+import { readJson, writeJson } from "../../src/util/fs"
 import { connect, makeRepo, startWorld, stopWorld, structured, text, type Connected, type Structured, type World } from "./_setup"
 
 let world: World
@@ -18,6 +18,7 @@ beforeAll(async () => {
     scout_429: { turns: [{ steps: [{ text: "found it after the rate limit", fail: rateLimited }] }] },
     worker_429: { turns: [{ steps: [{ text: "never", fail: rateLimited }] }] },
     bad_key: { turns: [{ steps: [{ text: "never", fail: { kind: "401", times: "always" } }] }] },
+    long_read: { turns: [{ steps: [...Array.from({ length: 9 }, () => ({ tool: "read", args: { filePath: "src/tally.ts" } })), { text: "read it nine times" }] }] },
   })
   mcp = await connect(world)
 }, 60_000)
@@ -87,3 +88,35 @@ test("stats over the tasks above: the ledger's sums match the task records, and 
   const none = await mcp.client.callTool({ name: "stats", arguments: { since: "2099-01-01" } })
   expect(text(none)).toBe("No finished tasks since 2099-01-01T00:00:00.000Z.")
 }, 30_000)
+
+test("a scout past its token cap stops at the next finished step and fails as budget; uncapped, the same scout runs to its end (control)", async () => {
+  const repo = await makeRepo(world)
+  const requestsOf = (id: string) => world.model.requests.filter((r) => r.play.kind !== "title" && r.sessionId === id).length
+  const uncapped = await call("scout", { cwd: repo, task: "[script:long_read] read it" })
+  expect(uncapped.status).toBe("succeeded")
+  const spent = (await recordOf(uncapped.task_id)).result!.tokens
+  const total = spent.input + spent.output + spent.reasoning + spent.cacheRead + spent.cacheWrite
+  const uncappedSession = (await recordOf(uncapped.task_id)).sessions[0]!
+  expect(requestsOf(uncappedSession)).toBe(10)
+  // A third of what the whole run used: reached a few steps in.
+  const cap = Math.floor(total / 3)
+  const file = world.home.paths.configFile
+  const before = await readJson<Record<string, unknown>>(file)
+  await writeJson(file, { ...before, maxTokensPerTask: cap })
+  try {
+    const capped = await call("scout", { cwd: repo, task: "[script:long_read] read it" })
+    expect(capped.status).toBe("failed")
+    expect(capped.error_kind).toBe("budget")
+    expect(String(capped.error)).toContain(`past its cap of ${cap.toLocaleString("en-US")} (maxTokensPerTask)`)
+    expect(String(capped.next)).toContain("raise the cap")
+    const record = await recordOf(capped.task_id)
+    expect(record.progress.some((line) => line.startsWith("stopped: the task used"))).toBe(true)
+    // Stopped well before the end, and not run again (a spent cap is not a transient failure).
+    expect(record.sessions.length).toBe(1)
+    expect(requestsOf(record.sessions[0]!)).toBeLessThan(8)
+    const used = record.result!.tokens
+    expect(used.input + used.output).toBeGreaterThan(cap)
+  } finally {
+    await writeJson(file, before)
+  }
+}, 180_000)
