@@ -19,6 +19,7 @@ export const main = defineCommand({
     models: () => import("./models").then((m) => m.default),
     tasks: () => import("./tasks").then((m) => m.default),
     stats: () => import("./stats").then((m) => m.default),
+    sessions: () => import("./sessions").then((m) => m.default),
     supervise: () => import("./supervise").then((m) => m.default),
   },
 })

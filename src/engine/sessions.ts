@@ -1,7 +1,13 @@
-// What the `sessions` tool says of each session on the shared server, ours or anyone's: its state and
-// age, decided from what OpenCode keeps (the session's times, its latest message) and, for our own
-// tasks, the record's liveness. Pure: the tool reads OpenCode and the task records, this decides.
+// What the `sessions` tool and CLI say of each session on the shared server, ours or anyone's: its
+// state and age, decided from what OpenCode keeps (the session's times, tokens, cost, its latest
+// messages) and, for our own tasks, the record's liveness. `sessionRow` decides (pure); `listSessions`
+// reads OpenCode once for the list, once per session for its latest message, and a few messages more
+// for each row shown (its last tool).
+import type { OpencodeClient } from "@opencode-ai/sdk/v2"
+import { latestMessage, listAllSessions, recentMessages } from "../opencode/session"
+import { toolTarget } from "../opencode/transcript"
 import type { Activity } from "./progress"
+import { isFinished, type TaskRecord } from "./tasks"
 
 export const SESSION_STATES = ["busy", "idle", "stale"] as const
 export type SessionState = (typeof SESSION_STATES)[number]
@@ -9,16 +15,27 @@ export type SessionState = (typeof SESSION_STATES)[number]
 /** Busy with no event for this long is stale (stuck, or a provider that does not answer). */
 export const DEFAULT_STALE_S = 300
 
+/** Sessions asked of OpenCode in one call; each listed one costs a read of its latest message. */
+const LISTED_MAX = 500
+
+/** Messages read back, per row shown, to find its last tool call. */
+const RECENT_FOR_TOOL = 6
+
 export interface SessionFacts {
   id: string
   title: string
   directory: string
   agent?: string
+  /** provider/model of the session's latest turn. */
+  model?: string
   /** Epoch ms, as OpenCode keeps them. */
   created: number
   updated: number
   /** The latest message: an assistant message not yet completed, or a user message not yet answered, means busy. */
   latest?: { role: "user" | "assistant"; created: number; completed?: number }
+  /** The session's totals as OpenCode keeps them. */
+  tokens?: { input: number; output: number; reasoning: number; cache: { read: number; write: number } }
+  cost?: number
 }
 
 export interface OurTask {
@@ -31,11 +48,18 @@ export interface SessionRow {
   title: string
   directory: string
   agent?: string
+  model?: string
   state: SessionState
   /** Seconds since the session was created. */
   age_s: number
   /** Seconds since its latest event as far as it is known (an update, a message, our task's liveness). */
   idle_s: number
+  /** Input tokens with cache reads and writes, output with reasoning (as `stats` counts them). */
+  tokens_in: number
+  tokens_out: number
+  cost: number
+  /** The latest tool call and what it worked on ("read src/app.ts"). */
+  last_tool?: string
   /** Ours: the task it belongs to. */
   task_id?: string
 }
@@ -45,14 +69,83 @@ export function sessionRow(facts: SessionFacts, now: number, staleMs: number, ou
   const busy = latest !== undefined && (latest.role === "user" || latest.completed === undefined)
   const lastEvent = Math.max(facts.updated, latest?.completed ?? latest?.created ?? 0, ours?.activity ? Date.parse(ours.activity.at) : 0)
   const idleMs = Math.max(0, now - lastEvent)
+  const tokens = facts.tokens
   return {
     session_id: facts.id,
     title: facts.title,
     directory: facts.directory,
     agent: facts.agent,
+    model: facts.model,
     state: busy ? (idleMs > staleMs ? "stale" : "busy") : "idle",
     age_s: Math.max(0, Math.round((now - facts.created) / 1000)),
     idle_s: Math.round(idleMs / 1000),
+    tokens_in: tokens ? tokens.input + tokens.cache.read + tokens.cache.write : 0,
+    tokens_out: tokens ? tokens.output + tokens.reasoning : 0,
+    cost: facts.cost ?? 0,
     task_id: ours?.id,
   }
+}
+
+export interface SessionFilter {
+  /** all: every session on the server; ours: only our tasks' sessions. */
+  scope: "all" | "ours"
+  directory?: string
+  state?: SessionState
+  /** Epoch ms: only sessions active (updated) at or after it. */
+  since?: number
+  staleMs: number
+  limit: number
+}
+
+/** The sessions that match, newest first, at most `limit` of them, and how many matched. */
+export async function listSessions(client: OpencodeClient, records: TaskRecord[], filter: SessionFilter, now = Date.now()): Promise<{ rows: SessionRow[]; total: number }> {
+  const ours = new Map<string, OurTask>()
+  for (const record of records)
+    for (const id of new Set([...record.sessions, ...(record.sessionID ? [record.sessionID] : [])])) ours.set(id, { id: record.id, activity: isFinished(record.status) ? undefined : record.activity })
+  const listed = (await listAllSessions(client, LISTED_MAX))
+    .filter((session) => !filter.directory || session.directory === filter.directory)
+    .filter((session) => filter.scope === "all" || ours.has(session.id))
+    .filter((session) => filter.since === undefined || session.time.updated >= filter.since)
+    .sort((a, b) => b.time.created - a.time.created)
+  const rows = await Promise.all(
+    listed.map(async (session) => {
+      const latest = await latestMessage(client, session.id)
+      const facts: SessionFacts = {
+        id: session.id,
+        title: session.title,
+        directory: session.directory,
+        agent: session.agent,
+        model: session.model && `${session.model.providerID}/${session.model.id}`,
+        created: session.time.created,
+        updated: session.time.updated,
+        latest: latest && { role: latest.role, created: latest.time.created, completed: "completed" in latest.time ? latest.time.completed : undefined },
+        tokens: session.tokens,
+        cost: session.cost,
+      }
+      return sessionRow(facts, now, filter.staleMs, ours.get(session.id))
+    }),
+  )
+  const matched = rows.filter((row) => !filter.state || row.state === filter.state)
+  const shown = matched.slice(0, filter.limit)
+  await Promise.all(
+    shown.map(async (row) => {
+      row.last_tool = lastTool(await recentMessages(client, row.session_id, RECENT_FOR_TOOL))
+    }),
+  )
+  return { rows: shown, total: matched.length }
+}
+
+/** The newest tool call in these messages, as "tool target". */
+function lastTool(messages: Awaited<ReturnType<typeof recentMessages>>): string | undefined {
+  for (const message of [...(messages ?? [])].reverse()) for (const part of [...message.parts].reverse()) if (part.type === "tool") return `${part.tool} ${toolTarget(part)}`.trim()
+  return undefined
+}
+
+/** One line per row, for the tool's text and the CLI. */
+export function renderSessions(rows: SessionRow[], total: number): string {
+  const lines = rows.map((row) => {
+    const spent = `${row.tokens_in} in / ${row.tokens_out} out, $${row.cost.toFixed(4)}`
+    return `${row.session_id} · ${row.state} · ${row.age_s}s old, ${row.idle_s}s quiet · ${spent}${row.last_tool ? ` · last: ${row.last_tool}` : ""} · ${row.directory} · ${row.title}${row.task_id ? ` (ours: ${row.task_id})` : ""}`
+  })
+  return `${lines.join("\n") || "(no sessions)"}${total > rows.length ? `\n(${total - rows.length} more: raise limit or filter)` : ""}`
 }

@@ -176,6 +176,11 @@ export async function latestMessage(client: OpencodeClient, sessionID: string, d
   return (await client.session.messages({ sessionID, directory, limit: 1 }).catch(unknown))?.data?.at(-1)?.info
 }
 
+/** The session's newest `count` messages with their parts, oldest first; undefined when the session is gone. */
+export async function recentMessages(client: OpencodeClient, sessionID: string, count: number) {
+  return (await client.session.messages({ sessionID, limit: count }).catch(unknown))?.data
+}
+
 /** The id of the newest message, to read only what a later prompt adds. */
 
 export const lastMessageID = async (client: OpencodeClient, sessionID: string, directory: string) => (await latestMessage(client, sessionID, directory))?.id

@@ -23,3 +23,9 @@ test("our task's liveness counts as an event: a long answer still streaming is b
   const row = sessionRow(facts({ role: "assistant", created: ago(400) }, ago(400)), NOW, STALE, { id: "task_x", activity: { step: 3, at: new Date(ago(10)).toISOString() } })
   expect(row).toMatchObject({ state: "busy", idle_s: 10, task_id: "task_x" })
 })
+
+test("tokens as stats counts them (cache with input, reasoning with output) and the cost; none known counts zero", () => {
+  const spent = { ...facts(), tokens: { input: 1000, output: 200, reasoning: 30, cache: { read: 400, write: 5 } }, cost: 0.0123 }
+  expect(sessionRow(spent, NOW, STALE)).toMatchObject({ tokens_in: 1405, tokens_out: 230, cost: 0.0123 })
+  expect(sessionRow(facts(), NOW, STALE)).toMatchObject({ tokens_in: 0, tokens_out: 0, cost: 0 })
+})

@@ -1,6 +1,9 @@
 // session_output on the real OpenCode: a finished scout's kept conversation read by task id and by
 // session id, as the last answer, the latest events and the paged transcript.
 import { afterAll, beforeAll, expect, test } from "bun:test"
+import { readdir } from "node:fs/promises"
+import { BINARY } from "../helpers/mcp"
+import { tempDir } from "../helpers/temp"
 import { connect, makeRepo, startWorld, stopWorld, structured, text, type Connected, type World } from "./_setup"
 
 // 50 KB: what a scout that pasted whole files into its answer would hand the parent uncut.
@@ -85,7 +88,7 @@ test("a 50 KB report reaches the parent as at most 2 KB with its head and tail; 
   expect(whole.answer).toBe(LONG_REPORT)
 }, 120_000)
 
-type Row = { session_id: string; title: string; directory: string; state: string; age_s: number; task_id?: string }
+type Row = { session_id: string; title: string; directory: string; state: string; age_s: number; task_id?: string; tokens_in: number; tokens_out: number; last_tool?: string; model?: string }
 const sessions = async (args: Record<string, unknown> = {}) => structured(await mcp.client.callTool({ name: "sessions", arguments: args })) as unknown as { sessions: Row[]; total: number }
 
 test("sessions lists ours with their task and a session started outside the product, across directories", async () => {
@@ -99,11 +102,35 @@ test("sessions lists ours with their task and a session started outside the prod
 
   const all = await sessions()
   const mine = all.sessions.find((row) => row.session_id === scout.session_id)
-  expect(mine).toMatchObject({ directory: repo, state: "idle", task_id: String(scout.task_id) })
+  expect(mine).toMatchObject({ directory: repo, state: "idle", task_id: String(scout.task_id), last_tool: "grep count", model: "scripted/fast" })
+  // The session's own totals, as the task's record summed them from its messages.
+  const spent = (await mcp.delegations.read(String(scout.task_id)))!.result!.tokens
+  expect(mine!.tokens_in).toBe(spent.input + spent.cacheRead + spent.cacheWrite)
+  expect(mine!.tokens_out).toBe(spent.output + spent.reasoning)
+  expect(mine!.tokens_in).toBeGreaterThan(0)
   expect(all.sessions.find((row) => row.session_id === outside)).toMatchObject({ title: "a person's own session", directory: elsewhere, state: "idle" })
   expect(all.sessions.find((row) => row.session_id === outside)?.task_id).toBeUndefined()
 
   expect((await sessions({ scope: "ours" })).sessions.map((row) => row.session_id)).not.toContain(outside)
   expect((await sessions({ directory: elsewhere })).sessions.map((row) => row.session_id)).toEqual([outside])
   expect((await sessions({ state: "busy", directory: elsewhere })).sessions).toEqual([])
+  // since: active in the last hour lists both; nothing is active after a future date.
+  expect((await sessions({ since: "1h" })).sessions.map((row) => row.session_id)).toEqual(expect.arrayContaining([scout.session_id, outside]))
+  expect((await sessions({ since: "2099-01-01" })).total).toBe(0)
+
+  // The CLI reads the same list from the running server, never starting one.
+  const cli = Bun.spawnSync([BINARY, "sessions", "--json", "--directory", elsewhere], { env: world.home.env })
+  expect(cli.exitCode).toBe(0)
+  expect(JSON.parse(cli.stdout.toString()).sessions.map((row: Row) => row.session_id)).toEqual([outside])
+  // Control: with no server recorded (another state dir) it says so, and starts none.
+  {
+    await using stateless = await tempDir("oc-orch-nostate-")
+    const none = Bun.spawnSync([BINARY, "sessions"], { env: { ...world.home.env, XDG_STATE_HOME: stateless.path } })
+    expect(none.exitCode).toBe(0)
+    expect(none.stdout.toString()).toContain("The shared OpenCode server is not running")
+    expect(await readdir(stateless.path, { recursive: true })).not.toContain("opencode-mcp-orchestrator/server.json")
+  }
+  const bad = Bun.spawnSync([BINARY, "sessions", "--state", "sleepy"], { env: world.home.env })
+  expect(bad.exitCode).toBe(2)
+  expect(bad.stderr.toString()).toContain("--state must be busy, idle or stale")
 }, 120_000)

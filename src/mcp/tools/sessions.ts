@@ -1,23 +1,24 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { z } from "zod"
+import { parseSince } from "../../engine/ledger"
 import type { Delegations } from "../../engine/lifecycle"
-import { DEFAULT_STALE_S, SESSION_STATES, sessionRow, type OurTask } from "../../engine/sessions"
-import { isFinished } from "../../engine/tasks"
-import { latestMessage, listAllSessions } from "../../opencode/session"
+import { DEFAULT_STALE_S, listSessions, renderSessions, SESSION_STATES } from "../../engine/sessions"
 import { errorResult } from "../shared"
 import description from "./sessions.md" with { type: "text" }
-
-/** Sessions asked of OpenCode in one call; each listed one costs a read of its latest message. */
-const LISTED_MAX = 500
 
 const rowShape = z.object({
   session_id: z.string(),
   title: z.string(),
   directory: z.string(),
   agent: z.string().optional(),
+  model: z.string().optional().describe("provider/model of the session's latest turn."),
   state: z.enum(SESSION_STATES),
   age_s: z.number(),
   idle_s: z.number().describe("Seconds since the session's latest known event."),
+  tokens_in: z.number().describe("Input tokens, cache reads and writes included."),
+  tokens_out: z.number().describe("Output tokens, reasoning included."),
+  cost: z.number().describe("At OpenCode's model prices."),
+  last_tool: z.string().optional().describe("The latest tool call and its target."),
   task_id: z.string().optional().describe("Ours: the task this session belongs to."),
 })
 
@@ -31,6 +32,7 @@ export function registerSessions(server: McpServer, delegations: Delegations) {
         scope: z.enum(["all", "ours"]).default("all").describe("all (default): every session on the shared server; ours: only our tasks' sessions."),
         directory: z.string().min(1).optional().describe("Only sessions started in this directory."),
         state: z.enum(SESSION_STATES).optional().describe("Only sessions in this state."),
+        since: z.string().min(1).max(40).optional().describe("Only sessions active in this period: 30m, 24h, 7d, or a date such as 2026-11-01."),
         stale_seconds: z.number().int().min(30).max(86_400).default(DEFAULT_STALE_S).describe("A busy session with no event for this long is stale."),
         limit: z.number().int().min(1).max(200).default(50).describe("At most this many sessions, newest first."),
       },
@@ -39,38 +41,11 @@ export function registerSessions(server: McpServer, delegations: Delegations) {
     },
     async (args) => {
       try {
-        const ours = new Map<string, OurTask>()
-        for (const record of await delegations.list())
-          for (const id of new Set([...record.sessions, ...(record.sessionID ? [record.sessionID] : [])]))
-            ours.set(id, { id: record.id, activity: isFinished(record.status) ? undefined : record.activity })
+        const since = args.since ? parseSince(args.since, Date.now()) : undefined
         const { client } = await delegations.runtime.opencode()
-        const listed = (await listAllSessions(client, LISTED_MAX))
-          .filter((session) => !args.directory || session.directory === args.directory)
-          .filter((session) => args.scope === "all" || ours.has(session.id))
-          .sort((a, b) => b.time.created - a.time.created)
-        const now = Date.now()
-        const rows = await Promise.all(
-          listed.map(async (session) => {
-            const latest = await latestMessage(client, session.id)
-            const facts = {
-              id: session.id,
-              title: session.title,
-              directory: session.directory,
-              agent: session.agent,
-              created: session.time.created,
-              updated: session.time.updated,
-              latest: latest && { role: latest.role, created: latest.time.created, completed: "completed" in latest.time ? latest.time.completed : undefined },
-            }
-            return sessionRow(facts, now, args.stale_seconds * 1000, ours.get(session.id))
-          }),
-        )
-        const matched = rows.filter((row) => !args.state || row.state === args.state)
-        const shown = matched.slice(0, args.limit)
-        const lines = shown.map((row) => `${row.session_id} · ${row.state} · ${row.age_s}s old, ${row.idle_s}s quiet · ${row.directory} · ${row.title}${row.task_id ? ` (ours: ${row.task_id})` : ""}`)
-        return {
-          content: [{ type: "text", text: `${lines.join("\n") || "(no sessions)"}${matched.length > shown.length ? `\n(${matched.length - shown.length} more: raise limit or filter)` : ""}` }],
-          structuredContent: { sessions: shown, total: matched.length },
-        }
+        const filter = { scope: args.scope, directory: args.directory, state: args.state, since, staleMs: args.stale_seconds * 1000, limit: args.limit }
+        const { rows, total } = await listSessions(client, await delegations.list(), filter)
+        return { content: [{ type: "text", text: renderSessions(rows, total) }], structuredContent: { sessions: rows, total } }
       } catch (error) {
         return errorResult(error)
       }
