@@ -16,6 +16,7 @@ import { discoverModels, type CatalogModel } from "../opencode/catalog"
 import { TESTED_OPENCODE, testedVersion } from "../opencode/guard"
 import { bwrapFinding, launcherFinding, type Launchers } from "../sandbox"
 import type { Run } from "../util/process"
+import { listPatches } from "../workspace/patches"
 
 export type Status = "pass" | "fail" | "skip"
 
@@ -210,6 +211,35 @@ const claude: Check = async (ctx) => {
   return [pass("claude:mcp", `${file}: ${command} serve, timeout ${parent * 1000} ms`), ...results]
 }
 
+/** How many of a worker's patches doctor names before it says how many more. */
+const PATCHES_NAMED = 5
+
+// Isolated workers' patches (and their worktrees) stay until patch_discard: doctor reminds of the ones
+// waiting and what they take, which is never a failure.
+const patches: Check = async (ctx) => {
+  let all: Awaited<ReturnType<typeof listPatches>>
+  try {
+    all = await listPatches(ctx.paths.patchesDir)
+  } catch (error) {
+    return [
+      failed(
+        "patches",
+        `A patch record in ${ctx.paths.patchesDir} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+        "Move the unreadable .json file aside; patch_discard the others as usual.",
+      ),
+    ]
+  }
+  const waiting = all.filter((patch) => patch.status === "ready")
+  const open = all.length - waiting.length
+  if (!all.length) return [pass("patches", "no worker patches waiting")]
+  const bytes = waiting.reduce((sum, patch) => sum + (patch.bytes ?? 0), 0)
+  const named = waiting.slice(0, PATCHES_NAMED).map((patch) => `${patch.id} for ${patch.source.workspace} (${patch.files?.length ?? 0} files, ${patch.bytes ?? 0} bytes)`)
+  const more = waiting.length > PATCHES_NAMED ? `; ${waiting.length - PATCHES_NAMED} more in task_list` : ""
+  const running = open ? `${open} open (their workers run)${waiting.length ? "; " : ""}` : ""
+  const ready = waiting.length ? `${waiting.length} waiting, ${bytes} bytes: ${named.join("; ")}${more}; patch_apply or patch_discard each` : ""
+  return [pass("patches", `${running}${ready}`)]
+}
+
 /** Every installation check in report order; those needing a config run only when it loaded. */
 export const CHECKS: Array<{ check: Check; needsConfig: boolean }> = [
   { check: launchers, needsConfig: false },
@@ -223,4 +253,5 @@ export const CHECKS: Array<{ check: Check; needsConfig: boolean }> = [
   { check: plugin, needsConfig: false },
   { check: codex, needsConfig: true },
   { check: claude, needsConfig: true },
+  { check: patches, needsConfig: false },
 ]

@@ -9,6 +9,8 @@ import { formatJson, formatReport } from "../../src/doctor/report"
 import { exitCodeOf, runDoctor, type DoctorReport } from "../../src/doctor/run"
 import { BIN, doctorDepsFor, installYes, machine, type Machine } from "../install/helpers"
 import { readFlags } from "../../src/config/flags"
+import { savePatchRecord } from "../../src/workspace/patches"
+import { layoutOf } from "../../src/workspace/worktree"
 
 const installed = async (m: Machine, integrations = "codex") => {
   const result = await installYes(m, { models: "scout=local/m,worker=local/n", variants: "scout=low", integrations })
@@ -135,6 +137,23 @@ describe("doctor", () => {
     const failed = failures(report)
     expect(failed.map((f) => f.id)).toEqual(["live"])
     expect(failed[0]?.detail).toContain('"opencode" was not found on PATH')
+  }, 60_000)
+
+  test("worker patches waiting are listed with their size; an open one is counted; none is a plain pass (control)", async () => {
+    using m = machine()
+    await installed(m)
+    const none = await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: false })
+    expect(none.checks.find((c) => c.id === "patches")).toMatchObject({ status: "pass", detail: "no worker patches waiting" })
+    const layout = layoutOf(`${m.dir}/worktrees`, "patch_a1_00ff")
+    const base = { version: 1 as const, layout, source: { workspace: `${m.dir}/repo`, root: `${m.dir}/repo`, gitDir: `${m.dir}/repo/.git` }, base: "0".repeat(40) }
+    const file = { path: "src/a.ts", change: "modified" as const, additions: 3, deletions: 1, binary: false }
+    await savePatchRecord(m.paths.patchesDir, { ...base, id: "patch_a1_00ff", status: "ready", createdAt: "2026-11-30T10:00:00Z", files: [file, { ...file, path: "b.ts" }], bytes: 1234 })
+    await savePatchRecord(m.paths.patchesDir, { ...base, id: "patch_a2_00ee", status: "open", createdAt: "2026-11-30T11:00:00Z" })
+    const report = await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: false })
+    const check = report.checks.find((c) => c.id === "patches")!
+    expect(check.status).toBe("pass")
+    expect(check.detail).toBe(`1 open (their workers run); 1 waiting, 1234 bytes: patch_a1_00ff for ${m.dir}/repo (2 files, 1234 bytes); patch_apply or patch_discard each`)
+    expect(report.verdict).toBe("DOCTOR_READINESS_UNVERIFIED")
   }, 60_000)
 
   test("without --live no delegation is sent", async () => {
