@@ -90,8 +90,13 @@ test("an isolated worker leaves the user's tree and .git alone; its patch applie
     expect(await listing(cwd, notLogs)).toEqual(await listing(worktree, notLogs))
     expect(await fingerprintTree(`${cwd}/.git`)).toBe(metadata)
 
-    const listed = structured(await client.callTool({ name: "task_list", arguments: { cwd } })) as unknown as { patches: Array<{ patch_id: string; files: number; bytes: number }> }
+    const listed = structured(await client.callTool({ name: "task_list", arguments: { cwd } })) as unknown as {
+      patches: Array<{ patch_id: string; files: number; bytes: number }>
+      tasks: Array<{ task_id: string }>
+    }
     expect(listed.patches).toEqual([expect.objectContaining({ patch_id: patch.patch_id, files: patch.files.length })])
+    // The worker ran in its worktree, but is listed under the workspace it was asked for.
+    expect(listed.tasks.map((task) => task.task_id)).toContain(String(out.task_id))
     expect(listed.patches[0]!.bytes).toBeGreaterThan(0)
 
     const discarded = await client.callTool({ name: "patch_discard", arguments: { patch_id: patch.patch_id } })

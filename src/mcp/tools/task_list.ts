@@ -45,13 +45,13 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
     },
     async (args) => {
       try {
-        const all = (await delegations.list()).filter(
-          (record) => (!args.status || record.status === args.status) && (!args.cwd || record.workspace === args.cwd || record.workspace.startsWith(`${args.cwd}/`)),
-        )
+        // An isolated worker runs in its worktree; it is listed under the workspace it was asked for.
+        const inside = (workspace: string) => !args.cwd || workspace === args.cwd || workspace.startsWith(`${args.cwd}/`)
+        const all = (await delegations.list()).filter((record) => (!args.status || record.status === args.status) && inside(record.isolation?.source ?? record.workspace))
         const tasks = all.slice(0, args.limit).map((record) => statusOfRecord(record))
         const lines = tasks.length ? tasks.map((t) => `${t.task_id}  ${t.status.padEnd(12)} ${t.role.padEnd(7)} ${t.workspace}`) : ["No tasks."]
         const patches = (await listPatches(delegations.runtime.paths.patchesDir))
-          .filter((patch) => !args.cwd || patch.source.workspace === args.cwd || patch.source.workspace.startsWith(`${args.cwd}/`))
+          .filter((patch) => inside(patch.source.workspace))
           .map((patch) => ({
             patch_id: patch.id,
             task_id: patch.taskId,
