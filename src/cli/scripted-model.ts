@@ -1,5 +1,6 @@
-// `scripted-model`: serves the scripted OpenAI-compatible model until SIGTERM or SIGINT. The first
-// line on stdout is the base URL to configure as the provider's baseURL; nothing else goes to stdout.
+// `scripted-model`: serves the scripted OpenAI-compatible model (and the same scripts as an Anthropic
+// Messages API under /v1/messages) until SIGTERM or SIGINT. The first line on stdout is the base URL
+// to configure as the provider's baseURL; nothing else goes to stdout.
 import { defineCommand } from "citty"
 import { fail } from "../errors"
 import { DEFAULT_SCRIPT, parseScriptFile } from "../model/script"

@@ -42,7 +42,7 @@ export const sse = (data: unknown) => `data: ${typeof data === "string" ? data :
 export const openingChunk = (env: Envelope) => sse(chunk(env, { role: "assistant", content: "" }))
 
 /** Halves of a string, so clients must join streamed pieces the way real providers split them. */
-function halves(text: string): string[] {
+export function halves(text: string): string[] {
   if (text.length < 2) return [text]
   const middle = Math.ceil(text.length / 2)
   return [text.slice(0, middle), text.slice(middle)]

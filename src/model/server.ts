@@ -1,9 +1,11 @@
 // The scripted model: an OpenAI-compatible chat-completions server on loopback that replays scripts
-// to the real OpenCode. Every request is recorded so tests can check what OpenCode sent back (tool
-// results arrive as `role: "tool"` messages in the next request).
+// to the real OpenCode, and the same scripts as an Anthropic Messages API for Claude Code. Every
+// request is recorded so tests can check what the client sent back (tool results arrive as
+// `role: "tool"` messages in the next request).
+import { anthropicError, cutEvents, messageBody, messageEnvelope, messageEvents, MessagesRequestSchema, messageStart, toChatRequest } from "./anthropic"
 import { ChatRequestSchema, toolResultsOf, type ChatRequest, type ToolResult } from "./conversation"
 import { decide, type Play } from "./play"
-import { bodyChunks, completionBody, cutChunks, envelope, openingChunk, usageOf } from "./reply"
+import { bodyChunks, completionBody, cutChunks, envelope, openingChunk, usageOf, type Reply } from "./reply"
 import { builtinScripts, DEFAULT_SCRIPT, parseScript, type Failure, type Script, type ScriptInput } from "./script"
 
 export const SCRIPTED_MODELS = ["fast", "second"] as const
@@ -19,9 +21,14 @@ export interface ScriptedModelOptions {
   host?: string
 }
 
+/** The API a request came in on: OpenAI chat completions (OpenCode) or Anthropic Messages (Claude Code). */
+export type Api = "chat" | "messages"
+
 export interface RecordedRequest {
+  api: Api
+  /** The request as chat completions (a Messages request is translated, tool results become `role: "tool"`). */
   body: ChatRequest
-  /** OpenCode's `x-session-id` header, when sent. */
+  /** OpenCode's `x-session-id` or Claude Code's `x-claude-code-session-id` header, when sent. */
   sessionId?: string
   play: Play
   /** The injected failure this attempt got, if any. */
@@ -33,8 +40,10 @@ export interface RecordedRequest {
 export interface ScriptedModel {
   /** Base URL to configure as the provider's `baseURL`: `http://HOST:PORT/v1`. */
   url: string
+  /** Base URL for an Anthropic client (Claude Code's `ANTHROPIC_BASE_URL`): `http://HOST:PORT`, which it extends with `/v1/messages`. */
+  origin: string
   port: number
-  /** Every chat request, in arrival order, including title requests and failed attempts. */
+  /** Every request on either API, in arrival order, including title requests and failed attempts. */
   requests: RecordedRequest[]
   setScript(name: string, script: ScriptInput): void
   /** Requests that played a script step (not title requests). */
@@ -76,6 +85,33 @@ const FAILURE_BODIES: Partial<Record<Failure["kind"], () => Response>> = {
   "503": () => errorBody(503, "The server is overloaded, please try again later (scripted).", "overloaded_error"),
 }
 
+/** The request as chat completions, or undefined when it is not a valid request of its API. */
+function readRequest(api: Api, json: unknown): ChatRequest | undefined {
+  if (api === "chat") return ChatRequestSchema.safeParse(json).data
+  const parsed = MessagesRequestSchema.safeParse(json)
+  return parsed.success ? toChatRequest(parsed.data) : undefined
+}
+
+/** Anthropic's token count of a prompt, the same rough count the answers report. */
+async function countTokens(req: Request): Promise<Response> {
+  // A body that is not JSON fails the schema and gets its 400 answer.
+  const body = readRequest("messages", await req.json().catch(() => undefined))
+  if (!body) return anthropicError(errorBody(400, "invalid messages request", "invalid_request_error"))
+  return Response.json({ input_tokens: usageOf(body, { text: "", calls: [] }).prompt_tokens })
+}
+
+/** A reply in the request's wire format: the first event (sent before latency), the rest, a cut stream's part, and the non-streamed body. */
+function wireFor(api: Api, body: ChatRequest, reply: Reply) {
+  const usage = usageOf(body, reply)
+  if (api === "messages") {
+    const env = messageEnvelope(body.model)
+    return { opening: messageStart(env, usage), rest: messageEvents(reply, usage), cut: cutEvents(reply), whole: messageBody(env, reply, usage) }
+  }
+  const env = envelope(body.model)
+  const withUsage = body.stream_options?.include_usage === true
+  return { opening: openingChunk(env), rest: bodyChunks(env, reply, withUsage ? usage : undefined), cut: cutChunks(env, reply), whole: completionBody(env, reply, usage) }
+}
+
 export async function startScriptedModel(options: ScriptedModelOptions = {}): Promise<ScriptedModel> {
   const scripts = new Map<string, Script>(Object.entries(builtinScripts()))
   for (const [name, script] of Object.entries(options.scripts ?? {})) scripts.set(name, parseScript(script))
@@ -97,48 +133,46 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     return failure
   }
 
-  async function complete(req: Request): Promise<Response> {
+  async function complete(req: Request, api: Api): Promise<Response> {
     // A body that is not JSON fails the schema below and gets its 400 answer.
-    const parsed = ChatRequestSchema.safeParse(await req.json().catch(() => undefined))
-    if (!parsed.success) return errorBody(400, "invalid chat completion request", "invalid_request_error")
-    const body = parsed.data
-    const sessionId = req.headers.get("x-session-id") ?? undefined
+    const body = readRequest(api, await req.json().catch(() => undefined))
+    const fault = (response: Response) => (api === "chat" ? response : anthropicError(response))
+    if (!body) return fault(errorBody(400, `invalid ${api === "chat" ? "chat completion" : "messages"} request`, "invalid_request_error"))
+    const sessionId = req.headers.get("x-session-id") ?? req.headers.get("x-claude-code-session-id") ?? undefined
     const firstUser = JSON.stringify(body.messages.find((m) => m.role === "user") ?? "")
     const sessionKey = (sessionId ?? Bun.hash(firstUser).toString(36)).replace(/\W/g, "").slice(-12)
     const play = decide(scripts, defaultScript, body, sessionKey)
     const failure = injectedFailure(play, sessionKey)
-    requests.push({ body, sessionId, play, failed: failure?.kind, at: Date.now() })
+    requests.push({ api, body, sessionId, play, failed: failure?.kind, at: Date.now() })
     if (failure?.kind === "429") {
       const response = errorBody(429, "Rate limit reached (scripted).", "rate_limit_exceeded")
       response.headers.set("retry-after", String(failure.retryAfterSeconds))
       response.headers.set("retry-after-ms", String(Math.round(failure.retryAfterSeconds * 1000)))
-      return response
+      return fault(response)
     }
     const failed = failure && FAILURE_BODIES[failure.kind]
-    if (failed) return failed()
+    if (failed) return fault(failed())
     const delayMs = play.kind === "step" ? (play.definition.delayMs ?? 0) : 0
-    const env = envelope(body.model)
-    const usage = usageOf(body, play.reply)
+    const wire = wireFor(api, body, play.reply)
+    const signal = AbortSignal.any([req.signal, stopping.signal])
     if (!body.stream) {
-      await sleep(delayMs, AbortSignal.any([req.signal, stopping.signal]))
-      const text = JSON.stringify(completionBody(env, play.reply, usage))
+      await sleep(delayMs, signal)
+      const text = JSON.stringify(wire.whole)
       const payload = failure?.kind === "cut" ? text.slice(0, text.length >> 1) : text
       return new Response(payload, { headers: { "content-type": "application/json" } })
     }
-    const withUsage = body.stream_options?.include_usage === true
-    const signal = AbortSignal.any([req.signal, stopping.signal])
     const stream = new ReadableStream<string>({
       async pull(controller) {
-        controller.enqueue(openingChunk(env))
+        controller.enqueue(wire.opening)
         await sleep(delayMs, signal)
         if (signal.aborted) return controller.close()
         if (failure?.kind === "cut") {
-          for (const piece of cutChunks(env, play.reply)) controller.enqueue(piece)
+          for (const piece of wire.cut) controller.enqueue(piece)
           await sleep(20, signal) // let the partial answer reach the client before the drop
           // Erroring with no reason resets the connection without Bun logging a stack.
           return controller.error(undefined)
         }
-        for (const piece of bodyChunks(env, play.reply, withUsage ? usage : undefined)) controller.enqueue(piece)
+        for (const piece of wire.rest) controller.enqueue(piece)
         controller.close()
       },
     })
@@ -158,15 +192,19 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
           object: "list",
           data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "scripted" })),
         })
-      if (req.method === "POST" && path === "/chat/completions") return complete(req)
+      if (req.method === "POST" && path === "/chat/completions") return complete(req, "chat")
+      if (req.method === "POST" && path === "/messages") return complete(req, "messages")
+      if (req.method === "POST" && path === "/messages/count_tokens") return countTokens(req)
       return errorBody(404, `no route ${req.method} ${path}`, "not_found")
     },
   })
   const port = server.port ?? options.port ?? 0
   const host = options.host ?? "127.0.0.1"
 
+  const origin = `http://${host.includes(":") ? `[${host}]` : host}:${port}`
   return {
-    url: `http://${host.includes(":") ? `[${host}]` : host}:${port}/v1`,
+    url: `${origin}/v1`,
+    origin,
     port,
     requests,
     setScript: (name, script) => void scripts.set(name, parseScript(script)),

@@ -1,0 +1,141 @@
+// The permission relay with a real client: Claude Code (npm @anthropic-ai/claude-code, pinned in
+// package.json) in print mode, its model the scripted one over the Anthropic Messages API, the
+// compiled binary as its stdio MCP server, the real OpenCode behind it. Claude's turn calls `scout`;
+// the scout's OpenCode session asks a `question`; our server sends `elicitation/create` to Claude
+// Code, which in print mode puts it to its `Elicitation` hook (a command that stands in for the
+// person, https://code.claude.com/docs/en/hooks.md#elicitation). What the hook answers is what the
+// OpenCode session receives. Controls: the hook declining, and no hook at all (print mode then
+// answers `cancel`), each reach OpenCode as a dismissed question.
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { chmod, mkdir, rm } from "node:fs/promises"
+import type { TaskRecord } from "../../src/engine/tasks"
+import { createRepository } from "../../src/model/demo"
+import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
+import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
+import { stopServer } from "../../src/opencode/server"
+import { readJson, writeJson } from "../../src/util/fs"
+import { run } from "../../src/util/process"
+import { BINARY, ROOT, TEST_PATH } from "../helpers/mcp"
+
+const CLAUDE = `${ROOT}/node_modules/.bin/claude`
+const QUESTION = {
+  question: "Which name should the counting function get?",
+  header: "Name",
+  options: [
+    { label: "countWords", description: "says what it counts" },
+    { label: "tally", description: "short" },
+  ],
+}
+const ANSWERED = `"${QUESTION.question}"="countWords"`
+const NO_ANSWER = "No answer from the person; reporting without one."
+
+let model: ScriptedModel
+let home: IsolatedHome
+let repo: string
+
+beforeAll(async () => {
+  repo = await createRepository("oc-orch-repo-", { "README.md": "# tally\n", "src/tally.ts": "export const count = (words: string[]) => words.length\n" })
+  model = await startScriptedModel({
+    scripts: {
+      // The OpenCode scout: asks, then reports what the question tool returned.
+      ask: { turns: [{ steps: [{ tool: "question", args: { questions: [QUESTION] } }, { text: "Asked. {{lastToolOutput}}" }] }, { steps: [{ text: NO_ANSWER }] }] },
+      // Claude Code's own turn: delegate to the scout, then say what it returned.
+      parent: { turns: [{ steps: [{ tool: "mcp__orch__scout", args: { cwd: repo, task: "Find out what is needed. [script:ask]" } }, { text: "Scout said: {{lastToolOutput}}" }] }] },
+    },
+  })
+  home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH }, config: { policy: { requireTier: false, relay: ["question"] } } })
+  await mkdir(`${home.root}/.claude`, { recursive: true })
+  // Claude Code starts the server with its own environment, which is the isolated home's.
+  await writeJson(`${home.root}/mcp.json`, { mcpServers: { orch: { type: "stdio", command: BINARY, args: ["serve"] } } })
+})
+
+afterAll(async () => {
+  if (home) await stopServer(home.paths)
+  await model?.stop()
+  await home?.dispose()
+  if (repo) await rm(repo, { recursive: true, force: true })
+})
+
+/** Settings whose Elicitation hook for our server records what it was asked and prints `answer`. */
+async function hookSettings(answer: Record<string, unknown>): Promise<string> {
+  const script = `${home.root}/hook.sh`
+  const output = JSON.stringify({ hookSpecificOutput: { hookEventName: "Elicitation", ...answer } })
+  await Bun.write(script, `#!/bin/sh\ncat > "${home.root}/asked.json"\nprintf '%s\\n' '${output}'\n`)
+  await chmod(script, 0o755)
+  const settings = `${home.root}/settings.json`
+  await writeJson(settings, { hooks: { Elicitation: [{ matcher: "orch", hooks: [{ type: "command", command: script }] }] } })
+  return settings
+}
+
+/** One `claude -p` turn; returns what it printed, the scout's task record and the tool results the scripted model saw. */
+async function claude(settings?: string) {
+  model.reset()
+  await rm(`${home.root}/asked.json`, { force: true })
+  const argv = [CLAUDE, "-p", "Ask the scout. [script:parent]", "--model", "fast", "--mcp-config", `${home.root}/mcp.json`, "--strict-mcp-config", "--allowedTools", "mcp__orch__scout"]
+  const result = await run(settings ? [...argv, "--settings", settings] : argv, {
+    cwd: repo,
+    timeoutMs: 90_000,
+    env: {
+      ...home.env,
+      CLAUDE_CONFIG_DIR: `${home.root}/.claude`,
+      ANTHROPIC_BASE_URL: model.origin,
+      ANTHROPIC_API_KEY: "sk-scripted",
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      // MCP tools are offered to the model directly, not behind ToolSearch.
+      ENABLE_TOOL_SEARCH: "false",
+    },
+  })
+  const scouted = model.toolResults().find((r) => r.tool === "mcp__orch__scout")
+  const scout = JSON.parse(scouted?.output ?? "{}") as { status?: string; task_id?: string; report?: string }
+  const record = scout.task_id ? await readJson<TaskRecord>(`${home.paths.tasksDir}/${scout.task_id}.json`) : undefined
+  const question = model.toolResults().find((r) => r.tool === "question")
+  const asked = await readJson<Record<string, unknown>>(`${home.root}/asked.json`)
+  return { result, scout, progress: record?.progress ?? [], question, asked }
+}
+
+test("Claude Code's Elicitation hook answers the scout's question, and the OpenCode session receives that answer", async () => {
+  const settings = await hookSettings({ action: "accept", content: { q1: "countWords" } })
+  const { result, scout, progress, question, asked } = await claude(settings)
+  expect(result.code).toBe(0)
+  // Claude's model was offered our tool and called it; the call went through Claude's MCP client.
+  const offered = model.requests.find((r) => r.api === "messages")?.body.tools?.map((tool) => tool.function.name)
+  expect(offered).toContain("mcp__orch__scout")
+  // What our server asked, as the hook received it from Claude Code.
+  expect(asked).toMatchObject({
+    hook_event_name: "Elicitation",
+    mcp_server_name: "orch",
+    mode: "form",
+    message: `A delegated OpenCode agent asks: ${QUESTION.question}`,
+    requested_schema: { type: "object", properties: { q1: { type: "string", title: "Name", enum: ["countWords", "tally"] } }, required: ["q1"] },
+  })
+  expect(progress).toContain(`asked the person: ${QUESTION.question}`)
+  expect(progress).toContain("the person answered: countWords")
+  // OpenCode's question tool returned the hook's answer to the scout's model…
+  expect(question?.output).toContain(ANSWERED)
+  // …the scout's report carries it back to Claude's model, and Claude prints it.
+  expect(scout.status).toBe("succeeded")
+  expect(scout.report).toContain(ANSWERED)
+  expect(result.stdout).toContain("Scout said:")
+  expect(result.stdout).toContain("countWords")
+}, 120_000)
+
+test("control: the hook declines, and the question reaches OpenCode dismissed, with no answer", async () => {
+  const settings = await hookSettings({ action: "decline" })
+  const { result, scout, progress, question, asked } = await claude(settings)
+  expect(result.code).toBe(0)
+  expect(asked).toMatchObject({ hook_event_name: "Elicitation", mcp_server_name: "orch" })
+  expect(progress).toContain(`refused a question request (${QUESTION.question}): the person declined`)
+  expect(question?.output).toBe("The user dismissed this question")
+  expect(scout.report).toBe(NO_ANSWER)
+  expect(result.stdout).not.toContain("countWords")
+}, 120_000)
+
+test("control: without a hook, print mode answers cancel: the ask reaches Claude Code, no one answers it", async () => {
+  const { result, scout, progress, question, asked } = await claude()
+  expect(result.code).toBe(0)
+  expect(asked).toBeUndefined()
+  expect(progress).toContain(`asked the person: ${QUESTION.question}`)
+  expect(progress).toContain(`refused a question request (${QUESTION.question}): the person dismissed the ask`)
+  expect(question?.output).toBe("The user dismissed this question")
+  expect(scout.report).toBe(NO_ANSWER)
+}, 120_000)
