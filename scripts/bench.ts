@@ -7,7 +7,8 @@
 //   c) worktree setup (an isolated worker's snapshot copy) on a repository of 5,000 files, beside a
 //      plain `cp -a` of the same tree (the floor: creating the files), against the goal (300 ms)
 //   d) 8 isolated workers at once through delegate_parallel vs 1, on a scripted model answering each
-//      step after 500 ms (model time dominates, as for real): wall ratio against the goal (1.5×)
+//      step after 500 ms (model time dominates, as for real): wall ratio against the goal (1.5×), on
+//      worktree lanes OpenCode has not seen yet (cold) and on reused ones (warm)
 //   bun scripts/bench.ts [--runs N]
 import { parseArgs } from "node:util"
 import { rm } from "node:fs/promises"
@@ -138,7 +139,7 @@ try {
   const host = hostContext(readFlags(home.env))
   const setup = await timed("c1) worktree setup, 5,000 files", async () => {
     const { record } = await createWorktree(big, host, home.paths)
-    await removeWorktree(home.paths, record.id)
+    await removeWorktree(home.paths, record)
   })
   const copy = await timed("c2) cp -a of the same tree (the floor)", async () => {
     await run(["cp", "-a", big, `${big}.copy`])
@@ -175,9 +176,17 @@ try {
       if (answer.tasks.some((task) => task.status !== "succeeded")) throw new Error(`a lane did not succeed: ${JSON.stringify(answer.tasks.map((t) => t.status))}`)
       for (const task of answer.tasks as { patch?: { patch_id: string } }[]) if (task.patch) await fan.client.callTool({ name: "patch_discard", arguments: { patch_id: task.patch.patch_id } })
     }
+    // The first group of 8 gets 7 lanes OpenCode has never seen (an instance bootstrap each); later
+    // groups reuse them (workspace/lanes.ts), as a parent fanning out again does.
+    const started = performance.now()
+    await group(8)
+    const cold = performance.now() - started
+    console.log(`${"d0) 8 isolated workers, 7 new lanes (cold)".padEnd(44)} once   ${cold.toFixed(0).padStart(6)} ms`)
     const one = await timed("d1) 1 isolated worker", () => group(1), Math.min(runs, 3))
-    const eight = await timed("d2) 8 isolated workers at once", () => group(8), Math.min(runs, 3))
-    console.log(`  fan-out: 8 at once / 1        ${(eight / one).toFixed(2)}x (goal ≤ ${FANOUT_GOAL_RATIO}x: ${eight / one <= FANOUT_GOAL_RATIO ? "met" : "not met"})`)
+    const eight = await timed("d2) 8 isolated workers at once (warm lanes)", () => group(8), Math.min(runs, 3))
+    console.log(
+      `  fan-out: 8 at once / 1        ${(eight / one).toFixed(2)}x warm, ${(cold / one).toFixed(2)}x cold (goal ≤ ${FANOUT_GOAL_RATIO}x: ${eight / one <= FANOUT_GOAL_RATIO ? "met" : "not met"})`,
+    )
   } finally {
     await fan.close()
     await stopServer(fanHome.paths)

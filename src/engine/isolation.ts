@@ -20,7 +20,7 @@ export interface SessionPlace {
 export async function sessionPlace(runtime: Runtime, workspace: string, host: HostContext, isolation: Isolation | undefined, taskId: string): Promise<SessionPlace> {
   if (isolation !== "worktree") return { dir: workspace, discard: async () => {} }
   const { record, layout } = await createWorktree(workspace, host, runtime.paths)
-  const discard = () => removeWorktree(runtime.paths, record.id)
+  const discard = () => removeWorktree(runtime.paths, record)
   record.taskId = taskId
   await savePatchRecord(runtime.paths.patchesDir, record).catch(async (error: unknown) => {
     await discard()

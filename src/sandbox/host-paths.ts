@@ -84,26 +84,32 @@ export interface PathRules {
 }
 
 /**
- * Where the engine keeps isolated worktrees (`root/<patch id>/`) and the registry (`registry/<patch id>.json`,
- * under the state dir, which no sandbox ever mounts) proving that it created each one.
+ * Where the engine keeps isolated worktrees (`root/lane-<n>/`, reused patch after patch; `root/<patch id>/`
+ * for ones made before lanes) and the registry under the state dir, which no sandbox ever mounts,
+ * proving that it created each one: `registry/lanes/lane-<n>.json` (the lane's claim) or
+ * `registry/<patch id>.json`.
  */
 export interface EngineWorktrees {
   root: string
   registry: string
 }
 
-/** A patch id: the name of one isolated worktree and of its registry entry. */
+/** A patch id: the name of one patch's registry entry (and of its worktree, for ones made before lanes). */
 export const PATCH_ID = /^patch_[a-z0-9]+_[a-f0-9]+$/
+
+/** A worktree lane's name (workspace/lanes.ts). */
+export const LANE_NAME = /^lane-[1-9][0-9]{0,2}$/
 
 /**
  * True when `path` is one isolated worktree the engine created, or inside one. Our cache dir is tool
  * state and refused as a workspace; this exception is exact: a direct child of the worktrees root
- * named like a patch id, with a registry entry a sandboxed process cannot forge.
+ * named like a lane (or a patch id), with a claim (or registry entry) a sandboxed process cannot forge.
  */
 export function engineWorktree(path: string, rules: PathRules, fs: FsView): boolean {
   const worktrees = rules.worktrees
   if (!worktrees || !path.startsWith(`${worktrees.root}/`)) return false
   const name = path.slice(worktrees.root.length + 1).split("/")[0]!
+  if (LANE_NAME.test(name)) return fs.lstat(`${worktrees.registry}/lanes/${name}.json`) === "file"
   return PATCH_ID.test(name) && fs.lstat(`${worktrees.registry}/${name}.json`) === "file"
 }
 

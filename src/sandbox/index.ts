@@ -2,7 +2,7 @@
 // Bun APIs below this folder, and nothing runs at import time.
 export { ALL_PROFILES, profileName, profilePolicy, type NetworkAccess, type ProfilePolicy, type SandboxProfile, type WorkspaceAccess } from "./profiles"
 export { hostFs, type EntryKind, type FsView } from "./fs-view"
-export { canonicalDir, engineWorktree, HOME_CREDENTIALS, PATCH_ID, pathRules, refusal, type EngineWorktrees, type PathPurpose, type PathRules } from "./host-paths"
+export { canonicalDir, engineWorktree, HOME_CREDENTIALS, LANE_NAME, PATCH_ID, pathRules, refusal, type EngineWorktrees, type PathPurpose, type PathRules } from "./host-paths"
 export { checkMounts, type Mount } from "./mounts"
 export { resolveToolchain, type Toolchain, type TrustedRootInput } from "./toolchains"
 export { gitMetadataPaths } from "./git-metadata"

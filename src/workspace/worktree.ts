@@ -4,16 +4,18 @@
 // a sandbox that sees the workspace read-only and the worktree writable (a symlink swapped in by a
 // process writing the workspace meanwhile reaches nothing outside them). Nothing is written into the
 // user's `.git`: no `git worktree add`, no objects, no index.
-// The copy lives in `<worktrees>/<patch id>/tree`, next to a private Git directory (`git/`) whose
-// snapshot tree is the base every patch is taken against (patch.ts). The worker's sandbox mounts only
-// `tree/`, so it sees no Git directory at all; a `.git` it creates there is reported as planted.
+// The copy lives in a lane, `<worktrees>/lane-<n>/tree` (lanes.ts: reused patch after patch, so
+// OpenCode's instance for it stays warm), next to a private Git directory (`git/`) whose snapshot tree
+// is the base every patch is taken against (patch.ts). The worker's sandbox mounts only `tree/`, so
+// it sees no Git directory at all; a `.git` it creates there is reported as planted.
 import { randomBytes } from "node:crypto"
 import { lstatSync } from "node:fs"
 import { mkdir, rm } from "node:fs/promises"
 import type { Paths } from "../config/paths"
 import { fail } from "../errors"
-import { hostFs, planSandbox, runSandboxed, type HostContext } from "../sandbox"
+import { hostFs, LANE_NAME, planSandbox, runSandboxed, type HostContext } from "../sandbox"
 import { findRepository, gitInSandbox, sandboxedGit, type GitOptions, type Repository } from "./git"
+import { claimLane, releaseLane } from "./lanes"
 import { savePatchRecord, type PatchRecord } from "./patches"
 
 /** A snapshot larger than this is refused: a worker needs a project, not a data set. */
@@ -164,7 +166,7 @@ export async function createWorktree(workspace: string, host: HostContext, paths
     throw fail("Usage", `The snapshot would copy ${bytes} bytes, more than the ${limits.bytes} an isolated worktree takes.`, 'Delegate in a subdirectory (cwd), or use isolation "in_place".')
 
   const id = `patch_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
-  const layout = layoutOf(paths.worktreesDir, id)
+  const layout = layoutOf(paths.worktreesDir, await claimLane(paths.worktreesDir, paths.patchesDir, id))
   const record: PatchRecord = {
     version: 1,
     id,
@@ -174,8 +176,10 @@ export async function createWorktree(workspace: string, host: HostContext, paths
     source: { workspace, root: repository.root, gitDir: repository.gitDir, head },
     base: "",
   }
-  await savePatchRecord(paths.patchesDir, record)
   try {
+    await savePatchRecord(paths.patchesDir, record)
+    // A lane's earlier patch was removed with its files; a process that died while filling it was not.
+    await emptyLane(layout)
     await mkdir(layout.tree, { recursive: true, mode: 0o700 })
     await copyInSandbox(workspace, entries, layout, host)
     await mkdir(`${layout.gitDir}/info`, { recursive: true })
@@ -186,7 +190,7 @@ export async function createWorktree(workspace: string, host: HostContext, paths
     await savePatchRecord(paths.patchesDir, record)
     return { record, layout }
   } catch (error) {
-    await removeWorktree(paths, id)
+    await removeWorktree(paths, record)
     throw error
   }
 }
@@ -206,9 +210,18 @@ async function copyInSandbox(workspace: string, entries: string[], layout: Workt
     )
 }
 
-/** Removes a worktree and its registry entry and patch (patch_discard; a snapshot that failed half-way). */
-export async function removeWorktree(paths: Pick<Paths, "worktreesDir" | "patchesDir">, id: string): Promise<void> {
-  await rm(layoutOf(paths.worktreesDir, id).dir, { recursive: true, force: true })
-  await rm(`${paths.patchesDir}/${id}.patch`, { force: true })
-  await rm(`${paths.patchesDir}/${id}.json`, { force: true })
+/** The lane's files, not its directory: OpenCode's instance for `tree/` outlives them. */
+const emptyLane = (layout: WorktreeLayout) => Promise.all([rm(layout.tree, { recursive: true, force: true }), rm(layout.gitDir, { recursive: true, force: true })])
+
+/**
+ * Removes a worktree's files and its registry entry and patch, then frees its lane (patch_discard; a
+ * snapshot that failed half-way). A worktree made before lanes goes with its directory.
+ */
+export async function removeWorktree(paths: Pick<Paths, "worktreesDir" | "patchesDir">, record: Pick<PatchRecord, "id" | "layout">): Promise<void> {
+  const lane = record.layout.dir.slice(paths.worktreesDir.length + 1)
+  if (LANE_NAME.test(lane)) await emptyLane(record.layout)
+  else await rm(record.layout.dir, { recursive: true, force: true })
+  await rm(`${paths.patchesDir}/${record.id}.patch`, { force: true })
+  await rm(`${paths.patchesDir}/${record.id}.json`, { force: true })
+  await releaseLane(paths.patchesDir, lane, record.id)
 }

@@ -18,10 +18,26 @@ async function setup(dir: string) {
   await mkdir(`${paths.worktreesDir}/${ID}/tree`, { recursive: true })
   await mkdir(`${paths.worktreesDir}/patch_m0abc_ffffffff/tree`, { recursive: true })
   await mkdir(`${paths.cacheDir}/other`, { recursive: true })
-  await mkdir(paths.patchesDir, { recursive: true })
+  await mkdir(`${paths.patchesDir}/lanes`, { recursive: true })
   await writeFile(`${paths.patchesDir}/${ID}.json`, "{}")
+  // Lanes: lane-1 claimed (its claim is in the registry), lane-2 not, lane-01 not a lane name.
+  for (const lane of ["lane-1", "lane-2", "lane-01"]) await mkdir(`${paths.worktreesDir}/${lane}/tree`, { recursive: true })
+  await writeFile(`${paths.patchesDir}/lanes/lane-1.json`, "{}")
+  await writeFile(`${paths.patchesDir}/lanes/lane-01.json`, "{}")
   return { host, paths }
 }
+
+test("a claimed lane is admitted for the engine and the plugin; an unclaimed one, or a name that is not a lane's, is not", async () => {
+  await using dir = await tempDir("oc-orch-wt-admit-")
+  const { host, paths } = await setup(dir.path)
+  const lane = `${paths.worktreesDir}/lane-1/tree`
+  expect(admitWorkspace(lane, host, OPEN_POLICY, hostFs)).toBe(lane)
+  expect(planSandbox({ profile: { kind: "worker" }, workspace: lane, host }, hostFs).workspace).toBe(lane)
+  expect(() => admitWorkspace(`${paths.worktreesDir}/lane-2/tree`, host, OPEN_POLICY, hostFs)).toThrow(/credential store/)
+  expect(() => admitWorkspace(`${paths.worktreesDir}/lane-01/tree`, host, OPEN_POLICY, hostFs)).toThrow(/credential store/)
+  // A caller's cwd naming the claimed lane is still refused.
+  await expect(canonicalWorkspace(lane, host, OPEN_POLICY)).rejects.toThrow(/credential store/)
+})
 
 test("a registered worktree is admitted for the engine and the plugin; planSandbox mounts it", async () => {
   await using dir = await tempDir("oc-orch-wt-admit-")

@@ -10,6 +10,7 @@ import { hostContext } from "../../src/sandbox"
 import { applyPatch } from "../../src/workspace/apply"
 import { collectPatch, patchDigest } from "../../src/workspace/patch"
 import { listPatches, type PatchRecord } from "../../src/workspace/patches"
+import { claimedLanes } from "../../src/workspace/lanes"
 import { createWorktree, removeWorktree } from "../../src/workspace/worktree"
 import { tempDir } from "../helpers/temp"
 import { dirtyRepo, everyChange, fingerprintTree, git, listing } from "./_repo"
@@ -60,8 +61,11 @@ test("a dirty tree is snapshotted exactly, every kind of change round-trips thro
   expect(await git(repo, "diff", "--cached", "--name-only")).toBe("src/a.txt\n")
   expect(await fingerprintTree(`${repo}/.git`)).toBe(metadata)
 
-  await removeWorktree(paths, record.id)
-  expect(existsSync(layout.dir)).toBe(false)
+  await removeWorktree(paths, record)
+  // The lane's directory stays for the next worker (OpenCode's instance for it stays warm); its files go.
+  expect(existsSync(layout.tree)).toBe(false)
+  expect(existsSync(layout.gitDir)).toBe(false)
+  expect(await claimedLanes(paths.patchesDir)).toEqual([])
   expect(await listPatches(paths.patchesDir)).toEqual([])
   expect(await fingerprintTree(`${repo}/.git`)).toBe(metadata)
 }, 60_000)

@@ -71,7 +71,7 @@ test("an isolated worker leaves the user's tree and .git alone; its patch applie
     expect(await fingerprintTree(`${cwd}/.git`)).toBe(metadata)
     const record = await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${out.task_id}.json`)
     const worktree = record!.workspace
-    expect(worktree.startsWith(`${world.home.paths.worktreesDir}/${patch.patch_id}/`)).toBe(true)
+    expect(worktree).toMatch(new RegExp(`^${world.home.paths.worktreesDir}/lane-[0-9]+/tree$`))
 
     const whole = structured(await client.callTool({ name: "patch_show", arguments: { patch_id: patch.patch_id, limit: 1000 } }))
     expect(whole.digest).toBe(patch.digest)
@@ -101,7 +101,7 @@ test("an isolated worker leaves the user's tree and .git alone; its patch applie
 
     const discarded = await client.callTool({ name: "patch_discard", arguments: { patch_id: patch.patch_id } })
     expect(discarded.isError).toBeFalsy()
-    expect(existsSync(`${world.home.paths.worktreesDir}/${patch.patch_id}`)).toBe(false)
+    expect(existsSync(worktree)).toBe(false)
     expect(existsSync(`${world.home.paths.patchesDir}/${patch.patch_id}.json`)).toBe(false)
     expect(existsSync(`${world.home.paths.patchesDir}/${patch.patch_id}.patch`)).toBe(false)
     expect((await client.callTool({ name: "patch_show", arguments: { patch_id: patch.patch_id } })).isError).toBe(true)
@@ -194,13 +194,13 @@ test("patch_discard is refused while the isolated worker runs; a cancelled isola
     const refused = await client.callTool({ name: "patch_discard", arguments: { patch_id: patchId } })
     expect(refused.isError).toBe(true)
     expect(text(refused)).toContain(`${running.task_id}, which is still running`)
-    expect(existsSync(`${world.home.paths.worktreesDir}/${patchId}/tree`)).toBe(true)
+    expect(existsSync(record!.workspace)).toBe(true)
     const cancelled = structured(await client.callTool({ name: "task_cancel", arguments: { task_id: running.task_id } }))
     expect(cancelled.status).toBe("cancelled")
     expect((cancelled.patch as PatchOut).patch_id).toBe(patchId)
     expect((cancelled.patch as PatchOut).files).toEqual([])
     expect((await client.callTool({ name: "patch_discard", arguments: { patch_id: patchId } })).isError).toBeFalsy()
-    expect(existsSync(`${world.home.paths.worktreesDir}/${patchId}`)).toBe(false)
+    expect(existsSync(record!.workspace)).toBe(false)
   } finally {
     await close()
   }

@@ -24,7 +24,9 @@ export function registerPatchDiscard(server: McpServer, delegations: Delegations
         if (!record) throw fail("Usage", `No patch ${args.patch_id}.`, "It was discarded already, or never existed.")
         const task = record.taskId ? await delegations.read(record.taskId) : undefined
         if (task && !isFinished(task.status)) throw fail("Usage", `Patch ${record.id} belongs to ${task.id}, which is still ${task.status}.`, "task_cancel it first, or wait for it with task_status.")
-        await removeWorktree(paths, record.id)
+        // Holding the worktree's writer state: a quarantined or preserved session there (one that may
+        // still write) keeps the worktree, and its lane, from being emptied and given to another worker.
+        await delegations.holding(record.layout.tree, record.id, () => removeWorktree(paths, record))
         return { content: [{ type: "text", text: `Discarded patch ${record.id} and its worktree.` }], structuredContent: { patch_id: record.id, discarded: true } }
       } catch (error) {
         return errorResult(error)

@@ -1,0 +1,58 @@
+// Worktree lanes: each isolated worktree takes the lowest free lane, a discarded patch frees its lane
+// for the next one (the same directory, so OpenCode's instance for it stays warm), and a claim left by
+// a dead process with no patch behind it is taken back, while a claim whose patch still exists holds.
+import { expect, test } from "bun:test"
+import { existsSync } from "node:fs"
+import { mkdir, writeFile } from "node:fs/promises"
+import { readFlags } from "../../src/config/flags"
+import { resolvePaths } from "../../src/config/paths"
+import { hostContext } from "../../src/sandbox"
+import { spawn } from "../../src/util/process"
+import { claimedLanes, claimLane } from "../../src/workspace/lanes"
+import { createWorktree, removeWorktree } from "../../src/workspace/worktree"
+import { tempDir } from "../helpers/temp"
+import { dirtyRepo } from "./_repo"
+
+async function world(dir: string) {
+  const env = { HOME: `${dir}/home`, PATH: "/usr/bin:/bin" }
+  await mkdir(`${dir}/home`)
+  const repo = await dirtyRepo(`${dir}/repo`)
+  return { repo, host: hostContext(readFlags(env)), paths: resolvePaths(readFlags(env)) }
+}
+
+test("two worktrees at once take two lanes; a discarded one's lane is the next one's, emptied first", async () => {
+  await using dir = await tempDir("oc-orch-lanes-")
+  const { repo, host, paths } = await world(dir.path)
+  const first = await createWorktree(repo, host, paths)
+  const second = await createWorktree(repo, host, paths)
+  expect([first.layout.dir, second.layout.dir]).toEqual([`${paths.worktreesDir}/lane-1`, `${paths.worktreesDir}/lane-2`])
+  expect(await claimedLanes(paths.patchesDir)).toEqual(expect.arrayContaining(["lane-1", "lane-2"]))
+  await writeFile(`${first.layout.tree}/left-by-the-first.txt`, "x")
+  await removeWorktree(paths, first.record)
+  expect(await claimedLanes(paths.patchesDir)).toEqual(["lane-2"])
+  const third = await createWorktree(repo, host, paths)
+  expect(third.layout.tree).toBe(first.layout.tree)
+  expect(existsSync(`${third.layout.tree}/left-by-the-first.txt`)).toBe(false)
+  expect(existsSync(`${third.layout.tree}/README.md`)).toBe(true)
+  // Removing the first patch again (a repeated discard) does not free the lane the third now holds.
+  await removeWorktree(paths, first.record)
+  expect(await claimedLanes(paths.patchesDir)).toEqual(expect.arrayContaining(["lane-1", "lane-2"]))
+  await removeWorktree(paths, second.record)
+  await removeWorktree(paths, third.record)
+  expect(await claimedLanes(paths.patchesDir)).toEqual([])
+}, 60_000)
+
+test("a claim by a dead process whose patch is gone is taken back; one whose patch exists holds (control)", async () => {
+  await using dir = await tempDir("oc-orch-lanes-")
+  const { paths } = await world(dir.path)
+  const dead = spawn(["true"])
+  await dead.exited
+  await mkdir(`${paths.patchesDir}/lanes`, { recursive: true })
+  const claim = (patchId: string) => JSON.stringify({ patchId, ownerPid: dead.pid, ownerStart: "gone", since: new Date().toISOString() })
+  await writeFile(`${paths.patchesDir}/lanes/lane-1.json`, claim("patch_a_01"))
+  await writeFile(`${paths.patchesDir}/lanes/lane-2.json`, claim("patch_b_02"))
+  await writeFile(`${paths.patchesDir}/patch_a_01.json`, "{}")
+  // lane-1's patch exists: it holds. lane-2's patch is gone and its owner dead: it is free.
+  expect(await claimLane(paths.worktreesDir, paths.patchesDir, "patch_c_03")).toBe("lane-2")
+  expect(await claimLane(paths.worktreesDir, paths.patchesDir, "patch_d_04")).toBe("lane-3")
+})
