@@ -16,16 +16,9 @@ import { stopServer } from "../../src/opencode/server"
 import { readJson, writeJson } from "../../src/util/fs"
 import { run } from "../../src/util/process"
 import { BINARY, ROOT, TEST_PATH } from "../helpers/mcp"
+import { askingTurns, QUESTION } from "../helpers/question"
 
 const CLAUDE = `${ROOT}/node_modules/.bin/claude`
-const QUESTION = {
-  question: "Which name should the counting function get?",
-  header: "Name",
-  options: [
-    { label: "countWords", description: "says what it counts" },
-    { label: "tally", description: "short" },
-  ],
-}
 const ANSWERED = `"${QUESTION.question}"="countWords"`
 const NO_ANSWER = "No answer from the person; reporting without one."
 
@@ -38,7 +31,7 @@ beforeAll(async () => {
   model = await startScriptedModel({
     scripts: {
       // The OpenCode scout: asks, then reports what the question tool returned.
-      ask: { turns: [{ steps: [{ tool: "question", args: { questions: [QUESTION] } }, { text: "Asked. {{lastToolOutput}}" }] }, { steps: [{ text: NO_ANSWER }] }] },
+      ask: { turns: askingTurns(NO_ANSWER) },
       // Claude Code's own turn: delegate to the scout, then say what it returned.
       parent: { turns: [{ steps: [{ tool: "mcp__orch__scout", args: { cwd: repo, task: "Find out what is needed. [script:ask]" } }, { text: "Scout said: {{lastToolOutput}}" }] }] },
     },

@@ -6,20 +6,12 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js"
 import { connect, makeRepo, startWorld, stopWorld, structured, type Person, type World } from "./_setup"
+import { askingTurns, QUESTION } from "../helpers/question"
 
 let world: World
 let site: ReturnType<typeof Bun.serve>
 let hits = 0
 const NOTES = "relay notes: the nightly build is green"
-
-const QUESTION = {
-  question: "Which name should the counting function get?",
-  header: "Name",
-  options: [
-    { label: "countWords", description: "says what it counts" },
-    { label: "tally", description: "short" },
-  ],
-}
 
 beforeAll(async () => {
   // A site on the loopback interface: webfetch needs no internet.
@@ -36,7 +28,7 @@ beforeAll(async () => {
   world = await startWorld(
     {
       ask: {
-        turns: [{ steps: [{ tool: "question", args: { questions: [QUESTION] } }, { text: "Asked. {{lastToolOutput}}" }] }, { steps: [{ text: "No answer from the person; reporting without one." }] }],
+        turns: askingTurns("No answer from the person; reporting without one."),
       },
       fetch: { turns: [{ steps: [{ tool: "webfetch", args: { url, format: "text" } }, { text: "Fetched. {{lastToolOutput}}" }] }] },
       // The rework (task_continue, the second turn) is what fetches.

@@ -2,6 +2,9 @@
 // carry, the edits a worker makes (every kind a patch must carry), and a byte-exact listing of a tree.
 import { createHash } from "node:crypto"
 import { chmod, lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile } from "node:fs/promises"
+import { readFlags } from "../../src/config/flags"
+import { resolvePaths } from "../../src/config/paths"
+import { hostContext } from "../../src/sandbox"
 import { run } from "../../src/util/process"
 
 const GIT_ENV = { PATH: "/usr/bin:/bin", HOME: "/nonexistent", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" }
@@ -107,4 +110,12 @@ export async function fingerprintTree(dir: string): Promise<string> {
     if (info.isFile()) hash.update(await readFile(`${dir}/${path}`))
   }
   return hash.digest("hex")
+}
+
+/** A HOME under `dir` and a dirty repository beside it, with the host context and paths of that HOME. */
+export async function patchWorld(dir: string) {
+  const env = { HOME: `${dir}/home`, PATH: "/usr/bin:/bin" }
+  await mkdir(`${dir}/home`)
+  const repo = await dirtyRepo(`${dir}/repo`)
+  return { repo, host: hostContext(readFlags(env)), paths: resolvePaths(readFlags(env)) }
 }

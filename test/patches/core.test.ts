@@ -4,29 +4,19 @@
 import { expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { cp, mkdir, rm, symlink, writeFile } from "node:fs/promises"
-import { readFlags } from "../../src/config/flags"
-import { resolvePaths } from "../../src/config/paths"
-import { hostContext } from "../../src/sandbox"
 import { applyPatch } from "../../src/workspace/apply"
 import { collectPatch, patchDigest } from "../../src/workspace/patch"
 import { listPatches, type PatchRecord } from "../../src/workspace/patches"
 import { claimedLanes } from "../../src/workspace/lanes"
 import { createWorktree, removeWorktree } from "../../src/workspace/worktree"
 import { tempDir } from "../helpers/temp"
-import { dirtyRepo, everyChange, fingerprintTree, git, listing } from "./_repo"
+import { everyChange, fingerprintTree, git, listing, patchWorld } from "./_repo"
 
 const notLogs = (path: string) => path.endsWith(".log")
 
-async function world(dir: string) {
-  const env = { HOME: `${dir}/home`, PATH: "/usr/bin:/bin" }
-  await mkdir(`${dir}/home`)
-  const repo = await dirtyRepo(`${dir}/repo`)
-  return { repo, host: hostContext(readFlags(env)), paths: resolvePaths(readFlags(env)) }
-}
-
 test("a dirty tree is snapshotted exactly, every kind of change round-trips through the patch, and the user's .git is never written", async () => {
   await using dir = await tempDir("oc-orch-patch-")
-  const { repo, host, paths } = await world(dir.path)
+  const { repo, host, paths } = await patchWorld(dir.path)
   const metadata = await fingerprintTree(`${repo}/.git`)
   const { record, layout } = await createWorktree(repo, host, paths)
   expect(layout.dir.startsWith(`${paths.worktreesDir}/`)).toBe(true)
@@ -109,7 +99,7 @@ test.each(REFUSALS)(
   "patch_apply refuses %s and leaves the tree byte for byte unchanged",
   async (_, refusal, arrange) => {
     await using dir = await tempDir("oc-orch-refuse-")
-    const { repo, host, paths } = await world(dir.path)
+    const { repo, host, paths } = await patchWorld(dir.path)
     const { record, layout } = await createWorktree(repo, host, paths)
     await everyChange(layout.tree)
     const patch = await collectPatch(record, paths.patchesDir, host)
@@ -131,7 +121,7 @@ test.each(REFUSALS)(
 
 test("a patch that changes files other programs run on their own is refused unless allow_autorun says so", async () => {
   await using dir = await tempDir("oc-orch-autorun-")
-  const { repo, host, paths } = await world(dir.path)
+  const { repo, host, paths } = await patchWorld(dir.path)
   const { record, layout } = await createWorktree(repo, host, paths)
   await mkdir(`${layout.tree}/.github/workflows`, { recursive: true })
   await writeFile(`${layout.tree}/.github/workflows/ci.yml`, "on: push\n")
@@ -147,7 +137,7 @@ test("a patch that changes files other programs run on their own is refused unle
 
 test("a directory replaced by a file of its name, and a file replaced by a directory, round-trip", async () => {
   await using dir = await tempDir("oc-orch-dirfile-")
-  const { repo, host, paths } = await world(dir.path)
+  const { repo, host, paths } = await patchWorld(dir.path)
   const { record, layout } = await createWorktree(repo, host, paths)
   // dir/keep.txt was the only file of dir/: dir becomes a file; del.txt becomes a directory.
   await rm(`${layout.tree}/dir`, { recursive: true })

@@ -4,25 +4,15 @@
 import { expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { mkdir, writeFile } from "node:fs/promises"
-import { readFlags } from "../../src/config/flags"
-import { resolvePaths } from "../../src/config/paths"
-import { hostContext } from "../../src/sandbox"
 import { spawn } from "../../src/util/process"
 import { claimedLanes, claimLane } from "../../src/workspace/lanes"
 import { createWorktree, removeWorktree } from "../../src/workspace/worktree"
 import { tempDir } from "../helpers/temp"
-import { dirtyRepo } from "./_repo"
-
-async function world(dir: string) {
-  const env = { HOME: `${dir}/home`, PATH: "/usr/bin:/bin" }
-  await mkdir(`${dir}/home`)
-  const repo = await dirtyRepo(`${dir}/repo`)
-  return { repo, host: hostContext(readFlags(env)), paths: resolvePaths(readFlags(env)) }
-}
+import { patchWorld } from "./_repo"
 
 test("two worktrees at once take two lanes; a discarded one's lane is the next one's, emptied first", async () => {
   await using dir = await tempDir("oc-orch-lanes-")
-  const { repo, host, paths } = await world(dir.path)
+  const { repo, host, paths } = await patchWorld(dir.path)
   const first = await createWorktree(repo, host, paths)
   const second = await createWorktree(repo, host, paths)
   expect([first.layout.dir, second.layout.dir]).toEqual([`${paths.worktreesDir}/lane-1`, `${paths.worktreesDir}/lane-2`])
@@ -44,7 +34,7 @@ test("two worktrees at once take two lanes; a discarded one's lane is the next o
 
 test("a claim by a dead process whose patch is gone is taken back; one whose patch exists holds (control)", async () => {
   await using dir = await tempDir("oc-orch-lanes-")
-  const { paths } = await world(dir.path)
+  const { paths } = await patchWorld(dir.path)
   const dead = spawn(["true"])
   await dead.exited
   await mkdir(`${paths.patchesDir}/lanes`, { recursive: true })
