@@ -21,7 +21,7 @@ export interface ScriptedModelOptions {
 
 export interface RecordedRequest {
   body: ChatRequest
-  /** OpenCode's `x-session-id` header, when sent. */
+  /** OpenCode's session id: its `x-session-id` header, or `x-opencode-session` for providers named `opencode*`. */
   sessionId?: string
   play: Play
   /** The injected failure this attempt got, if any. */
@@ -102,7 +102,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     const parsed = ChatRequestSchema.safeParse(await req.json().catch(() => undefined))
     if (!parsed.success) return errorBody(400, "invalid chat completion request", "invalid_request_error")
     const body = parsed.data
-    const sessionId = req.headers.get("x-session-id") ?? undefined
+    const sessionId = req.headers.get("x-session-id") ?? req.headers.get("x-opencode-session") ?? undefined
     const firstUser = JSON.stringify(body.messages.find((m) => m.role === "user") ?? "")
     const sessionKey = (sessionId ?? Bun.hash(firstUser).toString(36)).replace(/\W/g, "").slice(-12)
     const play = decide(scripts, defaultScript, body, sessionKey)
