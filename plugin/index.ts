@@ -1,11 +1,12 @@
-// The OpenCode plugin: sandbox tools and guards for orchestrator agents. Bundled into one file at
-// build time (scripts/build-plugin.ts) and embedded in the binary. Only the default export: OpenCode
-// may treat every export of a plugin module as a plugin of its own.
+// The OpenCode plugin: sandbox tools, guards and provider quirks for orchestrator agents. Bundled
+// into one file at build time (scripts/build-plugin.ts) and embedded in the binary. Only the default
+// export: OpenCode may treat every export of a plugin module as a plugin of its own.
 import { hostFs } from "../src/sandbox"
 import { isSharedServer, readInvocation } from "./env"
 import { fileTools } from "./files/tools"
 import { READ_TOOLS, refuseCall, WRITE_TOOLS } from "./guards"
 import { logGrepTool, logReadTool } from "./logs"
+import { omitHiddenReasoning } from "./quirks"
 import { isOrchestratorAgent, RUNNER_TOOL_SPECS, type RunnerTool } from "./roles"
 import { runnerTool } from "./runner"
 import { shellTool } from "./shell"
@@ -34,6 +35,10 @@ const OrchestratorPlugin: Plugin = async (input) => {
       agents.delete(sessionID)
       agents.set(sessionID, agent)
       if (agents.size > MAX_SESSIONS) agents.delete(agents.keys().next().value!)
+    },
+    // Muse Spark on OpenCode Console/Zen: our agents' requests leave the hidden reasoning out (quirks.ts).
+    "experimental.chat.messages.transform": async (_input, { messages }) => {
+      omitHiddenReasoning(messages)
     },
     "tool.execute.before": async ({ tool, sessionID }, { args }) => {
       if (!isOrchestratorAgent(agents.get(sessionID))) return

@@ -34,11 +34,29 @@ export interface ToolDefinition {
   execute(args: Record<string, unknown>, context: ToolContext): Promise<string | ToolOutput>
 }
 
+/** A model as OpenCode names it in a message. */
+export interface ModelRef {
+  providerID: string
+  modelID: string
+}
+
+/** One message of a session as `experimental.chat.messages.transform` gets it (OpenCode's MessageV2.WithParts). */
+export interface ChatMessage {
+  /** A user message carries the agent and model its request runs with. */
+  info: { role: string; agent?: string; model?: ModelRef }
+  parts: { type: string }[]
+}
+
 export interface Hooks {
   tool?: Record<string, ToolDefinition>
   "tool.execute.before"?: (input: { tool: string; sessionID: string; callID: string }, output: { args: Record<string, unknown> }) => Promise<void>
   /** Fires before every model request; its `agent` is how the plugin learns which agent a session runs. */
   "chat.params"?: (input: { sessionID: string; agent: string }, output: Record<string, unknown>) => Promise<void>
+  /**
+   * Before each model request of a session, with its messages. OpenCode 1.18.33 passes no input and
+   * reads its own array afterwards, so a change must edit the messages in place.
+   */
+  "experimental.chat.messages.transform"?: (input: Record<string, never>, output: { messages: ChatMessage[] }) => Promise<void>
   event?: (input: { event: { type: string; properties: Record<string, unknown> } }) => Promise<void>
 }
 

@@ -9,6 +9,8 @@ export const MessageSchema = z.looseObject({
   content: z.union([z.string(), z.array(Part), z.null()]).optional(),
   tool_calls: z.array(z.looseObject({ id: z.string(), function: z.looseObject({ name: z.string(), arguments: z.string() }) })).optional(),
   tool_call_id: z.string().optional(),
+  /** Reasoning an OpenAI-compatible client replays on an assistant message. */
+  reasoning_content: z.string().optional(),
 })
 
 export const ChatRequestSchema = z.looseObject({

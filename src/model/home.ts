@@ -29,6 +29,8 @@ export interface HomeOptions {
   env?: Env
   /** Parent directory for the temp dir. */
   parent?: string
+  /** More OpenCode providers routed to the scripted model (see ProviderOptions.more). */
+  providers?: Record<string, readonly string[]>
 }
 
 /** Variables that keep OpenCode offline and away from the user's own setup. */
@@ -61,7 +63,7 @@ export async function createIsolatedHome(options: HomeOptions): Promise<Isolated
   await mkdir(paths.opencodeAgentsDir, { recursive: true })
   await writeJson(`${paths.opencodeConfigDir}/opencode.json`, {
     $schema: "https://opencode.ai/config.json",
-    ...opencodeProviderConfig(options.modelUrl),
+    ...opencodeProviderConfig(options.modelUrl, { more: options.providers }),
     autoupdate: false,
     share: "disabled",
   })

@@ -38,13 +38,14 @@ export function titleFor(request: ChatRequest): string {
 }
 
 export function replyFor(definition: Step, request: ChatRequest, callId: (index: number) => string): Reply {
-  if ("text" in definition) return textReply(fillTemplate(definition.text, templateValues(request)))
+  const reasoning = definition.reasoning ? { reasoning: definition.reasoning } : {}
+  if ("text" in definition) return { ...textReply(fillTemplate(definition.text, templateValues(request))), ...reasoning }
   const calls = callsOf(definition).map((call, index) => ({
     id: callId(index),
     name: call.tool,
     arguments: JSON.stringify(call.args),
   }))
-  return { text: "", calls }
+  return { text: "", calls, ...reasoning }
 }
 
 /**

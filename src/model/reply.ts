@@ -5,6 +5,8 @@ import type { ChatRequest } from "./conversation"
 export interface Reply {
   text: string
   calls: { id: string; name: string; arguments: string }[]
+  /** Reasoning sent before the answer, the way OpenAI-compatible thinking models stream it. */
+  reasoning?: string
 }
 
 export interface Usage {
@@ -16,7 +18,7 @@ export interface Usage {
 /** Rough token counts (four characters a token), enough for OpenCode's context accounting. */
 export function usageOf(request: ChatRequest, reply: Reply): Usage {
   const prompt = Math.ceil(JSON.stringify(request.messages).length / 4) + Math.ceil(JSON.stringify(request.tools ?? []).length / 4)
-  const completion = Math.max(1, Math.ceil((reply.text.length + JSON.stringify(reply.calls).length) / 4))
+  const completion = Math.max(1, Math.ceil(((reply.reasoning?.length ?? 0) + reply.text.length + JSON.stringify(reply.calls).length) / 4))
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }
 }
 
@@ -48,9 +50,10 @@ export function halves(text: string): string[] {
   return [text.slice(0, middle), text.slice(middle)]
 }
 
-/** The chunks after the opening one: content, tool calls, finish reason, usage, [DONE]. */
+/** The chunks after the opening one: reasoning, content, tool calls, finish reason, usage, [DONE]. */
 export function bodyChunks(env: Envelope, reply: Reply, usage: Usage | undefined): string[] {
   const out: string[] = []
+  if (reply.reasoning) for (const piece of halves(reply.reasoning)) out.push(sse(chunk(env, { reasoning_content: piece })))
   if (reply.text) for (const piece of halves(reply.text)) out.push(sse(chunk(env, { content: piece })))
   reply.calls.forEach((call, index) => {
     const [first = "", second] = halves(call.arguments)
@@ -73,6 +76,7 @@ export function completionBody(env: Envelope, reply: Reply, usage: Usage) {
   const message = {
     role: "assistant",
     content: reply.text || null,
+    ...(reply.reasoning && { reasoning_content: reply.reasoning }),
     ...(reply.calls.length > 0 && {
       tool_calls: reply.calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } })),
     }),

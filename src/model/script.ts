@@ -37,6 +37,7 @@ export const FailureSchema = z
 const common = {
   delayMs: z.number().int().min(0).max(3_600_000).optional().describe("Latency: a streamed answer sends its first chunk, then waits this long before the rest."),
   fail: FailureSchema.optional().describe("An injected failure before the step is answered."),
+  reasoning: z.string().min(1).optional().describe("Hidden reasoning streamed before the step's text or tool calls, as `reasoning_content` deltas (how OpenAI-compatible providers send thinking)."),
 }
 
 export const StepSchema = z.union([

@@ -28,7 +28,7 @@ export interface RecordedRequest {
   api: Api
   /** The request as chat completions (a Messages request is translated, tool results become `role: "tool"`). */
   body: ChatRequest
-  /** OpenCode's `x-session-id` or Claude Code's `x-claude-code-session-id` header, when sent. */
+  /** The client's session id: OpenCode's `x-session-id` (`x-opencode-session` for providers named `opencode*`), or Claude Code's `x-claude-code-session-id`. */
   sessionId?: string
   play: Play
   /** The injected failure this attempt got, if any. */
@@ -138,7 +138,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     const body = readRequest(api, await req.json().catch(() => undefined))
     const fault = (response: Response) => (api === "chat" ? response : anthropicError(response))
     if (!body) return fault(errorBody(400, `invalid ${api === "chat" ? "chat completion" : "messages"} request`, "invalid_request_error"))
-    const sessionId = req.headers.get("x-session-id") ?? req.headers.get("x-claude-code-session-id") ?? undefined
+    const sessionId = req.headers.get("x-session-id") ?? req.headers.get("x-opencode-session") ?? req.headers.get("x-claude-code-session-id") ?? undefined
     const firstUser = JSON.stringify(body.messages.find((m) => m.role === "user") ?? "")
     const sessionKey = (sessionId ?? Bun.hash(firstUser).toString(36)).replace(/\W/g, "").slice(-12)
     const play = decide(scripts, defaultScript, body, sessionKey)

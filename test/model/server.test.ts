@@ -25,6 +25,16 @@ beforeAll(async () => {
       broken: { turns: [{ steps: [{ text: "never", fail: { kind: "500", times: "always" } }] }] },
       cut: { turns: [{ steps: [{ text: "the whole answer", fail: { kind: "cut" } }] }] },
       slow: { turns: [{ steps: [{ text: "late", delayMs: 400 }] }] },
+      thinking: {
+        turns: [
+          {
+            steps: [
+              { tool: "read", args: { filePath: "a.txt" }, reasoning: "look at a.txt first" },
+              { text: "done", reasoning: "enough" },
+            ],
+          },
+        ],
+      },
     },
   })
 })
@@ -46,7 +56,7 @@ interface ToolDelta {
   function: { name?: string; arguments: string }
 }
 interface Chunk {
-  choices: { delta: { role?: string; content?: string; tool_calls?: ToolDelta[] }; finish_reason: string | null }[]
+  choices: { delta: { role?: string; content?: string; reasoning_content?: string; tool_calls?: ToolDelta[] }; finish_reason: string | null }[]
   usage?: { prompt_tokens: number; completion_tokens: number }
 }
 
@@ -95,6 +105,25 @@ test("parallel calls share one step; the next request's tool results feed the te
   expect(textOf(second.chunks)).toBe("read: contents of a.txt\n\nno match")
   expect(second.chunks.at(-2)?.choices[0]?.finish_reason).toBe("stop")
   expect(model.toolResults().map((r) => [r.tool, r.output])).toContainEqual(["read", "contents of a.txt"])
+})
+
+test("a step's reasoning streams as reasoning_content deltas before its tool calls; the session comes from x-opencode-session too", async () => {
+  const response = await fetch(`${model.url}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-opencode-session": "ses_thinking" },
+    body: JSON.stringify({ model: "fast", stream: true, tools, ...ask("[script:thinking]") }),
+  })
+  const { chunks } = await events(response)
+  const kinds = chunks.slice(1).map((c) => (c.choices[0]?.delta.reasoning_content !== undefined ? "reasoning" : c.choices[0]?.delta.tool_calls ? "call" : "end"))
+  expect(kinds).toEqual(["reasoning", "reasoning", "call", "call", "end"])
+  expect(chunks.map((c) => c.choices[0]?.delta.reasoning_content ?? "").join("")).toBe("look at a.txt first")
+  expect(toolDeltas(chunks)[0]?.id).toStartWith("call_ses_thinking_")
+  expect(model.requests.at(-1)?.sessionId).toBe("ses_thinking")
+
+  const body = (await (await post({ ...ask("[script:thinking]"), stream: false })).json()) as { choices: { message: Record<string, unknown> }[] }
+  expect(body.choices[0]?.message).toMatchObject({ reasoning_content: "look at a.txt first", tool_calls: [{ function: { name: "read" } }] })
+  // A step without reasoning sends none.
+  expect(JSON.stringify((await events(await post(ask("go")))).chunks)).not.toContain("reasoning_content")
 })
 
 test("non-streaming requests get one chat.completion body", async () => {

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os"
 import { readFlags } from "../../src/config/flags"
 import { runTurn, type Turn } from "../../src/engine/delegate"
 import { Runtime } from "../../src/engine/runtime"
-import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
+import { createIsolatedHome, type HomeOptions, type IsolatedHome } from "../../src/model/home"
 import type { ScriptInput } from "../../src/model/script"
 import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
 import type { ToolResult } from "../../src/model/conversation"
@@ -30,12 +30,13 @@ export interface World {
   dirs: string[]
 }
 
-export async function startWorld(scripts: Record<string, ScriptInput>, env: Record<string, string> = {}): Promise<World> {
+/** `home` adds to the isolated home: extra variables (PATH is the test one), config, providers. */
+export async function startWorld(scripts: Record<string, ScriptInput>, home: Omit<HomeOptions, "modelUrl"> = {}): Promise<World> {
   await buildPlugin()
   const model = await startScriptedModel({ scripts })
-  const home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH, ...env } })
-  const runtime = new Runtime(readFlags(home.env))
-  return { model, home, runtime, dirs: [] }
+  const isolated = await createIsolatedHome({ ...home, modelUrl: model.url, env: { PATH: TEST_PATH, ...home.env } })
+  const runtime = new Runtime(readFlags(isolated.env))
+  return { model, home: isolated, runtime, dirs: [] }
 }
 
 export async function stopWorld(world: World | undefined) {
@@ -59,8 +60,11 @@ export async function makeRepo(world: World): Promise<string> {
   return dir
 }
 
-/** Runs `agent` in `dir` on the named script and returns the turn plus the tool results of this session. */
-export async function runAgent(world: World, agent: string, dir: string, script: string): Promise<{ turn: Turn; results: ToolResult[] }> {
+/**
+ * Runs `agent` in `dir` on the named script (on `model`, default `scripted/fast`) and returns the turn,
+ * the tool results of this session and its id.
+ */
+export async function runAgent(world: World, agent: string, dir: string, script: string, model = "scripted/fast"): Promise<{ turn: Turn; results: ToolResult[]; sessionID: string }> {
   const { client, hub } = await world.runtime.opencode()
   let sessionID = ""
   const before = world.model.toolResults().length
@@ -71,7 +75,7 @@ export async function runAgent(world: World, agent: string, dir: string, script:
       workspace: dir,
       agent,
       title: `plugin test ${script}`,
-      route: parseModel("scripted/fast"),
+      route: parseModel(model),
       deadline: Date.now() + 90_000,
       signal: new AbortController().signal,
       onSession: async (id) => {
@@ -82,5 +86,5 @@ export async function runAgent(world: World, agent: string, dir: string, script:
     `[script:${script}] run the script`,
   )
   if (!sessionID) throw new Error("no session was created")
-  return { turn, results: world.model.toolResults().slice(before) }
+  return { turn, results: world.model.toolResults().slice(before), sessionID }
 }

@@ -1,10 +1,13 @@
 // The plugin's small pure pieces: its agent table agrees with the rendered agents, config's trusted
 // roots are shape-checked (fail closed), arguments are validated, shell output is capped with notes,
-// and the runner brief carries the command verbatim.
+// the runner brief carries the command verbatim, and Muse Spark's reasoning is left out for our
+// agents only.
 import { describe, expect, test } from "bun:test"
 import { trustedRootsOf } from "../../plugin/env"
 import { isOrchestratorAgent, isRunnerAgent, RUNNER_TOOL_SPECS, runnerProfile, SHELL_PROFILES, shellProfile, type RunnerTool } from "../../plugin/roles"
+import { isMuseSpark, omitHiddenReasoning } from "../../plugin/quirks"
 import { timeoutSeconds } from "../../plugin/runner"
+import type { ChatMessage } from "../../plugin/types"
 import { shellOutput, stringArg } from "../../plugin/shell"
 import { agentName, RUNNER_TOOLS, runnerAgentName } from "../../src/agents/names"
 import { renderAgents } from "../../src/agents/render"
@@ -100,4 +103,35 @@ test("the runner brief carries the command verbatim in a fence it cannot close",
   expect(brief).toContain("Objective: see what fails")
   expect(brief).toContain("No expected outcome was given")
   expect(runnerBrief({ command: "make", objective: "o", expected: "builds", timeoutSeconds: 1, tool: "t" })).toContain("Expected outcome: builds")
+})
+
+describe("Muse Spark: hidden reasoning left out of requests", () => {
+  const muse = { providerID: "opencode", modelID: "muse-spark-1-3" }
+  const session = (agent: string, model: { providerID: string; modelID: string }): ChatMessage[] => [
+    { info: { role: "user", agent, model }, parts: [{ type: "text" }] },
+    { info: { role: "assistant" }, parts: [{ type: "step-start" }, { type: "reasoning" }, { type: "tool" }, { type: "step-finish" }] },
+    { info: { role: "assistant" }, parts: [{ type: "reasoning" }, { type: "text" }] },
+  ]
+  const kinds = (messages: ChatMessage[]) => messages.map((m) => m.parts.map((p) => p.type).join(","))
+
+  test.each([
+    ["scout on opencode/muse-spark-*", agentName("scout"), muse, 2],
+    ["a runner on opencode/muse-spark-*", runnerAgentName("writable", "host"), muse, 2],
+    ["build (not ours)", "build", muse, 0],
+    ["scout on another opencode model", agentName("scout"), { providerID: "opencode", modelID: "spark-muse" }, 0],
+    ["scout on muse-spark from another provider", agentName("scout"), { providerID: "openrouter", modelID: "muse-spark-1-3" }, 0],
+  ])("%s", (_name, agent, model, omitted) => {
+    const messages = session(agent, model)
+    const before = kinds(messages)
+    expect(omitHiddenReasoning(messages)).toBe(omitted)
+    if (omitted === 0) expect(kinds(messages)).toEqual(before)
+    else expect(kinds(messages)).toEqual(["text", "step-start,tool,step-finish", "text"])
+  })
+
+  test("the latest user message decides: a session switched to another agent keeps its reasoning", () => {
+    const messages = [...session(agentName("scout"), muse), { info: { role: "user", agent: "build", model: muse }, parts: [{ type: "text" }] }]
+    expect(omitHiddenReasoning(messages)).toBe(0)
+    expect(omitHiddenReasoning(messages.slice(0, 3))).toBe(2)
+    expect(isMuseSpark(undefined)).toBe(false)
+  })
 })
