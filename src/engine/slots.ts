@@ -7,8 +7,9 @@
 // "n ahead" it reports, and it takes a slot only when fewer are ahead than slots are free, so tasks
 // start in the order they queued. Slots and tickets of a dead owner (PID gone or reused, see
 // util/process.ts sameProcess) are reclaimed by whoever finds them.
-import { link, mkdir, readdir, rename, rm } from "node:fs/promises"
+import { mkdir, readdir, rm } from "node:fs/promises"
 import { z } from "zod"
+import { holdsOrReclaim, linkExclusive } from "../util/claim-file"
 import { writeAtomic } from "../util/fs"
 import { sameProcess, selfStart } from "../util/process"
 import { readStateFile } from "../util/state-file"
@@ -76,14 +77,7 @@ export class Slots {
       for (let index = 0; index < cap; index++) {
         const file = this.file(index)
         if (await this.live(file)) continue
-        const taken = await link(temp, file).then(
-          () => true,
-          (error: NodeJS.ErrnoException) => {
-            if (error.code === "EEXIST") return false
-            throw error
-          },
-        )
-        if (taken) return { release: () => this.release(file, taskID) }
+        if (await linkExclusive(temp, file)) return { release: () => this.release(file, taskID) }
       }
       return undefined
     } finally {
@@ -92,28 +86,8 @@ export class Slots {
   }
 
   /** True while a live process holds the file; a dead owner's file is moved out of the way and removed. */
-  private async live(file: string): Promise<boolean> {
-    const holder = await readStateFile(file, HolderSchema, FIX)
-    if (!holder) return false
-    if (sameProcess(holder.ownerPid, holder.ownerStart)) return true
-    // Renamed first, so of two processes reclaiming it at once only one removes it.
-    const aside = `${file}.${process.pid}.stale`
-    if (
-      await rename(file, aside).then(
-        () => true,
-        () => false,
-      )
-    ) {
-      const moved = await readStateFile(aside, HolderSchema, FIX)
-      // Between the read and the rename a live taker may have put its own file there: put it back.
-      if (moved && sameProcess(moved.ownerPid, moved.ownerStart)) {
-        await link(aside, file).catch(() => undefined)
-        await rm(aside, { force: true })
-        return true
-      }
-      await rm(aside, { force: true })
-    }
-    return false
+  private live(file: string): Promise<boolean> {
+    return holdsOrReclaim(file, HolderSchema, FIX, (holder) => sameProcess(holder.ownerPid, holder.ownerStart))
   }
 
   private async ahead(ticket: string): Promise<number> {

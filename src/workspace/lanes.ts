@@ -7,9 +7,10 @@
 // dir, which no sandbox mounts), created with link(2) so exactly one taker wins. The claim names its
 // patch; it is live while that patch's record exists, or while the process creating it runs. The
 // claim is also what admits the lane as a workspace (sandbox/host-paths.ts engineWorktree).
-import { link, mkdir, readdir, rename, rm } from "node:fs/promises"
+import { mkdir, readdir, rm } from "node:fs/promises"
 import { z } from "zod"
 import { LANE_NAME } from "../sandbox"
+import { holdsOrReclaim, linkExclusive } from "../util/claim-file"
 import { statIfPresent, writeAtomic } from "../util/fs"
 import { sameProcess, selfStart } from "../util/process"
 import { readStateFile } from "../util/state-file"
@@ -27,28 +28,7 @@ const claimFile = (registry: string, lane: string) => `${lanesDir(registry)}/${l
 const laneName = (index: number) => `lane-${index}`
 
 /** True while the claim's patch exists or its creator still runs; a stale claim is moved aside and removed. */
-async function live(registry: string, file: string): Promise<boolean> {
-  const claim = await readStateFile(file, ClaimSchema, FIX)
-  if (!claim) return false
-  if (await held(registry, claim)) return true
-  // Renamed first, so of two processes reclaiming it at once only one removes it.
-  const aside = `${file}.${process.pid}.stale`
-  const renamed = await rename(file, aside).then(
-    () => true,
-    () => false,
-  )
-  // Another process reclaimed it first: the name is free, or already someone's new claim (link decides).
-  if (!renamed) return false
-  const moved = await readStateFile(aside, ClaimSchema, FIX)
-  // Between the read and the rename a taker may have put its own claim there: put it back.
-  if (moved && (await held(registry, moved))) {
-    await link(aside, file).catch(() => undefined) // someone claimed the name meanwhile: theirs stands
-    await rm(aside, { force: true })
-    return true
-  }
-  await rm(aside, { force: true })
-  return false
-}
+const live = (registry: string, file: string) => holdsOrReclaim(file, ClaimSchema, FIX, (claim) => held(registry, claim))
 
 const held = async (registry: string, claim: Claim) => sameProcess(claim.ownerPid, claim.ownerStart) || (await statIfPresent(`${registry}/${claim.patchId}.json`)) !== undefined
 
@@ -65,14 +45,7 @@ export async function claimLane(root: string, registry: string, patchId: string)
     for (let index = 1; index <= MAX_LANES; index++) {
       const file = claimFile(registry, laneName(index))
       if (await live(registry, file)) continue
-      const taken = await link(temp, file).then(
-        () => true,
-        (error: NodeJS.ErrnoException) => {
-          if (error.code === "EEXIST") return false
-          throw error
-        },
-      )
-      if (taken) return laneName(index)
+      if (await linkExclusive(temp, file)) return laneName(index)
     }
   } finally {
     await rm(temp, { force: true })
