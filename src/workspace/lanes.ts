@@ -23,7 +23,7 @@ type Claim = z.infer<typeof ClaimSchema>
 
 const FIX = "The lane is free again; nothing else to do."
 
-export const lanesDir = (registry: string) => `${registry}/lanes`
+const lanesDir = (registry: string) => `${registry}/lanes`
 const claimFile = (registry: string, lane: string) => `${lanesDir(registry)}/${lane}.json`
 const laneName = (index: number) => `lane-${index}`
 
