@@ -141,7 +141,8 @@ describe("a task left before its session existed", () => {
       updatedAt: now,
       deadline,
       operationMs: 60_000,
-      brief: "[script:quick] look",
+      // A brief of its own: the scripted model tells conversations apart by it when no session header came.
+      brief: `[script:quick] look (${id})`,
       turns: 1,
       revision: 0,
       progress: [],
