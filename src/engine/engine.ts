@@ -25,6 +25,8 @@ export interface Live {
   listeners: Set<(line?: string) => void>
   /** Who answers the session's asks while a tool call waits on it; in memory only, never in the record. */
   relay?: Relay
+  /** A delegate_parallel member: its turn waits for a machine-wide slot (slots.ts) first. */
+  queued?: boolean
   /** What this turn has spent, across its retries, against the caps of config.json. */
   usage: Usage
 }
@@ -48,16 +50,12 @@ export class Engine {
     this.settler = new Settler(runtime, this.store, this.locks)
   }
 
-  /**
-   * Follows the task and runs its turn in the background; `attach` follows a session already busy. A
-   * record still `queued` (a delegate_parallel member, or one taken over before it had a slot) waits
-   * for a machine-wide slot first.
-   */
-  launch(record: TaskRecord, brief: string, attach = false, relay?: Relay): Live {
+  /** Follows the task and runs its turn in the background; `attach` follows a session already busy. */
+  launch(record: TaskRecord, brief: string, attach = false, relay?: Relay, queued = false): Live {
     this.onLaunch()
-    const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record), relay, usage: newUsage() }
+    const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record), relay, queued, usage: newUsage() }
     this.live.set(record.id, live)
-    live.done = record.queued ? this.driveInSlot(live, brief) : this.drive(live, brief, attach)
+    live.done = queued ? this.driveInSlot(live, brief) : this.drive(live, brief, attach)
     return live
   }
 
@@ -71,8 +69,6 @@ export class Engine {
         this.progress(live, `running without a concurrency slot: ${describe(error)}`)
         return undefined
       })
-    // Out of the queue either way: a process taking the task over from here does not queue it again.
-    record.queued = undefined
     if (slot) {
       Object.assign(record, { turnStartedAt: new Date().toISOString(), deadline: Date.now() + record.operationMs })
       record.revision++

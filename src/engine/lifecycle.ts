@@ -88,8 +88,8 @@ export class Delegations {
       await place.discard()
       throw error
     }
-    const record = newRecord(request, { id, workspace: place.dir, route, operationMs: budget.operationMs, isolation: place.isolation, queued: request.queued || undefined })
-    await this.launch(record, request.brief, host, request.relay)
+    const record = newRecord(request, { id, workspace: place.dir, route, operationMs: budget.operationMs, isolation: place.isolation })
+    await this.launch(record, request.brief, host, request.relay, request.queued)
     return { record, attached: false }
   }
 
@@ -126,7 +126,7 @@ export class Delegations {
   private readonly hostOf = (config: Config) => hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots)
 
   /** Records the workspace's state and the task, then runs its turn; a failure before then releases the writer state. */
-  private async launch(record: TaskRecord, brief: string, host: HostContext, relay?: Relay) {
+  private async launch(record: TaskRecord, brief: string, host: HostContext, relay?: Relay, queued?: boolean) {
     try {
       record.snapshot = await snapshot(record.workspace, host)
       if (record.writable) record.autorun = await autorunFiles(record.workspace)
@@ -135,7 +135,7 @@ export class Delegations {
       if (record.writable) await this.engine.locks.clear(record.workspace, record.id)
       throw error
     }
-    this.engine.launch(record, brief, false, relay)
+    this.engine.launch(record, brief, false, relay, queued)
   }
 
   /** Runs `work` holding the workspace's writer state as `holder` (patch_apply): refused while a writer holds it. */

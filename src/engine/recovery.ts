@@ -100,9 +100,8 @@ async function recoverTask(engine: Engine, record: TaskRecord): Promise<void> {
       await live.done
       return
     }
-    // The process died before the session existed: start it now, under the task's own deadline (a
-    // member still queued for a slot queues again, and its deadline starts once it has one).
-    if (!sessionID && record.brief && (record.queued || Date.now() < record.deadline)) {
+    // The process died before the session existed: start it now, under the task's own deadline.
+    if (!sessionID && record.brief && Date.now() < record.deadline) {
       engine.live.delete(record.id)
       engine.launch(record, record.brief)
       await engine.store.save(record)

@@ -59,8 +59,6 @@ export interface TaskRecord {
   snapshot?: Snapshot
   /** An isolated worker: `workspace` is its worktree, `source` the caller's workspace, its edits the patch `patchId`. */
   isolation?: { mode: "worktree"; source: string; patchId: string }
-  /** A delegate_parallel member still waiting for a machine-wide slot: its deadline starts once it has one. */
-  queued?: boolean
   /** Autorun files (workspace/autorun.ts) with their fingerprints when a writable turn started. */
   autorun?: Record<string, string>
   result?: DelegationResult
@@ -70,7 +68,7 @@ export interface TaskRecord {
 
 export const isFinished = (status: Status) => FINISHED.includes(status)
 
-type NewRecordFields = Pick<TaskRecord, "id" | "role" | "agent" | "workspace" | "title" | "writable" | "idempotencyKey" | "route" | "brief" | "operationMs" | "queued">
+type NewRecordFields = Pick<TaskRecord, "id" | "role" | "agent" | "workspace" | "title" | "writable" | "idempotencyKey" | "route" | "brief" | "operationMs">
 
 /** Refuses a task_continue for a task that cannot take one, saying what to do instead. */
 export function checkContinuable(record: TaskRecord | undefined, id: string): asserts record is TaskRecord {
