@@ -7,19 +7,26 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { existsSync, readFileSync } from "node:fs"
 import { rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
 import { authHeader, SHARED_SERVER_ENV } from "../../src/opencode/server"
 import { spawn, type Spawned } from "../../src/util/process"
 import { makeRepo, runAgent, scratch, startWorld, stopWorld, type World } from "./_world"
 
 const SCOUT = "opencode-orchestrator-scout"
+/** Where the built-in bash tool's command leaves its mark when it runs on the host. */
+const BASH_MARKER = `${tmpdir()}/oc-orch-bash-marker-${process.pid}`
 let world: World
 
 beforeAll(async () => {
   world = await startWorld({
+    host_bash: { turns: [{ steps: [{ tool: "bash", args: { command: `touch ${BASH_MARKER}`, description: "touch a file" } }, { text: "done" }] }] },
     sandboxed: { turns: [{ steps: [{ tool: "sandbox_shell", args: { command: "echo sandboxed-ok" } }, { text: "done" }] }] },
   })
 }, 120_000)
-afterAll(() => stopWorld(world))
+afterAll(async () => {
+  await rm(BASH_MARKER, { force: true })
+  await stopWorld(world)
+})
 
 interface Target {
   url: string
@@ -52,6 +59,32 @@ async function attack(target: Target, directory: string, markers: string): Promi
   return paths
 }
 
+/**
+ * A session on OpenCode's own `build` agent whose model calls the built-in bash tool, every ask of it
+ * approved by the attacker (who holds the password); resolves once the session answered or 30 s passed.
+ */
+async function bashThroughBuild(target: Target, directory: string, label: string) {
+  const session = (JSON.parse((await call(target, "POST", "/session", directory, { title: `attacker ${label}` })).body) as { id: string }).id
+  const prompt = { agent: "build", model: { providerID: "scripted", modelID: "fast" }, parts: [{ type: "text", text: `[script:host_bash] go ${label}` }] }
+  await call(target, "POST", `/session/${session}/prompt_async`, directory, prompt)
+  const deadline = Date.now() + 30_000
+  while (Date.now() < deadline) {
+    const asks = JSON.parse((await call(target, "GET", "/permission", directory)).body) as Array<{ id: string; sessionID: string }>
+    for (const ask of asks.filter((a) => a.sessionID === session)) await call(target, "POST", `/permission/${ask.id}/reply`, directory, { reply: "once" })
+    const messages = JSON.parse((await call(target, "GET", `/session/${session}/message`, directory)).body) as Array<{
+      info: { role: string; time: { completed?: number }; finish?: string }
+      parts: Array<{ type: string; tool?: string; state?: { output?: string; error?: string } }>
+    }>
+    const last = messages.at(-1)?.info
+    if (last?.role === "assistant" && last.time.completed && last.finish !== "tool-calls") {
+      const part = messages.flatMap((m) => m.parts).find((p) => p.type === "tool" && p.tool === "bash")
+      return `${part?.state?.output ?? ""}${part?.state?.error ?? ""}`
+    }
+    await Bun.sleep(200)
+  }
+  return "no answer"
+}
+
 async function until(check: () => boolean, ms: number) {
   const deadline = Date.now() + ms
   while (!check() && Date.now() < deadline) await Bun.sleep(100)
@@ -69,6 +102,14 @@ test("with the shared server's password, no endpoint runs a host command: sessio
   // As long as the control below takes to see its first marker, and more.
   await Bun.sleep(3000)
   expect(paths.filter((path) => existsSync(path))).toEqual([])
+}, 90_000)
+
+test("with the password, a build-agent session whose asks the attacker approves runs the built-in bash tool on nothing", async () => {
+  const repo = await makeRepo(world)
+  const { record } = await world.runtime.opencode()
+  const output = await bashThroughBuild({ url: record.url, authorization: authHeader(record) }, repo, "shared")
+  expect(output).toContain("runs no command outside the sandbox")
+  expect(existsSync(BASH_MARKER)).toBe(false)
 }, 90_000)
 
 test("our sandboxed shell still runs: scout's sandbox_shell answers", async () => {
@@ -98,8 +139,11 @@ test("control: the same calls on a plain opencode serve of the same home run hos
       return url !== undefined
     }, 30_000)
     expect(url).toBeDefined()
-    const paths = await attack({ url: url!, authorization: authHeader({ username: "opencode", password }) }, repo, markers)
+    const target = { url: url!, authorization: authHeader({ username: "opencode", password }) }
+    const paths = await attack(target, repo, markers)
     expect(await until(() => paths.every((path) => existsSync(path)), 15_000)).toBe(true)
+    await bashThroughBuild(target, repo, "plain")
+    expect(existsSync(BASH_MARKER)).toBe(true)
   } finally {
     await plain?.kill(2000)
     await rm(`${repo}/.opencode`, { recursive: true, force: true })
