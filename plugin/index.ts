@@ -10,6 +10,7 @@ import { omitHiddenReasoning } from "./quirks"
 import { isOrchestratorAgent, RUNNER_TOOL_SPECS, type RunnerTool } from "./roles"
 import { runnerTool } from "./runner"
 import { shellTool } from "./shell"
+import hostShellRefused from "./text/host_shell_refused.md" with { type: "text" }
 import type { Plugin, ToolDefinition } from "./types"
 
 /** Sessions remembered for the guard; the oldest are forgotten first (a long-lived server sees many). */
@@ -39,6 +40,12 @@ const OrchestratorPlugin: Plugin = async (input) => {
     // Muse Spark on OpenCode Console/Zen: our agents' requests leave the hidden reasoning out (quirks.ts).
     "experimental.chat.messages.transform": async (_input, { messages }) => {
       omitHiddenReasoning(messages)
+    },
+    // Our shared server offers no unsandboxed shell to anyone, a holder of its password included: every
+    // command OpenCode would start on the host itself passes this hook first (verified on 1.18.33 for
+    // the bash tool, /session/:id/shell, /pty and /api/pty). Commands run in bwrap through our tools.
+    "shell.env": async () => {
+      if (isSharedServer()) throw new Error(hostShellRefused.trim())
     },
     "tool.execute.before": async ({ tool, sessionID }, { args }) => {
       if (!isOrchestratorAgent(agents.get(sessionID))) return

@@ -57,6 +57,11 @@ export interface Hooks {
    * reads its own array afterwards, so a change must edit the messages in place.
    */
   "experimental.chat.messages.transform"?: (input: Record<string, never>, output: { messages: ChatMessage[] }) => Promise<void>
+  /**
+   * Before OpenCode starts a command on the host itself (1.18.33: its bash tool, POST
+   * /session/:id/shell, POST /pty and /api/pty); throwing refuses the command before it starts.
+   */
+  "shell.env"?: (input: { cwd: string; sessionID?: string; callID?: string }, output: { env: Record<string, string> }) => Promise<void>
   event?: (input: { event: { type: string; properties: Record<string, unknown> } }) => Promise<void>
 }
 

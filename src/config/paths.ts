@@ -35,6 +35,9 @@ export function resolvePaths(flags: Pick<Flags, "home" | "xdgConfigHome" | "xdgD
     cacheDir: cache,
     worktreesDir: `${cache}/worktrees`,
     opencodeConfigDir: opencodeConfig,
+    /** OpenCode's own database, snapshot repositories and logs (copies of workspace files): kept private. */
+    opencodeDataDir: `${flags.xdgDataHome}/opencode`,
+    opencodeStateDir: `${flags.xdgStateHome}/opencode`,
     opencodeAgentsDir: `${opencodeConfig}/agents`,
     opencodePluginFile: `${opencodeConfig}/plugins/${APP}.js`,
   }

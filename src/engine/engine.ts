@@ -3,6 +3,7 @@
 // launched task is driven through its turn to its settling (settle.ts). Nothing outside src/engine
 // holds an Engine; they go through Delegations.
 import { describe } from "../errors"
+import { taskSessionBusy } from "../opencode/busy"
 import { probeServer } from "../opencode/server"
 import { removeSession } from "../opencode/session"
 import type { Relay } from "../policy/relay"
@@ -12,7 +13,7 @@ import { WriterLocks } from "./locks"
 import type { Status } from "./result"
 import type { Runtime } from "./runtime"
 import { Settler, type Forced } from "./settle"
-import { Slots } from "./slots"
+import { Slots, type Slot } from "./slots"
 import { noteProgress, TaskStore, type TaskRecord } from "./tasks"
 import { newUsage, type Usage } from "./usage"
 
@@ -27,6 +28,8 @@ export interface Live {
   relay?: Relay
   /** A delegate_parallel member: its turn waits for a machine-wide slot (slots.ts) first. */
   queued?: boolean
+  /** The machine-wide slot this turn holds, once it has one. */
+  slot?: Slot
   /** What this turn has spent, across its retries, against the caps of config.json. */
   usage: Usage
 }
@@ -46,37 +49,50 @@ export class Engine {
   ) {
     this.store = new TaskStore(runtime.paths.tasksDir)
     this.locks = new WriterLocks(runtime.paths.locksDir)
-    this.slots = new Slots(runtime.paths.slotsDir, async () => (await runtime.config()).maxParallel)
+    this.slots = new Slots(
+      runtime.paths.slotsDir,
+      async () => (await runtime.config()).maxParallel,
+      (taskID, workspace) => taskSessionBusy(runtime.paths, taskID, workspace),
+    )
     this.settler = new Settler(runtime, this.store, this.locks)
   }
 
-  /** Follows the task and runs its turn in the background; `attach` follows a session already busy. */
+  /**
+   * Follows the task and runs its turn in the background; `attach` follows a session already busy. A
+   * queued task (a delegate_parallel member) holds a machine-wide slot for its turn.
+   */
   launch(record: TaskRecord, brief: string, attach = false, relay?: Relay, queued = false): Live {
     this.onLaunch()
     const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record), relay, queued, usage: newUsage() }
     this.live.set(record.id, live)
-    live.done = queued ? this.driveInSlot(live, brief) : this.drive(live, brief, attach)
+    live.done = queued ? this.driveInSlot(live, brief, attach) : this.drive(live, brief, attach)
     return live
   }
 
-  /** A queued task: waits for a slot, then runs with its whole budget from then on, and frees the slot once settled. */
-  private async driveInSlot(live: Live, brief: string): Promise<TaskRecord> {
+  /**
+   * A queued task: takes over the slot a dead process held for it (its session may still run), else
+   * waits for one and runs with its whole budget from then on; frees the slot once settled. A session
+   * already busy is followed at once: its slot was never freed while it ran (slots.ts).
+   */
+  private async driveInSlot(live: Live, brief: string, attach: boolean): Promise<TaskRecord> {
     const { record } = live
-    const slot = await this.slots
-      .take(record.id, live.controller.signal, (ahead) => this.progress(live, `queued (${ahead} ahead)`))
-      .catch((error: unknown) => {
-        // The cap cannot be kept without the state dir; the task runs rather than waiting forever.
-        this.progress(live, `running without a concurrency slot: ${describe(error)}`)
-        return undefined
-      })
-    if (slot) {
+    const unslotted = (error: unknown) => {
+      // The cap cannot be kept without the state dir; the task runs rather than waiting forever.
+      this.progress(live, `running without a concurrency slot: ${describe(error)}`)
+      return undefined
+    }
+    const adopted = await this.slots.adopt(record.id, record.workspace).catch(unslotted)
+    const slot =
+      adopted ?? (attach ? undefined : await this.slots.take(record.id, record.workspace, live.controller.signal, (ahead) => this.progress(live, `queued (${ahead} ahead)`)).catch(unslotted))
+    live.slot = slot
+    if (slot && !adopted) {
       Object.assign(record, { turnStartedAt: new Date().toISOString(), deadline: Date.now() + record.operationMs })
       record.revision++
       // As for progress: the store keeps a state it could not write and writes it when it can.
       await this.store.save(record).catch((error: unknown) => this.unsaved(record.id, error))
     }
     try {
-      return await this.drive(live, brief, false)
+      return await this.drive(live, brief, attach)
     } finally {
       // A slot whose file cannot be removed stays held only until this process exits (slots.ts reclaims it).
       await slot?.release().catch(() => undefined)
@@ -174,6 +190,8 @@ export class Engine {
             record.sessions.push(sessionID)
             record.revision++
             await this.store.save(record)
+            // Before the prompt goes out: a kill from here on leaves a slot held for the handover window.
+            await live.slot?.touch().catch(() => undefined)
             if (record.writable) await this.locks.set(record.workspace, record.id, "active", { sessionID })
           },
           onProgress: (line) => this.progress(live, line),

@@ -88,7 +88,7 @@ export class Delegations {
       await place.discard()
       throw error
     }
-    const record = newRecord(request, { id, workspace: place.dir, route, operationMs: budget.operationMs, isolation: place.isolation })
+    const record = newRecord(request, { id, workspace: place.dir, route, operationMs: budget.operationMs, isolation: place.isolation, parallel: request.queued || undefined })
     await this.launch(record, request.brief, host, request.relay, request.queued)
     return { record, attached: false }
   }

@@ -1,7 +1,9 @@
 // After an MCP server restart (or when another server process died): every task record still says
 // what happened. A task left `running` by a dead process is re-attached when its session still works
 // on the shared OpenCode server, finished from its transcript when the session went idle with a
-// report, and marked `interrupted` (with its session id) otherwise. Writer states left by a dead
+// report, and marked `interrupted` (with its session id) otherwise. A delegate_parallel member taken
+// over keeps the machine-wide slot the dead process held for it (slots.ts adopt), or queues for one
+// before its session starts, so the cap holds across the handover. Writer states left by a dead
 // process are reconciled: cleared once the session is confirmed removed, else quarantined by us.
 import { describe } from "../errors"
 import { abortSession, findSessions, lastMessageID, lastMessageRole, removeSession, sessionState } from "../opencode/session"
@@ -73,7 +75,7 @@ async function recoverTask(engine: Engine, record: TaskRecord): Promise<void> {
     }
     if (sessionID && state === "busy") {
       engine.live.delete(record.id)
-      engine.launch(record, "", true)
+      engine.launch(record, "", true, undefined, record.parallel)
       await engine.store.save(record)
       return
     }
@@ -84,7 +86,7 @@ async function recoverTask(engine: Engine, record: TaskRecord): Promise<void> {
       // task's own deadline, rather than calling a task that never started interrupted.
       if (record.brief && Date.now() < record.deadline && (await lastMessageID(client, sessionID, record.workspace)) === undefined) {
         engine.live.delete(record.id)
-        engine.launch(record, record.brief)
+        engine.launch(record, record.brief, false, undefined, record.parallel)
         await engine.store.save(record)
         return
       }
@@ -103,7 +105,7 @@ async function recoverTask(engine: Engine, record: TaskRecord): Promise<void> {
     // The process died before the session existed: start it now, under the task's own deadline.
     if (!sessionID && record.brief && Date.now() < record.deadline) {
       engine.live.delete(record.id)
-      engine.launch(record, record.brief)
+      engine.launch(record, record.brief, false, undefined, record.parallel)
       await engine.store.save(record)
       return
     }

@@ -5,23 +5,47 @@
 //
 // A waiting task holds a ticket (`queue/<ms>-<task>.json`); the live tickets older than it are the
 // "n ahead" it reports, and it takes a slot only when fewer are ahead than slots are free, so tasks
-// start in the order they queued. Slots and tickets of a dead owner (PID gone or reused, see
-// util/process.ts sameProcess) are reclaimed by whoever finds them.
-import { mkdir, readdir, rm } from "node:fs/promises"
+// start in the order they queued. A ticket of a dead owner (PID gone or reused, see util/process.ts
+// sameProcess) is reclaimed by whoever finds it.
+//
+// A slot counts a session, not a process: the cap is on sessions running on the shared server, and a
+// SIGKILLed process's sessions keep running there. So a slot whose owner is dead is reclaimed only once
+// no session of its task is busy on the shared server (idle, gone, or the server gone with it), and not
+// within HANDOVER_MS of its last write (a prompt sent just before the kill may not have made the session
+// busy yet). Nobody aborts another process's session to get a slot: the process that takes the task
+// over (recovery.ts) adopts its slot instead, and frees it when the task settles.
+import { mkdir, readdir, rename, rm } from "node:fs/promises"
 import { z } from "zod"
 import { holdsOrReclaim, linkExclusive } from "../util/claim-file"
 import { writeAtomic } from "../util/fs"
 import { sameProcess, selfStart } from "../util/process"
 import { readStateFile } from "../util/state-file"
 
-const HolderSchema = z.object({ taskID: z.string().min(1), ownerPid: z.number().int(), ownerStart: z.string().optional(), since: z.string() })
+const HolderSchema = z.object({
+  taskID: z.string().min(1),
+  ownerPid: z.number().int(),
+  ownerStart: z.string().optional(),
+  since: z.string(),
+  /** A slot's: where its task's sessions run, to ask the shared server whether one is still busy. */
+  workspace: z.string().optional(),
+  /** A slot's: when its owner last wrote it (taken, adopted, or its session created). */
+  touched: z.string().optional(),
+})
 type Holder = z.infer<typeof HolderSchema>
+
+/** True while a session of task `taskID` in `workspace` is busy on the shared server; a rejection counts as busy. */
+export type SessionBusy = (taskID: string, workspace: string) => Promise<boolean>
+
+/** How long a dead owner's slot stays held after its last write, whatever the server says. */
+export const HANDOVER_MS = 10_000
 
 const FIX = "The slot or ticket is free again; nothing else to do."
 /** Another process's release is seen by polling; this process's own wakes its waiters at once. */
 const POLL_MS = 200
 
 export interface Slot {
+  /** Rewrites the slot as written now (its task's session was just created): the handover window restarts. */
+  touch(): Promise<void>
   release(): Promise<void>
 }
 
@@ -33,12 +57,20 @@ export class Slots {
     readonly dir: string,
     /** The cap, read again on every attempt (config.json may change while tasks wait). */
     private readonly cap: () => Promise<number>,
+    /** Asked only about a slot whose owner is dead; without it such a slot is free at once. */
+    private readonly sessionBusy: SessionBusy = async () => false,
   ) {}
 
-  private holder = (taskID: string): Holder => ({ taskID, ownerPid: process.pid, ownerStart: selfStart(), since: new Date().toISOString() })
+  private holder = (taskID: string, workspace?: string): Holder => {
+    const now = new Date().toISOString()
+    return { taskID, ownerPid: process.pid, ownerStart: selfStart(), since: now, workspace, touched: workspace ? now : undefined }
+  }
 
-  /** Waits for a slot (reporting how many are ahead whenever that changes); undefined if the signal aborted first. */
-  async take(taskID: string, signal: AbortSignal, onQueued: (ahead: number) => void): Promise<Slot | undefined> {
+  /**
+   * Waits for a slot for task `taskID`, whose sessions run in `workspace` (reporting how many are ahead
+   * whenever that changes); undefined if the signal aborted first.
+   */
+  async take(taskID: string, workspace: string, signal: AbortSignal, onQueued: (ahead: number) => void): Promise<Slot | undefined> {
     await mkdir(`${this.dir}/queue`, { recursive: true, mode: 0o700 })
     const ticket = `${this.dir}/queue/${Date.now().toString().padStart(15, "0")}-${taskID}.json`
     await writeAtomic(ticket, JSON.stringify(this.holder(taskID)), 0o600)
@@ -48,7 +80,7 @@ export class Slots {
         const ahead = await this.ahead(ticket)
         const cap = await this.cap()
         if (ahead < cap - (await this.held(cap))) {
-          const slot = await this.tryTake(taskID, cap)
+          const slot = await this.tryTake(taskID, workspace, cap)
           if (slot) return slot
         }
         if (ahead !== reported) onQueued(ahead)
@@ -70,14 +102,14 @@ export class Slots {
 
   private file = (index: number) => `${this.dir}/slot-${index}.json`
 
-  private async tryTake(taskID: string, cap: number): Promise<Slot | undefined> {
+  private async tryTake(taskID: string, workspace: string, cap: number): Promise<Slot | undefined> {
     const temp = `${this.dir}/.${taskID}.${process.pid}.tmp`
-    await writeAtomic(temp, JSON.stringify(this.holder(taskID)), 0o600)
+    await writeAtomic(temp, JSON.stringify(this.holder(taskID, workspace)), 0o600)
     try {
       for (let index = 0; index < cap; index++) {
         const file = this.file(index)
         if (await this.live(file)) continue
-        if (await linkExclusive(temp, file)) return { release: () => this.release(file, taskID) }
+        if (await linkExclusive(temp, file)) return this.handle(file, taskID, workspace)
       }
       return undefined
     } finally {
@@ -85,9 +117,67 @@ export class Slots {
     }
   }
 
-  /** True while a live process holds the file; a dead owner's file is moved out of the way and removed. */
+  /**
+   * The slot a dead process took for task `taskID` (its session may still run), made this process's;
+   * undefined when there is none (never taken, or already free and reclaimed).
+   */
+  async adopt(taskID: string, workspace: string): Promise<Slot | undefined> {
+    const names = (await readdir(this.dir).catch(() => [] as string[])).filter((name) => /^slot-\d+\.json$/.test(name))
+    for (const name of names) {
+      const file = `${this.dir}/${name}`
+      const holder = await readStateFile(file, HolderSchema, FIX)
+      if (holder?.taskID !== taskID) continue
+      if (holder.ownerPid === process.pid && sameProcess(holder.ownerPid, holder.ownerStart)) return this.handle(file, taskID, workspace)
+      // Moved aside first, as a reclaimer does: of the two only one gets it, and a new taker's file
+      // is never overwritten.
+      const aside = `${file}.${process.pid}.adopt`
+      if (
+        !(await rename(file, aside).then(
+          () => true,
+          () => false,
+        ))
+      )
+        return undefined
+      const moved = await readStateFile(aside, HolderSchema, FIX)
+      const temp = `${this.dir}/.${taskID}.${process.pid}.tmp`
+      try {
+        if (moved?.taskID !== taskID) {
+          await linkExclusive(aside, file).catch(() => false)
+          return undefined
+        }
+        await writeAtomic(temp, JSON.stringify(this.holder(taskID, workspace)), 0o600)
+        return (await linkExclusive(temp, file)) ? this.handle(file, taskID, workspace) : undefined
+      } finally {
+        await rm(aside, { force: true })
+        await rm(temp, { force: true })
+      }
+    }
+    return undefined
+  }
+
+  private handle(file: string, taskID: string, workspace: string): Slot {
+    return { touch: () => this.touch(file, taskID, workspace), release: () => this.release(file, taskID) }
+  }
+
+  /**
+   * True while the file's holder holds: a ticket while its process lives; a slot also while its task's
+   * session is busy on the shared server or its handover window lasts. Otherwise it is moved out of
+   * the way and removed.
+   */
   private live(file: string): Promise<boolean> {
-    return holdsOrReclaim(file, HolderSchema, FIX, (holder) => sameProcess(holder.ownerPid, holder.ownerStart))
+    return holdsOrReclaim(file, HolderSchema, FIX, async (holder) => {
+      if (sameProcess(holder.ownerPid, holder.ownerStart)) return true
+      if (!holder.workspace) return false
+      if (Date.now() - Date.parse(holder.touched ?? holder.since) < HANDOVER_MS) return true
+      // Not knowing whether its session runs is not a reason to exceed the cap.
+      return this.sessionBusy(holder.taskID, holder.workspace).catch(() => true)
+    })
+  }
+
+  private async touch(file: string, taskID: string, workspace: string) {
+    const holder = await readStateFile(file, HolderSchema, FIX)
+    if (holder?.taskID !== taskID || holder.ownerPid !== process.pid) return
+    await writeAtomic(file, JSON.stringify({ ...holder, workspace, touched: new Date().toISOString() }), 0o600)
   }
 
   private async ahead(ticket: string): Promise<number> {

@@ -59,6 +59,8 @@ export interface TaskRecord {
   snapshot?: Snapshot
   /** An isolated worker: `workspace` is its worktree, `source` the caller's workspace, its edits the patch `patchId`. */
   isolation?: { mode: "worktree"; source: string; patchId: string }
+  /** A delegate_parallel member: its first turn counts against maxParallel in whichever process follows it. */
+  parallel?: true
   /** Autorun files (workspace/autorun.ts) with their fingerprints when a writable turn started. */
   autorun?: Record<string, string>
   result?: DelegationResult
@@ -68,7 +70,7 @@ export interface TaskRecord {
 
 export const isFinished = (status: Status) => FINISHED.includes(status)
 
-type NewRecordFields = Pick<TaskRecord, "id" | "role" | "agent" | "workspace" | "title" | "writable" | "idempotencyKey" | "route" | "brief" | "operationMs">
+type NewRecordFields = Pick<TaskRecord, "id" | "role" | "agent" | "workspace" | "title" | "writable" | "idempotencyKey" | "route" | "brief" | "operationMs" | "parallel">
 
 /** Refuses a task_continue for a task that cannot take one, saying what to do instead. */
 export function checkContinuable(record: TaskRecord | undefined, id: string): asserts record is TaskRecord {
@@ -81,7 +83,8 @@ export function checkContinuable(record: TaskRecord | undefined, id: string): as
 /** The record of a finished task, running again for a task_continue turn with `brief`, followed by this process. */
 export function nextTurn(record: TaskRecord, brief: string, operationMs: number): void {
   Object.assign(record, { status: "running", ownerPid: process.pid, ownerStart: selfStart(), turnStartedAt: new Date().toISOString(), brief, deadline: Date.now() + operationMs, operationMs })
-  Object.assign(record, { result: undefined, finishedAt: undefined, note: undefined, activity: undefined })
+  // A continued turn is not queued (lifecycle.ts), so nothing that takes it over queues it either.
+  Object.assign(record, { result: undefined, finishedAt: undefined, note: undefined, activity: undefined, parallel: undefined })
   record.turns++
   record.revision++
 }

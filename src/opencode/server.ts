@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs"
 import { searchPath, type Env } from "../config/flags"
 import type { Paths } from "../config/paths"
 import { fail } from "../errors"
-import { readJson, writeJson } from "../util/fs"
+import { makePrivate, readJson, writeJson } from "../util/fs"
 import { SHARED_SERVER_VARIABLE } from "../sandbox"
 import { alive, killPid, processStart, spawn, type Spawned } from "../util/process"
 
@@ -132,12 +132,16 @@ async function startServer(options: ServerOptions): Promise<ServerRecord> {
   await mkdir(options.paths.stateDir, { recursive: true, mode: 0o700 })
   const password = randomBytes(24).toString("base64url")
   await Bun.write(options.paths.serverLog, "")
+  // OpenCode's database and snapshot repositories hold copies of workspace files (`.env` included) and
+  // are created world-readable by default: what exists is made private, and the server creates the rest so.
+  for (const dir of [options.paths.opencodeDataDir, options.paths.opencodeStateDir]) await makePrivate(dir)
   let child: Spawned
   try {
     child = spawn([binary, "serve", "--port", "0", "--hostname", "127.0.0.1", "--print-logs", "--log-level", "WARN"], {
       env: { ...options.env, ...SHARED_SERVER_ENV, OPENCODE_SERVER_USERNAME: USERNAME, OPENCODE_SERVER_PASSWORD: password },
       detached: true,
       logFile: options.paths.serverLog,
+      umask: 0o077,
     })
   } catch (error) {
     throw fail("Prerequisite", `Could not start ${binary}: ${(error as Error).message}`, "Check that the OpenCode executable runs: opencode --version.")

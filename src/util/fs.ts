@@ -1,7 +1,7 @@
 // Small file helpers: atomic writes (temp file + rename, so a reader never sees half a file) and
 // JSON reads that tell "absent" from "unreadable".
 import { constants } from "node:fs"
-import { access, lstat, mkdir, rename, rm, stat, statfs, writeFile } from "node:fs/promises"
+import { access, chmod, lstat, mkdir, readdir, rename, rm, stat, statfs, writeFile } from "node:fs/promises"
 import { dirname } from "node:path"
 import { fail, type ErrorKind } from "../errors"
 
@@ -106,4 +106,21 @@ export async function checkStateSpace(dir: string): Promise<void> {
       `Free space on that filesystem (or point XDG_STATE_HOME elsewhere), then retry; nothing was started.`,
       { dir },
     )
+}
+
+/**
+ * Takes group and other permissions off `dir` and everything below it (links are left alone: chmod
+ * would follow them). A missing `dir` is nothing to do; an entry that vanishes meanwhile is skipped.
+ */
+export async function makePrivate(dir: string): Promise<void> {
+  const top = await lstat(dir).catch(() => undefined)
+  if (!top?.isDirectory()) return
+  const pending = [dir]
+  for (let current = pending.pop(); current !== undefined; current = pending.pop()) {
+    const info = await lstat(current).catch(() => undefined)
+    if (!info || info.isSymbolicLink()) continue
+    if (info.mode & 0o077) await chmod(current, info.mode & 0o7700).catch(() => undefined)
+    if (!info.isDirectory()) continue
+    for (const name of await readdir(current).catch(() => [] as string[])) pending.push(`${current}/${name}`)
+  }
 }

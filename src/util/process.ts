@@ -66,6 +66,17 @@ function launch<T>(argv: string[], start: () => T): T {
   }
 }
 
+/** Runs `start` with the process's file-creation mask set to `mask`: a child inherits it at fork, and a spawn is synchronous. */
+function withUmask<T>(mask: number | undefined, start: () => T): T {
+  if (mask === undefined) return start()
+  const previous = process.umask(mask)
+  try {
+    return start()
+  } finally {
+    process.umask(previous)
+  }
+}
+
 /** Runs a command to completion and returns what it printed. Never throws for a non-zero exit. */
 export async function run(argv: string[], options: RunOptions = {}): Promise<RunResult> {
   const started = performance.now()
@@ -130,20 +141,24 @@ export interface SpawnOptions {
   logFile?: string
   /** A pipe to write to (a protocol peer); nothing by default. */
   stdin?: "pipe" | "ignore"
+  /** The child's file-creation mask (0o077: what it creates is its owner's alone); this process's own by default. */
+  umask?: number
 }
 
 /** Starts a long-running process (a server) and hands back its handle. */
 export function spawn(argv: string[], options: SpawnOptions = {}): Spawned {
   const output = options.logFile ? Bun.file(options.logFile) : "pipe"
-  const proc = launch(argv, () =>
-    Bun.spawn(argv, {
-      cwd: options.cwd,
-      env: cleanEnv(options.env),
-      stdin: options.stdin ?? "ignore",
-      stdout: output,
-      stderr: output,
-      detached: options.detached ?? false,
-    }),
+  const proc = withUmask(options.umask, () =>
+    launch(argv, () =>
+      Bun.spawn(argv, {
+        cwd: options.cwd,
+        env: cleanEnv(options.env),
+        stdin: options.stdin ?? "ignore",
+        stdout: output,
+        stderr: output,
+        detached: options.detached ?? false,
+      }),
+    ),
   )
   if (options.detached) proc.unref()
   return {

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test"
 import { readdir } from "node:fs/promises"
-import { Slots } from "../../src/engine/slots"
+import { HANDOVER_MS, Slots } from "../../src/engine/slots"
 import { writeJson } from "../../src/util/fs"
 import { tempDir } from "../helpers/temp"
 
@@ -10,14 +10,14 @@ test("two slot tables on one directory (two MCP processes) share the cap; a rele
   await using dir = await tempDir("oc-orch-slots-")
   const a = new Slots(`${dir.path}/slots`, async () => 2)
   const b = new Slots(`${dir.path}/slots`, async () => 2)
-  const first = await a.take("task_a_1", never, () => {})
-  const second = await b.take("task_b_2", never, () => {})
+  const first = await a.take("task_a_1", "/ws", never, () => {})
+  const second = await b.take("task_b_2", "/ws", never, () => {})
   expect(first && second).toBeTruthy()
   expect(await a.held(2)).toBe(2)
   const queued: number[] = []
-  const third = b.take("task_b_3", never, (ahead) => queued.push(ahead))
+  const third = b.take("task_b_3", "/ws", never, (ahead) => queued.push(ahead))
   await Bun.sleep(50)
-  const fourth = a.take("task_a_4", never, (ahead) => queued.push(ahead))
+  const fourth = a.take("task_a_4", "/ws", never, (ahead) => queued.push(ahead))
   await Bun.sleep(300)
   expect(queued.sort()).toEqual([0, 1])
   await first!.release()
@@ -40,14 +40,92 @@ test("a dead owner's slot and ticket are reclaimed; an aborted wait leaves no ti
   // PID 2^22 + 1 is above pid_max's default ceiling for most systems: no such process.
   await writeJson(`${dir.path}/slots/slot-0.json`, { taskID: "task_dead_1", ownerPid: 4_194_305, ownerStart: "0:0", since: new Date().toISOString() })
   await writeJson(`${dir.path}/slots/queue/000000000000001-task_dead_2.json`, { taskID: "task_dead_2", ownerPid: 4_194_305, ownerStart: "0:0", since: new Date().toISOString() })
-  const slot = await slots.take("task_live_1", never, () => {})
+  const slot = await slots.take("task_live_1", "/ws", never, () => {})
   expect(slot).toBeDefined()
   const controller = new AbortController()
-  const waiting = slots.take("task_live_2", controller.signal, () => {})
+  const waiting = slots.take("task_live_2", "/ws", controller.signal, () => {})
   await Bun.sleep(100)
   controller.abort()
   expect(await waiting).toBeUndefined()
   expect(await readdir(`${dir.path}/slots/queue`)).toEqual([])
   await slot!.release()
   expect(await slots.held(1)).toBe(0)
+})
+
+// PID 2^22 + 1: no such process (see above). A slot written a minute ago is past the handover window.
+const deadSlot = (taskID: string, touchedMsAgo = 60_000) => {
+  const at = new Date(Date.now() - touchedMsAgo).toISOString()
+  return { taskID, ownerPid: 4_194_305, ownerStart: "0:0", since: at, workspace: "/ws", touched: at }
+}
+
+test("a dead owner's slot stays taken while its task's session is busy on the server, and is free once it is not", async () => {
+  await using dir = await tempDir("oc-orch-slots-")
+  let busy = true
+  const asked: string[] = []
+  const slots = new Slots(
+    `${dir.path}/slots`,
+    async () => 1,
+    async (taskID, workspace) => {
+      asked.push(`${taskID} ${workspace}`)
+      return busy
+    },
+  )
+  await writeJson(`${dir.path}/slots/slot-0.json`, deadSlot("task_dead_1"))
+  let taken = false
+  const waiting = slots
+    .take("task_live_1", "/ws2", never, () => {})
+    .then((slot) => {
+      taken = true
+      return slot
+    })
+  await Bun.sleep(600)
+  expect(taken).toBe(false)
+  expect(await slots.held(1)).toBe(1)
+  expect(asked).toContain("task_dead_1 /ws")
+  busy = false
+  const slot = await waiting
+  expect(slot).toBeDefined()
+  expect(JSON.parse(await Bun.file(`${dir.path}/slots/slot-0.json`).text()).taskID).toBe("task_live_1")
+  await slot!.release()
+})
+
+test("a dead owner's slot is held within the handover window, and when the server cannot say", async () => {
+  await using dir = await tempDir("oc-orch-slots-")
+  const idle = new Slots(
+    `${dir.path}/slots`,
+    async () => 1,
+    async () => false,
+  )
+  await writeJson(`${dir.path}/slots/slot-0.json`, deadSlot("task_dead_1", 1000))
+  expect(await idle.held(1)).toBe(1)
+  await writeJson(`${dir.path}/slots/slot-0.json`, deadSlot("task_dead_1", HANDOVER_MS + 1000))
+  const unknown = new Slots(
+    `${dir.path}/slots`,
+    async () => 1,
+    () => Promise.reject(new Error("no answer")),
+  )
+  expect(await unknown.held(1)).toBe(1)
+  // The control: the same slot, the server saying no session is busy, is free.
+  expect(await idle.held(1)).toBe(0)
+})
+
+test("a process taking a task over adopts that task's slot, never another task's; its release frees it", async () => {
+  await using dir = await tempDir("oc-orch-slots-")
+  const slots = new Slots(
+    `${dir.path}/slots`,
+    async () => 2,
+    async () => true,
+  )
+  await writeJson(`${dir.path}/slots/slot-0.json`, deadSlot("task_dead_1"))
+  await writeJson(`${dir.path}/slots/slot-1.json`, deadSlot("task_dead_2"))
+  expect(await slots.adopt("task_other", "/ws")).toBeUndefined()
+  const adopted = await slots.adopt("task_dead_1", "/ws")
+  expect(adopted).toBeDefined()
+  const holder = JSON.parse(await Bun.file(`${dir.path}/slots/slot-0.json`).text())
+  expect([holder.taskID, holder.ownerPid]).toEqual(["task_dead_1", process.pid])
+  expect(JSON.parse(await Bun.file(`${dir.path}/slots/slot-1.json`).text()).ownerPid).toBe(4_194_305)
+  expect(await slots.held(2)).toBe(2)
+  await adopted!.release()
+  expect(await readdir(`${dir.path}/slots`)).toEqual(expect.not.arrayContaining(["slot-0.json"]))
+  expect((await readdir(`${dir.path}/slots`)).filter((name) => name.includes(".adopt") || name.endsWith(".tmp"))).toEqual([])
 })
