@@ -11,6 +11,7 @@ import { writeJson } from "../util/fs"
 import { selfStart } from "../util/process"
 import { readStateFile } from "../util/state-file"
 import type { Snapshot } from "../workspace/changes"
+import type { PolicyDecision } from "./policy"
 import type { Activity } from "./progress"
 import { STATUSES, type DelegationResult, type Status } from "./result"
 
@@ -59,6 +60,10 @@ export interface TaskRecord {
   snapshot?: Snapshot
   /** An isolated worker: `workspace` is its worktree, `source` the caller's workspace, its edits the patch `patchId`. */
   isolation?: { mode: "worktree"; source: string; patchId: string }
+  /** What the policy gate decided for each call, the first and every task_continue, oldest first. */
+  calls?: Array<PolicyDecision & { turn: number }>
+  /** Found before the running turn started (a weakened mode): added to its result's warnings. */
+  turnWarnings?: string[]
   /** Autorun files (workspace/autorun.ts) with their fingerprints when a writable turn started. */
   autorun?: Record<string, string>
   result?: DelegationResult
@@ -82,6 +87,7 @@ export function checkContinuable(record: TaskRecord | undefined, id: string): as
 export function nextTurn(record: TaskRecord, brief: string, operationMs: number): void {
   Object.assign(record, { status: "running", ownerPid: process.pid, ownerStart: selfStart(), turnStartedAt: new Date().toISOString(), brief, deadline: Date.now() + operationMs, operationMs })
   Object.assign(record, { result: undefined, finishedAt: undefined, note: undefined, activity: undefined })
+  record.turnWarnings = undefined
   record.turns++
   record.revision++
 }

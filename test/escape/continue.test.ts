@@ -1,0 +1,219 @@
+// Attacks on task_continue through the real OpenCode on the scripted model: a continue runs only where
+// its task still owns the place (a discarded patch's lane may be another repository's worker's now),
+// and only after the same policy gate as a new call (admission, mode, tier, the mechanical rule). Each
+// refusal comes before any model request, and beside each is a control that runs.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { existsSync } from "node:fs"
+import { mkdir, readdir, rm, writeFile } from "node:fs/promises"
+import type { TaskRecord } from "../../src/engine/tasks"
+import { hostContext, OPEN_POLICY } from "../../src/sandbox"
+import { readJson } from "../../src/util/fs"
+import { canonicalWorkspace } from "../../src/workspace/root"
+import { front, makeRepo, startWorld, stopWorld, structuredOf, textOf, type Front, type World } from "./_world"
+
+const write = (filePath: string, content: string) => ({ tool: "write", args: { filePath, content } })
+const shell = (command: string) => ({ tool: "sandbox_shell", args: { command } })
+const B_SECRET = "B-REPOSITORY-ONLY-5c1e"
+
+let world: World
+let mcp: Front
+
+beforeAll(async () => {
+  world = await startWorld({
+    lane_a: {
+      turns: [
+        { steps: [write("a.txt", "A1\n"), { text: "Wrote a.txt." }] },
+        // What the first task's model would do in a lane that is now another repository's worktree.
+        { steps: [shell("cat b-secret.txt; ls"), write("b-secret.txt", "overwritten by A\n"), { text: "A again: {{toolOutputs}}" }] },
+      ],
+    },
+    lane_b: {
+      turns: [{ steps: [write("b.txt", "B1\n"), { text: "Wrote b.txt." }] }, { steps: [write("b2.txt", "B2\n"), { text: "Wrote b2.txt." }] }],
+    },
+    two_turns: {
+      turns: [
+        { steps: [write("one.txt", "1\n"), { text: "Wrote one.txt." }] },
+        { steps: [write("two.txt", "2\n"), { text: "Wrote two.txt." }] },
+        { steps: [write("three.txt", "3\n"), { text: "Wrote three.txt." }] },
+      ],
+    },
+    drop_marker: {
+      turns: [{ steps: [shell("rm .opencode-mcp-orchestrator/sensitive && echo removed"), { text: "Removed the marker." }] }, { steps: [write("after.txt", "after\n"), { text: "Wrote after.txt." }] }],
+    },
+  })
+  mcp = await front(world)
+}, 120_000)
+
+afterAll(async () => {
+  await mcp?.close()
+  await stopWorld(world)
+})
+
+const record = (id: unknown) => readJson<TaskRecord>(`${world.home.paths.tasksDir}/${String(id)}.json`) as Promise<TaskRecord>
+
+async function listing(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {}
+  for (const name of (await readdir(dir, { recursive: true })).sort()) {
+    const file = Bun.file(`${dir}/${name}`)
+    out[name] = (await file.exists()) ? await file.text() : "<dir>"
+  }
+  return out
+}
+
+/** A worker's first turn; it must succeed. */
+async function worker(cwd: string, task: string, extra: Record<string, unknown> = {}) {
+  const out = structuredOf(await mcp.call("worker", { cwd, task, ...extra }))
+  expect(out.status).toBe("succeeded")
+  return out
+}
+
+/** A continue that is refused before any model request, its text returned. */
+async function refusedContinue(args: Record<string, unknown>): Promise<string> {
+  world.model.reset()
+  const result = await mcp.call("task_continue", args)
+  expect(result.isError).toBe(true)
+  expect(world.model.stepRequests()).toEqual([])
+  return textOf(result)
+}
+
+describe("a continued task runs only in a worktree that is still its own", () => {
+  test("task A's patch discarded and its lane taken by repository B's worker: continue A is refused; B's worktree is untouched and A's model never sees it", async () => {
+    const repoA = await makeRepo(world)
+    const repoB = await makeRepo(world)
+    await writeFile(`${repoB}/b-secret.txt`, `${B_SECRET}\n`)
+    const a = await worker(repoA, "Write a.txt. [script:lane_a]", { isolation: "worktree" })
+    const taskA = await record(a.task_id)
+    expect((await mcp.call("patch_discard", { patch_id: (a.patch as { patch_id: string }).patch_id })).isError).toBeFalsy()
+    const b = await worker(repoB, "Write b.txt. [script:lane_b]", { isolation: "worktree" })
+    const taskB = await record(b.task_id)
+    // The attack's premise: B's worktree is where A's session ran.
+    expect(taskB.workspace).toBe(taskA.workspace)
+    const before = await listing(taskB.workspace)
+    expect(before["b-secret.txt"]).toBe(`${B_SECRET}\n`)
+
+    const text = await refusedContinue({ task_id: a.task_id, task: "Carry on." })
+    expect(text).toContain(`Task ${a.task_id} cannot be continued`)
+    expect(text).toContain('next: Start a new worker with isolation "worktree"')
+    expect(await listing(taskB.workspace)).toEqual(before)
+    expect(world.model.toolResults().some((result) => result.output.includes(B_SECRET))).toBe(false)
+    expect((await record(a.task_id)).status).toBe("succeeded")
+
+    // Control: the lane's holder continues there as before, and its patch has both rounds.
+    const again = structuredOf(await mcp.call("task_continue", { task_id: b.task_id, task: "Also write b2.txt." }))
+    expect(again.status).toBe("succeeded")
+    expect((again.patch as { files: Array<{ path: string }> }).files.map((file) => file.path).sort()).toEqual(["b.txt", "b2.txt"])
+  }, 180_000)
+
+  test("a lane claim turned to garbage and the lane retaken by another worker: continue of the task whose patch still exists is refused", async () => {
+    const repoA = await makeRepo(world)
+    const repoC = await makeRepo(world)
+    await writeFile(`${repoC}/b-secret.txt`, `${B_SECRET}\n`)
+    const a = await worker(repoA, "Write a.txt. [script:lane_a]", { isolation: "worktree" })
+    const taskA = await record(a.task_id)
+    const lane = taskA.workspace.split("/").at(-2)!
+    await writeFile(`${world.home.paths.patchesDir}/lanes/${lane}.json`, "not a claim")
+    const c = await worker(repoC, "Write b.txt. [script:lane_b]", { isolation: "worktree" })
+    const taskC = await record(c.task_id)
+    expect(taskC.workspace).toBe(taskA.workspace)
+    const before = await listing(taskC.workspace)
+
+    // Control: the admission that only asks "is this lane claimed" admits A's continue there.
+    const host = hostContext(world.runtime.flags)
+    expect(await canonicalWorkspace(taskA.workspace, host, OPEN_POLICY, true)).toBe(taskA.workspace)
+    const owned = { ...host, worktrees: { ...host.worktrees!, owner: taskA.isolation!.patchId } }
+    await expect(canonicalWorkspace(taskA.workspace, owned, OPEN_POLICY, true)).rejects.toThrow("credential store")
+
+    const text = await refusedContinue({ task_id: a.task_id, task: "Carry on." })
+    expect(text).toContain(`its worktree's lane ${lane} is no longer its own (patch ${taskC.isolation!.patchId} holds it now)`)
+    expect(await listing(taskC.workspace)).toEqual(before)
+    expect(world.model.toolResults().some((result) => result.output.includes(B_SECRET))).toBe(false)
+  }, 180_000)
+})
+
+describe("every continue passes the policy gate a new call passes", () => {
+  test("a repository marked .claude/sensitive after the worker ran: a non-mechanical continue is refused; the marker gone, the continue runs (blueprint control)", async () => {
+    const repo = await makeRepo(world)
+    const first = await worker(repo, "Write one.txt. [script:two_turns]")
+    await mkdir(`${repo}/.claude`, { recursive: true })
+    await writeFile(`${repo}/.claude/sensitive`, "")
+    const text = await refusedContinue({ task_id: first.task_id, task: "Write two.txt." })
+    expect(text).toContain("Refused by policy (sensitive mode)")
+    expect(text).toContain(`marker file ${repo}/.claude/sensitive`)
+    expect(existsSync(`${repo}/two.txt`)).toBe(false)
+
+    await rm(`${repo}/.claude`, { recursive: true })
+    const again = structuredOf(await mcp.call("task_continue", { task_id: first.task_id, task: "Write two.txt." }))
+    expect(again.status).toBe("succeeded")
+    expect(await Bun.file(`${repo}/two.txt`).text()).toBe("2\n")
+    expect(again.warnings ?? []).toEqual([])
+  }, 180_000)
+
+  test("a mechanical worker in a sensitive repository: a continue not stated mechanical is refused; a mechanical one runs (control)", async () => {
+    const repo = await makeRepo(world)
+    await mkdir(`${repo}/.claude`, { recursive: true })
+    await writeFile(`${repo}/.claude/sensitive`, "")
+    // Control of the premise: a new non-mechanical worker there is refused by the same rule.
+    expect(textOf(await mcp.call("worker", { cwd: repo, task: "Write one.txt. [script:two_turns]" }))).toContain("Refused by policy (sensitive mode)")
+    const first = await worker(repo, "Write one.txt. [script:two_turns]", { mechanical: true })
+    for (const args of [{}, { mechanical: false }]) {
+      const text = await refusedContinue({ task_id: first.task_id, task: "Now redesign whatever you think needs it.", ...args })
+      expect(text).toContain("Refused by policy (sensitive mode): A worker is refused")
+      expect(text).toContain("mechanical: true")
+    }
+    expect(existsSync(`${repo}/two.txt`)).toBe(false)
+    const again = structuredOf(await mcp.call("task_continue", { task_id: first.task_id, task: "Write two.txt containing 2.", mechanical: true }))
+    expect(again.status).toBe("succeeded")
+    expect(await Bun.file(`${repo}/two.txt`).text()).toBe("2\n")
+    expect((again.warnings ?? []).filter((warning) => warning.includes("weakened"))).toEqual([])
+  }, 180_000)
+
+  test('a continue marked tier "hard" or "unsure" is refused; "easy" runs (control)', async () => {
+    const repo = await makeRepo(world)
+    const first = await worker(repo, "Write one.txt. [script:two_turns]")
+    for (const tier of ["hard", "unsure"])
+      expect(await refusedContinue({ task_id: first.task_id, task: "Write two.txt.", tier })).toContain(`Refused by policy (tier): A delegation marked tier "${tier}"`)
+    expect(existsSync(`${repo}/two.txt`)).toBe(false)
+    expect(structuredOf(await mcp.call("task_continue", { task_id: first.task_id, task: "Write two.txt.", tier: "easy" })).status).toBe("succeeded")
+  }, 180_000)
+
+  test("a continue whose secret the guard finds is refused, as a new call's brief would be", async () => {
+    const repo = await makeRepo(world)
+    const first = await worker(repo, "Write one.txt. [script:two_turns]")
+    const token = `ghp_${"a1B2c3D4e5F6g7H8i9J0".repeat(2).slice(0, 36)}`
+    const text = await refusedContinue({ task_id: first.task_id, task: `Push with ${token}.` })
+    expect(text).toContain("Refused by policy (secret guard)")
+    expect(text).not.toContain(token.slice(4))
+  }, 120_000)
+
+  for (const isolation of ["worktree", "in_place"] as const)
+    test(`a workspace the admission now refuses (project plugin planted in the repository, ${isolation}): the continue is refused; the plugin gone, it runs (control)`, async () => {
+      const repo = await makeRepo(world)
+      const first = await worker(repo, "Write one.txt. [script:two_turns]", { isolation })
+      await mkdir(`${repo}/.opencode/plugins`, { recursive: true })
+      await writeFile(`${repo}/.opencode/plugins/evil.js`, "export default async () => ({})\n")
+      const text = await refusedContinue({ task_id: first.task_id, task: "Write two.txt." })
+      expect(text).toContain(`Refusing workspace ${repo}: OpenCode would run project plugin code from ${repo}/.opencode/plugins/evil.js`)
+      await rm(`${repo}/.opencode`, { recursive: true })
+      expect(structuredOf(await mcp.call("task_continue", { task_id: first.task_id, task: "Write two.txt." })).status).toBe("succeeded")
+    }, 180_000)
+})
+
+describe("a mode that weakened since the task's previous call is reported", () => {
+  test("a mechanical worker deletes the sensitive marker; the next continue runs in blueprint and its result says so with both modes", async () => {
+    const repo = await makeRepo(world)
+    const marker = `${repo}/.opencode-mcp-orchestrator/sensitive`
+    await mkdir(`${repo}/.opencode-mcp-orchestrator`, { recursive: true })
+    await writeFile(marker, "")
+    const first = structuredOf(await mcp.call("worker", { cwd: repo, task: "Tidy up. [script:drop_marker]", mechanical: true }))
+    expect(["succeeded", "needs_review"]).toContain(first.status)
+    expect(existsSync(marker)).toBe(false)
+    const again = structuredOf(await mcp.call("task_continue", { task_id: first.task_id, task: "Write after.txt." }))
+    expect(again.status).toBe("succeeded")
+    const warning = (again.warnings ?? []).find((line) => line.includes("weakened"))
+    expect(warning).toContain(`it was sensitive (marker file ${marker}), now blueprint (the default: nothing states a mode)`)
+    expect((await record(first.task_id)).calls?.map((call) => [call.turn, call.mode])).toEqual([
+      [1, "sensitive"],
+      [2, "blueprint"],
+    ])
+  }, 180_000)
+})
