@@ -32,6 +32,20 @@ export async function sessionPlace(runtime: Runtime, workspace: string, host: Ho
 }
 
 /**
+ * Refuses to run a task again where its directory now resolves elsewhere: a symlink put in the place
+ * of its workspace (by a worker in a parent directory, say) would move the rework to another tree.
+ */
+export function checkSamePlace(record: TaskRecord, recorded: string, now: string): void {
+  if (now === recorded) return
+  throw fail(
+    "Usage",
+    `Task ${record.id} cannot be continued: its workspace ${recorded} now resolves to ${now}, another directory.`,
+    `Restore ${recorded} if it was replaced by a link you did not make; to work in ${now}, start a new task there.`,
+    { task: record.id, recorded, now },
+  )
+}
+
+/**
  * Refuses to run an isolated task again unless its worktree is still its own: its patch's registry
  * entry exists and names this task and this worktree, and the lane's claim names that patch (and this
  * task). A discarded patch frees its lane for any other worker, another repository's included.

@@ -17,7 +17,7 @@ import { canonicalWorkspace } from "../workspace/root"
 import { checkBriefSize, planBudget } from "./budgets"
 import { checkOffered, resolveRoute } from "./delegate"
 import { Engine } from "./engine"
-import { checkOwnWorktree, sessionPlace } from "./isolation"
+import { checkOwnWorktree, checkSamePlace, sessionPlace } from "./isolation"
 import { lockedError, orphaned } from "./locks"
 import { gatePolicy, type CallPolicy, type PolicyDecision, type PolicyRequest } from "./policy"
 import { reconcileHolder, recoverAll } from "./recovery"
@@ -134,11 +134,11 @@ export class Delegations {
       // plugins there, or config.json changed since.
       const host = this.hostOf(config)
       if (record.isolation) {
-        await canonicalWorkspace(source, host, config)
+        checkSamePlace(record, source, await canonicalWorkspace(source, host, config))
         await checkOwnWorktree(this.runtime, record)
       }
       const owner = record.isolation && { ...host, worktrees: { ...host.worktrees!, owner: record.isolation.patchId } }
-      await canonicalWorkspace(record.workspace, owner ?? host, config, record.isolation !== undefined)
+      checkSamePlace(record, record.workspace, await canonicalWorkspace(record.workspace, owner ?? host, config, record.isolation !== undefined))
       if (record.writable) await this.acquire(record.workspace, id)
       try {
         // Again under the writer state: a patch_discard that finished meanwhile has freed the lane.

@@ -6,6 +6,7 @@ import { readdir } from "node:fs/promises"
 import { z } from "zod"
 import { ROLES, type Role } from "../config/schema"
 import { fail } from "../errors"
+import { MODES } from "../policy/mode"
 import type { ModelRoute } from "../opencode/session"
 import { writeJson } from "../util/fs"
 import { selfStart } from "../util/process"
@@ -148,6 +149,9 @@ const RecordSchema = z.looseObject({
   turns: z.number().int(),
   revision: z.number().int(),
   progress: z.array(z.string()),
+  // What a continue compares its mode to and takes a runner's access from (lifecycle.ts).
+  calls: z.array(z.looseObject({ turn: z.number().int(), mode: z.enum(MODES), source: z.string(), delegation: z.looseObject({ role: z.enum(ROLES) }) })).optional(),
+  turnWarnings: z.array(z.string()).optional(),
 })
 
 const CORRUPT_FIX = "The task it held (if any) is no longer listed; inspect the moved file, and delete it once you no longer need it."

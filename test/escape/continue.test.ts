@@ -4,12 +4,12 @@
 // refusal comes before any model request, and beside each is a control that runs.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
-import { mkdir, readdir, rm, writeFile } from "node:fs/promises"
+import { mkdir, readdir, rename, rm, symlink, writeFile } from "node:fs/promises"
 import type { TaskRecord } from "../../src/engine/tasks"
 import { hostContext, OPEN_POLICY } from "../../src/sandbox"
 import { readJson } from "../../src/util/fs"
 import { canonicalWorkspace } from "../../src/workspace/root"
-import { front, makeRepo, startWorld, stopWorld, structuredOf, textOf, type Front, type World } from "./_world"
+import { front, makeRepo, scratch, startWorld, stopWorld, structuredOf, textOf, type Front, type World } from "./_world"
 
 const write = (filePath: string, content: string) => ({ tool: "write", args: { filePath, content } })
 const shell = (command: string) => ({ tool: "sandbox_shell", args: { command } })
@@ -37,6 +37,7 @@ beforeAll(async () => {
         { steps: [write("three.txt", "3\n"), { text: "Wrote three.txt." }] },
       ],
     },
+    runner_two: { turns: [{ steps: [{ text: "Ran it." }] }, { steps: [{ text: "Ran it again." }] }] },
     drop_marker: {
       turns: [{ steps: [shell("rm .opencode-mcp-orchestrator/sensitive && echo removed"), { text: "Removed the marker." }] }, { steps: [write("after.txt", "after\n"), { text: "Wrote after.txt." }] }],
     },
@@ -130,7 +131,42 @@ describe("a continued task runs only in a worktree that is still its own", () =>
   }, 180_000)
 })
 
+describe("a continued task runs only in the directory it ran in", () => {
+  test("an in-place task's workspace replaced by a symlink to another repository: the continue is refused and that repository untouched; restored, it runs (control)", async () => {
+    const parent = await scratch(world)
+    const repo = `${parent}/a`
+    await rename(await makeRepo(world), repo)
+    const other = await makeRepo(world)
+    await writeFile(`${other}/b-secret.txt`, `${B_SECRET}\n`)
+    const first = await worker(repo, "Write one.txt. [script:two_turns]")
+    await rename(repo, `${parent}/a.moved`)
+    await symlink(other, repo)
+    const before = await listing(other)
+    expect(await refusedContinue({ task_id: first.task_id, task: "Write two.txt." })).toContain(`its workspace ${repo} now resolves to ${other}, another directory`)
+    expect(await listing(other)).toEqual(before)
+    await rm(repo)
+    await rename(`${parent}/a.moved`, repo)
+    expect(structuredOf(await mcp.call("task_continue", { task_id: first.task_id, task: "Write two.txt." })).status).toBe("succeeded")
+    expect(await Bun.file(`${repo}/two.txt`).text()).toBe("2\n")
+  }, 180_000)
+})
+
 describe("every continue passes the policy gate a new call passes", () => {
+  test("runners in a repository marked sensitive after they ran: the writable one's continue is refused, the read-only one's runs (control)", async () => {
+    const repo = await makeRepo(world)
+    const run = async (access: string) => {
+      const out = structuredOf(await mcp.call("runner", { cwd: repo, command: "true", objective: "see it pass [script:runner_two]", workspace_access: access }))
+      expect(["succeeded", "needs_review"]).toContain(out.status)
+      return out.task_id
+    }
+    const writable = await run("writable")
+    const readOnly = await run("read_only")
+    await mkdir(`${repo}/.claude`, { recursive: true })
+    await writeFile(`${repo}/.claude/sensitive`, "")
+    expect(await refusedContinue({ task_id: writable, task: "Run it again." })).toContain("Refused by policy (sensitive mode): A runner with a writable workspace is refused")
+    expect(["succeeded", "needs_review"]).toContain(structuredOf(await mcp.call("task_continue", { task_id: readOnly, task: "Run it again." })).status)
+  }, 180_000)
+
   test("a repository marked .claude/sensitive after the worker ran: a non-mechanical continue is refused; the marker gone, the continue runs (blueprint control)", async () => {
     const repo = await makeRepo(world)
     const first = await worker(repo, "Write one.txt. [script:two_turns]")
@@ -199,6 +235,23 @@ describe("every continue passes the policy gate a new call passes", () => {
 })
 
 describe("a mode that weakened since the task's previous call is reported", () => {
+  test("a record whose kept calls are garbage is moved aside: the continue is refused, not run unchecked", async () => {
+    const repo = await makeRepo(world)
+    const first = await worker(repo, "Write one.txt. [script:two_turns]")
+    const file = `${world.home.paths.tasksDir}/${String(first.task_id)}.json`
+    const kept = await record(first.task_id)
+    for (const calls of ["sensitive", [{ turn: 1, mode: "paranoid", source: "x", delegation: { role: "worker" } }]]) {
+      await writeFile(file, JSON.stringify({ ...kept, calls }))
+      expect(await refusedContinue({ task_id: first.task_id, task: "Write two.txt." })).toContain(`No task ${first.task_id}`)
+      expect(existsSync(`${file}.corrupt`)).toBe(true)
+      await rm(`${file}.corrupt`)
+    }
+    // Control: the record as it was continues.
+    await writeFile(file, JSON.stringify(kept))
+    expect(structuredOf(await mcp.call("task_continue", { task_id: first.task_id, task: "Write two.txt." })).status).toBe("succeeded")
+    expect(await Bun.file(`${repo}/two.txt`).text()).toBe("2\n")
+  }, 120_000)
+
   test("a mechanical worker deletes the sensitive marker; the next continue runs in blueprint and its result says so with both modes", async () => {
     const repo = await makeRepo(world)
     const marker = `${repo}/.opencode-mcp-orchestrator/sensitive`
