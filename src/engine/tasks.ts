@@ -149,6 +149,8 @@ const RecordSchema = z.looseObject({
   turns: z.number().int(),
   revision: z.number().int(),
   progress: z.array(z.string()),
+  // Where a continue runs and whose worktree it must still own (isolation.ts checkOwnWorktree).
+  isolation: z.looseObject({ mode: z.literal("worktree"), source: z.string().startsWith("/"), patchId: z.string() }).optional(),
   // What a continue compares its mode to and takes a runner's access from (lifecycle.ts).
   calls: z.array(z.looseObject({ turn: z.number().int(), mode: z.enum(MODES), source: z.string(), delegation: z.looseObject({ role: z.enum(ROLES) }) })).optional(),
   turnWarnings: z.array(z.string()).optional(),

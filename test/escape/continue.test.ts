@@ -131,6 +131,37 @@ describe("a continued task runs only in a worktree that is still its own", () =>
   }, 180_000)
 })
 
+describe("a continue racing patch_discard", () => {
+  test("8 rounds of task_continue and patch_discard at once: never both done; a refused continue sends nothing, a discarded patch's task never runs", async () => {
+    const repo = await makeRepo(world)
+    const outcomes: string[] = []
+    for (let round = 0; round < 8; round++) {
+      const first = await worker(repo, "Write one.txt. [script:two_turns]", { isolation: "worktree" })
+      const patchId = (first.patch as { patch_id: string }).patch_id
+      world.model.reset()
+      // The discard is sent a little later each round, so both orders of the two calls' steps occur.
+      const discard = Bun.sleep(round * 2).then(() => mcp.call("patch_discard", { patch_id: patchId }))
+      const [continued, discarded] = await Promise.all([mcp.call("task_continue", { task_id: first.task_id, task: "Write two.txt." }), discard])
+      const patchExists = existsSync(`${world.home.paths.patchesDir}/${patchId}.json`)
+      if (!continued.isError) {
+        // The continue won: the patch stayed (the discard was refused) and holds the new round.
+        expect(discarded.isError).toBe(true)
+        expect(patchExists).toBe(true)
+        expect((structuredOf(continued).patch as { files: Array<{ path: string }> }).files.map((file) => file.path)).toEqual(["one.txt", "two.txt"])
+        expect((await mcp.call("patch_discard", { patch_id: patchId })).isError).toBeFalsy()
+        outcomes.push("continued")
+      } else {
+        expect(world.model.stepRequests()).toEqual([])
+        if (!discarded.isError) expect(patchExists).toBe(false)
+        else expect((await mcp.call("patch_discard", { patch_id: patchId })).isError).toBeFalsy()
+        outcomes.push(discarded.isError ? "both refused" : "discarded")
+      }
+    }
+    // Whichever won, each round ended one way; the rounds are not timed.
+    expect(outcomes.length).toBe(8)
+  }, 300_000)
+})
+
 describe("a continued task runs only in the directory it ran in", () => {
   test("an in-place task's workspace replaced by a symlink to another repository: the continue is refused and that repository untouched; restored, it runs (control)", async () => {
     const parent = await scratch(world)
