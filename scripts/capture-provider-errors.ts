@@ -49,7 +49,16 @@ try {
   })
   await Promise.all(
     kinds.map(async (kind) => {
-      const { record } = await delegations.start({ role: "scout", agent: "opencode-orchestrator-scout", cwd: repo, brief: `[script:f_${kind}] go`, title: kind, writable: false, timeoutMs: 25_000 })
+      const { record } = await delegations.start({
+        role: "scout",
+        agent: "opencode-orchestrator-scout",
+        cwd: repo,
+        brief: `[script:f_${kind}] go`,
+        title: kind,
+        writable: false,
+        timeoutMs: 25_000,
+        policy: { delegation: { role: "scout" }, texts: { task: `[script:f_${kind}] go` } },
+      })
       const done = (await delegations.follow(record.id))!
       const sessionID = done.sessions[0]!
       const messages = await client.session.messages({ sessionID, directory: repo })

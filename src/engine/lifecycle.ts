@@ -7,6 +7,7 @@ import type { Config } from "../config/schema"
 import { timeoutLimits } from "../config/schema"
 import { fail } from "../errors"
 import { abortSession } from "../opencode/session"
+import { weakenedMode, type Delegation } from "../policy/mode"
 import type { Relay } from "../policy/relay"
 import { hostContext, type HostContext } from "../sandbox"
 import { checkStateSpace } from "../util/fs"
@@ -16,8 +17,9 @@ import { canonicalWorkspace } from "../workspace/root"
 import { checkBriefSize, planBudget } from "./budgets"
 import { checkOffered, resolveRoute } from "./delegate"
 import { Engine } from "./engine"
-import { sessionPlace } from "./isolation"
+import { checkOwnWorktree, checkSamePlace, sessionPlace } from "./isolation"
 import { lockedError, orphaned } from "./locks"
+import { gatePolicy, type CallPolicy, type PolicyDecision, type PolicyRequest } from "./policy"
 import { reconcileHolder, recoverAll } from "./recovery"
 import type { Runtime } from "./runtime"
 import { checkContinuable, isFinished, newRecord, newTaskId, nextTurn, type TaskRecord } from "./tasks"
@@ -51,10 +53,11 @@ export class Delegations {
   /** Starts a task, or returns the task already started under the same idempotency key. */
   async start(request: StartRequest): Promise<{ record: TaskRecord; attached: boolean }> {
     await this.recovering
+    // The policy first, then admission: a refused call gets no record, lock or session, and no other task's answer.
+    const decision = await this.check({ ...request.policy, cwd: request.cwd })
     checkBriefSize(request.brief, this.runtime.flags.maxBriefBytes)
     await checkStateSpace(this.runtime.paths.stateDir)
     const config = await this.runtime.config()
-    // Admission first: a refused directory gets no record, lock or session, and no other task's answer.
     const host = this.hostOf(config)
     const workspace = await canonicalWorkspace(request.cwd, host, config)
     if (request.idempotencyKey) {
@@ -89,12 +92,25 @@ export class Delegations {
       throw error
     }
     const record = newRecord(request, { id, workspace: place.dir, route, operationMs: budget.operationMs, isolation: place.isolation, parallel: request.queued || undefined })
+    record.calls = [{ ...decision, turn: 1 }]
     await this.launch(record, request.brief, host, request.relay, request.queued)
     return { record, attached: false }
   }
 
-  /** Sends rework into a finished task's conversation; the task runs again under the same id. */
-  async continue(id: string, brief: string, timeoutMs?: number, relay?: Relay): Promise<TaskRecord> {
+  /**
+   * The policy gate (policy.ts) every call that runs an agent passes, a new one or a continue: the
+   * decision, or the refusal thrown. delegate_parallel asks it for every member before starting any.
+   */
+  check(request: PolicyRequest): Promise<PolicyDecision> {
+    return gatePolicy(this.runtime, request)
+  }
+
+  /**
+   * Sends rework into a finished task's conversation; the task runs again under the same id, once it
+   * passed what a new call passes: the policy gate (`call` states the rework's tier, mode and, for a
+   * worker, whether it is mechanical), admission, and for an isolated task its own worktree still.
+   */
+  async continue(id: string, brief: string, timeoutMs?: number, relay?: Relay, call: ContinuePolicy = {}) {
     await this.recovering
     // Two task_continue calls for one task must not both start a turn: the second is refused.
     if (this.engine.live.has(id) || this.continuing.has(id)) throw fail("Usage", `Task ${id} is already running a turn.`, "Wait for it with task_status (wait_seconds), or task_cancel it first.")
@@ -102,6 +118,10 @@ export class Delegations {
     try {
       const record = await this.engine.store.read(id)
       checkContinuable(record, id)
+      // Where a new call for this task would run: the caller's workspace, not an isolated task's copy.
+      const source = record.isolation?.source ?? record.workspace
+      const delegation = reworkDelegation(record, call.mechanical)
+      const decision = await this.check({ mode: call.mode, tier: call.tier, delegation, texts: { task: brief }, cwd: source })
       const config = await this.runtime.config()
       const budget = planBudget({
         operation: `task_continue (${record.role})`,
@@ -110,11 +130,28 @@ export class Delegations {
         bridgeTimeoutMs: this.runtime.flags.bridgeTimeoutMs,
         overrideMs: timeoutMs,
       })
-      // Admitted again: the previous turn may have planted project plugins there.
+      // Admitted again, as a new call's cwd would be: the previous turn may have planted project
+      // plugins there, or config.json changed since.
       const host = this.hostOf(config)
-      await canonicalWorkspace(record.workspace, host, config, record.isolation !== undefined)
+      if (record.isolation) {
+        checkSamePlace(record, source, await canonicalWorkspace(source, host, config))
+        await checkOwnWorktree(this.runtime, record)
+      }
+      const owner = record.isolation && { ...host, worktrees: { ...host.worktrees!, owner: record.isolation.patchId } }
+      checkSamePlace(record, record.workspace, await canonicalWorkspace(record.workspace, owner ?? host, config, record.isolation !== undefined))
       if (record.writable) await this.acquire(record.workspace, id)
+      try {
+        // Again under the writer state: a patch_discard that finished meanwhile has freed the lane.
+        await checkOwnWorktree(this.runtime, record)
+      } catch (error) {
+        if (record.writable) await this.engine.locks.clear(record.workspace, id)
+        throw error
+      }
+      const previous = record.calls?.at(-1)
       nextTurn(record, brief, budget.operationMs)
+      record.calls = [...(record.calls ?? []), { ...decision, turn: record.turns }]
+      const weakened = weakenedMode(previous, decision)
+      if (weakened) record.turnWarnings = [weakened]
       await this.launch(record, brief, host, relay)
       return record
     } finally {
@@ -228,4 +265,22 @@ export class Delegations {
   flushed(ms: number): Promise<boolean> {
     return this.engine.store.flushed(ms)
   }
+}
+
+/** What a task_continue states for the policy gate: as a new call would, except where it runs. */
+export type ContinuePolicy = Pick<CallPolicy, "mode" | "tier"> & { mechanical?: boolean }
+
+/**
+ * The delegation a task's rework asks for: its role's, as its first call stated it (a runner keeps
+ * its access and network). A worker's rework is mechanical only when the continue says so: whether a
+ * change is mechanical is the parent's statement about each brief, and a new brief needs a new one.
+ */
+function reworkDelegation(record: TaskRecord, mechanical: boolean | undefined): Delegation {
+  if (record.role === "worker") return { role: "worker", mechanical: mechanical === true }
+  if (record.role === "scout") return { role: "scout" }
+  const first = record.calls?.[0]?.delegation
+  if (first?.role === "runner") return first
+  // A record written before calls were kept: the runner's agent names its access and network.
+  const networkAccess = record.agent.endsWith("network") ? "host" : "disabled"
+  return { role: "runner", workspaceAccess: record.writable ? "writable" : "read_only", networkAccess }
 }

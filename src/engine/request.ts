@@ -2,6 +2,7 @@
 // whether and how it runs (lifecycle.ts).
 import type { Role } from "../config/schema"
 import type { Relay } from "../policy/relay"
+import type { CallPolicy } from "./policy"
 import type { Isolation } from "./isolation"
 
 export interface StartRequest {
@@ -14,6 +15,8 @@ export interface StartRequest {
   model?: string
   variant?: string
   writable: boolean
+  /** What the call states for the policy gate (policy.ts), which every start passes first. */
+  policy: CallPolicy
   /** worker only: "worktree" runs it in an isolated snapshot and returns its edits as a patch. */
   isolation?: Isolation
   idempotencyKey?: string

@@ -129,6 +129,8 @@ export class Settler {
       result.warnings = [autorunWarning(planted)]
       if (result.status === "succeeded") result.status = "needs_review"
     }
+    // Found before the turn ran (lifecycle.ts: a mode weaker than the task's previous call's): said first.
+    if (record.turnWarnings?.length) result.warnings = [...record.turnWarnings, ...(result.warnings ?? [])]
     if (!release && unwritten.length) result.warnings = [...(result.warnings ?? []), `The workspace's writer state could not be recorded: ${unwritten[0]}`]
     result.next ??= nextStep(result.status, record, forced?.note)
     // A log that cannot be measured counts as nothing kept out, never as a failure.

@@ -6,11 +6,13 @@ import { readdir } from "node:fs/promises"
 import { z } from "zod"
 import { ROLES, type Role } from "../config/schema"
 import { fail } from "../errors"
+import { MODES } from "../policy/mode"
 import type { ModelRoute } from "../opencode/session"
 import { writeJson } from "../util/fs"
 import { selfStart } from "../util/process"
 import { readStateFile } from "../util/state-file"
 import type { Snapshot } from "../workspace/changes"
+import type { PolicyDecision } from "./policy"
 import type { Activity } from "./progress"
 import { STATUSES, type DelegationResult, type Status } from "./result"
 
@@ -61,6 +63,10 @@ export interface TaskRecord {
   isolation?: { mode: "worktree"; source: string; patchId: string }
   /** A delegate_parallel member: its first turn counts against maxParallel in whichever process follows it. */
   parallel?: true
+  /** What the policy gate decided for each call, the first and every task_continue, oldest first. */
+  calls?: Array<PolicyDecision & { turn: number }>
+  /** Found before the running turn started (a weakened mode): added to its result's warnings. */
+  turnWarnings?: string[]
   /** Autorun files (workspace/autorun.ts) with their fingerprints when a writable turn started. */
   autorun?: Record<string, string>
   result?: DelegationResult
@@ -85,6 +91,7 @@ export function nextTurn(record: TaskRecord, brief: string, operationMs: number)
   Object.assign(record, { status: "running", ownerPid: process.pid, ownerStart: selfStart(), turnStartedAt: new Date().toISOString(), brief, deadline: Date.now() + operationMs, operationMs })
   // A continued turn is not queued (lifecycle.ts), so nothing that takes it over queues it either.
   Object.assign(record, { result: undefined, finishedAt: undefined, note: undefined, activity: undefined, parallel: undefined })
+  record.turnWarnings = undefined
   record.turns++
   record.revision++
 }
@@ -145,6 +152,11 @@ const RecordSchema = z.looseObject({
   turns: z.number().int(),
   revision: z.number().int(),
   progress: z.array(z.string()),
+  // Where a continue runs and whose worktree it must still own (isolation.ts checkOwnWorktree).
+  isolation: z.looseObject({ mode: z.literal("worktree"), source: z.string().startsWith("/"), patchId: z.string() }).optional(),
+  // What a continue compares its mode to and takes a runner's access from (lifecycle.ts).
+  calls: z.array(z.looseObject({ turn: z.number().int(), mode: z.enum(MODES), source: z.string(), delegation: z.looseObject({ role: z.enum(ROLES) }) })).optional(),
+  turnWarnings: z.array(z.string()).optional(),
 })
 
 const CORRUPT_FIX = "The task it held (if any) is no longer listed; inspect the moved file, and delete it once you no longer need it."

@@ -7,7 +7,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { timeoutLimits } from "../config/schema"
 import { knownClient, syncBudgetMs } from "../engine/budgets"
-import type { Delegations, StartRequest } from "../engine/lifecycle"
+import type { ContinuePolicy, Delegations, StartRequest } from "../engine/lifecycle"
 import { isFinished, type TaskRecord } from "../engine/tasks"
 import { foregroundRelay, type ForegroundRelay } from "./relay"
 import { delegationResult, errorResult, progressReporter, runningResult, type Extra } from "./shared"
@@ -39,11 +39,12 @@ export async function startAndFollow(server: McpServer, delegations: Delegations
 }
 
 /** task_continue: the rework's turn, followed like a new task's (the relay included). */
-export async function continueAndFollow(server: McpServer, delegations: Delegations, id: string, brief: string, extra: Extra): Promise<CallToolResult> {
+export async function continueAndFollow(server: McpServer, delegations: Delegations, id: string, brief: string, extra: Extra, call: ContinuePolicy): Promise<CallToolResult> {
   let foreground: ForegroundRelay | undefined
   try {
     foreground = await relayFor(server, delegations, extra)
-    return await followTask(server, delegations, await delegations.continue(id, brief, undefined, foreground?.relay), extra)
+    const record = await delegations.continue(id, brief, undefined, foreground?.relay, call)
+    return await followTask(server, delegations, record, extra)
   } finally {
     foreground?.detach()
   }

@@ -68,6 +68,26 @@ export function checkMode(resolved: ResolvedMode, delegation: Delegation): Refus
   return undefined
 }
 
+/** How much each mode holds back: a call under a lower one than its task's previous call runs weaker. */
+const STRENGTH: Record<Mode, number> = { insensitive: 0, blueprint: 1, sensitive: 2 }
+
+/** What one call of a task ran under, as the task records it. */
+export interface CallMode {
+  mode: Mode
+  source: string
+}
+
+/**
+ * The warning a call gets when its task's previous call ran under a stronger mode: a marker removed
+ * (perhaps by the task's own agent), a changed config or environment. Undefined when it did not weaken.
+ */
+export function weakenedMode(previous: CallMode | undefined, now: CallMode): string | undefined {
+  if (!previous || STRENGTH[now.mode] >= STRENGTH[previous.mode]) return undefined
+  const was = `it was ${previous.mode} (${previous.source}), now ${now.mode} (${now.source})`
+  const check = "check the marker files (the policy tool lists them) and restore them"
+  return `The workspace's mode weakened since this task's previous call: ${was}, so this call ran under ${now.mode}'s rules. If you did not change that, a delegated agent may have: ${check}.`
+}
+
 /** One line a parent reads: where the mode came from. */
 export function describeSource(statement: ModeStatement | undefined): string {
   if (!statement) return "the default: nothing states a mode"

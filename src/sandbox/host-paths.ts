@@ -92,6 +92,11 @@ export interface PathRules {
 export interface EngineWorktrees {
   root: string
   registry: string
+  /**
+   * The patch whose worktree is admitted, when the engine runs a task's turn there again: a lane then
+   * counts only while its claim names this patch (another worker may hold it since).
+   */
+  owner?: string
 }
 
 /** A patch id: the name of one patch's registry entry (and of its worktree, for ones made before lanes). */
@@ -109,8 +114,25 @@ export function engineWorktree(path: string, rules: PathRules, fs: FsView): bool
   const worktrees = rules.worktrees
   if (!worktrees || !path.startsWith(`${worktrees.root}/`)) return false
   const name = path.slice(worktrees.root.length + 1).split("/")[0]!
-  if (LANE_NAME.test(name)) return fs.lstat(`${worktrees.registry}/lanes/${name}.json`) === "file"
-  return PATCH_ID.test(name) && fs.lstat(`${worktrees.registry}/${name}.json`) === "file"
+  if (LANE_NAME.test(name)) {
+    const claim = `${worktrees.registry}/lanes/${name}.json`
+    if (fs.lstat(claim) !== "file") return false
+    return worktrees.owner === undefined || claimant(fs.readText(claim)) === worktrees.owner
+  }
+  if (!PATCH_ID.test(name) || fs.lstat(`${worktrees.registry}/${name}.json`) !== "file") return false
+  return worktrees.owner === undefined || name === worktrees.owner
+}
+
+/** The patch a lane claim's text names (workspace/lanes.ts writes it), or undefined for anything else. */
+function claimant(text: string | undefined): string | undefined {
+  try {
+    const claim: unknown = text === undefined ? undefined : JSON.parse(text)
+    const patchId = typeof claim === "object" && claim !== null && "patchId" in claim ? claim.patchId : undefined
+    return typeof patchId === "string" ? patchId : undefined
+  } catch {
+    // Not JSON: a claim nobody can be said to hold admits nobody's continue.
+    return undefined
+  }
 }
 
 export const isInside = (child: string, parent: string) => child === parent || child.startsWith(parent === "/" ? "/" : `${parent}/`)
@@ -121,7 +143,7 @@ export function pathRules(home: string, extraCredentials: readonly string[], fs:
   const credentials = [...HOME_CREDENTIALS.map((rel) => `${canonicalHome}/${rel}`), ...extraCredentials]
   // A credential path that exists may itself be a symlink (dotfile managers): compare both spellings.
   const both = credentials.flatMap((path) => [path, fs.realpath(path) ?? path])
-  const canonicalWorktrees = worktrees && { root: fs.realpath(worktrees.root) ?? worktrees.root, registry: worktrees.registry }
+  const canonicalWorktrees = worktrees && { ...worktrees, root: fs.realpath(worktrees.root) ?? worktrees.root }
   return { home: canonicalHome, credentials: [...new Set(both)], ...(canonicalWorktrees ? { worktrees: canonicalWorktrees } : {}) }
 }
 

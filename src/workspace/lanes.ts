@@ -5,8 +5,9 @@
 //
 // A lane is held by a claim in the patch registry, `<registry>/lanes/lane-<n>.json` (under the state
 // dir, which no sandbox mounts), created with link(2) so exactly one taker wins. The claim names its
-// patch; it is live while that patch's record exists, or while the process creating it runs. The
-// claim is also what admits the lane as a workspace (sandbox/host-paths.ts engineWorktree).
+// patch and the task the patch is for; it is live while that patch's record exists, or while the
+// process creating it runs. The claim is also what admits the lane as a workspace, and only for its
+// own patch when the engine continues a task there (sandbox/host-paths.ts engineWorktree).
 import { mkdir, readdir, rm } from "node:fs/promises"
 import { z } from "zod"
 import { LANE_NAME } from "../sandbox"
@@ -18,7 +19,13 @@ import { readStateFile } from "../util/state-file"
 /** No more lanes than this: each one is a directory OpenCode keeps an instance for. */
 export const MAX_LANES = 64
 
-const ClaimSchema = z.object({ patchId: z.string().min(1), ownerPid: z.number().int(), ownerStart: z.string().optional(), since: z.string() })
+const ClaimSchema = z.object({
+  patchId: z.string().min(1),
+  taskId: z.string().min(1).optional(),
+  ownerPid: z.number().int(),
+  ownerStart: z.string().optional(),
+  since: z.string(),
+})
 type Claim = z.infer<typeof ClaimSchema>
 
 const FIX = "The lane is free again; nothing else to do."
@@ -36,10 +43,11 @@ const held = async (registry: string, claim: Claim) => sameProcess(claim.ownerPi
  * Claims a free lane for `patchId` (the lowest free one: the warmest instances are reused first) and
  * returns its name; its directory is the caller's to empty and fill.
  */
-export async function claimLane(root: string, registry: string, patchId: string): Promise<string> {
+export async function claimLane(root: string, registry: string, patchId: string, taskId?: string): Promise<string> {
   await mkdir(lanesDir(registry), { recursive: true, mode: 0o700 })
   const temp = `${lanesDir(registry)}/.${patchId}.${process.pid}.tmp`
-  const claim: Claim = { patchId, ownerPid: process.pid, ownerStart: selfStart(), since: new Date().toISOString() }
+  const since = new Date().toISOString()
+  const claim: Claim = { patchId, taskId, ownerPid: process.pid, ownerStart: selfStart(), since }
   await writeAtomic(temp, JSON.stringify(claim), 0o600)
   try {
     for (let index = 1; index <= MAX_LANES; index++) {
@@ -59,6 +67,13 @@ export async function releaseLane(registry: string, lane: string, patchId: strin
   const file = claimFile(registry, lane)
   const claim = await readStateFile(file, ClaimSchema, FIX)
   if (claim?.patchId === patchId) await rm(file, { force: true })
+}
+
+/** Who holds the lane now (its claim as written, live or not), or undefined when nobody's claim can be read. */
+export async function laneHolder(registry: string, lane: string): Promise<Pick<Claim, "patchId" | "taskId"> | undefined> {
+  if (!LANE_NAME.test(lane)) return undefined
+  const claim = await readStateFile(claimFile(registry, lane), ClaimSchema, FIX)
+  return claim && { patchId: claim.patchId, taskId: claim.taskId }
 }
 
 /** The lanes currently claimed, for listings and tests. */

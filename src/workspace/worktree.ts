@@ -141,7 +141,14 @@ export interface Created {
  * Snapshots the repository holding `workspace` (a canonical, admitted directory) into a new isolated
  * worktree and registers it (the registry entry is what admits the worktree as a workspace).
  */
-export async function createWorktree(workspace: string, host: HostContext, paths: Pick<Paths, "worktreesDir" | "patchesDir">, limits = SNAPSHOT_LIMITS): Promise<Created> {
+export async function createWorktree(
+  workspace: string,
+  host: HostContext,
+  paths: Pick<Paths, "worktreesDir" | "patchesDir">,
+  limits = SNAPSHOT_LIMITS,
+  /** The task the worktree is for: its lane's claim and its registry entry name it. */
+  taskId?: string,
+): Promise<Created> {
   const repository = findRepository(workspace, host)
   if (!repository) throw fail("Usage", `${workspace} is not inside a Git repository; isolation "worktree" snapshots one.`, 'Use isolation "in_place" outside a repository.')
   const head = (await sandboxedGit(repository, host, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]))?.stdout.trim() || undefined
@@ -166,7 +173,7 @@ export async function createWorktree(workspace: string, host: HostContext, paths
     throw fail("Usage", `The snapshot would copy ${bytes} bytes, more than the ${limits.bytes} an isolated worktree takes.`, 'Delegate in a subdirectory (cwd), or use isolation "in_place".')
 
   const id = `patch_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
-  const layout = layoutOf(paths.worktreesDir, await claimLane(paths.worktreesDir, paths.patchesDir, id))
+  const layout = layoutOf(paths.worktreesDir, await claimLane(paths.worktreesDir, paths.patchesDir, id, taskId))
   const record: PatchRecord = {
     version: 1,
     id,
@@ -175,6 +182,7 @@ export async function createWorktree(workspace: string, host: HostContext, paths
     layout,
     source: { workspace, root: repository.root, gitDir: repository.gitDir, head },
     base: "",
+    taskId,
   }
   try {
     await savePatchRecord(paths.patchesDir, record)

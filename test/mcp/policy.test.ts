@@ -181,6 +181,9 @@ test("scout, worker and runner list the published arguments as required and the 
     for (const name of ["scout", "worker", "runner"]) expect(Object.keys(byName[name]!.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["tier", "mode"]))
     expect(Object.keys(byName.worker!.inputSchema.properties ?? {})).toContain("mechanical")
     expect(Object.keys(byName.scout!.inputSchema.properties ?? {})).not.toContain("mechanical")
+    // A continue passes the same policy, so it states the same arguments.
+    expect(byName.task_continue!.inputSchema.required).toEqual(["task_id", "task"])
+    expect(Object.keys(byName.task_continue!.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["tier", "mode", "mechanical"]))
     expect(byName.policy!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
   } finally {
     await close()

@@ -81,3 +81,24 @@ test("planSandbox's extra read-only directories are admitted like a workspace an
   expect(() => planSandbox({ profile: { kind: "scout" }, workspace: container, readOnly: [`${paths.cacheDir}/other`], host }, hostFs)).toThrow(/credential store/)
   expect(() => planSandbox({ profile: { kind: "scout" }, workspace: container, readOnly: [`${container}/tree`], host }, hostFs)).toThrow(/overlaps/)
 })
+
+test("with an owner (a continue), a lane is admitted only while its claim names that patch; a garbage or another's claim admits nobody", async () => {
+  await using dir = await tempDir("oc-orch-wt-admit-")
+  const { host, paths } = await setup(dir.path)
+  const lane = `${paths.worktreesDir}/lane-1/tree`
+  const owned = (owner: string) => ({ ...host, worktrees: { ...host.worktrees!, owner } })
+  const claim = (patchId: string) => JSON.stringify({ patchId, taskId: "task_x", ownerPid: 1, since: "now" })
+  await writeFile(`${paths.patchesDir}/lanes/lane-1.json`, claim(ID))
+  expect(admitWorkspace(lane, owned(ID), OPEN_POLICY, hostFs)).toBe(lane)
+  // Control: without an owner the claim's existence admits it, whoever holds it.
+  await writeFile(`${paths.patchesDir}/lanes/lane-1.json`, claim("patch_m0abc_ffffffff"))
+  expect(admitWorkspace(lane, host, OPEN_POLICY, hostFs)).toBe(lane)
+  for (const text of [claim("patch_m0abc_ffffffff"), "not json", "{}", JSON.stringify({ patchId: 7 }), "null"]) {
+    await writeFile(`${paths.patchesDir}/lanes/lane-1.json`, text)
+    expect(() => admitWorkspace(lane, owned(ID), OPEN_POLICY, hostFs)).toThrow(/credential store/)
+  }
+  // A worktree made before lanes is admitted for its own patch only.
+  const tree = `${paths.worktreesDir}/${ID}/tree`
+  expect(admitWorkspace(tree, owned(ID), OPEN_POLICY, hostFs)).toBe(tree)
+  expect(() => admitWorkspace(tree, owned("patch_m0abc_ffffffff"), OPEN_POLICY, hostFs)).toThrow(/credential store/)
+})

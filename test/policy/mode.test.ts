@@ -1,7 +1,7 @@
 // Which mode a workspace is in when the four places that may state one agree, stay silent or
 // disagree, and what each mode lets scout, worker and runner do.
 import { describe, expect, test } from "bun:test"
-import { checkMode, resolveMode, type Delegation, type Mode, type ModeSourceKind, type ModeStatement } from "../../src/policy/mode"
+import { checkMode, resolveMode, weakenedMode, type Delegation, type Mode, type ModeSourceKind, type ModeStatement } from "../../src/policy/mode"
 
 const say = (source: ModeSourceKind, mode: Mode): ModeStatement => ({ source, mode, where: source })
 
@@ -70,5 +70,27 @@ describe("checkMode", () => {
 
   test.each(["blueprint", "insensitive"] as const)("%s allows every delegation", (mode) => {
     for (const [, delegation] of permissions) expect(checkMode(resolveMode([say("argument", mode)]), delegation)).toBeUndefined()
+  })
+})
+
+describe("weakenedMode", () => {
+  const call = (mode: Mode, source = `source of ${mode}`) => ({ mode, source })
+  test.each([
+    // [previous call's mode, this call's mode, weakened]
+    ["sensitive", "blueprint", true],
+    ["sensitive", "insensitive", true],
+    ["blueprint", "insensitive", true],
+    ["sensitive", "sensitive", false],
+    ["blueprint", "sensitive", false],
+    ["insensitive", "blueprint", false],
+    ["blueprint", "blueprint", false],
+  ] as [Mode, Mode, boolean][])("%s then %s: weakened = %p", (previous, now, weakened) => {
+    const warning = weakenedMode(call(previous), call(now))
+    expect(warning !== undefined).toBe(weakened)
+    if (warning) expect(warning).toContain(`it was ${previous} (source of ${previous}), now ${now} (source of ${now})`)
+  })
+
+  test("a task with no previous call recorded (an older record) gets no warning", () => {
+    expect(weakenedMode(undefined, call("blueprint"))).toBeUndefined()
   })
 })

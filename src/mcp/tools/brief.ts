@@ -7,7 +7,6 @@ import { agentName } from "../../agents/names"
 import type { Delegations } from "../../engine/lifecycle"
 import { sessionTitle } from "../../engine/title"
 import { startAndFollow } from "../calls"
-import { policyGate } from "../policy"
 import { callTimeoutArg, idempotencyArg, labelArg, isolationArg, mechanicalArg, modelArgs, policyArgs, resultShape } from "../shared"
 
 export interface BriefTool {
@@ -42,14 +41,6 @@ export function registerBriefTool(server: McpServer, delegations: Delegations, t
     },
     async (args, extra) => {
       const mechanical = "mechanical" in args && args.mechanical === true
-      const refused = await policyGate(delegations.runtime, {
-        cwd: args.cwd,
-        mode: args.mode,
-        tier: args.tier,
-        delegation: tool.role === "worker" ? { role: "worker", mechanical } : { role: "scout" },
-        texts: { task: args.task },
-      })
-      if (refused) return refused
       return startAndFollow(
         server,
         delegations,
@@ -62,6 +53,12 @@ export function registerBriefTool(server: McpServer, delegations: Delegations, t
           model: args.model,
           variant: args.variant,
           writable: tool.writable,
+          policy: {
+            mode: args.mode,
+            tier: args.tier,
+            delegation: tool.role === "worker" ? { role: "worker", mechanical } : { role: "scout" },
+            texts: { task: args.task },
+          },
           isolation: "isolation" in args ? args.isolation : undefined,
           idempotencyKey: args.idempotency_key,
           callTimeoutS: args.timeout_seconds,

@@ -9,13 +9,14 @@ import { z } from "zod"
 import { agentName } from "../../agents/names"
 import { newGroupId, readGroup, saveGroup } from "../../engine/groups"
 import type { Delegations } from "../../engine/lifecycle"
+import type { CallPolicy } from "../../engine/policy"
 import { STATUSES } from "../../engine/result"
 import { isFinished, type TaskRecord } from "../../engine/tasks"
 import { describe, fail } from "../../errors"
+import type { Delegation } from "../../policy/mode"
 import { loadPatch } from "../../workspace/patches"
 import { overlaps } from "../../workspace/overlap"
 import { syncBudget } from "../calls"
-import { policyGate } from "../policy"
 import { errorResult, mechanicalArg, modelArgs, policyArgs, progressReporter, resultShape, toStructured, type Extra } from "../shared"
 import description from "./delegate_parallel.md" with { type: "text" }
 
@@ -79,17 +80,11 @@ export function registerDelegateParallel(server: McpServer, delegations: Delegat
         }
         const briefs = args.briefs ?? []
         // Every brief passes the policy before any starts: a refusal leaves nothing running.
-        for (const brief of briefs) {
-          const refused = await policyGate(delegations.runtime, {
-            cwd: brief.cwd,
-            mode: args.mode,
-            tier: args.tier,
-            delegation: brief.role === "worker" ? { role: "worker", mechanical: brief.mechanical === true } : { role: "scout" },
-            texts: { task: brief.task },
-          })
-          if (refused) return refused
-        }
-        const started = await Promise.all(briefs.map((brief, index) => startMember(delegations, brief, index)))
+        // Every brief passes the policy gate before any starts: a refusal leaves nothing running (each
+        // start passes it again, the same gate).
+        const policies = briefs.map((brief) => memberPolicy(brief, args))
+        for (const [index, brief] of briefs.entries()) await delegations.check({ ...policies[index]!, cwd: brief.cwd })
+        const started = await Promise.all(briefs.map((brief, i) => startMember(delegations, brief, i, policies[i]!)))
         const groupId = newGroupId()
         await saveGroup(delegations.runtime.paths.groupsDir, {
           version: 1,
@@ -105,7 +100,16 @@ export function registerDelegateParallel(server: McpServer, delegations: Delegat
   )
 }
 
-async function startMember(delegations: Delegations, brief: z.infer<typeof briefSchema>, index: number): Promise<Member> {
+/** What a member states for the policy gate: the group's tier and mode, its own role and task. */
+function memberPolicy(brief: Brief, group: Pick<CallPolicy, "mode" | "tier">): CallPolicy {
+  const mechanical = brief.mechanical === true
+  const delegation: Delegation = brief.role === "worker" ? { role: "worker", mechanical } : { role: "scout" }
+  return { mode: group.mode, tier: group.tier, delegation, texts: { task: brief.task } }
+}
+
+type Brief = z.infer<typeof briefSchema>
+
+async function startMember(delegations: Delegations, brief: Brief, index: number, policy: CallPolicy): Promise<Member> {
   try {
     const { record } = await delegations.start({
       role: brief.role,
@@ -116,6 +120,7 @@ async function startMember(delegations: Delegations, brief: z.infer<typeof brief
       model: brief.model,
       variant: brief.variant,
       writable: brief.role === "worker",
+      policy,
       // Parallel writers never share a tree: each edits its own snapshot and returns a patch.
       isolation: brief.role === "worker" ? "worktree" : undefined,
       queued: true,

@@ -1,4 +1,4 @@
-// The policy tool: the same gathering the delegating tools do before they start (src/mcp/policy.ts),
+// The policy tool: the same gathering the delegating tools do before they start (src/engine/policy.ts),
 // shown instead of enforced, so a parent can see why a call would be refused before making it.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { z } from "zod"
@@ -6,7 +6,7 @@ import type { Delegations } from "../../engine/lifecycle"
 import { allowances, describeSource, MODE_SOURCES, MODES } from "../../policy/mode"
 import { MIN_ENTROPY, MIN_SECRET_LENGTH } from "../../policy/secrets"
 import { DELEGABLE_TIERS, TIERS } from "../../policy/tiers"
-import { workspacePolicy } from "../policy"
+import { workspacePolicy } from "../../engine/policy"
 import { errorResult, policyArgs } from "../shared"
 import description from "./policy.md" with { type: "text" }
 

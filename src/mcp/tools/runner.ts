@@ -9,7 +9,6 @@ import type { Delegations } from "../../engine/lifecycle"
 import { sessionTitle } from "../../engine/title"
 import { RUNNER_TIMEOUT, runnerBrief } from "../../runner/brief"
 import { startAndFollow } from "../calls"
-import { policyGate } from "../policy"
 import { idempotencyArg, labelArg, modelArgs, policyArgs, resultShape } from "../shared"
 import description from "./runner.md" with { type: "text" }
 
@@ -36,14 +35,6 @@ export function registerRunner(server: McpServer, delegations: Delegations) {
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
     },
     async (args, extra) => {
-      const refused = await policyGate(delegations.runtime, {
-        cwd: args.cwd,
-        mode: args.mode,
-        tier: args.tier,
-        delegation: { role: "runner", workspaceAccess: args.workspace_access, networkAccess: args.network_access },
-        texts: { command: args.command, objective: args.objective, expected: args.expected },
-      })
-      if (refused) return refused
       const timeoutSeconds = args.timeout_seconds ?? RUNNER_TIMEOUT.fallback
       return startAndFollow(
         server,
@@ -57,6 +48,12 @@ export function registerRunner(server: McpServer, delegations: Delegations) {
           model: args.model,
           variant: args.variant,
           writable: args.workspace_access === "writable",
+          policy: {
+            mode: args.mode,
+            tier: args.tier,
+            delegation: { role: "runner", workspaceAccess: args.workspace_access, networkAccess: args.network_access },
+            texts: { command: args.command, objective: args.objective, expected: args.expected },
+          },
           idempotencyKey: args.idempotency_key,
           commandTimeoutS: timeoutSeconds,
         },

@@ -3,8 +3,7 @@ import { z } from "zod"
 import type { Delegations } from "../../engine/lifecycle"
 import { checkTaskId } from "../../engine/tasks"
 import { continueAndFollow } from "../calls"
-import { refusalResult, secretRefusal } from "../policy"
-import { errorResult, resultShape } from "../shared"
+import { errorResult, mechanicalArg, policyArgs, resultShape } from "../shared"
 import description from "./task_continue.md" with { type: "text" }
 
 export function registerTaskContinue(server: McpServer, delegations: Delegations) {
@@ -16,6 +15,9 @@ export function registerTaskContinue(server: McpServer, delegations: Delegations
       inputSchema: {
         task_id: z.string().min(1).describe("A finished task's task_id."),
         task: z.string().min(1).describe("The rework: what to change or add, and how to verify it."),
+        // The rework passes the policy as a new call does: its own tier, mode and (a worker's) mechanical.
+        ...policyArgs,
+        ...mechanicalArg,
       },
       outputSchema: resultShape,
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
@@ -23,10 +25,8 @@ export function registerTaskContinue(server: McpServer, delegations: Delegations
     async (args, extra) => {
       try {
         checkTaskId(args.task_id)
-        // Rework goes to the same model as the brief did: the secret guard reads it too.
-        const secret = secretRefusal({ task: args.task })
-        if (secret) return refusalResult(secret)
-        return await continueAndFollow(server, delegations, args.task_id, args.task, extra)
+        const call = { tier: args.tier, mode: args.mode, mechanical: args.mechanical }
+        return await continueAndFollow(server, delegations, args.task_id, args.task, extra, call)
       } catch (error) {
         return errorResult(error)
       }

@@ -1,20 +1,19 @@
-// The delegation policy at the door of scout, worker and runner: the secret guard, the tier and the
-// workspace's mode, checked before the task lifecycle sees the call, so a refusal leaves no task
-// record, lock or OpenCode session behind (and a refused brief is never stored). The rules are pure
-// (src/policy); this file gathers what they decide on: config.json, the flags, marker files.
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+// The delegation policy at the door of every call that runs an agent (scout, worker, runner, each
+// delegate_parallel member, every task_continue): the secret guard, the tier and the workspace's
+// mode, checked by the lifecycle before any task record, lock or OpenCode session exists (and a
+// refused brief is never stored). The rules are pure (src/policy); this file gathers what they
+// decide on: config.json, the flags, marker files.
 import { realpath, stat } from "node:fs/promises"
 import { dirname, isAbsolute, join } from "node:path"
-import type { Runtime } from "../engine/runtime"
-import { fail } from "../errors"
-import { checkMode, MARKER_NAMES, resolveMode, type Delegation, type Mode, type ModeStatement, type ResolvedMode } from "../policy/mode"
+import { fail, type AppError } from "../errors"
+import { checkMode, describeSource, MARKER_NAMES, resolveMode, type Delegation, type Mode, type ModeStatement, type ResolvedMode } from "../policy/mode"
 import type { Refusal } from "../policy/refusal"
 import { findSecrets } from "../policy/secrets"
 import { checkTier, type Tier } from "../policy/tiers"
-import { errorResult } from "./shared"
+import type { Runtime } from "./runtime"
 
-export interface PolicyRequest {
-  cwd: string
+/** What a call states for the policy, besides where it runs. */
+export interface CallPolicy {
   mode?: Mode
   tier?: Tier
   delegation: Delegation
@@ -22,20 +21,24 @@ export interface PolicyRequest {
   texts: Record<string, string | undefined>
 }
 
+export interface PolicyRequest extends CallPolicy {
+  cwd: string
+}
+
+/** What the gate let through, kept on the task for each call: a later call compares its mode to it. */
+export interface PolicyDecision {
+  mode: Mode
+  /** Where the mode came from, as describeSource words it. */
+  source: string
+  delegation: Delegation
+  tier?: Tier
+}
+
 export interface WorkspacePolicy {
   /** The directory whose markers count: the nearest ancestor of cwd with a .git, else cwd. */
   projectRoot: string
   resolved: ResolvedMode
   requireTier: boolean
-}
-
-/** The first rule that refuses the call, or undefined when it may start. */
-export async function checkPolicy(runtime: Runtime, request: PolicyRequest): Promise<Refusal | undefined> {
-  // The secret guard needs no IO and goes first: a brief with a secret is refused whatever else holds.
-  const secrets = secretRefusal(request.texts)
-  if (secrets) return secrets
-  const policy = await workspacePolicy(runtime, request.cwd, request.mode)
-  return checkTier(request.tier, policy.requireTier) ?? checkMode(policy.resolved, request.delegation)
 }
 
 export function secretRefusal(texts: Record<string, string | undefined>): Refusal | undefined {
@@ -84,17 +87,21 @@ const exists = (path: string) =>
     () => false,
   )
 
-/** The isError result a refused call returns, or undefined when it may start. */
-export async function policyGate(runtime: Runtime, request: PolicyRequest): Promise<CallToolResult | undefined> {
-  try {
-    const refusal = await checkPolicy(runtime, request)
-    return refusal && refusalResult(refusal)
-  } catch (error) {
-    // An unreadable config.json: the same result the lifecycle would give, still before any task.
-    return errorResult(error)
-  }
+/**
+ * The one gate every call that runs an agent passes (lifecycle.ts start and continue, and
+ * delegate_parallel before it starts any member): the call's decision, or the refusal thrown as an
+ * error naming the rule and the next step.
+ */
+export async function gatePolicy(runtime: Runtime, request: PolicyRequest): Promise<PolicyDecision> {
+  // The secret guard needs no IO and goes first: a brief with a secret is refused whatever else holds.
+  const secrets = secretRefusal(request.texts)
+  if (secrets) throw refusalError(secrets)
+  const policy = await workspacePolicy(runtime, request.cwd, request.mode)
+  const refusal = checkTier(request.tier, policy.requireTier) ?? checkMode(policy.resolved, request.delegation)
+  if (refusal) throw refusalError(refusal)
+  return { mode: policy.resolved.mode, source: describeSource(policy.resolved.decidedBy), delegation: request.delegation, tier: request.tier }
 }
 
-export function refusalResult(refusal: Refusal): CallToolResult {
-  return errorResult(fail("Usage", `Refused by policy (${refusal.rule}): ${refusal.message}`, refusal.next, { rule: refusal.rule }))
+export function refusalError(refusal: Refusal): AppError {
+  return fail("Usage", `Refused by policy (${refusal.rule}): ${refusal.message}`, refusal.next, { rule: refusal.rule })
 }
