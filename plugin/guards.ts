@@ -85,4 +85,4 @@ export function refuseCall(input: GuardInput, fs: FsView): string | undefined {
 
 /** The refusal of a write to a file that runs or instructs on its own; the file tools say the same. */
 export const autorunRefusal = (tool: string, target: string, what: string) =>
-  `${tool} ${target}: ${what}. Such files are not written by delegated agents (created, changed or deleted); say in your report what should change there.`
+  `${tool} ${target}: ${what} Such files are not written by delegated agents (created, changed or deleted); say in your report what should change there.`

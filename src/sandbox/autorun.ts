@@ -35,6 +35,8 @@ export interface AutorunHit {
   /** The kind in a few words: "a CI system's config". */
   title: string
   why: string
+  /** The entry's own reason: "GitLab CI". */
+  detail: string
   /** Only what this rule extracts from the file counts (an ordinary edit passes). */
   content?: ContentRule
 }
@@ -83,7 +85,7 @@ export function autorunHit(relative: string): AutorunHit | undefined {
   if (!best) return undefined
   const { kind, entry } = best.rule
   const { title, why } = AUTORUN_LIST.kinds[kind]!
-  return { path: parts.slice(0, best.end).join("/"), kind, title, why: `${why} (${entry.why})`, ...(entry.content ? { content: entry.content } : {}) }
+  return { path: parts.slice(0, best.end).join("/"), kind, title, why, detail: entry.why, ...(entry.content ? { content: entry.content } : {}) }
 }
 
 /** True when writing `relative` by name alone is writing an autorun file (content entries excluded). */
@@ -104,7 +106,7 @@ export function autorunWrite(relative: string, before: string | undefined, after
 }
 
 /** One line naming what a path is and why it matters, for refusals and warnings. */
-export const describeHit = (hit: AutorunHit) => `${hit.path} is ${hit.title}: ${hit.why}`
+export const describeHit = (hit: AutorunHit) => `${hit.path} is ${hit.title} (${hit.detail}). ${hit.why}`
 
 /**
  * The last segment of every entry's pattern, as `find -iname` globs: a superset of the autorun

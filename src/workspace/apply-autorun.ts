@@ -46,6 +46,6 @@ export async function contentAutorun(files: PatchFile[], before: string, after: 
 export function autorunMessage(hits: AutorunHit[]): string {
   const shown = hits.slice(0, 5)
   const more = hits.length > 5 ? ` and ${hits.length - 5} more` : ""
-  const what = shown.map((hit) => `${describeHit(hit)}${hit.content ? "; the patch changes what runs on install" : ""}`)
-  return `the patch changes files that other programs run on their own: ${shown.map((hit) => hit.path).join(", ")}${more}. ${what.join(". ")}.`
+  const what = shown.map((hit) => `${describeHit(hit)}${hit.content ? " The patch changes what runs on install." : ""}`)
+  return `the patch changes files that other programs run on their own: ${shown.map((hit) => hit.path).join(", ")}${more}. ${what.join(" ")}`
 }
