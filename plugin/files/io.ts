@@ -3,7 +3,19 @@
 // a check and a use resolves inside the sandbox, where HOME, the state dir and every credential store
 // do not exist, and where only a worker's workspace is writable (its Git metadata read-only).
 import { relative } from "node:path"
-import { admitWorkspace, autorunHit, autorunWrite, describeHit, hostFs, planSandbox, runSandboxed, type AdmissionPolicy, type HostContext, type SandboxRunResult } from "../../src/sandbox"
+import {
+  admitWorkspace,
+  autorunHitIn,
+  autorunWrite,
+  describeHit,
+  hostFs,
+  repositoryPrefix,
+  planSandbox,
+  runSandboxed,
+  type AdmissionPolicy,
+  type HostContext,
+  type SandboxRunResult,
+} from "../../src/sandbox"
 import { autorunRefusal } from "../guards"
 
 export interface FileAccess {
@@ -73,12 +85,13 @@ export async function readPath(access: FileAccess, path: string): Promise<ReadOu
  */
 export async function refuseAutorun(access: FileAccess, path: string, content: string | undefined, tool: string) {
   const name = relative(access.workspace, path)
-  const hit = autorunHit(name)
+  const prefix = repositoryPrefix(access.workspace, hostFs)
+  const hit = autorunHitIn(prefix, name)
   if (!hit) return
   if (hit.content) {
     const found = await readPath(access, path)
     const before = found.kind === "file" ? found.text : undefined
-    if (!autorunWrite(name, before, content)) return
+    if (!autorunWrite(name, before, content, prefix)) return
   }
   throw new FileError(autorunRefusal(tool, name, describeHit(hit)))
 }

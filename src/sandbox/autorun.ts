@@ -4,8 +4,10 @@
 // flags what a sandboxed command did to them) and patch_apply (which refuses them without
 // allow_autorun). Entries name files, and kinds: path patterns that catch a tool's rules, commands
 // and MCP lists whatever the tool is called. Pure.
+import { dirname, relative as relativePath } from "node:path"
 import list from "./autorun.json"
 import { contentFingerprint, type ContentRule } from "./autorun-content"
+import type { FsView } from "./fs-view"
 
 interface Entry {
   match: string
@@ -88,6 +90,28 @@ export function autorunHit(relative: string): AutorunHit | undefined {
   return { path: parts.slice(0, best.end).join("/"), kind, title, why, detail: entry.why, ...(entry.content ? { content: entry.content } : {}) }
 }
 
+/**
+ * Where `workspace` lies inside the repository that holds it ("" at its root, or outside any): a
+ * worker whose workspace is `.github/workflows` or `.claude` writes autorun files under plain names.
+ * The nearest `.git` (directory or pointer file, as a linked worktree has) decides the root.
+ */
+export function repositoryPrefix(workspace: string, fs: FsView): string {
+  for (let dir = workspace; ; dir = dirname(dir)) {
+    if (fs.lstat(`${dir}/.git`)) return relativePath(dir, workspace)
+    if (dir === "/" || dir === ".") return ""
+  }
+}
+
+/** `autorunHit` for a path relative to a workspace at `prefix` in its repository; the hit's path stays workspace-relative. */
+export function autorunHitIn(prefix: string, relative: string): AutorunHit | undefined {
+  if (!prefix) return autorunHit(relative)
+  const hit = autorunHit(`${prefix}/${relative}`)
+  if (!hit) return undefined
+  // The workspace itself inside an entry: every path in it is that entry.
+  const inside = hit.path.length > prefix.length ? hit.path.slice(prefix.length + 1) : relative
+  return { ...hit, path: inside }
+}
+
 /** True when writing `relative` by name alone is writing an autorun file (content entries excluded). */
 export function isAutorunPath(relative: string): boolean {
   const hit = autorunHit(relative)
@@ -99,8 +123,8 @@ export function isAutorunPath(relative: string): boolean {
  * undefined when the write is ordinary: the path is no entry, or it is a content entry whose
  * extracted part (lifecycle scripts and the like) is the same before and after.
  */
-export function autorunWrite(relative: string, before: string | undefined, after: string | undefined): AutorunHit | undefined {
-  const hit = autorunHit(relative)
+export function autorunWrite(relative: string, before: string | undefined, after: string | undefined, prefix = ""): AutorunHit | undefined {
+  const hit = autorunHitIn(prefix, relative)
   if (!hit?.content) return hit
   return contentFingerprint(hit.content, before) === contentFingerprint(hit.content, after) ? undefined : hit
 }

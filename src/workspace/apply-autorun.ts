@@ -2,14 +2,14 @@
 // manifests whose install-time part the patch changes. patch_apply refuses both unless the caller
 // passes allow_autorun after reading them. Read from the private staging copies, never the workspace.
 import { lstat, readFile, readlink } from "node:fs/promises"
-import { autorunHit, autorunWrite, describeHit, type AutorunHit } from "../sandbox"
+import { autorunHitIn, autorunWrite, describeHit, type AutorunHit } from "../sandbox"
 import type { PatchFile } from "./patches"
 
-/** Every path a patch writes, deletes or renames away that is an autorun file by name. Pure. */
-export function namedAutorun(files: PatchFile[]): AutorunHit[] {
+/** Every path a patch writes, deletes or renames away that is an autorun file by name (`prefix`: the workspace in its repository). Pure. */
+export function namedAutorun(files: PatchFile[], prefix: string): AutorunHit[] {
   const paths = files.flatMap((file) => [file.path, ...(file.oldPath ? [file.oldPath] : [])])
   return paths.flatMap((path) => {
-    const hit = autorunHit(path)
+    const hit = autorunHitIn(prefix, path)
     return hit && !hit.content ? [{ ...hit, path }] : []
   })
 }
@@ -27,16 +27,16 @@ async function staged(path: string): Promise<string | undefined> {
  * targets as they were) and `after` (the patched staging tree). A rename counts as a deletion of the
  * old path and a creation of the new one.
  */
-export async function contentAutorun(files: PatchFile[], before: string, after: string): Promise<AutorunHit[]> {
+export async function contentAutorun(files: PatchFile[], before: string, after: string, prefix: string): Promise<AutorunHit[]> {
   const hits: AutorunHit[] = []
   for (const file of files) {
     const source = file.oldPath ?? file.path
     const renamed = source !== file.path
     const old = file.oldOid ? await staged(`${before}/${source}`) : undefined
     const now = file.newOid ? await staged(`${after}/${file.path}`) : undefined
-    const gone = autorunWrite(source, old, renamed ? undefined : now)
+    const gone = autorunWrite(source, old, renamed ? undefined : now, prefix)
     if (gone?.content) hits.push({ ...gone, path: source })
-    const made = renamed ? autorunWrite(file.path, undefined, now) : undefined
+    const made = renamed ? autorunWrite(file.path, undefined, now, prefix) : undefined
     if (made?.content) hits.push({ ...made, path: file.path })
   }
   return hits

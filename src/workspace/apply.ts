@@ -8,7 +8,7 @@
 // commit, stage, reset or stash: the index and HEAD are never touched.
 import { createHash, randomBytes } from "node:crypto"
 import { chmod, copyFile, lstat, mkdir, readdir, readFile, readlink, rename, rm, rmdir, symlink, writeFile } from "node:fs/promises"
-import { dirname } from "node:path"
+import { dirname, relative } from "node:path"
 import { fail } from "../errors"
 import type { HostContext } from "../sandbox"
 import { autorunMessage, contentAutorun, namedAutorun } from "./apply-autorun"
@@ -72,6 +72,8 @@ async function emptiedBy(root: string, dir: string, removed: Set<string>): Promi
   return true
 }
 
+/** Where the workspace lies in the repository the snapshot was taken of ("" at its root). */
+const workspacePrefix = (record: PatchRecord) => relative(record.source.root, record.source.workspace)
 const AUTORUN_HINT = "Read them with patch_show (file); to write them anyway, call patch_apply again with allow_autorun: true."
 
 export interface ApplyInput {
@@ -106,7 +108,7 @@ async function check(input: ApplyInput): Promise<PatchFile[]> {
       "Review the patch against the new HEAD (patch_show) and apply it by hand, or run the worker again.",
     )
   const files = record.files ?? []
-  const autorun = namedAutorun(files)
+  const autorun = namedAutorun(files, workspacePrefix(record))
   if (autorun.length && !input.allowAutorun) refuse(autorunMessage(autorun), AUTORUN_HINT)
   const removed = removedPaths(files)
   for (const file of files) {
@@ -192,7 +194,7 @@ export async function applyPatch(input: ApplyInput): Promise<PatchFile[]> {
       if (staged?.oid !== expected?.oid || staged?.mode !== expected?.mode)
         refuse(`the staged result of ${file.path} is not what the patch records.`, "Discard this patch (patch_discard) and run the worker again.")
     }
-    const manifests = input.allowAutorun ? [] : await contentAutorun(files, before, stage.tree)
+    const manifests = input.allowAutorun ? [] : await contentAutorun(files, before, stage.tree, workspacePrefix(record))
     if (manifests.length) refuse(autorunMessage(manifests), AUTORUN_HINT)
     // Every check passed: deletions (and rename sources) first, then the new content.
     const done: Array<{ path: string; existed: boolean }> = []

@@ -5,14 +5,12 @@
 // (with `find`, so no repository program runs, then decided by the one classifier) and ends the task
 // needs_review.
 import { readdir } from "node:fs/promises"
-import { autorunHit, contentFingerprint, findNames } from "../sandbox"
+import { autorunHit, autorunHitIn, contentFingerprint, findNames, hostFs, repositoryPrefix, type AutorunHit } from "../sandbox"
 import { run } from "../util/process"
 import { fingerprint } from "./changes"
 
 /** Entries read of one directory entry: enough to see a planted file, bounded for a huge tree. */
 const DIR_ENTRIES = 2000
-/** A manifest larger than this is fingerprinted whole rather than parsed. */
-const MANIFEST_BYTES = 1024 * 1024
 
 const expression = (names: string[]) => ["(", ...names.flatMap((name, index) => [...(index ? ["-o"] : []), "-iname", name]), ")"]
 
@@ -24,14 +22,17 @@ const expression = (names: string[]) => ["(", ...names.flatMap((name, index) => 
  * without one can create it.
  */
 export async function autorunFiles(workspace: string): Promise<Record<string, string>> {
+  const prefix = repositoryPrefix(workspace, hostFs)
+  // A workspace inside an entry (.github/workflows, .claude): each file in it is that entry.
+  if (prefix && autorunHit(prefix)) return { ".": "directory", ...(await filesOf(workspace, "")) }
   const { names, prune, skip } = findNames()
   const found = await run(["find", workspace, "-mindepth", "1", ...expression(skip), "-prune", "-o", ...expression(prune), "-print", "-prune", "-o", ...expression(names), "-print"], {
     timeoutMs: 30_000,
   })
-  const roots = new Map<string, NonNullable<ReturnType<typeof autorunHit>>>()
+  const roots = new Map<string, AutorunHit>()
   for (const path of found.stdout.split("\n").filter(Boolean)) {
     const relative = path.slice(workspace.length + 1)
-    const hit = autorunHit(relative)
+    const hit = autorunHitIn(prefix, relative)
     if (hit && hit.path === relative) roots.set(relative, hit)
   }
   const entries: Record<string, string> = {}
@@ -49,18 +50,24 @@ export async function autorunFiles(workspace: string): Promise<Record<string, st
     const own = await fingerprint(path)
     entries[relative] = own.startsWith("other:") ? "directory" : own
     if (!own.startsWith("other:")) continue
-    for (const inside of await insideOf(path)) entries[`${relative}/${inside}`] = await fingerprint(`${path}/${inside}`)
+    Object.assign(entries, await filesOf(path, `${relative}/`))
   }
+  return entries
+}
+
+/** Each file a directory entry holds, keyed `${key}<name>`, with its fingerprint. */
+async function filesOf(path: string, key: string): Promise<Record<string, string>> {
+  const entries: Record<string, string> = {}
+  for (const inside of await insideOf(path)) entries[`${key}${inside}`] = await fingerprint(`${path}/${inside}`)
   return entries
 }
 
 async function readManifest(path: string): Promise<string | undefined> {
   const own = await fingerprint(path)
   if (own === "absent" || own.startsWith("link:") || own.startsWith("other:")) return own === "absent" ? undefined : own
+  // Too large to hash (its size and mtime stand in), or gone or unreadable since: the fingerprint is its content.
   if (own.startsWith("size:")) return own
-  // A file gone or unreadable between the fingerprint and the read: its fingerprint stands in for it.
   return Bun.file(path)
-    .slice(0, MANIFEST_BYTES)
     .text()
     .catch(() => own)
 }

@@ -78,6 +78,8 @@ beforeAll(async () => {
       },
       shell_plants: { turns: [{ steps: [shell(plantAll()), done] }] },
       shell_ordinary: { turns: [{ steps: [shell(ORDINARY_SHELL), done] }] },
+      nested_tool: { turns: [{ steps: [write("deploy.yml", "on: push\n"), done] }] },
+      nested_shell: { turns: [{ steps: [shell("echo 'on: push' > deploy.yml && echo nested"), done] }] },
       shell_hook: { turns: [{ steps: [shell(`printf '%s' '${INSTALL_HOOK}' > package.json && echo hooked`), done] }] },
       // apply_patch is offered to GPT-like model ids only: the deletion and rename paths of the file tools.
       patch_unmark: {
@@ -203,6 +205,26 @@ describe("in place, with the sandbox shell", () => {
     expect(String(out.warnings)).toContain(".opencode-mcp-orchestrator/sensitive (removed)")
     expect(String(out.warnings)).toContain(".claude/sensitive (removed)")
   }, 120_000)
+})
+
+describe("a workspace inside an autorun directory", () => {
+  test("a worker whose cwd is .github/workflows is refused by the file tool and flagged for the shell; a worker in src is not", async () => {
+    const cwd = await repo()
+    await mkdir(`${cwd}/.github/workflows`, { recursive: true })
+    await mkdir(`${cwd}/src`)
+    const inside = `${cwd}/.github/workflows`
+    const seen = world.model.toolResults().length
+    structuredOf(await mcp.call("worker", { cwd: inside, task: "[script:nested_tool] add a workflow" }))
+    expect(world.model.toolResults().slice(seen)[0]?.output).toContain("deploy.yml is a CI system's config")
+    expect(existsSync(`${inside}/deploy.yml`)).toBe(false)
+    const shelled = structuredOf(await mcp.call("worker", { cwd: inside, task: "[script:nested_shell] add a workflow" }))
+    expect(shelled.status).toBe("needs_review")
+    expect(String(shelled.warnings)).toContain("deploy.yml (new)")
+    // Control: the same writes one directory over are ordinary.
+    const plain = structuredOf(await mcp.call("worker", { cwd: `${cwd}/src`, task: "[script:nested_shell] add a file" }))
+    expect(plain.status).toBe("succeeded")
+    expect(existsSync(`${cwd}/src/deploy.yml`)).toBe(true)
+  }, 180_000)
 })
 
 interface PatchOut {

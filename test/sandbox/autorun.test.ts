@@ -4,7 +4,7 @@
 // tools that are not on the list, ordinary files pass, and a manifest counts only by what runs.
 import { describe, expect, test } from "bun:test"
 import { MARKER_NAMES } from "../../src/policy/mode"
-import { AUTORUN_LIST, autorunHit, autorunWrite, contentFingerprint, findNames, isAutorunPath } from "../../src/sandbox"
+import { AUTORUN_LIST, autorunHit, autorunHitIn, autorunWrite, contentFingerprint, findNames, isAutorunPath, repositoryPrefix, type FsView } from "../../src/sandbox"
 
 const entries = Object.entries(AUTORUN_LIST.kinds).flatMap(([kind, { entries }]) => entries.map((entry) => ({ kind, ...entry })))
 /** A concrete name each pattern must match: its globs filled in. */
@@ -108,6 +108,33 @@ describe("the classifier", () => {
     "node_modules/x/.envrc",
   ])("%p is ordinary", (path) => {
     expect(autorunHit(path)).toBeUndefined()
+  })
+})
+
+describe("a workspace below its repository's root", () => {
+  const tree = (gitAt: string[]): FsView => ({
+    lstat: (path) => (gitAt.some((root) => path === `${root}/.git`) ? "dir" : undefined),
+    realpath: (path) => path,
+    readText: () => undefined,
+    list: () => undefined,
+  })
+  test("the nearest .git decides the root; a linked worktree's .git file counts", () => {
+    expect(repositoryPrefix("/r/.github/workflows", tree(["/r"]))).toBe(".github/workflows")
+    expect(repositoryPrefix("/r/.claude/worktrees/x", tree(["/r", "/r/.claude/worktrees/x"]))).toBe("")
+    expect(repositoryPrefix("/plain/dir", tree([]))).toBe("")
+  })
+  test.each([
+    [".github/workflows", "deploy.yml", "deploy.yml"],
+    [".github", "workflows/ci.yml", "workflows"],
+    [".claude", "sensitive", "sensitive"],
+    ["pkg", "AGENTS.md", "AGENTS.md"],
+  ])("in %p, %p is autorun (entry %p)", (prefix, path, entry) => {
+    expect(autorunHitIn(prefix, path)?.path).toBe(entry)
+  })
+  test("in src or docs, ordinary names stay ordinary", () => {
+    expect(autorunHitIn("src", "deploy.yml")).toBeUndefined()
+    expect(autorunHitIn("docs/guide", "rules/x.md")).toBeUndefined()
+    expect(autorunWrite("package.json", "{}", '{"version":"2"}', "pkg")).toBeUndefined()
   })
 })
 

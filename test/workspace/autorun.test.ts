@@ -125,3 +125,16 @@ test("a non-git workspace with a planted .git runs nothing either", async () => 
   expect(planted.entries.x?.status).toBe("??")
   expect(existsSync(marker)).toBe(false)
 })
+
+test("a workspace inside an autorun directory lists every file in it as that entry", async () => {
+  await using dir = await tempDir("oc-orch-autorun-")
+  const root = await repo(dir.path)
+  await mkdir(`${root}/.github/workflows`, { recursive: true })
+  const before = await autorunFiles(`${root}/.github/workflows`)
+  await writeFile(`${root}/.github/workflows/deploy.yml`, "on: push\n")
+  expect(autorunChanges(before, await autorunFiles(`${root}/.github/workflows`))).toEqual(["deploy.yml (new)"])
+  // Control: the same file in an ordinary subdirectory is no autorun file.
+  const plain = await autorunFiles(`${root}/pkg`)
+  await writeFile(`${root}/pkg/deploy.yml`, "on: push\n")
+  expect(autorunChanges(plain, await autorunFiles(`${root}/pkg`))).toEqual([])
+})
