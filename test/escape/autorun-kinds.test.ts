@@ -253,6 +253,19 @@ describe("through patch_apply", () => {
     expect(JSON.parse(await readFile(`${cwd}/package.json`, "utf8")).scripts.postinstall).toBeDefined()
   }, 180_000)
 
+  test("a mechanical isolated worker's patch deleting both policy markers is refused naming them, and applied with allow_autorun", async () => {
+    const cwd = await repo([".opencode-mcp-orchestrator/sensitive", ".claude/sensitive"])
+    const out = structuredOf(await mcp.call("worker", { cwd, mechanical: true, model: GPT, isolation: "worktree", task: "[script:mechanical_unmark] rename nothing" }))
+    const { patch_id, digest } = out.patch as PatchOut
+    const refused = await mcp.call("patch_apply", { patch_id, digest })
+    expect(refused.isError).toBe(true)
+    expect(textOf(refused)).toContain("on their own: .claude/sensitive, .opencode-mcp-orchestrator/sensitive.")
+    expect(existsSync(`${cwd}/.opencode-mcp-orchestrator/sensitive`)).toBe(true)
+    expect(existsSync(`${cwd}/.claude/sensitive`)).toBe(true)
+    expect((await mcp.call("patch_apply", { patch_id, digest, allow_autorun: true })).isError).toBeFalsy()
+    expect(existsSync(`${cwd}/.opencode-mcp-orchestrator/sensitive`)).toBe(false)
+  }, 180_000)
+
   test("a patch whose only autorun change is a package.json install hook is refused; an ordinary patch applies without allow_autorun", async () => {
     const cwd = await repo()
     const hook = structuredOf(await mcp.call("worker", { cwd, task: "[script:shell_hook] add a script", isolation: "worktree" }))
