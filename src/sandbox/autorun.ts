@@ -22,6 +22,8 @@ interface Kind {
 }
 export interface AutorunList {
   anchors: Record<string, string>
+  /** Kinds considered and left off, each with the reason. */
+  not: Record<string, string>
   skip: { segments: string[]; why: string }
   kinds: Record<string, Kind>
 }

@@ -78,6 +78,9 @@ describe("the classifier", () => {
     [".neweditor/tasks.json", "editor"],
     [".neweditor/settings.json", "editor"],
     [".forgejo/workflows/ci.yml", "ci"],
+    [".newassistant/hooks/pre-tool.sh", "agent-config"],
+    ["AGENTS.local.md", "agent-instructions"],
+    ["pnpm-workspace.yaml", "package-manager"],
     ["ci/build.gitlab-ci.yml", "ci"],
     ["azure-pipelines.yml", "ci"],
     ["lefthook-local.toml", "git-hooks"],
@@ -106,6 +109,13 @@ describe("the classifier", () => {
     "Makefile",
     "deep.git",
     "node_modules/x/.envrc",
+    // Left off on purpose (autorun.json "not"): project code and data an ordinary task edits.
+    "eslint.config.js",
+    ".env",
+    ".gitattributes",
+    "setup.py",
+    ".changeset/config.json",
+    "src/hooks/use.ts",
   ])("%p is ordinary", (path) => {
     expect(autorunHit(path)).toBeUndefined()
   })
