@@ -3,14 +3,19 @@
 // passes allow_autorun after reading them. Read from the private staging copies, never the workspace.
 import { lstat, readFile, readlink } from "node:fs/promises"
 import { autorunHitIn, autorunWrite, describeHit, type AutorunHit } from "../sandbox"
+import type { AutorunLink } from "./autorun"
 import type { PatchFile } from "./patches"
 
 /** Every path a patch writes, deletes or renames away that is an autorun file by name (`prefix`: the workspace in its repository). Pure. */
-export function namedAutorun(files: PatchFile[], prefix: string): AutorunHit[] {
+export function namedAutorun(files: PatchFile[], prefix: string, links: AutorunLink[] = []): AutorunHit[] {
   const paths = files.flatMap((file) => [file.path, ...(file.oldPath ? [file.oldPath] : [])])
   return paths.flatMap((path) => {
     const hit = autorunHitIn(prefix, path)
-    return hit && !hit.content ? [{ ...hit, path }] : []
+    if (hit && !hit.content) return [{ ...hit, path }]
+    // Reached through a link in an entry (`.github/workflows -> ../ci`): it runs as that entry.
+    const via = links.find(({ target }) => path === target || path.startsWith(`${target}/`))
+    const linked = via && autorunHitIn(prefix, via.link)
+    return linked ? [{ ...linked, path, detail: `${linked.detail}, reached through ${via.link}` }] : []
   })
 }
 

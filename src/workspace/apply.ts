@@ -12,6 +12,7 @@ import { dirname, relative } from "node:path"
 import { fail } from "../errors"
 import type { HostContext } from "../sandbox"
 import { autorunMessage, contentAutorun, namedAutorun } from "./apply-autorun"
+import { autorunLinks } from "./autorun"
 import { findRepository, sandboxedGit } from "./git"
 import type { PatchFile, PatchRecord } from "./patches"
 import { privateGit } from "./worktree"
@@ -108,7 +109,7 @@ async function check(input: ApplyInput): Promise<PatchFile[]> {
       "Review the patch against the new HEAD (patch_show) and apply it by hand, or run the worker again.",
     )
   const files = record.files ?? []
-  const autorun = namedAutorun(files, workspacePrefix(record))
+  const autorun = namedAutorun(files, workspacePrefix(record), await autorunLinks(workspace, workspacePrefix(record)))
   if (autorun.length && !input.allowAutorun) refuse(autorunMessage(autorun), AUTORUN_HINT)
   const removed = removedPaths(files)
   for (const file of files) {

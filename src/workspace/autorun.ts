@@ -4,7 +4,7 @@
 // them: the host-side file tools refuse them, and whatever the sandbox shell did to them is found here
 // (with `find`, so no repository program runs, then decided by the one classifier) and ends the task
 // needs_review.
-import { readdir } from "node:fs/promises"
+import { readdir, realpath, stat } from "node:fs/promises"
 import { autorunHit, autorunHitIn, contentFingerprint, findNames, hostFs, repositoryPrefix, type AutorunHit } from "../sandbox"
 import { run } from "../util/process"
 import { fingerprint } from "./changes"
@@ -52,7 +52,39 @@ export async function autorunFiles(workspace: string): Promise<Record<string, st
     if (!own.startsWith("other:")) continue
     Object.assign(entries, await filesOf(path, `${relative}/`))
   }
+  // What a link in an entry reaches inside the workspace runs as that entry: `ci/` behind `.github/workflows -> ../ci`.
+  for (const { link, target } of await autorunLinks(workspace, prefix)) {
+    const reached = `${await realpath(workspace).catch(() => workspace)}/${target}` // as autorunLinks resolved it
+    const info = await stat(reached).catch(() => undefined) // gone since the listing: the link's own key says so
+    if (info?.isDirectory()) Object.assign(entries, await filesOf(reached, `${link}/`))
+    else if (info?.isFile()) entries[link] = `${entries[link] ?? (await fingerprint(`${workspace}/${link}`))} ${await fingerprint(reached)}`
+  }
   return entries
+}
+
+/** A symlink that is (or is inside) an autorun entry, and what it resolves to inside the workspace. */
+export interface AutorunLink {
+  link: string
+  target: string
+}
+
+/**
+ * Every symlink that is or lies inside an autorun entry and resolves inside the workspace, both
+ * relative to it (`prefix`: the workspace in its repository). A link out of the workspace reaches
+ * nothing a worker can write.
+ */
+export async function autorunLinks(workspace: string, prefix = repositoryPrefix(workspace, hostFs)): Promise<AutorunLink[]> {
+  const { skip } = findNames()
+  const found = await run(["find", workspace, "-mindepth", "1", ...expression(skip), "-prune", "-o", "-type", "l", "-print"], { timeoutMs: 30_000 })
+  const root = await realpath(workspace).catch(() => workspace) // gone: no link resolves inside it
+  const links: AutorunLink[] = []
+  for (const path of found.stdout.split("\n").filter(Boolean)) {
+    const link = path.slice(workspace.length + 1)
+    if (!autorunHitIn(prefix, link)) continue
+    const real = await realpath(path).catch(() => undefined) // dangling: nothing to reach
+    if (real?.startsWith(`${root}/`)) links.push({ link, target: real.slice(root.length + 1) })
+  }
+  return links
 }
 
 /** Each file a directory entry holds, keyed `${key}<name>`, with its fingerprint. */

@@ -6,7 +6,7 @@
 // adds no install script) pass unflagged, through the same three paths.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
-import { mkdir, readFile, writeFile } from "node:fs/promises"
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises"
 import { autorunHit } from "../../src/sandbox"
 import { run } from "../../src/util/process"
 import { front, makeRepo, startWorld, stopWorld, structuredOf, textOf, type Front, type World } from "./_world"
@@ -80,6 +80,7 @@ beforeAll(async () => {
       shell_ordinary: { turns: [{ steps: [shell(ORDINARY_SHELL), done] }] },
       nested_tool: { turns: [{ steps: [write("deploy.yml", "on: push\n"), done] }] },
       nested_shell: { turns: [{ steps: [shell("echo 'on: push' > deploy.yml && echo nested"), done] }] },
+      linked_edit: { turns: [{ steps: [shell("echo 'jobs: {}' >> ci/deploy.yml && echo linked"), done] }] },
       shell_hook: { turns: [{ steps: [shell(`printf '%s' '${INSTALL_HOOK}' > package.json && echo hooked`), done] }] },
       // apply_patch is offered to GPT-like model ids only: the deletion and rename paths of the file tools.
       patch_unmark: {
@@ -207,7 +208,7 @@ describe("in place, with the sandbox shell", () => {
   }, 120_000)
 })
 
-describe("a workspace inside an autorun directory", () => {
+describe("autorun files under another name", () => {
   test("a worker whose cwd is .github/workflows is refused by the file tool and flagged for the shell; a worker in src is not", async () => {
     const cwd = await repo()
     await mkdir(`${cwd}/.github/workflows`, { recursive: true })
@@ -225,6 +226,19 @@ describe("a workspace inside an autorun directory", () => {
     expect(plain.status).toBe("succeeded")
     expect(existsSync(`${cwd}/src/deploy.yml`)).toBe(true)
   }, 180_000)
+
+  test("a shell edit of what the repository's .github/workflows link reaches ends needs_review; without the link it is ordinary", async () => {
+    const cwd = await repo()
+    await mkdir(`${cwd}/ci`)
+    await writeFile(`${cwd}/ci/deploy.yml`, "on: push\n")
+    const control = structuredOf(await mcp.call("worker", { cwd, task: "[script:linked_edit] tweak ci" }))
+    expect(control.status).toBe("succeeded")
+    await mkdir(`${cwd}/.github`)
+    await symlink("../ci", `${cwd}/.github/workflows`)
+    const linked = structuredOf(await mcp.call("worker", { cwd, task: "[script:linked_edit] tweak ci" }))
+    expect(linked.status).toBe("needs_review")
+    expect(String(linked.warnings)).toContain(".github/workflows/deploy.yml (changed)")
+  }, 120_000)
 })
 
 interface PatchOut {
