@@ -5,7 +5,7 @@
 // file is edited or OpenCode's rule matching changes.
 import { isAbsolute, relative, resolve } from "node:path"
 import { AppError } from "../src/errors"
-import { gitMetadataPaths, isAutorunPath, pathRules, type FsView, type HostContext } from "../src/sandbox"
+import { autorunHitIn, describeHit, gitMetadataPaths, repositoryPrefix, pathRules, type FsView, type HostContext } from "../src/sandbox"
 import { isInside } from "../src/sandbox/host-paths"
 import { patchTargets } from "./files/text"
 
@@ -77,8 +77,13 @@ export function refuseCall(input: GuardInput, fs: FsView): string | undefined {
     const canonical = canonicalTarget(absolute, fs)
     if (!canonical || !isInside(canonical, workspace)) return `${input.tool} ${target}: the path is outside the workspace ${workspace}.`
     if (metadata.some((path) => isInside(canonical, path))) return `${input.tool} ${target}: the path is Git metadata (${metadata.join(", ")}); it is read-only.`
-    if (isAutorunPath(relative(workspace, canonical)) || isAutorunPath(relative(workspace, absolute)))
-      return `${input.tool} ${target}: files that other programs run on their own (OpenCode, Claude Code and Codex config, Git hooks, CI workflows, editor tasks, .envrc) are not written by delegated agents; say in your report what should change there.`
+    const prefix = repositoryPrefix(workspace, fs)
+    const hit = [relative(workspace, canonical), relative(workspace, absolute)].map((path) => autorunHitIn(prefix, path)).find((found) => found && !found.content)
+    if (hit) return autorunRefusal(input.tool, target, describeHit(hit))
   }
   return undefined
 }
+
+/** The refusal of a write to a file that runs or instructs on its own; the file tools say the same. */
+export const autorunRefusal = (tool: string, target: string, what: string) =>
+  `${tool} ${target}: ${what} Such files are not written by delegated agents (created, changed or deleted); say in your report what should change there.`

@@ -2,7 +2,21 @@
 // path check on the host, decides what a path reaches. A symlink a sandboxed command swaps in between
 // a check and a use resolves inside the sandbox, where HOME, the state dir and every credential store
 // do not exist, and where only a worker's workspace is writable (its Git metadata read-only).
-import { admitWorkspace, hostFs, planSandbox, runSandboxed, type AdmissionPolicy, type HostContext, type SandboxRunResult } from "../../src/sandbox"
+import { relative } from "node:path"
+import {
+  admitWorkspace,
+  autorunHitIn,
+  autorunWrite,
+  describeHit,
+  hostFs,
+  repositoryPrefix,
+  planSandbox,
+  runSandboxed,
+  type AdmissionPolicy,
+  type HostContext,
+  type SandboxRunResult,
+} from "../../src/sandbox"
+import { autorunRefusal } from "../guards"
 
 export interface FileAccess {
   workspace: string
@@ -64,9 +78,28 @@ export async function readPath(access: FileAccess, path: string): Promise<ReadOu
   return { kind: "file", text: truncated ? Buffer.from(result.stdout).subarray(0, MAX_FILE_BYTES).toString("utf8") : result.stdout, truncated }
 }
 
+/**
+ * Refuses a write (or, `content` undefined, a deletion) of a file that runs or instructs on its own,
+ * whatever tool asked: by name, or for a manifest by what the change does to its install-time part.
+ * The guards refuse by name first; the engine's scan is what holds if a path is swapped after this.
+ */
+export async function refuseAutorun(access: FileAccess, path: string, content: string | undefined, tool: string) {
+  const name = relative(access.workspace, path)
+  const prefix = repositoryPrefix(access.workspace, hostFs)
+  const hit = autorunHitIn(prefix, name)
+  if (!hit) return
+  if (hit.content) {
+    const found = await readPath(access, path)
+    const before = found.kind === "file" ? found.text : undefined
+    if (!autorunWrite(name, before, content, prefix)) return
+  }
+  throw new FileError(autorunRefusal(tool, name, describeHit(hit)))
+}
+
 /** Writes `content` to `path` (creating parent directories) inside the worker's sandbox. */
 export async function writePath(access: FileAccess, path: string, content: string): Promise<void> {
   if (!access.writable) throw new FileError("This agent cannot write files.")
+  await refuseAutorun(access, path, content, "write")
   const script = `f=$1; if [ -d "$f" ]; then exit ${DIRECTORY}; fi; mkdir -p -- "$(dirname -- "$f")" && cat > "$f"`
   const result = await sandboxed(access, true, script, [path], content)
   if (result.exitCode === DIRECTORY) throw new FileError(`${path} is a directory.`)
@@ -76,6 +109,7 @@ export async function writePath(access: FileAccess, path: string, content: strin
 /** Removes a file (never a directory) inside the worker's sandbox. */
 export async function removePath(access: FileAccess, path: string): Promise<void> {
   if (!access.writable) throw new FileError("This agent cannot delete files.")
+  await refuseAutorun(access, path, undefined, "delete")
   const result = await sandboxed(access, true, `${KIND_CHECK}; rm -f -- "$f"`, [path])
   if (result.exitCode === MISSING) throw new FileError(`${path} does not exist.`)
   if (result.exitCode === DIRECTORY) throw new FileError(`${path} is a directory.`)

@@ -8,7 +8,7 @@ import { FILES_MARKER } from "../../src/sandbox"
 import { isOrchestratorAgent } from "../roles"
 import type { ToolContext, ToolDefinition, ToolOutput } from "../types"
 import { readInvocation } from "../env"
-import { FileError, readPath, removePath, ripgrep, writePath, type FileAccess } from "./io"
+import { FileError, readPath, refuseAutorun, removePath, ripgrep, writePath, type FileAccess } from "./io"
 import { absolutePath, applyHunks, DEFAULT_READ_LIMIT, EditError, formatDirectory, formatRead, looksBinary, parsePatch, replaceText, SEARCH_LIMIT, workspaceRelative } from "./text"
 
 /** The one agent that may change files through these tools. */
@@ -166,6 +166,8 @@ export function applyPatchTool(): ToolDefinition {
             }
           }
         }
+        // A refused file refuses the whole patch, before anything is written.
+        for (const write of writes) await refuseAutorun(files, write.path, write.content, "apply_patch")
         for (const write of writes) await (write.content === undefined ? removePath(files, write.path) : writePath(files, write.path, write.content))
         return output(`${ops.length} file(s)`, `Success. Updated the following files:\n${summary.join("\n")}`)
       }),

@@ -8,9 +8,11 @@
 // commit, stage, reset or stash: the index and HEAD are never touched.
 import { createHash, randomBytes } from "node:crypto"
 import { chmod, copyFile, lstat, mkdir, readdir, readFile, readlink, rename, rm, rmdir, symlink, writeFile } from "node:fs/promises"
-import { dirname } from "node:path"
+import { dirname, relative } from "node:path"
 import { fail } from "../errors"
-import { isAutorunPath, type HostContext } from "../sandbox"
+import type { HostContext } from "../sandbox"
+import { autorunMessage, contentAutorun, namedAutorun } from "./apply-autorun"
+import { autorunLinks } from "./autorun"
 import { findRepository, sandboxedGit } from "./git"
 import type { PatchFile, PatchRecord } from "./patches"
 import { privateGit } from "./worktree"
@@ -71,6 +73,10 @@ async function emptiedBy(root: string, dir: string, removed: Set<string>): Promi
   return true
 }
 
+/** Where the workspace lies in the repository the snapshot was taken of ("" at its root). */
+const workspacePrefix = (record: PatchRecord) => relative(record.source.root, record.source.workspace)
+const AUTORUN_HINT = "Read them with patch_show (file); to write them anyway, call patch_apply again with allow_autorun: true."
+
 export interface ApplyInput {
   record: PatchRecord
   bytes: Uint8Array
@@ -103,12 +109,8 @@ async function check(input: ApplyInput): Promise<PatchFile[]> {
       "Review the patch against the new HEAD (patch_show) and apply it by hand, or run the worker again.",
     )
   const files = record.files ?? []
-  const autorun = files.flatMap((file) => [file.path, file.oldPath]).filter((path): path is string => path !== undefined && isAutorunPath(path))
-  if (autorun.length && !input.allowAutorun)
-    refuse(
-      `the patch changes files that other programs run on their own: ${autorun.slice(0, 5).join(", ")}${autorun.length > 5 ? ` and ${autorun.length - 5} more` : ""}.`,
-      "Read them with patch_show (file); to write them anyway, call patch_apply again with allow_autorun: true.",
-    )
+  const autorun = namedAutorun(files, workspacePrefix(record), await autorunLinks(workspace, workspacePrefix(record)))
+  if (autorun.length && !input.allowAutorun) refuse(autorunMessage(autorun), AUTORUN_HINT)
   const removed = removedPaths(files)
   for (const file of files) {
     for (const path of [file.path, file.oldPath].filter((p): p is string => p !== undefined)) {
@@ -193,6 +195,8 @@ export async function applyPatch(input: ApplyInput): Promise<PatchFile[]> {
       if (staged?.oid !== expected?.oid || staged?.mode !== expected?.mode)
         refuse(`the staged result of ${file.path} is not what the patch records.`, "Discard this patch (patch_discard) and run the worker again.")
     }
+    const manifests = input.allowAutorun ? [] : await contentAutorun(files, before, stage.tree, workspacePrefix(record))
+    if (manifests.length) refuse(autorunMessage(manifests), AUTORUN_HINT)
     // Every check passed: deletions (and rename sources) first, then the new content.
     const done: Array<{ path: string; existed: boolean }> = []
     try {

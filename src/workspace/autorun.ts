@@ -1,73 +1,134 @@
-// Files that other programs run without asking: Git metadata below the workspace (hooks, config with
-// fsmonitor), OpenCode project config and plugins, Claude Code and Codex project settings, MCP server
-// lists, direnv, editor tasks, CI workflows, commit hooks. A delegated writer may not create or change
-// them: the host-side file tools refuse them by name, and whatever the sandbox shell did to them is
-// found here (by name, with `find`, so no repository program runs) and ends the task needs_review.
-import { readdir } from "node:fs/promises"
-import { AUTORUN_DIRS, AUTORUN_FILES, AUTORUN_PATHS } from "../sandbox"
+// Files that other programs run, or agents read as instructions, on their own (src/sandbox/autorun.json:
+// Git metadata and hooks, agent instructions and config, MCP server lists, editor tasks, CI, hook
+// managers, install-time scripts, policy markers). A delegated writer may not create, change or delete
+// them: the host-side file tools refuse them, and whatever the sandbox shell did to them is found here
+// (with `find`, so no repository program runs, then decided by the one classifier) and ends the task
+// needs_review.
+import { readdir, realpath, stat } from "node:fs/promises"
+import { autorunHit, autorunHitIn, contentFingerprint, findNames, hostFs, repositoryPrefix, type AutorunHit } from "../sandbox"
 import { run } from "../util/process"
 import { fingerprint } from "./changes"
 
-/** Entries read of one directory's fingerprint: enough to see a planted file, bounded for a huge tree. */
+/** Entries read of one directory entry: enough to see a planted file, bounded for a huge tree. */
 const DIR_ENTRIES = 2000
 
+const expression = (names: string[]) => ["(", ...names.flatMap((name, index) => [...(index ? ["-o"] : []), "-iname", name]), ")"]
+
 /**
- * Every autorun entry under the workspace, relative to it, with a fingerprint of what would run. The
- * workspace's own `.git` counts too: the sandbox mounts it read-only when it exists, but a worker in a
- * directory without one can create it.
+ * Every autorun entry under the workspace, relative to it, with a fingerprint of what would run: an
+ * entry that is a directory is one key for itself and one per file inside (so a change names the
+ * file), a content entry (package.json) is a key only when something in it runs. The workspace's own
+ * `.git` counts too: the sandbox mounts it read-only when it exists, but a worker in a directory
+ * without one can create it.
  */
 export async function autorunFiles(workspace: string): Promise<Record<string, string>> {
-  const names = (list: string[], flag: string) => list.flatMap((name, index) => [...(index ? ["-o"] : []), flag, name])
-  const found = await run(
-    [
-      "find",
-      workspace,
-      "-mindepth",
-      "1",
-      "(",
-      ...names(AUTORUN_DIRS, "-name"),
-      ")",
-      "-print",
-      "-prune",
-      "-o",
-      "(",
-      ...names(AUTORUN_FILES, "-name"),
-      "-o",
-      ...names(
-        AUTORUN_PATHS.map((path) => `*/${path}`),
-        "-path",
-      ),
-      ")",
-      "-print",
-      "-prune",
-    ],
-    { timeoutMs: 30_000 },
-  )
+  const prefix = repositoryPrefix(workspace, hostFs)
+  // A workspace inside an entry (.github/workflows, .claude): each file in it is that entry.
+  if (prefix && autorunHit(prefix)) return { ".": "directory", ...(await filesOf(workspace, "")) }
+  const { names, prune, skip } = findNames()
+  const found = await run(["find", workspace, "-mindepth", "1", ...expression(skip), "-prune", "-o", ...expression(prune), "-print", "-prune", "-o", ...expression(names), "-print"], {
+    timeoutMs: 30_000,
+  })
+  const roots = new Map<string, AutorunHit>()
+  for (const path of found.stdout.split("\n").filter(Boolean)) {
+    const relative = path.slice(workspace.length + 1)
+    const hit = autorunHitIn(prefix, relative)
+    if (hit && hit.path === relative) roots.set(relative, hit)
+  }
   const entries: Record<string, string> = {}
-  for (const path of found.stdout.split("\n").filter(Boolean).sort()) entries[path.slice(workspace.length + 1)] = await treeFingerprint(path)
+  for (const relative of [...roots.keys()].sort()) {
+    // An entry inside another (.github/workflows inside a flagged .github/...) is already listed by it.
+    if ([...roots.keys()].some((other) => relative.startsWith(`${other}/`))) continue
+    const hit = roots.get(relative)!
+    const path = `${workspace}/${relative}`
+    if (hit.content) {
+      const text = await readManifest(path)
+      const part = text === undefined ? undefined : contentFingerprint(hit.content, text)
+      if (part) entries[relative] = part
+      continue
+    }
+    const own = await fingerprint(path)
+    entries[relative] = own.startsWith("other:") ? "directory" : own
+    if (!own.startsWith("other:")) continue
+    Object.assign(entries, await filesOf(path, `${relative}/`))
+  }
+  // What a link in an entry reaches inside the workspace runs as that entry: `ci/` behind `.github/workflows -> ../ci`.
+  for (const { link, target } of await autorunLinks(workspace, prefix)) {
+    const reached = `${await realpath(workspace).catch(() => workspace)}/${target}` // as autorunLinks resolved it
+    const info = await stat(reached).catch(() => undefined) // gone since the listing: the link's own key says so
+    if (info?.isDirectory()) Object.assign(entries, await filesOf(reached, `${link}/`))
+    else if (info?.isFile()) entries[link] = `${entries[link] ?? (await fingerprint(`${workspace}/${link}`))} ${await fingerprint(reached)}`
+  }
   return entries
 }
 
-async function treeFingerprint(path: string): Promise<string> {
+/** A symlink that is (or is inside) an autorun entry, and what it resolves to inside the workspace. */
+export interface AutorunLink {
+  link: string
+  target: string
+}
+
+/**
+ * Every symlink that is or lies inside an autorun entry and resolves inside the workspace, both
+ * relative to it (`prefix`: the workspace in its repository). A link out of the workspace reaches
+ * nothing a worker can write.
+ */
+export async function autorunLinks(workspace: string, prefix = repositoryPrefix(workspace, hostFs)): Promise<AutorunLink[]> {
+  const { skip } = findNames()
+  const found = await run(["find", workspace, "-mindepth", "1", ...expression(skip), "-prune", "-o", "-type", "l", "-print"], { timeoutMs: 30_000 })
+  const root = await realpath(workspace).catch(() => workspace) // gone: no link resolves inside it
+  const links: AutorunLink[] = []
+  for (const path of found.stdout.split("\n").filter(Boolean)) {
+    const link = path.slice(workspace.length + 1)
+    if (!autorunHitIn(prefix, link)) continue
+    const real = await realpath(path).catch(() => undefined) // dangling: nothing to reach
+    if (real?.startsWith(`${root}/`)) links.push({ link, target: real.slice(root.length + 1) })
+  }
+  return links
+}
+
+/** Each file a directory entry holds, keyed `${key}<name>`, with its fingerprint. */
+async function filesOf(path: string, key: string): Promise<Record<string, string>> {
+  const entries: Record<string, string> = {}
+  for (const inside of await insideOf(path)) entries[`${key}${inside}`] = await fingerprint(`${path}/${inside}`)
+  return entries
+}
+
+async function readManifest(path: string): Promise<string | undefined> {
   const own = await fingerprint(path)
-  if (!own.startsWith("other:")) return own
-  // A Git directory's objects are data; its config and hooks are what runs.
-  const inside = path.endsWith("/.git") ? ["config", ...(await readdir(`${path}/hooks`).catch(() => [] as string[])).map((hook) => `hooks/${hook}`)] : await listTree(path)
-  const parts: string[] = []
-  for (const entry of inside.sort()) parts.push(`${entry}:${await fingerprint(`${path}/${entry}`)}`)
-  return parts.join(" ")
+  if (own === "absent" || own.startsWith("link:") || own.startsWith("other:")) return own === "absent" ? undefined : own
+  // Too large to hash (its size and mtime stand in), or gone or unreadable since: the fingerprint is its content.
+  if (own.startsWith("size:")) return own
+  return Bun.file(path)
+    .text()
+    .catch(() => own)
 }
 
-async function listTree(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true }).catch(() => [] as string[])
-  return entries.slice(0, DIR_ENTRIES)
+/** What runs inside a directory entry: a Git directory's config and hooks (its objects are data), else every file. */
+async function insideOf(path: string): Promise<string[]> {
+  if (path.endsWith("/.git")) return ["config", ...(await readdir(`${path}/hooks`).catch(() => [] as string[])).map((hook) => `hooks/${hook}`)].sort()
+  // Walked by hand: a recursive readdir follows a symlinked directory, and a planted `x -> /` must not walk the disk.
+  const files: string[] = []
+  const pending = [""]
+  while (pending.length && files.length < DIR_ENTRIES) {
+    const dir = pending.shift()!
+    const entries = await readdir(dir ? `${path}/${dir}` : path, { withFileTypes: true }).catch(() => []) // unreadable: its files are not listed, the directory's own key still is
+    for (const entry of entries) (entry.isDirectory() ? pending : files).push(dir ? `${dir}/${entry.name}` : entry.name)
+  }
+  return files.sort().slice(0, DIR_ENTRIES)
 }
 
-/** Autorun entries that are new, changed or gone since `before`, each with what happened to it. */
+/**
+ * Autorun entries that are new, changed or gone since `before`, each with what happened to it. A
+ * file inside a directory entry that is itself new or gone is not listed again.
+ */
 export function autorunChanges(before: Record<string, string>, after: Record<string, string>): string[] {
   const paths = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()
-  return paths.filter((path) => before[path] !== after[path]).map((path) => `${path} (${!(path in before) ? "new" : path in after ? "changed" : "removed"})`)
+  const state = (path: string) => (!(path in before) ? "new" : path in after ? "changed" : "removed")
+  const changed = paths.filter((path) => before[path] !== after[path])
+  const wholesale = changed.filter((path) => state(path) !== "changed")
+  return changed.filter((path) => !wholesale.some((root) => path.startsWith(`${root}/`))).map((path) => `${path} (${state(path)})`)
 }
 
 export const autorunWarning = (changed: string[]) =>
-  `Files that other programs run on their own appeared or changed in the workspace: ${changed.join(", ")}. Git hooks and config, OpenCode plugins and config, client settings, CI workflows and the like run outside any sandbox; inspect them (and delete what the task planted) before using git, OpenCode or your editor there.`
+  `Files that other programs run on their own appeared or changed in the workspace: ${changed.join(", ")}. Git hooks and config, agent instructions (AGENTS.md, CLAUDE.md and the like, which your own agents read next session), assistant and MCP config, CI, Git hook managers, install-time scripts and policy markers act outside any sandbox; inspect them (and restore what the task changed) before using git, an agent, a package manager or your editor there.`

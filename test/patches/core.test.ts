@@ -135,6 +135,25 @@ test("a patch that changes files other programs run on their own is refused unle
   expect(await Bun.file(`${repo}/.envrc`).text()).toBe("export X=1\n")
 }, 60_000)
 
+test("a patch changing what a link in an autorun entry reaches is refused; the same patch applies once the link is gone", async () => {
+  await using dir = await tempDir("oc-orch-autorun-")
+  const { repo, host, paths } = await patchWorld(dir.path)
+  await mkdir(`${repo}/ci`)
+  await writeFile(`${repo}/ci/deploy.yml`, "on: push\n")
+  await mkdir(`${repo}/.github`)
+  await symlink("../ci", `${repo}/.github/workflows`)
+  const { record, layout } = await createWorktree(repo, host, paths)
+  await writeFile(`${layout.tree}/ci/deploy.yml`, "on: push\njobs: { x: { steps: [curl attacker] } }\n")
+  const patch = await collectPatch(record, paths.patchesDir, host)
+  const bytes = await Bun.file(`${paths.patchesDir}/${record.id}.patch`).bytes()
+  await expect(applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(/run on their own: ci\/deploy\.yml\. .*reached through \.github\/workflows/)
+  expect(await Bun.file(`${repo}/ci/deploy.yml`).text()).toBe("on: push\n")
+  // Control: without the link, ci/ is an ordinary directory and the same patch applies.
+  await rm(`${repo}/.github/workflows`)
+  await applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host })
+  expect(await Bun.file(`${repo}/ci/deploy.yml`).text()).toContain("curl attacker")
+}, 60_000)
+
 test("a directory replaced by a file of its name, and a file replaced by a directory, round-trip", async () => {
   await using dir = await tempDir("oc-orch-dirfile-")
   const { repo, host, paths } = await patchWorld(dir.path)

@@ -21,7 +21,9 @@ export function registerPatchApply(server: McpServer, delegations: Delegations) 
         allow_autorun: z
           .boolean()
           .optional()
-          .describe("Optional: also write files other programs run on their own (Git hooks, CI workflows, OpenCode/Claude/Codex project config, .envrc); refused by default."),
+          .describe(
+            "Optional: also write files other programs run, or agents read as instructions, on their own (AGENTS.md, CI, hooks, assistant/MCP config, package.json install scripts, policy markers); refused by default.",
+          ),
       },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },

@@ -1,0 +1,56 @@
+// What of a patch runs or instructs on its own (src/sandbox/autorun.json): files named so, and
+// manifests whose install-time part the patch changes. patch_apply refuses both unless the caller
+// passes allow_autorun after reading them. Read from the private staging copies, never the workspace.
+import { lstat, readFile, readlink } from "node:fs/promises"
+import { autorunHitIn, autorunWrite, describeHit, type AutorunHit } from "../sandbox"
+import type { AutorunLink } from "./autorun"
+import type { PatchFile } from "./patches"
+
+/** Every path a patch writes, deletes or renames away that is an autorun file by name (`prefix`: the workspace in its repository). Pure. */
+export function namedAutorun(files: PatchFile[], prefix: string, links: AutorunLink[] = []): AutorunHit[] {
+  const paths = files.flatMap((file) => [file.path, ...(file.oldPath ? [file.oldPath] : [])])
+  return paths.flatMap((path) => {
+    const hit = autorunHitIn(prefix, path)
+    if (hit && !hit.content) return [{ ...hit, path }]
+    // Reached through a link in an entry (`.github/workflows -> ../ci`): it runs as that entry.
+    const via = links.find(({ target }) => path === target || path.startsWith(`${target}/`))
+    const linked = via && autorunHitIn(prefix, via.link)
+    return linked ? [{ ...linked, path, detail: `${linked.detail}, reached through ${via.link}` }] : []
+  })
+}
+
+/** A staged entry's text as its content rule sees it: a symlink is its target text, never followed. */
+async function staged(path: string): Promise<string | undefined> {
+  const info = await lstat(path).catch(() => undefined) // absent: the patch creates or deletes it
+  if (!info) return undefined
+  if (info.isSymbolicLink()) return `link:${await readlink(path)}`
+  return info.isFile() ? readFile(path, "utf8") : undefined
+}
+
+/**
+ * Manifests (package.json, composer.json) whose install-time part differs between `before` (the
+ * targets as they were) and `after` (the patched staging tree). A rename counts as a deletion of the
+ * old path and a creation of the new one.
+ */
+export async function contentAutorun(files: PatchFile[], before: string, after: string, prefix: string): Promise<AutorunHit[]> {
+  const hits: AutorunHit[] = []
+  for (const file of files) {
+    const source = file.oldPath ?? file.path
+    const renamed = source !== file.path
+    const old = file.oldOid ? await staged(`${before}/${source}`) : undefined
+    const now = file.newOid ? await staged(`${after}/${file.path}`) : undefined
+    const gone = autorunWrite(source, old, renamed ? undefined : now, prefix)
+    if (gone?.content) hits.push({ ...gone, path: source })
+    const made = renamed ? autorunWrite(file.path, undefined, now, prefix) : undefined
+    if (made?.content) hits.push({ ...made, path: file.path })
+  }
+  return hits
+}
+
+/** The refusal's text: the first few paths, then what each is and why it matters. Pure. */
+export function autorunMessage(hits: AutorunHit[]): string {
+  const shown = hits.slice(0, 5)
+  const more = hits.length > 5 ? ` and ${hits.length - 5} more` : ""
+  const what = shown.map((hit) => `${describeHit(hit)}${hit.content ? " The patch changes what runs on install." : ""}`)
+  return `the patch changes files that other programs run on their own: ${shown.map((hit) => hit.path).join(", ")}${more}. ${what.join(" ")}`
+}
