@@ -1,0 +1,71 @@
+// The text the secret guard reads, as a person would read it: compatibility forms folded (NFKC:
+// fullwidth letters, ligatures, non-breaking spaces), invisible characters dropped (zero-width
+// spaces and joiners, bidi controls, soft hyphens, variation selectors), and string escapes undone
+// (`\n`, `\"`, `\u003d`: a service-account JSON or a PEM pasted from a string literal). Each
+// character of the view remembers where it came from, so a finding is reported at its place in the
+// text the parent wrote.
+
+export interface TextView {
+  text: string
+  /** For each UTF-16 index of `text` (and one past its end), the index in the original it came from. */
+  origin: number[]
+}
+
+// Format characters (Cf: U+200B…U+200F, U+2060…, U+FEFF, U+00AD, bidi controls, tags) and the
+// invisible fillers, joiners and selectors outside Cf that render as nothing.
+const FORMAT = /^\p{Cf}$/u
+const INVISIBLE_RANGES: [number, number][] = [
+  [0x034f, 0x034f],
+  [0x115f, 0x1160],
+  [0x17b4, 0x17b5],
+  [0x180b, 0x180f],
+  [0x3164, 0x3164],
+  [0xfe00, 0xfe0f],
+  [0xffa0, 0xffa0],
+  [0xe0100, 0xe01ef],
+]
+const invisible = (codePoint: number, char: string) => FORMAT.test(char) || INVISIBLE_RANGES.some(([low, high]) => codePoint >= low && codePoint <= high)
+const ESCAPED: Record<string, string> = { n: "\n", r: "\r", t: "\t", '"': '"', "'": "'", "/": "/", "`": "`" }
+
+/** The view of `text` the guard matches against; identity positions where nothing changed. */
+export function normalise(text: string): TextView {
+  let out = ""
+  const origin: number[] = []
+  const emit = (chunk: string, from: number) => {
+    out += chunk
+    for (let k = 0; k < chunk.length; k++) origin.push(from)
+  }
+  const emitCodePoint = (codePoint: number, from: number) => {
+    if (codePoint < 0x80) return emit(String.fromCharCode(codePoint), from)
+    const char = String.fromCodePoint(codePoint)
+    if (invisible(codePoint, char)) return
+    emit(char.normalize("NFKC"), from)
+  }
+  let i = 0
+  while (i < text.length) {
+    const code = text.charCodeAt(i)
+    if (code === 0x5c) {
+      // A run of backslashes before an escape letter is one escape, however often it was escaped.
+      let j = i
+      while (text.charCodeAt(j) === 0x5c) j++
+      const next = text[j]
+      if (next !== undefined && next in ESCAPED) {
+        emit(ESCAPED[next]!, i)
+        i = j + 1
+        continue
+      }
+      if (next === "u" && /^[0-9A-Fa-f]{4}$/.test(text.slice(j + 1, j + 5))) {
+        emitCodePoint(Number.parseInt(text.slice(j + 1, j + 5), 16), i)
+        i = j + 5
+        continue
+      }
+      for (; i < j; i++) emit("\\", i)
+      continue
+    }
+    const codePoint = text.codePointAt(i)!
+    emitCodePoint(codePoint, i)
+    i += codePoint > 0xffff ? 2 : 1
+  }
+  origin.push(text.length)
+  return { text: out, origin }
+}
