@@ -1,7 +1,7 @@
 // The text the secret guard reads, as a person would read it: compatibility forms folded (NFKC:
 // fullwidth letters, ligatures, non-breaking spaces), invisible characters dropped (zero-width
 // spaces and joiners, bidi controls, soft hyphens, variation selectors), and string escapes undone
-// (`\n`, `\"`, `\u003d`: a service-account JSON or a PEM pasted from a string literal). Each
+// (`\n`, `\"`, `\u003d`, `\x41`: a service-account JSON or a PEM pasted from a string literal). Each
 // character of the view remembers where it came from, so a finding is reported at its place in the
 // text the parent wrote.
 
@@ -11,9 +11,10 @@ export interface TextView {
   origin: number[]
 }
 
-// Format characters (Cf: U+200B…U+200F, U+2060…, U+FEFF, U+00AD, bidi controls, tags) and the
-// invisible fillers, joiners and selectors outside Cf that render as nothing.
-const FORMAT = /^\p{Cf}$/u
+// Format characters (Cf: U+200B…U+200F, U+2060…, U+FEFF, U+00AD, bidi controls, tags), nonspacing
+// marks (Mn: they take no width, so a combining mark inside a token is as invisible as a zero-width
+// space) and the invisible fillers outside both.
+const FORMAT = /^[\p{Cf}\p{Mn}]$/u
 const INVISIBLE_RANGES: [number, number][] = [
   [0x034f, 0x034f],
   [0x115f, 0x1160],
@@ -25,6 +26,7 @@ const INVISIBLE_RANGES: [number, number][] = [
   [0xe0100, 0xe01ef],
 ]
 const invisible = (codePoint: number, char: string) => FORMAT.test(char) || INVISIBLE_RANGES.some(([low, high]) => codePoint >= low && codePoint <= high)
+const HEX = /^[0-9A-Fa-f]+$/
 const ESCAPED: Record<string, string> = { n: "\n", r: "\r", t: "\t", '"': '"', "'": "'", "/": "/", "`": "`" }
 
 /** The view of `text` the guard matches against; identity positions where nothing changed. */
@@ -54,9 +56,10 @@ export function normalise(text: string): TextView {
         i = j + 1
         continue
       }
-      if (next === "u" && /^[0-9A-Fa-f]{4}$/.test(text.slice(j + 1, j + 5))) {
-        emitCodePoint(Number.parseInt(text.slice(j + 1, j + 5), 16), i)
-        i = j + 5
+      const hex = next === "u" ? 4 : next === "x" ? 2 : 0
+      if (hex && HEX.test(text.slice(j + 1, j + 1 + hex)) && text.slice(j + 1, j + 1 + hex).length === hex) {
+        emitCodePoint(Number.parseInt(text.slice(j + 1, j + 1 + hex), 16), i)
+        i = j + 1 + hex
         continue
       }
       for (; i < j; i++) emit("\\", i)

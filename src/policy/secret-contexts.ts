@@ -18,16 +18,25 @@ const NAME =
 const QUOTED = "\"([^\"\\n]*)\"|'([^'\\n]*)'|`([^`\\n]*)`"
 // A name starts only after a character that cannot be part of one, so a long run of name characters
 // is walked once, not once per position (a multi-megabyte brief stays linear).
-const ASSIGNMENT = new RegExp(`(?<![A-Za-z0-9_.-])(${NAME})["']?[ \\t]*(?::=|=(?![=>])|:(?!:))[ \\t]*(?:${QUOTED}|([^\\s"'\`]+))`, "gi")
+const ASSIGNMENT = new RegExp(`(?<![A-Za-z0-9_.-])(${NAME})["']?[ \\t]*(?::=|=>|=(?![=>])|:(?!:))[ \\t]*(?:${QUOTED}|([^\\s"'\`]+))`, "gi")
 /** `--token VALUE`, `aws_secret_access_key VALUE`: a flag or a snake_case name, then a space. */
 const SPACED = new RegExp(`(?<![A-Za-z0-9_.-])(${NAME})[ \\t]+(?:${QUOTED}|([^\\s"'\`]+))`, "gi")
 
+/** `<password>…</password>`, and .NET's `<add key="ApiKey" value="…"/>`. */
+const XML_ELEMENT = new RegExp(`<(${NAME})>([^<\\s]+)</`, "gi")
+const KEY_VALUE = new RegExp(`(?<![\\w-])(?:key|name)=["'](${NAME})["'][ \\t]+value=["']([^"'\\n]*)["']`, "gi")
 const URL_PASSWORD = /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/?#@:"'`<>]*:([^\s/?#@"'`<>]+)@(?=[A-Za-z0-9[_])/g
 const AUTH_SCHEMES = "Bearer|Basic|Token|Bot|Key|ApiKey|SSWS|GenieKey|Splunk|OAuth|JWT|AWS4-HMAC-SHA256"
 const AUTHORIZATION = new RegExp(`(?<![\\w-])(?:Proxy-)?Authorization["']?[ \\t]*[:=][ \\t]*["'\`]?[ \\t]*(?:(?:${AUTH_SCHEMES})[ \\t]+)?([^\\s"'\`,;]+)`, "gi")
 const BEARER = /(?<![\w-])Bearer[ \t]+([A-Za-z0-9._~+/-]+=*)/gi
 const BASIC = /(?<![\w-])Basic[ \t]+([A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])/g
 const USER_OPTION = /(?<![\w-])(?:-u|--user|--proxy-user|-U)(?:[ \t]+|=)["']?([^\s"':]+):([^\s"']+)/g
+/** `mysql -pSECRET` (the value glued to -p) and `sshpass -p SECRET`: a password whatever it looks like. */
+const MYSQL_PASSWORD = /(?<![\w-])(?:mysql|mysqldump|mariadb|mysqladmin)(?![\w-])[^\n]{0,200}?[ \t]-p(?!assword)(["']?)([^\s"'-][^\s"']*)\1/g
+const SSHPASS = /(?<![\w-])sshpass[ \t]+-p[ \t]*(["']?)([^\s"']+)\1/g
+/** An ADO/ODBC connection string's `Password=…;` next to its server and user. */
+const CONNECTION_PASSWORD = /(?<![\w-])(?:Password|Pwd)[ \t]*=[ \t]*([^;\s"']+)(?=;|["'\s]|$)/gi
+const CONNECTION_STRING = /(?:Server|Data Source|Host|Address|Uid|User ID|User Id|Initial Catalog|Database)[ \t]*=/i
 const NETRC = /(?<![\w-])(?:machine[ \t]+\S+|default)(?:\s+(?:login|account)\s+\S+){0,2}\s+password\s+(\S+)/g
 
 /** The span of capture group `group` of `match`: its last occurrence in the match, as values end it. */
@@ -79,6 +88,17 @@ export function contextHits(text: string): Hit[] {
     if (!(line.includes("curl") || line.includes("wget")) || !literal(password) || !literal(user)) continue
     hits.push(span(match, password, "password in a -u/--user option"))
   }
+  for (const pattern of [MYSQL_PASSWORD, SSHPASS]) for (const match of text.matchAll(pattern)) if (literal(match[2]!)) hits.push(span(match, match[2]!, "password in a command-line -p option"))
+  for (const match of text.matchAll(CONNECTION_PASSWORD)) {
+    const before = text.slice(Math.max(0, match.index! - 200), match.index!)
+    const line = before.slice(before.lastIndexOf("\n") + 1)
+    if (CONNECTION_STRING.test(line) && literal(match[1]!) && !isLocator(match[1]!)) hits.push(span(match, match[1]!, "password in a connection string"))
+  }
+  for (const pattern of [XML_ELEMENT, KEY_VALUE])
+    for (const match of text.matchAll(pattern)) {
+      const value = match[2]!
+      if (literal(value) && !isLocator(value) && looksRandom(value)) hits.push(span(match, value, `high-entropy value assigned to ${match[1]}`))
+    }
   for (const match of text.matchAll(NETRC)) if (literal(match[1]!)) hits.push(span(match, match[1]!, "password in a .netrc entry"))
   return [...hits, ...assignments(text, ASSIGNMENT, false), ...assignments(text, SPACED, true)]
 }

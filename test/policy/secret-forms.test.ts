@@ -60,6 +60,14 @@ const refused: [string, string, string][] = [
   ["a SendGrid key", `SG.${walk(22)}.${walk(43)}`, "SendGrid API key 1:1"],
   ["a Google OAuth client secret", `GOCSPX-${walk(28)}`, "Google OAuth client secret 1:1"],
   ["a Vault token", `VAULT=hvs.${walk(90)}`, "HashiCorp Vault token 1:7"],
+  ["a token split by a combining mark", `${ghp.slice(0, 9)}\u0301${ghp.slice(9)}`, "GitHub token 1:1"],
+  ["a token written with \\x escapes", `"\\x67hp_${walk(36)}"`, "GitHub token 1:2"],
+  ["a Ruby or PHP hash rocket", `{ 'api_key' => '${walk(24)}' }`, "high-entropy value assigned to api_key 1:17"],
+  ["an XML element", `<config><password>${walk(16)}</password></config>`, "high-entropy value assigned to password 1:19"],
+  ["a .NET appSettings entry", `<add key="ApiKey" value="${walk(24)}" />`, "high-entropy value assigned to ApiKey 1:26"],
+  ["mysql -p with the password glued on", "mysql -u root -phunter2 orders", "password in a command-line -p option 1:17"],
+  ["sshpass -p", "sshpass -p 'hunter2' ssh deploy@host", "password in a command-line -p option 1:13"],
+  ["a connection string's password", "Server=db;Database=app;User Id=sa;Password=hunter2;", "password in a connection string 1:44"],
 ]
 
 describe("the guard refuses the forms it used to miss", () => {
@@ -121,6 +129,11 @@ const clean: [string, string][] = [
   ["a commit id, a UUID and a digest after escapes", "sha\\n5ac971b2f0a3c9d8e7f6a5b4c3d2e1f0a9b8c7d6 550e8400-e29b-41d4-a716-446655440000"],
   ["kebab flags that end in a secret word", "--auth-type=basic --no-token --skip-password-check"],
   ["a YAML auth block", "auth:\n  type: oauth\n  scopes: [read, write]"],
+  ["arrow functions over secret-named parameters", "tokens.map(token => token.trim()); const f = (apiKey) => apiKey; secret => fetchSecret(secret)"],
+  ["mysql prompting for the password, and its port", "mysql -u root -p orders && mysql -P3306 -h db --password"],
+  ["PWD and paths before a semicolon", "PWD=/home/user; cd /srv; Password=${DB_PASSWORD};"],
+  ["an XML element from a variable", "<password>${DB_PASSWORD}</password><token></token>"],
+  ["accented and non-Latin text", "Résumé naïve Ελληνικά 日本語 ăâî, token accounting in Türkçe"],
 ]
 
 describe("the false-positive corpus passes", () => {
