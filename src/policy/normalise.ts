@@ -7,7 +7,7 @@
 
 export interface TextView {
   text: string
-  /** For each UTF-16 index of `text` (and one past its end), the index in the original it came from. */
+  /** For each UTF-16 index of `text` (and one past its end), the index in the original it came from; empty when nothing changed. */
   origin: number[]
 }
 
@@ -27,21 +27,33 @@ const INVISIBLE_RANGES: [number, number][] = [
 ]
 const invisible = (codePoint: number, char: string) => FORMAT.test(char) || INVISIBLE_RANGES.some(([low, high]) => codePoint >= low && codePoint <= high)
 const HEX = /^[0-9A-Fa-f]+$/
+const MAX_FOLD = 4
 const ESCAPED: Record<string, string> = { n: "\n", r: "\r", t: "\t", '"': '"', "'": "'", "/": "/", "`": "`" }
 
 /** The view of `text` the guard matches against; identity positions where nothing changed. */
 export function normalise(text: string): TextView {
+  // Plain ASCII without a backslash reads as written.
+  if (!/[\\\u0080-\uffff]/.test(text)) return { text, origin: [] }
   let out = ""
   const origin: number[] = []
   const emit = (chunk: string, from: number) => {
     out += chunk
     for (let k = 0; k < chunk.length; k++) origin.push(from)
   }
+  // Briefs repeat their characters: each is looked up once.
+  const seen = new Map<number, string>()
   const emitCodePoint = (codePoint: number, from: number) => {
     if (codePoint < 0x80) return emit(String.fromCharCode(codePoint), from)
-    const char = String.fromCodePoint(codePoint)
-    if (invisible(codePoint, char)) return
-    emit(char.normalize("NFKC"), from)
+    let shown = seen.get(codePoint)
+    if (shown === undefined) {
+      const char = String.fromCodePoint(codePoint)
+      // A fold that grows a character past a few (U+FDFA is 18) is no token's: kept as it is, so a
+      // brief of them cannot blow the view up eighteenfold.
+      const folded = char.normalize("NFKC")
+      shown = invisible(codePoint, char) ? "" : folded.length <= MAX_FOLD ? folded : char
+      if (seen.size < 65_536) seen.set(codePoint, shown)
+    }
+    if (shown) emit(shown, from)
   }
   let i = 0
   while (i < text.length) {

@@ -96,6 +96,12 @@ describe("positions are those of the text as written", () => {
     expect(view.text).toBe("ab\nc" + "fi")
     expect(view.origin).toEqual([0, 2, 3, 5, 6, 6, 7])
   })
+
+  test("a fold that would grow a character past four is not made: the view stays the size of the brief", () => {
+    const brief = "\ufdfa".repeat(1000)
+    expect(normalise(brief).text.length).toBe(1000)
+    expect(normalise("\u3390").text).toBe("Hz")
+  })
 })
 
 const clean: [string, string][] = [

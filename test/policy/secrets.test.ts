@@ -89,7 +89,7 @@ describe("cost", () => {
     ...["sk-", "ghp_", "xoxb-", "a_", "password=", "eyJaaaaaaaaaaaa.", "--token ", 'token: "', "Authorization: ", "Bearer 1"],
     // The contexts and the normalised view: URLs, curl -u, .netrc, escapes, invisible and fullwidth characters.
     ...["a://b:c@", "x://a:", "curl -u a:", "machine a ", "-----BEGIN PRIVATE KEY----- ", "\\", "\\u200b", "\u200b", "\uff47hp_"],
-    ...["mysql -u ", "sshpass -p ", "Server=a;Password=", "<password>", '<add key="token" value="', "\\x6", "e\u0301", " => "],
+    ...["mysql -u ", "sshpass -p ", "Server=a;Password=", "<password>", '<add key="token" value="', "\\x6", "e\u0301", " => ", "\ufdfa"],
   ])("a megabyte of %p is scanned in well under a second", (unit) => {
     const started = performance.now()
     findSecrets(unit.repeat(Math.ceil(1_048_576 / unit.length)))
