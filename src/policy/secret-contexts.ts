@@ -32,8 +32,14 @@ const BEARER = /(?<![\w-])Bearer[ \t]+([A-Za-z0-9._~+/-]+=*)/gi
 const BASIC = /(?<![\w-])Basic[ \t]+([A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])/g
 const USER_OPTION = /(?<![\w-])(?:-u|--user|--proxy-user|-U)(?:[ \t]+|=)["']?([^\s"':]+):([^\s"']+)/g
 /** `mysql -pSECRET` (the value glued to -p) and `sshpass -p SECRET`: a password whatever it looks like. */
-const MYSQL_PASSWORD = /(?<![\w-])(?:mysql|mysqldump|mariadb|mysqladmin)(?![\w-])[^\n]{0,200}?[ \t]-p(?!assword)(["']?)([^\s"'-][^\s"']*)\1/g
+const MYSQL_PASSWORD = /(?<![\w-])(?:mysql|mysqldump|mariadb|mysqladmin)(?![\w-])[^\n;&|]{0,200}?[ \t]-p(?!assword)(["']?)([^\s"'-][^\s"']*)\1/g
 const SSHPASS = /(?<![\w-])sshpass[ \t]+-p[ \t]*(["']?)([^\s"']+)\1/g
+/** A registry login's `-p SECRET`, `gh secret set NAME --body SECRET`, `kubectl create secret --from-literal=KEY=SECRET`, openssl's `pass:SECRET`. */
+const LOGIN_PASSWORD = /(?<![\w-])(?:docker|podman|buildah|skopeo|helm|oras|nerdctl)(?![\w-])[^\n;&|]{0,30}?[ \t]login(?![\w-])[^\n;&|]{0,200}?[ \t]-p(?:[ \t]+|=)(["']?)([^\s"'-][^\s"']*)\1/g
+const GH_SECRET = /(?<![\w-])secret[ \t]+set[ \t]+\S+[^\n;&|]{0,100}?[ \t](?:-b|--body)(?:[ \t]+|=)(["']?)([^\s"'-][^\s"']*)\1/g
+const FROM_LITERAL = /(?<![\w-])--from-literal(?:[ \t]+|=)(["']?)[\w.-]+=([^\s"']+)\1/g
+// The span starts at `pass:`, where a `-pass VALUE` assignment would start, so this kind is the one named.
+const OPENSSL_PASS = /(?<![\w-])-pass(?:in|out)?[ \t]+(["']?)(pass:[^\s"']+)\1/g
 /** An ADO/ODBC connection string's `Password=…;` next to its server and user. */
 const CONNECTION_PASSWORD = /(?<![\w-])(?:Password|Pwd)[ \t]*=[ \t]*([^;\s"']+)(?=;|["'\s]|$)/gi
 const CONNECTION_STRING = /(?:Server|Data Source|Host|Address|Uid|User ID|User Id|Initial Catalog|Database)[ \t]*=/i
@@ -43,6 +49,12 @@ const NETRC = /(?<![\w-])(?:machine[ \t]+\S+|default)(?:\s+(?:login|account)\s+\
 function span(match: RegExpMatchArray, value: string, kind: string): Hit {
   const start = match.index! + match[0].lastIndexOf(value)
   return { kind, start, end: start + value.length }
+}
+
+/** Up to 200 characters of the shell command that `index` is in: from the last newline, `;`, `&` or `|`. */
+function commandBefore(text: string, index: number): string {
+  const before = text.slice(Math.max(0, index - 200), index)
+  return before.slice(Math.max(...["\n", ";", "&", "|"].map((separator) => before.lastIndexOf(separator))) + 1)
 }
 
 const literal = (value: string) => !!value && !isPlaceholder(value)
@@ -83,12 +95,14 @@ export function contextHits(text: string): Hit[] {
   for (const match of text.matchAll(USER_OPTION)) {
     const [user, password] = [match[1]!, match[2]!]
     // Only an HTTP client's: `docker run -u app:staff` and `chown -u` name a user and a group.
-    const before = text.slice(Math.max(0, match.index! - 200), match.index!)
-    const line = before.slice(before.lastIndexOf("\n") + 1)
-    if (!(line.includes("curl") || line.includes("wget")) || !literal(password) || !literal(user)) continue
+    const command = commandBefore(text, match.index!)
+    if (!(command.includes("curl") || command.includes("wget")) || !literal(password) || !literal(user)) continue
     hits.push(span(match, password, "password in a -u/--user option"))
   }
-  for (const pattern of [MYSQL_PASSWORD, SSHPASS]) for (const match of text.matchAll(pattern)) if (literal(match[2]!)) hits.push(span(match, match[2]!, "password in a command-line -p option"))
+  for (const pattern of [MYSQL_PASSWORD, SSHPASS, LOGIN_PASSWORD, OPENSSL_PASS])
+    for (const match of text.matchAll(pattern)) if (literal(match[2]!)) hits.push(span(match, match[2]!, "password in a command-line -p option"))
+  for (const match of text.matchAll(GH_SECRET)) if (literal(match[2]!)) hits.push(span(match, match[2]!, "value of gh secret set --body"))
+  for (const match of text.matchAll(FROM_LITERAL)) if (literal(match[2]!)) hits.push(span(match, match[2]!, "value of a kubectl --from-literal secret"))
   for (const match of text.matchAll(CONNECTION_PASSWORD)) {
     const before = text.slice(Math.max(0, match.index! - 200), match.index!)
     const line = before.slice(before.lastIndexOf("\n") + 1)

@@ -20,6 +20,14 @@ export interface TokenFormat {
 /** The body after the first match of `prefix` (the vendor prefix, the webhook host and path). */
 const after = (prefix: RegExp) => (match: string) => match.replace(prefix, "")
 const hasDigit = (body: string) => /\d/.test(body)
+function decodesToPrivateKey(match: string): boolean {
+  try {
+    return /^-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY/.test(atob(match.slice(0, 80)))
+  } catch {
+    return false
+  }
+}
+
 /** Random mixed case, not a camelCase identifier: a letters-only format needs many capitals. */
 const mixedCase = (body: string) => (body.match(/[A-Z]/g)?.length ?? 0) >= 8 && (body.match(/[a-z]/g)?.length ?? 0) >= 8
 
@@ -30,6 +38,8 @@ const PEM = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----\s*(?:[\w-]+:[
 // Order matters only for overlapping prefixes: sk-ant- is Anthropic's before it is OpenAI-shaped.
 export const TOKEN_FORMATS: TokenFormat[] = [
   { kind: "private key", keywords: ["PRIVATE KEY"], pattern: PEM },
+  // base64 of "-----BEGIN": a kubeconfig's client-key-data, a PEM in a Kubernetes secret.
+  { kind: "private key (base64)", keywords: ["LS0tLS1CRUdJTi"], pattern: /LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,}={0,2}/g, accept: decodesToPrivateKey },
   { kind: "PuTTY private key", keywords: ["PuTTY-User-Key-File-"], pattern: /PuTTY-User-Key-File-\d: [\s\S]{0,2000}?Private-Lines: \d+\s+[A-Za-z0-9+/=]{40,}/g },
   { kind: "age secret key", keywords: ["AGE-SECRET-KEY-1"], pattern: /\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b/g, body: after(/^AGE-SECRET-KEY-1/) },
   { kind: "GitHub token", keywords: ["ghp_", "gho_", "ghs_", "ghu_", "ghr_"], pattern: /\bgh[opsur]_[A-Za-z0-9]{36,255}\b/g, body: after(/^gh._/) },

@@ -68,6 +68,11 @@ const refused: [string, string, string][] = [
   ["mysql -p with the password glued on", "mysql -u root -phunter2 orders", "password in a command-line -p option 1:17"],
   ["sshpass -p", "sshpass -p 'hunter2' ssh deploy@host", "password in a command-line -p option 1:13"],
   ["a connection string's password", "Server=db;Database=app;User Id=sa;Password=hunter2;", "password in a connection string 1:44"],
+  ["a kubeconfig's base64 client key", `client-key-data: ${btoa(`-----BEGIN RSA PRIVATE KEY-----\n${pemBody}`)}`, "private key (base64) 1:18"],
+  ["docker login -p", "docker login -u bot -p hunter2 ghcr.io", "password in a command-line -p option 1:24"],
+  ["gh secret set --body", 'gh secret set DEPLOY_KEY --body "hunter2"', "value of gh secret set --body 1:34"],
+  ["kubectl --from-literal", "kubectl create secret generic db --from-literal=password=hunter2", "value of a kubectl --from-literal secret 1:58"],
+  ["openssl -pass pass:", "openssl enc -aes-256-cbc -pass pass:hunter2 -in a", "password in a command-line -p option 1:32"],
 ]
 
 describe("the guard refuses the forms it used to miss", () => {
@@ -115,7 +120,7 @@ const clean: [string, string][] = [
   ["Authorization with a placeholder", "Authorization: Bearer <token>"],
   ["bearer and basic in prose", "Use bearer authentication for the API. Basic usage: Basic authentication is disabled."],
   ["a WWW-Authenticate challenge", `res.setHeader("WWW-Authenticate", 'Bearer realm="api"')`],
-  ["docker -u uid:gid and user:group", "docker run -u 1000:1000 img && docker run -u app:staff img && git push -u origin main:main"],
+  ["docker -u uid:gid and user:group", "docker run -u 1000:1000 img && curl -s x.test; docker run -u app:staff img && git push -u origin main:main"],
   ["curl -u from variables, or prompting", 'curl -u "$USER:$PASS" https://x.test; curl -u admin: https://x.test'],
   ["an i18n file", '{"password": "Forgot your password?", "token": "Enter the 6 digit code", "auth": "Sign in"}'],
   ["a passphrase of plain words (indistinguishable from prose)", '"passphrase": "correct horse battery staple"'],
@@ -139,6 +144,11 @@ const clean: [string, string][] = [
   ["mysql prompting for the password, and its port", "mysql -u root -p orders && mysql -P3306 -h db --password"],
   ["PWD and paths before a semicolon", "PWD=/home/user; cd /srv; Password=${DB_PASSWORD};"],
   ["an XML element from a variable", "<password>${DB_PASSWORD}</password><token></token>"],
+  [
+    "logins that prompt or read stdin, and secrets from files",
+    "docker login -u bot ghcr.io; docker run -p 8080:80 img; gh secret set X < key.txt; openssl enc -pass env:PW; kubectl create secret generic x --from-file=key=./k",
+  ],
+  ["base64 of something that is not a key", `data: ${btoa("-----BEGIN CERTIFICATE-----\nMIIB")}${"A".repeat(40)}`],
   ["accented and non-Latin text", "Résumé naïve Ελληνικά 日本語 ăâî, token accounting in Türkçe"],
 ]
 

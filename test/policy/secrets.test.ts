@@ -90,6 +90,7 @@ describe("cost", () => {
     // The contexts and the normalised view: URLs, curl -u, .netrc, escapes, invisible and fullwidth characters.
     ...["a://b:c@", "x://a:", "curl -u a:", "machine a ", "-----BEGIN PRIVATE KEY----- ", "\\", "\\u200b", "\u200b", "\uff47hp_"],
     ...["mysql -u ", "sshpass -p ", "Server=a;Password=", "<password>", '<add key="token" value="', "\\x6", "e\u0301", " => ", "\ufdfa"],
+    ...["docker login ", "docker login -p", "secret set a ", "--from-literal=a=", "-pass pass:", "LS0tLS1CRUdJTi", "curl -u a:b;"],
   ])("a megabyte of %p is scanned in well under a second", (unit) => {
     const started = performance.now()
     findSecrets(unit.repeat(Math.ceil(1_048_576 / unit.length)))
