@@ -30,20 +30,20 @@ const AUTH_SCHEMES = "Bearer|Basic|Token|Bot|Key|ApiKey|SSWS|GenieKey|Splunk|OAu
 const AUTHORIZATION = new RegExp(`(?<![\\w-])(?:Proxy-)?Authorization["']?[ \\t]*[:=][ \\t]*["'\`]?[ \\t]*(?:(?:${AUTH_SCHEMES})[ \\t]+)?([^\\s"'\`,;]+)`, "gi")
 const BEARER = /(?<![\w-])Bearer[ \t]+([A-Za-z0-9._~+/-]+=*)/gi
 const BASIC = /(?<![\w-])Basic[ \t]+([A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])/g
-const USER_OPTION = /(?<![\w-])(?:-u|--user|--proxy-user|-U)(?:[ \t]+|=)["']?([^\s"':]+):([^\s"']+)/g
+const USER_OPTION = /(?<![\w-])(?:-u|--user|--proxy-user|-U)(?:[ \t]+|=)["']?([^\s"':]+):([^\s"'`;&|]+)/g
 /** `mysql -pSECRET` (the value glued to -p) and `sshpass -p SECRET`: a password whatever it looks like. */
-const MYSQL_PASSWORD = /(?<![\w-])(?:mysql|mysqldump|mariadb|mysqladmin)(?![\w-])[^\n;&|]{0,200}?[ \t]-p(?!assword)(["']?)([^\s"'-][^\s"']*)\1/g
-const SSHPASS = /(?<![\w-])sshpass[ \t]+-p[ \t]*(["']?)([^\s"']+)\1/g
+const MYSQL_PASSWORD = /(?<![\w-])(?:mysql|mysqldump|mariadb|mysqladmin)(?![\w-])[^\n;&|]{0,200}?[ \t]-p(?!assword)(["']?)([^\s"'`;&|-][^\s"'`;&|]*)\1/g
+const SSHPASS = /(?<![\w-])sshpass[ \t]+-p[ \t]*(["']?)([^\s"'`;&|]+)\1/g
 /** A registry login's `-p SECRET`, `gh secret set NAME --body SECRET`, `kubectl create secret --from-literal=KEY=SECRET`, openssl's `pass:SECRET`. */
-const LOGIN_PASSWORD = /(?<![\w-])(?:docker|podman|buildah|skopeo|helm|oras|nerdctl)(?![\w-])[^\n;&|]{0,30}?[ \t]login(?![\w-])[^\n;&|]{0,200}?[ \t]-p(?:[ \t]+|=)(["']?)([^\s"'-][^\s"']*)\1/g
-const GH_SECRET = /(?<![\w-])secret[ \t]+set[ \t]+\S+[^\n;&|]{0,100}?[ \t](?:-b|--body)(?:[ \t]+|=)(["']?)([^\s"'-][^\s"']*)\1/g
-const FROM_LITERAL = /(?<![\w-])--from-literal(?:[ \t]+|=)(["']?)[\w.-]+=([^\s"']+)\1/g
+const LOGIN_PASSWORD = /(?<![\w-])(?:docker|podman|buildah|skopeo|helm|oras|nerdctl)(?![\w-])[^\n;&|]{0,30}?[ \t]login(?![\w-])[^\n;&|]{0,200}?[ \t]-p(?:[ \t]+|=)(["']?)([^\s"'`;&|-][^\s"'`;&|]*)\1/g
+const GH_SECRET = /(?<![\w-])secret[ \t]+set[ \t]+\S+[^\n;&|]{0,100}?[ \t](?:-b|--body)(?:[ \t]+|=)(["']?)([^\s"'`;&|-][^\s"'`;&|]*)\1/g
+const FROM_LITERAL = /(?<![\w-])--from-literal(?:[ \t]+|=)(["']?)[\w.-]+=([^\s"'`;&|]+)\1/g
 // The span starts at `pass:`, where a `-pass VALUE` assignment would start, so this kind is the one named.
-const OPENSSL_PASS = /(?<![\w-])-pass(?:in|out)?[ \t]+(["']?)(pass:[^\s"']+)\1/g
+const OPENSSL_PASS = /(?<![\w-])-pass(?:in|out)?[ \t]+(["']?)(pass:[^\s"'`;&|]+)\1/g
 /** An ADO/ODBC connection string's `Password=…;` next to its server and user. */
 const CONNECTION_PASSWORD = /(?<![\w-])(?:Password|Pwd)[ \t]*=[ \t]*([^;\s"']+)(?=;|["'\s]|$)/gi
 const CONNECTION_STRING = /(?:Server|Data Source|Host|Address|Uid|User ID|User Id|Initial Catalog|Database)[ \t]*=/i
-const NETRC = /(?<![\w-])(?:machine[ \t]+\S+|default)(?:\s+(?:login|account)\s+\S+){0,2}\s+password\s+(\S+)/g
+const NETRC = /(?<![\w-])(?:machine[ \t]+\S+|default)(?:\s+(?:login|account)\s+\S+){0,2}\s+password\s+([^\s`;]+)/g
 
 /** The span of capture group `group` of `match`: its last occurrence in the match, as values end it. */
 function span(match: RegExpMatchArray, value: string, kind: string): Hit {
@@ -67,6 +67,8 @@ function assignments(text: string, pattern: RegExp, spaced: boolean): Hit[] {
     const quoted = match[2] ?? match[3] ?? match[4]
     const value = quoted ?? match[5]!.replace(/[,;]+$/, "")
     if (spaced && value.startsWith("-")) continue // the next flag, not this one's value
+    // openssl's pass phrase arguments: env:VAR, file:path and fd:N name where it is.
+    if (/^(?:env|file|fd):|^stdin$/.test(value) || !literal(value.replace(/^pass:/, ""))) continue
     if (!literal(value) || isLocator(value) || (quoted === undefined && isCodeReference(value))) continue
     if (!(/\s/.test(value) ? looksLikeSpacedSecret(value) : looksRandom(value))) continue
     hits.push(span(match, value, `high-entropy value assigned to ${name}`))
@@ -100,7 +102,7 @@ export function contextHits(text: string): Hit[] {
     hits.push(span(match, password, "password in a -u/--user option"))
   }
   for (const pattern of [MYSQL_PASSWORD, SSHPASS, LOGIN_PASSWORD, OPENSSL_PASS])
-    for (const match of text.matchAll(pattern)) if (literal(match[2]!)) hits.push(span(match, match[2]!, "password in a command-line -p option"))
+    for (const match of text.matchAll(pattern)) if (literal(match[2]!.replace(/^pass:/, ""))) hits.push(span(match, match[2]!, "password in a command-line -p option"))
   for (const match of text.matchAll(GH_SECRET)) if (literal(match[2]!)) hits.push(span(match, match[2]!, "value of gh secret set --body"))
   for (const match of text.matchAll(FROM_LITERAL)) if (literal(match[2]!)) hits.push(span(match, match[2]!, "value of a kubectl --from-literal secret"))
   for (const match of text.matchAll(CONNECTION_PASSWORD)) {

@@ -13,7 +13,8 @@ export function isPlaceholder(value: string): boolean {
   if (/\$\{|\$\(|\{\{|^\$[A-Za-z_]|^%[A-Za-z_]+%$/.test(v)) return true // ${VAR}, ${{ secrets.X }}, $VAR, %VAR%
   if (/^(?:process\.env|import\.meta\.env|os\.environ|os\.getenv|env|ENV|Bun\.env|System\.getenv|secrets)\b/.test(v)) return true
   if (/[(]/.test(v)) return true // a call: getSecret(), z.string()
-  if (/^[x*•.#_-]+$/i.test(v) || /(.)\1{5,}/.test(v)) return true // xxxx, ****, aaaaaa…
+  if (/^[x*•….#_-]+$/i.test(v) || /(.)\1{5,}/.test(v)) return true // xxxx, ****, …, aaaaaa…
+  if (/^[A-Z][A-Z_]*$/.test(v)) return true // PASSWORD, SECRET, YOUR_TOKEN: a name written where the value goes
   if (/example|changeme|change[_-]me|placeholder|your[_-]|redacted|dummy|replace[_-]?me|insert[_-]|todo|fixme|sample|not[_-]?a[_-]?(?:real|secret)/i.test(v)) return true
   return false
 }
@@ -30,7 +31,8 @@ export function isLocator(value: string): boolean {
 
 /** A reference in code (authToken, config.secret, options["key"]), not a literal: no digit, identifier-shaped. */
 export function isCodeReference(value: string): boolean {
-  return /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*|\[[^\]]*\])*[,;]?$/.test(value) && !/\d/.test(value)
+  // Optional chaining and non-null assertions included: extra._meta?.progressToken, opts.token!
+  return /^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*|(?:\?\.)?\[[^\]]*\]|!)*[,;]?$/.test(value) && !/\d/.test(value)
 }
 
 export function shannonEntropy(value: string): number {

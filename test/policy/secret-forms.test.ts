@@ -132,6 +132,11 @@ const clean: [string, string][] = [
   ["a URL under a secret-sounding name", "auth: https://login.example.org/common/oauth2, token_endpoint: https://auth.test/token"],
   ["counts and flags", "max_tokens: 4096, tokenizer: cl100k_base, auth: required, pass: true, bypass: true"],
   ["code that fetches secrets", 'password = getpass.getpass()\nsecret_key = os.urandom(32)\ntoken := os.Getenv("TOKEN")'],
+  ["optional chaining and non-null assertions", "const token = extra._meta?.progressToken; const secret = opts.secret!; const apiKey = cfg?.[name]"],
+  [
+    "documentation with capitalised and elided placeholders",
+    "curl -u USER:PASSWORD x; mysql -pSECRET; docker login -p TOKEN; openssl enc -pass pass:PASSPHRASE; postgres://app:PASSWORD@db; machine h login u password …",
+  ],
   ["auth in code", 'const auth = useAuth(); if (!auth.user) redirect("/login"); passport.authenticate("local")'],
   ["a .netrc line from a variable", "machine api.example.com login bot password $NETRC_PASSWORD"],
   ["Hugging Face calls", 'hf_hub_download(repo_id="bert-base-uncased"); hf_transformers_cache_directory_name'],
