@@ -18,16 +18,22 @@ const NAME =
 const QUOTED = "\"([^\"\\n]*)\"|'([^'\\n]*)'|`([^`\\n]*)`"
 // A name starts only after a character that cannot be part of one, so a long run of name characters
 // is walked once, not once per position (a multi-megabyte brief stays linear).
-const ASSIGNMENT = new RegExp(`(?<![A-Za-z0-9_.-])(${NAME})["']?[ \\t]*(?::=|=>|=(?![=>])|:(?!:))[ \\t]*(?:${QUOTED}|([^\\s"'\`]+))`, "gi")
+const ASSIGNMENT = new RegExp(`(?<![A-Za-z0-9_.-])(${NAME})["']?\\]?[ \\t]*(?::=|=>|=(?![=>])|:(?!:))[ \\t]*(?:${QUOTED}|([^\\s"'\`]+))`, "gi")
 /** `--token VALUE`, `aws_secret_access_key VALUE`: a flag or a snake_case name, then a space. */
 const SPACED = new RegExp(`(?<![A-Za-z0-9_.-])(${NAME})[ \\t]+(?:${QUOTED}|([^\\s"'\`]+))`, "gi")
 
 /** `<password>…</password>`, and .NET's `<add key="ApiKey" value="…"/>`. */
 const XML_ELEMENT = new RegExp(`<(${NAME})>([^<\\s]+)</`, "gi")
-const KEY_VALUE = new RegExp(`(?<![\\w-])(?:key|name)=["'](${NAME})["'][ \\t]+value=["']([^"'\\n]*)["']`, "gi")
+/** `define('DB_PASSWORD', '…')`, `setHeader("X-Api-Key", "…")`, `os.environ.setdefault("TOKEN", "…")`. */
+const QUOTED_PAIR = new RegExp(`["'](${NAME})["'][ \\t]*,[ \\t]*(?:"([^"\\n]*)"|'([^'\\n]*)')`, "gi")
+/** A name and a value as two fields: Kubernetes `- name: API_TOKEN` / `value: …`, ECS `{"name": …, "value": …}`, .NET `<add key= value=>`. */
+const NAME_VALUE = new RegExp(
+  `(?<![\\w-])["']?(?:key|name|parameterkey)["']?[ \\t]*[=:][ \\t]*["']?(${NAME})["']?[ \\t]*,?\\s{0,40}?-?[ \\t]*["']?(?:value|parametervalue)["']?[ \\t]*[=:][ \\t]*(?:"([^"\\n]*)"|'([^'\\n]*)'|([^\\s"'\`,}]+))`,
+  "gi",
+)
 const URL_PASSWORD = /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/?#@:"'`<>]*:([^\s/?#@"'`<>]+)@(?=[A-Za-z0-9[_])/g
 const AUTH_SCHEMES = "Bearer|Basic|Token|Bot|Key|ApiKey|SSWS|GenieKey|Splunk|OAuth|JWT|AWS4-HMAC-SHA256"
-const AUTHORIZATION = new RegExp(`(?<![\\w-])(?:Proxy-)?Authorization["']?[ \\t]*[:=][ \\t]*["'\`]?[ \\t]*(?:(?:${AUTH_SCHEMES})[ \\t]+)?([^\\s"'\`,;]+)`, "gi")
+const AUTHORIZATION = new RegExp(`(?<![\\w-])(?:Proxy-)?Authorization["']?\\]?[ \\t]*[:=,][ \\t]*["'\`]?[ \\t]*(?:(?:${AUTH_SCHEMES})[ \\t]+)?([^\\s"'\`,;]+)`, "gi")
 const BEARER = /(?<![\w-])Bearer[ \t]+([A-Za-z0-9._~+/-]+=*)/gi
 const BASIC = /(?<![\w-])Basic[ \t]+([A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])/g
 const USER_OPTION = /(?<![\w-])(?:-u|--user|--proxy-user|-U)(?:[ \t]+|=)["']?([^\s"':]+):([^\s"'`;&|]+)/g
@@ -110,9 +116,9 @@ export function contextHits(text: string): Hit[] {
     const line = before.slice(before.lastIndexOf("\n") + 1)
     if (CONNECTION_STRING.test(line) && literal(match[1]!) && !isLocator(match[1]!)) hits.push(span(match, match[1]!, "password in a connection string"))
   }
-  for (const pattern of [XML_ELEMENT, KEY_VALUE])
+  for (const pattern of [XML_ELEMENT, QUOTED_PAIR, NAME_VALUE])
     for (const match of text.matchAll(pattern)) {
-      const value = match[2]!
+      const value = match[2] ?? match[3] ?? match[4]!
       if (literal(value) && !isLocator(value) && looksRandom(value)) hits.push(span(match, value, `high-entropy value assigned to ${match[1]}`))
     }
   for (const match of text.matchAll(NETRC)) if (literal(match[1]!)) hits.push(span(match, match[1]!, "password in a .netrc entry"))

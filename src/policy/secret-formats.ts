@@ -32,8 +32,9 @@ function decodesToPrivateKey(match: string): boolean {
 const mixedCase = (body: string) => (body.match(/[A-Z]/g)?.length ?? 0) >= 8 && (body.match(/[a-z]/g)?.length ?? 0) >= 8
 
 // A PEM private key, on its lines or flattened to one (spaces for newlines), optionally with the
-// headers of an encrypted key: the header alone is prose ("reject files that start with …").
-const PEM = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----\s*(?:[\w-]+:[ \t]*[^\s]+\s+){0,4}[A-Za-z0-9+/=]{40,}/g
+// headers of an encrypted key, or joined from string literals ("…-----\n" + "MIIE…"): the header
+// alone is prose ("reject files that start with …").
+const PEM = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s"'`+,]*(?:[\w-]+:[ \t]*[^\s]+\s+){0,4}[A-Za-z0-9+/=]{40,}/g
 
 // Order matters only for overlapping prefixes: sk-ant- is Anthropic's before it is OpenAI-shaped.
 export const TOKEN_FORMATS: TokenFormat[] = [

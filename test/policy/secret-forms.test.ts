@@ -72,6 +72,12 @@ const refused: [string, string, string][] = [
   ["docker login -p", "docker login -u bot -p hunter2 ghcr.io", "password in a command-line -p option 1:24"],
   ["gh secret set --body", 'gh secret set DEPLOY_KEY --body "hunter2"', "value of gh secret set --body 1:34"],
   ["kubectl --from-literal", "kubectl create secret generic db --from-literal=password=hunter2", "value of a kubectl --from-literal secret 1:58"],
+  ["a PEM block joined from string literals", `const key = "-----BEGIN RSA PRIVATE KEY-----\\n" +\n  "${pemBody.split("\n")[0]}\\n"`, "private key 1:14"],
+  ["a subscripted assignment", `os.environ["API_KEY"] = "${walk(24)}"`, "high-entropy value assigned to API_KEY 1:26"],
+  ["wp-config define()", `define( 'DB_PASSWORD', '${walk(16)}' );`, "high-entropy value assigned to DB_PASSWORD 1:25"],
+  ["a header set in code", `req.setHeader("Authorization", "Bearer ${walk(32)}")`, "credential in an Authorization header 1:40"],
+  ["a Kubernetes env entry", `env:\n  - name: API_TOKEN\n    value: ${walk(24)}`, "high-entropy value assigned to API_TOKEN 3:12"],
+  ["an ECS environment entry", `{"name": "DB_PASSWORD", "value": "${walk(16)}"}`, "high-entropy value assigned to DB_PASSWORD 1:35"],
   ["openssl -pass pass:", "openssl enc -aes-256-cbc -pass pass:hunter2 -in a", "password in a command-line -p option 1:32"],
 ]
 
@@ -154,6 +160,10 @@ const clean: [string, string][] = [
     "docker login -u bot ghcr.io; docker run -p 8080:80 img; gh secret set X < key.txt; openssl enc -pass env:PW; kubectl create secret generic x --from-file=key=./k",
   ],
   ["base64 of something that is not a key", `data: ${btoa("-----BEGIN CERTIFICATE-----\nMIIB")}${"A".repeat(40)}`],
+  [
+    "env entries from secrets, and ordinary name/value pairs",
+    'env:\n  - name: API_TOKEN\n    valueFrom:\n      secretKeyRef: { name: api, key: token }\n  - name: LOG_LEVEL\n    value: debug\nsetHeader("Content-Type", "application/json")',
+  ],
   ["accented and non-Latin text", "Résumé naïve Ελληνικά 日本語 ăâî, token accounting in Türkçe"],
 ]
 

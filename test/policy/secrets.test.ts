@@ -91,6 +91,7 @@ describe("cost", () => {
     ...["a://b:c@", "x://a:", "curl -u a:", "machine a ", "-----BEGIN PRIVATE KEY----- ", "\\", "\\u200b", "\u200b", "\uff47hp_"],
     ...["mysql -u ", "sshpass -p ", "Server=a;Password=", "<password>", '<add key="token" value="', "\\x6", "e\u0301", " => ", "\ufdfa"],
     ...["docker login ", "docker login -p", "secret set a ", "--from-literal=a=", "-pass pass:", "LS0tLS1CRUdJTi", "curl -u a:b;"],
+    ...["- name: a_token\n  value: ", '"token", ', 'name="token" ', 'env["token"] = ', '-----BEGIN PRIVATE KEY-----" + "'],
   ])("a megabyte of %p is scanned in well under a second", (unit) => {
     const started = performance.now()
     findSecrets(unit.repeat(Math.ceil(1_048_576 / unit.length)))
