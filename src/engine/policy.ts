@@ -41,12 +41,16 @@ export interface WorkspacePolicy {
   requireTier: boolean
 }
 
+const MAX_LISTED = 10
+
 export function secretRefusal(texts: Record<string, string | undefined>): Refusal | undefined {
   const found = Object.entries(texts).flatMap(([argument, text]) => (text ? findSecrets(text).map((f) => `${f.kind} at ${argument} ${f.line}:${f.column}`) : []))
   if (!found.length) return undefined
+  // A brief of repeated tokens would otherwise make the refusal as long as the brief.
+  const listed = found.length > MAX_LISTED ? [...found.slice(0, MAX_LISTED), `and ${found.length - MAX_LISTED} more`] : found
   return {
     rule: "secret guard",
-    message: `The call looks like it carries a secret: ${found.join("; ")}. Nothing was started and the text was not stored or sent.`,
+    message: `The call looks like it carries a secret: ${listed.join("; ")}. Nothing was started and the text was not stored or sent.`,
     // biome-ignore lint/suspicious/noTemplateCurlyInString: ${TOKEN} is shown to the parent as a placeholder to write
     next: "Remove the secret and call again, referring to credentials by name (an environment variable, a file path), never by value; if it is a placeholder, write it as one (<token>, ${TOKEN}).",
   }

@@ -10,6 +10,7 @@ import { knownClient, syncBudgetMs } from "../engine/budgets"
 import type { ContinuePolicy, Delegations, StartRequest } from "../engine/lifecycle"
 import { isFinished, type TaskRecord } from "../engine/tasks"
 import { foregroundRelay, type ForegroundRelay } from "./relay"
+import { gateOf } from "./relay-gate"
 import { delegationResult, errorResult, progressReporter, runningResult, type Extra } from "./shared"
 
 export async function syncBudget(server: McpServer, delegations: Delegations): Promise<number> {
@@ -30,6 +31,7 @@ export async function startAndFollow(server: McpServer, delegations: Delegations
   try {
     foreground = await relayFor(server, delegations, extra)
     const { record } = await delegations.start({ ...request, relay: foreground?.relay })
+    if (foreground) gateOf(server).remember(record.id, foreground.ledger)
     return await followTask(server, delegations, record, extra)
   } catch (error) {
     return errorResult(error)
@@ -42,7 +44,8 @@ export async function startAndFollow(server: McpServer, delegations: Delegations
 export async function continueAndFollow(server: McpServer, delegations: Delegations, id: string, brief: string, extra: Extra, call: ContinuePolicy): Promise<CallToolResult> {
   let foreground: ForegroundRelay | undefined
   try {
-    foreground = await relayFor(server, delegations, extra)
+    foreground = await relayFor(server, delegations, extra, id)
+    if (foreground) gateOf(server).remember(id, foreground.ledger)
     const record = await delegations.continue(id, brief, undefined, foreground?.relay, call)
     return await followTask(server, delegations, record, extra)
   } finally {
@@ -50,10 +53,10 @@ export async function continueAndFollow(server: McpServer, delegations: Delegati
   }
 }
 
-/** The call's relay to the person, live for as long as the call may wait (its sync budget). */
-async function relayFor(server: McpServer, delegations: Delegations, extra: Extra) {
+/** The call's relay to the person, live for as long as the call may wait (its sync budget); a continued task keeps its count of asks. */
+async function relayFor(server: McpServer, delegations: Delegations, extra: Extra, taskId?: string) {
   const until = Date.now() + (await syncBudget(server, delegations))
-  return foregroundRelay(server, extra, { until, waitMs: delegations.runtime.flags.relayWaitMs })
+  return foregroundRelay(server, extra, { until, waitMs: delegations.runtime.flags.relayWaitMs, ledger: taskId ? gateOf(server).ledger(taskId) : undefined })
 }
 
 /** The finished task's result, or `running` once the sync budget (or `limitMs`) is spent. */

@@ -3,10 +3,13 @@
 // client (`elicitation/create`, in the call's own request context). Only for a client that declared
 // `elicitation`; each ask waits a bounded time; once the call has returned (`running`, a background
 // task) the relay is detached and every later ask is refused with that reason. Which asks can arise
-// at all is config.json's policy.relay (src/agents/render.ts).
+// at all is config.json's policy.relay (src/agents/render.ts). What a form shows is bounded
+// (src/policy/relay-bounds.ts), and so is how many are open at once (relay-gate.ts).
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { ElicitResultSchema, ErrorCode, McpError, type ElicitRequestFormParams, type ElicitResult, type PrimitiveSchemaDefinition } from "@modelcontextprotocol/sdk/types.js"
 import { describeAsk, type Ask, type Relay, type Verdict } from "../policy/relay"
+import { agentLabel, shownAsk } from "../policy/relay-bounds"
+import { gateOf, type AskLedger } from "./relay-gate"
 import type { Extra } from "./shared"
 
 /** How long one ask waits for the person at most (also bounded by what is left of the call's budget). */
@@ -14,6 +17,8 @@ export const RELAY_WAIT_MS = 60_000
 
 export interface ForegroundRelay {
   relay: Relay
+  /** The task's count of asks, to file under its id once it has one (RelayGate.remember). */
+  ledger: AskLedger
   /** The call has returned: asks from now on are refused, and one still open is withdrawn. */
   detach(): void
 }
@@ -21,21 +26,35 @@ export interface ForegroundRelay {
 export interface RelayOptions {
   /** Epoch ms when the call stops waiting in the foreground (its sync budget). */
   until: number
-  /** The bound on one ask (default RELAY_WAIT_MS). */
+  /** The bound on one ask (default RELAY_WAIT_MS), its wait for a free form included. */
   waitMs?: number
+  /** The task's asks so far (task_continue); a new task starts a fresh count. */
+  ledger?: AskLedger
 }
 
 /** A relay for this call, or undefined when the client cannot ask the person (no elicitation). */
 export function foregroundRelay(server: McpServer, extra: Extra, options: RelayOptions): ForegroundRelay | undefined {
   if (!server.server.getClientCapabilities()?.elicitation) return undefined
   const detached = new AbortController()
+  const gate = gateOf(server)
+  const ledger = options.ledger ?? gate.ledger()
   const relay: Relay = async (ask, asking) => {
     if (detached.signal.aborted) return refused("the call had returned; no one to ask")
     if (extra.signal.aborted) return refused("the call was cancelled; no one to ask")
-    const timeout = Math.min(options.waitMs ?? RELAY_WAIT_MS, options.until - Date.now())
-    if (timeout <= 0) return refused("the call's wait was spent; no one to ask")
-    asking()
+    const deadline = Date.now() + Math.min(options.waitMs ?? RELAY_WAIT_MS, options.until - Date.now())
+    if (deadline <= Date.now()) return refused("the call's wait was spent; no one to ask")
+    const seconds = Math.round((deadline - Date.now()) / 1000)
+    const entry = await gate.enter(ledger, AbortSignal.any([detached.signal, extra.signal, AbortSignal.timeout(deadline - Date.now())]))
+    if ("refused" in entry) {
+      if (entry.refused !== "aborted") return { kind: "refused", reason: entry.refused, unasked: true }
+      if (detached.signal.aborted) return refused("the call had returned while the ask waited for a free form; no one to ask")
+      if (extra.signal.aborted) return refused("the call was cancelled while the ask waited for a free form")
+      return refused(`no answer from the person within ${seconds}s (the ask waited behind others for a free form)`)
+    }
     try {
+      const timeout = deadline - Date.now()
+      if (timeout <= 0) return refused(`no answer from the person within ${seconds}s (the ask waited behind others for a free form)`)
+      asking()
       const result = await extra.sendRequest({ method: "elicitation/create", params: elicitation(ask) }, ElicitResultSchema, {
         timeout,
         signal: AbortSignal.any([detached.signal, extra.signal]),
@@ -44,11 +63,13 @@ export function foregroundRelay(server: McpServer, extra: Extra, options: RelayO
     } catch (error) {
       if (detached.signal.aborted) return refused("the call had returned before the person answered; no one to ask")
       if (extra.signal.aborted) return refused("the call was cancelled before the person answered")
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return refused(`no answer from the person within ${Math.round(timeout / 1000)}s`)
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return refused(`no answer from the person within ${seconds}s`)
       return refused(`the client could not ask the person: ${error instanceof Error ? error.message : String(error)}`)
+    } finally {
+      entry.release()
     }
   }
-  return { relay, detach: () => detached.abort() }
+  return { relay, ledger, detach: () => detached.abort() }
 }
 
 const refused = (reason: string): Verdict => ({ kind: "refused", reason })
@@ -56,16 +77,18 @@ const refused = (reason: string): Verdict => ({ kind: "refused", reason })
 /** Field names of a question's answers in the form: q1, q2, … */
 const field = (index: number) => `q${index + 1}`
 
-/** What the person sees: one line for a permission (accept or decline), a choice per question. */
+/** What the person sees: one line for a permission (accept or decline), a choice per question; bounded, saying what it clipped. */
 export function elicitation(ask: Ask): ElicitRequestFormParams {
-  if (ask.kind === "permission")
+  const shown = shownAsk(ask)
+  const clipped = shown.clipped.length ? ` (Clipped for this form: ${shown.clipped.join("; ")}.)` : ""
+  if (shown.ask.kind === "permission")
     return {
       mode: "form",
-      message: `A delegated OpenCode agent asks for ${describeAsk(ask)}. Accept to allow it once; decline to refuse.`,
+      message: `A delegated OpenCode agent asks for ${describeAsk(shown.ask)}. Accept to allow it once; decline to refuse.${clipped}`,
       requestedSchema: { type: "object", properties: {} },
     }
   const properties: Record<string, PrimitiveSchemaDefinition> = {}
-  ask.questions.forEach((question, index) => {
+  shown.ask.questions.forEach((question, index) => {
     const labels = question.options.map((option) => option.label)
     const description = [question.question, ...question.options.map((option) => `${option.label}: ${option.description}`)].join("\n")
     properties[field(index)] = !labels.length
@@ -76,20 +99,24 @@ export function elicitation(ask: Ask): ElicitRequestFormParams {
   })
   return {
     mode: "form",
-    message: `A delegated OpenCode agent asks: ${describeAsk(ask)}`,
+    message: `A delegated OpenCode agent asks: ${describeAsk(shown.ask)}${clipped}`,
     requestedSchema: { type: "object", properties, required: Object.keys(properties) },
   }
 }
 
-/** The person's reply as a verdict: accept grants or answers; decline, cancel or a missing answer refuses. */
+/**
+ * The person's reply as a verdict: accept grants or answers (in the agent's own labels; a question
+ * the form left out is unanswered); decline, cancel or a missing answer refuses.
+ */
 export function verdictOf(ask: Ask, result: ElicitResult): Verdict {
   if (result.action === "decline") return refused("the person declined")
   if (result.action !== "accept") return refused("the person dismissed the ask")
   if (ask.kind === "permission") return { kind: "granted" }
+  const shown = shownAsk(ask)
   const answers = ask.questions.map((_, index) => {
-    const value = result.content?.[field(index)]
-    if (Array.isArray(value)) return value.map(String)
-    return value === undefined || value === "" ? [] : [String(value)]
+    const value = index < shown.labels.length ? result.content?.[field(index)] : undefined
+    if (Array.isArray(value)) return value.map((picked) => agentLabel(shown, index, String(picked)))
+    return value === undefined || value === "" ? [] : [agentLabel(shown, index, String(value))]
   })
   if (answers.every((answer) => answer.length === 0)) return refused("the person accepted without answering")
   return { kind: "answered", answers }

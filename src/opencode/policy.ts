@@ -30,6 +30,11 @@ export async function answerAsk(client: OpencodeClient, directory: string, event
   } else if (verdict.kind === "answered") {
     // As above: already answered or gone.
     await client.question.reply({ requestID, directory, answers: verdict.answers }).catch(() => undefined)
+  } else if (verdict.kind === "refused" && verdict.unasked) {
+    // A bound kept it from the person: the reject API carries no message, so the reason is the answer
+    // the agent reads, marked as not the person's.
+    const answers = ask.questions.map(() => [`[not put to the person: ${verdict.reason}]`])
+    await client.question.reply({ requestID, directory, answers }).catch(() => undefined)
   } else {
     // As above. The reject API carries no message: the agent reads "dismissed"; the reason is in progress.
     await client.question.reject({ requestID, directory }).catch(() => undefined)

@@ -216,3 +216,43 @@ test("by default (config.json policy.relay empty) no ask reaches anyone: questio
     await close()
   }
 }, 60_000)
+
+// Last: its control records a task, and the tests above count tasks from none.
+test("a brief carrying a credential in a form the guard used to miss (escaped, flattened, split, in a URL) is refused and nothing starts; an ordinary brief quoting URLs and ids delegates", async () => {
+  const repo = await makeRepo(world)
+  const body = FAKE_TOKEN.slice(4).repeat(8)
+  const pem = [0, 1, 2, 3].map((line) => body.slice(line * 9, line * 9 + 64)).join("\n")
+  const serviceAccount = JSON.stringify({ type: "service_account", private_key: `-----BEGIN PRIVATE KEY-----\n${pem}\n-----END PRIVATE KEY-----\n` })
+  const split = `${FAKE_TOKEN.slice(0, 12)}\u200b${FAKE_TOKEN.slice(12)}`
+  const { client, close } = await connect(world)
+  try {
+    world.model.reset()
+    const before = { tasks: await taskFiles(world), sessions: await sessionsIn(repo) }
+    const calls: [{ name: string; arguments: Record<string, unknown> }, string][] = [
+      [{ name: "worker", arguments: { cwd: repo, task: `Deploy with this account:\n${serviceAccount}` } }, `private key at task 2:${serviceAccount.indexOf("-----BEGIN") + 1}`],
+      [{ name: "scout", arguments: { cwd: repo, task: `Check the push works with ${split}` } }, "GitHub token at task 1:27"],
+      [{ name: "runner", arguments: { cwd: repo, command: "psql postgres://app:pass@db.internal/orders -c 'select 1'", objective: "db up?" } }, "password in a URL at command 1:21"],
+      [{ name: "scout", arguments: { cwd: repo, task: `curl -H "Authorization: Bearer ${FAKE_TOKEN.slice(4)}" https://api.test/repos` } }, "credential in an Authorization header at task 1:32"],
+    ]
+    for (const [call, finding] of calls) {
+      const result = await client.callTool(call)
+      expect(result.isError).toBe(true)
+      expect(text(result)).toContain("Refused by policy (secret guard)")
+      expect(text(result)).toContain(finding)
+      expect(text(result)).not.toContain(FAKE_TOKEN.slice(8, 30))
+      expect(text(result)).not.toContain(":pass@")
+    }
+    await expectNothingStarted(repo, before)
+
+    // Control: the same door delegates a brief that only looks like one.
+    const brief =
+      "Compare postgres://localhost/db with commit 5ac971b2f0a3c9d8e7f6a5b4c3d2e1f0a9b8c7d6 and request 550e8400-e29b-41d4-a716-446655440000; the password comes from ${DATABASE_URL}. [script:demo]"
+    const scout = await client.callTool({ name: "scout", arguments: { cwd: repo, task: brief, tier: "easy" } })
+    expect(scout.isError).toBeFalsy()
+    expect(structured(scout).status).toBe("succeeded")
+    expect(world.model.requests.length).toBeGreaterThan(0)
+    expect(await taskFiles(world)).toHaveLength(before.tasks.length + 1)
+  } finally {
+    await close()
+  }
+}, 120_000)

@@ -9,6 +9,17 @@ import { connect, makeRepo, startWorld, stopWorld, structured, type Person, type
 import { askingTurns, QUESTION } from "../helpers/question"
 
 let world: World
+// An agent writes the question: here one of 300 KB, and 25 at once.
+const BIG = `Which name should the counting function get? ${"Consider every caller first. ".repeat(10_500)}`
+const yesNo = (n: number) => ({
+  question: `Question ${n}: go ahead?`,
+  header: `Q${n}`,
+  options: [
+    { label: "yes", description: "" },
+    { label: "no", description: "" },
+  ],
+})
+const askAll = (from: number, count: number) => ({ tools: Array.from({ length: count }, (_, i) => ({ tool: "question", args: { questions: [yesNo(from + i)] } })) })
 let site: ReturnType<typeof Bun.serve>
 let hits = 0
 const NOTES = "relay notes: the nightly build is green"
@@ -34,6 +45,10 @@ beforeAll(async () => {
       // The rework (task_continue, the second turn) is what fetches.
       rework: { turns: [{ steps: [{ text: "Looked around." }] }, { steps: [{ tool: "webfetch", args: { url, format: "text" } }, { text: "Fetched on rework. {{lastToolOutput}}" }] }] },
       // The fetch comes only after the call has returned `running` (a 1 s sync budget).
+      "big-ask": { turns: [{ steps: [{ tool: "question", args: { questions: [{ ...QUESTION, question: BIG }] } }, { text: "Asked. {{lastToolOutput}}" }] }] },
+      "many-asks": { turns: [{ steps: [askAll(1, 25), { text: "Asked many. {{toolOutputs}}" }] }] },
+      // Six steps of four questions each: within the bound at once, over the task's total of 20.
+      "ask-often": { turns: [{ steps: [...[0, 1, 2, 3, 4, 5].map((step) => askAll(step * 4 + 1, 4)), { text: "Asked often." }] }] },
       "late-fetch": { turns: [{ steps: [{ tool: "webfetch", args: { url, format: "text" }, delayMs: 3000 }, { text: "Fetched late. {{lastToolOutput}}" }] }] },
     },
     { policy: { relay: ["question", "webfetch"] } },
@@ -65,6 +80,19 @@ async function scout(client: Awaited<ReturnType<typeof connect>>["client"], repo
     timeout: 120_000,
   })
   return { result: structured(result), progress }
+}
+
+/** A person who answers every question "yes" a moment later, and counts the forms open at once. */
+function busyPerson() {
+  const state = { asked: [] as ElicitRequest["params"][], open: 0, mostOpen: 0 }
+  const answer: Person = async (request) => {
+    state.asked.push(request.params)
+    state.mostOpen = Math.max(state.mostOpen, ++state.open)
+    await Bun.sleep(50)
+    state.open--
+    return { action: "accept", content: { q1: "yes" } }
+  }
+  return Object.assign(answer, { state })
 }
 
 /** What the scripted model was given back for its last tool call. */
@@ -193,6 +221,72 @@ test("task_continue relays too: the rework's fetch is asked for and, accepted, r
     expect(progress).toContain("the person answered: allowed once")
     expect(hits).toBe(1)
     expect(rework.report).toContain(NOTES)
+  } finally {
+    await close()
+  }
+}, 120_000)
+
+test("a 300 KB question reaches the person clipped to a small form that says so, and the answer goes back to the model", async () => {
+  const repo = await makeRepo(world)
+  const answering = person({ action: "accept", content: { q1: "countWords" } })
+  const { client, close } = await connect(world, {}, "relay-tests", answering)
+  try {
+    world.model.reset()
+    const { result, progress } = await scout(client, repo, "big-ask")
+    expect(answering.asked).toHaveLength(1)
+    const form = answering.asked[0]!
+    expect(JSON.stringify(form).length).toBeLessThan(10_000)
+    expect(form.message).toContain(`Clipped for this form: question 1: ${BIG.length} characters, the first 2000 shown`)
+    expect(JSON.stringify(form)).toContain(JSON.stringify(BIG.slice(0, 2000)).slice(1, -1))
+    expect(progress.find((line) => line.startsWith("asked the person: "))!.length).toBeLessThan(1_100)
+    // OpenCode echoes the whole question back to the model (and truncates it), so the answer is read from progress.
+    expect(progress).toContain("the person answered: countWords")
+    expect(result.status).toBe("succeeded")
+  } finally {
+    await close()
+  }
+}, 120_000)
+
+test("25 questions in one step: one form open at a time, four wait their turn, and the other 20 are refused with a reason the model reads", async () => {
+  const repo = await makeRepo(world)
+  const answering = busyPerson()
+  const { client, close } = await connect(world, {}, "relay-tests", answering)
+  try {
+    world.model.reset()
+    const { result } = await scout(client, repo, "many-asks")
+    expect(answering.state.mostOpen).toBe(1)
+    expect(answering.state.asked).toHaveLength(5)
+    const outputs = world.model
+      .toolResults()
+      .filter((entry) => entry.tool === "question")
+      .map((entry) => entry.output)
+    expect(outputs).toHaveLength(25)
+    expect(outputs.filter((output) => output.includes('="yes"'))).toHaveLength(5)
+    const refused = outputs.filter((output) => output.includes("[not put to the person: 5 asks from this task are already open or waiting"))
+    expect(refused).toHaveLength(20)
+    expect(refused[0]).toContain("ask one thing at a time")
+    expect(result.status).toBe("succeeded")
+  } finally {
+    await close()
+  }
+}, 120_000)
+
+test("a task puts at most 20 asks to the person in its life: the 21st and later are refused with the reason, however few are open", async () => {
+  const repo = await makeRepo(world)
+  const answering = busyPerson()
+  const { client, close } = await connect(world, {}, "relay-tests", answering)
+  try {
+    world.model.reset()
+    const { result } = await scout(client, repo, "ask-often")
+    expect(answering.state.mostOpen).toBe(1)
+    expect(answering.state.asked).toHaveLength(20)
+    const outputs = world.model
+      .toolResults()
+      .filter((entry) => entry.tool === "question")
+      .map((entry) => entry.output)
+    expect(outputs).toHaveLength(24)
+    expect(outputs.filter((output) => output.includes("[not put to the person: this task has already put 20 asks"))).toHaveLength(4)
+    expect(result.status).toBe("succeeded")
   } finally {
     await close()
   }

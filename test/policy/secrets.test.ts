@@ -85,7 +85,14 @@ describe("the secret guard lets through", () => {
 
 describe("cost", () => {
   // The guard reads every brief before the size cap applies, and the MCP gate lets ~10 MiB through.
-  test.each(["sk-", "ghp_", "xoxb-", "a_", "password=", "eyJaaaaaaaaaaaa."])("a megabyte of %p is scanned in well under a second", (unit) => {
+  test.each([
+    ...["sk-", "ghp_", "xoxb-", "a_", "password=", "eyJaaaaaaaaaaaa.", "--token ", 'token: "', "Authorization: ", "Bearer 1"],
+    // The contexts and the normalised view: URLs, curl -u, .netrc, escapes, invisible and fullwidth characters.
+    ...["a://b:c@", "x://a:", "curl -u a:", "machine a ", "-----BEGIN PRIVATE KEY----- ", "\\", "\\u200b", "\u200b", "\uff47hp_"],
+    ...["mysql -u ", "sshpass -p ", "Server=a;Password=", "<password>", '<add key="token" value="', "\\x6", "e\u0301", " => ", "\ufdfa"],
+    ...["docker login ", "docker login -p", "secret set a ", "--from-literal=a=", "-pass pass:", "LS0tLS1CRUdJTi", "curl -u a:b;"],
+    ...["- name: a_token\n  value: ", '"token", ', 'name="token" ', 'env["token"] = ', '-----BEGIN PRIVATE KEY-----" + "'],
+  ])("a megabyte of %p is scanned in well under a second", (unit) => {
     const started = performance.now()
     findSecrets(unit.repeat(Math.ceil(1_048_576 / unit.length)))
     expect(performance.now() - started).toBeLessThan(1000)
