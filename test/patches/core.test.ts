@@ -44,8 +44,10 @@ test("a dirty tree is snapshotted exactly, every kind of change round-trips thro
   expect(Buffer.byteLength(patch.summary!)).toBeLessThanOrEqual(2048)
   expect(patch.digest).toMatch(/^[0-9a-f]{64}$/)
 
-  const bytes = await Bun.file(`${paths.patchesDir}/${record.id}.patch`).bytes()
-  await applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host })
+  const patchFile = `${paths.patchesDir}/${record.id}.patch`
+  // dir/keep.txt turns from a file into a link: written only when the caller allows links.
+  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(/dir\/keep\.txt → \.\.\/README\.md \(it turns a file into a link\)/)
+  await applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host, allowLinks: true })
   expect(await listing(repo, notLogs)).toEqual(await listing(layout.tree, notLogs))
   // Nothing staged or committed: the index still holds only the user's staged edit.
   expect(await git(repo, "diff", "--cached", "--name-only")).toBe("src/a.txt\n")
@@ -60,7 +62,7 @@ test("a dirty tree is snapshotted exactly, every kind of change round-trips thro
   expect(await fingerprintTree(`${repo}/.git`)).toBe(metadata)
 }, 60_000)
 
-type Case = { repo: string; dir: string; bytes: Uint8Array; digest: string; record: PatchRecord }
+type Case = { repo: string; dir: string; patchFile: string; digest: string; record: PatchRecord }
 
 const REFUSALS: Array<[string, RegExp, (c: Case) => Promise<Partial<Case> | undefined>]> = [
   ["a stale digest", /digest does not match/, async () => ({ digest: "0".repeat(64) })],
@@ -88,9 +90,11 @@ const REFUSALS: Array<[string, RegExp, (c: Case) => Promise<Partial<Case> | unde
   [
     "a hunk that does not apply (a patch altered on disk, its digest recomputed)",
     /a hunk does not apply/,
-    async ({ bytes, record }) => {
+    async ({ patchFile, record, dir }) => {
+      const bytes = await Bun.file(patchFile).bytes()
       const altered = Buffer.from(Buffer.from(bytes).toString("latin1").replace(" two (staged)\n three\n+four", " two (staged)\n 3\n+four"), "latin1")
-      return { bytes: altered, digest: patchDigest(record.base, altered), record: { ...record, digest: patchDigest(record.base, altered) } }
+      await writeFile(`${dir}/altered.patch`, altered)
+      return { patchFile: `${dir}/altered.patch`, digest: patchDigest(record.base, altered), record: { ...record, digest: patchDigest(record.base, altered) } }
     },
   ],
 ]
@@ -103,17 +107,17 @@ test.each(REFUSALS)(
     const { record, layout } = await createWorktree(repo, host, paths)
     await everyChange(layout.tree)
     const patch = await collectPatch(record, paths.patchesDir, host)
-    const bytes = await Bun.file(`${paths.patchesDir}/${record.id}.patch`).bytes()
-    const base: Case = { repo, dir: dir.path, bytes, digest: patch.digest!, record: patch }
+    const patchFile = `${paths.patchesDir}/${record.id}.patch`
+    const base: Case = { repo, dir: dir.path, patchFile, digest: patch.digest!, record: patch }
     const target = { ...base, ...(await arrange(base)) }
     const before = await listing(target.repo)
     const metadata = await fingerprintTree(`${target.repo}/.git`)
-    await expect(applyPatch({ record: target.record, bytes: target.bytes, digest: target.digest, workspace: target.repo, host })).rejects.toThrow(refusal)
+    await expect(applyPatch({ record: target.record, patchFile: target.patchFile, digest: target.digest, workspace: target.repo, host, allowLinks: true })).rejects.toThrow(refusal)
     expect(await listing(target.repo)).toEqual(before)
     expect(await fingerprintTree(`${target.repo}/.git`)).toBe(metadata)
     // Control: where the repository itself was left as it was, the genuine patch applies to it.
-    if (target.repo === repo && target.bytes === bytes && target.digest === patch.digest) return
-    await applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host })
+    if (target.repo === repo && target.patchFile === patchFile && target.digest === patch.digest) return
+    await applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host, allowLinks: true })
     expect(await listing(repo, notLogs)).toEqual(await listing(layout.tree, notLogs))
   },
   60_000,
@@ -127,11 +131,11 @@ test("a patch that changes files other programs run on their own is refused unle
   await writeFile(`${layout.tree}/.github/workflows/ci.yml`, "on: push\n")
   await writeFile(`${layout.tree}/.envrc`, "export X=1\n")
   const patch = await collectPatch(record, paths.patchesDir, host)
-  const bytes = await Bun.file(`${paths.patchesDir}/${record.id}.patch`).bytes()
+  const patchFile = `${paths.patchesDir}/${record.id}.patch`
   const before = await listing(repo)
-  await expect(applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(/run on their own: \.envrc, \.github\/workflows\/ci\.yml/)
+  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(/run on their own: \.envrc, \.github\/workflows\/ci\.yml/)
   expect(await listing(repo)).toEqual(before)
-  await applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host, allowAutorun: true })
+  await applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host, allowAutorun: true })
   expect(await Bun.file(`${repo}/.envrc`).text()).toBe("export X=1\n")
 }, 60_000)
 
@@ -146,7 +150,6 @@ test("a directory replaced by a file of its name, and a file replaced by a direc
   await mkdir(`${layout.tree}/del.txt`)
   await writeFile(`${layout.tree}/del.txt/inside.txt`, "now a directory\n")
   const patch = await collectPatch(record, paths.patchesDir, host)
-  const bytes = await Bun.file(`${paths.patchesDir}/${record.id}.patch`).bytes()
-  await applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host })
+  await applyPatch({ record: patch, patchFile: `${paths.patchesDir}/${record.id}.patch`, digest: patch.digest!, workspace: repo, host })
   expect(await listing(repo, notLogs)).toEqual(await listing(layout.tree, notLogs))
 }, 60_000)

@@ -172,7 +172,7 @@ async function groupResult(delegations: Delegations, groupId: string, tasks: Mem
       .map(async ({ owner, id }) => {
         // A patch discarded since is simply not compared.
         const loaded = await loadPatch(delegations.runtime.paths.patchesDir, id).catch(() => undefined)
-        return loaded && { owner, text: new TextDecoder().decode(loaded.bytes) }
+        return loaded && { owner, text: await Bun.file(loaded.file).text() }
       }),
   )
   const found = overlaps(patches.filter((patch) => patch !== undefined)).map((overlap) => ({ path: overlap.path, task_ids: overlap.owners }))
