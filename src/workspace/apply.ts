@@ -11,7 +11,7 @@ import { createHash, randomBytes } from "node:crypto"
 import { readlinkSync } from "node:fs"
 import { mkdir, rm } from "node:fs/promises"
 import { fail } from "../errors"
-import { hostFs, isAutorunPath, planSandbox, runSandboxed, type HostContext } from "../sandbox"
+import { hostFs, isAutorunPath, planSandbox, runSandboxed, type HostContext, type SandboxPlan } from "../sandbox"
 import { selfStep } from "../util/self"
 import type { StepAnswer, StepRequest } from "./apply-step"
 import { findRepository, sandboxedGit } from "./git"
@@ -136,14 +136,17 @@ export async function applyPatch(input: ApplyInput): Promise<PatchFile[]> {
   }
 }
 
-/** The write step in bwrap: the workspace and the run directory writable, our program read-only, no network. */
+/** The write step's sandbox: the workspace and the run directory writable, `programs` read-only, no network. */
+export function stepSandbox(request: Pick<StepRequest, "workspace" | "run">, host: HostContext, programs: readonly string[]): SandboxPlan {
+  const profile = { kind: "runner", workspace: "writable", network: "disabled" } as const
+  const plan = planSandbox({ profile, workspace: request.workspace, writable: [request.run], programs, host }, hostFs)
+  // The step starts in its own directory, so nothing the workspace holds (a bunfig.toml, a .env) is read by the runtime.
+  return { ...plan, cwd: request.run }
+}
+
 async function runStep(request: StepRequest, host: HostContext): Promise<StepAnswer> {
   const self = selfStep()
-  const profile = { kind: "runner", workspace: "writable", network: "disabled" } as const
-  const plan = planSandbox({ profile, workspace: request.workspace, writable: [request.run], programs: self.programs, cwd: request.workspace, host }, hostFs)
-  // The step starts in its own directory, so nothing the workspace holds (a bunfig.toml, a .env) is read by the runtime.
-  plan.cwd = request.run
-  const result = await runSandboxed(plan, self.command, { timeoutMs: 600_000, maxOutputBytes: 64 * 1024, stdin: JSON.stringify(request) })
+  const result = await runSandboxed(stepSandbox(request, host, self.programs), self.command, { timeoutMs: 600_000, maxOutputBytes: 64 * 1024, stdin: JSON.stringify(request) })
   const line = result.stdout.trim().split("\n").at(-1) ?? ""
   try {
     if (!result.failure && result.exitCode === 0) return JSON.parse(line) as StepAnswer

@@ -1,0 +1,204 @@
+// Attacks on patch_apply through the real OpenCode on the scripted model: a directory swapped for a
+// symlink to HOME (renameat2 exchange) while patch_apply writes, by an in-place worker (its writer state
+// conflicts along the path) and by a plain process no lock stops (the write step's mount namespace
+// holds); and patches that smuggle links and names. Each beside a control that shows it is real.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs"
+import { mkdir, rm, symlink, writeFile } from "node:fs/promises"
+import { runSandboxed } from "../../src/sandbox"
+import { spawn } from "../../src/util/process"
+import { selfStep } from "../../src/util/self"
+import { stepSandbox } from "../../src/workspace/apply"
+import { blobId, writeTargets, type StepRequest } from "../../src/workspace/apply-step"
+import { hostContext } from "../../src/sandbox"
+import { git } from "../patches/_repo"
+import { front, makeRepo, scratch, startWorld, stopWorld, structuredOf, textOf, type Front, type World } from "./_world"
+
+const ORIGINAL = "# the user's own .bashrc\n"
+const PWNED = "PWNED\n"
+/** patch_apply calls per race. */
+const CALLS = 30
+
+let world: World
+let home: string
+let mcp: Front
+
+beforeAll(async () => {
+  world = await startWorld({})
+  home = world.home.root
+  mcp = await front(world)
+}, 120_000)
+afterAll(async () => {
+  await mcp?.close()
+  await stopWorld(world)
+})
+
+const shell = (command: string) => ({ tool: "sandbox_shell", args: { command } })
+const done = { text: "Done." }
+
+/** Python exchanging two paths (one atomic renameat2 RENAME_EXCHANGE each time) for `seconds`. */
+const swapCode = (a: string, b: string, seconds: number) => `import ctypes,time
+l=ctypes.CDLL(None,use_errno=True);e=time.time()+${seconds}
+while time.time()<e: l.renameat2(-100,b"${a}",-100,b"${b}",2)`
+
+async function resetHome() {
+  for (const name of readdirSync(home)) if (name.startsWith(".oc-orch-")) await rm(`${home}/${name}`, { force: true })
+  await writeFile(`${home}/.bashrc`, ORIGINAL)
+}
+
+/** Nothing written to HOME: the .bashrc as it was, no temporary file beside it. */
+function expectHomeUntouched() {
+  expect(readFileSync(`${home}/.bashrc`, "utf8")).toBe(ORIGINAL)
+  expect(readdirSync(home).filter((name) => name.startsWith(".oc-orch-"))).toEqual([])
+}
+
+async function until(condition: () => boolean, ms = 60_000) {
+  const deadline = Date.now() + ms
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time")
+    await Bun.sleep(50)
+  }
+}
+
+interface Patch {
+  patch_id: string
+  digest: string
+  summary: string
+}
+
+/** An isolated worker's patch made by `command` in a repository prepared by `arrange`. */
+async function workerPatch(name: string, command: string, arrange?: (repo: string) => Promise<void>): Promise<{ repo: string; patch: Patch; text: string }> {
+  const repo = await makeRepo(world)
+  if (arrange) {
+    await arrange(repo)
+    await git(repo, "add", "-A")
+    await git(repo, "commit", "-qm", "arranged")
+  }
+  world.model.setScript(name, { turns: [{ steps: [shell(command), done] }] })
+  const result = await mcp.call("worker", { cwd: repo, task: `Make the change. [script:${name}]`, isolation: "worktree" })
+  const out = structuredOf(result)
+  expect(out.status).toBe("succeeded")
+  return { repo, patch: out.patch as Patch, text: textOf(result) }
+}
+
+/** A repository with sub/d/keep.txt and a ready patch that adds sub/d/.bashrc. */
+const bashrcPatch = (name: string) =>
+  workerPatch(name, `printf 'PWNED\\n' > sub/d/.bashrc && echo wrote`, async (repo) => {
+    await mkdir(`${repo}/sub/d`, { recursive: true })
+    await writeFile(`${repo}/sub/d/keep.txt`, "keep\n")
+  })
+
+const apply = (patch: Patch, extra: Record<string, unknown> = {}) => mcp.call("patch_apply", { patch_id: patch.patch_id, digest: patch.digest, allow_autorun: true, ...extra })
+
+describe("a directory swapped for a symlink to HOME while patch_apply writes", () => {
+  test("control: with nothing swapping, the patch applies in a plain repository", async () => {
+    await resetHome()
+    const { repo, patch } = await bashrcPatch("bashrc_plain")
+    const applied = await apply(patch)
+    expect(applied.isError).toBeFalsy()
+    expect(readFileSync(`${repo}/sub/d/.bashrc`, "utf8")).toBe(PWNED)
+    expectHomeUntouched()
+  }, 120_000)
+
+  test(`an in-place worker in <repo>/sub swapping sub/d: all ${CALLS} patch_apply calls on <repo> are refused, naming the holder; nothing reaches HOME`, async () => {
+    await resetHome()
+    const { repo, patch } = await bashrcPatch("bashrc_worker_patch")
+    world.model.setScript("swap_worker", {
+      turns: [{ steps: [shell(`ln -s ${home} dlink && touch started && python3 -c '${swapCode("d", "dlink", 20)}'; echo swapped`), done] }],
+    })
+    const worker = mcp.call("worker", { cwd: `${repo}/sub`, task: "Swap. [script:swap_worker]" })
+    await until(() => existsSync(`${repo}/sub/started`))
+    const answers = []
+    for (let i = 0; i < CALLS; i++) answers.push(await apply(patch))
+    const finished = structuredOf(await worker)
+    for (const answer of answers) {
+      expect(answer.isError).toBe(true)
+      expect(textOf(answer)).toContain(`${repo} overlaps ${repo}/sub, which is held by task ${finished.task_id}`)
+      expect(textOf(answer)).toContain("next: ")
+    }
+    expectHomeUntouched()
+  }, 180_000)
+
+  test(`a plain process swapping sub/d (no writer state to stop it): ${CALLS} patch_apply calls, nothing reaches HOME`, async () => {
+    await resetHome()
+    const { repo, patch } = await bashrcPatch("bashrc_plain_race")
+    await symlink(home, `${repo}/sub/dlink`)
+    const swap = spawn(["python3", "-c", swapCode(`${repo}/sub/d`, `${repo}/sub/dlink`, 300)])
+    const outcomes = { applied: 0, refused: 0, failed: 0 }
+    try {
+      for (let i = 0; i < CALLS; i++) {
+        const answer = await apply(patch)
+        // Hold the swapper still to look: the real directory is under one of the two names.
+        process.kill(swap.pid, "SIGSTOP")
+        try {
+          expectHomeUntouched()
+          const real = lstatSync(`${repo}/sub/d`).isDirectory() ? `${repo}/sub/d` : `${repo}/sub/dlink`
+          if (!answer.isError) {
+            outcomes.applied++
+            expect(readFileSync(`${real}/.bashrc`, "utf8")).toBe(PWNED)
+          } else if (textOf(answer).includes("patch_apply refused")) outcomes.refused++
+          else outcomes.failed++
+          // A rollback under a swapper may leave the new file inside the repository: never outside it.
+          for (const name of readdirSync(real)) if (name !== "keep.txt") await rm(`${real}/${name}`, { force: true })
+        } finally {
+          process.kill(swap.pid, "SIGCONT")
+        }
+      }
+    } finally {
+      await swap.kill(500)
+    }
+    expect(outcomes.applied + outcomes.refused + outcomes.failed).toBe(CALLS)
+    expectHomeUntouched()
+  }, 300_000)
+
+  /** A staged sub/d/.bashrc and the write step's request for it, in a fresh repository whose sub/d is a symlink to HOME. */
+  async function swappedRequest(): Promise<StepRequest> {
+    const repo = await makeRepo(world)
+    await mkdir(`${repo}/sub`)
+    await symlink(home, `${repo}/sub/d`)
+    const run = realpathSync(await scratch(world))
+    await mkdir(`${run}/tree/sub/d`, { recursive: true })
+    await writeFile(`${run}/tree/sub/d/.bashrc`, PWNED)
+    return { workspace: repo, run, files: [{ path: "sub/d/.bashrc", newMode: "100644", newOid: blobId(PWNED) }] }
+  }
+
+  test("the write step alone, no check before it: confined it reaches nothing; unconfined (the control) it writes through to HOME", async () => {
+    await resetHome()
+    const request = await swappedRequest()
+    const self = selfStep()
+    const plan = stepSandbox(request, hostContext(world.runtime.flags), [...self.programs, realpathSync(import.meta.dir)])
+    const confined = await runSandboxed(plan, [self.command[0]!, `${realpathSync(import.meta.dir)}/_write-step.ts`], {
+      timeoutMs: 60_000,
+      maxOutputBytes: 64 * 1024,
+      stdin: JSON.stringify(request),
+    })
+    expect(confined.exitCode).toBe(0)
+    expect(JSON.parse(confined.stdout)).toMatchObject({ ok: false })
+    expectHomeUntouched()
+    // The same function on the host follows the symlink: the .bashrc is overwritten (then removed by its rollback).
+    await writeTargets(request.workspace, request.run, request.files).catch(() => undefined)
+    expect(existsSync(`${home}/.bashrc`) ? readFileSync(`${home}/.bashrc`, "utf8") : "gone").not.toBe(ORIGINAL)
+    await resetHome()
+  }, 60_000)
+
+  test("control: the unconfined write step against the same swapper lands in HOME within a few hundred tries", async () => {
+    await resetHome()
+    const request = await swappedRequest()
+    const sub = `${request.workspace}/sub`
+    await rm(`${sub}/d`)
+    await mkdir(`${sub}/d`)
+    await symlink(home, `${sub}/dlink`)
+    const swap = spawn(["python3", "-c", swapCode(`${sub}/d`, `${sub}/dlink`, 60)])
+    let landed = 0
+    try {
+      for (let i = 0; i < 400 && !landed; i++) {
+        await writeTargets(request.workspace, request.run, request.files).catch(() => undefined)
+        if (!existsSync(`${home}/.bashrc`) || readFileSync(`${home}/.bashrc`, "utf8") !== ORIGINAL) landed++
+      }
+    } finally {
+      await swap.kill(500)
+      await resetHome()
+    }
+    expect(landed).toBeGreaterThan(0)
+  }, 120_000)
+})
