@@ -57,22 +57,25 @@ function resolve(target: string, dir: string[], linkAt: (path: string) => string
   if (target === "") return "its target is empty"
   if (target.startsWith("/")) return "it points to an absolute path"
   let stack = [...dir]
+  // The last link followed: a `..` after it climbs from that link's target, which is what the reader needs to see.
+  let via: string | undefined
+  const leaves = (why: string) => `${why}${via ? ` (through the link ${via})` : ""}`
   for (const part of target.split("/")) {
     if (part === "" || part === ".") continue
     if (part === "..") {
-      if (!stack.length) return "it points outside the repository"
+      if (!stack.length) return leaves("it points outside the repository")
       stack.pop()
       continue
     }
-    if (part.toLowerCase() === ".git") return "it points into Git metadata"
+    if (part.toLowerCase() === ".git") return leaves("it points into Git metadata")
     stack.push(part)
     const next = linkAt(stack.join("/"))
     if (next === undefined) continue
     if (--budget.left < 0) return "it resolves through too many links"
-    const through = stack.join("/")
+    via = stack.join("/")
     stack.pop()
     const outcome = resolve(next, stack, linkAt, budget)
-    if (typeof outcome === "string") return `${outcome} (through the link ${through})`
+    if (typeof outcome === "string") return leaves(outcome)
     stack = outcome
   }
   return stack
