@@ -17,6 +17,8 @@ export interface LinkFinding {
 /** Links resolved per target, at most: a cycle or a long chain is refused, not followed. */
 const MAX_LINKS = 40
 
+const TOO_MANY = "it resolves through too many links"
+
 const isLink = (mode?: string) => mode === "120000"
 
 /**
@@ -71,11 +73,12 @@ function resolve(target: string, dir: string[], linkAt: (path: string) => string
     stack.push(part)
     const next = linkAt(stack.join("/"))
     if (next === undefined) continue
-    if (--budget.left < 0) return "it resolves through too many links"
+    if (--budget.left < 0) return TOO_MANY
     via = stack.join("/")
     stack.pop()
     const outcome = resolve(next, stack, linkAt, budget)
-    if (typeof outcome === "string") return leaves(outcome)
+    // The innermost link that led out is named once; a cycle is named as one.
+    if (typeof outcome === "string") return outcome.includes("(through the link") || outcome === TOO_MANY ? outcome : leaves(outcome)
     stack = outcome
   }
   return stack

@@ -179,9 +179,10 @@ const isTypeChange = (file: PatchFile) => file.oldMode !== undefined && file.new
 
 /** Where one file's one or two sections are in a patch of `size` bytes whose sections start at `starts`; undefined when it has none. Pure. */
 export function fileRange(starts: number[], size: number, files: PatchFile[], index: number): { start: number; end: number } | undefined {
+  if (index < 0 || index >= files.length) return undefined
   let at = 0
   for (let i = 0; i < index; i++) at += isTypeChange(files[i]!) ? 2 : 1
-  const count = files[index] && isTypeChange(files[index]!) ? 2 : 1
+  const count = isTypeChange(files[index]!) ? 2 : 1
   if (at >= starts.length) return undefined
   return { start: starts[at]!, end: starts[at + count] ?? size }
 }
@@ -189,12 +190,15 @@ export function fileRange(starts: number[], size: number, files: PatchFile[], in
 const HEADER = Buffer.from("\ndiff --git ")
 
 /** The byte offsets where the stored patch's file sections (`diff --git` headers) start, read chunk by chunk. */
-export async function sectionStarts(path: string): Promise<number[]> {
+export const sectionStarts = (path: string) => sectionStartsOf(Bun.file(path).stream())
+
+/** The same over any chunks (a test cuts them at every edge). */
+export async function sectionStartsOf(chunks: AsyncIterable<Uint8Array>): Promise<number[]> {
   const starts: number[] = []
   // The last bytes of a chunk are kept, so a header split across two chunks is still found.
   let carry = Buffer.alloc(1, 0x0a)
   let offset = -1
-  for await (const chunk of Bun.file(path).stream()) {
+  for await (const chunk of chunks) {
     const window = Buffer.concat([carry, chunk])
     for (let at = window.indexOf(HEADER); at !== -1; at = window.indexOf(HEADER, at + 1)) starts.push(offset + at + 1)
     offset += window.length - Math.min(window.length, HEADER.length - 1)
