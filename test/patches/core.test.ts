@@ -153,3 +153,21 @@ test("a directory replaced by a file of its name, and a file replaced by a direc
   await applyPatch({ record: patch, patchFile: `${paths.patchesDir}/${record.id}.patch`, digest: patch.digest!, workspace: repo, host })
   expect(await listing(repo, notLogs)).toEqual(await listing(layout.tree, notLogs))
 }, 60_000)
+
+test("a stored patch changed on disk after review is refused: patch_apply re-hashes the bytes it streams", async () => {
+  await using dir = await tempDir("oc-orch-tamper-")
+  const { repo, host, paths } = await patchWorld(dir.path)
+  const { record, layout } = await createWorktree(repo, host, paths)
+  await writeFile(`${layout.tree}/src/a.txt`, "one\ntwo (staged)\nthree\nfour\n")
+  const patch = await collectPatch(record, paths.patchesDir, host)
+  const patchFile = `${paths.patchesDir}/${record.id}.patch`
+  const original = await Bun.file(patchFile).bytes()
+  await writeFile(patchFile, Buffer.from(Buffer.from(original).toString("latin1").replace("+four", "+evil"), "latin1"))
+  const before = await listing(repo)
+  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(/does not match its digest/)
+  expect(await listing(repo)).toEqual(before)
+  // Control: the bytes as reviewed apply.
+  await writeFile(patchFile, original)
+  await applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })
+  expect(await Bun.file(`${repo}/src/a.txt`).text()).toBe("one\ntwo (staged)\nthree\nfour\n")
+}, 60_000)
