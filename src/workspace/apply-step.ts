@@ -6,7 +6,7 @@
 // It reads one JSON request on stdin and prints one JSON answer line; it imports only node: builtins
 // the process wrapper and the name escaper, so from source it runs with nothing but src/ mounted.
 import { createHash, randomBytes } from "node:crypto"
-import { chmod, copyFile, lstat, mkdir, readdir, readFile, readlink, rename, rm, rmdir, symlink } from "node:fs/promises"
+import { chmod, copyFile, lstat, mkdir, readdir, readlink, rename, rm, rmdir, symlink } from "node:fs/promises"
 import { dirname } from "node:path"
 import { run } from "../util/process"
 import { shownName } from "./names"
@@ -57,7 +57,10 @@ export async function entryOf(path: string): Promise<{ mode: string; oid: string
   if (info.isSymbolicLink()) return { mode: "120000", oid: blobId(await readlink(path)) }
   if (info.isDirectory()) return { mode: "directory", oid: "" }
   if (!info.isFile()) return { mode: "other", oid: "" }
-  return { mode: info.mode & 0o100 ? "100755" : "100644", oid: blobId(await readFile(path)) }
+  // Hashed as it streams: a large file costs no memory.
+  const hash = createHash("sha1").update(`blob ${info.size}\0`)
+  for await (const chunk of Bun.file(path).stream()) hash.update(chunk)
+  return { mode: info.mode & 0o100 ? "100755" : "100644", oid: hash.digest("hex") }
 }
 
 /** Paths the patch deletes or renames away: gone before anything is written. */
