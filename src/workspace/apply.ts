@@ -9,7 +9,7 @@
 // check. No commit, stage, reset or stash: the index and HEAD are never touched.
 import { createHash, randomBytes } from "node:crypto"
 import { readlinkSync } from "node:fs"
-import { mkdir, rm } from "node:fs/promises"
+import { mkdir, readdir, rm } from "node:fs/promises"
 import { fail } from "../errors"
 import { hostFs, isAutorunPath, planSandbox, runSandboxed, type HostContext, type SandboxPlan } from "../sandbox"
 import { selfStep } from "../util/self"
@@ -122,6 +122,9 @@ export async function applyPatch(input: ApplyInput): Promise<PatchFile[]> {
   const files = await check(input)
   if (!files.length) return []
   const { record, workspace, host } = input
+  // A run directory left by a write step or server killed mid-apply: no other apply of this patch can
+  // be running (it would hold the same workspace's writer state), so any found is stale.
+  for (const name of await readdir(record.layout.dir).catch(() => [] as string[])) if (name.startsWith("apply-")) await rm(`${record.layout.dir}/${name}`, { recursive: true, force: true })
   const dir = `${record.layout.dir}/apply-${randomBytes(4).toString("hex")}`
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 })

@@ -164,7 +164,10 @@ test("a stored patch changed on disk after review is refused: patch_apply re-has
   const original = await Bun.file(patchFile).bytes()
   await writeFile(patchFile, Buffer.from(Buffer.from(original).toString("latin1").replace("+four", "+evil"), "latin1"))
   const before = await listing(repo)
+  // A run directory a killed apply left behind goes with the next apply.
+  await mkdir(`${layout.dir}/apply-deadbeef/tree`, { recursive: true })
   await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(/does not match its digest/)
+  expect(existsSync(`${layout.dir}/apply-deadbeef`)).toBe(false)
   expect(await listing(repo)).toEqual(before)
   // Control: the bytes as reviewed apply.
   await writeFile(patchFile, original)
