@@ -187,6 +187,38 @@ export function fileRange(starts: number[], size: number, files: PatchFile[], in
   return { start: starts[at]!, end: starts[at + count] ?? size }
 }
 
+/** The lines that say what a patch changes where (overlap.ts reads only these). */
+const OUTLINE = /^(diff --git |@@ |new file|deleted file|old mode|Binary files|GIT binary patch)/
+
+/**
+ * A stored patch's file headers and hunk headers, streamed: what overlap detection needs, without the
+ * content. A line that cannot be one of them (past its first 32 bytes) is skipped, not accumulated.
+ */
+export async function patchOutline(chunks: AsyncIterable<Uint8Array>): Promise<string> {
+  const kept: string[] = []
+  let rest = ""
+  let skipping = false
+  for await (const chunk of chunks) {
+    const text = Buffer.from(chunk).toString("latin1")
+    let start = 0
+    for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
+      const line = skipping ? "" : rest + text.slice(start, end)
+      if (!skipping && OUTLINE.test(line)) kept.push(line)
+      rest = ""
+      skipping = false
+      start = end + 1
+    }
+    if (skipping) continue
+    rest += text.slice(start)
+    if (rest.length >= 32 && !OUTLINE.test(rest)) {
+      rest = ""
+      skipping = true
+    }
+  }
+  if (!skipping && OUTLINE.test(rest)) kept.push(rest)
+  return Buffer.from(kept.join("\n"), "latin1").toString("utf8")
+}
+
 const HEADER = Buffer.from("\ndiff --git ")
 
 /** The byte offsets where the stored patch's file sections (`diff --git` headers) start, read chunk by chunk. */

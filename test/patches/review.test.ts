@@ -6,7 +6,8 @@ import { writeFile } from "node:fs/promises"
 import { blobId } from "../../src/workspace/apply-step"
 import { riskyLinks, type EntryAt } from "../../src/workspace/links"
 import { hasControl, shownName } from "../../src/workspace/names"
-import { fileRange, fileSections, sectionStarts, sectionStartsOf, summarize } from "../../src/workspace/patch"
+import { editedRanges } from "../../src/workspace/overlap"
+import { fileRange, fileSections, patchOutline, sectionStarts, sectionStartsOf, summarize } from "../../src/workspace/patch"
 import type { PatchFile } from "../../src/workspace/patches"
 import { tempDir } from "../helpers/temp"
 
@@ -107,4 +108,23 @@ test("section offsets read in small chunks match the sections of the whole text,
   const third = fileRange(starts, text.length, files, 2)!
   expect(text.slice(third.start, third.end)).toBe(sections[2]!)
   expect(fileRange(starts, text.length, files, 9)).toBeUndefined()
+})
+
+test("the streamed outline of a patch gives overlap detection the same ranges as the whole text, at every chunk edge", async () => {
+  const long = `+${"x".repeat(5000)}\n`
+  const text = [
+    "diff --git a/a.txt b/a.txt\nindex 1..2 100644\n--- a/a.txt\n+++ b/a.txt\n@@ -3,2 +3,3 @@ ctx\n one\n+two\n",
+    `@@ -40 +41,2 @@\n-x\n${long}+diff --git a/fake b/fake\n`,
+    "diff --git a/b.bin b/b.bin\nnew file mode 100644\nGIT binary patch\nliteral 3\nKcmZ>\n",
+    'diff --git "a/\\303\\274.txt" "b/\\303\\274.txt"\n@@ -1 +1 @@\n-a\n+b',
+  ].join("")
+  const bytes = Buffer.from(text)
+  const whole = editedRanges(text)
+  expect([...whole.keys()].length).toBe(3)
+  for (const size of [1, 3, 7, 31, 32, 33, 4096, bytes.length]) {
+    async function* chunks() {
+      for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size)
+    }
+    expect(editedRanges(await patchOutline(chunks()))).toEqual(whole)
+  }
 })

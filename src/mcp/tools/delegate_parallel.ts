@@ -12,6 +12,7 @@ import type { Delegations } from "../../engine/lifecycle"
 import { STATUSES } from "../../engine/result"
 import { isFinished, type TaskRecord } from "../../engine/tasks"
 import { describe, fail } from "../../errors"
+import { patchOutline } from "../../workspace/patch"
 import { loadPatch } from "../../workspace/patches"
 import { overlaps } from "../../workspace/overlap"
 import { syncBudget } from "../calls"
@@ -172,7 +173,7 @@ async function groupResult(delegations: Delegations, groupId: string, tasks: Mem
       .map(async ({ owner, id }) => {
         // A patch discarded since is simply not compared.
         const loaded = await loadPatch(delegations.runtime.paths.patchesDir, id).catch(() => undefined)
-        return loaded && { owner, text: await Bun.file(loaded.file).text() }
+        return loaded && { owner, text: await patchOutline(Bun.file(loaded.file).stream()) }
       }),
   )
   const found = overlaps(patches.filter((patch) => patch !== undefined)).map((overlap) => ({ path: overlap.path, task_ids: overlap.owners }))
