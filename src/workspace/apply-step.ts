@@ -117,6 +117,8 @@ async function copyEntry(from: string, to: string) {
   await mkdir(dirname(to), { recursive: true })
   const info = await lstat(from)
   if (info.isSymbolicLink()) await symlink(await readlink(from), to)
+  // Swapped for a FIFO or a device since the check: opening it could block the step until its timeout.
+  else if (!info.isFile()) throw new StepError(true, `${shownName(from)} is no longer a regular file.`, "Restore it, then retry.")
   else {
     await copyFile(from, to)
     await chmod(to, info.mode & 0o777)
