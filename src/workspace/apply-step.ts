@@ -6,7 +6,7 @@
 // It reads one JSON request on stdin and prints one JSON answer line; it imports only node: builtins
 // the process wrapper and the name escaper, so from source it runs with nothing but src/ mounted.
 import { createHash, randomBytes } from "node:crypto"
-import { chmod, copyFile, lstat, mkdir, readdir, readlink, rename, rm, rmdir, symlink } from "node:fs/promises"
+import { chmod, copyFile, lstat, mkdir, readdir, readlink, rename, rm, rmdir, symlink, writeFile } from "node:fs/promises"
 import { dirname } from "node:path"
 import { run } from "../util/process"
 import { shownName } from "./names"
@@ -23,12 +23,18 @@ export interface StepFile {
 
 export interface StepRequest {
   workspace: string
-  /** This apply's directory (ours): the patch file, the staging tree, the rollback copy. */
+  /** This apply's directory (ours): the patch file, the staging tree, the rollback copy, the journal. */
   run: string
   files: StepFile[]
+  /** Undo what an apply killed while writing left (its run directory's journal), instead of applying. */
+  recover?: boolean
 }
 
-export type StepAnswer = { ok: true; written: number } | { ok: false; refused: boolean; message: string; hint: string }
+export type StepAnswer = { ok: true; written: number; kept?: string[] } | { ok: false; refused: boolean; message: string; hint: string }
+
+/** Written before the first write, `done` after the last (or after a rollback): a journal without `done` is an apply killed mid-write. */
+export const journalFile = (run: string) => `${run}/journal.json`
+export const doneFile = (run: string) => `${run}/done`
 
 class StepError extends Error {
   constructor(
@@ -218,12 +224,47 @@ export async function writeTargets(workspace: string, dir: string, files: StepFi
   }
 }
 
-/** The whole step: check, stage, write. */
+const matches = (entry: { mode: string; oid: string } | undefined, mode?: string, oid?: string) => entry !== undefined && entry.mode === mode && entry.oid === oid
+
+/**
+ * Rolls back an apply killed mid-write, undoing only its own effects: a path holding the patch's new
+ * content goes (or gets its original back), a path the apply removed gets its original back; a path
+ * changed since by someone else is kept as it is and named.
+ */
+async function recover(workspace: string, dir: string, files: StepFile[]): Promise<string[]> {
+  const kept: string[] = []
+  for (const file of files.filter((f) => f.newOid && !(f.oldOid && !f.oldPath))) {
+    const now = await entryOf(`${workspace}/${file.path}`)
+    if (matches(now, file.newMode, file.newOid)) {
+      await rm(`${workspace}/${file.path}`)
+      await pruneEmpty(workspace, file.path)
+    } else if (now) kept.push(file.path)
+  }
+  for (const file of files.filter((f) => f.oldOid)) {
+    const source = file.oldPath ?? file.path
+    const now = await entryOf(`${workspace}/${source}`)
+    if (matches(now, file.oldMode, file.oldOid)) continue
+    if (!now || (source === file.path && matches(now, file.newMode, file.newOid))) await place(`${dir}/before/${source}`, `${workspace}/${source}`)
+    else kept.push(source)
+  }
+  return kept
+}
+
+/** The whole step: check, stage, write (journalled); or the rollback of one killed while writing. */
 export async function applyStep(request: StepRequest): Promise<StepAnswer> {
   try {
+    if (request.recover) {
+      const kept = await recover(request.workspace, request.run, request.files)
+      return { ok: true, written: 0, kept }
+    }
     await checkTargets(request.workspace, request.files)
     await stage(request)
-    await writeTargets(request.workspace, request.run, request.files)
+    await writeFile(journalFile(request.run), JSON.stringify({ workspace: request.workspace, files: request.files }))
+    try {
+      await writeTargets(request.workspace, request.run, request.files)
+    } finally {
+      await writeFile(doneFile(request.run), "")
+    }
     return { ok: true, written: request.files.length }
   } catch (error) {
     if (error instanceof StepError) return { ok: false, refused: error.refused, message: error.message, hint: error.hint }

@@ -13,7 +13,7 @@ import { mkdir, readdir, rm } from "node:fs/promises"
 import { fail } from "../errors"
 import { hostFs, isAutorunPath, planSandbox, runSandboxed, type HostContext, type SandboxPlan } from "../sandbox"
 import { selfStep } from "../util/self"
-import type { StepAnswer, StepRequest } from "./apply-step"
+import { doneFile, journalFile, type StepAnswer, type StepRequest } from "./apply-step"
 import { findRepository, sandboxedGit } from "./git"
 import { riskyLinks, type EntryAt } from "./links"
 import { hasControl, shownName } from "./names"
@@ -122,9 +122,7 @@ export async function applyPatch(input: ApplyInput): Promise<PatchFile[]> {
   const files = await check(input)
   if (!files.length) return []
   const { record, workspace, host } = input
-  // A run directory left by a write step or server killed mid-apply: no other apply of this patch can
-  // be running (it would hold the same workspace's writer state), so any found is stale.
-  for (const name of await readdir(record.layout.dir).catch(() => [] as string[])) if (name.startsWith("apply-")) await rm(`${record.layout.dir}/${name}`, { recursive: true, force: true })
+  await recoverKilled(record, workspace, host)
   const dir = `${record.layout.dir}/apply-${randomBytes(4).toString("hex")}`
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 })
@@ -136,6 +134,31 @@ export async function applyPatch(input: ApplyInput): Promise<PatchFile[]> {
     throw fail("Server", answer.message, answer.hint)
   } finally {
     await rm(dir, { recursive: true, force: true })
+  }
+}
+
+/**
+ * A run directory left by a write step or server killed mid-apply: no other apply of this patch can be
+ * running (it would hold the same workspace's writer state), so any found is stale. One killed while
+ * writing (a journal, no `done`) is rolled back first, in the sandbox, undoing only its own writes.
+ */
+async function recoverKilled(record: PatchRecord, workspace: string, host: HostContext) {
+  for (const name of await readdir(record.layout.dir).catch(() => [] as string[])) {
+    if (!name.startsWith("apply-")) continue
+    const run = `${record.layout.dir}/${name}`
+    // A journal that cannot be read is no journal: that apply never started writing.
+    const journal = (await Bun.file(journalFile(run))
+      .json()
+      .catch(() => undefined)) as { workspace?: string; files?: StepRequest["files"] } | undefined
+    const killed = journal?.workspace === workspace && Array.isArray(journal.files) && !(await Bun.file(doneFile(run)).exists())
+    const answer = killed ? await runStep({ workspace, run, files: journal.files!, recover: true }, host) : undefined
+    await rm(run, { recursive: true, force: true })
+    if (answer && !answer.ok) throw fail("Server", `An earlier patch_apply of ${record.id} was killed while writing, and rolling it back failed: ${answer.message}`, answer.hint)
+    if (answer?.kept?.length)
+      refuse(
+        `an earlier patch_apply of ${record.id} was killed while writing; it was rolled back except for ${answer.kept.map(shownName).join(", ")}, changed since by someone else.`,
+        "Check those files with git status and git diff; then call patch_apply again.",
+      )
   }
 }
 

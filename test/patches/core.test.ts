@@ -4,6 +4,7 @@
 import { expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { cp, mkdir, rm, symlink, writeFile } from "node:fs/promises"
+import { dirname } from "node:path"
 import { applyPatch } from "../../src/workspace/apply"
 import { collectPatch, patchDigest } from "../../src/workspace/patch"
 import { listPatches, type PatchRecord } from "../../src/workspace/patches"
@@ -173,4 +174,39 @@ test("a stored patch changed on disk after review is refused: patch_apply re-has
   await writeFile(patchFile, original)
   await applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })
   expect(await Bun.file(`${repo}/src/a.txt`).text()).toBe("one\ntwo (staged)\nthree\nfour\n")
+}, 60_000)
+
+test("an apply killed while writing (a journal, no done mark) is rolled back by the next apply, which then applies; control: without the journal the next apply is refused", async () => {
+  await using dir = await tempDir("oc-orch-killed-")
+  const { repo, host, paths } = await patchWorld(dir.path)
+  const { record, layout } = await createWorktree(repo, host, paths)
+  await everyChange(layout.tree)
+  const patch = await collectPatch(record, paths.patchesDir, host)
+  const patchFile = `${paths.patchesDir}/${record.id}.patch`
+  const pristine = `${dir.path}/pristine`
+  await cp(repo, pristine, { recursive: true, verbatimSymlinks: true })
+  // The killed apply: every file written but src/a.txt, and neither the done mark nor the cleanup.
+  await applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host, allowLinks: true })
+  await cp(`${pristine}/src/a.txt`, `${repo}/src/a.txt`)
+  const halfWritten = await listing(repo)
+  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host, allowLinks: true })).rejects.toThrow(/changed since the snapshot/)
+  expect(await listing(repo)).toEqual(halfWritten)
+  const run = `${layout.dir}/apply-0badf00d`
+  for (const file of patch.files!.filter((f) => f.oldOid)) {
+    const source = file.oldPath ?? file.path
+    await mkdir(dirname(`${run}/before/${source}`), { recursive: true })
+    await cp(`${pristine}/${source}`, `${run}/before/${source}`, { verbatimSymlinks: true })
+  }
+  await writeFile(`${run}/journal.json`, JSON.stringify({ workspace: repo, files: patch.files }))
+  // Someone edited a file the killed apply had written: the rollback keeps it, names it, and stops.
+  await writeFile(`${repo}/new.bin`, "mine\n")
+  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host, allowLinks: true })).rejects.toThrow(
+    /killed while writing; it was rolled back except for new\.bin, changed since/,
+  )
+  expect(await Bun.file(`${repo}/new.bin`).text()).toBe("mine\n")
+  expect(existsSync(run)).toBe(false)
+  await rm(`${repo}/new.bin`)
+  expect(await listing(repo)).toEqual(await listing(pristine))
+  await applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host, allowLinks: true })
+  expect(await listing(repo, notLogs)).toEqual(await listing(layout.tree, notLogs))
 }, 60_000)
