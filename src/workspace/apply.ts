@@ -146,10 +146,9 @@ async function recoverKilled(record: PatchRecord, workspace: string, host: HostC
   for (const name of await readdir(record.layout.dir).catch(() => [] as string[])) {
     if (!name.startsWith("apply-")) continue
     const run = `${record.layout.dir}/${name}`
+    const read = Bun.file(journalFile(run)).json() as Promise<{ workspace?: string; files?: StepRequest["files"] }>
     // A journal that cannot be read is no journal: that apply never started writing.
-    const journal = (await Bun.file(journalFile(run))
-      .json()
-      .catch(() => undefined)) as { workspace?: string; files?: StepRequest["files"] } | undefined
+    const journal = await read.catch(() => undefined)
     const killed = journal?.workspace === workspace && Array.isArray(journal.files) && !(await Bun.file(doneFile(run)).exists())
     const answer = killed ? await runStep({ workspace, run, files: journal.files!, recover: true }, host) : undefined
     await rm(run, { recursive: true, force: true })
