@@ -7,6 +7,10 @@
 // writable: it checks every target, has git apply the patch to a staging copy, and moves the results
 // into place, so a symlink swapped into the workspace meanwhile meets the mount namespace, not a path
 // check. No commit, stage, reset or stash: the index and HEAD are never touched.
+// Why a sandbox and not directory-fd-relative calls: Bun (like Node) offers no openat/openat2 with
+// RESOLVE_BENEATH, so no-follow resolution would need FFI into libc; the mount namespace comes from the
+// same audited plan every agent command gets, and costs about 80 ms an apply (bwrap and one start of
+// this program).
 import { createHash, randomBytes } from "node:crypto"
 import { readlinkSync } from "node:fs"
 import { mkdir, readdir, rm } from "node:fs/promises"
