@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs"
 import { mkdir, rm, symlink, writeFile } from "node:fs/promises"
+import { WriterLocks } from "../../src/engine/locks"
 import { runSandboxed } from "../../src/sandbox"
 import { spawn } from "../../src/util/process"
 import { selfStep } from "../../src/util/self"
@@ -118,6 +119,24 @@ describe("a directory swapped for a symlink to HOME while patch_apply writes", (
     }
     expectHomeUntouched()
   }, 180_000)
+
+  test("the other way round: while a patch_apply holds <repo>, an in-place worker in <repo>/sub is refused naming it; released, it runs", async () => {
+    const repo = realpathSync(await makeRepo(world))
+    await mkdir(`${repo}/sub`)
+    world.model.setScript("sub_worker", { turns: [{ steps: [shell("echo hi > hi.txt && echo wrote"), done] }] })
+    const locks = new WriterLocks(world.home.paths.locksDir)
+    expect((await locks.tryAcquire(repo, "patch_held_1")).acquired).toBe(true)
+    try {
+      const refused = await mcp.call("worker", { cwd: `${repo}/sub`, task: "Write. [script:sub_worker]" })
+      expect(refused.isError).toBe(true)
+      expect(textOf(refused)).toContain(`${repo}/sub overlaps ${repo}, which is held by task patch_held_1`)
+      expect(existsSync(`${repo}/sub/hi.txt`)).toBe(false)
+    } finally {
+      await locks.clear(repo, "patch_held_1")
+    }
+    expect(structuredOf(await mcp.call("worker", { cwd: `${repo}/sub`, task: "Write. [script:sub_worker]" })).status).toBe("succeeded")
+    expect(readFileSync(`${repo}/sub/hi.txt`, "utf8")).toBe("hi\n")
+  }, 120_000)
 
   test(`a plain process swapping sub/d (no writer state to stop it): ${CALLS} patch_apply calls, nothing reaches HOME`, async () => {
     await resetHome()
