@@ -145,6 +145,7 @@ describe("a directory swapped for a symlink to HOME while patch_apply writes", (
     const swap = spawn(["python3", "-c", swapCode(`${repo}/sub/d`, `${repo}/sub/dlink`, 300)])
     const outcomes = { applied: 0, refused: 0, failed: 0 }
     try {
+      await until(() => lstatSync(`${repo}/sub/d`, { throwIfNoEntry: false })?.isSymbolicLink() === true)
       for (let i = 0; i < CALLS; i++) {
         const answer = await apply(patch)
         // Hold the swapper still to look: the real directory is under one of the two names.
@@ -200,17 +201,19 @@ describe("a directory swapped for a symlink to HOME while patch_apply writes", (
     await resetHome()
   }, 60_000)
 
-  test("control: the unconfined write step against the same swapper lands in HOME within a few hundred tries", async () => {
+  test("control: the unconfined write step against the same swapper lands in HOME", async () => {
     await resetHome()
     const request = await swappedRequest()
     const sub = `${request.workspace}/sub`
     await rm(`${sub}/d`)
     await mkdir(`${sub}/d`)
     await symlink(home, `${sub}/dlink`)
-    const swap = spawn(["python3", "-c", swapCode(`${sub}/d`, `${sub}/dlink`, 60)])
+    const swap = spawn(["python3", "-c", swapCode(`${sub}/d`, `${sub}/dlink`, 90)])
     let landed = 0
     try {
-      for (let i = 0; i < 400 && !landed; i++) {
+      // The swapper is running once sub/d has been seen as the symlink; until then nothing can land.
+      await until(() => lstatSync(`${sub}/d`, { throwIfNoEntry: false })?.isSymbolicLink() === true)
+      for (let i = 0; i < 2000 && !landed; i++) {
         await writeTargets(request.workspace, request.run, request.files).catch(() => undefined)
         if (!existsSync(`${home}/.bashrc`) || readFileSync(`${home}/.bashrc`, "utf8") !== ORIGINAL) landed++
       }
