@@ -6,6 +6,7 @@ import { defineCommand, runCommand, showUsage } from "citty"
 import { describe } from "../errors"
 import { exitCodeOf } from "./exit"
 import { VERSION } from "../version"
+import { APPLY_STEP_ARG } from "../util/self"
 
 export const main = defineCommand({
   meta: { name: "opencode-mcp-orchestrator", version: VERSION, description: "Delegate bounded coding work to OpenCode agents over MCP." },
@@ -25,6 +26,11 @@ export const main = defineCommand({
 })
 
 async function entry(argv: string[]) {
+  // Started by patch_apply inside its sandbox (workspace/apply.ts); not listed among the subcommands.
+  if (argv[0] === APPLY_STEP_ARG) {
+    await import("../workspace/apply-step").then((step) => step.stepMain())
+    return 0
+  }
   if (argv[0] === "--version" || argv[0] === "-v") {
     console.log(VERSION)
     return 0

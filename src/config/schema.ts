@@ -16,6 +16,9 @@ export const TIMEOUT_PROFILES = {
   extended: { scout: 900, worker: 1500, runner: 1800, parent: 2100 },
 } as const
 
+/** config maxPatchBytes: 64 MiB by default (a real change is kilobytes; vendored code, megabytes), 1 MiB..1 GiB. */
+export const PATCH_BYTES_BOUNDS = { min: 1024 * 1024, max: 1024 * 1024 * 1024, fallback: 64 * 1024 * 1024 } as const
+
 /** The ceiling of config maxParallel: one OpenCode server carries this many sessions at once. */
 export const MAX_PARALLEL = 8
 
@@ -129,6 +132,15 @@ export const ConfigSchema = z
       .max(REPORT_BOUNDS.max)
       .default(REPORT_BOUNDS.fallback)
       .describe("The largest text block a scout or worker result returns to the parent; a longer report is cut, head and tail kept, and read whole with session_output."),
+    maxPatchBytes: z
+      .number()
+      .int()
+      .min(PATCH_BYTES_BOUNDS.min)
+      .max(PATCH_BYTES_BOUNDS.max)
+      .default(PATCH_BYTES_BOUNDS.fallback)
+      .describe(
+        "The largest patch an isolated worker's changes may make; a larger one is not stored, and the worker ends needs_review with its worktree kept for inspection (patch_discard removes it).",
+      ),
     maxTokensPerTask: z
       .number()
       .int()

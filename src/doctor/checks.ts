@@ -16,6 +16,7 @@ import { discoverModels, type CatalogModel } from "../opencode/catalog"
 import { TESTED_OPENCODE, testedVersion } from "../opencode/guard"
 import { bwrapFinding, launcherFinding, type Launchers } from "../sandbox"
 import type { Run } from "../util/process"
+import { shownName } from "../workspace/names"
 import { listPatches } from "../workspace/patches"
 
 export type Status = "pass" | "fail" | "skip"
@@ -233,7 +234,7 @@ const patches: Check = async (ctx) => {
   const open = all.length - waiting.length
   if (!all.length) return [pass("patches", "no worker patches waiting")]
   const bytes = waiting.reduce((sum, patch) => sum + (patch.bytes ?? 0), 0)
-  const named = waiting.slice(0, PATCHES_NAMED).map((patch) => `${patch.id} for ${patch.source.workspace} (${patch.files?.length ?? 0} files, ${patch.bytes ?? 0} bytes)`)
+  const named = waiting.slice(0, PATCHES_NAMED).map((patch) => `${patch.id} for ${shownName(patch.source.workspace)} (${patch.files?.length ?? 0} files, ${patch.bytes ?? 0} bytes)`)
   const more = waiting.length > PATCHES_NAMED ? `; ${waiting.length - PATCHES_NAMED} more in task_list` : ""
   const running = open ? `${open} open (their workers run)${waiting.length ? "; " : ""}` : ""
   const ready = waiting.length ? `${waiting.length} waiting, ${bytes} bytes: ${named.join("; ")}${more}; patch_apply or patch_discard each` : ""

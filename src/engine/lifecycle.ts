@@ -196,7 +196,7 @@ export class Delegations {
         if (this.recovering) await reconcileHolder(this.engine, taken.holder)
         continue
       }
-      throw lockedError(taken.holder)
+      throw lockedError(taken.holder, workspace)
     }
   }
 

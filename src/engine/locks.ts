@@ -7,7 +7,8 @@
 //   quarantined  removal could not be confirmed: something may still write here
 //   preserved    the session was kept on purpose (OPENCODE_MCP_ORCHESTRATOR_PRESERVE_SESSIONS=1)
 //
-// Any state refuses a second writer. The state is cleared only once the session is confirmed
+// Any state refuses a second writer on the same directory, on any directory inside it and on any
+// directory it is inside: a writer in <repo>/sub edits files of <repo> too. The state is cleared only once the session is confirmed
 // removed. A state whose owner process died is recoverable: the next process reconciles it.
 import { createHash } from "node:crypto"
 import { link, mkdir, readdir, rm } from "node:fs/promises"
@@ -53,7 +54,11 @@ export class WriterLocks {
     return locks.filter((lock): lock is WriterLock => lock !== undefined)
   }
 
-  /** Takes the workspace for a task, or returns the lock that holds it. */
+  /**
+   * Takes the workspace for a task, or returns the lock that holds it (or an ancestor or descendant of
+   * it). Link first, then look: of two overlapping acquirers at least one sees the other's file after
+   * linking its own, so both may back off but never both win.
+   */
   async tryAcquire(workspace: string, taskID: string): Promise<{ acquired: true } | { acquired: false; holder: WriterLock }> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 })
     const lock: WriterLock = { workspace, state: "active", taskID, ownerPid: process.pid, ownerStart: selfStart(), since: new Date().toISOString() }
@@ -61,7 +66,10 @@ export class WriterLocks {
     await writeAtomic(temp, JSON.stringify(lock, null, 2), 0o600)
     try {
       await link(temp, this.file(workspace))
-      return { acquired: true }
+      const overlapping = (await this.list()).find((other) => other.workspace !== workspace && overlaps(other.workspace, workspace))
+      if (!overlapping) return { acquired: true }
+      await rm(this.file(workspace), { force: true })
+      return { acquired: false, holder: overlapping }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
       const holder = await this.read(workspace)
@@ -87,6 +95,9 @@ export class WriterLocks {
   }
 }
 
+/** One directory is the other or inside it. Pure. */
+export const overlaps = (a: string, b: string) => a === b || a.startsWith(b === "/" ? "/" : `${b}/`) || b.startsWith(a === "/" ? "/" : `${a}/`)
+
 /**
  * True unless the process that set this state is provably alive (its PID with the same start time):
  * a dead owner, a reused PID, or a lock without an owner identity can be reconciled by another.
@@ -94,14 +105,15 @@ export class WriterLocks {
 export const orphaned = (lock: WriterLock) => !sameProcess(lock.ownerPid, lock.ownerStart)
 
 /** The refusal a second writer gets: who holds the workspace, and what the parent can do about it. */
-export function lockedError(lock: WriterLock) {
+export function lockedError(lock: WriterLock, wanted = lock.workspace) {
   const hints: Record<WriterState, string> = {
     active: `Wait for it (task_status with task_id ${lock.taskID} and wait_seconds) or stop it (task_cancel), then retry. Read-only scout calls are not blocked.`,
     cleaning: "Its session is being stopped and removed; retry in a few seconds.",
     quarantined: `Check that no OpenCode session still edits this directory${lock.sessionID ? ` (session ${lock.sessionID})` : ""}, inspect the workspace (git status), then restart the MCP server to clear the quarantine.`,
     preserved: `Session preservation is on (OPENCODE_MCP_ORCHESTRATOR_PRESERVE_SESSIONS=1): inspect or export session ${lock.sessionID ?? "(unknown)"} (opencode export), then restart the MCP server to release the workspace.`,
   }
-  return fail("Locked", `The workspace ${lock.workspace} is held by task ${lock.taskID} (writer state ${lock.state} since ${lock.since}${lock.reason ? `: ${lock.reason}` : ""}).`, hints[lock.state], {
+  const where = wanted === lock.workspace ? `The workspace ${lock.workspace} is` : `${wanted} overlaps ${lock.workspace}, which is`
+  return fail("Locked", `${where} held by task ${lock.taskID} (writer state ${lock.state} since ${lock.since}${lock.reason ? `: ${lock.reason}` : ""}).`, hints[lock.state], {
     taskID: lock.taskID,
     state: lock.state,
     sessionID: lock.sessionID,

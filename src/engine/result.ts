@@ -4,6 +4,7 @@ import { formatModel } from "../opencode/session"
 import type { ToolCall, Transcript } from "../opencode/transcript"
 import type { FileChange } from "../workspace/changes"
 import type { ErrorKind } from "./failure"
+import { shownName } from "../workspace/names"
 import type { PatchFile } from "../workspace/patches"
 
 /** An isolated worker's edits, as the parent reviews and applies them (patch_show, patch_apply). */
@@ -109,7 +110,7 @@ export function renderText(result: DelegationResult): string {
     result.sessionID && `session: ${result.sessionID}`,
   ].filter(Boolean)
   const lines = [result.report || (result.status === "running" ? "(still running)" : "(no report)"), "", facts.join(" · ")]
-  if (result.files) lines.push(`files changed (git): ${result.files.length ? result.files.map((file) => `${file.path} (${file.change})`).join(", ") : "none"}`)
+  if (result.files) lines.push(`files changed (git): ${result.files.length ? result.files.map((file) => `${shownName(file.path)} (${file.change})`).join(", ") : "none"}`)
   if (result.commands.length) lines.push(`commands: ${result.commands.map((c) => `${c.command} → ${c.exitCode ?? "?"}`).join("; ")}`)
   if (result.patch) lines.push(`patch: ${result.patch.id} (digest ${result.patch.digest})`, result.patch.summary)
   if (result.run) lines.push(`runner: exit code ${result.run.exitCode ?? "none"}${result.run.timedOut ? " (timed out)" : ""}, ${result.run.lines ?? "?"} lines of output in ${result.run.log}`)

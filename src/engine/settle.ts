@@ -3,7 +3,7 @@
 // released only once a writer's session is confirmed removed. A full disk loses no outcome: writer
 // states that cannot be written become warnings, and the record store keeps what it cannot write.
 import { stat } from "node:fs/promises"
-import { describe } from "../errors"
+import { AppError, describe } from "../errors"
 import { abortSession, forkSession, removeSession } from "../opencode/session"
 import { hostContext } from "../sandbox"
 import { autorunWarning } from "../workspace/autorun"
@@ -177,7 +177,7 @@ export class Settler {
       const stored = await readPatchRecord(this.runtime.paths.patchesDir, patchId)
       if (!stored) throw new Error(`its record ${patchId} is gone`)
       const config = await this.runtime.config()
-      const patch = await collectPatch(stored, this.runtime.paths.patchesDir, hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots))
+      const patch = await collectPatch(stored, this.runtime.paths.patchesDir, hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots), config.maxPatchBytes)
       result.patch = { id: patch.id, digest: patch.digest!, files: patch.files!, summary: patch.summary!, bytes: patch.bytes! }
       result.files = patch.files!.map((file) => ({ path: file.path, change: file.change }))
       if (patch.warnings) result.warnings = [...(result.warnings ?? []), ...patch.warnings]
@@ -190,6 +190,8 @@ export class Settler {
         `The worker's edits could not be collected as a patch: ${describe(error)} They stay in ${record.workspace} until patch_discard (patch_id "${patchId}").`,
       ]
       if (result.status === "succeeded") result.status = "needs_review"
+      // A patch over maxPatchBytes: the next step is the one the refusal names, not the generic one.
+      if (error instanceof AppError && error.data?.oversize) result.next = error.hint
     }
   }
 

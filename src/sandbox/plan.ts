@@ -54,6 +54,14 @@ export interface SandboxRequest {
    * user's files into an isolated worktree: the copy runs where a swapped symlink reaches nothing).
    */
   readOnly?: readonly string[]
+  /** More directories mounted writable, admitted like the workspace (patch_apply's own run directory). */
+  writable?: readonly string[]
+  /**
+   * Our own program, mounted read-only so it can run inside (patch_apply's write step): the binary, or
+   * bun and the source tree. Named by the engine (util/self.ts), never by a caller; each must be a
+   * canonical file, or a directory the toolchain rule admits.
+   */
+  programs?: readonly string[]
 }
 
 export interface SandboxPlan {
@@ -92,6 +100,12 @@ export function hostContext(flags: HostFlags, trustedRoots: readonly TrustedRoot
 
 const depth = (path: string) => path.split("/").length
 
+/** A program of ours to mount: one canonical regular file (the binary, wherever it is installed), or an admitted directory. */
+function programPath(path: string, rules: ReturnType<typeof pathRules>, fs: FsView): string {
+  if (fs.realpath(path) === path && fs.lstat(path) === "file") return path
+  return canonicalDir(path, "toolchain dir", rules, fs)
+}
+
 export function planSandbox(request: SandboxRequest, fs: FsView): SandboxPlan {
   const policy = profilePolicy(request.profile)
   const caps = request.host.caps ?? DEFAULT_CAPS
@@ -103,14 +117,19 @@ export function planSandbox(request: SandboxRequest, fs: FsView): SandboxPlan {
   const toolchain = resolveToolchain(request.host.path, request.host.trustedRoots, request.host.toolchainDirs, rules, fs)
   const git = policy.protectGit ? gitMetadataPaths(workspace, rules, fs) : []
   const readOnly = (request.readOnly ?? []).map((dir) => canonicalDir(dir, "workspace", rules, fs))
-  if (readOnly.some((dir) => isInside(dir, workspace) || isInside(workspace, dir)))
-    throw fail("Sandbox", `A read-only directory overlaps the workspace ${workspace}.`, "Pass disjoint directories.", { workspace, readOnly })
+  const writable = (request.writable ?? []).map((dir) => canonicalDir(dir, "workspace", rules, fs))
+  const extra = [...readOnly, ...writable]
+  if (extra.some((dir, index) => isInside(dir, workspace) || isInside(workspace, dir) || extra.some((other, at) => at !== index && isInside(dir, other))))
+    throw fail("Sandbox", `A read-only or writable directory overlaps the workspace ${workspace} or another one.`, "Pass disjoint directories.", { workspace, readOnly, writable })
+  const programs = (request.programs ?? []).map((path) => programPath(path, rules, fs))
 
   const binds: Mount[] = [
     ...toolchain.mounts.map((dir): Mount => ({ op: "ro-bind", source: dir, dest: dir })),
     { op: policy.workspace === "writable" ? "bind" : "ro-bind", source: workspace, dest: workspace },
     ...git.map((path): Mount => ({ op: "ro-bind", source: path, dest: path })),
     ...readOnly.map((dir): Mount => ({ op: "ro-bind", source: dir, dest: dir })),
+    ...writable.map((dir): Mount => ({ op: "bind", source: dir, dest: dir })),
+    ...programs.map((path): Mount => ({ op: "ro-bind", source: path, dest: path })),
   ]
   // Shallower first (stable): a toolchain root holding the workspace must not cover it, and the
   // read-only Git mounts must land on top of the writable workspace, never under it.

@@ -1,7 +1,6 @@
 // What of a patch runs or instructs on its own (src/sandbox/autorun.json): files named so, and
 // manifests whose install-time part the patch changes. patch_apply refuses both unless the caller
-// passes allow_autorun after reading them. Read from the private staging copies, never the workspace.
-import { lstat, readFile, readlink } from "node:fs/promises"
+// passes allow_autorun after reading them. Read from the private repository's blobs, never the workspace.
 import { autorunHitIn, autorunWrite, describeHit, type AutorunHit } from "../sandbox"
 import type { AutorunLink } from "./autorun"
 import type { PatchFile } from "./patches"
@@ -19,26 +18,22 @@ export function namedAutorun(files: PatchFile[], prefix: string, links: AutorunL
   })
 }
 
-/** A staged entry's text as its content rule sees it: a symlink is its target text, never followed. */
-async function staged(path: string): Promise<string | undefined> {
-  const info = await lstat(path).catch(() => undefined) // absent: the patch creates or deletes it
-  if (!info) return undefined
-  if (info.isSymbolicLink()) return `link:${await readlink(path)}`
-  return info.isFile() ? readFile(path, "utf8") : undefined
-}
+/** A blob's text as its content rule sees it (a symlink is `link:<target>`), by object id and mode. */
+export type BlobText = (oid: string, mode: string | undefined) => Promise<string>
 
 /**
- * Manifests (package.json, composer.json) whose install-time part differs between `before` (the
- * targets as they were) and `after` (the patched staging tree). A rename counts as a deletion of the
- * old path and a creation of the new one.
+ * Manifests (package.json, composer.json) whose install-time part differs between the blobs the patch
+ * replaces and the blobs it writes. A rename counts as a deletion of the old path and a creation of
+ * the new one. Only paths a content rule covers are read.
  */
-export async function contentAutorun(files: PatchFile[], before: string, after: string, prefix: string): Promise<AutorunHit[]> {
+export async function contentAutorun(files: PatchFile[], blob: BlobText, prefix: string): Promise<AutorunHit[]> {
   const hits: AutorunHit[] = []
   for (const file of files) {
     const source = file.oldPath ?? file.path
     const renamed = source !== file.path
-    const old = file.oldOid ? await staged(`${before}/${source}`) : undefined
-    const now = file.newOid ? await staged(`${after}/${file.path}`) : undefined
+    if (!autorunHitIn(prefix, source)?.content && !autorunHitIn(prefix, file.path)?.content) continue
+    const old = file.oldOid ? await blob(file.oldOid, file.oldMode) : undefined
+    const now = file.newOid ? await blob(file.newOid, file.newMode) : undefined
     const gone = autorunWrite(source, old, renamed ? undefined : now, prefix)
     if (gone?.content) hits.push({ ...gone, path: source })
     const made = renamed ? autorunWrite(file.path, undefined, now, prefix) : undefined

@@ -1,97 +1,82 @@
-// patch_apply: a stored patch onto the user's working tree, all or nothing. Every check runs before
-// the first write: the digest (the caller saw exactly this patch), the repository (the one snapshot
-// was taken of), HEAD (not moved since), every path (relative, no Git metadata, no symlinked parent),
-// every target (holding exactly what the snapshot held, by blob id and mode), and no file that other
-// programs run on their own unless the caller says so. Then git applies the
-// patch in a sandbox to a staging copy of the targets (so a hunk that does not apply fails there), the
-// result is checked against the patch's blob ids, and only then are the files moved into place. No
-// commit, stage, reset or stash: the index and HEAD are never touched.
+// patch_apply: a stored patch onto the user's working tree, all or nothing. Here, on the host, only
+// what needs no write: the digest (the caller saw exactly this patch, re-hashed from the stored bytes),
+// the repository (the one the snapshot was taken of), HEAD (not moved since), every path (relative,
+// no Git metadata, no control character), every link (inside the repository unless the caller allows
+// links), and no file that other programs run on their own unless the caller says so. Then the write
+// step (apply-step.ts) runs inside bwrap with only the workspace and this apply's run directory
+// writable: it checks every target, has git apply the patch to a staging copy, and moves the results
+// into place, so a symlink swapped into the workspace meanwhile meets the mount namespace, not a path
+// check. No commit, stage, reset or stash: the index and HEAD are never touched.
+// Why a sandbox and not directory-fd-relative calls: Bun (like Node) offers no openat/openat2 with
+// RESOLVE_BENEATH, so no-follow resolution would need FFI into libc; the mount namespace comes from the
+// same audited plan every agent command gets, and costs about 80 ms an apply (bwrap and one start of
+// this program).
 import { createHash, randomBytes } from "node:crypto"
-import { chmod, copyFile, lstat, mkdir, readdir, readFile, readlink, rename, rm, rmdir, symlink, writeFile } from "node:fs/promises"
-import { dirname, relative } from "node:path"
+import { readlinkSync } from "node:fs"
+import { mkdir, readdir, rm } from "node:fs/promises"
+import { relative } from "node:path"
 import { fail } from "../errors"
-import type { HostContext } from "../sandbox"
+import { hostFs, planSandbox, runSandboxed, type HostContext, type SandboxPlan } from "../sandbox"
+import { selfStep } from "../util/self"
 import { autorunMessage, contentAutorun, namedAutorun } from "./apply-autorun"
+import { doneFile, journalFile, type StepAnswer, type StepRequest } from "./apply-step"
 import { autorunLinks } from "./autorun"
 import { findRepository, sandboxedGit } from "./git"
+import { riskyLinks, type EntryAt } from "./links"
+import { hasControl, shownName } from "./names"
 import type { PatchFile, PatchRecord } from "./patches"
 import { privateGit } from "./worktree"
 
-/** A Git blob id (SHA-1, as the private repository uses) of bytes. */
-export function blobId(bytes: Uint8Array | string): string {
-  const data = typeof bytes === "string" ? Buffer.from(bytes) : bytes
-  return createHash("sha1").update(`blob ${data.byteLength}\0`).update(data).digest("hex")
-}
-
-/** What is at a path, as git would record it: mode and blob id, or undefined when nothing is. */
-export async function entryOf(path: string): Promise<{ mode: string; oid: string } | undefined> {
-  const info = await lstat(path).catch(() => undefined) // absent is an answer here
-  if (!info) return undefined
-  if (info.isSymbolicLink()) return { mode: "120000", oid: blobId(await readlink(path)) }
-  if (info.isDirectory()) return { mode: "directory", oid: "" }
-  if (!info.isFile()) return { mode: "other", oid: "" }
-  return { mode: info.mode & 0o100 ? "100755" : "100644", oid: blobId(await readFile(path)) }
-}
+export { blobId, entryOf } from "./apply-step"
 
 function refuse(message: string, hint: string): never {
   throw fail("Usage", `patch_apply refused, nothing was written: ${message}`, hint)
 }
 
-/** A patch path may not climb out, be absolute, or name Git metadata. Pure. */
+/** A patch path may not climb out, be absolute, name Git metadata or hold a control character. Pure. */
 export function unsafePath(path: string): string | undefined {
   if (path.startsWith("/") || path === "") return "it is not a relative path"
   const parts = path.split("/")
   if (parts.some((part) => part === ".." || part === "." || part === "")) return "it is not a plain relative path"
   if (parts.some((part) => part.toLowerCase() === ".git")) return "it is Git metadata"
   if (path.includes("\uFFFD")) return "its name is not valid UTF-8"
+  if (hasControl(path)) return "its name holds a control character (a newline, a tab, an escape)"
   return undefined
 }
-
-/**
- * The first directory between `root` and `path` that is a symlink or not a directory, if any. A file
- * or symlink the patch removes (`removed`) is gone before anything is written: below it is new ground.
- */
-async function badParent(root: string, path: string, removed: Set<string>): Promise<string | undefined> {
-  const parts = path.split("/").slice(0, -1)
-  for (let i = 1; i <= parts.length; i++) {
-    const dir = parts.slice(0, i).join("/")
-    const info = await lstat(`${root}/${dir}`).catch(() => undefined) // a missing directory is created on apply
-    if (!info || (!info.isDirectory() && removed.has(dir))) return undefined
-    if (info.isSymbolicLink()) return `${dir} is a symlink`
-    if (!info.isDirectory()) return `${dir} is not a directory`
-  }
-  return undefined
-}
-
-/** True when `dir` holds nothing but files the patch removes (it is pruned before a file takes its place). */
-async function emptiedBy(root: string, dir: string, removed: Set<string>): Promise<boolean> {
-  const entries = await readdir(`${root}/${dir}`, { recursive: true })
-  for (const entry of entries) {
-    const info = await lstat(`${root}/${dir}/${entry}`)
-    if (!info.isDirectory() && !removed.has(`${dir}/${entry}`)) return false
-  }
-  return true
-}
-
-/** Where the workspace lies in the repository the snapshot was taken of ("" at its root). */
-const workspacePrefix = (record: PatchRecord) => relative(record.source.root, record.source.workspace)
-const AUTORUN_HINT = "Read them with patch_show (file); to write them anyway, call patch_apply again with allow_autorun: true."
 
 export interface ApplyInput {
   record: PatchRecord
-  bytes: Uint8Array
+  /** The stored patch (patches.ts patchFile): streamed, never read whole. */
+  patchFile: string
   digest: string
   /** The canonical, admitted target directory. */
   workspace: string
   host: HostContext
   /** Write files other programs run on their own (hooks, CI workflows, project config) too. */
   allowAutorun?: boolean
+  /** Write links that point outside the repository or replace a file or directory too. */
+  allowLinks?: boolean
 }
 
-/** Paths the patch deletes or renames away: gone before anything is written. */
-const removedPaths = (files: PatchFile[]) => new Set(files.filter((file) => file.oldPath || !file.newOid).map((file) => file.oldPath ?? file.path))
+/** The repository as it is, for the link rule: lstat only, never below a symlink (the resolver stops at each). */
+const entryAt =
+  (root: string): EntryAt =>
+  (rel) => {
+    const kind = hostFs.lstat(`${root}/${rel}`)
+    if (kind === undefined) return undefined
+    if (kind !== "symlink") return { kind }
+    try {
+      return { kind: "link", target: readlinkSync(`${root}/${rel}`, "utf8") }
+    } catch {
+      return { kind: "link", target: "" }
+    }
+  }
 
-/** Every refusal, before anything is written; returns the files to write. */
+/** Where the workspace lies in the repository the snapshot was taken of ("" at its root). */
+const workspacePrefix = (record: PatchRecord) => relative(record.source.root, record.source.workspace)
+const AUTORUN_HINT = "Read them with patch_show (file); to write them anyway, call patch_apply again with allow_autorun: true."
+
+/** Every refusal that needs no write; returns the files to write. */
 async function check(input: ApplyInput): Promise<PatchFile[]> {
   const { record, workspace, host } = input
   if (input.digest !== record.digest)
@@ -109,61 +94,44 @@ async function check(input: ApplyInput): Promise<PatchFile[]> {
       "Review the patch against the new HEAD (patch_show) and apply it by hand, or run the worker again.",
     )
   const files = record.files ?? []
-  const autorun = namedAutorun(files, workspacePrefix(record), await autorunLinks(workspace, workspacePrefix(record)))
-  if (autorun.length && !input.allowAutorun) refuse(autorunMessage(autorun), AUTORUN_HINT)
-  const removed = removedPaths(files)
-  for (const file of files) {
-    for (const path of [file.path, file.oldPath].filter((p): p is string => p !== undefined)) {
-      const unsafe = unsafePath(path)
-      if (unsafe) refuse(`the patch names ${JSON.stringify(path)}: ${unsafe}.`, "Discard this patch (patch_discard).")
-      const parent = await badParent(workspace, path, removed)
-      if (parent) refuse(`a parent directory of ${path} is not a plain directory: ${parent}.`, "Restore that directory (a symlink is never followed), then retry.")
-    }
-    const source = file.oldPath ?? file.path
-    const now = await entryOf(`${workspace}/${source}`)
-    if (file.oldOid) {
-      if (!now || now.oid !== file.oldOid || now.mode !== file.oldMode)
-        refuse(`${source} changed since the snapshot.`, "Review the patch against the file as it is now (patch_show) and apply the change by hand, or run the worker again.")
-    } else if (now && !(now.mode === "directory" && (await emptiedBy(workspace, source, removed))))
-      refuse(`${source} exists, but the patch creates it.`, "Move that file aside, or apply the change by hand.")
-    const target = file.oldPath && file.oldPath !== file.path ? await entryOf(`${workspace}/${file.path}`) : undefined
-    if (target && !removed.has(file.path) && !(target.mode === "directory" && (await emptiedBy(workspace, file.path, removed))))
-      refuse(`${file.path} exists, but the patch renames ${file.oldPath} onto it.`, "Move that file aside, or apply the change by hand.")
+  for (const path of files.flatMap((file) => [file.path, file.oldPath]).filter((p): p is string => p !== undefined)) {
+    const unsafe = unsafePath(path)
+    if (unsafe) refuse(`the patch names ${shownName(path)}: ${unsafe}.`, "Read it with patch_show; apply the change by hand under another name, or discard the patch (patch_discard).")
   }
+  if (!input.allowAutorun) {
+    const prefix = workspacePrefix(record)
+    const named = namedAutorun(files, prefix, await autorunLinks(workspace, prefix))
+    if (named.length) refuse(autorunMessage(named), AUTORUN_HINT)
+    // Manifests by content (an install script added): old and new text from the private repository's
+    // blobs, which the snapshot and the patch collection stored; never read from the workspace.
+    const blob = (oid: string, mode: string | undefined) =>
+      privateGit(record.layout, host, ["cat-file", "blob", oid], "read a patched manifest").then((text) => (mode === "120000" ? `link:${text}` : text))
+    const manifests = await contentAutorun(files, blob, prefix)
+    if (manifests.length) refuse(autorunMessage(manifests), AUTORUN_HINT)
+  }
+  const base = workspace === repository.root ? "" : workspace.slice(repository.root.length + 1)
+  const links = input.allowLinks ? [] : riskyLinks(files, base, entryAt(repository.root))
+  if (links.length)
+    refuse(
+      `the patch writes links that need allow_links: ${links
+        .slice(0, 5)
+        .map((link) => `${shownName(link.path)} → ${shownName(link.target)} (${link.why})`)
+        .join("; ")}${links.length > 5 ? ` and ${links.length - 5} more` : ""}.`,
+      "Read them with patch_show; to write them anyway, call patch_apply again with allow_links: true.",
+    )
   return files
 }
 
-async function copyEntry(from: string, to: string) {
-  await mkdir(dirname(to), { recursive: true })
-  const info = await lstat(from)
-  if (info.isSymbolicLink()) await symlink(await readlink(from), to)
-  else {
-    await copyFile(from, to)
-    await chmod(to, info.mode & 0o777)
+/** Copies the stored patch into the run directory chunk by chunk, and returns its digest (patch.ts patchDigest). */
+async function copyHashing(from: string, to: string, base: string): Promise<string> {
+  const hash = createHash("sha256").update(base)
+  const sink = Bun.file(to).writer()
+  for await (const chunk of Bun.file(from).stream()) {
+    hash.update(chunk)
+    sink.write(chunk)
   }
-}
-
-/** Moves `from` (a staged file or symlink) over `to` in one rename. */
-async function place(from: string, to: string) {
-  await mkdir(dirname(to), { recursive: true })
-  const temp = `${to}.oc-orch-${randomBytes(4).toString("hex")}`
-  await copyEntry(from, temp)
-  await rename(temp, to).catch(async (error: unknown) => {
-    await rm(temp, { force: true })
-    throw error
-  })
-}
-
-/** Removes now-empty directories above a deleted file, up to (not including) the workspace, as git does. */
-async function pruneEmpty(workspace: string, path: string) {
-  for (let dir = dirname(path); dir !== "." && dir !== ""; dir = dirname(dir)) {
-    // A directory that still holds something stays: rmdir refuses, and that ends the walk.
-    const removed = await rmdir(`${workspace}/${dir}`).then(
-      () => true,
-      () => false,
-    )
-    if (!removed) return
-  }
+  await sink.end()
+  return hash.digest("hex")
 }
 
 /** Applies the patch entirely or not at all; the files written. */
@@ -171,61 +139,63 @@ export async function applyPatch(input: ApplyInput): Promise<PatchFile[]> {
   const files = await check(input)
   if (!files.length) return []
   const { record, workspace, host } = input
-  const layout = record.layout
-  const run = `${layout.dir}/apply-${randomBytes(4).toString("hex")}`
-  const stage = { ...layout, tree: `${run}/tree` }
-  const before = `${run}/before`
+  await recoverKilled(record, workspace, host)
+  const dir = `${record.layout.dir}/apply-${randomBytes(4).toString("hex")}`
   try {
-    // The targets as they are (checked equal to the snapshot), twice: one copy to patch, one to roll back to.
-    await mkdir(stage.tree, { recursive: true })
-    for (const file of files) {
-      const source = file.oldPath ?? file.path
-      if (!file.oldOid) continue
-      await copyEntry(`${workspace}/${source}`, `${stage.tree}/${source}`)
-      await copyEntry(`${workspace}/${source}`, `${before}/${source}`)
-    }
-    await writeFile(`${run}/patch`, input.bytes)
-    await privateGit(stage, host, ["apply", "--binary", "--whitespace=nowarn", "-p1", `${run}/patch`], "apply the patch to a staging copy").catch((error: Error) =>
-      refuse(`a hunk does not apply: ${error.message}`, "Review the patch (patch_show) and apply the change by hand, or run the worker again."),
-    )
-    for (const file of files) {
-      // A directory is no Git entry: a deleted file's name may now hold the directory of an added one.
-      const staged = await entryOf(`${stage.tree}/${file.path}`).then((entry) => (entry?.mode === "directory" ? undefined : entry))
-      const expected = file.newOid ? { mode: file.newMode, oid: file.newOid } : undefined
-      if (staged?.oid !== expected?.oid || staged?.mode !== expected?.mode)
-        refuse(`the staged result of ${file.path} is not what the patch records.`, "Discard this patch (patch_discard) and run the worker again.")
-    }
-    const manifests = input.allowAutorun ? [] : await contentAutorun(files, before, stage.tree, workspacePrefix(record))
-    if (manifests.length) refuse(autorunMessage(manifests), AUTORUN_HINT)
-    // Every check passed: deletions (and rename sources) first, then the new content.
-    const done: Array<{ path: string; existed: boolean }> = []
-    try {
-      for (const file of files) {
-        const source = file.oldPath ?? file.path
-        if (file.oldPath || !file.newOid) {
-          done.push({ path: source, existed: true })
-          await rm(`${workspace}/${source}`)
-        }
-      }
-      // A directory emptied by the deletions may be where a new file goes.
-      for (const path of removedPaths(files)) await pruneEmpty(workspace, path)
-      for (const file of files) {
-        if (!file.newOid) continue
-        done.push({ path: file.path, existed: !file.oldPath && file.oldOid !== undefined })
-        await place(`${stage.tree}/${file.path}`, `${workspace}/${file.path}`)
-      }
-    } catch (error) {
-      // Put back what was there (from the copy taken before), remove what was new with the directories made for it.
-      for (const step of done.reverse()) {
-        await rm(`${workspace}/${step.path}`, { force: true })
-        // A rollback that cannot restore one file still restores the others; the error below says what failed.
-        if (step.existed) await place(`${before}/${step.path}`, `${workspace}/${step.path}`).catch(() => undefined)
-        else await pruneEmpty(workspace, step.path)
-      }
-      throw fail("Server", `patch_apply failed while writing and was rolled back: ${(error as Error).message}.`, "Check the permissions and free space of the workspace, then retry.")
-    }
-    return files
+    await mkdir(dir, { recursive: true, mode: 0o700 })
+    if ((await copyHashing(input.patchFile, `${dir}/patch`, record.base)) !== record.digest)
+      throw fail("Server", `The stored patch of ${record.id} does not match its digest: it was changed on disk.`, "Discard it (patch_discard) and run the worker again.")
+    const answer = await runStep({ workspace, run: dir, files }, host)
+    if (answer.ok) return files
+    if (answer.refused) refuse(answer.message, answer.hint)
+    throw fail("Server", answer.message, answer.hint)
   } finally {
-    await rm(run, { recursive: true, force: true })
+    await rm(dir, { recursive: true, force: true })
   }
+}
+
+/**
+ * A run directory left by a write step or server killed mid-apply: no other apply of this patch can be
+ * running (it would hold the same workspace's writer state), so any found is stale. One killed while
+ * writing (a journal, no `done`) is rolled back first, in the sandbox, undoing only its own writes.
+ */
+async function recoverKilled(record: PatchRecord, workspace: string, host: HostContext) {
+  for (const name of await readdir(record.layout.dir).catch(() => [] as string[])) {
+    if (!name.startsWith("apply-")) continue
+    const run = `${record.layout.dir}/${name}`
+    const read = Bun.file(journalFile(run)).json() as Promise<{ workspace?: string; files?: StepRequest["files"] }>
+    // A journal that cannot be read is no journal: that apply never started writing.
+    const journal = await read.catch(() => undefined)
+    const killed = journal?.workspace === workspace && Array.isArray(journal.files) && !(await Bun.file(doneFile(run)).exists())
+    const answer = killed ? await runStep({ workspace, run, files: journal.files!, recover: true }, host) : undefined
+    await rm(run, { recursive: true, force: true })
+    if (answer && !answer.ok) throw fail("Server", `An earlier patch_apply of ${record.id} was killed while writing, and rolling it back failed: ${answer.message}`, answer.hint)
+    if (answer?.kept?.length)
+      refuse(
+        `an earlier patch_apply of ${record.id} was killed while writing; it was rolled back except for ${answer.kept.map(shownName).join(", ")}, changed since by someone else.`,
+        "Check those files with git status and git diff; then call patch_apply again.",
+      )
+  }
+}
+
+/** The write step's sandbox: the workspace and the run directory writable, `programs` read-only, no network. */
+export function stepSandbox(request: Pick<StepRequest, "workspace" | "run">, host: HostContext, programs: readonly string[]): SandboxPlan {
+  const profile = { kind: "runner", workspace: "writable", network: "disabled" } as const
+  const plan = planSandbox({ profile, workspace: request.workspace, writable: [request.run], programs, host }, hostFs)
+  // The step starts in its own directory, so nothing the workspace holds (a bunfig.toml, a .env) is read by the runtime.
+  return { ...plan, cwd: request.run }
+}
+
+async function runStep(request: StepRequest, host: HostContext): Promise<StepAnswer> {
+  const self = selfStep()
+  const result = await runSandboxed(stepSandbox(request, host, self.programs), self.command, { timeoutMs: 600_000, maxOutputBytes: 64 * 1024, stdin: JSON.stringify(request) })
+  const line = result.stdout.trim().split("\n").at(-1) ?? ""
+  try {
+    if (!result.failure && result.exitCode === 0) return JSON.parse(line) as StepAnswer
+  } catch {}
+  throw fail(
+    "Server",
+    `patch_apply's write step could not run in the sandbox: ${result.failure?.detail ?? (result.stderr.trim().slice(0, 400) || `exit ${result.exitCode}`)}.`,
+    "Nothing was written unless the message says otherwise; run `opencode-mcp-orchestrator doctor`, then retry.",
+  )
 }

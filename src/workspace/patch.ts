@@ -1,11 +1,18 @@
 // Collecting an isolated worker's work as a patch: everything in its worktree is recorded in the
 // private repository and diffed against the snapshot, as a binary-safe unified diff with full blob ids
 // (adds, deletes, renames, mode changes, symlinks, binary files; names quoted as git quotes them). The
-// diff is written to a file by git and read as bytes: a text file in a legacy encoding survives.
+// diff is written to a file by git and streamed from there (hashed and copied chunk by chunk, never
+// read whole): a text file in a legacy encoding survives, and a large patch costs no memory. A patch
+// larger than maxPatchBytes is not stored: the worktree stays for the parent to inspect or discard.
 import { createHash } from "node:crypto"
-import { rm } from "node:fs/promises"
+import { readlinkSync } from "node:fs"
+import { rm, stat } from "node:fs/promises"
+import { PATCH_BYTES_BOUNDS } from "../config/schema"
+import { fail } from "../errors"
 import type { HostContext } from "../sandbox"
-import { savePatchBytes, savePatchRecord, type PatchChange, type PatchFile, type PatchRecord } from "./patches"
+import { blobId } from "./apply-step"
+import { shownName } from "./names"
+import { savePatchRecord, storePatchFile, type PatchChange, type PatchFile, type PatchRecord } from "./patches"
 import { privateGit } from "./worktree"
 
 /** What a result carries of a patch; the whole diff stays on disk for patch_show. */
@@ -60,6 +67,9 @@ export function parseDiff(raw: string, numstat: string): PatchFile[] {
 
 const modeName = (mode?: string) => (mode === "120000" ? "symlink" : mode === "100755" ? "executable" : "file")
 
+/** The link's target, escaped like a name, so a reviewer sees where every link goes. */
+const linkFact = (file: PatchFile) => `→ ${file.linkTarget === undefined ? "(target not recorded)" : shownName(file.linkTarget)}`
+
 /** One line per file, cut to SUMMARY_MAX_BYTES with a count of what was left out. Pure. */
 export function summarize(files: PatchFile[]): string {
   const added = files.reduce((sum, file) => sum + file.additions, 0)
@@ -69,7 +79,8 @@ export function summarize(files: PatchFile[]): string {
     const facts = [file.change, file.binary ? "binary" : `+${file.additions} -${file.deletions}`]
     if (file.oldMode && file.newMode && file.oldMode !== file.newMode) facts.push(`${modeName(file.oldMode)} → ${modeName(file.newMode)}`)
     else if (file.newMode === "120000" || (!file.newMode && file.oldMode === "120000")) facts.push("symlink")
-    return `${file.oldPath ? `${file.oldPath} → ` : ""}${file.path} (${facts.join(", ")})`
+    if (file.newMode === "120000") facts.push(linkFact(file))
+    return `${file.oldPath ? `${shownName(file.oldPath)} → ` : ""}${shownName(file.path)} (${facts.join(", ")})`
   })
   const out = [head]
   let size = Buffer.byteLength(head)
@@ -90,7 +101,14 @@ export function summarize(files: PatchFile[]): string {
  * record. Files the worktree's ignore rules exclude (build output) are not part of it; an embedded
  * repository is left out with a warning.
  */
-export async function collectPatch(record: PatchRecord, patchesDir: string, host: HostContext): Promise<PatchRecord> {
+/** Streams a file through sha256 after `base`: patchDigest without holding the bytes. */
+export async function fileDigest(base: string, path: string): Promise<string> {
+  const hash = createHash("sha256").update(base)
+  for await (const chunk of Bun.file(path).stream()) hash.update(chunk)
+  return hash.digest("hex")
+}
+
+export async function collectPatch(record: PatchRecord, patchesDir: string, host: HostContext, maxPatchBytes = PATCH_BYTES_BOUNDS.fallback): Promise<PatchRecord> {
   const layout = record.layout
   const git = (args: string[], what = "collect the patch") => privateGit(layout, host, args, what, { timeoutMs: 120_000 })
   const warnings: string[] = []
@@ -106,35 +124,119 @@ export async function collectPatch(record: PatchRecord, patchesDir: string, host
   const after = (await git(["write-tree"])).trim()
   const diff = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", "--full-index"]
   const output = `${layout.dir}/patch.tmp`
-  await git([...diff, "--binary", `--output=${output}`, record.base, after])
-  const bytes = await Bun.file(output).bytes()
-  await rm(output, { force: true })
-  const files = parseDiff(await git([...diff, "--raw", "--no-abbrev", "-z", record.base, after]), await git([...diff, "--numstat", "-z", record.base, after]))
-  await savePatchBytes(patchesDir, record.id, bytes)
-  Object.assign(record, {
-    status: "ready",
-    collectedAt: new Date().toISOString(),
-    after,
-    digest: patchDigest(record.base, bytes),
-    files,
-    summary: summarize(files),
-    bytes: bytes.byteLength,
-    warnings: warnings.length ? warnings : undefined,
-  })
-  await savePatchRecord(patchesDir, record)
-  return record
+  try {
+    await git([...diff, "--binary", `--output=${output}`, record.base, after])
+    const size = (await stat(output)).size
+    if (size > maxPatchBytes) {
+      record.refused = `the worker's changes make a ${size}-byte patch, more than maxPatchBytes (${maxPatchBytes}).`
+      await savePatchRecord(patchesDir, record)
+      throw fail(
+        "Usage",
+        `The patch was not stored: ${record.refused}`,
+        `Look at what the worker wrote in its worktree ${record.layout.tree} (generated or vendored files?); patch_discard (patch_id "${record.id}") removes it, or raise maxPatchBytes in config.json and run the worker again.`,
+        { oversize: true },
+      )
+    }
+    const files = parseDiff(await git([...diff, "--raw", "--no-abbrev", "-z", record.base, after]), await git([...diff, "--numstat", "-z", record.base, after]))
+    readLinkTargets(layout.tree, files)
+    const digest = await fileDigest(record.base, output)
+    await storePatchFile(patchesDir, record.id, output)
+    Object.assign(record, {
+      status: "ready",
+      collectedAt: new Date().toISOString(),
+      after,
+      digest,
+      files,
+      summary: summarize(files),
+      bytes: size,
+      refused: undefined,
+      warnings: warnings.length ? warnings : undefined,
+    })
+    await savePatchRecord(patchesDir, record)
+    return record
+  } finally {
+    await rm(output, { force: true })
+  }
+}
+
+/**
+ * Every new symlink's target, read from the worktree and kept only when it is the blob the patch
+ * records (so what was read is what patch_apply writes); one that is not stays unrecorded, and
+ * patch_apply then refuses the link without allow_links.
+ */
+function readLinkTargets(tree: string, files: PatchFile[]) {
+  for (const file of files.filter((f) => f.newMode === "120000" && f.newOid)) {
+    let target: string | undefined
+    try {
+      target = readlinkSync(`${tree}/${file.path}`, "utf8")
+    } catch {} // gone or not a link any more: unrecorded
+    if (target !== undefined && blobId(target) === file.newOid) file.linkTarget = target
+  }
 }
 
 /** git writes a change between a symlink and a file as a deletion and an addition: two sections. */
 const isTypeChange = (file: PatchFile) => file.oldMode !== undefined && file.newMode !== undefined && (file.oldMode === "120000") !== (file.newMode === "120000")
 
-/** The diff text of one file of the patch (its one or two sections), or undefined when it has none. Pure. */
-export function fileDiff(text: string, files: PatchFile[], index: number): string | undefined {
-  const sections = fileSections(text)
+/** Where one file's one or two sections are in a patch of `size` bytes whose sections start at `starts`; undefined when it has none. Pure. */
+export function fileRange(starts: number[], size: number, files: PatchFile[], index: number): { start: number; end: number } | undefined {
+  if (index < 0 || index >= files.length) return undefined
   let at = 0
   for (let i = 0; i < index; i++) at += isTypeChange(files[i]!) ? 2 : 1
-  const parts = sections.slice(at, at + (files[index] && isTypeChange(files[index]!) ? 2 : 1))
-  return parts.length ? parts.join("") : undefined
+  const count = isTypeChange(files[index]!) ? 2 : 1
+  if (at >= starts.length) return undefined
+  return { start: starts[at]!, end: starts[at + count] ?? size }
+}
+
+/** The lines that say what a patch changes where (overlap.ts reads only these). */
+const OUTLINE = /^(diff --git |@@ |new file|deleted file|old mode|Binary files|GIT binary patch)/
+
+/**
+ * A stored patch's file headers and hunk headers, streamed: what overlap detection needs, without the
+ * content. A line that cannot be one of them (past its first 32 bytes) is skipped, not accumulated.
+ */
+export async function patchOutline(chunks: AsyncIterable<Uint8Array>): Promise<string> {
+  const kept: string[] = []
+  let rest = ""
+  let skipping = false
+  for await (const chunk of chunks) {
+    const text = Buffer.from(chunk).toString("latin1")
+    let start = 0
+    for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
+      const line = skipping ? "" : rest + text.slice(start, end)
+      if (!skipping && OUTLINE.test(line)) kept.push(line)
+      rest = ""
+      skipping = false
+      start = end + 1
+    }
+    if (skipping) continue
+    rest += text.slice(start)
+    if (rest.length >= 32 && !OUTLINE.test(rest)) {
+      rest = ""
+      skipping = true
+    }
+  }
+  if (!skipping && OUTLINE.test(rest)) kept.push(rest)
+  return Buffer.from(kept.join("\n"), "latin1").toString("utf8")
+}
+
+const HEADER = Buffer.from("\ndiff --git ")
+
+/** The byte offsets where the stored patch's file sections (`diff --git` headers) start, read chunk by chunk. */
+export const sectionStarts = (path: string) => sectionStartsOf(Bun.file(path).stream())
+
+/** The same over any chunks (a test cuts them at every edge). */
+export async function sectionStartsOf(chunks: AsyncIterable<Uint8Array>): Promise<number[]> {
+  const starts: number[] = []
+  // The last bytes of a chunk are kept, so a header split across two chunks is still found.
+  let carry = Buffer.alloc(1, 0x0a)
+  let offset = -1
+  for await (const chunk of chunks) {
+    const window = Buffer.concat([carry, chunk])
+    for (let at = window.indexOf(HEADER); at !== -1; at = window.indexOf(HEADER, at + 1)) starts.push(offset + at + 1)
+    offset += window.length - Math.min(window.length, HEADER.length - 1)
+    carry = window.subarray(window.length - Math.min(window.length, HEADER.length - 1))
+  }
+  return [...new Set(starts)].sort((a, b) => a - b)
 }
 
 /** The patch split into one section per file (`diff --git` headers), in the order of `files`. Pure. */

@@ -3,10 +3,10 @@
 // created (it is the registry entry that admits the worktree as a workspace, see
 // src/sandbox/host-paths.ts) and completed when the worker's patch is collected. Nothing here is
 // deleted except by patch_discard.
-import { readdir } from "node:fs/promises"
+import { chmod, readdir, rename } from "node:fs/promises"
 import { fail } from "../errors"
 import { PATCH_ID } from "../sandbox"
-import { readJson, writeAtomic, writeJson } from "../util/fs"
+import { readJson, writeJson } from "../util/fs"
 import type { WorktreeLayout } from "./worktree"
 
 export type PatchChange = "added" | "modified" | "deleted" | "renamed"
@@ -26,6 +26,8 @@ export interface PatchFile {
   /** Blob ids in the private repository (SHA-1), what the target must hold before and after. */
   oldOid?: string
   newOid?: string
+  /** A symlink's target after the change (its blob's bytes, UTF-8), for review and the link rule. */
+  linkTarget?: string
 }
 
 export interface PatchRecord {
@@ -49,6 +51,8 @@ export interface PatchRecord {
   summary?: string
   bytes?: number
   warnings?: string[]
+  /** Why the worker's work was not stored as a patch (larger than maxPatchBytes); the worktree stays. */
+  refused?: string
 }
 
 export function checkPatchId(id: string): void {
@@ -62,8 +66,12 @@ export function savePatchRecord(dir: string, record: PatchRecord): Promise<void>
   return writeJson(patchRecordFile(dir, record.id), record, 0o600)
 }
 
-export function savePatchBytes(dir: string, id: string, bytes: Uint8Array): Promise<void> {
-  return writeAtomic(patchFile(dir, id), bytes, 0o600)
+/** Moves a patch git wrote elsewhere into the store (copied chunk by chunk, then renamed into place). */
+export async function storePatchFile(dir: string, id: string, from: string): Promise<void> {
+  const temp = `${patchFile(dir, id)}.tmp`
+  await Bun.write(temp, Bun.file(from))
+  await chmod(temp, 0o600)
+  await rename(temp, patchFile(dir, id))
 }
 
 export async function readPatchRecord(dir: string, id: string): Promise<PatchRecord | undefined> {
@@ -71,14 +79,15 @@ export async function readPatchRecord(dir: string, id: string): Promise<PatchRec
   return readJson<PatchRecord>(patchRecordFile(dir, id))
 }
 
-/** The record and its bytes, or a Usage error saying how to find a patch that exists. */
-export async function loadPatch(dir: string, id: string): Promise<{ record: PatchRecord; bytes: Uint8Array }> {
+/** The record and where its bytes are (read them in pieces), or a Usage error saying how to find a patch that exists. */
+export async function loadPatch(dir: string, id: string): Promise<{ record: PatchRecord; file: string; size: number }> {
   const record = await readPatchRecord(dir, id)
   if (!record) throw fail("Usage", `No patch ${id}.`, "It was discarded, or never existed; task_result of the worker shows its patch_id.")
+  if (record.refused) throw fail("Usage", `Patch ${id} was not stored: ${record.refused}`, `The worker's files stay in its worktree ${record.layout.tree}; patch_discard removes them.`)
   if (record.status !== "ready" || !record.digest) throw fail("Usage", `Patch ${id} is not collected yet: its worker is still running.`, "Wait for the worker with task_status, then retry.")
   const file = Bun.file(patchFile(dir, id))
   if (!(await file.exists())) throw fail("Server", `The patch file of ${id} is missing from ${dir}.`, "Discard it with patch_discard and run the worker again.")
-  return { record, bytes: await file.bytes() }
+  return { record, file: patchFile(dir, id), size: file.size }
 }
 
 /** Every stored patch record, newest first (task_list and doctor show the waiting ones). */

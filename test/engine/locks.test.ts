@@ -19,6 +19,35 @@ test("two lock tables on one directory (two MCP processes) admit one writer per 
   expect(error.hint).toContain("task_cancel")
 })
 
+test("writer states conflict along the path: an ancestor, a descendant, never a sibling with a shared prefix", async () => {
+  await using dir = await tempDir("oc-orch-locks-")
+  const locks = new WriterLocks(`${dir.path}/locks`)
+  expect((await locks.tryAcquire("/repo/sub", "task_in_1")).acquired).toBe(true)
+  for (const [workspace, id] of [
+    ["/repo", "patch_x_1"],
+    ["/repo/sub/deep", "task_d_2"],
+    ["/repo/sub", "task_s_3"],
+  ] as const) {
+    const refused = await locks.tryAcquire(workspace, id)
+    if (refused.acquired) throw new Error(`${workspace} was admitted beside /repo/sub`)
+    expect(refused.holder.taskID).toBe("task_in_1")
+    expect(lockedError(refused.holder, workspace).message).toContain(workspace === "/repo/sub" ? "The workspace /repo/sub is held by task task_in_1" : `${workspace} overlaps /repo/sub`)
+  }
+  // The refused acquirers left no state behind: once the holder clears, the ancestor is free.
+  expect((await locks.list()).map((lock) => lock.workspace)).toEqual(["/repo/sub"])
+  // Control: a sibling whose name starts the same is another directory.
+  expect((await locks.tryAcquire("/repo/subway", "task_w_4")).acquired).toBe(true)
+  await locks.clear("/repo/sub", "task_in_1")
+  expect((await locks.tryAcquire("/repo/other", "task_o_5")).acquired).toBe(true)
+  expect((await locks.tryAcquire("/repo", "patch_y_2")).acquired).toBe(false)
+  // Racing acquirers on nested paths: never both.
+  for (let round = 0; round < 20; round++) {
+    const table = new WriterLocks(`${dir.path}/race-${round}`)
+    const both = await Promise.all([table.tryAcquire("/r", `task_a_${round}`), new WriterLocks(`${dir.path}/race-${round}`).tryAcquire("/r/s", `task_b_${round}`)])
+    expect(both.filter((r) => r.acquired).length).toBeLessThanOrEqual(1)
+  }
+})
+
 test("states move only for the holder; clear only by the holder; a dead owner's state is orphaned", async () => {
   await using dir = await tempDir("oc-orch-locks-")
   const locks = new WriterLocks(`${dir.path}/states`)

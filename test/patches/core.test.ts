@@ -4,6 +4,7 @@
 import { expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { cp, mkdir, rm, symlink, writeFile } from "node:fs/promises"
+import { dirname } from "node:path"
 import { applyPatch } from "../../src/workspace/apply"
 import { collectPatch, patchDigest } from "../../src/workspace/patch"
 import { listPatches, type PatchRecord } from "../../src/workspace/patches"
@@ -44,8 +45,10 @@ test("a dirty tree is snapshotted exactly, every kind of change round-trips thro
   expect(Buffer.byteLength(patch.summary!)).toBeLessThanOrEqual(2048)
   expect(patch.digest).toMatch(/^[0-9a-f]{64}$/)
 
-  const bytes = await Bun.file(`${paths.patchesDir}/${record.id}.patch`).bytes()
-  await applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host })
+  const patchFile = `${paths.patchesDir}/${record.id}.patch`
+  // dir/keep.txt turns from a file into a link: written only when the caller allows links.
+  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(/dir\/keep\.txt → \.\.\/README\.md \(it turns a file into a link\)/)
+  await applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host, allowLinks: true })
   expect(await listing(repo, notLogs)).toEqual(await listing(layout.tree, notLogs))
   // Nothing staged or committed: the index still holds only the user's staged edit.
   expect(await git(repo, "diff", "--cached", "--name-only")).toBe("src/a.txt\n")
@@ -60,7 +63,7 @@ test("a dirty tree is snapshotted exactly, every kind of change round-trips thro
   expect(await fingerprintTree(`${repo}/.git`)).toBe(metadata)
 }, 60_000)
 
-type Case = { repo: string; dir: string; bytes: Uint8Array; digest: string; record: PatchRecord }
+type Case = { repo: string; dir: string; patchFile: string; digest: string; record: PatchRecord }
 
 const REFUSALS: Array<[string, RegExp, (c: Case) => Promise<Partial<Case> | undefined>]> = [
   ["a stale digest", /digest does not match/, async () => ({ digest: "0".repeat(64) })],
@@ -88,9 +91,11 @@ const REFUSALS: Array<[string, RegExp, (c: Case) => Promise<Partial<Case> | unde
   [
     "a hunk that does not apply (a patch altered on disk, its digest recomputed)",
     /a hunk does not apply/,
-    async ({ bytes, record }) => {
+    async ({ patchFile, record, dir }) => {
+      const bytes = await Bun.file(patchFile).bytes()
       const altered = Buffer.from(Buffer.from(bytes).toString("latin1").replace(" two (staged)\n three\n+four", " two (staged)\n 3\n+four"), "latin1")
-      return { bytes: altered, digest: patchDigest(record.base, altered), record: { ...record, digest: patchDigest(record.base, altered) } }
+      await writeFile(`${dir}/altered.patch`, altered)
+      return { patchFile: `${dir}/altered.patch`, digest: patchDigest(record.base, altered), record: { ...record, digest: patchDigest(record.base, altered) } }
     },
   ],
 ]
@@ -103,17 +108,17 @@ test.each(REFUSALS)(
     const { record, layout } = await createWorktree(repo, host, paths)
     await everyChange(layout.tree)
     const patch = await collectPatch(record, paths.patchesDir, host)
-    const bytes = await Bun.file(`${paths.patchesDir}/${record.id}.patch`).bytes()
-    const base: Case = { repo, dir: dir.path, bytes, digest: patch.digest!, record: patch }
+    const patchFile = `${paths.patchesDir}/${record.id}.patch`
+    const base: Case = { repo, dir: dir.path, patchFile, digest: patch.digest!, record: patch }
     const target = { ...base, ...(await arrange(base)) }
     const before = await listing(target.repo)
     const metadata = await fingerprintTree(`${target.repo}/.git`)
-    await expect(applyPatch({ record: target.record, bytes: target.bytes, digest: target.digest, workspace: target.repo, host })).rejects.toThrow(refusal)
+    await expect(applyPatch({ record: target.record, patchFile: target.patchFile, digest: target.digest, workspace: target.repo, host, allowLinks: true })).rejects.toThrow(refusal)
     expect(await listing(target.repo)).toEqual(before)
     expect(await fingerprintTree(`${target.repo}/.git`)).toBe(metadata)
     // Control: where the repository itself was left as it was, the genuine patch applies to it.
-    if (target.repo === repo && target.bytes === bytes && target.digest === patch.digest) return
-    await applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host })
+    if (target.repo === repo && target.patchFile === patchFile && target.digest === patch.digest) return
+    await applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host, allowLinks: true })
     expect(await listing(repo, notLogs)).toEqual(await listing(layout.tree, notLogs))
   },
   60_000,
@@ -127,11 +132,11 @@ test("a patch that changes files other programs run on their own is refused unle
   await writeFile(`${layout.tree}/.github/workflows/ci.yml`, "on: push\n")
   await writeFile(`${layout.tree}/.envrc`, "export X=1\n")
   const patch = await collectPatch(record, paths.patchesDir, host)
-  const bytes = await Bun.file(`${paths.patchesDir}/${record.id}.patch`).bytes()
+  const patchFile = `${paths.patchesDir}/${record.id}.patch`
   const before = await listing(repo)
-  await expect(applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(/run on their own: \.envrc, \.github\/workflows\/ci\.yml/)
+  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(/run on their own: \.envrc, \.github\/workflows\/ci\.yml/)
   expect(await listing(repo)).toEqual(before)
-  await applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host, allowAutorun: true })
+  await applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host, allowAutorun: true })
   expect(await Bun.file(`${repo}/.envrc`).text()).toBe("export X=1\n")
 }, 60_000)
 
@@ -145,12 +150,12 @@ test("a patch changing what a link in an autorun entry reaches is refused; the s
   const { record, layout } = await createWorktree(repo, host, paths)
   await writeFile(`${layout.tree}/ci/deploy.yml`, "on: push\njobs: { x: { steps: [curl attacker] } }\n")
   const patch = await collectPatch(record, paths.patchesDir, host)
-  const bytes = await Bun.file(`${paths.patchesDir}/${record.id}.patch`).bytes()
-  await expect(applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(/run on their own: ci\/deploy\.yml\. .*reached through \.github\/workflows/)
+  const patchFile = `${paths.patchesDir}/${record.id}.patch`
+  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(/run on their own: ci\/deploy\.yml\. .*reached through \.github\/workflows/)
   expect(await Bun.file(`${repo}/ci/deploy.yml`).text()).toBe("on: push\n")
   // Control: without the link, ci/ is an ordinary directory and the same patch applies.
   await rm(`${repo}/.github/workflows`)
-  await applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host })
+  await applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })
   expect(await Bun.file(`${repo}/ci/deploy.yml`).text()).toContain("curl attacker")
 }, 60_000)
 
@@ -165,7 +170,62 @@ test("a directory replaced by a file of its name, and a file replaced by a direc
   await mkdir(`${layout.tree}/del.txt`)
   await writeFile(`${layout.tree}/del.txt/inside.txt`, "now a directory\n")
   const patch = await collectPatch(record, paths.patchesDir, host)
-  const bytes = await Bun.file(`${paths.patchesDir}/${record.id}.patch`).bytes()
-  await applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host })
+  await applyPatch({ record: patch, patchFile: `${paths.patchesDir}/${record.id}.patch`, digest: patch.digest!, workspace: repo, host })
+  expect(await listing(repo, notLogs)).toEqual(await listing(layout.tree, notLogs))
+}, 60_000)
+
+test("a stored patch changed on disk after review is refused: patch_apply re-hashes the bytes it streams", async () => {
+  await using dir = await tempDir("oc-orch-tamper-")
+  const { repo, host, paths } = await patchWorld(dir.path)
+  const { record, layout } = await createWorktree(repo, host, paths)
+  await writeFile(`${layout.tree}/src/a.txt`, "one\ntwo (staged)\nthree\nfour\n")
+  const patch = await collectPatch(record, paths.patchesDir, host)
+  const patchFile = `${paths.patchesDir}/${record.id}.patch`
+  const original = await Bun.file(patchFile).bytes()
+  await writeFile(patchFile, Buffer.from(Buffer.from(original).toString("latin1").replace("+four", "+evil"), "latin1"))
+  const before = await listing(repo)
+  // A run directory a killed apply left behind goes with the next apply.
+  await mkdir(`${layout.dir}/apply-deadbeef/tree`, { recursive: true })
+  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(/does not match its digest/)
+  expect(existsSync(`${layout.dir}/apply-deadbeef`)).toBe(false)
+  expect(await listing(repo)).toEqual(before)
+  // Control: the bytes as reviewed apply.
+  await writeFile(patchFile, original)
+  await applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })
+  expect(await Bun.file(`${repo}/src/a.txt`).text()).toBe("one\ntwo (staged)\nthree\nfour\n")
+}, 60_000)
+
+test("an apply killed while writing (a journal, no done mark) is rolled back by the next apply, which then applies; control: without the journal the next apply is refused", async () => {
+  await using dir = await tempDir("oc-orch-killed-")
+  const { repo, host, paths } = await patchWorld(dir.path)
+  const { record, layout } = await createWorktree(repo, host, paths)
+  await everyChange(layout.tree)
+  const patch = await collectPatch(record, paths.patchesDir, host)
+  const patchFile = `${paths.patchesDir}/${record.id}.patch`
+  const pristine = `${dir.path}/pristine`
+  await cp(repo, pristine, { recursive: true, verbatimSymlinks: true })
+  // The killed apply: every file written but src/a.txt, and neither the done mark nor the cleanup.
+  await applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host, allowLinks: true })
+  await cp(`${pristine}/src/a.txt`, `${repo}/src/a.txt`)
+  const halfWritten = await listing(repo)
+  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host, allowLinks: true })).rejects.toThrow(/changed since the snapshot/)
+  expect(await listing(repo)).toEqual(halfWritten)
+  const run = `${layout.dir}/apply-0badf00d`
+  for (const file of patch.files!.filter((f) => f.oldOid)) {
+    const source = file.oldPath ?? file.path
+    await mkdir(dirname(`${run}/before/${source}`), { recursive: true })
+    await cp(`${pristine}/${source}`, `${run}/before/${source}`, { verbatimSymlinks: true })
+  }
+  await writeFile(`${run}/journal.json`, JSON.stringify({ workspace: repo, files: patch.files }))
+  // Someone edited a file the killed apply had written: the rollback keeps it, names it, and stops.
+  await writeFile(`${repo}/new.bin`, "mine\n")
+  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host, allowLinks: true })).rejects.toThrow(
+    /killed while writing; it was rolled back except for new\.bin, changed since/,
+  )
+  expect(await Bun.file(`${repo}/new.bin`).text()).toBe("mine\n")
+  expect(existsSync(run)).toBe(false)
+  await rm(`${repo}/new.bin`)
+  expect(await listing(repo)).toEqual(await listing(pristine))
+  await applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host, allowLinks: true })
   expect(await listing(repo, notLogs)).toEqual(await listing(layout.tree, notLogs))
 }, 60_000)

@@ -92,12 +92,12 @@ test("a subdirectory as cwd: the snapshot is that directory, and the patch appli
   await writeFile(`${layout.tree}/a.txt`, "a\nb\n")
   const patch = await collectPatch(record, paths.patchesDir, host)
   expect(patch.files?.map((file) => file.path)).toEqual(["a.txt"])
-  const bytes = await Bun.file(`${paths.patchesDir}/${record.id}.patch`).bytes()
-  await applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: `${repo}/pkg`, host })
+  const patchFile = `${paths.patchesDir}/${record.id}.patch`
+  await applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: `${repo}/pkg`, host })
   expect(await Bun.file(`${repo}/pkg/a.txt`).text()).toBe("a\nb\n")
   expect(await Bun.file(`${repo}/top.txt`).text()).toBe("top\n")
   // The same patch names the repository root as another workspace.
-  await expect(applyPatch({ record: patch, bytes, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(/not the workspace/)
+  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(/not the workspace/)
 })
 
 test.each([

@@ -26,6 +26,7 @@ beforeAll(async () => {
         },
       ],
     },
+    big: { turns: [{ steps: [{ tool: "sandbox_shell", args: { command: "head -c 1500000 /dev/urandom > big.bin && echo small > small.txt && echo wrote" } }, { text: "Wrote big.bin." }] }] },
     peek: {
       turns: [
         {
@@ -85,7 +86,12 @@ test("an isolated worker leaves the user's tree and .git alone; its patch applie
     expect(text(stale)).toContain("digest")
     expect(await listing(cwd)).toEqual(tree)
 
-    const applied = await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } })
+    // dir/keep.txt turns from a file into a link: refused, named with its target, until allow_links says so.
+    const linked = await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } })
+    expect(linked.isError).toBe(true)
+    expect(text(linked)).toContain("dir/keep.txt → ../README.md (it turns a file into a link)")
+    expect(await listing(cwd)).toEqual(tree)
+    const applied = await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest, allow_links: true } })
     expect(applied.isError).toBeFalsy()
     expect(await listing(cwd, notLogs)).toEqual(await listing(worktree, notLogs))
     expect(await fingerprintTree(`${cwd}/.git`)).toBe(metadata)
@@ -175,7 +181,7 @@ test("patch_apply is refused while an in-place worker holds the workspace, and a
     expect(text(held)).toContain(`held by task ${writer.task_id}`)
     expect(await listing(cwd)).toEqual(before)
     expect(structured(await client.callTool({ name: "task_cancel", arguments: { task_id: writer.task_id } })).status).toBe("cancelled")
-    expect((await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } })).isError).toBeFalsy()
+    expect((await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest, allow_links: true } })).isError).toBeFalsy()
     expect(await Bun.file(`${cwd}/new name.txt`).exists()).toBe(true)
     expect(await lockFiles(world)).toEqual([])
   } finally {
@@ -202,6 +208,41 @@ test("patch_discard is refused while the isolated worker runs; a cancelled isola
     expect((await client.callTool({ name: "patch_discard", arguments: { patch_id: patchId } })).isError).toBeFalsy()
     expect(existsSync(record!.workspace)).toBe(false)
   } finally {
+    await close()
+  }
+}, 120_000)
+
+test("a patch over maxPatchBytes is not stored: the worker ends needs_review with the reason and the next step, its worktree kept; control: under the cap it is stored", async () => {
+  const cwd = await repo()
+  const config = await Bun.file(world.home.paths.configFile).json()
+  const { client, close } = await connect(world)
+  try {
+    const stored = structured(await client.callTool({ name: "worker", arguments: { cwd, task: "Write a big file. [script:big]", isolation: "worktree" } }))
+    expect(stored.status).toBe("succeeded")
+    const under = stored.patch as PatchOut
+    expect(existsSync(`${world.home.paths.patchesDir}/${under.patch_id}.patch`)).toBe(true)
+    expect((await client.callTool({ name: "patch_discard", arguments: { patch_id: under.patch_id } })).isError).toBeFalsy()
+
+    await Bun.write(world.home.paths.configFile, JSON.stringify({ ...config, maxPatchBytes: 1024 * 1024 }))
+    const result = await client.callTool({ name: "worker", arguments: { cwd, task: "Write a big file. [script:big]", isolation: "worktree" } })
+    const out = structured(result)
+    expect(out.status).toBe("needs_review")
+    expect(out.patch).toBeUndefined()
+    expect(text(result)).toMatch(
+      /warning: The worker's edits could not be collected as a patch: The patch was not stored: the worker's changes make a \d+-byte patch, more than maxPatchBytes \(1048576\)/,
+    )
+    expect(String(out.next)).toContain("raise maxPatchBytes in config.json")
+    const record = await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${out.task_id}.json`)
+    const patchId = record!.isolation!.patchId
+    expect(existsSync(`${world.home.paths.patchesDir}/${patchId}.patch`)).toBe(false)
+    expect(existsSync(`${record!.workspace}/big.bin`)).toBe(true)
+    const shown = await client.callTool({ name: "patch_show", arguments: { patch_id: patchId } })
+    expect(shown.isError).toBe(true)
+    expect(text(shown)).toContain("was not stored")
+    expect((await client.callTool({ name: "patch_discard", arguments: { patch_id: patchId } })).isError).toBeFalsy()
+    expect(existsSync(record!.workspace)).toBe(false)
+  } finally {
+    await Bun.write(world.home.paths.configFile, JSON.stringify(config))
     await close()
   }
 }, 120_000)

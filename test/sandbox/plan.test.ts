@@ -139,3 +139,27 @@ describe("hostContext", () => {
     expect(context.credentials).toEqual(["/d/opencode", "/d/opencode-mcp-orchestrator"])
   })
 })
+
+describe("extra writable directories and our own programs (patch_apply's write step)", () => {
+  const runner = { kind: "runner", workspace: "writable", network: "disabled" } as const
+  const request = (extra: { writable?: string[]; programs?: string[] }) => planSandbox({ profile: runner, workspace: `${root}/ws`, host, ...extra }, hostFs)
+
+  test("a writable directory is bound read-write, a program file and a program directory read-only", () => {
+    mkdirSync(`${root}/run`, { recursive: true })
+    mkdirSync(`${root}/prog`, { recursive: true })
+    writeFileSync(`${root}/prog/bin`, "")
+    const args = bwrapArgs(request({ writable: [`${root}/run`], programs: [`${root}/prog/bin`, `${root}/prog`] }), ["/bin/true"])
+    expect(pairs(args, "--bind")).toContain(`${root}/run ${root}/run`)
+    expect(pairs(args, "--ro-bind")).toEqual(expect.arrayContaining([`${root}/prog/bin ${root}/prog/bin`, `${root}/prog ${root}/prog`]))
+  })
+
+  // Built when the test runs: the temporary root exists only from beforeAll on.
+  test.each([
+    ["a writable directory inside the workspace", () => ({ writable: [`${root}/ws/src`] }), /overlaps/],
+    ["a writable directory that is HOME's credential store", () => ({ writable: [`${root}/home/.ssh`] }), /credential store/],
+    ["a program that is a symlink to HOME", () => ({ programs: [`${root}/home-alias`] }), /it is HOME itself/],
+    ["a program directory containing HOME", () => ({ programs: [root] }), /contains HOME/],
+  ] as const)("refuses %s", (_, extra, refusal) => {
+    expect(() => request(extra())).toThrow(refusal)
+  })
+})

@@ -14,6 +14,7 @@ import { STATUSES } from "../../engine/result"
 import { isFinished, type TaskRecord } from "../../engine/tasks"
 import { describe, fail } from "../../errors"
 import type { Delegation } from "../../policy/mode"
+import { patchOutline } from "../../workspace/patch"
 import { loadPatch } from "../../workspace/patches"
 import { overlaps } from "../../workspace/overlap"
 import { syncBudget } from "../calls"
@@ -177,7 +178,7 @@ async function groupResult(delegations: Delegations, groupId: string, tasks: Mem
       .map(async ({ owner, id }) => {
         // A patch discarded since is simply not compared.
         const loaded = await loadPatch(delegations.runtime.paths.patchesDir, id).catch(() => undefined)
-        return loaded && { owner, text: new TextDecoder().decode(loaded.bytes) }
+        return loaded && { owner, text: await patchOutline(Bun.file(loaded.file).stream()) }
       }),
   )
   const found = overlaps(patches.filter((patch) => patch !== undefined)).map((overlap) => ({ path: overlap.path, task_ids: overlap.owners }))

@@ -24,18 +24,26 @@ export function registerPatchApply(server: McpServer, delegations: Delegations) 
           .describe(
             "Optional: also write files other programs run, or agents read as instructions, on their own (AGENTS.md, CI, hooks, assistant/MCP config, package.json install scripts, policy markers); refused by default.",
           ),
+        allow_links: z
+          .boolean()
+          .optional()
+          .describe(
+            "Optional: also write symlinks that point outside the repository (or into Git metadata) and links that replace a file or directory; refused by default. The summary names every link with its target.",
+          ),
       },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
     async (args) => {
       try {
         const { runtime } = delegations
-        const { record, bytes } = await loadPatch(runtime.paths.patchesDir, args.patch_id)
+        const { record, file } = await loadPatch(runtime.paths.patchesDir, args.patch_id)
         const config = await runtime.config()
         const host = hostContext(runtime.flags, config.sandboxRuntime.trustedRoots)
         const workspace = await canonicalWorkspace(args.cwd ?? record.source.workspace, host, config)
         // Holding the writer state: an in-place worker or writable runner cannot change the files between the checks and the writes.
-        const files = await delegations.holding(workspace, record.id, () => applyPatch({ record, bytes, digest: args.digest, workspace, host, allowAutorun: args.allow_autorun }))
+        const files = await delegations.holding(workspace, record.id, () =>
+          applyPatch({ record, patchFile: file, digest: args.digest, workspace, host, allowAutorun: args.allow_autorun, allowLinks: args.allow_links }),
+        )
         const text = `Applied patch ${record.id} to ${workspace}: ${files.length} file${files.length === 1 ? "" : "s"} written as working-tree changes (nothing staged or committed).\n${record.summary ?? ""}\nnext: review with git diff / git status; patch_discard removes the patch and its worktree.`
         return {
           content: [{ type: "text", text }],

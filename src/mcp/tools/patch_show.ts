@@ -2,7 +2,8 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { z } from "zod"
 import type { Delegations } from "../../engine/lifecycle"
 import { fail } from "../../errors"
-import { fileDiff } from "../../workspace/patch"
+import { shownName } from "../../workspace/names"
+import { fileRange, sectionStarts } from "../../workspace/patch"
 import { loadPatch } from "../../workspace/patches"
 import { errorResult } from "../shared"
 import description from "./patch_show.md" with { type: "text" }
@@ -27,29 +28,34 @@ export function registerPatchShow(server: McpServer, delegations: Delegations) {
     },
     async (args) => {
       try {
-        const { record, bytes } = await loadPatch(delegations.runtime.paths.patchesDir, args.patch_id)
+        const { record, file, size } = await loadPatch(delegations.runtime.paths.patchesDir, args.patch_id)
         const files = record.files ?? []
-        // Offsets count bytes (Latin-1 maps each byte to one character); a page edge inside a UTF-8 character shows as U+FFFD.
-        let text = Buffer.from(bytes).toString("latin1")
+        // Offsets count bytes, and only the page is read; a page edge inside a UTF-8 character shows as U+FFFD.
+        let range = { start: 0, end: size }
         if (args.file) {
-          const index = files.findIndex((file) => file.path === args.file || file.oldPath === args.file)
-          const section = index < 0 ? undefined : fileDiff(text, files, index)
-          if (index < 0 || section === undefined)
+          const index = files.findIndex((entry) => entry.path === args.file || entry.oldPath === args.file)
+          const found = index < 0 ? undefined : fileRange(await sectionStarts(file), size, files, index)
+          if (index < 0 || found === undefined)
             throw fail(
               "Usage",
-              `Patch ${record.id} does not change ${args.file}.`,
+              `Patch ${record.id} does not change ${shownName(args.file)}.`,
               `It changes: ${files
-                .map((file) => file.path)
+                .map((entry) => shownName(entry.path))
                 .join(", ")
                 .slice(0, 1000)}.`,
             )
-          text = section
+          range = found
         }
-        const offset = args.offset ?? 0
-        const end = Math.min(text.length, offset + (args.limit ?? PAGE))
-        const page = Buffer.from(text.slice(offset, end), "latin1").toString("utf8")
-        const next = end < text.length ? end : undefined
-        const header = `patch ${record.id} · digest ${record.digest} · characters ${offset}-${end} of ${text.length}${next === undefined ? "" : ` · next_offset ${next}`}`
+        const total = range.end - range.start
+        const offset = Math.min(args.offset ?? 0, total)
+        const end = Math.min(total, offset + (args.limit ?? PAGE))
+        const page = Buffer.from(
+          await Bun.file(file)
+            .slice(range.start + offset, range.start + end)
+            .arrayBuffer(),
+        ).toString("utf8")
+        const next = end < total ? end : undefined
+        const header = `patch ${record.id} · digest ${record.digest} · characters ${offset}-${end} of ${total}${next === undefined ? "" : ` · next_offset ${next}`}`
         return {
           content: [{ type: "text", text: `${header}\n${record.summary ?? ""}\n\n${page}` }],
           structuredContent: {
@@ -57,10 +63,18 @@ export function registerPatchShow(server: McpServer, delegations: Delegations) {
             digest: record.digest,
             workspace: record.source.workspace,
             summary: record.summary,
-            files: files.map((file) => ({ path: file.path, old_path: file.oldPath, change: file.change, additions: file.additions, deletions: file.deletions, binary: file.binary })),
+            files: files.map((file) => ({
+              path: file.path,
+              old_path: file.oldPath,
+              change: file.change,
+              additions: file.additions,
+              deletions: file.deletions,
+              binary: file.binary,
+              link_target: file.linkTarget,
+            })),
             diff: page,
             offset,
-            total: text.length,
+            total,
             next_offset: next,
           },
         }

@@ -3,6 +3,7 @@ import { z } from "zod"
 import type { Delegations } from "../../engine/lifecycle"
 import { STATUSES } from "../../engine/result"
 import { corruptFiles } from "../../util/state-file"
+import { shownName } from "../../workspace/names"
 import { listPatches } from "../../workspace/patches"
 import { errorResult } from "../shared"
 import description from "./task_list.md" with { type: "text" }
@@ -49,7 +50,7 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
         const inside = (workspace: string) => !args.cwd || workspace === args.cwd || workspace.startsWith(`${args.cwd}/`)
         const all = (await delegations.list()).filter((record) => (!args.status || record.status === args.status) && inside(record.isolation?.source ?? record.workspace))
         const tasks = all.slice(0, args.limit).map((record) => statusOfRecord(record))
-        const lines = tasks.length ? tasks.map((t) => `${t.task_id}  ${t.status.padEnd(12)} ${t.role.padEnd(7)} ${t.workspace}`) : ["No tasks."]
+        const lines = tasks.length ? tasks.map((t) => `${t.task_id}  ${t.status.padEnd(12)} ${t.role.padEnd(7)} ${shownName(t.workspace)}`) : ["No tasks."]
         const patches = (await listPatches(delegations.runtime.paths.patchesDir))
           .filter((patch) => inside(patch.source.workspace))
           .map((patch) => ({
@@ -63,7 +64,7 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
           }))
         for (const patch of patches)
           lines.push(
-            `${patch.patch_id}  ${patch.status === "open" ? "open (its worker runs)" : `waiting: ${patch.files} files, ${patch.bytes} bytes`} for ${patch.workspace} (patch_apply or patch_discard)`,
+            `${patch.patch_id}  ${patch.status === "open" ? "open (its worker runs)" : `waiting: ${patch.files} files, ${patch.bytes} bytes`} for ${shownName(patch.workspace)} (patch_apply or patch_discard)`,
           )
         // Reported once: each corrupt file moved aside since the last task_list.
         const corrupt = corruptFiles.splice(0).map((file) => ({ path: file.path, moved_to: file.movedTo, reason: file.reason, fix: file.fix }))

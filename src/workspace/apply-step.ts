@@ -1,0 +1,279 @@
+// The part of patch_apply that touches the user's files, run inside bwrap (apply.ts starts it) with
+// only the workspace and this apply's run directory writable. Every path here is followed by the
+// kernel of that mount namespace: a directory swapped for a symlink to HOME while this runs resolves
+// to a read-only or empty place in the sandbox, never to the host's HOME. The checks below are for
+// good errors; the confinement does not depend on them.
+// It reads one JSON request on stdin and prints one JSON answer line; it imports only node: builtins
+// the process wrapper and the name escaper, so from source it runs with nothing but src/ mounted.
+import { createHash, randomBytes } from "node:crypto"
+import { chmod, copyFile, lstat, mkdir, readdir, readlink, rename, rm, rmdir, symlink, writeFile } from "node:fs/promises"
+import { dirname } from "node:path"
+import { run } from "../util/process"
+import { shownName } from "./names"
+
+/** What the step needs of a patch's file entry (patches.ts PatchFile). */
+export interface StepFile {
+  path: string
+  oldPath?: string
+  oldMode?: string
+  newMode?: string
+  oldOid?: string
+  newOid?: string
+}
+
+export interface StepRequest {
+  workspace: string
+  /** This apply's directory (ours): the patch file, the staging tree, the rollback copy, the journal. */
+  run: string
+  files: StepFile[]
+  /** Undo what an apply killed while writing left (its run directory's journal), instead of applying. */
+  recover?: boolean
+}
+
+export type StepAnswer = { ok: true; written: number; kept?: string[] } | { ok: false; refused: boolean; message: string; hint: string }
+
+/** Written before the first write, `done` after the last (or after a rollback): a journal without `done` is an apply killed mid-write. */
+export const journalFile = (run: string) => `${run}/journal.json`
+export const doneFile = (run: string) => `${run}/done`
+
+class StepError extends Error {
+  constructor(
+    readonly refused: boolean,
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message)
+  }
+}
+
+const refuse = (message: string, hint: string): never => {
+  throw new StepError(true, message, hint)
+}
+
+/** A Git blob id (SHA-1, as the private repository uses) of bytes. */
+export function blobId(bytes: Uint8Array | string): string {
+  const data = typeof bytes === "string" ? Buffer.from(bytes) : bytes
+  return createHash("sha1").update(`blob ${data.byteLength}\0`).update(data).digest("hex")
+}
+
+/** What is at a path, as git would record it: mode and blob id, or undefined when nothing is. */
+export async function entryOf(path: string): Promise<{ mode: string; oid: string } | undefined> {
+  const info = await lstat(path).catch(() => undefined) // absent is an answer here
+  if (!info) return undefined
+  if (info.isSymbolicLink()) return { mode: "120000", oid: blobId(await readlink(path)) }
+  if (info.isDirectory()) return { mode: "directory", oid: "" }
+  if (!info.isFile()) return { mode: "other", oid: "" }
+  // Hashed as it streams: a large file costs no memory.
+  const hash = createHash("sha1").update(`blob ${info.size}\0`)
+  for await (const chunk of Bun.file(path).stream()) hash.update(chunk)
+  return { mode: info.mode & 0o100 ? "100755" : "100644", oid: hash.digest("hex") }
+}
+
+/** Paths the patch deletes or renames away: gone before anything is written. */
+export const removedPaths = (files: StepFile[]) => new Set(files.filter((file) => file.oldPath || !file.newOid).map((file) => file.oldPath ?? file.path))
+
+/**
+ * The first directory between `root` and `path` that is a symlink or not a directory, if any. A file
+ * or symlink the patch removes (`removed`) is gone before anything is written: below it is new ground.
+ */
+async function badParent(root: string, path: string, removed: Set<string>): Promise<string | undefined> {
+  const parts = path.split("/").slice(0, -1)
+  for (let i = 1; i <= parts.length; i++) {
+    const dir = parts.slice(0, i).join("/")
+    const info = await lstat(`${root}/${dir}`).catch(() => undefined) // a missing directory is created on apply
+    if (!info || (!info.isDirectory() && removed.has(dir))) return undefined
+    if (info.isSymbolicLink()) return `${dir} is a symlink`
+    if (!info.isDirectory()) return `${dir} is not a directory`
+  }
+  return undefined
+}
+
+/** True when `dir` holds nothing but files the patch removes (it is pruned before a file takes its place). */
+async function emptiedBy(root: string, dir: string, removed: Set<string>): Promise<boolean> {
+  const entries = await readdir(`${root}/${dir}`, { recursive: true })
+  for (const entry of entries) {
+    const info = await lstat(`${root}/${dir}/${entry}`)
+    if (!info.isDirectory() && !removed.has(`${dir}/${entry}`)) return false
+  }
+  return true
+}
+
+/** Every target holds what the snapshot held, no parent is a symlink, nothing is in the way. */
+async function checkTargets(workspace: string, files: StepFile[]) {
+  const removed = removedPaths(files)
+  for (const file of files) {
+    for (const path of [file.path, file.oldPath].filter((p): p is string => p !== undefined)) {
+      const parent = await badParent(workspace, path, removed)
+      if (parent) refuse(`a parent directory of ${shownName(path)} is not a plain directory: ${parent}.`, "Restore that directory (a symlink is never followed), then retry.")
+    }
+    const source = file.oldPath ?? file.path
+    const now = await entryOf(`${workspace}/${source}`)
+    if (file.oldOid) {
+      if (!now || now.oid !== file.oldOid || now.mode !== file.oldMode)
+        refuse(`${shownName(source)} changed since the snapshot.`, "Review the patch against the file as it is now (patch_show) and apply the change by hand, or run the worker again.")
+    } else if (now && !(now.mode === "directory" && (await emptiedBy(workspace, source, removed))))
+      refuse(`${shownName(source)} exists, but the patch creates it.`, "Move that file aside, or apply the change by hand.")
+    const target = file.oldPath && file.oldPath !== file.path ? await entryOf(`${workspace}/${file.path}`) : undefined
+    if (target && !removed.has(file.path) && !(target.mode === "directory" && (await emptiedBy(workspace, file.path, removed))))
+      refuse(`${shownName(file.path)} exists, but the patch renames ${shownName(file.oldPath ?? "")} onto it.`, "Move that file aside, or apply the change by hand.")
+  }
+}
+
+async function copyEntry(from: string, to: string) {
+  await mkdir(dirname(to), { recursive: true })
+  const info = await lstat(from)
+  if (info.isSymbolicLink()) await symlink(await readlink(from), to)
+  // Swapped for a FIFO or a device since the check: opening it could block the step until its timeout.
+  else if (!info.isFile()) throw new StepError(true, `${shownName(from)} is no longer a regular file.`, "Restore it, then retry.")
+  else {
+    await copyFile(from, to)
+    await chmod(to, info.mode & 0o777)
+  }
+}
+
+/**
+ * Moves `from` (a staged file or symlink) over `to` in one rename, through a temporary name of fixed
+ * length in the same directory: a target whose name is 255 bytes still gets a temporary that fits.
+ */
+async function place(from: string, to: string) {
+  await mkdir(dirname(to), { recursive: true })
+  const temp = `${dirname(to)}/.oc-orch-${randomBytes(6).toString("hex")}`
+  await copyEntry(from, temp)
+  await rename(temp, to).catch(async (error: unknown) => {
+    await rm(temp, { force: true })
+    throw error
+  })
+}
+
+/** Removes now-empty directories above a deleted file, up to (not including) the workspace, as git does. */
+async function pruneEmpty(workspace: string, path: string) {
+  for (let dir = dirname(path); dir !== "." && dir !== ""; dir = dirname(dir)) {
+    // A directory that still holds something stays: rmdir refuses, and that ends the walk.
+    const removed = await rmdir(`${workspace}/${dir}`).then(
+      () => true,
+      () => false,
+    )
+    if (!removed) return
+  }
+}
+
+/** The targets as they are, twice: one copy to patch, one to roll back to; then git applies the patch to the first. */
+async function stage(request: StepRequest) {
+  const { workspace, run: dir, files } = request
+  for (const file of files) {
+    if (!file.oldOid) continue
+    const source = file.oldPath ?? file.path
+    await copyEntry(`${workspace}/${source}`, `${dir}/tree/${source}`)
+    await copyEntry(`${workspace}/${source}`, `${dir}/before/${source}`)
+  }
+  await mkdir(`${dir}/tree`, { recursive: true })
+  // Outside any repository (the ceiling stops discovery at the run directory): nothing a repository configures runs.
+  const git = ["git", "-c", "core.symlinks=true", "-c", "core.fileMode=true", "-c", "core.quotePath=true", "apply", "--binary", "--whitespace=nowarn", "-p1", `${dir}/patch`]
+  const env = { PATH: "/usr/bin:/bin", HOME: "/tmp/home", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_CEILING_DIRECTORIES: dir, LANG: "C.UTF-8" }
+  const result = await run(git, { cwd: `${dir}/tree`, env, timeoutMs: 300_000, maxOutputBytes: 64 * 1024 })
+  if (result.code !== 0) refuse(`a hunk does not apply: ${result.stderr.trim().slice(0, 400)}`, "Review the patch (patch_show) and apply the change by hand, or run the worker again.")
+  for (const file of files) {
+    // A directory is no Git entry: a deleted file's name may now hold the directory of an added one.
+    const staged = await entryOf(`${dir}/tree/${file.path}`).then((entry) => (entry?.mode === "directory" ? undefined : entry))
+    const expected = file.newOid ? { mode: file.newMode, oid: file.newOid } : undefined
+    if (staged?.oid !== expected?.oid || staged?.mode !== expected?.mode)
+      refuse(`the staged result of ${shownName(file.path)} is not what the patch records.`, "Discard this patch (patch_discard) and run the worker again.")
+  }
+}
+
+/**
+ * Deletions (and rename sources) first, then the new content; on any failure, or when a written path
+ * is not where the patch put it afterwards (a directory swapped meanwhile), everything is put back.
+ * No check here: exported so a test can run it unconfined and watch it follow a swapped symlink.
+ */
+export async function writeTargets(workspace: string, dir: string, files: StepFile[]): Promise<void> {
+  const done: Array<{ path: string; existed: boolean }> = []
+  try {
+    for (const file of files) {
+      const source = file.oldPath ?? file.path
+      if (file.oldPath || !file.newOid) {
+        done.push({ path: source, existed: true })
+        await rm(`${workspace}/${source}`)
+      }
+    }
+    // A directory emptied by the deletions may be where a new file goes.
+    for (const path of removedPaths(files)) await pruneEmpty(workspace, path)
+    for (const file of files) {
+      if (!file.newOid) continue
+      done.push({ path: file.path, existed: !file.oldPath && file.oldOid !== undefined })
+      await place(`${dir}/tree/${file.path}`, `${workspace}/${file.path}`)
+    }
+    for (const file of files.filter((f) => f.newOid)) {
+      const parent = await badParent(workspace, file.path, new Set())
+      const now = await entryOf(`${workspace}/${file.path}`)
+      if (parent || now?.oid !== file.newOid || now?.mode !== file.newMode) throw new Error(`${shownName(file.path)} moved while it was written${parent ? ` (${parent})` : ""}`)
+    }
+  } catch (error) {
+    // Put back what was there (from the copy taken before), remove what was new with the directories made for it.
+    for (const step of done.reverse()) {
+      await rm(`${workspace}/${step.path}`, { force: true }).catch(() => undefined)
+      // A rollback that cannot restore one file still restores the others; the error below says what failed.
+      if (step.existed) await place(`${dir}/before/${step.path}`, `${workspace}/${step.path}`).catch(() => undefined)
+      else await pruneEmpty(workspace, step.path)
+    }
+    throw new StepError(
+      false,
+      `patch_apply failed while writing and was rolled back: ${(error as Error).message}.`,
+      "Check the permissions and free space of the workspace, and that nothing else is changing it, then retry.",
+    )
+  }
+}
+
+const matches = (entry: { mode: string; oid: string } | undefined, mode?: string, oid?: string) => entry !== undefined && entry.mode === mode && entry.oid === oid
+
+/**
+ * Rolls back an apply killed mid-write, undoing only its own effects: a path holding the patch's new
+ * content goes (or gets its original back), a path the apply removed gets its original back; a path
+ * changed since by someone else is kept as it is and named.
+ */
+async function recover(workspace: string, dir: string, files: StepFile[]): Promise<string[]> {
+  const kept: string[] = []
+  for (const file of files.filter((f) => f.newOid && !(f.oldOid && !f.oldPath))) {
+    const now = await entryOf(`${workspace}/${file.path}`)
+    if (matches(now, file.newMode, file.newOid)) {
+      await rm(`${workspace}/${file.path}`)
+      await pruneEmpty(workspace, file.path)
+    } else if (now) kept.push(file.path)
+  }
+  for (const file of files.filter((f) => f.oldOid)) {
+    const source = file.oldPath ?? file.path
+    const now = await entryOf(`${workspace}/${source}`)
+    if (matches(now, file.oldMode, file.oldOid)) continue
+    if (!now || (source === file.path && matches(now, file.newMode, file.newOid))) await place(`${dir}/before/${source}`, `${workspace}/${source}`)
+    else kept.push(source)
+  }
+  return kept
+}
+
+/** The whole step: check, stage, write (journalled); or the rollback of one killed while writing. */
+export async function applyStep(request: StepRequest): Promise<StepAnswer> {
+  try {
+    if (request.recover) {
+      const kept = await recover(request.workspace, request.run, request.files)
+      return { ok: true, written: 0, kept }
+    }
+    await checkTargets(request.workspace, request.files)
+    await stage(request)
+    await writeFile(journalFile(request.run), JSON.stringify({ workspace: request.workspace, files: request.files }))
+    try {
+      await writeTargets(request.workspace, request.run, request.files)
+    } finally {
+      await writeFile(doneFile(request.run), "")
+    }
+    return { ok: true, written: request.files.length }
+  } catch (error) {
+    if (error instanceof StepError) return { ok: false, refused: error.refused, message: error.message, hint: error.hint }
+    return { ok: false, refused: false, message: `patch_apply could not run: ${(error as Error).message}`, hint: "Check the workspace's permissions, then retry." }
+  }
+}
+
+/** Entry inside the sandbox: the request on stdin, the answer on stdout. */
+export async function stepMain(): Promise<void> {
+  const request = JSON.parse(await Bun.stdin.text()) as StepRequest
+  process.stdout.write(`${JSON.stringify(await applyStep(request))}\n`)
+}
