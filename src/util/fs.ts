@@ -113,14 +113,15 @@ export async function checkStateSpace(dir: string): Promise<void> {
  * would follow them). A missing `dir` is nothing to do; an entry that vanishes meanwhile is skipped.
  */
 export async function makePrivate(dir: string): Promise<void> {
-  const top = await lstat(dir).catch(() => undefined)
+  const top = await lstat(dir).catch(() => undefined) // missing: nothing to make private
   if (!top?.isDirectory()) return
   const pending = [dir]
   for (let current = pending.pop(); current !== undefined; current = pending.pop()) {
-    const info = await lstat(current).catch(() => undefined)
+    const info = await lstat(current).catch(() => undefined) // vanished meanwhile: skipped
     if (!info || info.isSymbolicLink()) continue
+    // Removed or no longer ours between lstat and chmod: the server's umask covers what it writes next.
     if (info.mode & 0o077) await chmod(current, info.mode & 0o7700).catch(() => undefined)
     if (!info.isDirectory()) continue
-    for (const name of await readdir(current).catch(() => [] as string[])) pending.push(`${current}/${name}`)
+    for (const name of await readdir(current).catch(() => [] as string[])) pending.push(`${current}/${name}`) // vanished: nothing below
   }
 }
