@@ -29,11 +29,13 @@ export function nearest(word: string, candidates: readonly string[]): string[] {
     const long = Math.min(known.length, typed.length) >= 3
     return known !== typed && long && (known.startsWith(typed) || typed.startsWith(known))
   })
-  if (prefixed.length) return prefixed
   const limit = Math.max(1, Math.floor(typed.length / 3))
-  const scored = candidates.map((c) => ({ c, d: editDistance(typed, c.toLowerCase()) })).filter(({ d }) => d <= limit)
-  const best = Math.min(...scored.map(({ d }) => d))
-  return scored.filter(({ d }) => d === best).map(({ c }) => c)
+  const pool = prefixed.length ? prefixed : candidates
+  const scored = pool.map((c) => ({ c, d: editDistance(typed, c.toLowerCase()) }))
+  const close = prefixed.length ? scored : scored.filter(({ d }) => d <= limit)
+  // The fewest edits win: `model` means `models` rather than `modelVariants`.
+  const best = Math.min(...close.map(({ d }) => d))
+  return close.filter(({ d }) => d === best).map(({ c }) => c)
 }
 
 /** "did you mean --a?" / "did you mean --a or --b?"; undefined when nothing is close. */

@@ -72,7 +72,9 @@ describe("nearest", () => {
     ["purge", ["purge-config", "dry-run"], ["purge-config"]],
     ["timeout", ["timeouts", "steps"], ["timeouts"]],
     ["jsno", ["json", "limit"], ["json"]],
-    ["sta", ["state", "stale-seconds", "since"], ["state", "stale-seconds"]],
+    ["sta", ["state", "stale-seconds", "since"], ["state"]],
+    ["model", ["models", "modelVariants"], ["models"]],
+    ["dryrun", ["dry-run", "json"], ["dry-run"]],
     ["frobnicate", ["json", "limit"], []],
     ["x", ["json"], []],
   ]
