@@ -136,4 +136,20 @@ describe("--help", () => {
     }
     expect(written(home.path)).toEqual([])
   })
+
+  // util-linux `script` gives the command a terminal: colour there is the control that shows the
+  // pipe case above could fail, and NO_COLOR must remove it even on a terminal.
+  test("on a terminal usage is coloured (control), and NO_COLOR removes it", async () => {
+    await using home = await tempDir("cli-strict-")
+    const command = `${process.execPath} ${MAIN} doctor --help`
+    const env = { HOME: home.path, PATH: "/usr/bin:/bin", TERM: "xterm", BUN_RUNTIME_TRANSPILER_CACHE_PATH: "0" }
+    const onTerminal = (extra: Record<string, string>) => run(["script", "-qec", command, "/dev/null"], { env: { ...env, ...extra }, timeoutMs: 60_000 })
+    const coloured = await onTerminal({})
+    expect(coloured.code).toBe(0)
+    expect(coloured.stdout).toContain("\u001b[")
+    // Any value counts (no-color.org); citty alone honours only "1".
+    const plain = await onTerminal({ NO_COLOR: "true" })
+    expect(plain.stdout).toContain("USAGE")
+    expect(plain.stdout).not.toContain("\u001b[")
+  })
 })
