@@ -65,7 +65,8 @@ export const preservedCount = (files: FileStep[]) => files.filter((step) => step
  * the wizard nothing else would say that every delegation runs on whatever OpenCode defaults to.
  */
 export function defaultModelNotes(config: Pick<Config, "models">): string[] {
-  return ROLES.filter((role) => !config.models[role]).map(
-    (role) => `Model: ${role} stays on OpenCode's default model; choose one with --models ${role}=PROVIDER/MODEL ` + "(`opencode-mcp-orchestrator models` lists them) or run `install` on a terminal.",
-  )
+  const how = "(`opencode-mcp-orchestrator models` lists them) or run `install` on a terminal."
+  const choose = (role: string) => `choose one with --models ${role}=PROVIDER/MODEL ${how}`
+  const note = (role: string) => `Model: ${role} stays on OpenCode's default model; ${choose(role)}`
+  return ROLES.filter((role) => !config.models[role]).map(note)
 }

@@ -9,12 +9,9 @@ test("install --yes with no models: one line per role, naming the flag that choo
   using m = machine()
   const { code, lines } = await installYes(m, { integrations: "none", dryRun: true })
   expect(code).toBe(0)
-  expect(notes(lines)).toEqual(
-    ["scout", "worker", "runner"].map(
-      (role) =>
-        `Model: ${role} stays on OpenCode's default model; choose one with --models ${role}=PROVIDER/MODEL ` + "(`opencode-mcp-orchestrator models` lists them) or run `install` on a terminal.",
-    ),
-  )
+  const how = "(`opencode-mcp-orchestrator models` lists them) or run `install` on a terminal."
+  const expected = ["scout", "worker", "runner"].map((role) => `Model: ${role} stays on OpenCode's default model; choose one with --models ${role}=PROVIDER/MODEL ${how}`)
+  expect(notes(lines)).toEqual(expected)
 }, 120_000)
 
 test("only the roles left out are named", async () => {
