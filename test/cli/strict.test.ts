@@ -147,6 +147,19 @@ describe("a command added later", () => {
     expect(state.ran).toBe(true)
   })
 
+  test("a mistyped command, or an option before the command, is refused with exit 2 and runs nothing", async () => {
+    const { root, state } = planted()
+    for (const [argv, advice] of [
+      [["plante", "--live"], "Did you mean planted?"],
+      [["--live", "planted"], "options go after the command"],
+    ] as const) {
+      const io = capture()
+      expect(await runCli(root as CommandDef, [...argv], io)).toBe(2)
+      expect(io.stderr.join("\n")).toContain(advice)
+    }
+    expect(state.ran).toBe(false)
+  })
+
   test("--help prints its usage without running it or any colour code", async () => {
     const { root, state } = planted()
     const io = capture()
