@@ -89,7 +89,11 @@ try {
     const binary = `${root}/dist/${APP}-linux-${arch}`
     await checkBinary(arch, binary)
     const entries = [{ name: APP, source: binary, executable: true }]
-    for (const doc of docs) if (await exists(doc.source)) entries.push({ ...doc, executable: false })
+    // The licence and the README ship with every archive; a missing one stops the release.
+    for (const doc of docs) {
+      if (!(await exists(doc.source))) fail(`${doc.source} is missing: every release archive carries it`)
+      entries.push({ ...doc, executable: false })
+    }
     const stem = stemOf(version, arch)
     const path = await writeArchive({ workDir, outDir, stem, entries, mtime })
     // Read back what was written: one top-level dir, only files and dirs, owner 0/0, the one mtime.

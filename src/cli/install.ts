@@ -20,8 +20,8 @@ export default defineCommand({
   meta: { name: "install", description: "Install or update: OpenCode agents and plugin, Codex / Claude Code registrations, config.json." },
   args: {
     yes: { type: "boolean", alias: "y", default: false, description: "No questions: use the flags and the existing config." },
-    models: { type: "string", description: "Models per role: scout=P/M,worker=P/M,runner=P/M (or one P/M for all)." },
-    variants: { type: "string", description: "Variants per role: scout=V,worker=V,runner=V (default = OpenCode decides)." },
+    models: { type: "string", multiple: true, description: "Models per role: scout=P/M,worker=P/M,runner=P/M (or one P/M for all)." },
+    variants: { type: "string", multiple: true, description: "Variants per role: scout=V,worker=V,runner=V (default = OpenCode decides)." },
     steps: { type: "string", description: "Step profile: standard, extended or custom:S,W,R." },
     timeouts: { type: "string", description: "Timeout profile: standard, extended or custom:S,W,R,PARENT (seconds)." },
     integrations: { type: "string", description: "Clients to register with: codex,claude (or none)." },

@@ -1,12 +1,13 @@
 #!/usr/bin/env bun
 // Entry point of the binary. The only place that reads process.argv (process.env is read by
 // config/flags.ts, from each subcommand through flagsFromProcess); every
-// subcommand is loaded lazily so `serve` starts without the installer's code.
-import { defineCommand, runCommand, showUsage } from "citty"
-import { describe } from "../errors"
-import { exitCodeOf } from "./exit"
+// subcommand is loaded lazily so `serve` starts without the installer's code. run.ts checks the
+// arguments against the subcommand's definitions before it runs.
+import { defineCommand } from "citty"
+import { colorFromProcess } from "../config/flags"
 import { VERSION } from "../version"
 import { APPLY_STEP_ARG } from "../util/self"
+import { runCli } from "./run"
 
 export const main = defineCommand({
   meta: { name: "opencode-mcp-orchestrator", version: VERSION, description: "Delegate bounded coding work to OpenCode agents over MCP." },
@@ -25,27 +26,13 @@ export const main = defineCommand({
   },
 })
 
-async function entry(argv: string[]) {
+if (import.meta.main) {
   // Started by patch_apply inside its sandbox (workspace/apply.ts); not listed among the subcommands.
-  if (argv[0] === APPLY_STEP_ARG) {
+  if (process.argv[2] === APPLY_STEP_ARG) {
     await import("../workspace/apply-step").then((step) => step.stepMain())
-    return 0
+    process.exit(0)
   }
-  if (argv[0] === "--version" || argv[0] === "-v") {
-    console.log(VERSION)
-    return 0
-  }
-  if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h") {
-    await showUsage(main)
-    return 0
-  }
-  try {
-    await runCommand(main, { rawArgs: argv })
-    return typeof process.exitCode === "number" ? process.exitCode : 0
-  } catch (error) {
-    console.error(`error: ${describe(error)}`)
-    return exitCodeOf(error)
-  }
+  const out = (text: string) => console.log(text)
+  const err = (text: string) => console.error(text)
+  process.exit(await runCli(main, process.argv.slice(2), { out, err, color: colorFromProcess(), version: VERSION }))
 }
-
-if (import.meta.main) process.exit(await entry(process.argv.slice(2)))

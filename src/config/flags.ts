@@ -110,3 +110,13 @@ export const flagsFromProcess = () => readFlags(process.env)
 
 /** The PATH a child started with `env` searches (the OpenCode server, an isolated home): "" when unset. */
 export const searchPath = (env: Env) => env.PATH ?? ""
+
+/**
+ * Whether text for a person may carry ANSI colour: only on a terminal, and never with `NO_COLOR` set
+ * to anything (no-color.org) or `TERM=dumb`. Read apart from readFlags: `--help` must work even when
+ * another variable is invalid.
+ */
+export const colorAllowed = (env: Env, isTTY: boolean) => isTTY && !env.NO_COLOR && env.TERM !== "dumb"
+
+/** colorAllowed for this process's standard output. */
+export const colorFromProcess = () => colorAllowed(process.env, process.stdout.isTTY === true)

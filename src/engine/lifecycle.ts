@@ -202,20 +202,26 @@ export class Delegations {
 
   /** Cancels a task this process follows (or aborts another process's session); resolves once it settled. */
   async cancel(id: string): Promise<TaskRecord> {
+    return (await this.cancelTask(id)).record
+  }
+
+  /** Cancels the task unless it had already finished, and says which: a finished one is left as it was. */
+  async cancelTask(id: string): Promise<{ record: TaskRecord; alreadyFinished: boolean }> {
     await this.recovering
     const live = this.engine.live.get(id)
+    if (live && isFinished(live.record.status)) return { record: live.record, alreadyFinished: true }
     if (live) {
       live.controller.abort()
-      return live.done
+      return { record: await live.done, alreadyFinished: false }
     }
     const record = await this.engine.store.read(id)
     if (!record) throw fail("Usage", `No task ${id}.`, "Call task_list for the known tasks.")
-    if (isFinished(record.status)) return record
+    if (isFinished(record.status)) return { record, alreadyFinished: true }
     if (record.sessionID) {
       const { client } = await this.runtime.opencode()
       await abortSession(client, record.sessionID, record.workspace)
     }
-    return (await this.wait(id, 5000, record.revision)) ?? record
+    return { record: (await this.wait(id, 5000, record.revision)) ?? record, alreadyFinished: false }
   }
 
   /** Waits until the task changes after `revision` (progress or the end) or the time is up. */

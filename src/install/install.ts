@@ -19,7 +19,7 @@ import { hashFile, readManifest, writeManifest, type ManagedFile } from "./manif
 import { observe } from "./observe"
 import { desiredFiles, serveCommand } from "./payload"
 import { INTEGRATIONS, planInstall, type ClientState, type Integration, type Observed } from "./plan"
-import { formatInstallPlan, preservedCount } from "./report"
+import { defaultModelNotes, formatInstallPlan, preservedCount } from "./report"
 import { describeRetired, retireSharedServer } from "./server"
 import { CANCEL, runWizard, type Prompter } from "./wizard"
 
@@ -111,6 +111,7 @@ export async function install(deps: InstallDeps, options: InstallOptions): Promi
   const plan = planInstall({ config, desired, observed, previous, clients: clientState(paths, entry, observed), appVersion: deps.appVersion, registrations })
   for (const line of formatInstallPlan(plan, homes.home, !!claude)) print(line)
   print(`Config: ${paths.configFile}${hasConfig ? " (kept; updated with these choices)" : " (new)"}`)
+  if (!deps.prompter) for (const line of defaultModelNotes(config)) print(line)
   if (options.dryRun) {
     print("Dry run: nothing was changed.")
     return 0

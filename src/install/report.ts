@@ -1,4 +1,5 @@
 // What a plan will do (or did), as lines for a person: `--dry-run` prints this and stops.
+import { type Config, ROLES } from "../config/schema"
 import { SERVER_NAME } from "./integrations/codex"
 import type { ClientStep, FileStep, InstallPlan, UninstallPlan } from "./plan"
 
@@ -58,3 +59,14 @@ export function formatUninstallPlan(plan: UninstallPlan, home: string, claudeFou
 }
 
 export const preservedCount = (files: FileStep[]) => files.filter((step) => step.action === "preserve" || step.action === "leave").length
+
+/**
+ * One line per role config.json leaves on OpenCode's default model, and how to choose one: without
+ * the wizard nothing else would say that every delegation runs on whatever OpenCode defaults to.
+ */
+export function defaultModelNotes(config: Pick<Config, "models">): string[] {
+  const how = "(`opencode-mcp-orchestrator models` lists them) or run `install` on a terminal."
+  const choose = (role: string) => `choose one with --models ${role}=PROVIDER/MODEL ${how}`
+  const note = (role: string) => `Model: ${role} stays on OpenCode's default model; ${choose(role)}`
+  return ROLES.filter((role) => !config.models[role]).map(note)
+}

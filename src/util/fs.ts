@@ -4,6 +4,7 @@ import { constants } from "node:fs"
 import { access, chmod, lstat, mkdir, readdir, rename, rm, stat, statfs, writeFile } from "node:fs/promises"
 import { dirname } from "node:path"
 import { fail, type ErrorKind } from "../errors"
+import { jsonErrorPlace } from "./json-position"
 
 /** Why a write failed, said so a person can fix it: a full or read-only disk is not an internal error. */
 const WRITE_FAILURES: Record<string, string> = {
@@ -67,11 +68,11 @@ export async function readJsonFile(file: string, kind: ErrorKind, hint: string):
   // A directory (or a FIFO) in the file's place is a mistake to report, never "no file, use defaults".
   if (!info.isFile())
     throw fail(kind, `${file} is not a regular file.`, `Remove it (it is a ${info.isDirectory() ? "directory" : "special file"}), then ${hint.charAt(0).toLowerCase()}${hint.slice(1)}`)
-  const handle = Bun.file(file)
+  const text = await Bun.file(file).text()
   try {
-    return JSON.parse(await handle.text())
+    return JSON.parse(text)
   } catch (error) {
-    throw fail(kind, `${file} is not valid JSON: ${(error as Error).message}`, hint)
+    throw fail(kind, `${file} is not valid JSON${jsonErrorPlace(text)}: ${(error as Error).message}`, hint)
   }
 }
 

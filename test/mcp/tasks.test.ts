@@ -39,6 +39,7 @@ beforeAll(async () => {
         },
       ],
     },
+    quick: { turns: [{ steps: [{ text: "quick report" }] }] },
     ask: { turns: [{ steps: [{ tool: "read", args: { filePath: "README.md" } }, { text: "Reading was refused: {{lastToolOutput}}" }] }] },
   })
 })
@@ -76,6 +77,43 @@ test("a task longer than the sync budget returns running; task_status waits on p
     await close()
   }
 }, 90_000)
+
+test("task_cancel on a finished task cancels nothing and says so; its status and record stay as they were", async () => {
+  const repo = await makeRepo(world)
+  const { client, close } = await connect(world)
+  try {
+    const done = structured(await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Quick look [script:quick]" } }))
+    expect(done.status).toBe("succeeded")
+    const id = String(done.task_id)
+    const answer = await client.callTool({ name: "task_cancel", arguments: { task_id: id } })
+    const after = structured(answer)
+    expect(after.status).toBe("succeeded")
+    expect(after.report).toBe(done.report)
+    expect(String(after.next)).toStartWith(`Task ${id} had already finished (succeeded); nothing was cancelled.`)
+    expect(text(answer).split("\n")[0]).toBe(`Task ${id} had already finished (succeeded); nothing was cancelled.`)
+    expect(answer.isError).toBeFalsy()
+    // Cancelling again is the same answer; the stored task is unchanged.
+    expect(structured(await client.callTool({ name: "task_cancel", arguments: { task_id: id } })).status).toBe("succeeded")
+    const result = structured(await client.callTool({ name: "task_result", arguments: { task_id: id } }))
+    expect([result.status, result.report, result.next]).toEqual([done.status, done.report, done.next])
+  } finally {
+    await close()
+  }
+}, 120_000)
+
+test("control: task_cancel on a running task cancels it, with no such note", async () => {
+  const repo = await makeRepo(world)
+  const { client, close } = await connect(world, { syncBudgetMs: 1000 })
+  try {
+    const first = structured(await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Slow look [script:slow]" } }))
+    expect(first.status).toBe("running")
+    const cancelled = await client.callTool({ name: "task_cancel", arguments: { task_id: String(first.task_id) } })
+    expect(structured(cancelled).status).toBe("cancelled")
+    expect(text(cancelled)).not.toContain("nothing was cancelled")
+  } finally {
+    await close()
+  }
+}, 120_000)
 
 test("task_status shows a running task's liveness: its step, its last tool and target, the seconds since its latest event", async () => {
   const repo = await makeRepo(world)

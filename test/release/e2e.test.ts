@@ -49,8 +49,17 @@ describe("package-release", () => {
     const listed = await run(["tar", "--full-time", "--numeric-owner", "-tvzf", archiveName(version, arch)], { cwd: release })
     const lines = listed.stdout.trim().split("\n")
     const stem = stemOf(version, arch)
-    expect(lines.map((line) => line.split(/\s+/).slice(5).join(" "))).toEqual([`${stem}/`, `${stem}/README.md`, `${stem}/${APP}`])
+    expect(lines.map((line) => line.split(/\s+/).slice(5).join(" "))).toEqual([`${stem}/`, `${stem}/LICENSE`, `${stem}/README.md`, `${stem}/${APP}`])
     for (const line of lines) expect(line).toMatch(/^(-rw-r--r--|-rwxr-xr-x|drwxr-xr-x) 0\/0 +\d+ 2023-11-14 22:13:20 /)
+  })
+
+  test("the archive's LICENSE is the MIT licence package.json declares, byte for byte the repository's", async () => {
+    const stem = stemOf(version, arch)
+    const shipped = await run(["tar", "-xzOf", archiveName(version, arch), `${stem}/LICENSE`], { cwd: release })
+    expect(shipped.code).toBe(0)
+    expect(pkg.license).toBe("MIT")
+    expect(shipped.stdout.split("\n")[0]).toBe("MIT License")
+    expect(shipped.stdout).toBe(await Bun.file(join(root, "LICENSE")).text())
   })
 
   test("install.sh is rendered for the repository and version", async () => {
@@ -113,6 +122,32 @@ describe("install.sh with the real binary", () => {
     expect((await run([installed, "--version"])).stdout.trim()).toBe(version)
     // install.sh's own temporary directory (mktemp -d → tmp.XXXXXXXX) is gone.
     expect((await readdir(tmp)).filter((name) => name.startsWith("tmp."))).toEqual([])
+  }, 300_000)
+
+  test("the README's mirror command, run as written, fetches from the mirror; the variable on curl's side does not", async () => {
+    // The two lines of the README's mirror example: BASE=… and curl … | VARIABLE=… sh -s -- --yes.
+    const readme = await Bun.file(join(root, "README.md")).text()
+    const at = readme.indexOf("    BASE=")
+    const block = readme
+      .slice(at, readme.indexOf("\n\n", at))
+      .split("\n")
+      .map((line) => line.trim())
+    expect(block[1]).toContain('| OPENCODE_MCP_ORCHESTRATOR_RELEASE_BASE="$BASE" sh')
+    const asWritten = `BASE=${server.url}; ${block[1]} --dry-run --models local/m --integrations none`
+    const curlSide = asWritten.replace('| OPENCODE_MCP_ORCHESTRATOR_RELEASE_BASE="$BASE" sh', "| sh").replace("curl", 'OPENCODE_MCP_ORCHESTRATOR_RELEASE_BASE="$BASE" curl')
+    const shell = (command: string) =>
+      run(["setsid", "-w", "sh", "-c", command], {
+        env: { PATH: `${join(root, "node_modules", ".bin")}:/usr/local/bin:/usr/bin:/bin`, HOME: join(work, "mirror-home"), TMPDIR: tmp, OPENCODE_CONFIG_CONTENT: opencodeConfig },
+        timeoutMs: 120_000,
+      })
+    const mirrored = await shell(asWritten)
+    expect(mirrored.stdout).toContain("Checksum verified")
+    expect(mirrored.stdout).toContain("Dry run: nothing was changed.")
+    expect(mirrored.code).toBe(0)
+    // Control: set for curl only, install.sh never sees it and goes to the GitHub URL it was rendered with.
+    const misplaced = await shell(curlSide)
+    expect(misplaced.stdout).not.toContain("Checksum verified")
+    expect(misplaced.code).not.toBe(0)
   }, 300_000)
 
   test("a second run replaces the first cleanly", async () => {
