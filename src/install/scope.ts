@@ -1,0 +1,84 @@
+// What an install, reinstall or uninstall may touch: the directories it writes for the HOME and XDG
+// dirs it serves, nothing else. The manifest names paths, but a manifest can come from elsewhere (a
+// home copied with `cp -a`, a restored backup, an edit): a recorded path outside these directories is
+// never removed, only reported as skipped.
+//
+// A manifest records the HOME it was written for. One written for another HOME is foreign: its paths
+// under that HOME are re-derived under this one (the copied home holds the copies of those files,
+// with the recorded hashes), and every other path it names is dropped. Then every path must lie
+// lexically inside one of the directories below, and (checked on disk before a removal) must still
+// be there once symlinks are resolved.
+import { realpath } from "node:fs/promises"
+import { dirname, normalize } from "node:path"
+import type { Paths } from "../config/paths"
+import { claudeSkillFile, codexConfigFile, codexSkillFile, type ClientHomes } from "./homes"
+import type { InstallManifest } from "./manifest"
+
+export interface InstallScope {
+  home: string
+  /** The directories an install writes into; a managed file lies strictly inside one of them. */
+  roots: string[]
+}
+
+export interface Skipped {
+  path: string
+  reason: string
+}
+
+export function installScope(paths: Paths, homes: ClientHomes): InstallScope {
+  const roots = [paths.dataDir, paths.opencodeAgentsDir, dirname(paths.opencodePluginFile), dirname(codexSkillFile(homes)), dirname(claudeSkillFile(homes))]
+  return { home: homes.home, roots }
+}
+
+/** True when `path` is absolute, has no `.`/`..`/`//` in it, and lies strictly inside one of the roots. */
+export function insideScope(scope: InstallScope, path: string): boolean {
+  if (!path.startsWith("/") || normalize(path) !== path) return false
+  return scope.roots.some((root) => path.startsWith(`${root}/`))
+}
+
+const OUTSIDE = "it lies outside the directories this install manages for this HOME"
+
+/** `path` moved from the manifest's HOME to this one, when it lay under that HOME. */
+function rehome(path: string, from: string | undefined, to: string): string {
+  if (!from || from === to || !path.startsWith(`${from}/`)) return path
+  return `${to}${path.slice(from.length)}`
+}
+
+/**
+ * The manifest as this install may use it: paths re-derived from the HOME it was written for, and
+ * only those inside the scope; the rest are returned as skipped, with why.
+ */
+export function adoptManifest(manifest: InstallManifest | undefined, scope: InstallScope, homes: ClientHomes): { manifest?: InstallManifest; skipped: Skipped[] } {
+  if (!manifest) return { skipped: [] }
+  const skipped: Skipped[] = []
+  const files = manifest.files.flatMap((file) => {
+    const path = rehome(file.path, manifest.home, scope.home)
+    if (insideScope(scope, path)) return [{ ...file, path }]
+    skipped.push({ path: file.path, reason: OUTSIDE })
+    return []
+  })
+  // The Codex registration is edited in place: only the config file of this HOME's Codex.
+  const recorded = manifest.registrations.codex
+  const codexFile = recorded && rehome(recorded.configFile, manifest.home, scope.home)
+  const inHome = !!codexFile && normalize(codexFile) === codexFile && codexFile.startsWith(`${scope.home}/`) && codexFile.endsWith("/config.toml")
+  const codex = codexFile && (codexFile === codexConfigFile(homes) || inHome) ? { configFile: codexFile } : undefined
+  if (recorded && !codex) skipped.push({ path: recorded.configFile, reason: "it is not the Codex config of this HOME" })
+  return { manifest: { ...manifest, home: scope.home, files, registrations: { ...manifest.registrations, codex } }, skipped }
+}
+
+/**
+ * True when `path` is still inside the scope with symlinks resolved: a directory on its way swapped
+ * for a link elsewhere (to the home this one was copied from, to /etc) is not followed for a removal.
+ */
+export async function removable(scope: InstallScope, path: string): Promise<boolean> {
+  if (!insideScope(scope, path)) return false
+  const real = await realpath(dirname(path)).catch(() => undefined)
+  if (!real) return false
+  for (const root of scope.roots.filter((candidate) => path.startsWith(`${candidate}/`))) {
+    const realRoot = await realpath(root).catch(() => undefined)
+    if (realRoot && (real === realRoot || real.startsWith(`${realRoot}/`))) return true
+  }
+  return false
+}
+
+export const formatSkipped = (skipped: Skipped[]) => skipped.map((entry) => `SKIP ${entry.path}: ${entry.reason}; left untouched.`)
