@@ -72,10 +72,10 @@ export function adoptManifest(manifest: InstallManifest | undefined, scope: Inst
  */
 export async function removable(scope: InstallScope, path: string): Promise<boolean> {
   if (!insideScope(scope, path)) return false
-  const real = await realpath(dirname(path)).catch(() => undefined)
+  const real = await realpath(dirname(path)).catch(() => undefined) // no such directory: nothing to remove there
   if (!real) return false
   for (const root of scope.roots.filter((candidate) => path.startsWith(`${candidate}/`))) {
-    const realRoot = await realpath(root).catch(() => undefined)
+    const realRoot = await realpath(root).catch(() => undefined) // a root that does not exist holds nothing
     if (realRoot && (real === realRoot || real.startsWith(`${realRoot}/`))) return true
   }
   return false

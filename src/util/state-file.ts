@@ -67,7 +67,7 @@ async function readRegular(path: string): Promise<{ text?: string; problem?: str
   } catch (error) {
     return { problem: `it cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` }
   } finally {
-    await handle.close().catch(() => undefined)
+    await handle.close().catch(() => undefined) // the read's outcome is decided; a failed close changes nothing
   }
 }
 
