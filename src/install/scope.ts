@@ -6,18 +6,19 @@
 // A manifest records the HOME it was written for. One written for another HOME is foreign: its paths
 // under that HOME are re-derived under this one (the copied home holds the copies of those files,
 // with the recorded hashes), and every other path it names is dropped. Then every path must lie
-// lexically inside one of the directories below, and (checked on disk before a removal) must still
+// lexically inside one of the places below, under a name of ours, and (checked on disk before a removal) must still
 // be there once symlinks are resolved.
 import { realpath } from "node:fs/promises"
-import { dirname, normalize } from "node:path"
+import { basename, dirname, normalize } from "node:path"
+import { AGENT_PREFIX } from "../agents/names"
 import type { Paths } from "../config/paths"
 import { claudeSkillFile, codexConfigFile, codexSkillFile, type ClientHomes } from "./homes"
 import type { InstallManifest } from "./manifest"
 
 export interface InstallScope {
   home: string
-  /** The directories an install writes into; a managed file lies strictly inside one of them. */
-  roots: string[]
+  /** Where an install writes: a directory and which names in it are ours (`deep`: anything below it). */
+  places: Array<{ dir: string; ours: (name: string) => boolean; deep?: boolean }>
 }
 
 export interface Skipped {
@@ -25,16 +26,33 @@ export interface Skipped {
   reason: string
 }
 
+const exactly = (file: string) => ({ dir: dirname(file), ours: (name: string) => name === basename(file) })
+
 export function installScope(paths: Paths, homes: ClientHomes): InstallScope {
-  const roots = [paths.dataDir, paths.opencodeAgentsDir, dirname(paths.opencodePluginFile), dirname(codexSkillFile(homes)), dirname(claudeSkillFile(homes))]
-  return { home: homes.home, roots }
+  return {
+    home: homes.home,
+    places: [
+      { dir: paths.dataDir, ours: () => true, deep: true },
+      // The agents dir is shared with the user's own agents: only ours by name.
+      { dir: paths.opencodeAgentsDir, ours: (name) => name.startsWith(AGENT_PREFIX) && name.endsWith(".md") },
+      exactly(paths.opencodePluginFile),
+      exactly(codexSkillFile(homes)),
+      exactly(claudeSkillFile(homes)),
+    ],
+  }
 }
 
-/** True when `path` is absolute, has no `.`/`..`/`//` in it, and lies strictly inside one of the roots. */
-export function insideScope(scope: InstallScope, path: string): boolean {
-  if (!path.startsWith("/") || normalize(path) !== path) return false
-  return scope.roots.some((root) => path.startsWith(`${root}/`))
+/** The place `path` belongs to: absolute, no `.`/`..`/`//` in it, and a name of ours in one of the places. */
+function placeOf(scope: InstallScope, path: string) {
+  if (!path.startsWith("/") || normalize(path) !== path) return undefined
+  return scope.places.find((place) => {
+    if (!path.startsWith(`${place.dir}/`)) return false
+    const rest = path.slice(place.dir.length + 1)
+    return place.deep ? rest.length > 0 : !rest.includes("/") && place.ours(rest)
+  })
 }
+
+export const insideScope = (scope: InstallScope, path: string) => placeOf(scope, path) !== undefined
 
 const OUTSIDE = "it lies outside the directories this install manages for this HOME"
 
@@ -71,14 +89,12 @@ export function adoptManifest(manifest: InstallManifest | undefined, scope: Inst
  * for a link elsewhere (to the home this one was copied from, to /etc) is not followed for a removal.
  */
 export async function removable(scope: InstallScope, path: string): Promise<boolean> {
-  if (!insideScope(scope, path)) return false
+  const place = placeOf(scope, path)
+  if (!place) return false
   const real = await realpath(dirname(path)).catch(() => undefined) // no such directory: nothing to remove there
-  if (!real) return false
-  for (const root of scope.roots.filter((candidate) => path.startsWith(`${candidate}/`))) {
-    const realRoot = await realpath(root).catch(() => undefined) // a root that does not exist holds nothing
-    if (realRoot && (real === realRoot || real.startsWith(`${realRoot}/`))) return true
-  }
-  return false
+  const realDir = await realpath(place.dir).catch(() => undefined) // a place that does not exist holds nothing
+  if (!real || !realDir) return false
+  return place.deep ? real === realDir || real.startsWith(`${realDir}/`) : real === realDir
 }
 
 export const formatSkipped = (skipped: Skipped[]) => skipped.map((entry) => `SKIP ${entry.path}: ${entry.reason}; left untouched.`)

@@ -38,11 +38,14 @@ describe("the manifest's paths, judged without the disk", () => {
   test.each([
     ["/etc/passwd", false],
     [`${agents}/../../../../etc/passwd`, false],
-    [`${agents}/./x.md`, false],
-    [`${agents}//x.md`, false],
+    [`${agents}/./opencode-orchestrator-scout.md`, false],
+    [`${agents}//opencode-orchestrator-scout.md`, false],
+    [`${agents}/my-own-agent.md`, false],
+    [`${agents}/sub/opencode-orchestrator-scout.md`, false],
+    [`${m.paths.opencodePluginFile}.bak`, false],
     ["relative/x.md", false],
     [agents, false],
-    [`${agents}-evil/x.md`, false],
+    [`${agents}-evil/opencode-orchestrator-scout.md`, false],
     [`${m.home}/.bashrc`, false],
     [`${agents}/opencode-orchestrator-scout.md`, true],
     [`${m.paths.current}/bin/opencode-mcp-orchestrator`, true],
@@ -60,19 +63,19 @@ describe("the manifest's paths, judged without the disk", () => {
       integrations: ["codex"],
       registrations: { codex: { configFile: `${other}/.codex/config.toml` } },
       files: [
-        { path: `${other}${agents.slice(m.home.length)}/a.md`, sha256: "a".repeat(64), owner: "opencode" },
+        { path: `${other}${agents.slice(m.home.length)}/opencode-orchestrator-a.md`, sha256: "a".repeat(64), owner: "opencode" },
         { path: "/etc/passwd", sha256: "b".repeat(64), owner: "opencode" },
         { path: `${other}/.bashrc`, sha256: "c".repeat(64), owner: "core" },
       ],
     }
     const { manifest, skipped } = adoptManifest(foreign, scope, homesOf(m))
-    expect(manifest?.files.map((f) => f.path)).toEqual([`${agents}/a.md`])
+    expect(manifest?.files.map((f) => f.path)).toEqual([`${agents}/opencode-orchestrator-a.md`])
     expect(manifest?.home).toBe(m.home)
     expect(manifest?.registrations.codex?.configFile).toBe(`${m.home}/.codex/config.toml`)
     expect(skipped.map((s) => s.path)).toEqual(["/etc/passwd", `${other}/.bashrc`])
     // Control: a manifest of this HOME is used as it is.
     const own = { ...foreign, home: m.home, registrations: { codex: { configFile: `${m.home}/.codex/config.toml` } } }
-    expect(adoptManifest({ ...own, files: [{ ...foreign.files[0]!, path: `${agents}/a.md` }] }, scope, homesOf(m)).skipped).toEqual([])
+    expect(adoptManifest({ ...own, files: [{ ...foreign.files[0]!, path: `${agents}/opencode-orchestrator-a.md` }] }, scope, homesOf(m)).skipped).toEqual([])
   })
 })
 
@@ -103,7 +106,7 @@ describe("install in real homes", () => {
     expect(snapshot(a)).toEqual(original)
   }, 300_000)
 
-  test("a manifest naming files outside the managed dirs (absolute, ../, through a symlinked dir) never has them removed", async () => {
+  test("a manifest naming files outside the managed dirs (absolute, ../, through a symlinked dir, a user's own agent) never has them removed", async () => {
     using m = machine()
     expect((await installYes(m, { integrations: "codex" })).code).toBe(0)
     const victims = `${m.dir}/victims`
@@ -116,25 +119,29 @@ describe("install in real homes", () => {
     const absolute = victim("passwd")
     const dotted = victim("dotted")
     const linked = victim("linked.md")
-    await symlink(victims, `${m.paths.opencodeAgentsDir}/linked`)
+    await symlink(victims, `${m.paths.dataDir}/linked`)
+    const own = `${m.paths.opencodeAgentsDir}/my-agent.md`
+    writeFileSync(own, "the user's own agent\n")
     const stale = `${m.paths.opencodeAgentsDir}/opencode-orchestrator-retired.md`
     writeFileSync(stale, "retired agent\n")
     plantManifest(m, [
       { path: absolute.path, sha256: absolute.sha256, owner: "opencode" },
       { path: `${m.paths.opencodeAgentsDir}/../../../../victims/dotted`, sha256: dotted.sha256, owner: "opencode" },
-      { path: `${m.paths.opencodeAgentsDir}/linked/linked.md`, sha256: linked.sha256, owner: "opencode" },
+      { path: `${m.paths.dataDir}/linked/linked.md`, sha256: linked.sha256, owner: "opencode" },
+      { path: own, sha256: sha256("the user's own agent\n"), owner: "opencode" },
       // Control: a stale file of ours inside the agents dir, recorded with its hash.
       { path: stale, sha256: sha256("retired agent\n"), owner: "opencode" },
     ])
     const { code, lines } = await installYes(m, { integrations: "codex" })
     expect(code).toBe(0)
     for (const file of [absolute, dotted, linked]) expect(readFileSync(file.path, "utf8")).toContain("precious")
-    expect(lines.filter((line) => line.startsWith("SKIP "))).toHaveLength(3)
+    expect(readFileSync(own, "utf8")).toBe("the user's own agent\n")
+    expect(lines.filter((line) => line.startsWith("SKIP "))).toHaveLength(4)
     expect(existsSync(stale)).toBe(false)
     // Uninstall with the same planted entries: still untouched.
     plantManifest(m, [
       { path: absolute.path, sha256: absolute.sha256, owner: "opencode" },
-      { path: `${m.paths.opencodeAgentsDir}/linked/linked.md`, sha256: linked.sha256, owner: "opencode" },
+      { path: `${m.paths.dataDir}/linked/linked.md`, sha256: linked.sha256, owner: "opencode" },
     ])
     expect(await uninstallIn(m)).toBe(0)
     for (const file of [absolute, linked]) expect(readFileSync(file.path, "utf8")).toContain("precious")
