@@ -1,13 +1,13 @@
-// What an install, reinstall or uninstall may touch: the directories it writes for the HOME and XDG
-// dirs it serves, nothing else. The manifest names paths, but a manifest can come from elsewhere (a
+// What an install, reinstall or uninstall may remove: the files it writes for the HOME and XDG dirs
+// it serves, nothing else. The manifest names paths, but a manifest can come from elsewhere (a
 // home copied with `cp -a`, a restored backup, an edit): a recorded path outside these directories is
 // never removed, only reported as skipped.
 //
 // A manifest records the HOME it was written for. One written for another HOME is foreign: its paths
 // under that HOME are re-derived under this one (the copied home holds the copies of those files,
 // with the recorded hashes), and every other path it names is dropped. Then every path must lie
-// lexically inside one of the places below, under a name of ours, and (checked on disk before a removal) must still
-// be there once symlinks are resolved.
+// lexically inside one of the places below, under a name of ours, and (checked on disk before a
+// removal) must still be there once symlinks are resolved. XDG dirs outside HOME are not re-derived.
 import { realpath } from "node:fs/promises"
 import { basename, dirname, normalize } from "node:path"
 import { AGENT_PREFIX } from "../agents/names"
