@@ -1,6 +1,7 @@
 // install-manifest.json: every file the installer wrote, with the sha256 it had when written, so
 // replacement and uninstall remove only what still matches and never destroy a local edit.
 import { createHash } from "node:crypto"
+import { stat } from "node:fs/promises"
 import { z } from "zod"
 import { fail } from "../errors"
 import { readJsonFile, writeAtomic } from "../util/fs"
@@ -48,7 +49,8 @@ export const sha256 = (content: string | Uint8Array) => createHash("sha256").upd
 export async function hashFile(path: string): Promise<string | null> {
   const file = Bun.file(path)
   try {
-    if (!(await file.exists())) return null
+    // A FIFO or a device in a managed file's place would block or never end the read.
+    if (!(await stat(path)).isFile()) return null
     const hash = new Bun.CryptoHasher("sha256")
     for await (const chunk of file.stream()) hash.update(chunk)
     return hash.digest("hex")

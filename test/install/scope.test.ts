@@ -5,7 +5,7 @@
 // install proceeds as a first one; an install SIGKILLed mid-apply is repaired by the next. Controls:
 // a normal reinstall still replaces and removes stale managed files inside HOME.
 import { afterAll, describe, expect, test } from "bun:test"
-import { existsSync, readdirSync, readFileSync, watch, writeFileSync } from "node:fs"
+import { existsSync, lstatSync, readdirSync, readFileSync, watch, writeFileSync } from "node:fs"
 import { mkdir, rm, symlink, writeFile } from "node:fs/promises"
 import { readFlags } from "../../src/config/flags"
 import { clientHomes } from "../../src/install/homes"
@@ -106,7 +106,7 @@ describe("install in real homes", () => {
     expect(snapshot(a)).toEqual(original)
   }, 300_000)
 
-  test("a manifest naming files outside the managed dirs (absolute, ../, through a symlinked dir, a user's own agent) never has them removed", async () => {
+  test("a manifest naming files outside the managed dirs (absolute, ../, through a symlinked dir, a user's own agent) never has them removed; a FIFO it names does not hang it", async () => {
     using m = machine()
     expect((await installYes(m, { integrations: "codex" })).code).toBe(0)
     const victims = `${m.dir}/victims`
@@ -122,6 +122,9 @@ describe("install in real homes", () => {
     await symlink(victims, `${m.paths.dataDir}/linked`)
     const own = `${m.paths.opencodeAgentsDir}/my-agent.md`
     writeFileSync(own, "the user's own agent\n")
+    // A FIFO where the manifest records a file of ours: hashed as absent (never read), so left alone.
+    const fifo = `${m.paths.dataDir}/stale.bin`
+    expect((await run(["mkfifo", fifo])).code).toBe(0)
     const stale = `${m.paths.opencodeAgentsDir}/opencode-orchestrator-retired.md`
     writeFileSync(stale, "retired agent\n")
     plantManifest(m, [
@@ -129,6 +132,7 @@ describe("install in real homes", () => {
       { path: `${m.paths.opencodeAgentsDir}/../../../../victims/dotted`, sha256: dotted.sha256, owner: "opencode" },
       { path: `${m.paths.dataDir}/linked/linked.md`, sha256: linked.sha256, owner: "opencode" },
       { path: own, sha256: sha256("the user's own agent\n"), owner: "opencode" },
+      { path: fifo, sha256: "f".repeat(64), owner: "core" },
       // Control: a stale file of ours inside the agents dir, recorded with its hash.
       { path: stale, sha256: sha256("retired agent\n"), owner: "opencode" },
     ])
@@ -136,6 +140,8 @@ describe("install in real homes", () => {
     expect(code).toBe(0)
     for (const file of [absolute, dotted, linked]) expect(readFileSync(file.path, "utf8")).toContain("precious")
     expect(readFileSync(own, "utf8")).toBe("the user's own agent\n")
+    expect(lstatSync(fifo).isFIFO()).toBe(true)
+    expect(manifestOf(m).files.some((file) => file.path === fifo)).toBe(false)
     expect(lines.filter((line) => line.startsWith("SKIP "))).toHaveLength(4)
     expect(existsSync(stale)).toBe(false)
     // Uninstall with the same planted entries: still untouched.
