@@ -18,6 +18,7 @@ import { bwrapFinding, launcherFinding, type Launchers } from "../sandbox"
 import type { Run } from "../util/process"
 import { shownName } from "../workspace/names"
 import { listPatches } from "../workspace/patches"
+import { stateFiles } from "./state-files"
 
 export type Status = "pass" | "fail" | "skip"
 
@@ -218,18 +219,7 @@ const PATCHES_NAMED = 5
 // Isolated workers' patches (and their worktrees) stay until patch_discard: doctor reminds of the ones
 // waiting and what they take, which is never a failure.
 const patches: Check = async (ctx) => {
-  let all: Awaited<ReturnType<typeof listPatches>>
-  try {
-    all = await listPatches(ctx.paths.patchesDir)
-  } catch (error) {
-    return [
-      failed(
-        "patches",
-        `A patch record in ${ctx.paths.patchesDir} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
-        "Move the unreadable .json file aside; patch_discard the others as usual.",
-      ),
-    ]
-  }
+  const { records: all } = await listPatches(ctx.paths.patchesDir)
   const waiting = all.filter((patch) => patch.status === "ready")
   const open = all.length - waiting.length
   if (!all.length) return [pass("patches", "no worker patches waiting")]
@@ -255,4 +245,5 @@ export const CHECKS: Array<{ check: Check; needsConfig: boolean }> = [
   { check: codex, needsConfig: true },
   { check: claude, needsConfig: true },
   { check: patches, needsConfig: false },
+  { check: stateFiles, needsConfig: false },
 ]

@@ -11,6 +11,7 @@ import { weakenedMode, type Delegation } from "../policy/mode"
 import type { Relay } from "../policy/relay"
 import { hostContext, type HostContext } from "../sandbox"
 import { checkStateSpace } from "../util/fs"
+import type { SetAside } from "../util/state-file"
 import { autorunFiles } from "../workspace/autorun"
 import { snapshot } from "../workspace/changes"
 import { canonicalWorkspace } from "../workspace/root"
@@ -238,6 +239,11 @@ export class Delegations {
   async read(id: string): Promise<TaskRecord | undefined> {
     await this.recovering
     return this.engine.live.get(id)?.record ?? (await this.engine.store.read(id))
+  }
+
+  /** State files this process set aside since the last call, each returned once (task_list and stats report them). */
+  takeSetAside(): SetAside[] {
+    return this.engine.store.takeSetAside()
   }
 
   /** Every task, newest first, as this process knows it. */

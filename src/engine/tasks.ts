@@ -3,18 +3,17 @@
 // process or a person with `cat` can see every task that was ever started and how it ended.
 import { randomBytes } from "node:crypto"
 import { readdir } from "node:fs/promises"
-import { z } from "zod"
-import { ROLES, type Role } from "../config/schema"
+import type { Role } from "../config/schema"
 import { fail } from "../errors"
-import { MODES } from "../policy/mode"
 import type { ModelRoute } from "../opencode/session"
 import { writeJson } from "../util/fs"
 import { selfStart } from "../util/process"
-import { readStateFile } from "../util/state-file"
+import { readState, type SetAside } from "../util/state-file"
 import type { Snapshot } from "../workspace/changes"
 import type { PolicyDecision } from "./policy"
 import type { Activity } from "./progress"
-import { STATUSES, type DelegationResult, type Status } from "./result"
+import { RecordSchema } from "./record-schema"
+import type { DelegationResult, Status } from "./result"
 
 export const FINISHED: readonly Status[] = ["succeeded", "failed", "timed_out", "cancelled", "needs_review", "interrupted"]
 /** Progress lines kept in a record (the newest); the full story is in the session. */
@@ -127,38 +126,6 @@ export function newRecord(
   }
 }
 
-/**
- * What every reader of a record relies on. Nested evidence (snapshot, result) is kept as written; a
- * record missing any of these fields is moved aside rather than breaking task_list for every task.
- */
-const RecordSchema = z.looseObject({
-  version: z.literal(1),
-  id: z.string(),
-  role: z.enum(ROLES),
-  agent: z.string(),
-  workspace: z.string().startsWith("/"),
-  title: z.string(),
-  writable: z.boolean(),
-  status: z.enum(STATUSES),
-  idempotencyKey: z.string().optional(),
-  sessionID: z.string().optional(),
-  sessions: z.array(z.string()),
-  ownerPid: z.number().int(),
-  ownerStart: z.string().optional(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  deadline: z.number(),
-  operationMs: z.number(),
-  turns: z.number().int(),
-  revision: z.number().int(),
-  progress: z.array(z.string()),
-  // Where a continue runs and whose worktree it must still own (isolation.ts checkOwnWorktree).
-  isolation: z.looseObject({ mode: z.literal("worktree"), source: z.string().startsWith("/"), patchId: z.string() }).optional(),
-  // What a continue compares its mode to and takes a runner's access from (lifecycle.ts).
-  calls: z.array(z.looseObject({ turn: z.number().int(), mode: z.enum(MODES), source: z.string(), delegation: z.looseObject({ role: z.enum(ROLES) }) })).optional(),
-  turnWarnings: z.array(z.string()).optional(),
-})
-
 const CORRUPT_FIX = "The task it held (if any) is no longer listed; inspect the moved file, and delete it once you no longer need it."
 
 const ID = /^task_[a-z0-9]+_[a-f0-9]+$/
@@ -178,6 +145,7 @@ export class TaskStore {
    */
   private unsaved = new Map<string, TaskRecord>()
   private retry?: ReturnType<typeof setInterval>
+  private readonly unreported: SetAside[] = []
 
   constructor(readonly dir: string) {}
 
@@ -191,9 +159,20 @@ export class TaskStore {
     return kept ? structuredClone(kept) : this.load(this.file(id), id)
   }
 
-  private load(path: string, id: string): Promise<TaskRecord | undefined> {
+  private async load(path: string, id: string): Promise<TaskRecord | undefined> {
     const named = (record: { id: string }) => (record.id === id ? undefined : `its id ${JSON.stringify(record.id)} is not its file name's ${id}`)
-    return readStateFile(path, RecordSchema, CORRUPT_FIX, named) as Promise<TaskRecord | undefined>
+    const { value, setAside } = await readState(path, RecordSchema, CORRUPT_FIX, named)
+    // Bounded: a process nobody lists from keeps the newest (each was also logged when set aside).
+    if (setAside && this.unreported.push(setAside) > 50) this.unreported.shift()
+    return value as TaskRecord | undefined
+  }
+
+  /**
+   * The records this store set aside since the last call, each returned once: a listing (task_list,
+   * stats) reports them, whichever read found them (a task_status, the recovery sweep, a listing).
+   */
+  takeSetAside(): SetAside[] {
+    return this.unreported.splice(0)
   }
 
   /** Writes now and resolves once this state (or a newer one) is on disk. */

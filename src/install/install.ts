@@ -15,11 +15,12 @@ import { checkModels, choicesFromFlags, configFromChoices, type FlagValues } fro
 import { codexConfigFile, findClient, pruneStops, type ClientHomes } from "./homes"
 import { claudeMatches } from "./integrations/claude"
 import type { McpEntry } from "./integrations/codex"
-import { hashFile, readManifest, writeManifest, type ManagedFile } from "./manifest"
+import { hashFile, readManifestForInstall, writeManifest, type ManagedFile } from "./manifest"
 import { observe } from "./observe"
 import { desiredFiles, serveCommand } from "./payload"
 import { INTEGRATIONS, planInstall, type ClientState, type Integration, type Observed } from "./plan"
 import { defaultModelNotes, formatInstallPlan, preservedCount } from "./report"
+import { adoptManifest, formatSkipped, installScope } from "./scope"
 import { describeRetired, retireSharedServer } from "./server"
 import { CANCEL, runWizard, type Prompter } from "./wizard"
 
@@ -82,7 +83,13 @@ export async function install(deps: InstallDeps, options: InstallOptions): Promi
     )
   const hasConfig = await Bun.file(paths.configFile).exists()
   const existing = await loadConfig(paths.configFile)
-  const manifest = await readManifest(paths.installManifest)
+  const scope = installScope(paths, homes)
+  const read = await readManifestForInstall(paths.installManifest)
+  if (read.setAside) print(`The install manifest could not be read (${read.setAside.reason}); moved to ${read.setAside.movedTo}. ${read.setAside.fix}`)
+  if (read.value?.home && read.value.home !== homes.home)
+    print(`The install manifest was written for HOME ${read.value.home}: its files there are taken as this HOME's copies; nothing outside ${homes.home} is touched.`)
+  const { manifest, skipped } = adoptManifest(read.value, scope, homes)
+  for (const line of formatSkipped(skipped)) print(line)
   if (manifest) print(`Found an earlier installation (${manifest.appVersion}, ${manifest.installedAt}); it will be replaced, your config kept.`)
   const claude = findClient(homes, "claude")
   const detected = INTEGRATIONS.filter((name) => findClient(homes, name))
@@ -124,12 +131,12 @@ export async function install(deps: InstallDeps, options: InstallOptions): Promi
   const applyDeps: ApplyDeps = { homes, run: deps.run, env: deps.env, claude }
   const stops = pruneStops(paths.dataDir, paths.opencodeConfigDir, homes)
   try {
-    await applyFiles(plan.files, recorded, stops)
+    for (const line of formatSkipped(await applyFiles(plan.files, recorded, stops, scope))) print(line)
     await applyClients(plan.clients, applyDeps, manifest?.registrations.codex?.configFile)
     await writeAtomic(paths.configFile, `${JSON.stringify(config, null, 2)}\n`)
   } finally {
     const now = (deps.now ?? (() => new Date()))().toISOString()
-    await writeManifest(paths.installManifest, { ...plan.manifest, installedAt: now, files: [...recorded.values()] })
+    await writeManifest(paths.installManifest, { ...plan.manifest, home: homes.home, installedAt: now, files: [...recorded.values()] })
   }
   const retired = describeRetired(await retireSharedServer(paths), "install")
   if (retired) print(retired)

@@ -1,9 +1,11 @@
 // install-manifest.json: every file the installer wrote, with the sha256 it had when written, so
 // replacement and uninstall remove only what still matches and never destroy a local edit.
 import { createHash } from "node:crypto"
+import { stat } from "node:fs/promises"
 import { z } from "zod"
 import { fail } from "../errors"
 import { readJsonFile, writeAtomic } from "../util/fs"
+import { readState, type StateRead } from "../util/state-file"
 
 export const OWNERS = ["core", "opencode", "codex", "claude"] as const
 export type Owner = (typeof OWNERS)[number]
@@ -23,6 +25,7 @@ export const InstallManifestSchema = z
   .object({
     version: z.literal(1),
     appVersion: z.string().describe("Version of the binary that wrote this manifest."),
+    home: z.string().startsWith("/").optional().describe("The HOME it was written for; under another HOME it is foreign (install/scope.ts)."),
     installedAt: z.string().describe("ISO time of the install."),
     integrations: z.array(z.enum(["codex", "claude"])).describe("Integrations registered by that install."),
     registrations: z
@@ -46,7 +49,8 @@ export const sha256 = (content: string | Uint8Array) => createHash("sha256").upd
 export async function hashFile(path: string): Promise<string | null> {
   const file = Bun.file(path)
   try {
-    if (!(await file.exists())) return null
+    // A FIFO or a device in a managed file's place would block or never end the read.
+    if (!(await stat(path)).isFile()) return null
     const hash = new Bun.CryptoHasher("sha256")
     for await (const chunk of file.stream()) hash.update(chunk)
     return hash.digest("hex")
@@ -67,6 +71,16 @@ export async function readManifest(file: string): Promise<InstallManifest | unde
       `Move ${file} aside and rerun \`opencode-mcp-orchestrator install\`.`,
     )
   return parsed.data
+}
+
+/**
+ * The manifest for an install: one that cannot be read (not JSON, not this shape, not a regular file)
+ * is set aside, and the install proceeds as a first one, which removes nothing and preserves every
+ * existing file it did not write.
+ */
+export function readManifestForInstall(file: string): Promise<StateRead<InstallManifest>> {
+  const fix = "Install continued as a first install: nothing was removed, files it would have replaced are kept and listed; delete the moved file once you no longer need it."
+  return readState(file, InstallManifestSchema, fix)
 }
 
 export const writeManifest = (file: string, manifest: InstallManifest) => writeAtomic(file, `${JSON.stringify(manifest, null, 2)}\n`)

@@ -16,6 +16,7 @@ import { observe } from "./observe"
 import { serveCommand } from "./payload"
 import { planUninstall } from "./plan"
 import { formatUninstallPlan } from "./report"
+import { adoptManifest, formatSkipped, installScope } from "./scope"
 import { describeRetired, retireSharedServer } from "./server"
 
 export interface UninstallDeps {
@@ -28,7 +29,9 @@ export interface UninstallDeps {
 
 export async function uninstall(deps: UninstallDeps, options: { purgeConfig?: boolean; dryRun?: boolean }): Promise<number> {
   const { paths, homes, print } = deps
-  const manifest = await readManifest(paths.installManifest)
+  const scope = installScope(paths, homes)
+  const { manifest, skipped } = adoptManifest(await readManifest(paths.installManifest), scope, homes)
+  for (const line of formatSkipped(skipped)) print(line)
   // A broken config.json must not block removing the program: what it would name is in the manifest too.
   const config = await loadConfig(paths.configFile).catch(() => undefined)
   const observed = await observe(homes, manifest, [])
@@ -44,7 +47,7 @@ export async function uninstall(deps: UninstallDeps, options: { purgeConfig?: bo
   await applyClients(plan.clients, { homes, run: deps.run, env: deps.env, claude }, manifest?.registrations.codex?.configFile)
   const recorded = new Map<string, ManagedFile>((manifest?.files ?? []).map((f) => [f.path, f]))
   const stops = pruneStops(paths.dataDir, paths.opencodeConfigDir, homes)
-  await applyFiles(plan.files, recorded, stops)
+  for (const line of formatSkipped(await applyFiles(plan.files, recorded, stops, scope))) print(line)
   await rm(paths.installManifest, { force: true })
   await pruneDirs(paths.current, [paths.dataDir])
   await pruneDirs(paths.dataDir, [dirname(paths.dataDir)])

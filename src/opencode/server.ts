@@ -8,7 +8,9 @@ import { readFileSync } from "node:fs"
 import { searchPath, type Env } from "../config/flags"
 import type { Paths } from "../config/paths"
 import { fail } from "../errors"
-import { makePrivate, readJson, writeJson } from "../util/fs"
+import { z } from "zod"
+import { makePrivate, writeJson } from "../util/fs"
+import { readStateFile } from "../util/state-file"
 import { SHARED_SERVER_VARIABLE } from "../sandbox"
 import { alive, killPid, processStart, spawn, type Spawned } from "../util/process"
 
@@ -67,8 +69,21 @@ export async function health(record: Pick<ServerRecord, "url" | "username" | "pa
   }
 }
 
-export async function readServerRecord(paths: Paths) {
-  return readJson<ServerRecord>(paths.serverFile)
+const ServerRecordSchema = z.looseObject({
+  pid: z.number().int().positive(),
+  start: z.string().optional(),
+  url: z.url({ protocol: /^https?$/ }),
+  username: z.string(),
+  password: z.string(),
+  version: z.string(),
+  binary: z.string(),
+  startedAt: z.string(),
+})
+
+/** The recorded shared server; a bad record is set aside, and a new server is then started as if none ran. */
+export async function readServerRecord(paths: Paths): Promise<ServerRecord | undefined> {
+  const fix = "A new shared server is started on the next call; one the bad record named, if it still runs, is left alone."
+  return readStateFile(paths.serverFile, ServerRecordSchema, fix)
 }
 
 export type ServerState = "healthy" | "slow" | "foreign" | "gone"

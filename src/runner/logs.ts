@@ -45,9 +45,21 @@ export async function createRun(runsDir: string, record: Omit<RunRecord, "id" | 
 
 export const saveRun = (runsDir: string, run: RunRecord) => writeJson(`${runDir(runsDir, run.id)}/run.json`, run, 0o600)
 
+/**
+ * What every reader of a run record uses, checked by hand: this module is also bundled into the
+ * OpenCode plugin, which carries no schema library. A record without them reads as absent.
+ */
+function isRun(value: unknown, id: string): value is RunRecord {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false
+  const run = value as Record<string, unknown>
+  const text = (key: string) => typeof run[key] === "string"
+  return run.id === id && text("sessionID") && text("startedAt") && !Number.isNaN(Date.parse(String(run.startedAt)))
+}
+
 export async function readRun(runsDir: string, id: string): Promise<RunRecord | undefined> {
   if (!RUN_ID.test(id)) return undefined
-  return readJson<RunRecord>(`${runDir(runsDir, id)}/run.json`)
+  const run = await readJson<unknown>(`${runDir(runsDir, id)}/run.json`)
+  return isRun(run, id) ? run : undefined
 }
 
 export async function listRuns(runsDir: string): Promise<RunRecord[]> {

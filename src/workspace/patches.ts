@@ -4,9 +4,11 @@
 // src/sandbox/host-paths.ts) and completed when the worker's patch is collected. Nothing here is
 // deleted except by patch_discard.
 import { chmod, readdir, rename } from "node:fs/promises"
+import { z } from "zod"
 import { fail } from "../errors"
 import { PATCH_ID } from "../sandbox"
-import { readJson, writeJson } from "../util/fs"
+import { writeJson } from "../util/fs"
+import { isDate, readState, type SetAside } from "../util/state-file"
 import type { WorktreeLayout } from "./worktree"
 
 export type PatchChange = "added" | "modified" | "deleted" | "renamed"
@@ -74,14 +76,57 @@ export async function storePatchFile(dir: string, id: string, from: string): Pro
   await rename(temp, patchFile(dir, id))
 }
 
+const absolute = z.string().startsWith("/")
+const date = z.string().refine(isDate, "not a date")
+
+/** What task_list, doctor, patch_show/apply/discard and lane reuse read from a record. */
+const PatchRecordSchema = z.looseObject({
+  version: z.literal(1),
+  id: z.string().regex(PATCH_ID),
+  status: z.enum(["open", "ready"]),
+  createdAt: date,
+  collectedAt: date.optional(),
+  taskId: z.string().optional(),
+  layout: z.looseObject({ dir: absolute, tree: absolute, gitDir: absolute }),
+  source: z.looseObject({ workspace: absolute, root: absolute, gitDir: absolute, head: z.string().optional() }),
+  base: z.string(),
+  after: z.string().optional(),
+  digest: z.string().optional(),
+  files: z
+    .array(
+      z.looseObject({
+        path: z.string(),
+        oldPath: z.string().optional(),
+        change: z.enum(["added", "modified", "deleted", "renamed"]),
+        additions: z.number(),
+        deletions: z.number(),
+        binary: z.boolean(),
+      }),
+    )
+    .optional(),
+  summary: z.string().optional(),
+  bytes: z.number().nonnegative().optional(),
+  warnings: z.array(z.string()).optional(),
+})
+
+const FIX = "Its worker's patch can no longer be applied from this record: inspect the moved file, delete it once you " + "no longer need it, and run the worker again if you still want its edits."
+
+/** Reads one record; one that fails its schema (or answers for another id) is set aside. */
+async function readPatch(dir: string, id: string): Promise<{ value?: PatchRecord; setAside?: SetAside }> {
+  const named = (record: { id: string }) => (record.id === id ? undefined : `its id ${JSON.stringify(record.id)} is not its file name's ${id}`)
+  return (await readState(patchRecordFile(dir, id), PatchRecordSchema, FIX, named)) as { value?: PatchRecord; setAside?: SetAside }
+}
+
 export async function readPatchRecord(dir: string, id: string): Promise<PatchRecord | undefined> {
   checkPatchId(id)
-  return readJson<PatchRecord>(patchRecordFile(dir, id))
+  return (await readPatch(dir, id)).value
 }
 
 /** The record and where its bytes are (read them in pieces), or a Usage error saying how to find a patch that exists. */
 export async function loadPatch(dir: string, id: string): Promise<{ record: PatchRecord; file: string; size: number }> {
-  const record = await readPatchRecord(dir, id)
+  checkPatchId(id)
+  const { value: record, setAside } = await readPatch(dir, id)
+  if (setAside) throw fail("Usage", `The record of patch ${id} could not be read (${setAside.reason}); it was moved to ${setAside.movedTo}.`, setAside.fix)
   if (!record) throw fail("Usage", `No patch ${id}.`, "It was discarded, or never existed; task_result of the worker shows its patch_id.")
   if (record.refused) throw fail("Usage", `Patch ${id} was not stored: ${record.refused}`, `The worker's files stay in its worktree ${record.layout.tree}; patch_discard removes them.`)
   if (record.status !== "ready" || !record.digest) throw fail("Usage", `Patch ${id} is not collected yet: its worker is still running.`, "Wait for the worker with task_status, then retry.")
@@ -90,9 +135,11 @@ export async function loadPatch(dir: string, id: string): Promise<{ record: Patc
   return { record, file: patchFile(dir, id), size: file.size }
 }
 
-/** Every stored patch record, newest first (task_list and doctor show the waiting ones). */
-export async function listPatches(dir: string): Promise<PatchRecord[]> {
+/** Every stored patch record, newest first (task_list and doctor show the waiting ones), and those set aside now. */
+export async function listPatches(dir: string): Promise<{ records: PatchRecord[]; setAside: SetAside[] }> {
   const names = await readdir(dir).catch(() => [] as string[]) // no patches dir yet: no patches
-  const records = await Promise.all(names.filter((name) => name.endsWith(".json") && PATCH_ID.test(name.slice(0, -5))).map((name) => readJson<PatchRecord>(`${dir}/${name}`)))
-  return records.filter((record): record is PatchRecord => record !== undefined).sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+  const ids = names.filter((name) => name.endsWith(".json") && PATCH_ID.test(name.slice(0, -5))).map((name) => name.slice(0, -5))
+  const reads = await Promise.all(ids.map((id) => readPatch(dir, id)))
+  const records = reads.flatMap((read) => (read.value ? [read.value] : [])).sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+  return { records, setAside: reads.flatMap((read) => (read.setAside ? [read.setAside] : [])) }
 }

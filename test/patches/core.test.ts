@@ -59,7 +59,7 @@ test("a dirty tree is snapshotted exactly, every kind of change round-trips thro
   expect(existsSync(layout.tree)).toBe(false)
   expect(existsSync(layout.gitDir)).toBe(false)
   expect(await claimedLanes(paths.patchesDir)).toEqual([])
-  expect(await listPatches(paths.patchesDir)).toEqual([])
+  expect((await listPatches(paths.patchesDir)).records).toEqual([])
   expect(await fingerprintTree(`${repo}/.git`)).toBe(metadata)
 }, 60_000)
 

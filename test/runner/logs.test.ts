@@ -42,6 +42,26 @@ test("createRun, listRuns, latestRunOf and pruneRuns on disk", async () => {
   expect((await listRuns(dir.path)).map((r) => r.id).sort()).toEqual([first.id, third.id].sort())
 })
 
+test.each([
+  ["null", "null"],
+  ["an array", "[]"],
+  ["{}", "{}"],
+  ["a record answering for another run", JSON.stringify({ id: "run-20260102T030405-zzzzzz", sessionID: "s1", startedAt: "2026-01-02T03:04:05Z" })],
+  ["a start time that is not a date", JSON.stringify({ id: "ID", sessionID: "s1", startedAt: "soon" })],
+])("a run record that is %s reads as absent; listing, the latest run and pruning answer for the others", async (_, content) => {
+  await using dir = await tempDir("oc-orch-runs-")
+  const good = await createRun(dir.path, { agent: "a", profile: "runner-read_only-disabled", workspace: "/w", command: "true", sessionID: "s1" })
+  const bad = newRunId()
+  await Bun.write(`${dir.path}/${bad}/run.json`, content.replace('"ID"', JSON.stringify(bad)))
+  expect(await readRun(dir.path, bad)).toBeUndefined()
+  expect((await listRuns(dir.path)).map((r) => r.id)).toEqual([good.id])
+  expect((await latestRunOf(dir.path, ["s1"]))?.id).toBe(good.id)
+  expect(await pruneRuns(dir.path, { hours: 24, count: 20 })).toEqual([])
+  // Control: the same record made whole reads.
+  await Bun.write(`${dir.path}/${bad}/run.json`, JSON.stringify({ id: bad, sessionID: "s2", startedAt: new Date().toISOString() }))
+  expect((await readRun(dir.path, bad))?.id).toBe(bad)
+})
+
 test("readSlice numbers lines, stops at its limits and says where the log ends", async () => {
   await using dir = await tempDir("oc-orch-runs-")
   const file = `${dir.path}/log`

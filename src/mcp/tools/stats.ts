@@ -3,6 +3,7 @@ import { z } from "zod"
 import { parseSince, renderStats, summarize, type StatsRow } from "../../engine/ledger"
 import type { Delegations } from "../../engine/lifecycle"
 import { errorResult } from "../shared"
+import { setAsideLines, setAsideRows, setAsideShape } from "./set_aside"
 import description from "./stats.md" with { type: "text" }
 
 const rowShape = z.object({
@@ -38,13 +39,17 @@ export function registerStats(server: McpServer, delegations: Delegations) {
       title: "Delegation ledger",
       description,
       inputSchema: { since: z.string().min(1).max(40).optional().describe("Only tasks finished in this period: 24h, 7d, 2w, or a date such as 2026-11-01.") },
-      outputSchema: { since: z.string().optional(), rows: z.array(rowShape), total: rowShape },
+      outputSchema: { since: z.string().optional(), rows: z.array(rowShape), total: rowShape, set_aside: setAsideShape },
       annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
     },
     async (args) => {
       try {
         const stats = summarize(await delegations.list(), args.since ? parseSince(args.since, Date.now()) : undefined)
-        return { content: [{ type: "text", text: renderStats(stats) }], structuredContent: { since: stats.since, rows: stats.rows.map(toRow), total: toRow(stats.total) } }
+        // The sum is over the records that read; one set aside is named here (once), not a reason to fail.
+        const setAside = delegations.takeSetAside()
+        const text = [renderStats(stats), ...setAsideLines(setAside)].join("\n")
+        const structured = { since: stats.since, rows: stats.rows.map(toRow), total: toRow(stats.total) }
+        return { content: [{ type: "text", text }], structuredContent: { ...structured, ...(setAside.length ? { set_aside: setAsideRows(setAside) } : {}) } }
       } catch (error) {
         return errorResult(error)
       }

@@ -2,10 +2,10 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { z } from "zod"
 import type { Delegations } from "../../engine/lifecycle"
 import { STATUSES } from "../../engine/result"
-import { corruptFiles } from "../../util/state-file"
 import { shownName } from "../../workspace/names"
 import { listPatches } from "../../workspace/patches"
 import { errorResult } from "../shared"
+import { setAsideLines, setAsideRows, setAsideShape } from "./set_aside"
 import description from "./task_list.md" with { type: "text" }
 import { statusOfRecord, statusShape } from "./task_status"
 
@@ -37,10 +37,7 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
           )
           .optional()
           .describe("Patches of isolated workers still stored (open: the worker runs), in the listed workspace when cwd is given; each stays until patch_discard."),
-        corrupt_files: z
-          .array(z.object({ path: z.string(), moved_to: z.string(), reason: z.string(), fix: z.string() }))
-          .optional()
-          .describe("State files that could not be read and were moved aside (each reported once)."),
+        corrupt_files: setAsideShape,
       },
       annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
     },
@@ -51,7 +48,8 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
         const all = (await delegations.list()).filter((record) => (!args.status || record.status === args.status) && inside(record.isolation?.source ?? record.workspace))
         const tasks = all.slice(0, args.limit).map((record) => statusOfRecord(record))
         const lines = tasks.length ? tasks.map((t) => `${t.task_id}  ${t.status.padEnd(12)} ${t.role.padEnd(7)} ${shownName(t.workspace)}`) : ["No tasks."]
-        const patches = (await listPatches(delegations.runtime.paths.patchesDir))
+        const stored = await listPatches(delegations.runtime.paths.patchesDir)
+        const patches = stored.records
           .filter((patch) => inside(patch.source.workspace))
           .map((patch) => ({
             patch_id: patch.id,
@@ -66,9 +64,10 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
           lines.push(
             `${patch.patch_id}  ${patch.status === "open" ? "open (its worker runs)" : `waiting: ${patch.files} files, ${patch.bytes} bytes`} for ${shownName(patch.workspace)} (patch_apply or patch_discard)`,
           )
-        // Reported once: each corrupt file moved aside since the last task_list.
-        const corrupt = corruptFiles.splice(0).map((file) => ({ path: file.path, moved_to: file.movedTo, reason: file.reason, fix: file.fix }))
-        for (const file of corrupt) lines.push(`moved aside ${file.path} → ${file.moved_to}: ${file.reason}. ${file.fix}`)
+        // Reported once: each file this process set aside since the last listing (records, patches).
+        const setAside = [...delegations.takeSetAside(), ...stored.setAside]
+        lines.push(...setAsideLines(setAside))
+        const corrupt = setAsideRows(setAside)
         return {
           content: [{ type: "text", text: lines.join("\n") }],
           structuredContent: { tasks, total: all.length, ...(patches.length ? { patches } : {}), ...(corrupt.length ? { corrupt_files: corrupt } : {}) },
