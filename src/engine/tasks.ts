@@ -13,6 +13,7 @@ import { readStateFile } from "../util/state-file"
 import type { Snapshot } from "../workspace/changes"
 import type { Activity } from "./progress"
 import { STATUSES, type DelegationResult, type Status } from "./result"
+import { SpendingSchema, type Spending } from "./usage"
 
 export const FINISHED: readonly Status[] = ["succeeded", "failed", "timed_out", "cancelled", "needs_review", "interrupted"]
 /** Progress lines kept in a record (the newest); the full story is in the session. */
@@ -64,6 +65,8 @@ export interface TaskRecord {
   /** Autorun files (workspace/autorun.ts) with their fingerprints when a writable turn started. */
   autorun?: Record<string, string>
   result?: DelegationResult
+  /** What the task has spent over all its sessions and turns (usage.ts): the result's tokens and cost, and what the caps count. */
+  spending?: Spending
   /** Why the task ended as it did, when the status alone does not say. */
   note?: string
 }
@@ -145,6 +148,7 @@ const RecordSchema = z.looseObject({
   turns: z.number().int(),
   revision: z.number().int(),
   progress: z.array(z.string()),
+  spending: SpendingSchema.optional(),
 })
 
 const CORRUPT_FIX = "The task it held (if any) is no longer listed; inspect the moved file, and delete it once you no longer need it."
