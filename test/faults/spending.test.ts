@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test"
 import type { TaskRecord } from "../../src/engine/tasks"
 import { readJson, writeJson } from "../../src/util/fs"
 import { alive } from "../../src/util/process"
+import { connectStdio, ROOT } from "../helpers/mcp"
 import { connect, makeRepo, startWorld, stopWorld, structured, text, type Connected, type Structured, type World } from "../mcp/_setup"
 
 let world: World
@@ -174,5 +175,72 @@ test("a task_continue turn adds to the task's total; a task already past its cap
     const again = await call("task_continue", { task_id: first.task_id, task: "once more" })
     expect(again.status).not.toBe("running")
     expect(sumOf(tokensOf(again))).toBeGreaterThan(sumOf(tokensOf(second)))
+  })
+}, 180_000)
+
+/** The watchdogs `serve` started for itself (`supervise --parent PID`): stopped at the end if still there. */
+async function watchdogsOf(parent: number): Promise<number[]> {
+  const { readdir } = await import("node:fs/promises")
+  const pids: number[] = []
+  for (const name of await readdir("/proc")) {
+    if (!/^\d+$/.test(name)) continue
+    const argv = await Bun.file(`/proc/${name}/cmdline`)
+      .text()
+      .then((raw) => raw.split("\0"))
+      .catch(() => [] as string[])
+    const at = argv.indexOf("--parent")
+    if (argv.includes("supervise") && at >= 0 && argv[at + 1] === String(parent)) pids.push(Number(name))
+  }
+  return pids
+}
+
+test("a capped scout taken over by the watchdog after its serve was SIGKILLed counts what was spent before, and stops at the cap", async () => {
+  const repo = await makeRepo(world)
+  // Control: uncapped, the same scout runs all thirteen steps.
+  const uncapped = await call("scout", { cwd: repo, task: "[script:long_spend] read it" })
+  expect(uncapped.status).toBe("succeeded")
+  const whole = sumOf(tokensOf(uncapped))
+  const uncappedRecord = await recordOf(uncapped.task_id)
+  expect(world.model.requests.filter((r) => r.play.kind !== "title" && r.sessionId === uncappedRecord.sessions[0]).length).toBe(13)
+  const cap = Math.floor(whole * 0.7)
+  await withCap(cap, async () => {
+    const serve = await connectStdio({ ...world.home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "1000" }, [process.execPath, `${ROOT}/src/cli/main.ts`, "serve"])
+    servers.push(serve.pid)
+    try {
+      const started = structured(await serve.client.callTool({ name: "scout", arguments: { cwd: repo, task: "[script:long_spend] read it" } }))
+      expect(started.status).toBe("running")
+      const id = started.task_id
+      let session: string | undefined
+      const deadline = Date.now() + 60_000
+      // Killed once about half the cap's worth is spent: what is left of the run alone stays under the cap.
+      while (Date.now() < deadline) {
+        session ??= (await recordOf(id)).sessions[0]
+        if (session && billed(billOf([session])) >= whole * 0.4) break
+        await Bun.sleep(50)
+      }
+      process.kill(serve.pid, "SIGKILL")
+      const atKill = billed(billOf([session!]))
+      expect(atKill).toBeLessThan(cap)
+      expect(whole - atKill).toBeLessThan(cap)
+      const requestsAtKill = world.model.requests.filter((r) => r.sessionId === session).length
+      let record = await recordOf(id)
+      for (let i = 0; i < 600 && record.status === "running"; i++) {
+        await Bun.sleep(100)
+        record = await recordOf(id)
+      }
+      expect(record.status).toBe("failed")
+      expect(record.result?.errorKind).toBe("budget")
+      expect(record.progress.some((line) => line.startsWith("stopped: the task used"))).toBe(true)
+      // Followed after the kill (the takeover counted on), and stopped before the end.
+      const requests = world.model.requests.filter((r) => r.play.kind !== "title" && r.sessionId === session).length
+      expect(requests).toBeGreaterThan(requestsAtKill)
+      expect(requests).toBeLessThan(13)
+      const spent = record.result!.tokens
+      expect(spent.input + spent.output).toBeGreaterThan(cap)
+      expect(spent.input + spent.output).toBeGreaterThan(atKill)
+    } finally {
+      await serve.close().catch(() => undefined)
+      for (const pid of await watchdogsOf(serve.pid)) servers.push(pid)
+    }
   })
 }, 180_000)
