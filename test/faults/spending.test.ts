@@ -178,6 +178,31 @@ test("a task_continue turn adds to the task's total; a task already past its cap
   })
 }, 180_000)
 
+test("a record whose running total is garbage is set aside and reported; stats and task_list answer for the others", async () => {
+  const before = await stats()
+  const records = (await mcp.delegations.list()).filter((record) => record.result)
+  const good = records[0]!
+  const shapes = [
+    { spent: { tokens: { input: "lots", output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 }, cost: 0 } },
+    { spent: { tokens: { input: -5, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 }, cost: 0 } },
+    { spent: { tokens: good.spending!.spent.tokens, cost: null } },
+    { spent: good.spending!.spent, open: { sessionID: "", steps: "all" } },
+    [],
+  ]
+  const ids = shapes.map((_, i) => `task_aaaaaaaa_0000000${i}`)
+  for (const [i, spending] of shapes.entries()) await writeJson(`${world.home.paths.tasksDir}/${ids[i]}.json`, { ...good, id: ids[i], spending })
+  // Control: the same record with its own total is counted.
+  const control = "task_aaaaaaaa_00000009"
+  await writeJson(`${world.home.paths.tasksDir}/${control}.json`, { ...good, id: control })
+  const after = await stats()
+  expect(after.total.tasks).toBe(before.total.tasks + 1)
+  expect(after.total.tokens.input).toBe(before.total.tokens.input + good.result!.tokens.input)
+  const listed = structured(await mcp.client.callTool({ name: "task_list", arguments: {} }))
+  expect((listed.tasks as { task_id: string }[]).map((t) => t.task_id)).toContain(control)
+  const corrupt = (listed.corrupt_files ?? []) as { path: string; reason: string }[]
+  for (const id of ids) expect(corrupt.find((c) => c.path.endsWith(`${id}.json`))?.reason).toContain("spending")
+}, 30_000)
+
 /** The watchdogs `serve` started for itself (`supervise --parent PID`): stopped at the end if still there. */
 async function watchdogsOf(parent: number): Promise<number[]> {
   const { readdir } = await import("node:fs/promises")
