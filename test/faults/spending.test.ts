@@ -25,6 +25,7 @@ beforeAll(async () => {
       turns: [{ steps: [{ text: "", reasoning: "thinking it over" }] }, { steps: [{ text: "report after the retry", fail: { kind: "429", times: 7, per: "server", retryAfterSeconds: 1 } }] }],
     },
     two_turns: { turns: [{ steps: [read("README.md"), { text: "first turn" }] }, { steps: [read("src/tally.ts"), { text: "second turn" }] }] },
+    slow_second: { turns: [{ steps: [read("README.md"), { text: "first turn" }] }, { steps: [read("src/tally.ts"), { text: "second turn", delayMs: 4000 }] }] },
     long_spend: { turns: [{ steps: [...Array.from({ length: 12 }, () => read("src/tally.ts", 700)), { text: "read it twelve times" }] }] },
   })
   mcp = await connect(world)
@@ -269,3 +270,34 @@ test("a capped scout taken over by the watchdog after its serve was SIGKILLed co
     }
   })
 }, 180_000)
+
+test("a worker's task_continue turn taken over after its serve was SIGKILLed adds that turn once: the parked copy's earlier turn is not counted again", async () => {
+  const repo = await makeRepo(world)
+  const first = await call("worker", { cwd: repo, task: "[script:slow_second] look" })
+  expect(first.status).toBe("succeeded")
+  const serve = await connectStdio({ ...world.home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "1000" }, [process.execPath, `${ROOT}/src/cli/main.ts`, "serve"])
+  servers.push(serve.pid)
+  try {
+    const id = first.task_id
+    const continued = structured(await serve.client.callTool({ name: "task_continue", arguments: { task_id: id, task: "and the source" } }))
+    expect(continued.status).toBe("running")
+    // Killed while the continued turn waits on its last answer.
+    const waiting = () => world.model.requests.some((r) => r.play.kind === "step" && r.play.script === "slow_second" && r.play.turn === 1 && r.play.step === 1)
+    const deadline = Date.now() + 30_000
+    while (!waiting() && Date.now() < deadline) await Bun.sleep(50)
+    await Bun.sleep(300)
+    process.kill(serve.pid, "SIGKILL")
+    let record = await recordOf(id)
+    for (let i = 0; i < 600 && record.status === "running"; i++) {
+      await Bun.sleep(100)
+      record = await recordOf(id)
+    }
+    expect(record.status).toBe("succeeded")
+    expect(record.result!.report).toBe("second turn")
+    const bill = billOf(record.sessions)
+    expect({ input: record.result!.tokens.input, output: record.result!.tokens.output }).toEqual(bill)
+  } finally {
+    await serve.close().catch(() => undefined)
+    for (const pid of await watchdogsOf(serve.pid)) servers.push(pid)
+  }
+}, 120_000)
