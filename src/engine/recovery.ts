@@ -78,10 +78,10 @@ async function recoverTask(engine: Engine, record: TaskRecord): Promise<void> {
       return
     }
     if (sessionID && state === "idle") {
-      // No transcript settles the task as interrupted below, with its session id to look at.
       // Only the attempt in flight (a task_continue turn's session also holds the earlier turns).
       const open = record.spending?.open
       const after = open?.sessionID === sessionID ? open.after : undefined
+      // No transcript settles the task as interrupted below, with its session id to look at.
       const transcript = await readTranscript(client, sessionID, record.workspace, after).catch(() => undefined)
       // The process died between creating the session and sending the brief: send it now, under the
       // task's own deadline, rather than calling a task that never started interrupted.
