@@ -1,7 +1,8 @@
 // A task's spending is summed over every session it used, in its result, in `stats` and in its caps,
 // on the real OpenCode with the scripted model: a scout rerun after its server was SIGKILLed, a scout
 // run again in a fresh session after OpenCode gave up on a 429, a task_continue turn, and a task taken
-// over by the watchdog after its `serve` was SIGKILLed (the cap counts what was spent before). The
+// over by the watchdog after its `serve` was SIGKILLed (the cap counts what was spent before), and a
+// continued turn taken over while it runs or after it finished with nobody following it. The
 // oracle is the scripted model's own bill (the usage it sent for each answer it finished), per session;
 // control: a single-session task's totals equal OpenCode's own totals for that session and that bill.
 import { afterAll, beforeAll, expect, test } from "bun:test"
@@ -301,3 +302,42 @@ test("a worker's task_continue turn taken over after its serve was SIGKILLed add
     for (const pid of await watchdogsOf(serve.pid)) servers.push(pid)
   }
 }, 120_000)
+
+test("a continued turn that finished while no process followed it (serve and watchdog SIGKILLed) is counted once by the next one", async () => {
+  const repo = await makeRepo(world)
+  const first = await call("worker", { cwd: repo, task: "[script:slow_second] look" })
+  expect(first.status).toBe("succeeded")
+  const serve = await connectStdio({ ...world.home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "1000" }, [process.execPath, `${ROOT}/src/cli/main.ts`, "serve"])
+  servers.push(serve.pid)
+  const id = first.task_id
+  try {
+    expect(structured(await serve.client.callTool({ name: "task_continue", arguments: { task_id: id, task: "and the source" } })).status).toBe("running")
+    const last = () => lastOf(id)
+    const deadline = Date.now() + 30_000
+    while (!(await last()) && Date.now() < deadline) await Bun.sleep(50)
+    // Nobody is left to follow the turn: its watchdog first, then the serve.
+    for (const pid of await watchdogsOf(serve.pid)) process.kill(pid, "SIGKILL")
+    process.kill(serve.pid, "SIGKILL")
+    // The session answers its last step with no process following it.
+    while (!(await last())?.billed && Date.now() < deadline + 30_000) await Bun.sleep(100)
+    await Bun.sleep(1000)
+    expect((await recordOf(id)).status).toBe("running")
+  } finally {
+    await serve.close().catch(() => undefined)
+  }
+  const next = await connect(world)
+  try {
+    const record = (await next.delegations.follow(String(id), { budgetMs: 60_000 }))!
+    expect(record.status).toBe("succeeded")
+    expect(record.result!.report).toBe("second turn")
+    expect({ input: record.result!.tokens.input, output: record.result!.tokens.output }).toEqual(billOf(record.sessions))
+  } finally {
+    await next.close()
+  }
+}, 120_000)
+
+/** The continued turn's last request: in the task's newest session, its second step. */
+async function lastOf(id: unknown) {
+  const sessions = (await recordOf(id)).sessions
+  return world.model.requests.find((r) => r.play.kind === "step" && r.play.script === "slow_second" && r.play.turn === 1 && r.play.step === 1 && sessions.includes(r.sessionId ?? ""))
+}
