@@ -52,11 +52,17 @@ function add(into: Spend, more: Spend) {
   into.cost += more.cost
 }
 
-/** A task's spending, started from what an older record's result said when the record has none. */
-export function spendingOf(record: { spending?: Spending; result?: { tokens?: Tokens; cost?: number } }): Spending {
+const counted = (value: unknown) => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : 0)
+
+/**
+ * A task's spending, started from what an older record's result said when the record has none (its
+ * numbers only: a result written wrong must not turn the sum into a string or NaN).
+ */
+export function spendingOf(record: { spending?: Spending; result?: { tokens?: Partial<Tokens>; cost?: number } }): Spending {
   if (!record.spending) {
-    const tokens = { ...noTokens(), ...record.result?.tokens }
-    record.spending = { spent: { tokens, cost: record.result?.cost ?? 0 } }
+    const tokens = noTokens()
+    for (const key of KEYS) tokens[key] = counted(record.result?.tokens?.[key])
+    record.spending = { spent: { tokens, cost: counted(record.result?.cost) } }
   }
   return record.spending
 }

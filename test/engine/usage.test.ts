@@ -75,9 +75,13 @@ test("closing keeps the larger of transcript and events; a session never opened 
   expect(spending.spent.tokens.input).toBe(600)
 })
 
-test("a record from before the running total starts from its result's tokens and cost", () => {
+test("a record from before the running total starts from its result's tokens and cost, numbers only", () => {
   const record = { result: { tokens: tokens(700, 7), cost: 0.2 } }
   expect(spendingOf(record).spent).toEqual({ tokens: tokens(700, 7), cost: 0.2 })
+  const garbled = { result: JSON.parse('{"tokens": {"input": "9", "output": -1, "reasoning": null}, "cost": "0.5"}') }
+  expect(SpendingSchema.safeParse(spendingOf(garbled)).success).toBe(true)
+  expect(spendingOf(garbled).spent).toEqual({ tokens: tokens(0), cost: 0 })
+  expect(spendingOf({}).spent).toEqual({ tokens: tokens(0), cost: 0 })
 })
 
 test("the schema refuses garbage counts, so a bad record is set aside rather than summed", () => {
