@@ -9,7 +9,9 @@
 //   d) 8 isolated workers at once through delegate_parallel vs 1, on a scripted model answering each
 //      step after 500 ms (model time dominates, as for real): wall ratio against the goal (1.5×), on
 //      worktree lanes OpenCode has not seen yet (cold) and on reused ones (warm)
-//   bun scripts/bench.ts [--runs N]
+//   e) `sessions` over 1,000 sessions: paged through OpenCode's list, the rows shown read (ours) beside
+//      one capped call plus a message read per listed session (the path before), against 100 ms
+//   bun scripts/bench.ts [--runs N] [--only sessions]
 import { parseArgs } from "node:util"
 import { rm } from "node:fs/promises"
 import { connect } from "../src/opencode/client"
@@ -25,6 +27,7 @@ import { readFlags, type Env } from "../src/config/flags"
 import { createRepository } from "../src/model/demo"
 import { hostContext } from "../src/sandbox"
 import { createWorktree, removeWorktree } from "../src/workspace/worktree"
+import { listSessions } from "../src/engine/sessions"
 
 const ROOT = `${import.meta.dir}/..`
 const BINARY = `${ROOT}/dist/opencode-mcp-orchestrator`
@@ -34,7 +37,9 @@ const WORKTREE_GOAL_MS = 300
 const FANOUT_GOAL_RATIO = 1.5
 const IDLE_RSS_GOAL_MB = 60
 
-const { values } = parseArgs({ options: { runs: { type: "string", default: "7" } } })
+const SESSIONS_GOAL_MS = 100
+
+const { values } = parseArgs({ options: { runs: { type: "string", default: "7" }, only: { type: "string" } } })
 const runs = Number(values.runs)
 
 const median = (xs: number[]) => {
@@ -91,6 +96,40 @@ async function timed(label: string, body: () => Promise<unknown>, times = runs) 
   const value = median(samples)
   console.log(`${label.padEnd(44)} median ${value.toFixed(0).padStart(6)} ms  (n=${times})`)
   return value
+}
+
+/** e) 1,000 sessions on a fresh server, listed (50 rows shown) the way `sessions` does and the way it did. */
+async function benchSessions() {
+  const sessionsHome = await createIsolatedHome({ modelUrl: "http://127.0.0.1:9/v1", env: { PATH: PINNED_PATH } })
+  const dir = await createRepository("oc-orch-bench-sessions-", { "README.md": "# sessions\n" })
+  try {
+    const client = connect(await ensureServer({ paths: sessionsHome.paths, binary: "opencode", env: sessionsHome.env }))
+    for (let at = 0; at < 1000; at += 10) await Promise.all(Array.from({ length: 10 }, (_, i) => client.session.create({ directory: dir, title: `bench ${at + i}` })))
+    const filter = { scope: "all" as const, staleMs: 300_000, limit: 50 }
+    let total = 0
+    const paged = await timed("e1) sessions, 1,000: paged, rows shown read", async () => {
+      total = (await listSessions(client, [], filter)).total
+    })
+    let before = 0
+    const perSession = await timed("e2) one call (limit 500) + a read per session", async () => {
+      const listed = (await client.experimental.session.list({ limit: 500 })).data ?? []
+      const latest = await Promise.all(listed.map((session) => client.session.messages({ sessionID: session.id, limit: 1 })))
+      await Promise.all(listed.slice(0, filter.limit).map((session) => client.session.messages({ sessionID: session.id, limit: 6 })))
+      before = latest.length
+    })
+    console.log(
+      `  sessions: paged / per-session ${(paged / perSession).toFixed(2)}x; total ${total} (before: ${before}); ${paged.toFixed(0)} ms (goal ≤ ${SESSIONS_GOAL_MS} ms: ${paged <= SESSIONS_GOAL_MS ? "met" : "not met"})`,
+    )
+  } finally {
+    await stopServer(sessionsHome.paths)
+    await sessionsHome.dispose()
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+if (values.only === "sessions") {
+  await benchSessions()
+  process.exit(0)
 }
 
 const model = await startScriptedModel()
@@ -194,6 +233,8 @@ try {
     await fanHome.dispose()
     for (const lane of lanes) await rm(lane, { recursive: true, force: true })
   }
+
+  await benchSessions()
 
   console.log("\nratios")
   console.log(`  worktree setup / cp -a      ${(setup / copy).toFixed(2)}x; setup ${setup.toFixed(0)} ms (goal ≤ ${WORKTREE_GOAL_MS} ms: ${setup <= WORKTREE_GOAL_MS ? "met" : "not met"})`)

@@ -146,8 +146,14 @@ export const ConfigSchema = z
       .int()
       .min(TOKEN_CAP_MIN)
       .optional()
-      .describe("Stops a task's turn once it has used more tokens than this (input, output, reasoning and cache, summed over its steps); it ends failed with error_kind budget. Absent: no cap."),
-    maxCostPerTask: z.number().positive().optional().describe("Stops a task's turn once its cost, at OpenCode's model prices, passes this; it ends failed with error_kind budget. Absent: no cap."),
+      .describe(
+        "Stops a task once it has used more tokens than this (input, output, reasoning and cache, summed over its steps in every session and turn); it ends failed with error_kind budget. Absent: no cap.",
+      ),
+    maxCostPerTask: z
+      .number()
+      .positive()
+      .optional()
+      .describe("Stops a task once its cost over every session and turn, at OpenCode's model prices, passes this; it ends failed with error_kind budget. Absent: no cap."),
     policy: PolicySchema.default({ requireTier: false, relay: [] }).describe("Delegation policy; absent means blueprint mode with the tier optional and nothing relayed."),
   })
   .strict()

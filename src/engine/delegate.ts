@@ -14,7 +14,7 @@ import { readTranscript, type Transcript } from "../opencode/transcript"
 import { activityOf, describeEvent, newTracker, type Activity } from "./progress"
 import type { Status } from "./result"
 import type { Runtime } from "./runtime"
-import { addStep, overCap, type Caps, type Usage } from "./usage"
+import { addStep, openSegment, overCap, seedSegment, totalOf, type Caps, type Spending } from "./usage"
 
 export const EMPTY_REPORT_NUDGE = "Your last message did not contain the report. Do not call any more tools. Write the final report now, in the format your instructions give."
 
@@ -67,9 +67,11 @@ export interface TurnSpec {
   serverGone?: () => Promise<boolean>
   /** Puts the session's permission asks and questions to the person; without it they are refused. */
   relay?: Relay
-  /** What the task has spent so far (kept across its retries), and the caps that stop it. */
-  usage?: Usage
+  /** What the task has spent so far, across all its sessions (on its record), and the caps that stop it. */
+  spending?: Spending
   caps?: Caps
+  /** Saves the spending: called once the attempt is opened (awaited) and after each step counted. */
+  onSpend?(): Promise<void>
 }
 
 export interface Turn {
@@ -126,6 +128,13 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
   const budget = new AbortController()
   let overBudget: string | undefined
   const signal = AbortSignal.any([spec.signal, budget.signal])
+  const checkCaps = () => {
+    if (!spec.spending || !spec.caps || overBudget) return
+    overBudget = overCap(totalOf(spec.spending), spec.caps)
+    if (!overBudget) return
+    spec.onProgress(`stopped: ${overBudget}`)
+    budget.abort()
+  }
   const follow = (): Promise<WaitOutcome> =>
     waitIdle(client, hub, sessionID, workspace, {
       signal,
@@ -136,18 +145,29 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
         spec.onActivity?.(activityOf(tracker, new Date()))
         if (line) spec.onProgress(line)
         void answerAsk(client, workspace, event, spec.relay, spec.onProgress)
-        if (!spec.usage || !spec.caps || overBudget) return
-        addStep(spec.usage, event)
-        overBudget = overCap(spec.usage, spec.caps)
-        if (!overBudget) return
-        spec.onProgress(`stopped: ${overBudget}`)
-        budget.abort()
+        if (!spec.spending || !addStep(spec.spending, event)) return
+        // Saved as counted: a process taking the task over continues from here (OpenCode fills the gap).
+        void spec.onSpend?.()
+        checkCaps()
       },
     })
 
+  // A followed session's attempt was opened by the process that started it, after the message it marked.
+  const resumed = spec.attach && spec.spending?.open?.sessionID === sessionID
+  const before = resumed ? spec.spending!.open!.after : spec.sessionID && !spec.attach ? await lastMessageID(client, sessionID, workspace) : undefined
+  if (spec.spending) {
+    if (!resumed) openSegment(spec.spending, sessionID, before)
+    // The steps the session finished while no process followed it count too, each once.
+    if (spec.attach) {
+      const sofar = await readTranscript(client, sessionID, workspace, before).catch(() => undefined)
+      if (sofar) seedSegment(spec.spending, sofar.finished)
+    }
+    await spec.onSpend?.()
+    // A task already past a cap (spent before a rerun, a takeover or this turn) sends nothing more.
+    checkCaps()
+  }
   let outcome: WaitOutcome = { kind: "aborted" }
-  const before = spec.sessionID && !spec.attach ? await lastMessageID(client, sessionID, workspace) : undefined
-  if (!spec.signal.aborted) {
+  if (!signal.aborted) {
     if (!spec.attach) await sendPrompt(client, sessionID, { directory: workspace, agent: spec.agent, text: brief, model: spec.route })
     outcome = await follow()
   }
@@ -175,6 +195,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
       transcript = {
         ...retry,
         steps: transcript.steps + retry.steps,
+        finished: [...transcript.finished, ...retry.finished],
         tools: [...transcript.tools, ...retry.tools],
         tokens: sumTokens(transcript.tokens, retry.tokens),
         cost: transcript.cost + retry.cost,

@@ -15,7 +15,7 @@ import type { Runtime } from "./runtime"
 import { Settler, type Forced } from "./settle"
 import { Slots, type Slot } from "./slots"
 import { noteProgress, TaskStore, type TaskRecord } from "./tasks"
-import { newUsage, type Usage } from "./usage"
+import { settleSegment, spendingOf } from "./usage"
 
 /** A task this process follows: its record in memory, how to abort it, and who listens. */
 export interface Live {
@@ -30,8 +30,6 @@ export interface Live {
   queued?: boolean
   /** The machine-wide slot this turn holds, once it has one. */
   slot?: Slot
-  /** What this turn has spent, across its retries, against the caps of config.json. */
-  usage: Usage
 }
 
 export class Engine {
@@ -63,7 +61,7 @@ export class Engine {
    */
   launch(record: TaskRecord, brief: string, attach = false, relay?: Relay, queued = false): Live {
     this.onLaunch()
-    const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record), relay, queued, usage: newUsage() }
+    const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record), relay, queued }
     this.live.set(record.id, live)
     live.done = queued ? this.driveInSlot(live, brief, attach) : this.drive(live, brief, attach)
     return live
@@ -124,7 +122,11 @@ export class Engine {
         record.sessionID = undefined
       }
       turn = await this.turn(live, brief, attach && attempt === 0)
-      if (turn.outcome.kind === "lost") continue
+      if (turn.outcome.kind === "lost") {
+        // What the lost session spent counts: OpenCode took its transcript with it, the events did not.
+        settleSegment(spendingOf(record), turn.sessionID, turn.transcript)
+        continue
+      }
       // A read-only task that failed on a transient provider error before producing anything is run
       // again in a fresh session, after a backoff (failure.ts retryDelay decides); a writer never is.
       for (let retries = 0; ; retries++) {
@@ -138,6 +140,7 @@ export class Engine {
         if (delayMs === undefined || live.controller.signal.aborted) break
         const kind = classifyTurn(turn)?.kind
         this.progress(live, `${kind}: running the task again in a new session in ${Math.round(delayMs / 1000)}s (retry ${retries + 1} of ${TRANSIENT_RETRIES})`)
+        settleSegment(spendingOf(record), turn.sessionID, turn.transcript)
         await this.discard(record, turn.sessionID)
         record.sessionID = undefined
         await abortableSleep(delayMs, live.controller.signal)
@@ -200,8 +203,9 @@ export class Engine {
           },
           serverGone: async () => (await probeServer(server)) === "gone",
           relay: live.relay,
-          usage: live.usage,
+          spending: spendingOf(record),
           caps: { tokens: config.maxTokensPerTask, cost: config.maxCostPerTask },
+          onSpend: () => this.store.save(record).catch((error: unknown) => this.unsaved(record.id, error)),
         },
         brief,
       )

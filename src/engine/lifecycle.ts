@@ -25,6 +25,7 @@ import { reconcileHolder, recoverAll } from "./recovery"
 import type { Runtime } from "./runtime"
 import { checkContinuable, isFinished, newRecord, newTaskId, nextTurn, type TaskRecord } from "./tasks"
 import type { StartRequest } from "./request"
+import { overCap, spendingOf, totalOf } from "./usage"
 import { follow, wait, type FollowOptions } from "./waiting"
 
 export type { StartRequest } from "./request"
@@ -124,6 +125,14 @@ export class Delegations {
       const delegation = reworkDelegation(record, call.mechanical)
       const decision = await this.check({ mode: call.mode, tier: call.tier, delegation, texts: { task: brief }, cwd: source })
       const config = await this.runtime.config()
+      // The caps count the whole task: a turn that would stop at its first step is refused before it starts.
+      const over = overCap(totalOf(spendingOf(record)), { tokens: config.maxTokensPerTask, cost: config.maxCostPerTask })
+      if (over)
+        throw fail(
+          "Usage",
+          `Task ${id} cannot take another turn: ${over}, over all its turns and sessions.`,
+          "Start a new worker or scout task with the rework as its brief (a new task counts from zero), or raise the cap in config.json.",
+        )
       const budget = planBudget({
         operation: `task_continue (${record.role})`,
         role: record.role,

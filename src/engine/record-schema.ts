@@ -7,6 +7,7 @@ import { ROLES } from "../config/schema"
 import { MODES } from "../policy/mode"
 import { isDate } from "../util/state-file"
 import { STATUSES } from "./result"
+import { SpendingSchema } from "./usage"
 
 const date = z.string().refine(isDate, "not a date")
 const count = z.number().nonnegative()
@@ -73,5 +74,7 @@ export const RecordSchema = z.looseObject({
   turnWarnings: z.array(z.string()).optional(),
   autorun: z.record(z.string(), z.string()).optional(),
   result: ResultSchema.optional(),
+  // The task's running total over every session (usage.ts): what its result, stats and caps count.
+  spending: SpendingSchema.optional(),
   note: z.string().optional(),
 })

@@ -9,7 +9,6 @@ import { describe } from "../errors"
 import { abortSession, findSessions, lastMessageID, lastMessageRole, removeSession, sessionState } from "../opencode/session"
 import { readTranscript } from "../opencode/transcript"
 import { alive, sameProcess, selfStart } from "../util/process"
-import { newUsage } from "./usage"
 import type { Engine, Live } from "./engine"
 import { orphaned } from "./locks"
 import type { TaskRecord } from "./tasks"
@@ -55,8 +54,7 @@ async function recoverTask(engine: Engine, record: TaskRecord): Promise<void> {
     const lock = await engine.locks.read(record.workspace)
     if (lock?.taskID === record.id) await engine.locks.set(record.workspace, record.id, lock.state, {})
   }
-  // Spending before the restart went unseen: the caps count from here on.
-  const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record), usage: newUsage() }
+  const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record) }
   engine.live.set(record.id, live)
   const started = Date.parse(record.turnStartedAt ?? record.createdAt)
   try {
@@ -80,8 +78,11 @@ async function recoverTask(engine: Engine, record: TaskRecord): Promise<void> {
       return
     }
     if (sessionID && state === "idle") {
+      // Only the attempt in flight (a task_continue turn's session also holds the earlier turns).
+      const open = record.spending?.open
+      const after = open?.sessionID === sessionID ? open.after : undefined
       // No transcript settles the task as interrupted below, with its session id to look at.
-      const transcript = await readTranscript(client, sessionID, record.workspace).catch(() => undefined)
+      const transcript = await readTranscript(client, sessionID, record.workspace, after).catch(() => undefined)
       // The process died between creating the session and sending the brief: send it now, under the
       // task's own deadline, rather than calling a task that never started interrupted.
       if (record.brief && Date.now() < record.deadline && (await lastMessageID(client, sessionID, record.workspace)) === undefined) {

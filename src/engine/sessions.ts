@@ -1,8 +1,9 @@
 // What the `sessions` tool and CLI say of each session on the shared server, ours or anyone's: its
 // state and age, decided from what OpenCode keeps (the session's times, tokens, cost, its latest
 // messages) and, for our own tasks, the record's liveness. `sessionRow` decides (pure); `listSessions`
-// reads OpenCode once for the list, once per session for its latest message, and a few messages more
-// for each row shown (its last tool).
+// reads OpenCode's whole list a page at a time (the total is true, however many there are), then the
+// latest messages of each row shown only (its state and last tool) — of each candidate only when the
+// state is filtered on, since the list itself does not say which sessions are busy.
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { latestMessage, listAllSessions, recentMessages } from "../opencode/session"
 import { toolTarget } from "../opencode/transcript"
@@ -15,8 +16,8 @@ export type SessionState = (typeof SESSION_STATES)[number]
 /** Busy with no event for this long is stale (stuck, or a provider that does not answer). */
 export const DEFAULT_STALE_S = 300
 
-/** Sessions asked of OpenCode in one call; each listed one costs a read of its latest message. */
-const LISTED_MAX = 500
+/** Latest-message reads in flight at once when every candidate's state is needed (a state filter). */
+const READ_CONCURRENCY = 16
 
 /** Messages read back, per row shown, to find its last tool call. */
 const RECENT_FOR_TOOL = 6
@@ -97,46 +98,58 @@ export interface SessionFilter {
   limit: number
 }
 
-/** The sessions that match, newest first, at most `limit` of them, and how many matched. */
+type Listed = Awaited<ReturnType<typeof listAllSessions>>[number]
+type Messages = Awaited<ReturnType<typeof recentMessages>>
+
+/** The sessions that match, newest first, at most `limit` of them, and how many matched in all. */
 export async function listSessions(client: OpencodeClient, records: TaskRecord[], filter: SessionFilter, now = Date.now()): Promise<{ rows: SessionRow[]; total: number }> {
   const ours = new Map<string, OurTask>()
   for (const record of records)
     for (const id of new Set([...record.sessions, ...(record.sessionID ? [record.sessionID] : [])])) ours.set(id, { id: record.id, activity: isFinished(record.status) ? undefined : record.activity })
-  const listed = (await listAllSessions(client, LISTED_MAX))
+  const listed = (await listAllSessions(client))
     .filter((session) => !filter.directory || session.directory === filter.directory)
     .filter((session) => filter.scope === "all" || ours.has(session.id))
     .filter((session) => filter.since === undefined || session.time.updated >= filter.since)
     .sort((a, b) => b.time.created - a.time.created)
-  const rows = await Promise.all(
-    listed.map(async (session) => {
-      const latest = await latestMessage(client, session.id)
-      const facts: SessionFacts = {
-        id: session.id,
-        title: session.title,
-        directory: session.directory,
-        agent: session.agent,
-        model: session.model && `${session.model.providerID}/${session.model.id}`,
-        created: session.time.created,
-        updated: session.time.updated,
-        latest: latest && { role: latest.role, created: latest.time.created, completed: "completed" in latest.time ? latest.time.completed : undefined },
-        tokens: session.tokens,
-        cost: session.cost,
-      }
-      return sessionRow(facts, now, filter.staleMs, ours.get(session.id))
-    }),
-  )
-  const matched = rows.filter((row) => !filter.state || row.state === filter.state)
-  const shown = matched.slice(0, filter.limit)
-  await Promise.all(
-    shown.map(async (row) => {
-      row.last_tool = lastTool(await recentMessages(client, row.session_id, RECENT_FOR_TOOL))
-    }),
-  )
-  return { rows: shown, total: matched.length }
+  // One read per row: its newest messages give both its state and its last tool.
+  const rowOf = async (session: Listed) => {
+    const messages = await recentMessages(client, session.id, RECENT_FOR_TOOL)
+    const row = sessionRow(factsOf(session, messages?.at(-1)?.info), now, filter.staleMs, ours.get(session.id))
+    row.last_tool = lastTool(messages)
+    return row
+  }
+  if (!filter.state) return { rows: await Promise.all(listed.slice(0, filter.limit).map(rowOf)), total: listed.length }
+  // Each candidate's state from its latest message alone; the rows shown are then read as above.
+  const matched: Listed[] = []
+  for (let at = 0; at < listed.length; at += READ_CONCURRENCY) {
+    const batch = listed.slice(at, at + READ_CONCURRENCY)
+    const latest = await Promise.all(batch.map((session) => latestMessage(client, session.id)))
+    for (const [i, session] of batch.entries()) if (sessionRow(factsOf(session, latest[i]), now, filter.staleMs, ours.get(session.id)).state === filter.state) matched.push(session)
+  }
+  const rows = await Promise.all(matched.slice(0, filter.limit).map(rowOf))
+  // A session that changed state between the two reads is shown as it is now.
+  return { rows, total: matched.length }
+}
+
+type Latest = NonNullable<Messages>[number]["info"]
+
+function factsOf(session: Listed, latest: Latest | undefined): SessionFacts {
+  return {
+    id: session.id,
+    title: session.title,
+    directory: session.directory,
+    agent: session.agent,
+    model: session.model && `${session.model.providerID}/${session.model.id}`,
+    created: session.time.created,
+    updated: session.time.updated,
+    latest: latest && { role: latest.role, created: latest.time.created, completed: "completed" in latest.time ? latest.time.completed : undefined },
+    tokens: session.tokens,
+    cost: session.cost,
+  }
 }
 
 /** The newest tool call in these messages, as "tool target". */
-function lastTool(messages: Awaited<ReturnType<typeof recentMessages>>): string | undefined {
+function lastTool(messages: Messages): string | undefined {
   for (const message of [...(messages ?? [])].reverse()) for (const part of [...message.parts].reverse()) if (part.type === "tool") return `${part.tool} ${toolTarget(part)}`.trim()
   return undefined
 }

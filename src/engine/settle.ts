@@ -18,6 +18,7 @@ import { prune } from "./retention"
 import { boundReport, bytesOf, fromTranscript, type DelegationResult, type Status } from "./result"
 import type { Runtime } from "./runtime"
 import type { TaskRecord, TaskStore } from "./tasks"
+import { settleSegment, spendingOf } from "./usage"
 
 /** An ending decided before the turn is judged (recovery: a session that ended without a report). */
 export interface Forced {
@@ -39,6 +40,10 @@ export class Settler {
     const { client } = await this.runtime.opencode().catch(() => ({ client: undefined }))
     const status = forced?.status ?? statusOf(turn.outcome, turn.transcript, turn.overBudget)
     const result = fromTranscript({ role: record.role, workspace: record.workspace, taskID: record.id, sessionID: turn.sessionID, durationMs: Date.now() - started, status }, turn.transcript)
+    // Tokens and cost are the task's, over every session and turn it had, not this transcript's alone.
+    const spending = spendingOf(record)
+    settleSegment(spending, turn.sessionID, turn.transcript)
+    Object.assign(result, { tokens: { ...spending.spent.tokens }, cost: spending.spent.cost })
     // The evidence (git, the runner's log, planted metadata) is measured while the session is parked.
     const evidence = this.runtime.config().then((config) => measureEvidence(record, turn.sessionID, this.runtime.paths.runsDir, hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots)))
     if (turn.outcome.kind === "error") result.error = turn.outcome.message

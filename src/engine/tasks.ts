@@ -14,6 +14,7 @@ import type { PolicyDecision } from "./policy"
 import type { Activity } from "./progress"
 import { RecordSchema } from "./record-schema"
 import type { DelegationResult, Status } from "./result"
+import type { Spending } from "./usage"
 
 export const FINISHED: readonly Status[] = ["succeeded", "failed", "timed_out", "cancelled", "needs_review", "interrupted"]
 /** Progress lines kept in a record (the newest); the full story is in the session. */
@@ -69,6 +70,8 @@ export interface TaskRecord {
   /** Autorun files (workspace/autorun.ts) with their fingerprints when a writable turn started. */
   autorun?: Record<string, string>
   result?: DelegationResult
+  /** What the task has spent over all its sessions and turns (usage.ts): the result's tokens and cost, and what the caps count. */
+  spending?: Spending
   /** Why the task ended as it did, when the status alone does not say. */
   note?: string
 }

@@ -5,7 +5,7 @@
 import { anthropicError, cutEvents, messageBody, messageEnvelope, messageEvents, MessagesRequestSchema, messageStart, toChatRequest } from "./anthropic"
 import { ChatRequestSchema, toolResultsOf, type ChatRequest, type ToolResult } from "./conversation"
 import { decide, type Play } from "./play"
-import { bodyChunks, completionBody, cutChunks, envelope, openingChunk, usageOf, type Reply } from "./reply"
+import { bodyChunks, completionBody, cutChunks, envelope, openingChunk, usageOf, type Reply, type Usage } from "./reply"
 import { builtinScripts, DEFAULT_SCRIPT, parseScript, type Failure, type Script, type ScriptInput } from "./script"
 
 export const SCRIPTED_MODELS = ["fast", "second"] as const
@@ -35,6 +35,8 @@ export interface RecordedRequest {
   failed?: Failure["kind"]
   /** When it arrived (epoch ms): latency and retry spacing are observable. */
   at: number
+  /** The usage the answer reported, set once the whole answer was sent: what a provider would bill. */
+  billed?: Usage
 }
 
 export interface ScriptedModel {
@@ -105,11 +107,12 @@ function wireFor(api: Api, body: ChatRequest, reply: Reply) {
   const usage = usageOf(body, reply)
   if (api === "messages") {
     const env = messageEnvelope(body.model)
-    return { opening: messageStart(env, usage), rest: messageEvents(reply, usage), cut: cutEvents(reply), whole: messageBody(env, reply, usage) }
+    return { opening: messageStart(env, usage), rest: messageEvents(reply, usage), cut: cutEvents(reply), whole: messageBody(env, reply, usage), usage, streamed: usage }
   }
   const env = envelope(body.model)
   const withUsage = body.stream_options?.include_usage === true
-  return { opening: openingChunk(env), rest: bodyChunks(env, reply, withUsage ? usage : undefined), cut: cutChunks(env, reply), whole: completionBody(env, reply, usage) }
+  const streamed = withUsage ? usage : undefined
+  return { opening: openingChunk(env), rest: bodyChunks(env, reply, streamed), cut: cutChunks(env, reply), whole: completionBody(env, reply, usage), usage, streamed }
 }
 
 export async function startScriptedModel(options: ScriptedModelOptions = {}): Promise<ScriptedModel> {
@@ -143,7 +146,8 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     const sessionKey = (sessionId ?? Bun.hash(firstUser).toString(36)).replace(/\W/g, "").slice(-12)
     const play = decide(scripts, defaultScript, body, sessionKey)
     const failure = injectedFailure(play, sessionKey)
-    requests.push({ api, body, sessionId, play, failed: failure?.kind, at: Date.now() })
+    const recorded: RecordedRequest = { api, body, sessionId, play, failed: failure?.kind, at: Date.now() }
+    requests.push(recorded)
     if (failure?.kind === "429") {
       const response = errorBody(429, "Rate limit reached (scripted).", "rate_limit_exceeded")
       response.headers.set("retry-after", String(failure.retryAfterSeconds))
@@ -159,6 +163,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       await sleep(delayMs, signal)
       const text = JSON.stringify(wire.whole)
       const payload = failure?.kind === "cut" ? text.slice(0, text.length >> 1) : text
+      if (failure?.kind !== "cut" && !signal.aborted) recorded.billed = wire.usage
       return new Response(payload, { headers: { "content-type": "application/json" } })
     }
     const stream = new ReadableStream<string>({
@@ -173,6 +178,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
           return controller.error(undefined)
         }
         for (const piece of wire.rest) controller.enqueue(piece)
+        recorded.billed = wire.streamed
         controller.close()
       },
     })

@@ -1,7 +1,7 @@
 // One delegated OpenCode session: create it in the workspace with the role's agent and model,
 // prompt it asynchronously, follow it to idle through the event hub (what it did is read back by
 // transcript.ts).
-import type { AssistantMessage, OpencodeClient } from "@opencode-ai/sdk/v2"
+import type { AssistantMessage, GlobalSession, OpencodeClient } from "@opencode-ai/sdk/v2"
 import { fail } from "../errors"
 import type { Event, EventHub } from "./client"
 
@@ -198,10 +198,36 @@ export async function sessionDirectory(client: OpencodeClient, sessionID: string
   return (await client.session.get({ sessionID }).catch(unknown))?.data?.directory
 }
 
+/** Sessions asked for per page of OpenCode's list: one request per page, never one per session. */
+export const SESSION_PAGE = 500
+
 /**
- * Every session the shared server keeps, across directories, newest first (OpenCode's experimental
- * global list: asking per directory would boot an instance, and load its project plugins, for each).
+ * Every session the shared server keeps, across directories, latest update first (OpenCode's experimental
+ * global list: asking per directory would boot an instance, and load its project plugins, for each), read
+ * page by page. A page holds the sessions updated strictly before its `cursor` (the previous page's oldest
+ * `time.updated`): sessions sharing that millisecond would fall between two pages, so the next page is
+ * asked from the millisecond itself and ids already seen are dropped; a full page of one millisecond is
+ * asked again twice as large.
  */
-export async function listAllSessions(client: OpencodeClient, limit: number) {
-  return unwrap(await client.experimental.session.list({ limit }), "list the sessions")
+export async function listAllSessions(client: OpencodeClient, pageSize = SESSION_PAGE) {
+  const seen = new Map<string, GlobalSession>()
+  let cursor: number | undefined
+  let limit = pageSize
+  for (;;) {
+    const page = unwrap(await client.experimental.session.list({ limit, ...(cursor !== undefined && { cursor }) }), "list the sessions")
+    let fresh = 0
+    for (const session of page)
+      if (!seen.has(session.id)) {
+        seen.set(session.id, session)
+        fresh++
+      }
+    if (page.length < limit) break
+    if (fresh === 0) {
+      limit *= 2
+      continue
+    }
+    cursor = Math.min(...page.map((session) => session.time.updated)) + 1
+    limit = pageSize
+  }
+  return [...seen.values()]
 }

@@ -12,9 +12,18 @@ export interface ToolCall {
   error?: string
 }
 
+/** A step-finish part: what one model step cost, by the part's id. */
+export interface FinishedStep {
+  id: string
+  tokens: Transcript["tokens"]
+  cost: number
+}
+
 export interface Transcript {
   text: string
   steps: number
+  /** Each finished step's spending, so a takeover can count the ones nobody saw (engine/usage.ts). */
+  finished: FinishedStep[]
   tokens: { input: number; output: number; reasoning: number; cacheRead: number; cacheWrite: number }
   cost: number
   route?: ModelRoute
@@ -42,6 +51,7 @@ export async function readTranscript(client: OpencodeClient, sessionID: string, 
   const transcript: Transcript = {
     text: "",
     steps: 0,
+    finished: [],
     tokens: { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
     cost: 0,
     tools: [],
@@ -64,7 +74,11 @@ export async function readTranscript(client: OpencodeClient, sessionID: string, 
     const text = answerText(parts)
     if (text) transcript.text = text
     for (const part of parts) {
-      if (part.type === "step-finish") transcript.steps++
+      if (part.type === "step-finish") {
+        transcript.steps++
+        const { input, output, reasoning, cache } = part.tokens
+        transcript.finished.push({ id: part.id, tokens: { input, output, reasoning, cacheRead: cache.read, cacheWrite: cache.write }, cost: part.cost })
+      }
       if (part.type === "tool") transcript.tools.push(summarizeTool(part))
     }
   }
