@@ -12,9 +12,9 @@ import { randomBytes } from "node:crypto"
 import { lstatSync } from "node:fs"
 import { mkdir, rm } from "node:fs/promises"
 import type { Paths } from "../config/paths"
-import { fail } from "../errors"
+import { AppError, fail } from "../errors"
 import { hostFs, LANE_NAME, planSandbox, runSandboxed, type HostContext } from "../sandbox"
-import { findRepository, gitInSandbox, sandboxedGit, type GitOptions, type Repository } from "./git"
+import { gitInSandbox, locateRepository, sandboxedGit, type GitOptions, type Repository } from "./git"
 import { claimLane, releaseLane } from "./lanes"
 import { savePatchRecord, type PatchRecord } from "./patches"
 
@@ -142,7 +142,8 @@ export interface Created {
  * worktree and registers it (the registry entry is what admits the worktree as a workspace).
  */
 export async function createWorktree(workspace: string, host: HostContext, paths: Pick<Paths, "worktreesDir" | "patchesDir">, limits = SNAPSHOT_LIMITS): Promise<Created> {
-  const repository = findRepository(workspace, host)
+  const repository = locateRepository(workspace, host)
+  if (repository instanceof AppError) throw repository
   if (!repository) throw fail("Usage", `${workspace} is not inside a Git repository; isolation "worktree" snapshots one.`, 'Use isolation "in_place" outside a repository.')
   const head = (await sandboxedGit(repository, host, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]))?.stdout.trim() || undefined
   const staged = await userGit(repository, host, ["ls-files", "-z", "-s", "--", "."], workspace)

@@ -159,6 +159,29 @@ describe("a .git pointer never mounts another repository or HOME", () => {
     expect(textOf(result)).toContain("END")
   })
 
+  test("an isolated worker below a refused pointer is refused with the rule: the snapshot never follows it", async () => {
+    const dir = await archive((root) => writeFile(`${root}/.git`, `gitdir: ${victim}/.git\n`))
+    await mkdir(`${dir}/pkg`)
+    world.model.setScript("touch_note", { turns: [{ steps: [{ tool: "write", args: { filePath: "NOTE.md", content: "n\n" } }, done] }] })
+    const result = await mcp.call("worker", { cwd: `${dir}/pkg`, task: "[script:touch_note] write a note", isolation: "worktree" })
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toMatch(/Refusing workspace .*: its Git metadata .*does not link back/)
+    for (const leak of LEAKS) expect(textOf(result)).not.toContain(leak)
+  })
+
+  test("control: an isolated worker in a genuine linked worktree snapshots it and returns a patch", async () => {
+    const main = await makeRepo(world)
+    const linked = `${await scratch(world, "oc-orch-linked-")}/wt`
+    await git(main, "worktree", "add", "-q", linked)
+    world.model.setScript("touch_note", { turns: [{ steps: [{ tool: "write", args: { filePath: "NOTE.md", content: "n\n" } }, done] }] })
+    const result = await mcp.call("worker", { cwd: linked, task: "[script:touch_note] write a note", isolation: "worktree" })
+    expect(structuredOf(result).status).toBe("succeeded")
+    const patch = structuredOf(result).patch as { patch_id: string; files: { path: string; change: string }[] }
+    expect(patch.patch_id).toMatch(/^patch_/)
+    expect(patch.files).toMatchObject([{ path: "NOTE.md", change: "added" }])
+    expect(existsSync(`${linked}/NOTE.md`)).toBe(false)
+  })
+
   test("control: a plain clone is admitted and git in its sandbox works", async () => {
     const clone = `${await scratch(world, "oc-orch-clone-")}/clone`
     await git(victim, "clone", "-q", victim, clone)
