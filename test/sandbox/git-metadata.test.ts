@@ -49,6 +49,10 @@ beforeAll(async () => {
   // A bare dotfiles repository in HOME, whose work tree is HOME (`config` alias style).
   await git(root, "init", "-q", "--bare", `${home}/.dotfiles`)
   await git(root, `--git-dir=${home}/.dotfiles`, "config", "core.worktree", home)
+  // A genuine worktree of that dotfiles repository: linked both ways, but it is HOME's repository.
+  await git(home, `--git-dir=${home}/.dotfiles`, `--work-tree=${home}`, "add", ".ssh/id_rsa")
+  await git(home, `--git-dir=${home}/.dotfiles`, `--work-tree=${home}`, "commit", "-qm", "keys")
+  await git(root, `--git-dir=${home}/.dotfiles`, "worktree", "add", "-q", `${root}/dotfiles-linked`)
   // A genuine worktree of a repository kept inside a credential store: linked, still never mounted.
   await repo(`${home}/.aws/tools`)
   await git(`${home}/.aws/tools`, "worktree", "add", "-q", `${root}/aws-linked`)
@@ -92,6 +96,29 @@ describe("refused: pointers without a link back, with the rule and the fix", () 
     ["a pointer at HOME", () => pointerWorkspace(`gitdir: ${root}/home\n`), /HOME itself/],
     ["a --separate-git-dir repository without core.worktree", () => `${root}/separate`, /core\.worktree is not set/],
     ["a genuine worktree whose repository is inside a credential store", () => `${root}/aws-linked`, /credential store/],
+    ["a genuine worktree of HOME's dotfiles repository", () => `${root}/dotfiles-linked`, /is the repository of HOME/],
+    [
+      "a FIFO as the .git file (refused at once, never read)",
+      () => {
+        const ws = mkdtempSync(`${root}/ws-`)
+        Bun.spawnSync(["mkfifo", `${ws}/.git`])
+        return ws
+      },
+      /is a special file, not a directory or a gitdir file/,
+    ],
+    [
+      "a FIFO as a gitdir's back-link file",
+      () => {
+        const ws = pointerWorkspace("gitdir: .meta/worktrees/x\n")
+        mkdirSync(`${ws}/.meta/worktrees/x`, { recursive: true })
+        writeFileSync(`${ws}/.meta/HEAD`, "ref: refs/heads/main\n")
+        writeFileSync(`${ws}/.meta/worktrees/x/HEAD`, "ref: refs/heads/main\n")
+        writeFileSync(`${ws}/.meta/worktrees/x/commondir`, "../..\n")
+        Bun.spawnSync(["mkfifo", `${ws}/.meta/worktrees/x/gitdir`])
+        return ws
+      },
+      /does not link back to this worktree/,
+    ],
     [
       "a forged worktrees/<name> in the workspace whose commondir names the dotfiles repository",
       () => {
