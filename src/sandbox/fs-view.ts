@@ -13,6 +13,8 @@ export interface FsView {
   readText(path: string): string | undefined
   /** The names in a directory (not following a final symlink), or undefined when it is not one. */
   list(path: string): string[] | undefined
+  /** `device:inode` of what is at this path (not following a final symlink); absent in fake trees. */
+  identity?(path: string): string | undefined
 }
 
 /** Git pointer files are one line; anything large is not one, and we refuse to read it whole. */
@@ -35,6 +37,14 @@ export const hostFs: FsView = {
   realpath(path) {
     try {
       return realpathSync.native(path)
+    } catch {
+      return undefined
+    }
+  },
+  identity(path) {
+    try {
+      const stat = lstatSync(path, { bigint: true, throwIfNoEntry: false })
+      return stat ? `${stat.dev}:${stat.ino}` : undefined
     } catch {
       return undefined
     }

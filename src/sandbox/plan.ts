@@ -64,6 +64,13 @@ export interface SandboxPlan {
   mounts: Mount[]
   env: Record<string, string>
   caps: ResourceCaps
+  /**
+   * What each Git metadata mount must be once inside (`device:inode`, taken when the mount was
+   * checked). bwrap resolves a bind's source by name when it starts: a process that swaps the
+   * workspace's `.git` for a symlink in between would get the link's target mounted. The sandbox
+   * checks these before the command runs and refuses to run it on a mismatch (run.ts).
+   */
+  pins: { path: string; id: string }[]
 }
 
 /** What hostContext needs of the flags (the plugin reads its own per invocation; see plugin/env.ts). */
@@ -137,5 +144,9 @@ export function planSandbox(request: SandboxRequest, fs: FsView): SandboxPlan {
     LANG: "C.UTF-8",
     TERM: "dumb",
   }
-  return { profile: profileName(request.profile), workspace, cwd, network: policy.network, mounts, env, caps }
+  const pins = git.flatMap((path) => {
+    const id = fs.identity?.(path)
+    return id ? [{ path, id }] : []
+  })
+  return { profile: profileName(request.profile), workspace, cwd, network: policy.network, mounts, env, caps, pins }
 }

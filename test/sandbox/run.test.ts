@@ -75,6 +75,31 @@ describe("runSandboxed", () => {
   })
 })
 
+describe("Git metadata mounts are pinned", () => {
+  test("a .git swapped for another directory between the plan and bwrap's mount: nothing runs", async () => {
+    const { renameSync, mkdirSync, writeFileSync } = await import("node:fs")
+    const plan = planSandbox({ profile: { kind: "scout" }, workspace: fx.workspace, host: fx.host }, hostFs)
+    expect(plan.pins.map((pin) => pin.path)).toEqual([`${fx.workspace}/.git`])
+    // Control: unswapped, the command runs and sees the real .git.
+    expect((await runSandboxed(plan, ["/bin/ls", ".git"], { timeoutMs: 10_000, maxOutputBytes: 4096 })).stdout).toContain("HEAD")
+    // The swap a racing process makes in the window: the planned .git moves away, another takes its name.
+    renameSync(`${fx.workspace}/.git`, `${fx.workspace}/.git-real`)
+    mkdirSync(`${fx.workspace}/.git`)
+    writeFileSync(`${fx.workspace}/.git/planted`, "x\n")
+    try {
+      const result = await runSandboxed(plan, ["/bin/ls", ".git"], { timeoutMs: 10_000, maxOutputBytes: 4096 })
+      expect(result.stdout).not.toContain("planted")
+      expect(result.failure).toMatchObject({ code: "mount-failed" })
+      expect(result.failure?.detail).toContain(`${fx.workspace}/.git changed between the sandbox's check and its mount`)
+      expect(result.failure?.hint).toContain("Nothing ran")
+    } finally {
+      const { rmSync } = await import("node:fs")
+      rmSync(`${fx.workspace}/.git`, { recursive: true, force: true })
+      renameSync(`${fx.workspace}/.git-real`, `${fx.workspace}/.git`)
+    }
+  })
+})
+
 describe("what each profile allows", () => {
   for (const profile of ALL_PROFILES)
     test(`${profileName(profile)}: private /tmp and HOME writable, workspace ${profilePolicy(profile).workspace}, git usable`, async () => {
