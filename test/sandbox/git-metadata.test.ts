@@ -53,6 +53,16 @@ beforeAll(async () => {
   await git(home, `--git-dir=${home}/.dotfiles`, `--work-tree=${home}`, "add", ".ssh/id_rsa")
   await git(home, `--git-dir=${home}/.dotfiles`, `--work-tree=${home}`, "commit", "-qm", "keys")
   await git(root, `--git-dir=${home}/.dotfiles`, "worktree", "add", "-q", `${root}/dotfiles-linked`)
+  // FIFOs where a pointer or a back-link file belongs: a reader that opened them would block.
+  mkdirSync(`${root}/fifo-dotgit`)
+  await run(["mkfifo", `${root}/fifo-dotgit/.git`])
+  const backlink = `${root}/fifo-backlink`
+  mkdirSync(`${backlink}/.meta/worktrees/x`, { recursive: true })
+  writeFileSync(`${backlink}/.git`, "gitdir: .meta/worktrees/x\n")
+  writeFileSync(`${backlink}/.meta/HEAD`, "ref: refs/heads/main\n")
+  writeFileSync(`${backlink}/.meta/worktrees/x/HEAD`, "ref: refs/heads/main\n")
+  writeFileSync(`${backlink}/.meta/worktrees/x/commondir`, "../..\n")
+  await run(["mkfifo", `${backlink}/.meta/worktrees/x/gitdir`])
   // A genuine worktree of a repository kept inside a credential store: linked, still never mounted.
   await repo(`${home}/.aws/tools`)
   await git(`${home}/.aws/tools`, "worktree", "add", "-q", `${root}/aws-linked`)
@@ -97,28 +107,8 @@ describe("refused: pointers without a link back, with the rule and the fix", () 
     ["a --separate-git-dir repository without core.worktree", () => `${root}/separate`, /core\.worktree is not set/],
     ["a genuine worktree whose repository is inside a credential store", () => `${root}/aws-linked`, /credential store/],
     ["a genuine worktree of HOME's dotfiles repository", () => `${root}/dotfiles-linked`, /is the repository of HOME/],
-    [
-      "a FIFO as the .git file (refused at once, never read)",
-      () => {
-        const ws = mkdtempSync(`${root}/ws-`)
-        Bun.spawnSync(["mkfifo", `${ws}/.git`])
-        return ws
-      },
-      /is a special file, not a directory or a gitdir file/,
-    ],
-    [
-      "a FIFO as a gitdir's back-link file",
-      () => {
-        const ws = pointerWorkspace("gitdir: .meta/worktrees/x\n")
-        mkdirSync(`${ws}/.meta/worktrees/x`, { recursive: true })
-        writeFileSync(`${ws}/.meta/HEAD`, "ref: refs/heads/main\n")
-        writeFileSync(`${ws}/.meta/worktrees/x/HEAD`, "ref: refs/heads/main\n")
-        writeFileSync(`${ws}/.meta/worktrees/x/commondir`, "../..\n")
-        Bun.spawnSync(["mkfifo", `${ws}/.meta/worktrees/x/gitdir`])
-        return ws
-      },
-      /does not link back to this worktree/,
-    ],
+    ["a FIFO as the .git file (refused at once, never read)", () => `${root}/fifo-dotgit`, /is a special file, not a directory or a gitdir file/],
+    ["a FIFO as a gitdir's back-link file", () => `${root}/fifo-backlink`, /does not link back to this worktree/],
     [
       "a forged worktrees/<name> in the workspace whose commondir names the dotfiles repository",
       () => {
