@@ -65,10 +65,11 @@ export interface SandboxPlan {
   env: Record<string, string>
   caps: ResourceCaps
   /**
-   * What each Git metadata mount must be once inside (`device:inode`, taken when the mount was
-   * checked). bwrap resolves a bind's source by name when it starts: a process that swaps the
-   * workspace's `.git` for a symlink in between would get the link's target mounted. The sandbox
-   * checks these before the command runs and refuses to run it on a mismatch (run.ts).
+   * What each checked mount (workspace, Git metadata, toolchain and read-only dirs) must be once inside
+   * (`device:inode`, taken after the checks, not following a final symlink). bwrap resolves a bind's
+   * source by name when it starts: a process that swaps a checked path for a symlink in between would
+   * get the link's target mounted. The sandbox compares these before the command runs and refuses to
+   * run it on a mismatch (run.ts).
    */
   pins: { path: string; id: string }[]
 }
@@ -144,9 +145,11 @@ export function planSandbox(request: SandboxRequest, fs: FsView): SandboxPlan {
     LANG: "C.UTF-8",
     TERM: "dumb",
   }
-  const pins = git.flatMap((path) => {
-    const id = fs.identity?.(path)
-    return id ? [{ path, id }] : []
+  // Every host directory the plan checked, the workspace included: a writer in an ancestor workspace
+  // can swap a nested workspace (or its .git) for a symlink while this sandbox starts.
+  const pins = binds.flatMap((bind) => {
+    const id = bind.op === "bind" || bind.op === "ro-bind" ? fs.identity?.(bind.source) : undefined
+    return id ? [{ path: bind.dest, id }] : []
   })
   return { profile: profileName(request.profile), workspace, cwd, network: policy.network, mounts, env, caps, pins }
 }

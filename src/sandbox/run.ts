@@ -95,9 +95,16 @@ const PIN_EXIT = 125
 const PIN_MARK = "sandbox: mount changed:"
 const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`
 
-/** Shell that exits PIN_EXIT, naming the path, when a pinned mount's `device:inode` differs inside. */
+/**
+ * Shell that exits PIN_EXIT, naming the path, when a pinned mount's `device:inode` differs inside. One
+ * stat for all of them; only on a mismatch one per path, to name it.
+ */
 export function pinCheck(pins: readonly { path: string; id: string }[]): string {
-  return pins.map(({ path, id }) => `[ "$(stat -c %d:%i -- ${quote(path)} 2>&1)" = ${quote(id)} ] || { echo "${PIN_MARK} "${quote(path)} >&2; exit ${PIN_EXIT}; }; `).join("")
+  if (!pins.length) return ""
+  const paths = pins.map((pin) => quote(pin.path)).join(" ")
+  const each = pins.map(({ path, id }) => `[ "$(stat -c %d:%i -- ${quote(path)} 2>&1)" = ${quote(id)} ] || echo "${PIN_MARK} "${quote(path)} >&2; `).join("")
+  // --printf keeps the script one line (the limits wrapper's exec errors are parsed as `line 1`).
+  return `if [ "$(stat --printf '%d:%i ' -- ${paths} 2>&1)" != ${quote(pins.map((pin) => `${pin.id} `).join(""))} ]; then ${each}exit ${PIN_EXIT}; fi; `
 }
 
 function pinFailure(stderr: string): BwrapFailure | undefined {
