@@ -102,9 +102,10 @@ const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`
 export function pinCheck(pins: readonly { path: string; id: string }[]): string {
   if (!pins.length) return ""
   const paths = pins.map((pin) => quote(pin.path)).join(" ")
-  const each = pins.map(({ path, id }) => `[ "$(stat -c %d:%i -- ${quote(path)} 2>&1)" = ${quote(id)} ] || echo "${PIN_MARK} "${quote(path)} >&2; `).join("")
-  // --printf keeps the script one line (the limits wrapper's exec errors are parsed as `line 1`).
-  return `if [ "$(stat --printf '%d:%i ' -- ${paths} 2>&1)" != ${quote(pins.map((pin) => `${pin.id} `).join(""))} ]; then ${each}exit ${PIN_EXIT}; fi; `
+  const each = pins.map(({ path, id }) => `[ "$("$s" -c %d:%i -- ${quote(path)} 2>&1)" = ${quote(id)} ] || echo "${PIN_MARK} "${quote(path)} >&2; `).join("")
+  // stat by absolute path: a `stat` earlier on the sandbox's PATH must not answer for it. --printf keeps
+  // the script one line (the limits wrapper's exec errors are parsed as `line 1`).
+  return `s=/usr/bin/stat; [ -x "$s" ] || s=/bin/stat; if [ "$("$s" --printf '%d:%i ' -- ${paths} 2>&1)" != ${quote(pins.map((pin) => `${pin.id} `).join(""))} ]; then ${each}exit ${PIN_EXIT}; fi; `
 }
 
 function pinFailure(stderr: string): BwrapFailure | undefined {
