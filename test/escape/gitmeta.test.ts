@@ -6,10 +6,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { mkdir, readdir, writeFile } from "node:fs/promises"
-import { run } from "../../src/util/process"
+import { readFlags } from "../../src/config/flags"
+import { hostContext, hostFs, planSandbox, runSandboxed } from "../../src/sandbox"
+import { run, spawn } from "../../src/util/process"
 import { front, makeRepo, runAgent, scratch, startWorld, stopWorld, structuredOf, taskCount, textOf, type Front, type World } from "./_world"
 
 const SCOUT = "opencode-orchestrator-scout"
+const WORKER = "opencode-orchestrator-worker"
 const done = { text: "report: {{toolOutputs}}" }
 const shell = (command: string) => ({ tool: "sandbox_shell", args: { command } })
 
@@ -238,4 +241,79 @@ describe("a planted .git never hides the repository's sensitive marker", () => {
       if (kind === "a .git directory") expect(structuredOf(worker).status).toBe("succeeded")
     })
   }
+})
+
+/** Exchanges two paths as fast as it can for `seconds` (one atomic renameat2 each time). */
+const swapper = (a: string, b: string, seconds: number) =>
+  `python3 -c 'import ctypes,time
+l=ctypes.CDLL(None,use_errno=True);e=time.time()+${seconds}
+while time.time()<e: l.renameat2(-100,b"${a}",-100,b"${b}",2)'`
+
+describe("a checked mount swapped while bwrap starts", () => {
+  /** A repository whose `sub/` a writer in the repository can exchange with a link to ~/.ssh. */
+  async function nested(): Promise<string> {
+    const repo = await makeRepo(world)
+    await mkdir(`${repo}/sub`)
+    await writeFile(`${repo}/sub/mine.txt`, "mine\n")
+    await run(["ln", "-s", `${home}/.ssh`, `${repo}/sublink`])
+    return repo
+  }
+
+  test("control: planning and starting bwrap without the pins loses the race to a swapping process", async () => {
+    const repo = await nested()
+    const host = hostContext(readFlags({ HOME: home, PATH: "/usr/bin:/bin" }))
+    const swap = spawn(["bash", "-c", swapper("sub", "sublink", 20)], { cwd: repo })
+    let leaked = 0
+    try {
+      for (let i = 0; i < 400 && !leaked; i++) {
+        let plan: ReturnType<typeof planSandbox>
+        try {
+          plan = planSandbox({ profile: { kind: "scout" }, workspace: `${repo}/sub`, host }, hostFs)
+        } catch {
+          continue // the planner saw the link this time
+        }
+        const result = await runSandboxed({ ...plan, pins: [] }, ["/bin/cat", "id_rsa"], { timeoutMs: 5000, maxOutputBytes: 4096 })
+        if (result.stdout.includes(SSH_KEY)) leaked++
+      }
+    } finally {
+      await swap.kill(500)
+    }
+    expect(leaked).toBeGreaterThan(0)
+  }, 60_000)
+
+  test("a worker in the repository swaps sub for a link to ~/.ssh while a scout in sub runs 48 shells: no key read", async () => {
+    const repo = await nested()
+    world.model.setScript("swap_sub", { turns: [{ steps: [shell(`${swapper("sub", "sublink", 30)}; echo swapped`), done] }] })
+    // Six parallel shells a step (the scout's step budget is small), each command distinct.
+    const steps = Array.from({ length: 8 }, (_, step) => ({ tools: Array.from({ length: 6 }, (_, i) => shell(`cat mine.txt id_rsa 2>&1; echo read ${step}.${i}`)) }))
+    // The scout's session starts before the swap (in the real sub); its reads wait until the swap runs.
+    const ready = shell("echo session-started")
+    world.model.setScript("read_sub", { turns: [{ steps: [ready, { ...steps[0]!, delayMs: 4000 }, ...steps.slice(1), done] }] })
+    const before = world.model.toolResults().length
+    const scout = runAgent(world, SCOUT, `${repo}/sub`, "read_sub")
+    while (
+      !world.model
+        .toolResults()
+        .slice(before)
+        .some((r) => r.args.includes("session-started"))
+    )
+      await Bun.sleep(50)
+    const worker = runAgent(world, WORKER, repo, "swap_sub")
+    const started = await scout.then(
+      () => true,
+      () => false,
+    )
+    await worker
+    expect(started).toBe(true)
+    // Concurrent sessions: each result is told apart by the command it answers.
+    const results = world.model.toolResults().slice(before)
+    expect(results.find((r) => r.args.includes("sublink"))?.output).toContain("swapped")
+    const outputs = results.filter((r) => r.args.includes("echo read")).map((r) => r.output)
+    expect(outputs.length).toBeGreaterThanOrEqual(24)
+    for (const output of outputs) expect(output).not.toContain(SSH_KEY)
+    // Both states were met: some shells ran in the real sub, some met the swap and ran nothing (refused
+    // at admission, or, when the swap fell between the checks and the mount, by the pin check).
+    expect(outputs.some((o) => o.includes("mine"))).toBe(true)
+    expect(outputs.some((o) => !o.includes("mine"))).toBe(true)
+  }, 120_000)
 })
