@@ -3,10 +3,11 @@
 // mode, checked by the lifecycle before any task record, lock or OpenCode session exists (and a
 // refused brief is never stored). The rules are pure (src/policy); this file gathers what they
 // decide on: config.json, the flags, marker files.
-import { realpath, stat } from "node:fs/promises"
-import { dirname, isAbsolute, join } from "node:path"
+import { lstat, realpath } from "node:fs/promises"
+import { isAbsolute } from "node:path"
 import { fail, type AppError } from "../errors"
-import { checkMode, describeSource, MARKER_NAMES, resolveMode, type Delegation, type Mode, type ModeStatement, type ResolvedMode } from "../policy/mode"
+import { markerCandidates, markerDirectories } from "../policy/markers"
+import { checkMode, describeSource, resolveMode, type Delegation, type Mode, type ModeStatement, type ResolvedMode } from "../policy/mode"
 import type { Refusal } from "../policy/refusal"
 import { findSecrets } from "../policy/secrets"
 import { checkTier, type Tier } from "../policy/tiers"
@@ -35,7 +36,7 @@ export interface PolicyDecision {
 }
 
 export interface WorkspacePolicy {
-  /** The directory whose markers count: the nearest ancestor of cwd with a .git, else cwd. */
+  /** The outermost ancestor of cwd below HOME with a .git, else cwd (markers count from cwd up to below HOME). */
   projectRoot: string
   resolved: ResolvedMode
   requireTier: boolean
@@ -58,35 +59,39 @@ export function secretRefusal(texts: Record<string, string | undefined>): Refusa
 
 export async function workspacePolicy(runtime: Runtime, cwd: string, argument?: Mode): Promise<WorkspacePolicy> {
   const config = await runtime.config()
-  const projectRoot = await findProjectRoot(cwd)
+  const markers = await markerStatements(cwd, runtime.flags.home)
   const statements: ModeStatement[] = []
   if (argument) statements.push({ source: "argument", mode: argument, where: "mode" })
   if (runtime.flags.mode) statements.push({ source: "environment", mode: runtime.flags.mode, where: "OPENCODE_MCP_ORCHESTRATOR_MODE" })
-  statements.push(...(await markerStatements(projectRoot)))
+  statements.push(...markers.statements)
   if (config.policy.mode) statements.push({ source: "config", mode: config.policy.mode, where: runtime.paths.configFile })
-  return { projectRoot, resolved: resolveMode(statements), requireTier: config.policy.requireTier }
+  return { projectRoot: markers.root, resolved: resolveMode(statements), requireTier: config.policy.requireTier }
 }
 
-/** The nearest ancestor (or cwd itself) holding a .git file or directory; cwd when there is none. */
-async function findProjectRoot(cwd: string): Promise<string> {
-  if (!isAbsolute(cwd)) return cwd
+/**
+ * The repository's outermost root for the policy tool to show: the highest directory the marker search
+ * covers that holds a `.git`, else cwd. Only shown: markers are read from every directory searched.
+ */
+function projectRootOf(searched: string[], cwd: string, present: Set<string>): string {
+  return searched.findLast((dir) => present.has(`${dir}/.git`)) ?? cwd
+}
+
+async function markerStatements(cwd: string, home: string): Promise<{ root: string; statements: ModeStatement[] }> {
+  if (!isAbsolute(cwd)) return { root: cwd, statements: [] }
   const start = await realpath(cwd).catch(() => cwd)
-  for (let dir = start; ; dir = dirname(dir)) {
-    if (await exists(join(dir, ".git"))) return dir
-    if (dir === dirname(dir)) return start
-  }
+  const canonicalHome = await realpath(home).catch(() => home)
+  const searched = markerDirectories(start, canonicalHome)
+  const candidates = markerCandidates(start, canonicalHome)
+  const paths = [...candidates.map((c) => c.path), ...searched.map((dir) => `${dir}/.git`)]
+  const found = await Promise.all(paths.map(async (path) => ((await present(path)) ? path : undefined)))
+  const hits = new Set(found.filter((path): path is string => path !== undefined))
+  const statements = candidates.filter((c) => hits.has(c.path)).map((c): ModeStatement => ({ source: "marker", mode: c.mode, where: c.path }))
+  return { root: projectRootOf(searched, start, hits), statements }
 }
 
-async function markerStatements(root: string): Promise<ModeStatement[]> {
-  if (!isAbsolute(root)) return []
-  const statements: ModeStatement[] = []
-  for (const mode of ["sensitive", "insensitive"] as const)
-    for (const name of MARKER_NAMES[mode]) if (await exists(join(root, name))) statements.push({ source: "marker", mode, where: join(root, name) })
-  return statements
-}
-
-const exists = (path: string) =>
-  stat(path).then(
+/** Any entry counts, a dangling link included: a marker's presence is the statement. */
+const present = (path: string) =>
+  lstat(path).then(
     () => true,
     () => false,
   )

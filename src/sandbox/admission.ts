@@ -1,10 +1,11 @@
 // Whether a directory may be a workspace at all: one decision, made before any record, lock or
 // session (by the MCP tools and the engine) and again by the plugin on every sandboxed call. The path
 // rules are the sandbox's own (host-paths.ts: no HOME or ancestor, no credential or tool-state store,
-// no system root, no Git metadata); on top come the user's optional allow-list and the project
+// no system root, no Git metadata, a `.git` pointer only along git's own links); on top come the user's optional allow-list and the project
 // config that the shared OpenCode server would run on the host.
 import { fail } from "../errors"
 import type { FsView } from "./fs-view"
+import { gitMetadataPaths } from "./git-metadata"
 import { canonicalDir, isInside, pathRules } from "./host-paths"
 import type { HostContext } from "./plan"
 
@@ -69,6 +70,9 @@ export function admitWorkspace(cwd: string, host: HostContext, policy: Admission
         { cwd, workspace, roots },
       )
   }
+  // Git metadata the sandbox would mount is admitted here too, by git's two-way links (git-metadata.ts),
+  // so a planted `gitdir:` pointer is refused before any record, lock or session, not at the first tool.
+  gitMetadataPaths(workspace, rules, fs)
   const trusted = policy.trustedProjectConfig.map((root) => fs.realpath(root) ?? root)
   const plugins = projectPluginSources(workspace, fs).filter((file) => !trusted.some((root) => isInside(file, root)))
   if (plugins.length)

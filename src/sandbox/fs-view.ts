@@ -1,6 +1,6 @@
 // The few filesystem questions the sandbox planner asks, behind an interface so the planner stays a
 // function of its inputs (tests can hand in a fake tree) and the host implementation is one small file.
-import { lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs"
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync } from "node:fs"
 
 export type EntryKind = "file" | "dir" | "symlink" | "other"
 
@@ -13,6 +13,8 @@ export interface FsView {
   readText(path: string): string | undefined
   /** The names in a directory (not following a final symlink), or undefined when it is not one. */
   list(path: string): string[] | undefined
+  /** `device:inode` of what is at this path (not following a final symlink); absent in fake trees. */
+  identity?(path: string): string | undefined
 }
 
 /** Git pointer files are one line; anything large is not one, and we refuse to read it whole. */
@@ -39,6 +41,14 @@ export const hostFs: FsView = {
       return undefined
     }
   },
+  identity(path) {
+    try {
+      const stat = lstatSync(path, { bigint: true, throwIfNoEntry: false })
+      return stat ? `${stat.dev}:${stat.ino}` : undefined
+    } catch {
+      return undefined
+    }
+  },
   list(path) {
     if (hostFs.lstat(path) !== "dir") return undefined
     try {
@@ -48,13 +58,21 @@ export const hostFs: FsView = {
     }
   },
   readText(path) {
-    // Only regular files: a FIFO would block the reader until someone writes to it.
-    if (hostFs.lstat(path) !== "file") return undefined
+    // Opened without following a final link and without blocking, then checked on the open file: a
+    // FIFO (or a link to one) swapped in after an lstat would otherwise block this whole process.
+    let fd: number | undefined
     try {
-      const data = readFileSync(path)
-      return data.byteLength > MAX_TEXT_BYTES ? undefined : data.toString("utf8")
+      fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+      const stat = fstatSync(fd)
+      if (!stat.isFile() || stat.size > MAX_TEXT_BYTES) return undefined
+      const data = Buffer.alloc(MAX_TEXT_BYTES + 1)
+      let length = 0
+      for (let read = -1; read !== 0 && length < data.length; length += read) read = readSync(fd, data, length, data.length - length, null)
+      return length > MAX_TEXT_BYTES ? undefined : data.subarray(0, length).toString("utf8")
     } catch {
       return undefined
+    } finally {
+      if (fd !== undefined) closeSync(fd)
     }
   },
 }

@@ -42,7 +42,7 @@ export const HOME_CREDENTIALS = [
 ] as const
 
 /** Broad roots: a mount equal to one of these (or `/`) exposes far more than a toolchain or a project. */
-const BROAD_ROOTS = [
+export const BROAD_ROOTS: readonly string[] = [
   "/",
   "/usr",
   "/etc",

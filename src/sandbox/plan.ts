@@ -72,6 +72,14 @@ export interface SandboxPlan {
   mounts: Mount[]
   env: Record<string, string>
   caps: ResourceCaps
+  /**
+   * What each checked mount (workspace, Git metadata, toolchain and read-only dirs) must be once inside
+   * (`device:inode`, taken after the checks, not following a final symlink). bwrap resolves a bind's
+   * source by name when it starts: a process that swaps a checked path for a symlink in between would
+   * get the link's target mounted. The sandbox compares these before the command runs and refuses to
+   * run it on a mismatch (run.ts).
+   */
+  pins: { path: string; id: string }[]
 }
 
 /** What hostContext needs of the flags (the plugin reads its own per invocation; see plugin/env.ts). */
@@ -156,5 +164,11 @@ export function planSandbox(request: SandboxRequest, fs: FsView): SandboxPlan {
     LANG: "C.UTF-8",
     TERM: "dumb",
   }
-  return { profile: profileName(request.profile), workspace, cwd, network: policy.network, mounts, env, caps }
+  // Every host directory the plan checked, the workspace included: a writer in an ancestor workspace
+  // can swap a nested workspace (or its .git) for a symlink while this sandbox starts.
+  const pins = binds.flatMap((bind) => {
+    const id = bind.op === "bind" || bind.op === "ro-bind" ? fs.identity?.(bind.source) : undefined
+    return id ? [{ path: bind.dest, id }] : []
+  })
+  return { profile: profileName(request.profile), workspace, cwd, network: policy.network, mounts, env, caps, pins }
 }

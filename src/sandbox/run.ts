@@ -56,7 +56,7 @@ export async function runSandboxed(plan: SandboxPlan, command: readonly string[]
   const bwrap = options.bwrap ?? BWRAP
   // bwrap sets no rlimits: bash sets them (soft and hard, so the command cannot raise them) and execs
   // the command. RLIMIT_NPROC is not enforced for root; the pid namespace and the timeout still bound it.
-  const capped = ["/bin/bash", "-c", `ulimit -f ${Math.floor(plan.caps.fileMaxBytes / 1024)} -u ${plan.caps.maxProcesses} || exit 126; exec "$@"`, "sandbox", ...command]
+  const capped = ["/bin/bash", "-c", `${pinCheck(plan.pins ?? [])}ulimit -f ${Math.floor(plan.caps.fileMaxBytes / 1024)} -u ${plan.caps.maxProcesses} || exit 126; exec "$@"`, "sandbox", ...command]
   const result = await run([bwrap, ...bwrapArgs(plan, capped)], {
     env: {},
     timeoutMs: options.timeoutMs,
@@ -74,7 +74,8 @@ export async function runSandboxed(plan: SandboxPlan, command: readonly string[]
       "Install bubblewrap >= 0.12.0 at /usr/bin/bwrap (scripts/install-bwrap.sh), then run `opencode-mcp-orchestrator doctor`.",
     )
   })
-  const failure = result.code === 1 ? classifyBwrapFailure(result.stderr) : result.code === 126 || result.code === 127 ? execFailure(result.stderr) : undefined
+  const failure =
+    result.code === 1 ? classifyBwrapFailure(result.stderr) : result.code === 126 || result.code === 127 ? execFailure(result.stderr) : result.code === PIN_EXIT ? pinFailure(result.stderr) : undefined
   return {
     exitCode: result.code,
     signal: result.signal,
@@ -86,6 +87,34 @@ export async function runSandboxed(plan: SandboxPlan, command: readonly string[]
     durationMs: result.durationMs,
     ...(failure ? { failure } : {}),
     ...(log ? { log: await log.close() } : {}),
+  }
+}
+
+/** The exit code of the pin check: a mount was not what the plan checked (see SandboxPlan.pins). */
+const PIN_EXIT = 125
+const PIN_MARK = "sandbox: mount changed:"
+const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`
+
+/**
+ * Shell that exits PIN_EXIT, naming the path, when a pinned mount's `device:inode` differs inside. One
+ * stat for all of them; only on a mismatch one per path, to name it.
+ */
+export function pinCheck(pins: readonly { path: string; id: string }[]): string {
+  if (!pins.length) return ""
+  const paths = pins.map((pin) => quote(pin.path)).join(" ")
+  const each = pins.map(({ path, id }) => `[ "$("$s" -c %d:%i -- ${quote(path)} 2>&1)" = ${quote(id)} ] || echo "${PIN_MARK} "${quote(path)} >&2; `).join("")
+  // stat by absolute path: a `stat` earlier on the sandbox's PATH must not answer for it. --printf keeps
+  // the script one line (the limits wrapper's exec errors are parsed as `line 1`).
+  return `s=/usr/bin/stat; [ -x "$s" ] || s=/bin/stat; if [ "$("$s" --printf '%d:%i ' -- ${paths} 2>&1)" != ${quote(pins.map((pin) => `${pin.id} `).join(""))} ]; then ${each}exit ${PIN_EXIT}; fi; `
+}
+
+function pinFailure(stderr: string): BwrapFailure | undefined {
+  const line = stderr.split("\n").find((l) => l.startsWith(PIN_MARK))
+  if (!line) return undefined
+  return {
+    code: "mount-failed",
+    detail: `${line.slice(PIN_MARK.length).trim()} changed between the sandbox's check and its mount (it was swapped while the sandbox started)`,
+    hint: "Nothing ran. Check who is replacing that path (a delegated agent's process?), then retry.",
   }
 }
 

@@ -4,6 +4,7 @@
 // discovery to a config of the planter's choosing. So the repository is found by walking the
 // filesystem here (no git runs), pinned by the caller, and every git command runs inside the
 // read-only, network-less sandbox with the repository's program settings overridden.
+import { AppError } from "../errors"
 import type { RunResult } from "../util/process"
 import { gitMetadataPaths, hostFs, pathRules, planSandbox, runSandboxed, type FsView, type HostContext } from "../sandbox"
 
@@ -14,20 +15,31 @@ export interface Repository {
   gitDir: string
 }
 
-/** The nearest enclosing repository of a canonical directory, found by lstat alone; undefined outside one. */
-export function findRepository(dir: string, host: HostContext, fs: FsView = hostFs): Repository | undefined {
+/**
+ * The nearest enclosing repository of a canonical directory, found by lstat alone: undefined outside
+ * one, or the Sandbox error naming the rule when its `.git` is a pointer git metadata admission refuses
+ * (sandbox/git-metadata.ts: a `gitdir:` without git's link back), which is never followed.
+ */
+export function locateRepository(dir: string, host: HostContext, fs: FsView = hostFs): Repository | AppError | undefined {
   for (let current = dir; ; current = current.slice(0, current.lastIndexOf("/")) || "/") {
     if (fs.lstat(`${current}/.git`) !== undefined) {
       try {
         const metadata = gitMetadataPaths(current, pathRules(host.home, host.credentials, fs), fs)
         // [.git] for a plain repository; [.git file, gitdir, commondir?] for a linked worktree or submodule.
         return { root: current, gitDir: metadata[1] ?? metadata[0]! }
-      } catch {
-        return undefined // metadata we may not mount (a gitdir in a credential store): no git evidence
+      } catch (error) {
+        if (error instanceof AppError) return error
+        throw error
       }
     }
     if (current === "/") return undefined
   }
+}
+
+/** The same, with a refused `.git` counted as no git evidence (what changes are measured by). */
+export function findRepository(dir: string, host: HostContext, fs: FsView = hostFs): Repository | undefined {
+  const found = locateRepository(dir, host, fs)
+  return found instanceof AppError ? undefined : found
 }
 
 /** Settings that switch off every program a repository's config can name, for one command line. */

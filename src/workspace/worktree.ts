@@ -12,9 +12,9 @@ import { randomBytes } from "node:crypto"
 import { lstatSync } from "node:fs"
 import { mkdir, rm } from "node:fs/promises"
 import type { Paths } from "../config/paths"
-import { fail } from "../errors"
+import { AppError, fail } from "../errors"
 import { hostFs, LANE_NAME, planSandbox, runSandboxed, type HostContext } from "../sandbox"
-import { findRepository, gitInSandbox, sandboxedGit, type GitOptions, type Repository } from "./git"
+import { gitInSandbox, locateRepository, sandboxedGit, type GitOptions, type Repository } from "./git"
 import { claimLane, releaseLane } from "./lanes"
 import { savePatchRecord, type PatchRecord } from "./patches"
 
@@ -149,7 +149,8 @@ export async function createWorktree(
   /** The task the worktree is for: its lane's claim and its registry entry name it. */
   taskId?: string,
 ): Promise<Created> {
-  const repository = findRepository(workspace, host)
+  const repository = locateRepository(workspace, host)
+  if (repository instanceof AppError) throw repository
   if (!repository) throw fail("Usage", `${workspace} is not inside a Git repository; isolation "worktree" snapshots one.`, 'Use isolation "in_place" outside a repository.')
   const head = (await sandboxedGit(repository, host, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]))?.stdout.trim() || undefined
   const staged = await userGit(repository, host, ["ls-files", "-z", "-s", "--", "."], workspace)

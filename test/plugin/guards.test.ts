@@ -27,10 +27,12 @@ beforeAll(async () => {
   symlinkSync(`${root}/nowhere/dir`, `${ws}/dangling-dir`)
   writeFileSync(`${root}/outside/secret`, "secret\n")
   symlinkSync(`${root}/outside/secret`, `${ws}/secret-link`)
-  // A linked worktree whose gitdir lives inside the workspace under another name.
+  // A work tree whose gitdir lives inside the workspace under another name (`--separate-git-dir`),
+  // linked back by its core.worktree as git metadata admission requires.
   linked = `${root}/linked`
   mkdirSync(`${linked}/.meta/objects`, { recursive: true })
   writeFileSync(`${linked}/.meta/HEAD`, "ref: refs/heads/main\n")
+  writeFileSync(`${linked}/.meta/config`, "[core]\n\tworktree = ..\n")
   writeFileSync(`${linked}/.git`, "gitdir: .meta\n")
 })
 afterAll(() => rm(root, { recursive: true, force: true }))

@@ -75,6 +75,55 @@ describe("runSandboxed", () => {
   })
 })
 
+describe("checked mounts are pinned", () => {
+  test("a .git swapped for another directory between the plan and bwrap's mount: nothing runs", async () => {
+    const { renameSync, mkdirSync, writeFileSync } = await import("node:fs")
+    const plan = planSandbox({ profile: { kind: "scout" }, workspace: fx.workspace, host: fx.host }, hostFs)
+    expect(plan.pins.map((pin) => pin.path)).toEqual([fx.workspace, `${fx.workspace}/.git`])
+    // Control: unswapped, the command runs and sees the real .git.
+    expect((await runSandboxed(plan, ["/bin/ls", ".git"], { timeoutMs: 10_000, maxOutputBytes: 4096 })).stdout).toContain("HEAD")
+    // The swap a racing process makes in the window: the planned .git moves away, another takes its name.
+    renameSync(`${fx.workspace}/.git`, `${fx.workspace}/.git-real`)
+    mkdirSync(`${fx.workspace}/.git`)
+    writeFileSync(`${fx.workspace}/.git/planted`, "x\n")
+    try {
+      const result = await runSandboxed(plan, ["/bin/ls", ".git"], { timeoutMs: 10_000, maxOutputBytes: 4096 })
+      expect(result.stdout).not.toContain("planted")
+      expect(result.failure).toMatchObject({ code: "mount-failed" })
+      expect(result.failure?.detail).toContain(`${fx.workspace}/.git changed between the sandbox's check and its mount`)
+      expect(result.failure?.hint).toContain("Nothing ran")
+    } finally {
+      const { rmSync } = await import("node:fs")
+      rmSync(`${fx.workspace}/.git`, { recursive: true, force: true })
+      renameSync(`${fx.workspace}/.git-real`, `${fx.workspace}/.git`)
+    }
+  })
+
+  test("a nested workspace swapped for a symlink to ~/.ssh while the sandbox starts: nothing runs", async () => {
+    const { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } = await import("node:fs")
+    const sub = `${fx.workspace}/sub`
+    mkdirSync(sub)
+    writeFileSync(`${sub}/mine.txt`, "mine\n")
+    const plan = planSandbox({ profile: { kind: "scout" }, workspace: sub, host: fx.host }, hostFs)
+    // What a writer in the enclosing workspace can do between the plan and bwrap's mount.
+    renameSync(sub, `${fx.workspace}/sub-real`)
+    symlinkSync(`${fx.home}/.ssh`, sub)
+    try {
+      const cat = ["/bin/cat", "id_ed25519"]
+      // Control: without the pins, bwrap mounts the link's target and the key is read.
+      const unpinned = await runSandboxed({ ...plan, pins: [] }, cat, { timeoutMs: 10_000, maxOutputBytes: 4096 })
+      expect(unpinned.stdout).toContain("FAKE-SSH-KEY")
+      const pinned = await runSandboxed(plan, cat, { timeoutMs: 10_000, maxOutputBytes: 4096 })
+      expect(pinned.stdout).not.toContain("FAKE-SSH-KEY")
+      expect(pinned.failure?.detail).toContain(`${sub} changed between the sandbox's check and its mount`)
+    } finally {
+      rmSync(sub)
+      renameSync(`${fx.workspace}/sub-real`, sub)
+      rmSync(sub, { recursive: true })
+    }
+  })
+})
+
 describe("what each profile allows", () => {
   for (const profile of ALL_PROFILES)
     test(`${profileName(profile)}: private /tmp and HOME writable, workspace ${profilePolicy(profile).workspace}, git usable`, async () => {

@@ -25,7 +25,7 @@ export function registerPolicy(server: McpServer, delegations: Delegations) {
         mode: policyArgs.mode.describe("Optional: the mode argument you would pass, to see its effect."),
       },
       outputSchema: {
-        project_root: z.string().describe("Where marker files are looked for: the nearest ancestor of cwd with a .git."),
+        project_root: z.string().describe("The outermost ancestor of cwd below HOME holding a .git, else cwd. Markers count in cwd and every ancestor below HOME."),
         mode: z.enum(MODES),
         source: z.string().describe("Where the mode came from."),
         statements: z.array(statement).describe("Every place that states a mode, in the order they are read."),
