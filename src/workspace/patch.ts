@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto"
 import { rm } from "node:fs/promises"
 import type { HostContext } from "../sandbox"
+import { diskUse } from "./disk"
 import { savePatchBytes, savePatchRecord, type PatchChange, type PatchFile, type PatchRecord } from "./patches"
 import { privateGit } from "./worktree"
 
@@ -119,6 +120,8 @@ export async function collectPatch(record: PatchRecord, patchesDir: string, host
     files,
     summary: summarize(files),
     bytes: bytes.byteLength,
+    // The diff's size says nothing of what the lane holds: a 13 MB snapshot behind a 6 KB patch.
+    disk: diskUse(layout.dir),
     warnings: warnings.length ? warnings : undefined,
   })
   await savePatchRecord(patchesDir, record)

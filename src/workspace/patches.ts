@@ -7,6 +7,7 @@ import { readdir } from "node:fs/promises"
 import { fail } from "../errors"
 import { PATCH_ID } from "../sandbox"
 import { readJson, writeAtomic, writeJson } from "../util/fs"
+import type { DiskUse } from "./disk"
 import type { WorktreeLayout } from "./worktree"
 
 export type PatchChange = "added" | "modified" | "deleted" | "renamed"
@@ -48,6 +49,8 @@ export interface PatchRecord {
   files?: PatchFile[]
   summary?: string
   bytes?: number
+  /** What the worktree (snapshot, private repository, the worker's files) took on disk when last collected. */
+  disk?: DiskUse
   warnings?: string[]
 }
 

@@ -5,7 +5,7 @@ import { expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { mkdir, writeFile } from "node:fs/promises"
 import { spawn } from "../../src/util/process"
-import { claimedLanes, claimLane } from "../../src/workspace/lanes"
+import { claimedLanes, claimLane, MAX_LANES } from "../../src/workspace/lanes"
 import { createWorktree, removeWorktree } from "../../src/workspace/worktree"
 import { tempDir } from "../helpers/temp"
 import { patchWorld } from "./_repo"
@@ -41,8 +41,10 @@ test("a claim by a dead process whose patch is gone is taken back; one whose pat
   const claim = (patchId: string) => JSON.stringify({ patchId, ownerPid: dead.pid, ownerStart: "gone", since: new Date().toISOString() })
   await writeFile(`${paths.patchesDir}/lanes/lane-1.json`, claim("patch_a_01"))
   await writeFile(`${paths.patchesDir}/lanes/lane-2.json`, claim("patch_b_02"))
-  await writeFile(`${paths.patchesDir}/patch_a_01.json`, "{}")
+  const record = { id: "patch_a_01", status: "ready", createdAt: new Date().toISOString(), layout: { dir: `${paths.worktreesDir}/lane-1` }, source: { workspace: "/w" } }
+  await writeFile(`${paths.patchesDir}/patch_a_01.json`, JSON.stringify(record))
+  const bounds = { max: MAX_LANES, inUse: async () => false }
   // lane-1's patch exists: it holds. lane-2's patch is gone and its owner dead: it is free.
-  expect(await claimLane(paths.worktreesDir, paths.patchesDir, "patch_c_03")).toBe("lane-2")
-  expect(await claimLane(paths.worktreesDir, paths.patchesDir, "patch_d_04")).toBe("lane-3")
+  expect(await claimLane(paths.worktreesDir, paths.patchesDir, "patch_c_03", undefined, bounds)).toBe("lane-2")
+  expect(await claimLane(paths.worktreesDir, paths.patchesDir, "patch_d_04", undefined, bounds)).toBe("lane-3")
 })
