@@ -240,7 +240,8 @@ const patches: Check = async (ctx) => {
   const more = waiting.length > PATCHES_NAMED ? `; ${waiting.length - PATCHES_NAMED} more in task_list` : ""
   const running = open ? `${open} open (their workers run)${waiting.length ? "; " : ""}` : ""
   const disk = waiting.reduce((sum, patch) => sum + (patch.disk?.bytes ?? 0), 0)
-  const ready = waiting.length ? `${waiting.length} waiting, ${bytes} bytes of diff, ${sizeText(disk)} of worktrees on disk: ${named.join("; ")}${more}; patch_apply or patch_discard each` : ""
+  const onDiskTotal = waiting.some((patch) => patch.disk) ? `, ${sizeText(disk)} of worktrees on disk` : ""
+  const ready = waiting.length ? `${waiting.length} waiting, ${bytes} bytes of diff${onDiskTotal}: ${named.join("; ")}${more}; patch_apply or patch_discard each` : ""
   return [pass("patches", `${running}${ready}`)]
 }
 
