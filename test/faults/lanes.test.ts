@@ -186,3 +186,21 @@ test("a damaged claim is kept while a readable patch record or an unfinished tas
   expect((await done(cwd)).status).toBe("succeeded")
   await discardAll()
 }, 120_000)
+
+test("a fan-out asking for more isolated workers than there are lanes: the members beyond are not started, each with the next step; the others run", async () => {
+  const cwd = await bigRepo()
+  const briefs = [0, 1, 2].map(() => ({ role: "worker", cwd, task: "Work. [script:edit]" }))
+  let group = structured(await call("delegate_parallel", { briefs })) as { group_id?: string; status: string; tasks: Array<{ status: string; error?: string }> }
+  // The member not started is in the answer that started the group (the group lists the started ones).
+  const refused = group.tasks.filter((task) => task.status === "failed")
+  expect(refused.length).toBe(1)
+  expect(refused[0]!.error).toContain("Not started: All 2 worktree lanes (config maxWorktreeLanes) are held")
+  expect(refused[0]!.error).not.toContain("internal error")
+  expect(refused[0]!.error).toContain("→")
+  for (let i = 0; i < 120 && group.status !== "finished"; i++) {
+    await Bun.sleep(500)
+    group = structured(await call("delegate_parallel", { group_id: group.group_id })) as typeof group
+  }
+  expect(group.tasks.map((task) => task.status)).toEqual(["succeeded", "succeeded"])
+  await discardAll()
+}, 120_000)
