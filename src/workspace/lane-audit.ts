@@ -1,7 +1,7 @@
 // What a lane's claim is checked against when it cannot prove itself (lanes.ts): the patch records
 // in the registry, read loosely (a record that fails here is never moved or changed: the patch store
 // owns it), and the reclaims made, kept for doctor and task_list to report once.
-import { readdir, readFile } from "node:fs/promises"
+import { lstat, readdir, readFile } from "node:fs/promises"
 import { z } from "zod"
 import { PATCH_ID } from "../sandbox"
 
@@ -34,26 +34,37 @@ export function noteReclaim(entry: Omit<LaneReclaim, "at">): void {
 export const reclaimText = (entry: LaneReclaim) =>
   `reclaimed worktree ${entry.lane} (${entry.dir}): ${entry.reason}; no process, readable patch record or unfinished task held it, so its files go to the next isolated worker`
 
+/**
+ * A state file's text, or undefined when it is absent, or `\0<why>` when it cannot be read. Links are
+ * not followed and only regular files are read: a FIFO or a link put in a claim's place never hangs a read.
+ */
+export async function regularText(file: string): Promise<string | undefined> {
+  const info = await lstat(file).catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? undefined : error))
+  if (info === undefined) return undefined
+  if (info instanceof Error || !info.isFile()) return `\0${info instanceof Error ? (info.code ?? "unreadable") : "not a regular file"}`
+  return readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? undefined : `\0${error.code ?? "unreadable"}`))
+}
+
 const RefSchema = z.looseObject({
   id: z.string(),
   status: z.enum(["open", "ready"]),
   createdAt: z.string(),
   layout: z.looseObject({ dir: z.string() }),
   source: z.looseObject({ workspace: z.string() }),
+  disk: z.looseObject({ bytes: z.number().nonnegative(), partial: z.boolean() }).optional(),
 })
 
-export type PatchRef = { kind: "ok"; id: string; dir: string; status: "open" | "ready"; createdAt: string; workspace: string } | { kind: "absent" } | { kind: "bad"; reason: string }
+export type PatchRef =
+  | { kind: "ok"; id: string; dir: string; status: "open" | "ready"; createdAt: string; workspace: string; disk?: { bytes: number; partial: boolean } }
+  | { kind: "absent" }
+  | { kind: "bad"; reason: string }
 
 /** The patch record `id` as far as a lane needs it; never moves or changes the file. */
 export async function patchRef(registry: string, id: string): Promise<PatchRef> {
   if (!PATCH_ID.test(id)) return { kind: "bad", reason: "the claim names no valid patch id" }
-  let text: string
-  try {
-    text = await readFile(`${registry}/${id}.json`, "utf8")
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    return code === "ENOENT" ? { kind: "absent" } : { kind: "bad", reason: code ?? "unreadable" }
-  }
+  const text = await regularText(`${registry}/${id}.json`)
+  if (text === undefined) return { kind: "absent" }
+  if (text.startsWith("\0")) return { kind: "bad", reason: JSON.stringify(text.slice(1, 40)) }
   let json: unknown
   try {
     json = JSON.parse(text)
@@ -63,11 +74,11 @@ export async function patchRef(registry: string, id: string): Promise<PatchRef> 
   const parsed = RefSchema.safeParse(json)
   if (!parsed.success) return { kind: "bad", reason: "not a patch record" }
   if (parsed.data.id !== id) return { kind: "bad", reason: `its id is ${JSON.stringify(parsed.data.id.slice(0, 80))}` }
-  const { status, createdAt, layout, source } = parsed.data
-  return { kind: "ok", id, dir: layout.dir, status, createdAt, workspace: source.workspace }
+  const { status, createdAt, layout, source, disk } = parsed.data
+  return { kind: "ok", id, dir: layout.dir, status, createdAt, workspace: source.workspace, disk: disk && { bytes: disk.bytes, partial: disk.partial } }
 }
 
-async function patchIds(registry: string): Promise<string[]> {
+export async function patchIds(registry: string): Promise<string[]> {
   const names = await readdir(registry).catch(() => [] as string[]) // no registry yet: no patches
   return names.filter((name) => name.endsWith(".json") && PATCH_ID.test(name.slice(0, -5))).map((name) => name.slice(0, -5))
 }
@@ -92,8 +103,7 @@ export interface HeldPatch {
 export async function oldestHeld(registry: string, max: number): Promise<HeldPatch[]> {
   const held: HeldPatch[] = []
   for (let index = 1; index <= max; index++) {
-    // No claim file (freed since the scan): listed as unreadable, never a reason the refusal fails.
-    const claim = await readFile(`${registry}/lanes/lane-${index}.json`, "utf8").catch(() => undefined)
+    const claim = await regularText(`${registry}/lanes/lane-${index}.json`)
     const id = claim === undefined ? undefined : claimedPatch(claim)
     const ref = id ? await patchRef(registry, id) : undefined
     if (ref?.kind === "ok") held.push({ id: ref.id, status: ref.status, createdAt: ref.createdAt, workspace: ref.workspace })

@@ -15,14 +15,14 @@
 // cannot be read, or whose patch record is missing or cannot be read, is taken back only once nothing
 // else says the lane is in use (no readable patch record names it, no unfinished task runs in it),
 // and each such reclaim is reported (lane-audit.ts).
-import { link, mkdir, readdir, readFile, rename, rm } from "node:fs/promises"
+import { link, mkdir, readdir, rename, rm } from "node:fs/promises"
 import { z } from "zod"
 import { fail } from "../errors"
 import { LANE_NAME } from "../sandbox"
 import { linkExclusive } from "../util/claim-file"
 import { writeAtomic } from "../util/fs"
 import { sameProcess, selfStart } from "../util/process"
-import { oldestHeld, type LaneBounds, noteReclaim, patchRef, recordNaming } from "./lane-audit"
+import { oldestHeld, type LaneBounds, noteReclaim, patchRef, recordNaming, regularText } from "./lane-audit"
 
 export type { LaneBounds } from "./lane-audit"
 
@@ -43,9 +43,7 @@ const claimFile = (registry: string, lane: string) => `${lanesDir(registry)}/${l
 const laneName = (index: number) => `lane-${index}`
 
 /** The claim's text as read (a marker for one that cannot be read), or undefined when there is none. */
-async function claimText(file: string): Promise<string | undefined> {
-  return readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? undefined : `\0${error.code ?? "unreadable"}`))
-}
+const claimText = regularText
 
 function parseClaim(text: string): Claim | undefined {
   try {

@@ -201,6 +201,7 @@ test("a fan-out asking for more isolated workers than there are lanes: the membe
     await Bun.sleep(500)
     group = structured(await call("delegate_parallel", { group_id: group.group_id })) as typeof group
   }
-  expect(group.tasks.map((task) => task.status)).toEqual(["succeeded", "succeeded"])
+  // Followed by group_id, the group lists the two started; an answer that finished at once lists all three.
+  expect(group.tasks.map((task) => task.status).filter((status) => status !== "failed")).toEqual(["succeeded", "succeeded"])
   await discardAll()
 }, 120_000)

@@ -3,8 +3,8 @@
 // a dead process with no patch behind it is taken back, while a claim whose patch still exists holds.
 import { expect, test } from "bun:test"
 import { existsSync } from "node:fs"
-import { mkdir, writeFile } from "node:fs/promises"
-import { spawn } from "../../src/util/process"
+import { lstat, mkdir, symlink, writeFile } from "node:fs/promises"
+import { run, spawn } from "../../src/util/process"
 import { claimedLanes, claimLane, MAX_LANES } from "../../src/workspace/lanes"
 import { createWorktree, removeWorktree } from "../../src/workspace/worktree"
 import { tempDir } from "../helpers/temp"
@@ -47,4 +47,20 @@ test("a claim by a dead process whose patch is gone is taken back; one whose pat
   // lane-1's patch exists: it holds. lane-2's patch is gone and its owner dead: it is free.
   expect(await claimLane(paths.worktreesDir, paths.patchesDir, "patch_c_03", undefined, bounds)).toBe("lane-2")
   expect(await claimLane(paths.worktreesDir, paths.patchesDir, "patch_d_04", undefined, bounds)).toBe("lane-3")
+})
+
+test("a claim that is a FIFO, a link or a directory is never read through; with nothing else holding its lane it is reclaimed", async () => {
+  await using dir = await tempDir("oc-orch-lanes-")
+  const { paths } = await patchWorld(dir.path)
+  await mkdir(`${paths.patchesDir}/lanes/lane-3.json`, { recursive: true })
+  await run(["mkfifo", `${paths.patchesDir}/lanes/lane-1.json`])
+  await symlink("/dev/zero", `${paths.patchesDir}/lanes/lane-2.json`)
+  const bounds = { max: 4, inUse: async () => false }
+  const taken = await Promise.all(["patch_e_05", "patch_f_06", "patch_g_07"].map((id) => claimLane(paths.worktreesDir, paths.patchesDir, id, undefined, bounds)))
+  expect(taken.sort()).toEqual(["lane-1", "lane-2", "lane-3"])
+  // Control: the same FIFO claim on a lane an unfinished task still runs in is kept.
+  await run(["mkfifo", `${paths.patchesDir}/lanes/lane-9.json`])
+  const busy = { max: 9, inUse: async (lane: string) => lane.endsWith("/lane-9") }
+  expect(await claimLane(paths.worktreesDir, paths.patchesDir, "patch_h_08", undefined, busy)).toBe("lane-4")
+  expect((await lstat(`${paths.patchesDir}/lanes/lane-9.json`)).isFIFO()).toBe(true)
 })
