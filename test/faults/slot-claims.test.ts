@@ -11,6 +11,8 @@ import { connect, makeRepo, startWorld, stopWorld, structured, type Connected, t
 let world: World
 let mcp: Connected
 let stranger: Spawned
+/** Run at the end of a case: tasks it left running. */
+const cleanups: Array<() => Promise<void>> = []
 
 beforeAll(async () => {
   world = await startWorld({ quick: { turns: [{ steps: [{ text: "quick report" }] }] }, slow: { turns: [{ steps: [{ text: "too late", delayMs: 120_000 }] }] } }, { maxParallel: 1 })
@@ -52,6 +54,21 @@ test.each([
       return String(done.task_id)
     },
   ],
+  [
+    "a running task another process follows",
+    async () => {
+      // A plain scout holds no slot; its record names this process as its follower, not the stranger.
+      const cwd = await makeRepo(world)
+      const { client, close } = await connect(world, { syncBudgetMs: 1000 })
+      const running = structured(await client.callTool({ name: "scout", arguments: { cwd, task: "[script:slow] look" } }))
+      expect(running.status).toBe("running")
+      cleanups.push(async () => {
+        await client.callTool({ name: "task_cancel", arguments: { task_id: running.task_id } })
+        await close()
+      })
+      return String(running.task_id)
+    },
+  ],
 ])(
   "a slot and ticket naming a live unrelated process and %s do not hold: a cap-1 fan-out runs",
   async (_, taskOf) => {
@@ -63,6 +80,7 @@ test.each([
     expect(group.status).toBe("finished")
     expect(group.tasks.map((task) => task.status)).toEqual(["succeeded"])
     expect((await readdir(`${slots()}/queue`)).filter((name) => name.endsWith(".json"))).toEqual([])
+    for (const cleanup of cleanups.splice(0)) await cleanup()
   },
   120_000,
 )
