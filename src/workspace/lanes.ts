@@ -5,8 +5,8 @@
 //
 // A lane is held by a claim in the patch registry, `<registry>/lanes/lane-<n>.json` (under the state
 // dir, which no sandbox mounts), created with link(2) so exactly one taker wins. The claim names its
-// patch and the task the patch is for; it is live while the process creating it runs, or while that
-// patch's record can be read and names this lane. The claim is also what admits the lane as a
+// patch and the task the patch is for; it is live while that patch's record can be read and names
+// this lane (before the record is first written, while the process creating it runs). The claim is also what admits the lane as a
 // workspace, and only for its own patch when the engine continues a task there
 // (sandbox/host-paths.ts engineWorktree).
 //
@@ -56,19 +56,26 @@ function parseClaim(text: string): Claim | undefined {
 
 type Verdict = { held: true } | { held: false; text?: string; reason?: string; patchId?: string }
 
-/** Whether the lane is held, and if not, why its claim (if any) no longer holds. */
+/** How long a claim holds on its creator's life alone: createWorktree writes the patch record right after. */
+export const CREATING_MS = 60_000
+
+/**
+ * Whether the lane is held, and if not, why its claim (if any) no longer holds. A live process is not
+ * enough (a claim naming some unrelated process would hold for as long as it runs): its creator holds
+ * it only until the patch record exists, and from then on the record does.
+ */
 async function examine(registry: string, worktrees: string, lane: string, bounds: Pick<LaneBounds, "inUse">): Promise<Verdict> {
   const text = await claimText(claimFile(registry, lane))
   if (text === undefined) return { held: false }
   const claim = parseClaim(text)
-  if (claim && sameProcess(claim.ownerPid, claim.ownerStart)) return { held: true }
   const dir = `${worktrees}/${lane}`
   let reason = "its claim cannot be read"
   if (claim) {
     const ref = await patchRef(registry, claim.patchId)
     if (ref.kind === "ok" && ref.dir === dir) return { held: true }
-    // A patch discarded by a process that died before freeing its lane is the common case: not a report.
-    if (ref.kind === "absent" && !(await recordNaming(registry, dir)) && !(await bounds.inUse(dir))) return { held: false, text }
+    // A `since` in the future is no claim to freshness.
+    const age = Date.now() - Date.parse(claim.since)
+    if (age >= 0 && age < CREATING_MS && sameProcess(claim.ownerPid, claim.ownerStart)) return { held: true }
     reason =
       ref.kind === "absent"
         ? `its patch ${claim.patchId} has no record`
@@ -102,7 +109,7 @@ async function live(registry: string, worktrees: string, lane: string, bounds: P
     return true
   }
   await rm(aside, { force: true, recursive: true })
-  if (verdict.reason) noteReclaim({ lane, dir: `${worktrees}/${lane}`, reason: verdict.reason, patchId: verdict.patchId })
+  noteReclaim({ lane, dir: `${worktrees}/${lane}`, reason: verdict.reason ?? "its claim no longer holds", patchId: verdict.patchId })
   return false
 }
 

@@ -4,7 +4,7 @@
 import { expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { lstat, mkdir, symlink, writeFile } from "node:fs/promises"
-import { run, spawn } from "../../src/util/process"
+import { processStart, run, spawn } from "../../src/util/process"
 import { claimedLanes, claimLane, MAX_LANES } from "../../src/workspace/lanes"
 import { createWorktree, removeWorktree } from "../../src/workspace/worktree"
 import { tempDir } from "../helpers/temp"
@@ -63,4 +63,25 @@ test("a claim that is a FIFO, a link or a directory is never read through; with 
   const busy = { max: 9, inUse: async (lane: string) => lane.endsWith("/lane-9") }
   expect(await claimLane(paths.worktreesDir, paths.patchesDir, "patch_h_08", undefined, busy)).toBe("lane-4")
   expect((await lstat(`${paths.patchesDir}/lanes/lane-9.json`)).isFIFO()).toBe(true)
+})
+
+test("a claim naming a live unrelated process (its real start time) and no patch record is reclaimed; one just taken, before its record, holds (control)", async () => {
+  await using dir = await tempDir("oc-orch-lanes-")
+  const { paths } = await patchWorld(dir.path)
+  const stranger = spawn(["sleep", "60"])
+  try {
+    await mkdir(`${paths.patchesDir}/lanes`, { recursive: true })
+    const claim = (patchId: string, since: Date) => JSON.stringify({ patchId, ownerPid: stranger.pid, ownerStart: processStart(stranger.pid), since: since.toISOString() })
+    const hour = 3_600_000
+    await writeFile(`${paths.patchesDir}/lanes/lane-1.json`, claim("patch_i_09", new Date(Date.now() - hour)))
+    await writeFile(`${paths.patchesDir}/lanes/lane-2.json`, claim("patch_j_0a", new Date(Date.now() + hour)))
+    await writeFile(`${paths.patchesDir}/lanes/lane-3.json`, claim("patch_k_0b", new Date()))
+    const bounds = { max: 4, inUse: async () => false }
+    const taken = [await claimLane(paths.worktreesDir, paths.patchesDir, "patch_l_0c", undefined, bounds), await claimLane(paths.worktreesDir, paths.patchesDir, "patch_m_0d", undefined, bounds)]
+    // An hour old, and one dated an hour ahead: neither is being created. The fresh one is.
+    expect(taken).toEqual(["lane-1", "lane-2"])
+    expect(await claimLane(paths.worktreesDir, paths.patchesDir, "patch_n_0e", undefined, bounds)).toBe("lane-4")
+  } finally {
+    await stranger.kill()
+  }
 })
