@@ -45,13 +45,13 @@ export async function regularText(file: string): Promise<string | undefined> {
   return readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? undefined : `\0${error.code ?? "unreadable"}`))
 }
 
-const RefSchema = z.looseObject({
-  id: z.string(),
-  status: z.enum(["open", "ready"]),
-  createdAt: z.string(),
-  layout: z.looseObject({ dir: z.string() }),
-  source: z.looseObject({ workspace: z.string() }),
-  disk: z.looseObject({ bytes: z.number().nonnegative(), partial: z.boolean() }).optional(),
+/** What holds a lane: the record's id and worktree. The rest is detail for listings, each part optional. */
+const HoldSchema = z.looseObject({ id: z.string(), layout: z.looseObject({ dir: z.string() }) })
+const DetailSchema = z.looseObject({
+  status: z.enum(["open", "ready"]).catch("open"),
+  createdAt: z.string().catch(""),
+  source: z.looseObject({ workspace: z.string() }).catch({ workspace: "" }),
+  disk: z.looseObject({ bytes: z.number().nonnegative(), partial: z.boolean() }).optional().catch(undefined),
 })
 
 export type PatchRef =
@@ -71,10 +71,13 @@ export async function patchRef(registry: string, id: string): Promise<PatchRef> 
   } catch {
     return { kind: "bad", reason: "not JSON" }
   }
-  const parsed = RefSchema.safeParse(json)
+  const parsed = HoldSchema.safeParse(json)
   if (!parsed.success) return { kind: "bad", reason: "not a patch record" }
   if (parsed.data.id !== id) return { kind: "bad", reason: `its id is ${JSON.stringify(parsed.data.id.slice(0, 80))}` }
-  const { status, createdAt, layout, source, disk } = parsed.data
+  const { layout } = parsed.data
+  // A detail that fails its shape (a garbage disk figure, say) never costs the patch its lane.
+  const detail = DetailSchema.safeParse(json)
+  const { status, createdAt, source, disk } = detail.success ? detail.data : { status: "open" as const, createdAt: "", source: { workspace: "" }, disk: undefined }
   return { kind: "ok", id, dir: layout.dir, status, createdAt, workspace: source.workspace, disk: disk && { bytes: disk.bytes, partial: disk.partial } }
 }
 

@@ -41,7 +41,8 @@ test("a claim by a dead process whose patch is gone is taken back; one whose pat
   const claim = (patchId: string) => JSON.stringify({ patchId, ownerPid: dead.pid, ownerStart: "gone", since: new Date().toISOString() })
   await writeFile(`${paths.patchesDir}/lanes/lane-1.json`, claim("patch_a_01"))
   await writeFile(`${paths.patchesDir}/lanes/lane-2.json`, claim("patch_b_02"))
-  const record = { id: "patch_a_01", status: "ready", createdAt: new Date().toISOString(), layout: { dir: `${paths.worktreesDir}/lane-1` }, source: { workspace: "/w" } }
+  // A detail that fails its shape (the disk figure) does not cost the patch its lane.
+  const record = { id: "patch_a_01", status: "ready", createdAt: new Date().toISOString(), layout: { dir: `${paths.worktreesDir}/lane-1` }, source: { workspace: "/w" }, disk: "lots" }
   await writeFile(`${paths.patchesDir}/patch_a_01.json`, JSON.stringify(record))
   const bounds = { max: MAX_LANES, inUse: async () => false }
   // lane-1's patch exists: it holds. lane-2's patch is gone and its owner dead: it is free.
