@@ -22,6 +22,9 @@ export const PATCH_BYTES_BOUNDS = { min: 1024 * 1024, max: 1024 * 1024 * 1024, f
 /** The ceiling of config maxParallel: one OpenCode server carries this many sessions at once. */
 export const MAX_PARALLEL = 8
 
+/** config maxWorktreeLanes: its default and ceiling (lane names have at most three digits). */
+export const LANE_BOUNDS = { fallback: 64, max: 999 } as const
+
 export const STEP_BOUNDS = { min: 4, max: 256 } as const
 export const TIMEOUT_BOUNDS = { min: 30, max: 86_400 } as const
 /** The parent's deadline must exceed every role's by this much (cleanup and the result). */
@@ -125,6 +128,15 @@ export const ConfigSchema = z
       .max(MAX_PARALLEL)
       .default(3)
       .describe("How many delegated sessions may run at once on this machine, across every MCP server process; delegate_parallel members beyond it wait their turn (1..8)."),
+    maxWorktreeLanes: z
+      .number()
+      .int()
+      .min(1)
+      .max(LANE_BOUNDS.max)
+      .default(LANE_BOUNDS.fallback)
+      .describe(
+        'How many isolated worktrees (lanes) may exist at once, each a full copy of its repository kept until its patch is applied or discarded; a worker with isolation "worktree" beyond it is refused before it starts, naming the oldest waiting patches (1..999).',
+      ),
     maxReportBytes: z
       .number()
       .int()

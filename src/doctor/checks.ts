@@ -16,8 +16,10 @@ import { discoverModels, type CatalogModel } from "../opencode/catalog"
 import { TESTED_OPENCODE, testedVersion } from "../opencode/guard"
 import { bwrapFinding, launcherFinding, type Launchers } from "../sandbox"
 import type { Run } from "../util/process"
+import { sizeText } from "../workspace/disk"
 import { shownName } from "../workspace/names"
 import { listPatches } from "../workspace/patches"
+import { lanes } from "./lanes"
 import { stateFiles } from "./state-files"
 
 export type Status = "pass" | "fail" | "skip"
@@ -224,10 +226,15 @@ const patches: Check = async (ctx) => {
   const open = all.length - waiting.length
   if (!all.length) return [pass("patches", "no worker patches waiting")]
   const bytes = waiting.reduce((sum, patch) => sum + (patch.bytes ?? 0), 0)
-  const named = waiting.slice(0, PATCHES_NAMED).map((patch) => `${patch.id} for ${shownName(patch.source.workspace)} (${patch.files?.length ?? 0} files, ${patch.bytes ?? 0} bytes)`)
+  const onDisk = (patch: (typeof all)[number]) => (patch.disk ? `, its worktree ${sizeText(patch.disk.bytes)} on disk` : "")
+  const named = waiting
+    .slice(0, PATCHES_NAMED)
+    .map((patch) => `${patch.id} for ${shownName(patch.source.workspace)} (${patch.files?.length ?? 0} files, ${patch.bytes ?? 0} bytes of diff${onDisk(patch)})`)
   const more = waiting.length > PATCHES_NAMED ? `; ${waiting.length - PATCHES_NAMED} more in task_list` : ""
   const running = open ? `${open} open (their workers run)${waiting.length ? "; " : ""}` : ""
-  const ready = waiting.length ? `${waiting.length} waiting, ${bytes} bytes: ${named.join("; ")}${more}; patch_apply or patch_discard each` : ""
+  const disk = waiting.reduce((sum, patch) => sum + (patch.disk?.bytes ?? 0), 0)
+  const onDiskTotal = waiting.some((patch) => patch.disk) ? `, ${sizeText(disk)} of worktrees on disk` : ""
+  const ready = waiting.length ? `${waiting.length} waiting, ${bytes} bytes of diff${onDiskTotal}: ${named.join("; ")}${more}; patch_apply or patch_discard each` : ""
   return [pass("patches", `${running}${ready}`)]
 }
 
@@ -246,4 +253,5 @@ export const CHECKS: Array<{ check: Check; needsConfig: boolean }> = [
   { check: claude, needsConfig: true },
   { check: patches, needsConfig: false },
   { check: stateFiles, needsConfig: false },
+  { check: lanes, needsConfig: false },
 ]

@@ -14,8 +14,17 @@ import type { Status } from "./result"
 import type { Runtime } from "./runtime"
 import { Settler, type Forced } from "./settle"
 import { Slots, type Slot } from "./slots"
-import { noteProgress, TaskStore, type TaskRecord } from "./tasks"
+import { isFinished, noteProgress, TASK_ID, TaskStore, type TaskRecord } from "./tasks"
 import { settleSegment, spendingOf } from "./usage"
+import { sameProcess } from "../util/process"
+
+/** A slot's or ticket's live holder holds while its task is unfinished and followed by it, or by nobody alive. */
+async function taskFollowed(store: TaskStore, holder: { taskID: string; ownerPid: number }): Promise<boolean> {
+  if (!TASK_ID.test(holder.taskID)) return false
+  const record = await store.read(holder.taskID)
+  if (!record || isFinished(record.status)) return false
+  return record.ownerPid === holder.ownerPid || !sameProcess(record.ownerPid, record.ownerStart)
+}
 
 /** A task this process follows: its record in memory, how to abort it, and who listens. */
 export interface Live {
@@ -51,6 +60,7 @@ export class Engine {
       runtime.paths.slotsDir,
       async () => (await runtime.config()).maxParallel,
       (taskID, workspace) => taskSessionBusy(runtime.paths, taskID, workspace),
+      (holder) => taskFollowed(this.store, holder),
     )
     this.settler = new Settler(runtime, this.store, this.locks)
   }

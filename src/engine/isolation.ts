@@ -8,7 +8,8 @@ import { laneHolder } from "../workspace/lanes"
 import { readPatchRecord, savePatchRecord } from "../workspace/patches"
 import { createWorktree, removeWorktree } from "../workspace/worktree"
 import type { Runtime } from "./runtime"
-import type { TaskRecord } from "./tasks"
+import { laneBounds } from "./lanes"
+import type { TaskRecord, TaskStore } from "./tasks"
 
 export type Isolation = "in_place" | "worktree"
 
@@ -20,9 +21,11 @@ export interface SessionPlace {
   discard(): Promise<void>
 }
 
-export async function sessionPlace(runtime: Runtime, workspace: string, host: HostContext, isolation: Isolation | undefined, taskId: string): Promise<SessionPlace> {
+export async function sessionPlace(runtime: Runtime, workspace: string, host: HostContext, isolation: Isolation | undefined, taskId: string, store: TaskStore): Promise<SessionPlace> {
   if (isolation !== "worktree") return { dir: workspace, discard: async () => {} }
-  const { record, layout } = await createWorktree(workspace, host, runtime.paths, undefined, taskId)
+  // The lane budget is checked here, before any lock, record or session: a full one is a refusal naming patches.
+  const lanes = laneBounds((await runtime.config()).maxWorktreeLanes, store)
+  const { record, layout } = await createWorktree(workspace, host, runtime.paths, undefined, taskId, lanes)
   const discard = () => removeWorktree(runtime.paths, record)
   await savePatchRecord(runtime.paths.patchesDir, record).catch(async (error: unknown) => {
     await discard()

@@ -83,7 +83,7 @@ export class Delegations {
     })
     const { route, explicit } = await resolveRoute(this.runtime, request.role, request.model, request.variant)
     const id = newTaskId()
-    const place = await sessionPlace(this.runtime, workspace, host, request.isolation, id)
+    const place = await sessionPlace(this.runtime, workspace, host, request.isolation, id, this.engine.store)
     try {
       // Fail closed before any lock or record: no session starts where file access would not be sandboxed.
       const { client } = await this.runtime.sandboxed(place.dir)

@@ -4,6 +4,7 @@ import { formatModel } from "../opencode/session"
 import type { ToolCall, Transcript } from "../opencode/transcript"
 import type { FileChange } from "../workspace/changes"
 import type { ErrorKind } from "./failure"
+import { sizeText } from "../workspace/disk"
 import { shownName } from "../workspace/names"
 import type { PatchFile } from "../workspace/patches"
 
@@ -15,6 +16,8 @@ export interface PatchSummary {
   /** At most 2 KB; patch_show has the diff. */
   summary: string
   bytes: number
+  /** What its worktree takes on disk until patch_apply or patch_discard (a lower bound when the walk stopped early). */
+  diskBytes?: number
 }
 
 export const STATUSES = ["running", "succeeded", "failed", "timed_out", "cancelled", "needs_review", "interrupted"] as const
@@ -112,7 +115,10 @@ export function renderText(result: DelegationResult): string {
   const lines = [result.report || (result.status === "running" ? "(still running)" : "(no report)"), "", facts.join(" · ")]
   if (result.files) lines.push(`files changed (git): ${result.files.length ? result.files.map((file) => `${shownName(file.path)} (${file.change})`).join(", ") : "none"}`)
   if (result.commands.length) lines.push(`commands: ${result.commands.map((c) => `${c.command} → ${c.exitCode ?? "?"}`).join("; ")}`)
-  if (result.patch) lines.push(`patch: ${result.patch.id} (digest ${result.patch.digest})`, result.patch.summary)
+  if (result.patch) {
+    const disk = result.patch.diskBytes === undefined ? "" : `; its worktree holds ${sizeText(result.patch.diskBytes)} on disk until patch_apply or patch_discard`
+    lines.push(`patch: ${result.patch.id} (digest ${result.patch.digest}${disk})`, result.patch.summary)
+  }
   if (result.run) lines.push(`runner: exit code ${result.run.exitCode ?? "none"}${result.run.timedOut ? " (timed out)" : ""}, ${result.run.lines ?? "?"} lines of output in ${result.run.log}`)
   if (result.transcript) lines.push(`transcript: ${result.transcript}`)
   if (result.error) lines.push(`error${result.errorKind ? ` (${result.errorKind})` : ""}: ${result.error}`)

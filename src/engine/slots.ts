@@ -14,6 +14,11 @@
 // within HANDOVER_MS of its last write (a prompt sent just before the kill may not have made the session
 // busy yet). Nobody aborts another process's session to get a slot: the process that takes the task
 // over (recovery.ts) adopts its slot instead, and frees it when the task settles.
+//
+// A live process is not enough: a slot or ticket naming some unrelated process (with its real start
+// time) would hold for as long as that process runs. So a live holder holds only while the task it
+// names exists, is unfinished and is followed by that process (or by nobody alive: a takeover is
+// under way); otherwise it is reclaimed at once.
 import { mkdir, readdir, rename, rm } from "node:fs/promises"
 import { z } from "zod"
 import { holdsOrReclaim, linkExclusive } from "../util/claim-file"
@@ -35,6 +40,9 @@ type Holder = z.infer<typeof HolderSchema>
 
 /** True while a session of task `taskID` in `workspace` is busy on the shared server; a rejection counts as busy. */
 export type SessionBusy = (taskID: string, workspace: string) => Promise<boolean>
+
+/** True while task `taskID` exists, is unfinished, and process `ownerPid` (alive) may be the one following it. */
+export type TaskFollowed = (holder: Pick<Holder, "taskID" | "ownerPid" | "ownerStart">) => Promise<boolean>
 
 /** How long a dead owner's slot stays held after its last write, whatever the server says. */
 export const HANDOVER_MS = 10_000
@@ -59,6 +67,8 @@ export class Slots {
     private readonly cap: () => Promise<number>,
     /** Asked only about a slot whose owner is dead; without it such a slot is free at once. */
     private readonly sessionBusy: SessionBusy = async () => false,
+    /** Asked about a holder whose process lives; without it any live process holds. */
+    private readonly followed: TaskFollowed = async () => true,
   ) {}
 
   private holder = (taskID: string, workspace?: string): Holder => {
@@ -166,7 +176,8 @@ export class Slots {
    */
   private live(file: string): Promise<boolean> {
     return holdsOrReclaim(file, HolderSchema, FIX, async (holder) => {
-      if (sameProcess(holder.ownerPid, holder.ownerStart)) return true
+      // A record that cannot be read is not a reason to give the slot away: only a clear answer is.
+      if (sameProcess(holder.ownerPid, holder.ownerStart)) return this.followed(holder).catch(() => true)
       if (!holder.workspace) return false
       if (Date.now() - Date.parse(holder.touched ?? holder.since) < HANDOVER_MS) return true
       // Not knowing whether its session runs is not a reason to exceed the cap.

@@ -131,12 +131,12 @@ export function newRecord(
 
 const CORRUPT_FIX = "The task it held (if any) is no longer listed; inspect the moved file, and delete it once you no longer need it."
 
-const ID = /^task_[a-z0-9]+_[a-f0-9]+$/
+export const TASK_ID = /^task_[a-z0-9]+_[a-f0-9]+$/
 
 export const newTaskId = () => `task_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
 
 export function checkTaskId(id: string): void {
-  if (!ID.test(id)) throw fail("Usage", `"${id.slice(0, 80)}" is not a task id.`, "Pass the task_id a delegation returned, or call task_list.")
+  if (!TASK_ID.test(id)) throw fail("Usage", `"${id.slice(0, 80)}" is not a task id.`, "Pass the task_id a delegation returned, or call task_list.")
 }
 
 export class TaskStore {
@@ -231,7 +231,7 @@ export class TaskStore {
 
   async list(): Promise<TaskRecord[]> {
     const names = await readdir(this.dir).catch(() => [] as string[])
-    const ids = new Set(names.filter((name) => name.endsWith(".json") && ID.test(name.slice(0, -5))).map((name) => name.slice(0, -5)))
+    const ids = new Set(names.filter((name) => name.endsWith(".json") && TASK_ID.test(name.slice(0, -5))).map((name) => name.slice(0, -5)))
     for (const id of this.unsaved.keys()) ids.add(id)
     const records = await Promise.all([...ids].map((id) => this.read(id)))
     return records.filter((record): record is TaskRecord => record !== undefined).sort((a, b) => b.createdAt.localeCompare(a.createdAt))

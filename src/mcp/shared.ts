@@ -112,7 +112,8 @@ export const resultShape = {
       patch_id: z.string(),
       digest: z.string().describe("Pass it to patch_apply: it proves you reviewed exactly this patch."),
       summary: z.string().describe("At most 2 KB; patch_show has the diff."),
-      bytes: z.number(),
+      bytes: z.number().describe("The patch's size (the diff), not what its worktree takes: see disk_bytes."),
+      disk_bytes: z.number().optional().describe("What the worker's worktree takes on disk (du-like) until patch_apply or patch_discard."),
       files: z.array(
         z.object({
           path: z.string(),
@@ -163,6 +164,7 @@ export function toStructured(result: DelegationResult) {
       digest: result.patch.digest,
       summary: result.patch.summary,
       bytes: result.patch.bytes,
+      disk_bytes: result.patch.diskBytes,
       files: result.patch.files.map((file) => ({
         path: file.path,
         old_path: file.oldPath,

@@ -11,6 +11,7 @@ import { PATCH_BYTES_BOUNDS } from "../config/schema"
 import { fail } from "../errors"
 import type { HostContext } from "../sandbox"
 import { blobId } from "./apply-step"
+import { diskUse } from "./disk"
 import { shownName } from "./names"
 import { savePatchRecord, storePatchFile, type PatchChange, type PatchFile, type PatchRecord } from "./patches"
 import { privateGit } from "./worktree"
@@ -149,6 +150,8 @@ export async function collectPatch(record: PatchRecord, patchesDir: string, host
       files,
       summary: summarize(files),
       bytes: size,
+      // The diff's size says nothing of what the lane holds: a 13 MB snapshot behind a 6 KB patch.
+      disk: diskUse(layout.dir),
       refused: undefined,
       warnings: warnings.length ? warnings : undefined,
     })

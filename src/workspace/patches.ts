@@ -9,6 +9,7 @@ import { fail } from "../errors"
 import { PATCH_ID } from "../sandbox"
 import { writeJson } from "../util/fs"
 import { isDate, readState, type SetAside } from "../util/state-file"
+import type { DiskUse } from "./disk"
 import type { WorktreeLayout } from "./worktree"
 
 export type PatchChange = "added" | "modified" | "deleted" | "renamed"
@@ -52,6 +53,8 @@ export interface PatchRecord {
   files?: PatchFile[]
   summary?: string
   bytes?: number
+  /** What the worktree (snapshot, private repository, the worker's files) took on disk when last collected. */
+  disk?: DiskUse
   warnings?: string[]
   /** Why the worker's work was not stored as a patch (larger than maxPatchBytes); the worktree stays. */
   refused?: string

@@ -15,7 +15,7 @@ import type { Paths } from "../config/paths"
 import { AppError, fail } from "../errors"
 import { hostFs, LANE_NAME, planSandbox, runSandboxed, type HostContext } from "../sandbox"
 import { gitInSandbox, locateRepository, sandboxedGit, type GitOptions, type Repository } from "./git"
-import { claimLane, releaseLane } from "./lanes"
+import { claimLane, MAX_LANES, releaseLane, type LaneBounds } from "./lanes"
 import { savePatchRecord, type PatchRecord } from "./patches"
 
 /** A snapshot larger than this is refused: a worker needs a project, not a data set. */
@@ -148,6 +148,8 @@ export async function createWorktree(
   limits = SNAPSHOT_LIMITS,
   /** The task the worktree is for: its lane's claim and its registry entry name it. */
   taskId?: string,
+  /** The engine passes config maxWorktreeLanes and its unfinished tasks; the default knows of no task. */
+  lanes: LaneBounds = { max: MAX_LANES, inUse: async () => false },
 ): Promise<Created> {
   const repository = locateRepository(workspace, host)
   if (repository instanceof AppError) throw repository
@@ -174,7 +176,7 @@ export async function createWorktree(
     throw fail("Usage", `The snapshot would copy ${bytes} bytes, more than the ${limits.bytes} an isolated worktree takes.`, 'Delegate in a subdirectory (cwd), or use isolation "in_place".')
 
   const id = `patch_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
-  const layout = layoutOf(paths.worktreesDir, await claimLane(paths.worktreesDir, paths.patchesDir, id, taskId))
+  const layout = layoutOf(paths.worktreesDir, await claimLane(paths.worktreesDir, paths.patchesDir, id, taskId, lanes))
   const record: PatchRecord = {
     version: 1,
     id,

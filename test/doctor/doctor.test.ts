@@ -147,12 +147,24 @@ describe("doctor", () => {
     const layout = layoutOf(`${m.dir}/worktrees`, "patch_a1_00ff")
     const base = { version: 1 as const, layout, source: { workspace: `${m.dir}/repo`, root: `${m.dir}/repo`, gitDir: `${m.dir}/repo/.git` }, base: "0".repeat(40) }
     const file = { path: "src/a.ts", change: "modified" as const, additions: 3, deletions: 1, binary: false }
-    await savePatchRecord(m.paths.patchesDir, { ...base, id: "patch_a1_00ff", status: "ready", createdAt: "2026-11-30T10:00:00Z", files: [file, { ...file, path: "b.ts" }], bytes: 1234 })
+    await savePatchRecord(m.paths.patchesDir, {
+      ...base,
+      id: "patch_a1_00ff",
+      status: "ready",
+      createdAt: "2026-11-30T10:00:00Z",
+      files: [file, { ...file, path: "b.ts" }],
+      bytes: 1234,
+      disk: { bytes: 5 * 1024 * 1024, entries: 9, partial: false },
+    })
     await savePatchRecord(m.paths.patchesDir, { ...base, id: "patch_a2_00ee", status: "open", createdAt: "2026-11-30T11:00:00Z" })
     const report = await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: false })
     const check = report.checks.find((c) => c.id === "patches")!
     expect(check.status).toBe("pass")
-    expect(check.detail).toBe(`1 open (their workers run); 1 waiting, 1234 bytes: patch_a1_00ff for ${m.dir}/repo (2 files, 1234 bytes); patch_apply or patch_discard each`)
+    // The diff's size and what the worktree takes on disk, told apart.
+    expect(check.detail).toBe(
+      `1 open (their workers run); 1 waiting, 1234 bytes of diff, 5.0 MB of worktrees on disk: patch_a1_00ff for ${m.dir}/repo (2 files, 1234 bytes of diff, its worktree 5.0 MB on disk); patch_apply or patch_discard each`,
+    )
+    expect(report.checks.find((c) => c.id === "lanes")).toMatchObject({ status: "pass" })
     expect(report.verdict).toBe("DOCTOR_READINESS_UNVERIFIED")
   }, 60_000)
 

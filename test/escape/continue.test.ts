@@ -105,7 +105,7 @@ describe("a continued task runs only in a worktree that is still its own", () =>
     expect((again.patch as { files: Array<{ path: string }> }).files.map((file) => file.path).sort()).toEqual(["b.txt", "b2.txt"])
   }, 180_000)
 
-  test("a lane claim turned to garbage and the lane retaken by another worker: continue of the task whose patch still exists is refused", async () => {
+  test("a lane claim turned to garbage: the lane is not given to another worker while its patch exists, and the task's continue is refused", async () => {
     const repoA = await makeRepo(world)
     const repoC = await makeRepo(world)
     await writeFile(`${repoC}/b-secret.txt`, `${B_SECRET}\n`)
@@ -115,8 +115,9 @@ describe("a continued task runs only in a worktree that is still its own", () =>
     await writeFile(`${world.home.paths.patchesDir}/lanes/${lane}.json`, "not a claim")
     const c = await worker(repoC, "Write b.txt. [script:lane_b]", { isolation: "worktree" })
     const taskC = await record(c.task_id)
-    expect(taskC.workspace).toBe(taskA.workspace)
-    const before = await listing(taskC.workspace)
+    // A's patch record still names the lane: the garbage claim does not free it, C runs in another.
+    expect(taskC.workspace).not.toBe(taskA.workspace)
+    const before = await listing(taskA.workspace)
 
     // Control: the admission that only asks "is this lane claimed" admits A's continue there.
     const host = hostContext(world.runtime.flags)
@@ -125,8 +126,8 @@ describe("a continued task runs only in a worktree that is still its own", () =>
     await expect(canonicalWorkspace(taskA.workspace, owned, OPEN_POLICY, true)).rejects.toThrow("credential store")
 
     const text = await refusedContinue({ task_id: a.task_id, task: "Carry on." })
-    expect(text).toContain(`its worktree's lane ${lane} is no longer its own (patch ${taskC.isolation!.patchId} holds it now)`)
-    expect(await listing(taskC.workspace)).toEqual(before)
+    expect(text).toContain(`its worktree's lane ${lane} is no longer its own (no claim holds it)`)
+    expect(await listing(taskA.workspace)).toEqual(before)
     expect(world.model.toolResults().some((result) => result.output.includes(B_SECRET))).toBe(false)
   }, 180_000)
 })

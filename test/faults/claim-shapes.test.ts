@@ -15,7 +15,7 @@ import { Slots } from "../../src/engine/slots"
 import { readServerRecord } from "../../src/opencode/server"
 import { run } from "../../src/util/process"
 import { selfStart } from "../../src/util/process"
-import { claimLane, releaseLane } from "../../src/workspace/lanes"
+import { claimLane, MAX_LANES, releaseLane } from "../../src/workspace/lanes"
 import { tempDir } from "../helpers/temp"
 
 const dir = await tempDir("claim-shapes-")
@@ -37,6 +37,9 @@ const fresh = async () => {
   await mkdir(base, { recursive: true })
   return base
 }
+/** The lane bound as createWorktree's default: 64 lanes, no task of the engine's in any. */
+const NO_TASKS = { max: MAX_LANES, inUse: async () => false }
+
 const setAside = async (parent: string) => (await readdir(parent)).filter((name) => name.includes(".corrupt"))
 
 for (const [shape, plant] of Object.entries(SHAPES)) {
@@ -57,7 +60,7 @@ for (const [shape, plant] of Object.entries(SHAPES)) {
     const registry = await fresh()
     await mkdir(`${registry}/lanes`, { recursive: true })
     await plant(`${registry}/lanes/lane-1.json`)
-    expect(await claimLane("/nonexistent", registry, "patch_aaaaaaaa_00000001")).toBe("lane-1")
+    expect(await claimLane("/nonexistent", registry, "patch_aaaaaaaa_00000001", undefined, NO_TASKS)).toBe("lane-1")
     expect(await setAside(`${registry}/lanes`)).toEqual(["lane-1.json.corrupt"])
     await releaseLane(registry, "lane-1", "patch_aaaaaaaa_00000001")
   })
@@ -92,7 +95,7 @@ test("control: a slot and a lane claimed by a live holder stay held; a good grou
   await mkdir(`${registry}/lanes`, { recursive: true })
   const claim = { patchId: "patch_aaaaaaaa_00000009", ownerPid: process.pid, ownerStart: selfStart(), since: new Date().toISOString() }
   await writeFile(`${registry}/lanes/lane-1.json`, JSON.stringify(claim))
-  expect(await claimLane("/nonexistent", registry, "patch_aaaaaaaa_00000002")).toBe("lane-2")
+  expect(await claimLane("/nonexistent", registry, "patch_aaaaaaaa_00000002", undefined, NO_TASKS)).toBe("lane-2")
   const group = { version: 1, id: "group_aaaaaaaa_00000002", createdAt: new Date().toISOString(), tasks: [] }
   await writeFile(`${base}/group_aaaaaaaa_00000002.json`, JSON.stringify(group))
   expect((await readGroup(base, "group_aaaaaaaa_00000002")).id).toBe(group.id)

@@ -2,6 +2,9 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { z } from "zod"
 import type { Delegations } from "../../engine/lifecycle"
 import { STATUSES } from "../../engine/result"
+import { laneState } from "../../engine/lanes"
+import { sizeText } from "../../workspace/disk"
+import { reclaimText } from "../../workspace/lane-audit"
 import { shownName } from "../../workspace/names"
 import { listPatches } from "../../workspace/patches"
 import { errorResult } from "../shared"
@@ -31,12 +34,25 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
               workspace: z.string(),
               status: z.enum(["open", "ready"]),
               files: z.number(),
-              bytes: z.number(),
+              bytes: z.number().describe("The diff's size."),
+              disk_bytes: z.number().optional().describe("What its worktree took on disk when its patch was last collected."),
               created_at: z.string(),
             }),
           )
           .optional()
           .describe("Patches of isolated workers still stored (open: the worker runs), in the listed workspace when cwd is given; each stays until patch_discard."),
+        lanes: z
+          .object({
+            claimed: z.number(),
+            max: z.number().describe("config maxWorktreeLanes: an isolated worker beyond it is refused, naming the oldest waiting patches."),
+            disk_bytes: z.number().describe("Every worktree measured now, du-like; a lower bound when disk_partial."),
+            disk_partial: z.boolean(),
+          })
+          .describe("Isolated worktrees: how many lanes are held and what they take on disk."),
+        reclaimed_lanes: z
+          .array(z.object({ lane: z.string(), dir: z.string(), reason: z.string(), patch_id: z.string().optional(), at: z.string() }))
+          .optional()
+          .describe("Lanes whose claim could not be read, or named a missing or unreadable patch record, taken back once nothing held them (each reported once)."),
         corrupt_files: setAsideShape,
       },
       annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
@@ -58,19 +74,32 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
             status: patch.status,
             files: patch.files?.length ?? 0,
             bytes: patch.bytes ?? 0,
+            disk_bytes: patch.disk?.bytes,
             created_at: patch.createdAt,
           }))
         for (const patch of patches)
           lines.push(
-            `${patch.patch_id}  ${patch.status === "open" ? "open (its worker runs)" : `waiting: ${patch.files} files, ${patch.bytes} bytes`} for ${shownName(patch.workspace)} (patch_apply or patch_discard)`,
+            `${patch.patch_id}  ${patch.status === "open" ? "open (its worker runs)" : `waiting: ${patch.files} files, ${patch.bytes} bytes of diff${patch.disk_bytes === undefined ? "" : `, ${sizeText(patch.disk_bytes)} on disk`}`} for ${shownName(patch.workspace)} (patch_apply or patch_discard)`,
           )
+        const state = await laneState(delegations.runtime.paths, (await delegations.runtime.config()).maxWorktreeLanes)
+        const lanes = { claimed: state.claimed, max: state.max, disk_bytes: state.disk.bytes, disk_partial: state.disk.partial }
+        lines.push(`worktrees: ${lanes.claimed} of ${lanes.max} lanes held, ${state.disk.partial ? "at least " : ""}${sizeText(lanes.disk_bytes)} on disk`)
+        const reclaimed = state.reclaimed.map((entry) => ({ lane: entry.lane, dir: entry.dir, reason: entry.reason, patch_id: entry.patchId, at: entry.at }))
+        for (const entry of state.reclaimed) lines.push(reclaimText(entry))
         // Reported once: each file this process set aside since the last listing (records, patches).
         const setAside = [...delegations.takeSetAside(), ...stored.setAside]
         lines.push(...setAsideLines(setAside))
         const corrupt = setAsideRows(setAside)
         return {
           content: [{ type: "text", text: lines.join("\n") }],
-          structuredContent: { tasks, total: all.length, ...(patches.length ? { patches } : {}), ...(corrupt.length ? { corrupt_files: corrupt } : {}) },
+          structuredContent: {
+            tasks,
+            total: all.length,
+            lanes,
+            ...(patches.length ? { patches } : {}),
+            ...(reclaimed.length ? { reclaimed_lanes: reclaimed } : {}),
+            ...(corrupt.length ? { corrupt_files: corrupt } : {}),
+          },
         }
       } catch (error) {
         return errorResult(error)
