@@ -12,6 +12,7 @@ import { classifyFailure, retryDelay, TRANSIENT_RETRIES } from "./failure"
 import { WriterLocks } from "./locks"
 import type { Status } from "./result"
 import type { Runtime } from "./runtime"
+import { TaskOwners } from "./owners"
 import { Settler, type Forced } from "./settle"
 import { Slots, type Slot } from "./slots"
 import { noteProgress, TaskStore, type TaskRecord } from "./tasks"
@@ -38,6 +39,8 @@ export class Engine {
   readonly store: TaskStore
   readonly locks: WriterLocks
   readonly slots: Slots
+  /** Who drives each task (owners.ts): a task is launched, taken over or settled only under its claim. */
+  readonly owners: TaskOwners
   /** The tasks this process follows, by id (recovery adds the ones it takes over). */
   readonly live = new Map<string, Live>()
   private readonly settler: Settler
@@ -49,6 +52,7 @@ export class Engine {
   ) {
     this.store = new TaskStore(runtime.paths.tasksDir)
     this.locks = new WriterLocks(runtime.paths.locksDir)
+    this.owners = new TaskOwners(runtime.paths.ownersDir)
     this.slots = new Slots(
       runtime.paths.slotsDir,
       async () => (await runtime.config()).maxParallel,
@@ -102,13 +106,16 @@ export class Engine {
   /** Settles a followed task (settle.ts), then tells its listeners and stops following it. */
   async settle(live: Live, turn: Turn, started: number, forced?: Forced): Promise<TaskRecord> {
     const record = await this.settler.settle(live.record, turn, started, forced)
-    this.unfollow(live)
+    await this.unfollow(live)
     return record
   }
 
-  private unfollow(live: Live) {
+  /** Stops following a settled task and gives up its claim: the record on disk says how it ended. */
+  private async unfollow(live: Live) {
     for (const listener of live.listeners) listener()
     this.live.delete(live.record.id)
+    // A claim left behind is taken back from this process once it is gone (owners.ts).
+    await this.owners.release(live.record.id).catch(() => undefined)
   }
 
   private async drive(live: Live, brief: string, attach: boolean): Promise<TaskRecord> {
@@ -154,7 +161,7 @@ export class Engine {
       record.revision++
       // The store keeps a state it could not write and writes it when it can (tasks.ts).
       await this.store.save(record).catch(() => undefined)
-      this.unfollow(live)
+      await this.unfollow(live)
       return record
     }
   }

@@ -100,26 +100,40 @@ export class Delegations {
     if (this.engine.live.has(id) || this.continuing.has(id)) throw fail("Usage", `Task ${id} is already running a turn.`, "Wait for it with task_status (wait_seconds), or task_cancel it first.")
     this.continuing.add(id)
     try {
-      const record = await this.engine.store.read(id)
-      checkContinuable(record, id)
-      const config = await this.runtime.config()
-      const budget = planBudget({
-        operation: `task_continue (${record.role})`,
-        role: record.role,
-        limits: timeoutLimits(config),
-        bridgeTimeoutMs: this.runtime.flags.bridgeTimeoutMs,
-        overrideMs: timeoutMs,
-      })
-      // Admitted again: the previous turn may have planted project plugins there.
-      const host = this.hostOf(config)
-      await canonicalWorkspace(record.workspace, host, config, record.isolation !== undefined)
-      if (record.writable) await this.acquire(record.workspace, id)
-      nextTurn(record, brief, budget.operationMs)
-      await this.launch(record, brief, host, relay)
-      return record
+      // Under the task's claim (owners.ts): another process continuing or taking it over refuses this one.
+      if (!(await this.engine.owners.claim(id)))
+        throw fail("Usage", `Task ${id} is already running a turn in another MCP server process.`, "Wait for it with task_status (wait_seconds), or task_cancel it first.")
+      try {
+        return await this.continueClaimed(id, brief, timeoutMs, relay)
+      } catch (error) {
+        // Refused before its turn started: the claim goes with the refusal.
+        if (!this.engine.live.has(id)) await this.engine.owners.release(id).catch(() => undefined)
+        throw error
+      }
     } finally {
       this.continuing.delete(id)
     }
+  }
+
+  /** task_continue under the task's claim, which its launched turn keeps until it settles. */
+  private async continueClaimed(id: string, brief: string, timeoutMs?: number, relay?: Relay): Promise<TaskRecord> {
+    const record = await this.engine.store.read(id)
+    checkContinuable(record, id)
+    const config = await this.runtime.config()
+    const budget = planBudget({
+      operation: `task_continue (${record.role})`,
+      role: record.role,
+      limits: timeoutLimits(config),
+      bridgeTimeoutMs: this.runtime.flags.bridgeTimeoutMs,
+      overrideMs: timeoutMs,
+    })
+    // Admitted again: the previous turn may have planted project plugins there.
+    const host = this.hostOf(config)
+    await canonicalWorkspace(record.workspace, host, config, record.isolation !== undefined)
+    if (record.writable) await this.acquire(record.workspace, id)
+    nextTurn(record, brief, budget.operationMs)
+    await this.launch(record, brief, host, relay)
+    return record
   }
 
   /** What the sandbox needs to know of the host (HOME, credential stores, trusted roots) under this config. */
@@ -128,11 +142,14 @@ export class Delegations {
   /** Records the workspace's state and the task, then runs its turn; a failure before then releases the writer state. */
   private async launch(record: TaskRecord, brief: string, host: HostContext, relay?: Relay, queued?: boolean) {
     try {
+      // A new task's id is its own: the claim is taken at once, and given up when the task settles.
+      if (!(await this.engine.owners.claim(record.id))) throw fail("Usage", `Task ${record.id} is driven by another MCP server process.`, "Call task_status for it.")
       record.snapshot = await snapshot(record.workspace, host)
       if (record.writable) record.autorun = await autorunFiles(record.workspace)
       await this.engine.store.save(record)
     } catch (error) {
       if (record.writable) await this.engine.locks.clear(record.workspace, record.id)
+      await this.engine.owners.release(record.id).catch(() => undefined)
       throw error
     }
     this.engine.launch(record, brief, false, relay, queued)
