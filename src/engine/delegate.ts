@@ -10,6 +10,7 @@ import type { EventHub } from "../opencode/client"
 import { answerAsk } from "../opencode/policy"
 import type { Relay } from "../policy/relay"
 import { abortSession, createSession, lastMessageID, parseModel, sendPrompt, settleAfterAbort, waitIdle, type ModelRoute, type WaitOutcome } from "../opencode/session"
+import { withdrawPending } from "../opencode/pending"
 import { readTranscript, type Transcript } from "../opencode/transcript"
 import { activityOf, describeEvent, newTracker, type Activity } from "./progress"
 import type { Status } from "./result"
@@ -107,6 +108,9 @@ function raceStop<T>(promise: Promise<T>, signal: AbortSignal, deadline: number)
   })
 }
 
+/** Why an ask left open by a process that died is refused by the one taking the task over. */
+export const TAKEN_OVER = "the MCP server process that could put it to the person stopped, and no one else can"
+
 export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
   const { client, hub, workspace } = spec
   if (spec.signal.aborted) return { outcome: { kind: "aborted" } }
@@ -149,7 +153,11 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
   const before = spec.sessionID && !spec.attach ? await lastMessageID(client, sessionID, workspace) : undefined
   if (!spec.signal.aborted) {
     if (!spec.attach) await sendPrompt(client, sessionID, { directory: workspace, agent: spec.agent, text: brief, model: spec.route })
-    outcome = await follow()
+    const following = follow()
+    // Taken over: the asks the dead process left open reach no one as events. Listed once the stream is
+    // followed, so an ask raised meanwhile is answered (twice at worst, harmlessly), never missed.
+    if (spec.attach) for (const line of await withdrawPending(client, workspace, [sessionID], TAKEN_OVER)) spec.onProgress(line)
+    outcome = await following
   }
   // A lost server took the session's run with it: nothing is left to abort, and nothing answers.
   if (outcome.kind === "lost") return { sessionID, outcome, overBudget }

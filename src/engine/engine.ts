@@ -5,6 +5,7 @@
 import { describe } from "../errors"
 import { taskSessionBusy } from "../opencode/busy"
 import { probeServer } from "../opencode/server"
+import { withdrawPending } from "../opencode/pending"
 import { removeSession } from "../opencode/session"
 import type { Relay } from "../policy/relay"
 import { runTurn, statusOf, type Turn } from "./delegate"
@@ -237,6 +238,21 @@ export class Engine {
   async settled(): Promise<void> {
     // A task that fails settling records that itself (drive); here only the waiting matters.
     while (this.live.size > 0) await Promise.all([...this.live.values()].map((task) => task.done.catch(() => undefined)))
+  }
+
+  /**
+   * Withdraws the asks still open in the sessions of every followed task, each with `reason` (this
+   * process is leaving: the person it would have put them to is gone, and the watchdog has no relay).
+   */
+  async withdrawAsks(reason: string): Promise<void> {
+    const tasks = [...this.live.values()].filter((live) => live.record.sessions.length > 0)
+    if (tasks.length === 0) return
+    const { client } = await this.runtime.opencode()
+    await Promise.all(
+      tasks.map(async (live) => {
+        for (const line of await withdrawPending(client, live.record.workspace, live.record.sessions, reason)) this.progress(live, line)
+      }),
+    )
   }
 
   /** Cancels every followed task and waits for them to settle. */

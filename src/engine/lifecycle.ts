@@ -236,6 +236,16 @@ export class Delegations {
     await this.engine.settled()
   }
 
+  /**
+   * Withdraws the asks open in this process's tasks, within `ms` (serve, its last client gone): the
+   * sessions go on without an answer rather than holding their workspace until the deadline.
+   */
+  async withdrawAsks(ms: number): Promise<void> {
+    const reason = "the MCP client that could put it to the person closed"
+    // Best effort: the watchdog taking the tasks over answers what is still pending (delegate.ts TAKEN_OVER).
+    await Promise.race([this.engine.withdrawAsks(reason).catch(() => undefined), Bun.sleep(ms)])
+  }
+
   /** Cancels every task this process follows and waits for them to settle (tests, an orderly shutdown). */
   shutdown(): Promise<void> {
     return this.engine.shutdown()
