@@ -149,6 +149,7 @@ export class Delegations {
       await this.engine.store.save(record)
     } catch (error) {
       if (record.writable) await this.engine.locks.clear(record.workspace, record.id)
+      // The launch's own error is the one to report; a claim left behind is taken back later.
       await this.engine.owners.release(record.id).catch(() => undefined)
       throw error
     }

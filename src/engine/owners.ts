@@ -4,6 +4,7 @@
 // watchdog, a writer reconciling a lock) claims it before it looks for the session, and re-reads the
 // record under the claim: of two takers racing for one task, one drives it and the other leaves it.
 // A claim whose owner is provably gone (PID dead or reused) is taken back by the next claimant.
+import { randomBytes } from "node:crypto"
 import { mkdir, rm } from "node:fs/promises"
 import { z } from "zod"
 import { holdsOrReclaim, linkExclusive } from "../util/claim-file"
@@ -35,7 +36,9 @@ export class TaskOwners {
     if (!TASK_ID.test(taskID)) return false
     await mkdir(this.dir, { recursive: true, mode: 0o700 })
     const file = this.file(taskID)
-    const temp = `${this.dir}/.${taskID}.${process.pid}.tmp`
+    // Unique per call: two claims in one process (recovery beside a writer reconciling a lock) must not
+    // remove each other's temporary file.
+    const temp = `${this.dir}/.${taskID}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`
     const mine = { taskID, ownerPid: process.pid, ownerStart: selfStart(), since: new Date().toISOString() }
     await writeAtomic(temp, JSON.stringify(mine), 0o600)
     try {

@@ -56,9 +56,12 @@ export async function reconcileHolder(engine: Engine, holder: { taskID: string; 
  */
 async function recoverTask(engine: Engine, found: TaskRecord): Promise<void> {
   if (engine.live.has(found.id)) return
+  // A claim that cannot be taken (the state dir unwritable) is no ownership: leave the task to others.
   if (!(await engine.owners.claim(found.id).catch(() => false))) return
+  // A record moved aside as corrupt meanwhile is nothing to take over.
   const record = await engine.store.read(found.id).catch(() => undefined)
   if (!record || !ownerGone(record) || engine.live.has(found.id)) {
+    // Left behind, the claim is taken back from this process once it is gone.
     if (!engine.live.has(found.id)) await engine.owners.release(found.id).catch(() => undefined)
     return
   }
@@ -139,6 +142,7 @@ async function takeOver(engine: Engine, record: TaskRecord): Promise<void> {
     Object.assign(record, { status: "interrupted", note: `Recovery after a restart failed: ${describe(error)}`, finishedAt: new Date().toISOString() })
     record.revision++
     await engine.store.save(record)
+    // As above: a claim left behind is taken back once this process is gone.
     await engine.owners.release(record.id).catch(() => undefined)
   }
 }
