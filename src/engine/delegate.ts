@@ -10,7 +10,7 @@ import type { EventHub } from "../opencode/client"
 import { answerAsk } from "../opencode/policy"
 import type { Relay } from "../policy/relay"
 import { abortSession, createSession, lastMessageID, parseModel, sendPrompt, settleAfterAbort, waitIdle, type ModelRoute, type WaitOutcome } from "../opencode/session"
-import { withdrawPending } from "../opencode/pending"
+import { openAskOf, withdrawPending, type OpenAsk } from "../opencode/pending"
 import { readTranscript, type Transcript } from "../opencode/transcript"
 import { activityOf, describeEvent, newTracker, type Activity } from "./progress"
 import type { Status } from "./result"
@@ -68,6 +68,10 @@ export interface TurnSpec {
   serverGone?: () => Promise<boolean>
   /** Puts the session's permission asks and questions to the person; without it they are refused. */
   relay?: Relay
+  /** Called when an ask is raised (open) and once it is answered: the record keeps the open ones. */
+  onAsk?(ask: OpenAsk, open: boolean): void
+  /** The asks a process that died left open (from the record), answered when this turn attaches. */
+  openAsks?: readonly OpenAsk[]
   /** What the task has spent so far (kept across its retries), and the caps that stop it. */
   usage?: Usage
   caps?: Caps
@@ -139,7 +143,10 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
         const line = describeEvent(event, tracker)
         spec.onActivity?.(activityOf(tracker, new Date()))
         if (line) spec.onProgress(line)
-        void answerAsk(client, workspace, event, spec.relay, spec.onProgress)
+        const ask = openAskOf(event)
+        if (ask) spec.onAsk?.(ask, true)
+        const answered = () => ask && spec.onAsk?.(ask, false)
+        void answerAsk(client, workspace, event, spec.relay, spec.onProgress).then(answered, answered)
         if (!spec.usage || !spec.caps || overBudget) return
         addStep(spec.usage, event)
         overBudget = overCap(spec.usage, spec.caps)
@@ -156,7 +163,11 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
     const following = follow()
     // Taken over: the asks the dead process left open reach no one as events. Listed once the stream is
     // followed, so an ask raised meanwhile is answered (twice at worst, harmlessly), never missed.
-    if (spec.attach) for (const line of await withdrawPending(client, workspace, [sessionID], TAKEN_OVER)) spec.onProgress(line)
+    if (spec.attach)
+      for (const { ask, line } of await withdrawPending(client, workspace, [sessionID], TAKEN_OVER, spec.openAsks)) {
+        spec.onProgress(line)
+        spec.onAsk?.(ask, false)
+      }
     outcome = await following
   }
   // A lost server took the session's run with it: nothing is left to abort, and nothing answers.

@@ -5,7 +5,7 @@
 import { describe } from "../errors"
 import { taskSessionBusy } from "../opencode/busy"
 import { probeServer } from "../opencode/server"
-import { withdrawPending } from "../opencode/pending"
+import { withdrawPending, type OpenAsk } from "../opencode/pending"
 import { removeSession } from "../opencode/session"
 import type { Relay } from "../policy/relay"
 import { runTurn, statusOf, type Turn } from "./delegate"
@@ -208,6 +208,8 @@ export class Engine {
           },
           serverGone: async () => (await probeServer(server)) === "gone",
           relay: live.relay,
+          onAsk: (ask, open) => this.noteAsk(live, ask, open),
+          openAsks: record.asks,
           usage: live.usage,
           caps: { tokens: config.maxTokensPerTask, cost: config.maxCostPerTask },
         },
@@ -216,6 +218,14 @@ export class Engine {
     } catch (error) {
       return { sessionID: record.sessionID, outcome: { kind: "error", message: describe(error) } }
     }
+  }
+
+  /** Keeps the task's open asks in its record, so a process taking it over can answer them by id. */
+  private noteAsk(live: Live, ask: OpenAsk, open: boolean) {
+    const others = (live.record.asks ?? []).filter((entry) => entry.id !== ask.id)
+    live.record.asks = open ? [...others, ask] : others.length > 0 ? others : undefined
+    live.record.revision++
+    void this.store.save(live.record).catch((error: unknown) => this.unsaved(live.record.id, error))
   }
 
   private progress(live: Live, line: string) {
@@ -240,17 +250,20 @@ export class Engine {
     while (this.live.size > 0) await Promise.all([...this.live.values()].map((task) => task.done.catch(() => undefined)))
   }
 
-  /**
-   * Withdraws the asks still open in the sessions of every followed task, each with `reason` (this
-   * process is leaving: the person it would have put them to is gone, and the watchdog has no relay).
-   */
+  /** Withdraws the asks open in every followed task's sessions, with `reason` (this process is leaving). */
   async withdrawAsks(reason: string): Promise<void> {
     const tasks = [...this.live.values()].filter((live) => live.record.sessions.length > 0)
-    if (tasks.length === 0) return
-    const { client } = await this.runtime.opencode()
+    // Leaving: the server these sessions run on, or none (a dead server took its asks with it).
+    const client = this.runtime.current()?.client
+    if (tasks.length === 0 || !client) return
     await Promise.all(
       tasks.map(async (live) => {
-        for (const line of await withdrawPending(client, live.record.workspace, live.record.sessions, reason)) this.progress(live, line)
+        for (const { ask, line } of await withdrawPending(client, live.record.workspace, live.record.sessions, reason, live.record.asks)) {
+          this.noteAsk(live, ask, false)
+          this.progress(live, line)
+        }
+        // Written before this process exits (the store chains a task's writes); a failure is logged by progress.
+        await this.store.save(live.record).catch(() => undefined)
       }),
     )
   }

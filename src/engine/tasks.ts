@@ -6,6 +6,7 @@ import { readdir } from "node:fs/promises"
 import { z } from "zod"
 import { ROLES, type Role } from "../config/schema"
 import { fail } from "../errors"
+import type { OpenAsk } from "../opencode/pending"
 import type { ModelRoute } from "../opencode/session"
 import { writeJson } from "../util/fs"
 import { selfStart } from "../util/process"
@@ -61,6 +62,8 @@ export interface TaskRecord {
   isolation?: { mode: "worktree"; source: string; patchId: string }
   /** A delegate_parallel member: its first turn counts against maxParallel in whichever process follows it. */
   parallel?: true
+  /** Asks raised and not yet answered (opencode/pending.ts): whoever takes the task over answers them by id. */
+  asks?: OpenAsk[]
   /** Autorun files (workspace/autorun.ts) with their fingerprints when a writable turn started. */
   autorun?: Record<string, string>
   result?: DelegationResult

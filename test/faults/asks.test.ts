@@ -24,18 +24,37 @@ let model: ScriptedModel
 let home: IsolatedHome
 const repos: string[] = []
 
+let site: ReturnType<typeof Bun.serve>
+let hits = 0
+
 beforeAll(async () => {
+  // A site on the loopback interface: a fetch needs no internet, and each one is counted.
+  site = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => {
+      hits++
+      return new Response("fetched notes", { headers: { "content-type": "text/plain" } })
+    },
+  })
+  const url = `http://127.0.0.1:${site.port}/notes`
   model = await startScriptedModel({
-    scripts: { ask: { turns: [{ steps: [{ tool: "question", args: { questions: [QUESTION] } }, { text: "Asked. {{lastToolOutput}}" }] }] } },
+    scripts: {
+      ask: { turns: [{ steps: [{ tool: "question", args: { questions: [QUESTION] } }, { text: "Asked. {{lastToolOutput}}" }] }] },
+      // No timeout argument, as models write it: OpenCode 1.18.33 then cannot list the pending ask
+      // (GET /permission answers 400, "metadata.timeout"), so only its id, kept in the record, answers it.
+      fetch: { turns: [{ steps: [{ tool: "webfetch", args: { url, format: "text" } }, { text: "Fetch done. {{lastToolOutput}}" }] }] },
+    },
   })
   // The default deadline (600 s) stands: the test fails long before a lock held until then is freed.
-  home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH }, config: { policy: { relay: ["question"] } } })
+  home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH }, config: { policy: { relay: ["question", "webfetch"] } } })
 })
 
 afterAll(async () => {
   if (home) await stopServer(home.paths)
   await model?.stop()
   await home?.dispose()
+  await site?.stop(true)
   const { rm } = await import("node:fs/promises")
   for (const repo of repos) await rm(repo, { recursive: true, force: true })
 })
@@ -58,11 +77,11 @@ async function recordOf(repo: string): Promise<TaskRecord | undefined> {
   return undefined
 }
 
-/** What the scripted model was given back for the question call in `repo`'s session. */
-const questionResult = (tag: string) =>
+/** What the scripted model was given back for the `tool` call in the conversation tagged `tag`. */
+const toolResult = (tag: string, tool: string) =>
   model
     .toolResults()
-    .filter((result) => result.tool === "question")
+    .filter((result) => result.tool === tool)
     .find((result) => model.requests.some((request) => JSON.stringify(request.body.messages).includes(tag) && JSON.stringify(request.body.messages).includes(result.callId)))
 
 /** A compiled serve with a client that declares elicitation; `answer` is the person (undefined: never answers). */
@@ -80,12 +99,12 @@ async function connectPerson(answer?: ElicitResult) {
   return { client, pid: transport.pid!, asked: () => asked }
 }
 
-async function askThenLeave(leave: "close" | "sigkill") {
+async function askThenLeave(leave: "close" | "sigkill", script = "ask", tool = "question") {
   const repo = await createRepository("oc-orch-asks-", { "README.md": "# r\n" })
   repos.push(repo)
   const tag = `asks-${leave}-${Date.now()}`
   const person = await connectPerson()
-  const call = person.client.callTool({ name: "worker", arguments: { cwd: repo, task: `Ask first (${tag}). [script:ask]` } }, undefined, { timeout: 600_000 })
+  const call = person.client.callTool({ name: "worker", arguments: { cwd: repo, task: `Ask first (${tag}). [script:${script}]` } }, undefined, { timeout: 600_000 })
   void call.catch(() => undefined)
   // The question is open and put to the person, who does not answer.
   expect(await until(() => person.asked() === 1, 60_000)).toBe(true)
@@ -95,7 +114,7 @@ async function askThenLeave(leave: "close" | "sigkill") {
   expect(await until(() => !alive(person.pid), 10_000)).toBe(true)
   expect(await until(async () => !(await lockOf(repo)), 15_000)).toBe(true)
   expect(await until(async () => (await recordOf(repo))?.status !== "running", 10_000)).toBe(true)
-  return { record: (await recordOf(repo))!, told: questionResult(tag)?.output ?? "" }
+  return { record: (await recordOf(repo))!, told: toolResult(tag, tool)?.output ?? "" }
 }
 
 test("control: with the client connected, the question is relayed and the person's answer reaches the model", async () => {
@@ -128,3 +147,13 @@ test("attack: the serve is SIGKILLed while its question is open: the watchdog an
   expect(record.status).toBe("succeeded")
   expect(record.progress.some((line) => line.startsWith("withdrew a question"))).toBe(true)
 }, 120_000)
+
+for (const leave of ["close", "sigkill"] as const)
+  test(`attack: ${leave === "close" ? "the client closes" : "the serve is SIGKILLed"} while a relayed fetch waits for permission: refused with the reason, nothing fetched`, async () => {
+    hits = 0
+    const { record, told } = await askThenLeave(leave, "fetch", "webfetch")
+    expect(told).toContain(leave === "close" ? "Refused: the MCP client that could put it to the person closed" : "Refused: the MCP server process that could put it to the person stopped")
+    expect(hits).toBe(0)
+    expect(record.status).toBe("succeeded")
+    expect(record.progress.some((line) => line.startsWith("withdrew a permission request (webfetch"))).toBe(true)
+  }, 120_000)
