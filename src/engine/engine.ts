@@ -5,7 +5,7 @@
 import { describe } from "../errors"
 import { taskSessionBusy } from "../opencode/busy"
 import { probeServer } from "../opencode/server"
-import { withdrawPending, type OpenAsk } from "../opencode/pending"
+import { knownAsks, withdrawPending, type OpenAsk } from "../opencode/pending"
 import { removeSession } from "../opencode/session"
 import type { Relay } from "../policy/relay"
 import { runTurn, statusOf, type Turn } from "./delegate"
@@ -209,7 +209,7 @@ export class Engine {
           serverGone: async () => (await probeServer(server)) === "gone",
           relay: live.relay,
           onAsk: (ask, open) => this.noteAsk(live, ask, open),
-          openAsks: record.asks,
+          openAsks: knownAsks(record.asks),
           usage: live.usage,
           caps: { tokens: config.maxTokensPerTask, cost: config.maxCostPerTask },
         },
@@ -222,7 +222,7 @@ export class Engine {
 
   /** Keeps the task's open asks in its record, so a process taking it over can answer them by id. */
   private noteAsk(live: Live, ask: OpenAsk, open: boolean) {
-    const others = (live.record.asks ?? []).filter((entry) => entry.id !== ask.id)
+    const others = knownAsks(live.record.asks).filter((entry) => entry.id !== ask.id)
     live.record.asks = open ? [...others, ask] : others.length > 0 ? others : undefined
     live.record.revision++
     void this.store.save(live.record).catch((error: unknown) => this.unsaved(live.record.id, error))
@@ -258,7 +258,7 @@ export class Engine {
     if (tasks.length === 0 || !client) return
     await Promise.all(
       tasks.map(async (live) => {
-        for (const { ask, line } of await withdrawPending(client, live.record.workspace, live.record.sessions, reason, live.record.asks)) {
+        for (const { ask, line } of await withdrawPending(client, live.record.workspace, live.record.sessions, reason, knownAsks(live.record.asks))) {
           this.noteAsk(live, ask, false)
           this.progress(live, line)
         }

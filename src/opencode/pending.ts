@@ -9,6 +9,7 @@
 // a timeout argument is pending (its metadata.timeout is undefined). So every ask is also kept, by id,
 // in its task's record from the moment it is raised until it is answered (OpenAsk), and answered from there.
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
+import { z } from "zod"
 import type { Event } from "./client"
 
 /** An ask raised and not yet answered: enough to answer it without OpenCode listing it. */
@@ -19,6 +20,23 @@ export interface OpenAsk {
   /** A question's number of questions (one answer each); a permission's name and patterns, for progress. */
   questions?: number
   what: string
+}
+
+const OpenAskSchema = z.object({
+  id: z.string().min(1),
+  kind: z.enum(["permission", "question"]),
+  sessionID: z.string().min(1),
+  questions: z.number().int().min(1).max(100).optional(),
+  what: z.string(),
+})
+
+/** The well-formed entries of a record's `asks`, whatever was written there (a bad entry is no ask). */
+export function knownAsks(value: unknown): OpenAsk[] {
+  if (!Array.isArray(value)) return []
+  return value.flatMap((entry) => {
+    const parsed = OpenAskSchema.safeParse(entry)
+    return parsed.success ? [parsed.data] : []
+  })
 }
 
 /** The ask an event raises, if it raises one. */
