@@ -43,6 +43,8 @@ export default defineCommand({
     )
     await server.connect(transport)
     await closed
+    // Nobody is left to answer the asks this process relayed: withdrawn, so no session waits on one.
+    await delegations.withdrawAsks(3000)
     // An outcome a full disk kept from being written gets a moment for room to appear.
     await delegations.flushed(5000)
     runtime.close()

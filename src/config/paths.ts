@@ -24,6 +24,8 @@ export function resolvePaths(flags: Pick<Flags, "home" | "xdgConfigHome" | "xdgD
     runsDir: `${state}/runs`,
     /** The machine-wide concurrency slots of delegate_parallel (engine/slots.ts) and their queue. */
     slotsDir: `${state}/slots`,
+    /** Who drives each task now (engine/owners.ts): one claim per task, taken before a takeover acts. */
+    ownersDir: `${state}/owners`,
     /** delegate_parallel groups: which tasks one call started. */
     groupsDir: `${state}/groups`,
     /** Patches from isolated workers (`<id>.json` + `<id>.patch`); an entry is also the registry of its worktree. */

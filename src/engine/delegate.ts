@@ -10,6 +10,7 @@ import type { EventHub } from "../opencode/client"
 import { answerAsk } from "../opencode/policy"
 import type { Relay } from "../policy/relay"
 import { abortSession, createSession, lastMessageID, parseModel, sendPrompt, settleAfterAbort, waitIdle, type ModelRoute, type WaitOutcome } from "../opencode/session"
+import { openAskOf, withdrawPending, type OpenAsk } from "../opencode/pending"
 import { readTranscript, type Transcript } from "../opencode/transcript"
 import { activityOf, describeEvent, newTracker, type Activity } from "./progress"
 import type { Status } from "./result"
@@ -69,6 +70,10 @@ export interface TurnSpec {
   relay?: Relay
   /** What the task has spent so far, across all its sessions (on its record), and the caps that stop it. */
   spending?: Spending
+  /** Called when an ask is raised (open) and once it is answered: the record keeps the open ones. */
+  onAsk?(ask: OpenAsk, open: boolean): void
+  /** The asks a process that died left open (from the record), answered when this turn attaches. */
+  openAsks?: readonly OpenAsk[]
   caps?: Caps
   /** Saves the spending: called once the attempt is opened (awaited) and after each step counted. */
   onSpend?(): Promise<void>
@@ -109,6 +114,9 @@ function raceStop<T>(promise: Promise<T>, signal: AbortSignal, deadline: number)
   })
 }
 
+/** Why an ask left open by a process that died is refused by the one taking the task over. */
+export const TAKEN_OVER = "the MCP server process that could put it to the person stopped, and no one else can"
+
 export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
   const { client, hub, workspace } = spec
   if (spec.signal.aborted) return { outcome: { kind: "aborted" } }
@@ -144,7 +152,10 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
         const line = describeEvent(event, tracker)
         spec.onActivity?.(activityOf(tracker, new Date()))
         if (line) spec.onProgress(line)
-        void answerAsk(client, workspace, event, spec.relay, spec.onProgress)
+        const ask = openAskOf(event)
+        if (ask) spec.onAsk?.(ask, true)
+        const answered = () => ask && spec.onAsk?.(ask, false)
+        void answerAsk(client, workspace, event, spec.relay, spec.onProgress).then(answered, answered)
         if (!spec.spending || !addStep(spec.spending, event)) return
         // Saved as counted: a process taking the task over continues from here (OpenCode fills the gap).
         void spec.onSpend?.()
@@ -169,7 +180,15 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
   let outcome: WaitOutcome = { kind: "aborted" }
   if (!signal.aborted) {
     if (!spec.attach) await sendPrompt(client, sessionID, { directory: workspace, agent: spec.agent, text: brief, model: spec.route })
-    outcome = await follow()
+    const following = follow()
+    // Taken over: the asks the dead process left open reach no one as events. Listed once the stream is
+    // followed, so an ask raised meanwhile is answered (twice at worst, harmlessly), never missed.
+    if (spec.attach)
+      for (const { ask, line } of await withdrawPending(client, workspace, [sessionID], TAKEN_OVER, spec.openAsks)) {
+        spec.onProgress(line)
+        spec.onAsk?.(ask, false)
+      }
+    outcome = await following
   }
   // A lost server took the session's run with it: nothing is left to abort, and nothing answers.
   if (outcome.kind === "lost") return { sessionID, outcome, overBudget }

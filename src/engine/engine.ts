@@ -5,6 +5,7 @@
 import { describe } from "../errors"
 import { taskSessionBusy } from "../opencode/busy"
 import { probeServer } from "../opencode/server"
+import { knownAsks, withdrawPending, type OpenAsk } from "../opencode/pending"
 import { removeSession } from "../opencode/session"
 import type { Relay } from "../policy/relay"
 import { runTurn, statusOf, type Turn } from "./delegate"
@@ -12,6 +13,7 @@ import { classifyFailure, retryDelay, TRANSIENT_RETRIES } from "./failure"
 import { WriterLocks } from "./locks"
 import type { Status } from "./result"
 import type { Runtime } from "./runtime"
+import { TaskOwners } from "./owners"
 import { Settler, type Forced } from "./settle"
 import { Slots, type Slot } from "./slots"
 import { isFinished, noteProgress, TASK_ID, TaskStore, type TaskRecord } from "./tasks"
@@ -45,6 +47,8 @@ export class Engine {
   readonly store: TaskStore
   readonly locks: WriterLocks
   readonly slots: Slots
+  /** Who drives each task (owners.ts): a task is launched, taken over or settled only under its claim. */
+  readonly owners: TaskOwners
   /** The tasks this process follows, by id (recovery adds the ones it takes over). */
   readonly live = new Map<string, Live>()
   private readonly settler: Settler
@@ -56,6 +60,7 @@ export class Engine {
   ) {
     this.store = new TaskStore(runtime.paths.tasksDir)
     this.locks = new WriterLocks(runtime.paths.locksDir)
+    this.owners = new TaskOwners(runtime.paths.ownersDir)
     this.slots = new Slots(
       runtime.paths.slotsDir,
       async () => (await runtime.config()).maxParallel,
@@ -110,13 +115,16 @@ export class Engine {
   /** Settles a followed task (settle.ts), then tells its listeners and stops following it. */
   async settle(live: Live, turn: Turn, started: number, forced?: Forced): Promise<TaskRecord> {
     const record = await this.settler.settle(live.record, turn, started, forced)
-    this.unfollow(live)
+    await this.unfollow(live)
     return record
   }
 
-  private unfollow(live: Live) {
+  /** Stops following a settled task and gives up its claim: the record on disk says how it ended. */
+  private async unfollow(live: Live) {
     for (const listener of live.listeners) listener()
     this.live.delete(live.record.id)
+    // A claim left behind is taken back from this process once it is gone (owners.ts).
+    await this.owners.release(live.record.id).catch(() => undefined)
   }
 
   private async drive(live: Live, brief: string, attach: boolean): Promise<TaskRecord> {
@@ -167,7 +175,7 @@ export class Engine {
       record.revision++
       // The store keeps a state it could not write and writes it when it can (tasks.ts).
       await this.store.save(record).catch(() => undefined)
-      this.unfollow(live)
+      await this.unfollow(live)
       return record
     }
   }
@@ -214,6 +222,8 @@ export class Engine {
           serverGone: async () => (await probeServer(server)) === "gone",
           relay: live.relay,
           spending: spendingOf(record),
+          onAsk: (ask, open) => this.noteAsk(live, ask, open),
+          openAsks: knownAsks(record.asks),
           caps: { tokens: config.maxTokensPerTask, cost: config.maxCostPerTask },
           onSpend: () => this.store.save(record).catch((error: unknown) => this.unsaved(record.id, error)),
         },
@@ -222,6 +232,14 @@ export class Engine {
     } catch (error) {
       return { sessionID: record.sessionID, outcome: { kind: "error", message: describe(error) } }
     }
+  }
+
+  /** Keeps the task's open asks in its record, so a process taking it over can answer them by id. */
+  private noteAsk(live: Live, ask: OpenAsk, open: boolean) {
+    const others = knownAsks(live.record.asks).filter((entry) => entry.id !== ask.id)
+    live.record.asks = open ? [...others, ask] : others.length > 0 ? others : undefined
+    live.record.revision++
+    void this.store.save(live.record).catch((error: unknown) => this.unsaved(live.record.id, error))
   }
 
   private progress(live: Live, line: string) {
@@ -244,6 +262,24 @@ export class Engine {
   async settled(): Promise<void> {
     // A task that fails settling records that itself (drive); here only the waiting matters.
     while (this.live.size > 0) await Promise.all([...this.live.values()].map((task) => task.done.catch(() => undefined)))
+  }
+
+  /** Withdraws the asks open in every followed task's sessions, with `reason` (this process is leaving). */
+  async withdrawAsks(reason: string): Promise<void> {
+    const tasks = [...this.live.values()].filter((live) => live.record.sessions.length > 0)
+    // Leaving: the server these sessions run on, or none (a dead server took its asks with it).
+    const client = this.runtime.current()?.client
+    if (tasks.length === 0 || !client) return
+    await Promise.all(
+      tasks.map(async (live) => {
+        for (const { ask, line } of await withdrawPending(client, live.record.workspace, live.record.sessions, reason, knownAsks(live.record.asks))) {
+          this.noteAsk(live, ask, false)
+          this.progress(live, line)
+        }
+        // Written before this process exits (the store chains a task's writes); a failure is logged by progress.
+        await this.store.save(live.record).catch(() => undefined)
+      }),
+    )
   }
 
   /** Cancels every followed task and waits for them to settle. */

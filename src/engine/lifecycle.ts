@@ -118,55 +118,69 @@ export class Delegations {
     if (this.engine.live.has(id) || this.continuing.has(id)) throw fail("Usage", `Task ${id} is already running a turn.`, "Wait for it with task_status (wait_seconds), or task_cancel it first.")
     this.continuing.add(id)
     try {
-      const record = await this.engine.store.read(id)
-      checkContinuable(record, id)
-      // Where a new call for this task would run: the caller's workspace, not an isolated task's copy.
-      const source = record.isolation?.source ?? record.workspace
-      const delegation = reworkDelegation(record, call.mechanical)
-      const decision = await this.check({ mode: call.mode, tier: call.tier, delegation, texts: { task: brief }, cwd: source })
-      const config = await this.runtime.config()
-      // The caps count the whole task: a turn that would stop at its first step is refused before it starts.
-      const over = overCap(totalOf(spendingOf(record)), { tokens: config.maxTokensPerTask, cost: config.maxCostPerTask })
-      if (over)
-        throw fail(
-          "Usage",
-          `Task ${id} cannot take another turn: ${over}, over all its turns and sessions.`,
-          "Start a new worker or scout task with the rework as its brief (a new task counts from zero), or raise the cap in config.json.",
-        )
-      const budget = planBudget({
-        operation: `task_continue (${record.role})`,
-        role: record.role,
-        limits: timeoutLimits(config),
-        bridgeTimeoutMs: this.runtime.flags.bridgeTimeoutMs,
-        overrideMs: timeoutMs,
-      })
-      // Admitted again, as a new call's cwd would be: the previous turn may have planted project
-      // plugins there, or config.json changed since.
-      const host = this.hostOf(config)
-      if (record.isolation) {
-        checkSamePlace(record, source, await canonicalWorkspace(source, host, config))
-        await checkOwnWorktree(this.runtime, record)
-      }
-      const owner = record.isolation && { ...host, worktrees: { ...host.worktrees!, owner: record.isolation.patchId } }
-      checkSamePlace(record, record.workspace, await canonicalWorkspace(record.workspace, owner ?? host, config, record.isolation !== undefined))
-      if (record.writable) await this.acquire(record.workspace, id)
+      // Under the task's claim (owners.ts): another process continuing or taking it over refuses this one.
+      if (!(await this.engine.owners.claim(id)))
+        throw fail("Usage", `Task ${id} is already running a turn in another MCP server process.`, "Wait for it with task_status (wait_seconds), or task_cancel it first.")
       try {
-        // Again under the writer state: a patch_discard that finished meanwhile has freed the lane.
-        await checkOwnWorktree(this.runtime, record)
+        return await this.continueClaimed(id, brief, timeoutMs, relay, call)
       } catch (error) {
-        if (record.writable) await this.engine.locks.clear(record.workspace, id)
+        // Refused before its turn started: the claim goes with the refusal.
+        if (!this.engine.live.has(id)) await this.engine.owners.release(id).catch(() => undefined)
         throw error
       }
-      const previous = record.calls?.at(-1)
-      nextTurn(record, brief, budget.operationMs)
-      record.calls = [...(record.calls ?? []), { ...decision, turn: record.turns }]
-      const weakened = weakenedMode(previous, decision)
-      if (weakened) record.turnWarnings = [weakened]
-      await this.launch(record, brief, host, relay)
-      return record
     } finally {
       this.continuing.delete(id)
     }
+  }
+
+  /** task_continue under the task's claim, which its launched turn keeps until it settles. */
+  private async continueClaimed(id: string, brief: string, timeoutMs: number | undefined, relay: Relay | undefined, call: ContinuePolicy): Promise<TaskRecord> {
+    const record = await this.engine.store.read(id)
+    checkContinuable(record, id)
+    // Where a new call for this task would run: the caller's workspace, not an isolated task's copy.
+    const source = record.isolation?.source ?? record.workspace
+    const delegation = reworkDelegation(record, call.mechanical)
+    const decision = await this.check({ mode: call.mode, tier: call.tier, delegation, texts: { task: brief }, cwd: source })
+    const config = await this.runtime.config()
+    // The caps count the whole task: a turn that would stop at its first step is refused before it starts.
+    const over = overCap(totalOf(spendingOf(record)), { tokens: config.maxTokensPerTask, cost: config.maxCostPerTask })
+    if (over)
+      throw fail(
+        "Usage",
+        `Task ${id} cannot take another turn: ${over}, over all its turns and sessions.`,
+        "Start a new worker or scout task with the rework as its brief (a new task counts from zero), or raise the cap in config.json.",
+      )
+    const budget = planBudget({
+      operation: `task_continue (${record.role})`,
+      role: record.role,
+      limits: timeoutLimits(config),
+      bridgeTimeoutMs: this.runtime.flags.bridgeTimeoutMs,
+      overrideMs: timeoutMs,
+    })
+    // Admitted again, as a new call's cwd would be: the previous turn may have planted project
+    // plugins there, or config.json changed since.
+    const host = this.hostOf(config)
+    if (record.isolation) {
+      checkSamePlace(record, source, await canonicalWorkspace(source, host, config))
+      await checkOwnWorktree(this.runtime, record)
+    }
+    const owner = record.isolation && { ...host, worktrees: { ...host.worktrees!, owner: record.isolation.patchId } }
+    checkSamePlace(record, record.workspace, await canonicalWorkspace(record.workspace, owner ?? host, config, record.isolation !== undefined))
+    if (record.writable) await this.acquire(record.workspace, id)
+    try {
+      // Again under the writer state: a patch_discard that finished meanwhile has freed the lane.
+      await checkOwnWorktree(this.runtime, record)
+    } catch (error) {
+      if (record.writable) await this.engine.locks.clear(record.workspace, id)
+      throw error
+    }
+    const previous = record.calls?.at(-1)
+    nextTurn(record, brief, budget.operationMs)
+    record.calls = [...(record.calls ?? []), { ...decision, turn: record.turns }]
+    const weakened = weakenedMode(previous, decision)
+    if (weakened) record.turnWarnings = [weakened]
+    await this.launch(record, brief, host, relay)
+    return record
   }
 
   /** What the sandbox needs to know of the host (HOME, credential stores, trusted roots) under this config. */
@@ -175,11 +189,15 @@ export class Delegations {
   /** Records the workspace's state and the task, then runs its turn; a failure before then releases the writer state. */
   private async launch(record: TaskRecord, brief: string, host: HostContext, relay?: Relay, queued?: boolean) {
     try {
+      // A new task's id is its own: the claim is taken at once, and given up when the task settles.
+      if (!(await this.engine.owners.claim(record.id))) throw fail("Usage", `Task ${record.id} is driven by another MCP server process.`, "Call task_status for it.")
       record.snapshot = await snapshot(record.workspace, host)
       if (record.writable) record.autorun = await autorunFiles(record.workspace)
       await this.engine.store.save(record)
     } catch (error) {
       if (record.writable) await this.engine.locks.clear(record.workspace, record.id)
+      // The launch's own error is the one to report; a claim left behind is taken back later.
+      await this.engine.owners.release(record.id).catch(() => undefined)
       throw error
     }
     this.engine.launch(record, brief, false, relay, queued)
@@ -275,6 +293,16 @@ export class Delegations {
     // After recovery: the tasks it takes over are followed only once it has found them.
     await this.recovering
     await this.engine.settled()
+  }
+
+  /**
+   * Withdraws the asks open in this process's tasks, within `ms` (serve, its last client gone): the
+   * sessions go on without an answer rather than holding their workspace until the deadline.
+   */
+  async withdrawAsks(ms: number): Promise<void> {
+    const reason = "the MCP client that could put it to the person closed"
+    // Best effort: the watchdog taking the tasks over answers what is still pending (delegate.ts TAKEN_OVER).
+    await Promise.race([this.engine.withdrawAsks(reason).catch(() => undefined), Bun.sleep(ms)])
   }
 
   /** Cancels every task this process follows and waits for them to settle (tests, an orderly shutdown). */

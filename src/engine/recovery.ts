@@ -3,8 +3,10 @@
 // on the shared OpenCode server, finished from its transcript when the session went idle with a
 // report, and marked `interrupted` (with its session id) otherwise. A delegate_parallel member taken
 // over keeps the machine-wide slot the dead process held for it (slots.ts adopt), or queues for one
-// before its session starts, so the cap holds across the handover. Writer states left by a dead
-// process are reconciled: cleared once the session is confirmed removed, else quarantined by us.
+// before its session starts, so the cap holds across the handover. A member that never had its slot is
+// queued again, whatever its first deadline said. Every takeover holds the task's claim first
+// (owners.ts): one owner per task at a time. Writer states left by a dead process are reconciled:
+// cleared once the session is confirmed removed, else quarantined by us.
 import { describe } from "../errors"
 import { abortSession, findSessions, lastMessageID, lastMessageRole, removeSession, sessionState } from "../opencode/session"
 import { readTranscript } from "../opencode/transcript"
@@ -46,8 +48,29 @@ export async function reconcileHolder(engine: Engine, holder: { taskID: string; 
   await engine.locks.set(lock.workspace, lock.taskID, "quarantined", { reason: `session ${lock.sessionID}, left by a stopped MCP server, could not be confirmed removed` })
 }
 
-async function recoverTask(engine: Engine, record: TaskRecord): Promise<void> {
-  if (engine.live.has(record.id)) return
+/**
+ * Takes the task over under its claim (owners.ts), taken before anything looks for its session: of
+ * the watchdog, the next serve and a writer reconciling a lock, one drives the task, and the others
+ * leave it. The record is read again under the claim, since a taker that came first may have settled it.
+ */
+async function recoverTask(engine: Engine, found: TaskRecord): Promise<void> {
+  if (engine.live.has(found.id)) return
+  // A claim that cannot be taken (the state dir unwritable) is no ownership: leave the task to others.
+  if (!(await engine.owners.claim(found.id).catch(() => false))) return
+  // A record moved aside as corrupt meanwhile is nothing to take over.
+  const record = await engine.store.read(found.id).catch(() => undefined)
+  if (!record || !ownerGone(record) || engine.live.has(found.id)) {
+    // Left behind, the claim is taken back from this process once it is gone.
+    if (!engine.live.has(found.id)) await engine.owners.release(found.id).catch(() => undefined)
+    return
+  }
+  await takeOver(engine, record)
+}
+
+/** A member that never had its slot: its deadline starts once it has one (engine.ts driveInSlot). */
+const stillQueued = (record: TaskRecord) => record.parallel === true && record.sessions.length === 0 && record.turnStartedAt === record.createdAt
+
+async function takeOver(engine: Engine, record: TaskRecord): Promise<void> {
   record.ownerPid = process.pid
   record.ownerStart = selfStart()
   if (record.writable) {
@@ -104,7 +127,7 @@ async function recoverTask(engine: Engine, record: TaskRecord): Promise<void> {
       return
     }
     // The process died before the session existed: start it now, under the task's own deadline.
-    if (!sessionID && record.brief && Date.now() < record.deadline) {
+    if (!sessionID && record.brief && (stillQueued(record) || Date.now() < record.deadline)) {
       engine.live.delete(record.id)
       engine.launch(record, record.brief, false, undefined, record.parallel)
       await engine.store.save(record)
@@ -120,5 +143,7 @@ async function recoverTask(engine: Engine, record: TaskRecord): Promise<void> {
     Object.assign(record, { status: "interrupted", note: `Recovery after a restart failed: ${describe(error)}`, finishedAt: new Date().toISOString() })
     record.revision++
     await engine.store.save(record)
+    // As above: a claim left behind is taken back once this process is gone.
+    await engine.owners.release(record.id).catch(() => undefined)
   }
 }

@@ -42,6 +42,11 @@ export class Runtime {
     return this.connecting
   }
 
+  /** The connection already open, if any: for a process leaving, which must not start a server. */
+  current(): Connection | undefined {
+    return this.closed ? undefined : this.connection
+  }
+
   private async open(): Promise<Connection> {
     // A slow server is waited out there (never killed at the first silence); one that answers again is
     // the same server, and its connection, event stream and listeners carry on.

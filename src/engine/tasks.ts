@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto"
 import { readdir } from "node:fs/promises"
 import type { Role } from "../config/schema"
 import { fail } from "../errors"
+import type { OpenAsk } from "../opencode/pending"
 import type { ModelRoute } from "../opencode/session"
 import { writeJson } from "../util/fs"
 import { selfStart } from "../util/process"
@@ -67,6 +68,8 @@ export interface TaskRecord {
   calls?: Array<PolicyDecision & { turn: number }>
   /** Found before the running turn started (a weakened mode): added to its result's warnings. */
   turnWarnings?: string[]
+  /** Asks raised and not yet answered (opencode/pending.ts): whoever takes the task over answers them by id. */
+  asks?: OpenAsk[]
   /** Autorun files (workspace/autorun.ts) with their fingerprints when a writable turn started. */
   autorun?: Record<string, string>
   result?: DelegationResult

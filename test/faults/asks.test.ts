@@ -1,0 +1,159 @@
+// A question pending when its relay goes away must not hold the workspace until the deadline. A worker
+// (writer lock on its repository) asks a question that the compiled `serve` relays to a client that
+// declares elicitation and never answers. Then the client closes, or the serve is SIGKILLed: the
+// closing serve withdraws its open asks, and the watchdog taking the task over answers the ones still
+// pending (question.list), each with a reason the agent reads. The lock must be free within 15 s and
+// the session must have received the reason. Control: with the client connected, the person's answer
+// reaches the model. Before, the task stayed `running` with its lock for the whole deadline.
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js"
+import { createHash } from "node:crypto"
+import { readdir, readFile } from "node:fs/promises"
+import type { TaskRecord } from "../../src/engine/tasks"
+import { createRepository } from "../../src/model/demo"
+import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
+import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
+import { stopServer } from "../../src/opencode/server"
+import { alive } from "../../src/util/process"
+import { QUESTION } from "../helpers/question"
+import { BINARY, TEST_PATH } from "../helpers/mcp"
+
+let model: ScriptedModel
+let home: IsolatedHome
+const repos: string[] = []
+
+let site: ReturnType<typeof Bun.serve>
+let hits = 0
+
+beforeAll(async () => {
+  // A site on the loopback interface: a fetch needs no internet, and each one is counted.
+  site = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => {
+      hits++
+      return new Response("fetched notes", { headers: { "content-type": "text/plain" } })
+    },
+  })
+  const url = `http://127.0.0.1:${site.port}/notes`
+  model = await startScriptedModel({
+    scripts: {
+      ask: { turns: [{ steps: [{ tool: "question", args: { questions: [QUESTION] } }, { text: "Asked. {{lastToolOutput}}" }] }] },
+      // No timeout argument, as models write it: OpenCode 1.18.33 then cannot list the pending ask
+      // (GET /permission answers 400, "metadata.timeout"), so only its id, kept in the record, answers it.
+      fetch: { turns: [{ steps: [{ tool: "webfetch", args: { url, format: "text" } }, { text: "Fetch done. {{lastToolOutput}}" }] }] },
+    },
+  })
+  // The default deadline (600 s) stands: the test fails long before a lock held until then is freed.
+  home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH }, config: { policy: { relay: ["question", "webfetch"] } } })
+})
+
+afterAll(async () => {
+  if (home) await stopServer(home.paths)
+  await model?.stop()
+  await home?.dispose()
+  await site?.stop(true)
+  const { rm } = await import("node:fs/promises")
+  for (const repo of repos) await rm(repo, { recursive: true, force: true })
+})
+
+async function until(check: () => Promise<boolean> | boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms
+  while (!(await check()) && Date.now() < deadline) await Bun.sleep(100)
+  return check()
+}
+
+/** The writer lock of `repo` (engine/locks.ts names it by a hash of the workspace), if held. */
+const lockOf = (repo: string) => Bun.file(`${home.paths.locksDir}/${createHash("sha256").update(repo).digest("hex").slice(0, 32)}.json`).exists()
+
+async function recordOf(repo: string): Promise<TaskRecord | undefined> {
+  const dir = home.paths.tasksDir
+  for (const name of (await readdir(dir).catch(() => [] as string[])).filter((entry) => entry.endsWith(".json"))) {
+    const record = JSON.parse(await readFile(`${dir}/${name}`, "utf8")) as TaskRecord
+    if (record.workspace === repo) return record
+  }
+  return undefined
+}
+
+/** What the scripted model was given back for the `tool` call in the conversation tagged `tag`. */
+const toolResult = (tag: string, tool: string) =>
+  model
+    .toolResults()
+    .filter((result) => result.tool === tool)
+    .find((result) => model.requests.some((request) => JSON.stringify(request.body.messages).includes(tag) && JSON.stringify(request.body.messages).includes(result.callId)))
+
+/** A compiled serve with a client that declares elicitation; `answer` is the person (undefined: never answers). */
+async function connectPerson(answer?: ElicitResult) {
+  const transport = new StdioClientTransport({ command: BINARY, args: ["serve"], env: home.env as Record<string, string>, stderr: "pipe" })
+  const client = new Client({ name: "asks-tests", version: "1" }, { capabilities: { elicitation: {} } })
+  let asked = 0
+  client.setRequestHandler(ElicitRequestSchema, (_request, extra) => {
+    asked++
+    if (answer) return answer
+    // Never answers: the person walked away.
+    return new Promise<ElicitResult>((_, reject) => extra.signal.addEventListener("abort", () => reject(new Error("gone")), { once: true }))
+  })
+  await client.connect(transport)
+  return { client, pid: transport.pid!, asked: () => asked }
+}
+
+async function askThenLeave(leave: "close" | "sigkill", script = "ask", tool = "question") {
+  const repo = await createRepository("oc-orch-asks-", { "README.md": "# r\n" })
+  repos.push(repo)
+  const tag = `asks-${leave}-${Date.now()}`
+  const person = await connectPerson()
+  const call = person.client.callTool({ name: "worker", arguments: { cwd: repo, task: `Ask first (${tag}). [script:${script}]` } }, undefined, { timeout: 600_000 })
+  void call.catch(() => undefined)
+  // The question is open and put to the person, who does not answer.
+  expect(await until(() => person.asked() === 1, 60_000)).toBe(true)
+  expect(await lockOf(repo)).toBe(true)
+  if (leave === "sigkill") process.kill(person.pid, "SIGKILL")
+  await person.client.close().catch(() => undefined)
+  expect(await until(() => !alive(person.pid), 10_000)).toBe(true)
+  expect(await until(async () => !(await lockOf(repo)), 15_000)).toBe(true)
+  expect(await until(async () => (await recordOf(repo))?.status !== "running", 10_000)).toBe(true)
+  return { record: (await recordOf(repo))!, told: toolResult(tag, tool)?.output ?? "" }
+}
+
+test("control: with the client connected, the question is relayed and the person's answer reaches the model", async () => {
+  const repo = await createRepository("oc-orch-asks-", { "README.md": "# r\n" })
+  repos.push(repo)
+  const person = await connectPerson({ action: "accept", content: { q1: "countWords" } })
+  try {
+    await person.client.callTool({ name: "worker", arguments: { cwd: repo, task: "Ask first (asks-control). [script:ask]" } }, undefined, { timeout: 120_000 })
+    expect(await until(async () => (await recordOf(repo))?.status !== "running", 60_000)).toBe(true)
+    expect(person.asked()).toBe(1)
+    const record = (await recordOf(repo))!
+    expect(record.status).toBe("succeeded")
+    expect(record.result?.report).toContain(`"${QUESTION.question}"="countWords"`)
+    expect(await lockOf(repo)).toBe(false)
+  } finally {
+    await person.client.close()
+  }
+}, 120_000)
+
+test("attack: the client closes while its question is open: the serve withdraws it, the lock is free within 15 s", async () => {
+  const { record, told } = await askThenLeave("close")
+  expect(told).toContain("No one can answer this: the MCP client that could put it to the person closed")
+  expect(record.status).toBe("succeeded")
+  expect(record.result?.report).toContain("No one can answer this")
+}, 120_000)
+
+test("attack: the serve is SIGKILLed while its question is open: the watchdog answers it by policy, the lock is free within 15 s", async () => {
+  const { record, told } = await askThenLeave("sigkill")
+  expect(told).toContain("No one can answer this: the MCP server process that could put it to the person stopped")
+  expect(record.status).toBe("succeeded")
+  expect(record.progress.some((line) => line.startsWith("withdrew a question"))).toBe(true)
+}, 120_000)
+
+for (const leave of ["close", "sigkill"] as const)
+  test(`attack: ${leave === "close" ? "the client closes" : "the serve is SIGKILLed"} while a relayed fetch waits for permission: refused with the reason, nothing fetched`, async () => {
+    hits = 0
+    const { record, told } = await askThenLeave(leave, "fetch", "webfetch")
+    expect(told).toContain(leave === "close" ? "Refused: the MCP client that could put it to the person closed" : "Refused: the MCP server process that could put it to the person stopped")
+    expect(hits).toBe(0)
+    expect(record.status).toBe("succeeded")
+    expect(record.progress.some((line) => line.startsWith("withdrew a permission request (webfetch"))).toBe(true)
+  }, 120_000)
