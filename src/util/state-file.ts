@@ -107,24 +107,30 @@ const issues = (error: z.ZodError) =>
     .slice(0, 3)
     .join("; ")
 
+/** Reads of one name that found a bad file a writer replaced meanwhile, before it reads as absent. */
+const MAX_REREADS = 20
+
 /**
  * The one way a state file is read: parsed by `schema`, or set aside (and returned as such) when it
  * cannot be. `check` adds a rule the schema cannot state (a record's id must match its file name).
  */
 export async function readState<T>(path: string, schema: z.ZodType<T>, fix: string, check?: (value: T) => string | undefined): Promise<StateRead<T>> {
   // A writer may replace a bad file between the read and the move (writes are renames): read again.
-  for (let attempt = 0; ; attempt++) {
+  // Only the file that was read is ever moved (by device and inode); a name a writer keeps replacing
+  // reads as absent this time rather than risk moving a good record aside.
+  for (let attempt = 0; attempt < MAX_REREADS; attempt++) {
     const file = await readRegular(path)
     try {
       if (file.problem === undefined && file.text === undefined) return {}
       const parsed = file.problem ?? parse(file.text ?? "", schema, check)
       if (typeof parsed !== "string") return { value: parsed.value }
-      const outcome = await moveAside(path, attempt < 3 ? file.identity : undefined, parsed, fix)
+      const outcome = await moveAside(path, file.identity, parsed, fix)
       if (outcome !== "replaced") return outcome ? { setAside: outcome } : {}
     } finally {
       await file.handle?.close().catch(() => undefined) // the read's outcome is decided; a failed close changes nothing
     }
   }
+  return {}
 }
 
 /** The parsed value, or why the text is not one. */

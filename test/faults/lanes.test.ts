@@ -144,11 +144,14 @@ test("a garbage claim and a claim naming an unreadable patch record, their owner
   const reclaimed = (listed.reclaimed_lanes ?? []) as Reclaimed[]
   expect(reclaimed.map((entry) => entry.lane).sort()).toEqual(["lane-1", "lane-2"])
   expect(reclaimed.find((entry) => entry.lane === "lane-1")?.reason).toContain("its claim cannot be read")
-  expect(reclaimed.find((entry) => entry.lane === "lane-2")?.reason).toContain("patch_zz_0badf00d's record cannot be read")
+  // The torn record is set aside by whichever read meets it first (the patch store's schema check, or the audit).
+  expect(reclaimed.find((entry) => entry.lane === "lane-2")?.reason).toMatch(/patch_zz_0badf00d('s record cannot be read| has no record)/)
   expect(text(await call("task_list", {}))).not.toContain("reclaimed worktree")
   expect(structured(await call("task_list", {})).reclaimed_lanes).toBeUndefined()
-  // The unreadable record is the patch store's to report; the reclaim leaves it where it was.
-  expect(await Bun.file(`${paths().patchesDir}/patch_zz_0badf00d.json`).text()).toBe("{ torn record")
+  // The unreadable record is the patch store's to report: the reclaim never removes it, the store sets it aside whole.
+  const record = `${paths().patchesDir}/patch_zz_0badf00d.json`
+  const kept = (await Bun.file(record).exists()) ? record : `${record}.corrupt`
+  expect(await Bun.file(kept).text()).toBe("{ torn record")
   await discardAll()
 }, 120_000)
 
