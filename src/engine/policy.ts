@@ -4,12 +4,13 @@
 // refused brief is never stored). The rules are pure (src/policy); this file gathers what they
 // decide on: config.json, the flags, marker files.
 import { realpath, stat } from "node:fs/promises"
-import { dirname, isAbsolute, join } from "node:path"
+import { isAbsolute, join } from "node:path"
 import { fail, type AppError } from "../errors"
 import { checkMode, describeSource, MARKER_NAMES, resolveMode, type Delegation, type Mode, type ModeStatement, type ResolvedMode } from "../policy/mode"
 import type { Refusal } from "../policy/refusal"
 import { findSecrets } from "../policy/secrets"
 import { checkTier, type Tier } from "../policy/tiers"
+import { hostFs, repositoryRoots } from "../sandbox"
 import type { Runtime } from "./runtime"
 
 /** What a call states for the policy, besides where it runs. */
@@ -35,7 +36,7 @@ export interface PolicyDecision {
 }
 
 export interface WorkspacePolicy {
-  /** The directory whose markers count: the nearest ancestor of cwd with a .git, else cwd. */
+  /** The nearest ancestor of cwd with a .git, else cwd. Markers count there and at every repository around it. */
   projectRoot: string
   resolved: ResolvedMode
   requireTier: boolean
@@ -58,23 +59,25 @@ export function secretRefusal(texts: Record<string, string | undefined>): Refusa
 
 export async function workspacePolicy(runtime: Runtime, cwd: string, argument?: Mode): Promise<WorkspacePolicy> {
   const config = await runtime.config()
-  const projectRoot = await findProjectRoot(cwd)
+  const roots = await markerRoots(cwd)
+  const projectRoot = roots[0]!
   const statements: ModeStatement[] = []
   if (argument) statements.push({ source: "argument", mode: argument, where: "mode" })
   if (runtime.flags.mode) statements.push({ source: "environment", mode: runtime.flags.mode, where: "OPENCODE_MCP_ORCHESTRATOR_MODE" })
-  statements.push(...(await markerStatements(projectRoot)))
+  for (const root of roots) statements.push(...(await markerStatements(root)))
   if (config.policy.mode) statements.push({ source: "config", mode: config.policy.mode, where: runtime.paths.configFile })
   return { projectRoot, resolved: resolveMode(statements), requireTier: config.policy.requireTier }
 }
 
-/** The nearest ancestor (or cwd itself) holding a .git file or directory; cwd when there is none. */
-async function findProjectRoot(cwd: string): Promise<string> {
-  if (!isAbsolute(cwd)) return cwd
+/**
+ * Where markers count, nearest first: every repository holding cwd (src/sandbox/roots.ts), so a
+ * `pkg/.git` a worker planted does not hide the markers of the repository around it; cwd when none.
+ */
+async function markerRoots(cwd: string): Promise<string[]> {
+  if (!isAbsolute(cwd)) return [cwd]
   const start = await realpath(cwd).catch(() => cwd)
-  for (let dir = start; ; dir = dirname(dir)) {
-    if (await exists(join(dir, ".git"))) return dir
-    if (dir === dirname(dir)) return start
-  }
+  const roots = repositoryRoots(start, hostFs)
+  return roots.length ? roots : [start]
 }
 
 async function markerStatements(root: string): Promise<ModeStatement[]> {

@@ -5,7 +5,7 @@
 // (with `find`, so no repository program runs, then decided by the one classifier) and ends the task
 // needs_review.
 import { readdir, realpath, stat } from "node:fs/promises"
-import { autorunHit, autorunHitIn, contentFingerprint, findNames, hostFs, repositoryPrefix, type AutorunHit } from "../sandbox"
+import { autorunHit, autorunHitIn, contentFingerprint, findNames, hostFs, repositoryPrefixes, type AutorunHit } from "../sandbox"
 import { run } from "../util/process"
 import { fingerprint } from "./changes"
 
@@ -22,9 +22,9 @@ const expression = (names: string[]) => ["(", ...names.flatMap((name, index) => 
  * without one can create it.
  */
 export async function autorunFiles(workspace: string): Promise<Record<string, string>> {
-  const prefix = repositoryPrefix(workspace, hostFs)
-  // A workspace inside an entry (.github/workflows, .claude): each file in it is that entry.
-  if (prefix && autorunHit(prefix)) return { ".": "directory", ...(await filesOf(workspace, "")) }
+  const prefix = repositoryPrefixes(workspace, hostFs)
+  // A workspace inside an entry (.github/workflows, .claude) of any repository holding it: each file in it is that entry.
+  if (prefix.some((each) => each && autorunHit(each))) return { ".": "directory", ...(await filesOf(workspace, "")) }
   const { names, prune, skip } = findNames()
   const found = await run(["find", workspace, "-mindepth", "1", ...expression(skip), "-prune", "-o", ...expression(prune), "-print", "-prune", "-o", ...expression(names), "-print"], {
     timeoutMs: 30_000,
@@ -73,7 +73,7 @@ export interface AutorunLink {
  * relative to it (`prefix`: the workspace in its repository). A link out of the workspace reaches
  * nothing a worker can write.
  */
-export async function autorunLinks(workspace: string, prefix = repositoryPrefix(workspace, hostFs)): Promise<AutorunLink[]> {
+export async function autorunLinks(workspace: string, prefix: string | readonly string[] = repositoryPrefixes(workspace, hostFs)): Promise<AutorunLink[]> {
   const { skip } = findNames()
   const found = await run(["find", workspace, "-mindepth", "1", ...expression(skip), "-prune", "-o", "-type", "l", "-print"], { timeoutMs: 30_000 })
   const root = await realpath(workspace).catch(() => workspace) // gone: no link resolves inside it
