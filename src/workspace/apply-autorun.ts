@@ -5,8 +5,11 @@ import { autorunHitIn, autorunWrite, describeHit, type AutorunHit } from "../san
 import type { AutorunLink } from "./autorun"
 import type { PatchFile } from "./patches"
 
-/** Every path a patch writes, deletes or renames away that is an autorun file by name (`prefix`: the workspace in its repository). Pure. */
-export function namedAutorun(files: PatchFile[], prefix: string, links: AutorunLink[] = []): AutorunHit[] {
+/**
+ * Every path a patch writes, deletes or renames away that is an autorun file by name (`prefix`: the
+ * workspace in its repository, or in each repository around it). Pure.
+ */
+export function namedAutorun(files: PatchFile[], prefix: string | readonly string[], links: AutorunLink[] = []): AutorunHit[] {
   const paths = files.flatMap((file) => [file.path, ...(file.oldPath ? [file.oldPath] : [])])
   return paths.flatMap((path) => {
     const hit = autorunHitIn(prefix, path)
@@ -26,7 +29,7 @@ export type BlobText = (oid: string, mode: string | undefined) => Promise<string
  * replaces and the blobs it writes. A rename counts as a deletion of the old path and a creation of
  * the new one. Only paths a content rule covers are read.
  */
-export async function contentAutorun(files: PatchFile[], blob: BlobText, prefix: string): Promise<AutorunHit[]> {
+export async function contentAutorun(files: PatchFile[], blob: BlobText, prefix: string | readonly string[]): Promise<AutorunHit[]> {
   const hits: AutorunHit[] = []
   for (const file of files) {
     const source = file.oldPath ?? file.path

@@ -2,7 +2,8 @@
 // easily as any file. Attacked through the real OpenCode on the scripted model: a mechanical worker in
 // a sensitive repository plants `pkg/.git`, and a worker in `<repo>/pkg` is still refused by the
 // marker above it; a worker plants `.github/.git`, and a worker in `<repo>/.github` still cannot write
-// `workflows/` unflagged. Controls: the same calls before the plant are refused the same way, and a
+// `workflows/` unflagged, and an isolated worker's patch from inside a planted `git init .github` is
+// refused by patch_apply without allow_autorun. Controls: the same calls before the plant are refused the same way, and a
 // planted `.git` leaves ordinary work in its directory alone (a repository without markers, `docs/`).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
@@ -13,6 +14,8 @@ import { front, makeRepo, startWorld, stopWorld, structuredOf, textOf, type Fron
 const done = { text: "report: {{toolOutputs}}" }
 const shell = (command: string) => ({ tool: "sandbox_shell", args: { command } })
 const write = (filePath: string, content: string) => ({ tool: "write", args: { filePath, content } })
+
+const IDENTITY = "-c user.name=t -c user.email=t@localhost"
 
 let world: World
 let mcp: Front
@@ -25,6 +28,7 @@ beforeAll(async () => {
     workflow_tool: { turns: [{ steps: [write("workflows/deploy.yml", "on: push\n"), done] }] },
     workflow_shell: { turns: [{ steps: [shell("mkdir -p workflows && echo 'on: push' > workflows/release.yml && echo shelled"), done] }] },
     docs_edit: { turns: [{ steps: [write("guide.md", "# guide\n"), done] }] },
+    init_github: { turns: [{ steps: [shell(`git init -q .github && git -C .github ${IDENTITY} commit -q --allow-empty -m init && echo planted`), done] }] },
   })
   mcp = await front(world)
 }, 120_000)
@@ -121,5 +125,32 @@ describe("a planted .git does not make .github a repository root", () => {
     expect(docs.status).toBe("succeeded")
     expect(docs.warnings ?? []).toEqual([])
     expect(await readFile(`${cwd}/docs/guide.md`, "utf8")).toBe("# guide\n")
+  }, 240_000)
+})
+
+interface PatchOut {
+  patch_id: string
+  digest: string
+}
+
+describe("a planted repository does not make patch_apply's review ordinary", () => {
+  test("an isolated worker's patch from a planted `git init .github` adding workflows/ needs allow_autorun", async () => {
+    const cwd = await repo()
+    const planted = structuredOf(await mcp.call("worker", { cwd, task: "[script:init_github] make .github a repository" }))
+    expect(planted.status).toBe("needs_review")
+    expect(String(planted.warnings)).toContain(".github/.git")
+
+    const out = structuredOf(await mcp.call("worker", { cwd: `${cwd}/.github`, isolation: "worktree", task: "[script:workflow_tool] add a workflow" }))
+    expect(out.status).toBe("succeeded")
+    const { patch_id, digest } = out.patch as PatchOut
+    // The attack: the patch's repository is .github's own, where workflows/ is an ordinary name.
+    const refused = await mcp.call("patch_apply", { patch_id, digest })
+    expect(existsSync(`${cwd}/.github/workflows/deploy.yml`)).toBe(false)
+    expect(refused.isError).toBe(true)
+    expect(textOf(refused)).toContain("workflows")
+    expect(textOf(refused)).toContain("allow_autorun")
+    // Control: the same patch applies once the caller says so.
+    expect((await mcp.call("patch_apply", { patch_id, digest, allow_autorun: true })).isError).toBeFalsy()
+    expect(await readFile(`${cwd}/.github/workflows/deploy.yml`, "utf8")).toBe("on: push\n")
   }, 240_000)
 })
