@@ -119,6 +119,26 @@ export function autorunHitIn(prefix: string | readonly string[], relative: strin
   return { ...hit, path: inside }
 }
 
+/**
+ * The entry that would lie below `relative` if it were a directory: a path that is a proper prefix of
+ * an entry's match (`.vscode` of `.vscode/tasks.json`, `.cargo` of `.cargo/config.toml`). A symlink
+ * there makes its target's files that entry's. Undefined when no entry continues through it.
+ */
+export function autorunBelow(prefix: string | readonly string[], relative: string): AutorunHit | undefined {
+  for (const each of typeof prefix === "string" ? [prefix] : prefix) {
+    const parts = `${each ? `${each}/` : ""}${relative}`.split("/").filter((part) => part && part !== ".")
+    for (const rule of rules())
+      for (let start = 0; start < parts.length; start++) {
+        if (skipped(parts[start]!)) break
+        const size = parts.length - start
+        if (size >= rule.segments.length || !rule.segments.slice(0, size).every((segment, index) => segment.test(parts[start + index]!))) continue
+        const { title, why } = AUTORUN_LIST.kinds[rule.kind]!
+        return { path: relative, kind: rule.kind, title, why, detail: `${rule.entry.why}, as ${rule.entry.match}` }
+      }
+  }
+  return undefined
+}
+
 /** True when writing `relative` by name alone is writing an autorun file (content entries excluded). */
 export function isAutorunPath(relative: string): boolean {
   const hit = autorunHit(relative)

@@ -1,7 +1,7 @@
 // What of a patch runs or instructs on its own (src/sandbox/autorun.json): files named so, and
 // manifests whose install-time part the patch changes. patch_apply refuses both unless the caller
 // passes allow_autorun after reading them. Read from the private repository's blobs, never the workspace.
-import { autorunHitIn, autorunWrite, describeHit, type AutorunHit } from "../sandbox"
+import { autorunBelow, autorunHitIn, autorunWrite, describeHit, type AutorunHit } from "../sandbox"
 import type { AutorunLink } from "./autorun"
 import type { PatchFile } from "./patches"
 
@@ -10,15 +10,22 @@ import type { PatchFile } from "./patches"
  * workspace in its repository, or in each repository around it). Pure.
  */
 export function namedAutorun(files: PatchFile[], prefix: string | readonly string[], links: AutorunLink[] = []): AutorunHit[] {
-  const paths = files.flatMap((file) => [file.path, ...(file.oldPath ? [file.oldPath] : [])])
-  return paths.flatMap((path) => {
-    const hit = autorunHitIn(prefix, path)
-    if (hit && !hit.content) return [{ ...hit, path }]
-    // Reached through a link in an entry (`.github/workflows -> ../ci`): it runs as that entry.
-    const via = links.find(({ target }) => path === target || path.startsWith(`${target}/`))
-    const linked = via && autorunHitIn(prefix, via.link)
-    return linked ? [{ ...linked, path, detail: `${linked.detail}, reached through ${via.link}` }] : []
+  // A link the patch writes where an entry continues through it (`.vscode -> editor`) makes its target that entry.
+  const made = files.flatMap((file) => {
+    const below = file.newMode === "120000" ? autorunBelow(prefix, file.path) : undefined
+    return below ? [{ ...below, detail: `${below.detail}, through the link the patch writes` }] : []
   })
+  const paths = files.flatMap((file) => [file.path, ...(file.oldPath ? [file.oldPath] : [])])
+  return made.concat(
+    paths.flatMap((path) => {
+      const hit = autorunHitIn(prefix, path)
+      if (hit && !hit.content) return [{ ...hit, path }]
+      // Reached through a link in an entry (`.github/workflows -> ../ci`), or above one (`.vscode -> editor`): it runs as that entry.
+      const via = links.find(({ target }) => path === target || path.startsWith(`${target}/`))
+      const linked = via && autorunHitIn(prefix, via.entry ? via.link : `${via.link}${path.slice(via.target.length)}`)
+      return linked ? [{ ...linked, path, detail: `${linked.detail}, reached through ${via.link}` }] : []
+    }),
+  )
 }
 
 /** A blob's text as its content rule sees it (a symlink is `link:<target>`), by object id and mode. */
