@@ -1,6 +1,7 @@
 // What of a patch runs or instructs on its own (src/sandbox/autorun.json): files named so, and
 // manifests whose install-time part the patch changes. patch_apply refuses both unless the caller
 // passes allow_autorun after reading them. Read from the private repository's blobs, never the workspace.
+import { dirname, join, normalize } from "node:path"
 import { autorunBelow, autorunHitIn, autorunWrite, describeHit, type AutorunHit } from "../sandbox"
 import type { AutorunLink } from "./autorun"
 import type { PatchFile } from "./patches"
@@ -9,11 +10,15 @@ import type { PatchFile } from "./patches"
  * Every path a patch writes, deletes or renames away that is an autorun file by name (`prefix`: the
  * workspace in its repository, or in each repository around it). Pure.
  */
-export function namedAutorun(files: PatchFile[], prefix: string | readonly string[], links: AutorunLink[] = []): AutorunHit[] {
-  // A link the patch writes where an entry continues through it (`.vscode -> editor`) makes its target that entry.
+export function namedAutorun(files: PatchFile[], prefix: string | readonly string[], links: AutorunLink[] = [], isDirectory: (path: string) => boolean = () => false): AutorunHit[] {
+  // A link the patch writes to a directory where an entry continues through it (`.vscode -> editor`)
+  // makes that directory's files the entry's; a link to a file (`.eslintrc.json -> ../x`) has nothing below.
   const made = files.flatMap((file) => {
-    const below = file.newMode === "120000" ? autorunBelow(prefix, file.path) : undefined
-    return below ? [{ ...below, detail: `${below.detail}, through the link the patch writes` }] : []
+    const below = file.newMode === "120000" && file.linkTarget !== undefined ? autorunBelow(prefix, file.path) : undefined
+    if (!below) return []
+    const target = normalize(join(dirname(file.path), file.linkTarget!))
+    const directory = isDirectory(target) || files.some((other) => other.newOid && other.path.startsWith(`${target}/`))
+    return directory ? [{ ...below, detail: `${below.detail}, through the link the patch writes` }] : []
   })
   const paths = files.flatMap((file) => [file.path, ...(file.oldPath ? [file.oldPath] : [])])
   return made.concat(

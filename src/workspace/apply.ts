@@ -104,7 +104,7 @@ async function check(input: ApplyInput): Promise<PatchFile[]> {
   }
   if (!input.allowAutorun) {
     const prefix = workspacePrefixes(record, workspace)
-    const named = namedAutorun(files, prefix, await autorunLinks(workspace, prefix))
+    const named = namedAutorun(files, prefix, await autorunLinks(workspace, prefix), (path) => hostFs.lstat(`${workspace}/${path}`) === "dir")
     if (named.length) refuse(autorunMessage(named), AUTORUN_HINT)
     // Manifests by content (an install script added): old and new text from the private repository's
     // blobs, which the snapshot and the patch collection stored; never read from the workspace.

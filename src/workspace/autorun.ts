@@ -55,9 +55,10 @@ export async function autorunFiles(workspace: string): Promise<Record<string, st
   // What a link in an entry reaches inside the workspace runs as that entry: `ci/` behind `.github/workflows -> ../ci`;
   // and what a link above one reaches, as far as it is one: `editor/tasks.json` behind `.vscode -> editor`.
   for (const { link, target, entry } of await autorunLinks(workspace, prefix)) {
-    if (!entry) entries[link] ??= await fingerprint(`${workspace}/${link}`)
     const reached = `${await realpath(workspace).catch(() => workspace)}/${target}` // as autorunLinks resolved it
     const info = await stat(reached).catch(() => undefined) // gone since the listing: the link's own key says so
+    // A link above an entry counts itself only when it leads to a directory: `.eslintrc.json -> ../x` has nothing below.
+    if (!entry && info?.isDirectory()) entries[link] ??= await fingerprint(`${workspace}/${link}`)
     if (info?.isDirectory()) for (const [key, value] of Object.entries(await filesOf(reached, `${link}/`))) if (entry || autorunHitIn(prefix, key)) entries[key] = value
     if (info?.isFile() && entry) entries[link] = `${entries[link] ?? (await fingerprint(`${workspace}/${link}`))} ${await fingerprint(reached)}`
   }

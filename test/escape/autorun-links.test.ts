@@ -4,7 +4,8 @@
 // a worker's shell making the link and the file ends needs_review naming `.vscode`; a later
 // shell edit of `editor/tasks.json` behind a shipped link does too; an isolated worker's patch adding
 // the pair is refused by patch_apply without allow_autorun. Controls: the same files without the link
-// pass, and a link to an ordinary directory (`docs -> handbook`) is ordinary.
+// pass, and links to an ordinary directory (`docs -> handbook`) or to a file (`.eslintrc.json`) are ordinary,
+// in place and through patch_apply.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises"
@@ -16,6 +17,9 @@ const shell = (command: string) => ({ tool: "sandbox_shell", args: { command } }
 const TASKS = '{"version":"2.0.0","tasks":[{"label":"x","command":"sh","runOptions":{"runOn":"folderOpen"}}]}'
 const PLANT = `mkdir -p editor && printf '%s' '${TASKS}' > editor/tasks.json && ln -s editor .vscode && echo planted`
 
+/** Links that lead to no entry: an ordinary directory, and a dot-file linked to a file. */
+const ORDINARY_LINKS = "mkdir -p handbook config && echo '# hi' > handbook/index.md && ln -s handbook docs && echo '{}' > config/eslint.json && ln -s config/eslint.json .eslintrc.json"
+
 let world: World
 let mcp: Front
 
@@ -24,7 +28,7 @@ beforeAll(async () => {
     link_plant: { turns: [{ steps: [shell(PLANT), done] }] },
     file_only: { turns: [{ steps: [shell(`mkdir -p editor && printf '%s' '${TASKS}' > editor/tasks.json && echo written`), done] }] },
     edit_behind: { turns: [{ steps: [shell(`printf '%s' '${TASKS}' > editor/tasks.json && echo edited`), done] }] },
-    docs_link: { turns: [{ steps: [shell("mkdir -p handbook && echo '# hi' > handbook/index.md && ln -s handbook docs && echo linked"), done] }] },
+    docs_link: { turns: [{ steps: [shell(`${ORDINARY_LINKS} && echo linked`), done] }] },
   })
   mcp = await front(world)
 }, 120_000)
@@ -74,6 +78,7 @@ describe("in place, with the sandbox shell", () => {
     const control = await makeRepo(world)
     const docs = structuredOf(await mcp.call("worker", { cwd: control, task: "[script:docs_link] link the docs" }))
     expect(existsSync(`${control}/docs/index.md`)).toBe(true)
+    expect(existsSync(`${control}/.eslintrc.json`)).toBe(true)
     expect(docs.status).toBe("succeeded")
     expect(docs.warnings ?? []).toEqual([])
   }, 120_000)
@@ -92,5 +97,14 @@ describe("through patch_apply", () => {
     // Control: with the caller's say-so it applies, link and all.
     expect((await mcp.call("patch_apply", { patch_id, digest, allow_autorun: true })).isError).toBeFalsy()
     expect(await readFile(`${cwd}/.vscode/tasks.json`, "utf8")).toBe(TASKS)
+  }, 120_000)
+
+  test("control: a patch linking docs -> handbook and .eslintrc.json to a file applies without allow_autorun", async () => {
+    const cwd = await makeRepo(world)
+    const out = structuredOf(await mcp.call("worker", { cwd, isolation: "worktree", task: "[script:docs_link] link the docs" }))
+    const { patch_id, digest } = out.patch as PatchOut
+    expect((await mcp.call("patch_apply", { patch_id, digest })).isError).toBeFalsy()
+    expect(await readFile(`${cwd}/docs/index.md`, "utf8")).toBe("# hi\n")
+    expect(await readFile(`${cwd}/.eslintrc.json`, "utf8")).toBe("{}\n")
   }, 120_000)
 })
