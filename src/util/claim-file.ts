@@ -23,7 +23,8 @@ const REAP_STALE_MS = 10_000
  * removed, and false is returned. A file that is absent or unreadable is free.
  *
  * Only the very file judged gone is removed: under a reclaim lock (`<file>.reap`, a second link to the
- * file as it is then, so one reclaimer at a time) and only while the name still links that inode. A
+ * file as it is then, so one reclaimer at a time), only while the name still links that inode and its
+ * holder, read again, is still gone. A
  * move-aside-then-put-back would leave the name empty while a live taker's file was aside, and a third
  * taker linking then would share the slot or lane with the one displaced.
  */
@@ -41,6 +42,10 @@ export async function holdsOrReclaim<T>(file: string, schema: z.ZodType<T>, fix:
     const now = await lstat(file).catch(() => undefined) // gone: compared as changed
     // Changed since it was judged: another reclaimer freed it and a taker's file stands there now.
     if (!now || !locked || locked.ino !== judged.ino || now.ino !== judged.ino) return now !== undefined
+    // Judged again under the lock: an inode number is reused, so a taker's new file may carry the old one.
+    const again = await readStateFile(file, schema, fix)
+    if (!again) return false
+    if (await held(again)) return true
     // Under the lock nothing replaces the name: takers link only where it is absent, reclaimers need the lock.
     await rm(file, { force: true })
     return false
