@@ -5,7 +5,7 @@
 // file is edited or OpenCode's rule matching changes.
 import { isAbsolute, relative, resolve } from "node:path"
 import { AppError } from "../src/errors"
-import { autorunHitIn, describeHit, gitMetadataPaths, repositoryPrefix, pathRules, type FsView, type HostContext } from "../src/sandbox"
+import { autorunHitIn, describeHit, gitMetadataPaths, repositoryPrefixes, pathRules, type FsView, type HostContext } from "../src/sandbox"
 import { isInside } from "../src/sandbox/host-paths"
 import { patchTargets } from "./files/text"
 
@@ -77,7 +77,7 @@ export function refuseCall(input: GuardInput, fs: FsView): string | undefined {
     const canonical = canonicalTarget(absolute, fs)
     if (!canonical || !isInside(canonical, workspace)) return `${input.tool} ${target}: the path is outside the workspace ${workspace}.`
     if (metadata.some((path) => isInside(canonical, path))) return `${input.tool} ${target}: the path is Git metadata (${metadata.join(", ")}); it is read-only.`
-    const prefix = repositoryPrefix(workspace, fs)
+    const prefix = repositoryPrefixes(workspace, fs)
     const hit = [relative(workspace, canonical), relative(workspace, absolute)].map((path) => autorunHitIn(prefix, path)).find((found) => found && !found.content)
     if (hit) return autorunRefusal(input.tool, target, describeHit(hit))
   }

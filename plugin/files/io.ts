@@ -9,7 +9,7 @@ import {
   autorunWrite,
   describeHit,
   hostFs,
-  repositoryPrefix,
+  repositoryPrefixes,
   planSandbox,
   runSandboxed,
   type AdmissionPolicy,
@@ -85,7 +85,7 @@ export async function readPath(access: FileAccess, path: string): Promise<ReadOu
  */
 export async function refuseAutorun(access: FileAccess, path: string, content: string | undefined, tool: string) {
   const name = relative(access.workspace, path)
-  const prefix = repositoryPrefix(access.workspace, hostFs)
+  const prefix = repositoryPrefixes(access.workspace, hostFs)
   const hit = autorunHitIn(prefix, name)
   if (!hit) return
   if (hit.content) {

@@ -49,6 +49,18 @@ const OPENSSL_PASS = /(?<![\w-])-pass(?:in|out)?[ \t]+(["']?)(pass:[^\s"'`;&|]+)
 /** An ADO/ODBC connection string's `Password=…;` next to its server and user. */
 const CONNECTION_PASSWORD = /(?<![\w-])(?:Password|Pwd)[ \t]*=[ \t]*([^;\s"']+)(?=;|["'\s]|$)/gi
 const CONNECTION_STRING = /(?:Server|Data Source|Host|Address|Uid|User ID|User Id|Initial Catalog|Database)[ \t]*=/i
+/**
+ * A credential named in prose and then given: "the root password is …", "our Stripe secret key: …",
+ * "the token for the CI bot is …", and without a verb after an unambiguous name ("api key …"). Only a
+ * value with letters and digits (or symbols) that looks random counts, never a digest (`sha256:…`):
+ * "the password is stored in Vault" and "token 550e8400-… is the request id" are prose.
+ */
+const PROSE_NAME = "password|passphrase|passcode|passwd|(?:api|access|secret|private|license|signing)[ _-]?key|client[ _-]?secret"
+const PROSE_FOR = "(?:[ \\t]+(?:for|of|on|to|at)(?:[ \\t]+[^\\s,;:]{1,40}?){1,3}?)?"
+const PROSE_VALUE = `(?:${QUOTED}|([^\\s"'\`]+))`
+const PROSE_STATED = new RegExp(`(?<![\\w-])(?:${PROSE_NAME}|token|secret)${PROSE_FOR}(?:[ \\t]*[:=][ \\t]*|[ \\t]+(?:is|was)[ \\t]+)${PROSE_VALUE}`, "gi")
+const PROSE_BARE = new RegExp(`(?<![\\w-])(?:${PROSE_NAME})[ \\t]+${PROSE_VALUE}`, "gi")
+const DIGEST = /^(?:sha\d*|md5|blake\d*\w*)[:-]/i
 const NETRC = /(?<![\w-])(?:machine[ \t]+\S+|default)(?:\s+(?:login|account)\s+\S+){0,2}\s+password\s+([^\s`;]+)/g
 
 /** The span of capture group `group` of `match`: its last occurrence in the match, as values end it. */
@@ -122,5 +134,17 @@ export function contextHits(text: string): Hit[] {
       if (literal(value) && !isLocator(value) && looksRandom(value)) hits.push(span(match, value, `high-entropy value assigned to ${match[1]}`))
     }
   for (const match of text.matchAll(NETRC)) if (literal(match[1]!)) hits.push(span(match, match[1]!, "password in a .netrc entry"))
-  return [...hits, ...assignments(text, ASSIGNMENT, false), ...assignments(text, SPACED, true)]
+  return [...hits, ...assignments(text, ASSIGNMENT, false), ...assignments(text, SPACED, true), ...prose(text)]
+}
+
+/** Credentials given in prose, last: a more specific detector seeing the same value names it. */
+function prose(text: string): Hit[] {
+  const hits: Hit[] = []
+  for (const pattern of [PROSE_STATED, PROSE_BARE])
+    for (const match of text.matchAll(pattern)) {
+      const value = (match[1] ?? match[2] ?? match[3] ?? match[4]!).replace(/[.,;:!?)]+$/, "")
+      const mixed = /[A-Za-z]/.test(value) && /[^A-Za-z]/.test(value) && !DIGEST.test(value)
+      if (mixed && literal(value) && !isLocator(value) && !isCodeReference(value) && looksRandom(value)) hits.push(span(match, value, "credential given in prose"))
+    }
+  return hits
 }

@@ -4,10 +4,10 @@
 // flags what a sandboxed command did to them) and patch_apply (which refuses them without
 // allow_autorun). Entries name files, and kinds: path patterns that catch a tool's rules, commands
 // and MCP lists whatever the tool is called. Pure.
-import { dirname, relative as relativePath } from "node:path"
 import list from "./autorun.json"
 import { contentFingerprint, type ContentRule } from "./autorun-content"
 import type { FsView } from "./fs-view"
+import { repositoryPrefixes } from "./roots"
 
 interface Entry {
   match: string
@@ -93,25 +93,50 @@ export function autorunHit(relative: string): AutorunHit | undefined {
 }
 
 /**
- * Where `workspace` lies inside the repository that holds it ("" at its root, or outside any): a
- * worker whose workspace is `.github/workflows` or `.claude` writes autorun files under plain names.
- * The nearest `.git` (directory or pointer file, as a linked worktree has) decides the root.
+ * Where `workspace` lies inside the nearest repository that holds it ("" at its root, or outside any):
+ * a worker whose workspace is `.github/workflows` or `.claude` writes autorun files under plain names.
+ * Decisions take every enclosing repository (`repositoryPrefixes`): the nearest `.git` may be planted.
  */
-export function repositoryPrefix(workspace: string, fs: FsView): string {
-  for (let dir = workspace; ; dir = dirname(dir)) {
-    if (fs.lstat(`${dir}/.git`)) return relativePath(dir, workspace)
-    if (dir === "/" || dir === ".") return ""
-  }
-}
+export const repositoryPrefix = (workspace: string, fs: FsView) => repositoryPrefixes(workspace, fs)[0]!
 
-/** `autorunHit` for a path relative to a workspace at `prefix` in its repository; the hit's path stays workspace-relative. */
-export function autorunHitIn(prefix: string, relative: string): AutorunHit | undefined {
+/**
+ * `autorunHit` for a path relative to a workspace at `prefix` in its repository (or at each of several,
+ * nearest first: the first hit); the hit's path stays workspace-relative.
+ */
+export function autorunHitIn(prefix: string | readonly string[], relative: string): AutorunHit | undefined {
+  if (typeof prefix !== "string") {
+    for (const each of prefix) {
+      const hit = autorunHitIn(each, relative)
+      if (hit) return hit
+    }
+    return undefined
+  }
   if (!prefix) return autorunHit(relative)
   const hit = autorunHit(`${prefix}/${relative}`)
   if (!hit) return undefined
   // The workspace itself inside an entry: every path in it is that entry.
   const inside = hit.path.length > prefix.length ? hit.path.slice(prefix.length + 1) : relative
   return { ...hit, path: inside }
+}
+
+/**
+ * The entry that would lie below `relative` if it were a directory: a path that is a proper prefix of
+ * an entry's match (`.vscode` of `.vscode/tasks.json`, `.cargo` of `.cargo/config.toml`). A symlink
+ * there makes its target's files that entry's. Undefined when no entry continues through it.
+ */
+export function autorunBelow(prefix: string | readonly string[], relative: string): AutorunHit | undefined {
+  for (const each of typeof prefix === "string" ? [prefix] : prefix) {
+    const parts = `${each ? `${each}/` : ""}${relative}`.split("/").filter((part) => part && part !== ".")
+    for (const rule of rules())
+      for (let start = 0; start < parts.length; start++) {
+        if (skipped(parts[start]!)) break
+        const size = parts.length - start
+        if (size >= rule.segments.length || !rule.segments.slice(0, size).every((segment, index) => segment.test(parts[start + index]!))) continue
+        const { title, why } = AUTORUN_LIST.kinds[rule.kind]!
+        return { path: relative, kind: rule.kind, title, why, detail: `${rule.entry.why}, as ${rule.entry.match}` }
+      }
+  }
+  return undefined
 }
 
 /** True when writing `relative` by name alone is writing an autorun file (content entries excluded). */
@@ -125,7 +150,7 @@ export function isAutorunPath(relative: string): boolean {
  * undefined when the write is ordinary: the path is no entry, or it is a content entry whose
  * extracted part (lifecycle scripts and the like) is the same before and after.
  */
-export function autorunWrite(relative: string, before: string | undefined, after: string | undefined, prefix = ""): AutorunHit | undefined {
+export function autorunWrite(relative: string, before: string | undefined, after: string | undefined, prefix: string | readonly string[] = ""): AutorunHit | undefined {
   const hit = autorunHitIn(prefix, relative)
   if (!hit?.content) return hit
   return contentFingerprint(hit.content, before) === contentFingerprint(hit.content, after) ? undefined : hit

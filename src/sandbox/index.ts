@@ -7,7 +7,21 @@ export { checkMounts, type Mount } from "./mounts"
 export { resolveToolchain, type Toolchain, type TrustedRootInput } from "./toolchains"
 export { gitMetadataPaths } from "./git-metadata"
 export { FILES_MARKER, SHARED_SERVER_VARIABLE } from "./shared-server"
-export { AUTORUN_LIST, autorunHit, autorunHitIn, autorunWrite, repositoryPrefix, contentFingerprint, describeHit, findNames, isAutorunPath, type AutorunHit, type ContentRule } from "./autorun"
+export {
+  AUTORUN_LIST,
+  autorunBelow,
+  autorunHit,
+  autorunHitIn,
+  autorunWrite,
+  repositoryPrefix,
+  contentFingerprint,
+  describeHit,
+  findNames,
+  isAutorunPath,
+  type AutorunHit,
+  type ContentRule,
+} from "./autorun"
+export { repositoryPrefixes, repositoryRoots } from "./roots"
 export { admitWorkspace, OPEN_POLICY, projectPluginSources, type AdmissionPolicy } from "./admission"
 export { hostContext, planSandbox, type HostFlags, SANDBOX_HOME, type HostContext, type SandboxPlan, type SandboxRequest } from "./plan"
 export { BWRAP, bwrapArgs, ISOLATION_FLAGS } from "./argv"

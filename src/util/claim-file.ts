@@ -1,6 +1,6 @@
 // Files that say who holds something (a concurrency slot, a worktree lane), taken with link(2) so
 // exactly one taker wins, and taken back from a holder that is gone by whoever finds it.
-import { link, rename, rm } from "node:fs/promises"
+import { link, lstat, rm } from "node:fs/promises"
 import type { z } from "zod"
 import { readStateFile } from "./state-file"
 
@@ -15,29 +15,63 @@ export function linkExclusive(temp: string, file: string): Promise<boolean> {
   )
 }
 
+/** A reclaim holds its lock for milliseconds; one left by a reclaimer killed while holding it is passed over after this. */
+const REAP_STALE_MS = 10_000
+
 /**
  * True while the holder `file` names still holds (`held` decides); a holder that is gone has its file
- * moved out of the way and removed, and false is returned. A file that is absent or unreadable is free.
+ * removed, and false is returned. A file that is absent or unreadable is free.
+ *
+ * Only the very file judged gone is removed: under a reclaim lock (`<file>.reap`, a second link to the
+ * file as it is then, so one reclaimer at a time), only while the name still links that inode and its
+ * holder, read again, is still gone. A
+ * move-aside-then-put-back would leave the name empty while a live taker's file was aside, and a third
+ * taker linking then would share the slot or lane with the one displaced.
  */
 export async function holdsOrReclaim<T>(file: string, schema: z.ZodType<T>, fix: string, held: (holder: T) => boolean | Promise<boolean>): Promise<boolean> {
+  const judged = await lstat(file).catch(() => undefined) // absent: free, as readStateFile says next
   const holder = await readStateFile(file, schema, fix)
-  if (!holder) return false
+  if (!holder || !judged) return false
   if (await held(holder)) return true
-  // Renamed first, so of two processes reclaiming it at once only one removes it.
-  const aside = `${file}.${process.pid}.stale`
-  const renamed = await rename(file, aside).then(
-    () => true,
-    () => false,
-  )
-  // Another process reclaimed it first: the name is free, or already someone's new file (linkExclusive decides).
-  if (!renamed) return false
-  const moved = await readStateFile(aside, schema, fix)
-  // Between the read and the rename a live taker may have put its own file there: put it back.
-  if (moved && (await held(moved))) {
-    await link(aside, file).catch(() => undefined) // someone took the name meanwhile: theirs stands
-    await rm(aside, { force: true })
-    return true
+  const reap = `${file}.reap`
+  const lock = await takeReap(file, reap)
+  // Another reclaim is under way: taken, as far as this caller knows; the name was freed meanwhile: free.
+  if (lock !== "taken") return lock === "busy"
+  const locked = await lstat(reap).catch(() => undefined) // gone: compared as changed
+  try {
+    const now = await lstat(file).catch(() => undefined) // gone: compared as changed
+    // Changed since it was judged: another reclaimer freed it and a taker's file stands there now.
+    if (!now || !locked || locked.ino !== judged.ino || now.ino !== judged.ino) return now !== undefined
+    // Judged again under the lock: an inode number is reused, so a taker's new file may carry the old one.
+    const again = await readStateFile(file, schema, fix)
+    if (!again) return false
+    if (await held(again)) return true
+    // Under the lock nothing replaces the name: takers link only where it is absent, reclaimers need the lock.
+    await rm(file, { force: true })
+    return false
+  } finally {
+    const mine = await lstat(reap).catch(() => undefined) // passed over as stale and retaken: theirs stands
+    if (mine && mine.ino === locked?.ino) await rm(reap, { force: true })
   }
-  await rm(aside, { force: true })
-  return false
+}
+
+/**
+ * Takes the reclaim lock of `file` (`<file>.reap`, a second link to the file as it is now): "gone" when
+ * the name was freed meanwhile, "busy" while another reclaimer holds it. Used by holdsOrReclaim and by
+ * the lanes' audit, which judges claims its own way but must remove them the same way.
+ */
+export async function takeReap(file: string, reap: string): Promise<"taken" | "busy" | "gone"> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const code = await link(file, reap).then(
+      () => undefined,
+      (error: NodeJS.ErrnoException) => error.code,
+    )
+    if (code === undefined) return "taken"
+    if (code === "ENOENT") return "gone"
+    if (code !== "EEXIST") throw new Error(`cannot take the reclaim lock ${reap}: ${code}`)
+    const info = await lstat(reap).catch(() => undefined) // released meanwhile: the next attempt takes it
+    if (info && Date.now() - info.ctimeMs < REAP_STALE_MS) return "busy"
+    await rm(reap, { force: true })
+  }
+  return "busy"
 }

@@ -1,21 +1,36 @@
 // What of a patch runs or instructs on its own (src/sandbox/autorun.json): files named so, and
 // manifests whose install-time part the patch changes. patch_apply refuses both unless the caller
 // passes allow_autorun after reading them. Read from the private repository's blobs, never the workspace.
-import { autorunHitIn, autorunWrite, describeHit, type AutorunHit } from "../sandbox"
+import { dirname, join, normalize } from "node:path"
+import { autorunBelow, autorunHitIn, autorunWrite, describeHit, type AutorunHit } from "../sandbox"
 import type { AutorunLink } from "./autorun"
 import type { PatchFile } from "./patches"
 
-/** Every path a patch writes, deletes or renames away that is an autorun file by name (`prefix`: the workspace in its repository). Pure. */
-export function namedAutorun(files: PatchFile[], prefix: string, links: AutorunLink[] = []): AutorunHit[] {
-  const paths = files.flatMap((file) => [file.path, ...(file.oldPath ? [file.oldPath] : [])])
-  return paths.flatMap((path) => {
-    const hit = autorunHitIn(prefix, path)
-    if (hit && !hit.content) return [{ ...hit, path }]
-    // Reached through a link in an entry (`.github/workflows -> ../ci`): it runs as that entry.
-    const via = links.find(({ target }) => path === target || path.startsWith(`${target}/`))
-    const linked = via && autorunHitIn(prefix, via.link)
-    return linked ? [{ ...linked, path, detail: `${linked.detail}, reached through ${via.link}` }] : []
+/**
+ * Every path a patch writes, deletes or renames away that is an autorun file by name (`prefix`: the
+ * workspace in its repository, or in each repository around it). Pure.
+ */
+export function namedAutorun(files: PatchFile[], prefix: string | readonly string[], links: AutorunLink[] = [], isDirectory: (path: string) => boolean = () => false): AutorunHit[] {
+  // A link the patch writes to a directory where an entry continues through it (`.vscode -> editor`)
+  // makes that directory's files the entry's; a link to a file (`.eslintrc.json -> ../x`) has nothing below.
+  const made = files.flatMap((file) => {
+    const below = file.newMode === "120000" && file.linkTarget !== undefined ? autorunBelow(prefix, file.path) : undefined
+    if (!below) return []
+    const target = normalize(join(dirname(file.path), file.linkTarget!))
+    const directory = isDirectory(target) || files.some((other) => other.newOid && other.path.startsWith(`${target}/`))
+    return directory ? [{ ...below, detail: `${below.detail}, through the link the patch writes` }] : []
   })
+  const paths = files.flatMap((file) => [file.path, ...(file.oldPath ? [file.oldPath] : [])])
+  return made.concat(
+    paths.flatMap((path) => {
+      const hit = autorunHitIn(prefix, path)
+      if (hit && !hit.content) return [{ ...hit, path }]
+      // Reached through a link in an entry (`.github/workflows -> ../ci`), or above one (`.vscode -> editor`): it runs as that entry.
+      const via = links.find(({ target }) => path === target || path.startsWith(`${target}/`))
+      const linked = via && autorunHitIn(prefix, via.entry ? via.link : `${via.link}${path.slice(via.target.length)}`)
+      return linked ? [{ ...linked, path, detail: `${linked.detail}, reached through ${via.link}` }] : []
+    }),
+  )
 }
 
 /** A blob's text as its content rule sees it (a symlink is `link:<target>`), by object id and mode. */
@@ -26,7 +41,7 @@ export type BlobText = (oid: string, mode: string | undefined) => Promise<string
  * replaces and the blobs it writes. A rename counts as a deletion of the old path and a creation of
  * the new one. Only paths a content rule covers are read.
  */
-export async function contentAutorun(files: PatchFile[], blob: BlobText, prefix: string): Promise<AutorunHit[]> {
+export async function contentAutorun(files: PatchFile[], blob: BlobText, prefix: string | readonly string[]): Promise<AutorunHit[]> {
   const hits: AutorunHit[] = []
   for (const file of files) {
     const source = file.oldPath ?? file.path

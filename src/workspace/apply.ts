@@ -16,7 +16,7 @@ import { readlinkSync } from "node:fs"
 import { mkdir, readdir, rm } from "node:fs/promises"
 import { relative } from "node:path"
 import { fail } from "../errors"
-import { hostFs, planSandbox, runSandboxed, type HostContext, type SandboxPlan } from "../sandbox"
+import { hostFs, planSandbox, repositoryPrefixes, runSandboxed, type HostContext, type SandboxPlan } from "../sandbox"
 import { selfStep } from "../util/self"
 import { autorunMessage, contentAutorun, namedAutorun } from "./apply-autorun"
 import { doneFile, journalFile, type StepAnswer, type StepRequest } from "./apply-step"
@@ -72,8 +72,12 @@ const entryAt =
     }
   }
 
-/** Where the workspace lies in the repository the snapshot was taken of ("" at its root). */
-const workspacePrefix = (record: PatchRecord) => relative(record.source.root, record.source.workspace)
+/**
+ * Where the workspace lies in the repository the snapshot was taken of ("" at its root), and in every
+ * repository around that one: a worker's `git init .github` makes `.github` a root, and `workflows/` in
+ * it still runs as the outer repository's CI.
+ */
+const workspacePrefixes = (record: PatchRecord, workspace: string) => [...new Set([relative(record.source.root, record.source.workspace), ...repositoryPrefixes(workspace, hostFs)])]
 const AUTORUN_HINT = "Read them with patch_show (file); to write them anyway, call patch_apply again with allow_autorun: true."
 
 /** Every refusal that needs no write; returns the files to write. */
@@ -99,8 +103,8 @@ async function check(input: ApplyInput): Promise<PatchFile[]> {
     if (unsafe) refuse(`the patch names ${shownName(path)}: ${unsafe}.`, "Read it with patch_show; apply the change by hand under another name, or discard the patch (patch_discard).")
   }
   if (!input.allowAutorun) {
-    const prefix = workspacePrefix(record)
-    const named = namedAutorun(files, prefix, await autorunLinks(workspace, prefix))
+    const prefix = workspacePrefixes(record, workspace)
+    const named = namedAutorun(files, prefix, await autorunLinks(workspace, prefix), (path) => hostFs.lstat(`${workspace}/${path}`) === "dir")
     if (named.length) refuse(autorunMessage(named), AUTORUN_HINT)
     // Manifests by content (an install script added): old and new text from the private repository's
     // blobs, which the snapshot and the patch collection stored; never read from the workspace.

@@ -5,7 +5,7 @@
 // (with `find`, so no repository program runs, then decided by the one classifier) and ends the task
 // needs_review.
 import { readdir, realpath, stat } from "node:fs/promises"
-import { autorunHit, autorunHitIn, contentFingerprint, findNames, hostFs, repositoryPrefix, type AutorunHit } from "../sandbox"
+import { autorunBelow, autorunHit, autorunHitIn, contentFingerprint, findNames, hostFs, repositoryPrefixes, type AutorunHit } from "../sandbox"
 import { run } from "../util/process"
 import { fingerprint } from "./changes"
 
@@ -22,9 +22,9 @@ const expression = (names: string[]) => ["(", ...names.flatMap((name, index) => 
  * without one can create it.
  */
 export async function autorunFiles(workspace: string): Promise<Record<string, string>> {
-  const prefix = repositoryPrefix(workspace, hostFs)
-  // A workspace inside an entry (.github/workflows, .claude): each file in it is that entry.
-  if (prefix && autorunHit(prefix)) return { ".": "directory", ...(await filesOf(workspace, "")) }
+  const prefix = repositoryPrefixes(workspace, hostFs)
+  // A workspace inside an entry (.github/workflows, .claude) of any repository holding it: each file in it is that entry.
+  if (prefix.some((each) => each && autorunHit(each))) return { ".": "directory", ...(await filesOf(workspace, "")) }
   const { names, prune, skip } = findNames()
   const found = await run(["find", workspace, "-mindepth", "1", ...expression(skip), "-prune", "-o", ...expression(prune), "-print", "-prune", "-o", ...expression(names), "-print"], {
     timeoutMs: 30_000,
@@ -52,37 +52,43 @@ export async function autorunFiles(workspace: string): Promise<Record<string, st
     if (!own.startsWith("other:")) continue
     Object.assign(entries, await filesOf(path, `${relative}/`))
   }
-  // What a link in an entry reaches inside the workspace runs as that entry: `ci/` behind `.github/workflows -> ../ci`.
-  for (const { link, target } of await autorunLinks(workspace, prefix)) {
+  // What a link in an entry reaches inside the workspace runs as that entry: `ci/` behind `.github/workflows -> ../ci`;
+  // and what a link above one reaches, as far as it is one: `editor/tasks.json` behind `.vscode -> editor`.
+  for (const { link, target, entry } of await autorunLinks(workspace, prefix)) {
     const reached = `${await realpath(workspace).catch(() => workspace)}/${target}` // as autorunLinks resolved it
     const info = await stat(reached).catch(() => undefined) // gone since the listing: the link's own key says so
-    if (info?.isDirectory()) Object.assign(entries, await filesOf(reached, `${link}/`))
-    else if (info?.isFile()) entries[link] = `${entries[link] ?? (await fingerprint(`${workspace}/${link}`))} ${await fingerprint(reached)}`
+    // A link above an entry counts itself only when it leads to a directory: `.eslintrc.json -> ../x` has nothing below.
+    if (!entry && info?.isDirectory()) entries[link] ??= await fingerprint(`${workspace}/${link}`)
+    if (info?.isDirectory()) for (const [key, value] of Object.entries(await filesOf(reached, `${link}/`))) if (entry || autorunHitIn(prefix, key)) entries[key] = value
+    if (info?.isFile() && entry) entries[link] = `${entries[link] ?? (await fingerprint(`${workspace}/${link}`))} ${await fingerprint(reached)}`
   }
   return entries
 }
 
-/** A symlink that is (or is inside) an autorun entry, and what it resolves to inside the workspace. */
+/** A symlink that is (or is inside) an autorun entry, or has one below it, and what it resolves to inside the workspace. */
 export interface AutorunLink {
   link: string
   target: string
+  /** The link is or lies inside an entry (everything it reaches is that entry); false: an entry lies below it. */
+  entry: boolean
 }
 
 /**
- * Every symlink that is or lies inside an autorun entry and resolves inside the workspace, both
- * relative to it (`prefix`: the workspace in its repository). A link out of the workspace reaches
- * nothing a worker can write.
+ * Every symlink that is or lies inside an autorun entry, or that an entry continues through
+ * (`.vscode`, `.cargo`), and resolves inside the workspace, both relative to it (`prefix`: the
+ * workspace in its repository). A link out of the workspace reaches nothing a worker can write.
  */
-export async function autorunLinks(workspace: string, prefix = repositoryPrefix(workspace, hostFs)): Promise<AutorunLink[]> {
+export async function autorunLinks(workspace: string, prefix: string | readonly string[] = repositoryPrefixes(workspace, hostFs)): Promise<AutorunLink[]> {
   const { skip } = findNames()
   const found = await run(["find", workspace, "-mindepth", "1", ...expression(skip), "-prune", "-o", "-type", "l", "-print"], { timeoutMs: 30_000 })
   const root = await realpath(workspace).catch(() => workspace) // gone: no link resolves inside it
   const links: AutorunLink[] = []
   for (const path of found.stdout.split("\n").filter(Boolean)) {
     const link = path.slice(workspace.length + 1)
-    if (!autorunHitIn(prefix, link)) continue
+    const entry = autorunHitIn(prefix, link) !== undefined
+    if (!entry && !autorunBelow(prefix, link)) continue
     const real = await realpath(path).catch(() => undefined) // dangling: nothing to reach
-    if (real?.startsWith(`${root}/`)) links.push({ link, target: real.slice(root.length + 1) })
+    if (real?.startsWith(`${root}/`)) links.push({ link, target: real.slice(root.length + 1), entry })
   }
   return links
 }

@@ -15,11 +15,11 @@
 // cannot be read, or whose patch record is missing or cannot be read, is taken back only once nothing
 // else says the lane is in use (no readable patch record names it, no unfinished task runs in it),
 // and each such reclaim is reported (lane-audit.ts).
-import { link, mkdir, readdir, rename, rm } from "node:fs/promises"
+import { lstat, mkdir, readdir, rm } from "node:fs/promises"
 import { z } from "zod"
 import { fail } from "../errors"
 import { LANE_NAME } from "../sandbox"
-import { linkExclusive } from "../util/claim-file"
+import { linkExclusive, takeReap } from "../util/claim-file"
 import { writeAtomic } from "../util/fs"
 import { sameProcess, selfStart } from "../util/process"
 import { oldestHeld, type LaneBounds, noteReclaim, patchRef, recordNaming, regularText } from "./lane-audit"
@@ -90,25 +90,43 @@ async function examine(registry: string, worktrees: string, lane: string, bounds
 }
 
 /**
- * True while the lane is held; a claim that no longer holds is moved aside and removed (renamed first,
- * so of two reclaimers one removes it, and a new taker's claim that appeared meanwhile is put back).
+ * True while the lane is held; a claim that no longer holds is removed, and only that very claim: under
+ * the reclaim lock (util/claim-file.ts takeReap), while the name still links the file judged and it is
+ * judged gone again. A move-aside-then-put-back would leave the name empty while a live taker's claim
+ * was aside, and a third taker linking then would share the lane with the one displaced.
  */
 async function live(registry: string, worktrees: string, lane: string, bounds: Pick<LaneBounds, "inUse">): Promise<boolean> {
-  const verdict = await examine(registry, worktrees, lane, bounds)
-  if (verdict.held || verdict.text === undefined) return verdict.held
   const file = claimFile(registry, lane)
-  const aside = `${file}.${process.pid}.stale`
-  const moved = await rename(file, aside).then(
-    () => true,
-    () => false,
-  )
-  if (!moved) return false // another process reclaimed it first: linkExclusive decides who takes it
-  if ((await claimText(aside)) !== verdict.text) {
-    await link(aside, file).catch(() => undefined) // someone took the name meanwhile: theirs stands
-    await rm(aside, { force: true, recursive: true })
-    return true
+  const judged = await lstat(file).catch(() => undefined) // absent: free, as examine says next
+  const verdict = await examine(registry, worktrees, lane, bounds)
+  if (verdict.held || verdict.text === undefined || !judged) return verdict.held
+  // A directory planted at the name is no taker's claim (takers link files): removing it displaces nobody.
+  if (judged.isDirectory()) {
+    await rm(file, { force: true, recursive: true })
+    return reclaimed(worktrees, lane, verdict)
   }
-  await rm(aside, { force: true, recursive: true })
+  const reap = `${file}.reap`
+  const lock = await takeReap(file, reap)
+  // Another reclaim is under way: held, as far as this caller knows; the name was freed meanwhile: free.
+  if (lock !== "taken") return lock === "busy"
+  const locked = await lstat(reap).catch(() => undefined) // gone: compared as changed
+  try {
+    const now = await lstat(file).catch(() => undefined) // gone: compared as changed
+    // Changed since it was judged: another reclaimer freed it and a taker's claim stands there now.
+    if (!now || !locked || locked.ino !== judged.ino || now.ino !== judged.ino) return now !== undefined
+    // Judged again under the lock: an inode number is reused, so a taker's new claim may carry the old one.
+    const again = await examine(registry, worktrees, lane, bounds)
+    if (again.held || again.text !== verdict.text) return again.held || again.text !== undefined
+    // Under the lock nothing replaces the name: takers link only where it is absent, reclaimers need the lock.
+    await rm(file, { force: true })
+    return reclaimed(worktrees, lane, verdict)
+  } finally {
+    const mine = await lstat(reap).catch(() => undefined) // passed over as stale and retaken: theirs stands
+    if (mine && mine.ino === locked?.ino) await rm(reap, { force: true })
+  }
+}
+
+function reclaimed(worktrees: string, lane: string, verdict: Extract<Verdict, { held: false }>): false {
   noteReclaim({ lane, dir: `${worktrees}/${lane}`, reason: verdict.reason ?? "its claim no longer holds", patchId: verdict.patchId })
   return false
 }

@@ -233,6 +233,7 @@ test("a brief carrying a credential in a form the guard used to miss (escaped, f
       [{ name: "scout", arguments: { cwd: repo, task: `Check the push works with ${split}` } }, "GitHub token at task 1:27"],
       [{ name: "runner", arguments: { cwd: repo, command: "psql postgres://app:pass@db.internal/orders -c 'select 1'", objective: "db up?" } }, "password in a URL at command 1:21"],
       [{ name: "scout", arguments: { cwd: repo, task: `curl -H "Authorization: Bearer ${FAKE_TOKEN.slice(4)}" https://api.test/repos` } }, "credential in an Authorization header at task 1:32"],
+      [{ name: "worker", arguments: { cwd: repo, task: "Log in to the staging admin as root; the password is Sup3r-S3cret-2024." } }, "credential given in prose at task 1:54"],
     ]
     for (const [call, finding] of calls) {
       const result = await client.callTool(call)
@@ -241,6 +242,7 @@ test("a brief carrying a credential in a form the guard used to miss (escaped, f
       expect(text(result)).toContain(finding)
       expect(text(result)).not.toContain(FAKE_TOKEN.slice(8, 30))
       expect(text(result)).not.toContain(":pass@")
+      expect(text(result)).not.toContain("S3cret-2024")
     }
     await expectNothingStarted(repo, before)
 

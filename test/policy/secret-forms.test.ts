@@ -79,6 +79,10 @@ const refused: [string, string, string][] = [
   ["a Kubernetes env entry", `env:\n  - name: API_TOKEN\n    value: ${walk(24)}`, "high-entropy value assigned to API_TOKEN 3:12"],
   ["an ECS environment entry", `{"name": "DB_PASSWORD", "value": "${walk(16)}"}`, "high-entropy value assigned to DB_PASSWORD 1:35"],
   ["openssl -pass pass:", "openssl enc -aes-256-cbc -pass pass:hunter2 -in a", "password in a command-line -p option 1:32"],
+  ["a password given in prose", "Log in as root; the password is Sup3r-S3cret-2024.", "credential given in prose 1:33"],
+  ["a token given for someone", `The token for the CI bot is ${walk(24)}, keep it safe`, "credential given in prose 1:29"],
+  ["a key named in prose, with a colon", `our Stripe secret key: "${walk(20)}"`, "credential given in prose 1:25"],
+  ["an api key with no verb", `use api key ${walk(32, "0123456789abcdef")} for the staging account`, "credential given in prose 1:13"],
 ]
 
 describe("the guard refuses the forms it used to miss", () => {
@@ -165,6 +169,10 @@ const clean: [string, string][] = [
     'env:\n  - name: API_TOKEN\n    valueFrom:\n      secretKeyRef: { name: api, key: token }\n  - name: LOG_LEVEL\n    value: debug\nsetHeader("Content-Type", "application/json")',
   ],
   ["accented and non-Latin text", "Résumé naïve Ελληνικά 日本語 ăâî, token accounting in Türkçe"],
+  ["credentials named in prose, not given", "The password is stored in Vault; the token is read from $GITHUB_TOKEN; rotate the api key in src/keys.ts"],
+  ["ids and digests after a secret word", "the secret is sha256:5ac971b2f0a3c9d8e7f6a5b4c3d2e1f0a9b8c7d6; token 550e8400-e29b-41d4-a716-446655440000 is the request id"],
+  ["prose about how secrets are made", "password hashing uses argon2id with m=65536,t=3,p=4; secret key derivation (HKDF-SHA256) in crypto/kdf.go"],
+  ["where the keys live", "the private key lives at ~/.ssh/id_ed25519; signing key: see docs/release-signing.md; token: process.env.NPM_TOKEN"],
 ]
 
 describe("the false-positive corpus passes", () => {

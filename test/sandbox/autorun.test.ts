@@ -4,7 +4,7 @@
 // tools that are not on the list, ordinary files pass, and a manifest counts only by what runs.
 import { describe, expect, test } from "bun:test"
 import { MARKER_NAMES } from "../../src/policy/mode"
-import { AUTORUN_LIST, autorunHit, autorunHitIn, autorunWrite, contentFingerprint, findNames, isAutorunPath, repositoryPrefix, type FsView } from "../../src/sandbox"
+import { AUTORUN_LIST, autorunBelow, autorunHit, autorunHitIn, autorunWrite, contentFingerprint, findNames, isAutorunPath, repositoryPrefix, type FsView } from "../../src/sandbox"
 
 const entries = Object.entries(AUTORUN_LIST.kinds).flatMap(([kind, { entries }]) => entries.map((entry) => ({ kind, ...entry })))
 /** A concrete name each pattern must match: its globs filled in. */
@@ -187,5 +187,20 @@ describe("manifests count by what runs on install", () => {
     expect(autorunWrite("composer.json", plain, JSON.stringify({ ...JSON.parse(plain), config: { "allow-plugins": { "evil/x": true } } }))).toBeDefined()
     expect(autorunWrite("composer.json", plain, JSON.stringify({ ...JSON.parse(plain), require: { php: ">=8.2" } }))).toBeUndefined()
     expect(contentFingerprint("composer", plain)).toBeUndefined()
+  })
+})
+
+describe("a directory an entry continues through", () => {
+  test.each([".vscode", ".cargo", ".yarn", "gradle", ".github", ".config", "pkg/.vscode"])("%p has an entry below it (a link there makes its target that entry)", (path) => {
+    expect(autorunBelow("", path)?.path).toBe(path)
+  })
+  test.each(["docs", "src/lib", "handbook", "node_modules/.vscode"])("%p has none", (path) => {
+    expect(autorunBelow("", path)).toBeUndefined()
+  })
+  test("an entry itself is not a directory above one; every prefix of the workspace counts", () => {
+    expect(autorunBelow(".github", "actions")).toBeUndefined()
+    expect(autorunBelow(["src", ""], "editor")).toBeUndefined()
+    expect(autorunBelow(["src", ".github"], "editor")).toBeUndefined()
+    expect(autorunBelow(["", "sub"], ".vscode")?.detail).toContain(", as .")
   })
 })
