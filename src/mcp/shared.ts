@@ -14,6 +14,9 @@ import { TIERS } from "../policy/tiers"
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
 
+/** Claude Code's `_meta` key for a tool's search keywords (its tool search scores them with the name). */
+export const SEARCH_HINT = "anthropic/searchHint"
+
 export const modelArgs = {
   model: z.string().min(1).optional().describe("provider/model (see models)."),
   variant: z.string().min(1).optional(),

@@ -9,7 +9,7 @@ import type { Delegations } from "../../engine/lifecycle"
 import { sessionTitle } from "../../engine/title"
 import { RUNNER_TIMEOUT, runnerBrief } from "../../runner/brief"
 import { startAndFollow } from "../calls"
-import { idempotencyArg, labelArg, modelArgs, policyArgs, resultShape } from "../shared"
+import { SEARCH_HINT, idempotencyArg, labelArg, modelArgs, policyArgs, resultShape } from "../shared"
 import description from "./runner.md" with { type: "text" }
 
 export function registerRunner(server: McpServer, delegations: Delegations) {
@@ -33,6 +33,7 @@ export function registerRunner(server: McpServer, delegations: Delegations) {
       },
       outputSchema: resultShape,
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+      _meta: { [SEARCH_HINT]: "run the tests and summarise, build, lint, type check, noisy command" },
     },
     async (args, extra) => {
       const timeoutSeconds = args.timeout_seconds ?? RUNNER_TIMEOUT.fallback

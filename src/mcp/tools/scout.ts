@@ -11,6 +11,7 @@ export function registerScout(server: McpServer, delegations: Delegations) {
     cwd: "Absolute path to investigate.",
     task: "Self-contained question.",
     writable: false,
+    searchHint: "investigate explore the codebase, find where code is, read-only question",
     annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   })
 }

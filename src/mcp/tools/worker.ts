@@ -11,6 +11,7 @@ export function registerWorker(server: McpServer, delegations: Delegations) {
     cwd: "Absolute path it may edit.",
     task: "Self-contained brief.",
     writable: true,
+    searchHint: "delegate a small change, edit implement fix code, refactor",
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
   })
 }
