@@ -25,6 +25,11 @@ export default defineCommand({
     steps: { type: "string", description: "Step profile: standard, extended or custom:S,W,R." },
     timeouts: { type: "string", description: "Timeout profile: standard, extended or custom:S,W,R,PARENT (seconds)." },
     integrations: { type: "string", description: "Clients to register with: codex,claude (or none)." },
+    "claude-always-load": {
+      type: "boolean",
+      default: false,
+      description: "Claude Code: offer our tools up front instead of behind its tool search (alwaysLoad).",
+    },
     "dry-run": { type: "boolean", default: false, description: "Print the plan and change nothing." },
     binary: { type: "string", description: "Binary to install into current/ (default: this one, when compiled)." },
     "sandbox-probes": { type: "boolean", default: true, description: "Run doctor's sandbox probes at the end (--no-sandbox-probes skips them)." },
@@ -54,6 +59,7 @@ export default defineCommand({
         timeouts: args.timeouts,
         integrations: args.integrations,
         dryRun: args["dry-run"],
+        claudeAlwaysLoad: args["claude-always-load"],
       },
     )
   },

@@ -44,6 +44,8 @@ export interface InstallDeps {
 
 export interface InstallOptions extends FlagValues {
   dryRun?: boolean
+  /** Claude Code: load our tools up front (its per-server `alwaysLoad`); kept once an entry has it. */
+  claudeAlwaysLoad?: boolean
 }
 
 export function clientState(paths: Paths, entry: McpEntry, observed: Observed): ClientState {
@@ -112,7 +114,8 @@ export async function install(deps: InstallDeps, options: InstallOptions): Promi
     manifest,
     desired.map((f) => f.path),
   )
-  const entry: McpEntry = { ...serveCommand(paths), timeoutSec: timeoutLimits(config).parent }
+  const alwaysLoad = options.claudeAlwaysLoad === true || observed.claudeEntry?.alwaysLoad === true
+  const entry: McpEntry = { ...serveCommand(paths), timeoutSec: timeoutLimits(config).parent, alwaysLoad }
   const previous: Integration[] = [...new Set([...(manifest?.integrations ?? []), ...(hasConfig ? existing.integrations : [])])]
   const registrations = { codex: { configFile: codexConfigFile(homes) }, claude: { configDir: homes.claudeConfigDir } }
   const plan = planInstall({ config, desired, observed, previous, clients: clientState(paths, entry, observed), appVersion: deps.appVersion, registrations })

@@ -25,7 +25,7 @@ export function describeClient(step: ClientStep, claudeFound: boolean): string {
   const name = CLIENT[step.client]
   switch (step.action) {
     case "register":
-      return `  register ${name} MCP server ${SERVER_NAME} → ${step.entry.command} ${step.entry.args.join(" ")} (timeout ${step.entry.timeoutSec}s)${step.replacing ? `, replacing one that ran ${step.replacing}` : ""}`
+      return `  register ${name} MCP server ${SERVER_NAME} → ${step.entry.command} ${step.entry.args.join(" ")} (timeout ${step.entry.timeoutSec}s${step.client === "claude" && step.entry.alwaysLoad ? ", alwaysLoad: tools up front" : ""})${step.replacing ? `, replacing one that ran ${step.replacing}` : ""}`
     case "unchanged":
       return `  keep     ${name} MCP server ${SERVER_NAME} (already registered)`
     case "unregister":

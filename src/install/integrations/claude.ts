@@ -1,7 +1,9 @@
 // Claude Code keeps user-scoped MCP servers in `.claude.json` (under CLAUDE_CONFIG_DIR, else HOME).
 // We register and remove through its own CLI (`claude mcp add-json --scope user`, `claude mcp
 // remove --scope user`) and only read the file. Its per-server `timeout` is in milliseconds
-// ("Per-server tool-call timeout in milliseconds", Claude Code 2.1.332's schema).
+// ("Per-server tool-call timeout in milliseconds", Claude Code 2.1.332's schema). `alwaysLoad: true`
+// (same schema) offers the server's tools to the model up front rather than behind tool search; we
+// write it only when the user asks (`install --claude-always-load`) or the entry already had it.
 import { fail } from "../../errors"
 import { readJsonFile } from "../../util/fs"
 import type { Run, RunResult } from "../../util/process"
@@ -12,9 +14,16 @@ export interface ClaudeEntry {
   command?: unknown
   args?: unknown
   timeout?: unknown
+  alwaysLoad?: unknown
 }
 
-export const claudeServer = (entry: McpEntry) => ({ type: "stdio", command: entry.command, args: entry.args, timeout: entry.timeoutSec * 1000 })
+export const claudeServer = (entry: McpEntry) => ({
+  type: "stdio",
+  command: entry.command,
+  args: entry.args,
+  timeout: entry.timeoutSec * 1000,
+  ...(entry.alwaysLoad ? { alwaysLoad: true } : {}),
+})
 
 export async function readClaudeEntry(file: string): Promise<ClaudeEntry | undefined> {
   const doc = await readJsonFile(file, "Install", `Let Claude Code repair ${file} (run \`claude\` once) or fix it by hand, then rerun the command.`)
@@ -26,7 +35,11 @@ export async function readClaudeEntry(file: string): Promise<ClaudeEntry | undef
 }
 
 export const claudeMatches = (found: ClaudeEntry | undefined, entry: McpEntry) =>
-  found !== undefined && found.command === entry.command && Bun.deepEquals(found.args, entry.args) && found.timeout === entry.timeoutSec * 1000
+  found !== undefined &&
+  found.command === entry.command &&
+  Bun.deepEquals(found.args, entry.args) &&
+  found.timeout === entry.timeoutSec * 1000 &&
+  (found.alwaysLoad === true) === (entry.alwaysLoad === true)
 
 function check(result: RunResult, what: string): void {
   if (result.code === 0) return

@@ -13,6 +13,8 @@ export interface McpEntry {
   args: string[]
   /** The parent's deadline for one tool call, in seconds. */
   timeoutSec: number
+  /** Claude Code only: its `alwaysLoad`, so our tools are offered up front instead of behind its tool search. */
+  alwaysLoad?: boolean
 }
 
 export interface CodexEntry {

@@ -7,7 +7,7 @@ import { agentName } from "../../agents/names"
 import type { Delegations } from "../../engine/lifecycle"
 import { sessionTitle } from "../../engine/title"
 import { startAndFollow } from "../calls"
-import { callTimeoutArg, idempotencyArg, labelArg, isolationArg, mechanicalArg, modelArgs, policyArgs, resultShape } from "../shared"
+import { SEARCH_HINT, callTimeoutArg, idempotencyArg, labelArg, isolationArg, mechanicalArg, modelArgs, policyArgs, resultShape } from "../shared"
 
 export interface BriefTool {
   role: "scout" | "worker"
@@ -17,6 +17,8 @@ export interface BriefTool {
   task: string
   writable: boolean
   annotations: ToolAnnotations
+  /** Words a user would say for this tool: Claude Code's tool search matches them (never shown to the model). */
+  searchHint: string
 }
 
 export function registerBriefTool(server: McpServer, delegations: Delegations, tool: BriefTool) {
@@ -38,6 +40,7 @@ export function registerBriefTool(server: McpServer, delegations: Delegations, t
       },
       outputSchema: resultShape,
       annotations: tool.annotations,
+      _meta: { [SEARCH_HINT]: tool.searchHint },
     },
     async (args, extra) => {
       const mechanical = "mechanical" in args && args.mechanical === true

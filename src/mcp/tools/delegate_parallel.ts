@@ -24,9 +24,9 @@ import description from "./delegate_parallel.md" with { type: "text" }
 export const MAX_BRIEFS = 16
 
 const briefSchema = z.object({
-  role: z.enum(["scout", "worker"]).describe('scout (read-only) or worker (edits an isolated worktree; isolation "worktree" is forced).'),
-  cwd: z.string().min(1).describe("Absolute path of the repository or directory to work on."),
-  task: z.string().min(1).describe("The self-contained brief, as for scout or worker."),
+  role: z.enum(["scout", "worker"]).describe("worker: always isolated."),
+  cwd: z.string().min(1),
+  task: z.string().min(1),
   ...modelArgs,
   ...mechanicalArg,
 })
@@ -62,9 +62,9 @@ export function registerDelegateParallel(server: McpServer, delegations: Delegat
       title: "Parallel scouts and isolated workers",
       description,
       inputSchema: {
-        briefs: z.array(briefSchema).min(1).max(MAX_BRIEFS).optional().describe(`1 to ${MAX_BRIEFS} briefs to run at once. Leave out when following a group_id.`),
-        group_id: z.string().min(1).optional().describe("A running group to follow instead of starting one."),
-        cancel: z.boolean().optional().describe("With group_id: cancel every member still queued or running, and return the group as it ended."),
+        briefs: z.array(briefSchema).min(1).max(MAX_BRIEFS).optional().describe("To start a group."),
+        group_id: z.string().min(1).optional().describe("To follow a group instead."),
+        cancel: z.boolean().optional().describe("With group_id: cancel it."),
         ...policyArgs,
       },
       outputSchema: outputShape,

@@ -14,7 +14,7 @@ export function registerModels(server: McpServer, delegations: Delegations) {
     {
       title: "Models OpenCode offers",
       description,
-      inputSchema: { filter: z.string().optional().describe("Only ids containing this text.") },
+      inputSchema: { filter: z.string().optional() },
       outputSchema: {
         models: z.array(z.object({ id: z.string(), name: z.string(), variants: z.array(z.string()) })),
         roles: z.object({ scout: roleRoute, worker: roleRoute, runner: roleRoute }),

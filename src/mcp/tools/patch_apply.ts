@@ -15,21 +15,11 @@ export function registerPatchApply(server: McpServer, delegations: Delegations) 
       title: "Apply a patch",
       description,
       inputSchema: {
-        patch_id: z.string().min(1).describe("The patch_id an isolated worker returned."),
-        digest: z.string().min(1).describe("The digest of the patch you reviewed (worker result or patch_show)."),
-        cwd: z.string().min(1).optional().describe("Optional: the workspace to write into; it must be the one the worker was given (the default)."),
-        allow_autorun: z
-          .boolean()
-          .optional()
-          .describe(
-            "Optional: also write files other programs run, or agents read as instructions, on their own (AGENTS.md, CI, hooks, assistant/MCP config, package.json install scripts, policy markers); refused by default.",
-          ),
-        allow_links: z
-          .boolean()
-          .optional()
-          .describe(
-            "Optional: also write symlinks that point outside the repository (or into Git metadata) and links that replace a file or directory; refused by default. The summary names every link with its target.",
-          ),
+        patch_id: z.string().min(1),
+        digest: z.string().min(1).describe("From the worker result or patch_show."),
+        cwd: z.string().min(1).optional(),
+        allow_autorun: z.boolean().optional().describe("Also write autorun files (AGENTS.md, CI, hooks), once read."),
+        allow_links: z.boolean().optional().describe("Also write links leaving the repo, once read."),
       },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },

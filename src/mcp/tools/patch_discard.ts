@@ -14,7 +14,7 @@ export function registerPatchDiscard(server: McpServer, delegations: Delegations
     {
       title: "Discard a patch",
       description,
-      inputSchema: { patch_id: z.string().min(1).describe("The patch_id an isolated worker returned.") },
+      inputSchema: { patch_id: z.string().min(1) },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     async (args) => {

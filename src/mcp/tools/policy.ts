@@ -21,8 +21,8 @@ export function registerPolicy(server: McpServer, delegations: Delegations) {
       title: "Delegation policy for a workspace",
       description,
       inputSchema: {
-        cwd: z.string().min(1).describe("Absolute path of the workspace you would delegate in."),
-        mode: policyArgs.mode.describe("Optional: the mode argument you would pass, to see its effect."),
+        cwd: z.string().min(1),
+        mode: policyArgs.mode.describe("A mode you would pass."),
       },
       outputSchema: {
         project_root: z.string().describe("The outermost ancestor of cwd below HOME holding a .git, else cwd. Markers count in cwd and every ancestor below HOME."),

@@ -9,7 +9,7 @@ import type { Delegations } from "../../engine/lifecycle"
 import { sessionTitle } from "../../engine/title"
 import { RUNNER_TIMEOUT, runnerBrief } from "../../runner/brief"
 import { startAndFollow } from "../calls"
-import { idempotencyArg, labelArg, modelArgs, policyArgs, resultShape } from "../shared"
+import { SEARCH_HINT, idempotencyArg, labelArg, modelArgs, policyArgs, resultShape } from "../shared"
 import description from "./runner.md" with { type: "text" }
 
 export function registerRunner(server: McpServer, delegations: Delegations) {
@@ -19,13 +19,13 @@ export function registerRunner(server: McpServer, delegations: Delegations) {
       title: "Runner (noisy command, short analysis)",
       description,
       inputSchema: {
-        cwd: z.string().min(1).describe("Absolute path of the directory the command runs in (the sandbox's workspace)."),
-        command: z.string().min(1).describe("The command, run once with bash -c in cwd."),
-        objective: z.string().min(1).describe("What you want to learn from running it."),
-        expected: z.string().optional().describe("The outcome you expect (e.g. 'all tests pass'), to compare against."),
-        timeout_seconds: z.number().int().min(RUNNER_TIMEOUT.min).max(RUNNER_TIMEOUT.max).optional().describe(`The command's timeout in seconds (default ${RUNNER_TIMEOUT.fallback}).`),
-        workspace_access: z.enum(["read_only", "writable"]).default("read_only").describe("read_only (default), or writable when the command must write the workspace."),
-        network_access: z.enum(["disabled", "host"]).default("disabled").describe("disabled (default), or host to share the host's network (trusted commands only)."),
+        cwd: z.string().min(1),
+        command: z.string().min(1).describe("Run once with bash -c."),
+        objective: z.string().min(1),
+        expected: z.string().optional().describe("The outcome you expect."),
+        timeout_seconds: z.number().int().min(RUNNER_TIMEOUT.min).max(RUNNER_TIMEOUT.max).optional().describe(`Command timeout (default ${RUNNER_TIMEOUT.fallback}).`),
+        workspace_access: z.enum(["read_only", "writable"]).default("read_only").describe("writable only if it must write."),
+        network_access: z.enum(["disabled", "host"]).default("disabled").describe("host: trusted commands only."),
         ...modelArgs,
         ...labelArg,
         ...idempotencyArg,
@@ -33,6 +33,7 @@ export function registerRunner(server: McpServer, delegations: Delegations) {
       },
       outputSchema: resultShape,
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+      _meta: { [SEARCH_HINT]: "run the tests and summarise, build, lint, type check, noisy command" },
     },
     async (args, extra) => {
       const timeoutSeconds = args.timeout_seconds ?? RUNNER_TIMEOUT.fallback

@@ -8,9 +8,10 @@ export function registerScout(server: McpServer, delegations: Delegations) {
     role: "scout",
     title: "Scout (read-only investigation)",
     description,
-    cwd: "Absolute path of the repository or directory to investigate.",
-    task: "The self-contained question and the form of answer wanted.",
+    cwd: "Absolute path to investigate.",
+    task: "Self-contained question.",
     writable: false,
+    searchHint: "investigate explore the codebase, find where code is, read-only question",
     annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   })
 }

@@ -38,7 +38,7 @@ export function registerStats(server: McpServer, delegations: Delegations) {
     {
       title: "Delegation ledger",
       description,
-      inputSchema: { since: z.string().min(1).max(40).optional().describe("Only tasks finished in this period: 24h, 7d, 2w, or a date such as 2026-11-01.") },
+      inputSchema: { since: z.string().min(1).max(40).optional().describe("24h, 7d, 2w or a date.") },
       outputSchema: { since: z.string().optional(), rows: z.array(rowShape), total: rowShape, set_aside: setAsideShape },
       annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
     },

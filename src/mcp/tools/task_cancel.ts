@@ -14,7 +14,7 @@ export function registerTaskCancel(server: McpServer, delegations: Delegations) 
     {
       title: "Cancel a task",
       description,
-      inputSchema: { task_id: z.string().min(1).describe("The task_id a delegation returned.") },
+      inputSchema: { task_id: z.string().min(1) },
       outputSchema: resultShape,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },

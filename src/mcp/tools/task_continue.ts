@@ -13,8 +13,8 @@ export function registerTaskContinue(server: McpServer, delegations: Delegations
       title: "Continue a finished task",
       description,
       inputSchema: {
-        task_id: z.string().min(1).describe("A finished task's task_id."),
-        task: z.string().min(1).describe("The rework: what to change or add, and how to verify it."),
+        task_id: z.string().min(1),
+        task: z.string().min(1).describe("The rework and how to verify it."),
         // The rework passes the policy as a new call does: its own tier, mode and (a worker's) mechanical.
         ...policyArgs,
         ...mechanicalArg,

@@ -19,9 +19,9 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
       title: "List tasks",
       description,
       inputSchema: {
-        status: z.enum(STATUSES).optional().describe("Only tasks with this status."),
-        cwd: z.string().min(1).optional().describe("Only tasks in this workspace (absolute path)."),
-        limit: z.number().int().min(1).max(200).default(20).describe("At most this many, newest first."),
+        status: z.enum(STATUSES).optional(),
+        cwd: z.string().min(1).optional(),
+        limit: z.number().int().min(1).max(200).default(20),
       },
       outputSchema: {
         tasks: z.array(z.object(statusShape)),

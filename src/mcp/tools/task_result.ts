@@ -13,7 +13,7 @@ export function registerTaskResult(server: McpServer, delegations: Delegations) 
     {
       title: "Task result",
       description,
-      inputSchema: { task_id: z.string().min(1).describe("The task_id a delegation returned.") },
+      inputSchema: { task_id: z.string().min(1) },
       outputSchema: resultShape,
       annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
     },

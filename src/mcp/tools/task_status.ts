@@ -64,9 +64,9 @@ export function registerTaskStatus(server: McpServer, delegations: Delegations) 
       title: "Task status",
       description,
       inputSchema: {
-        task_id: z.string().min(1).describe("The task_id a delegation returned."),
-        wait_seconds: z.number().int().min(0).max(MAX_WAIT_S).default(0).describe(`Wait up to this long (at most ${MAX_WAIT_S}) for progress or the end; 0 answers at once.`),
-        after_revision: z.number().int().min(0).optional().describe("Wake only for changes after this revision (default: the current one)."),
+        task_id: z.string().min(1),
+        wait_seconds: z.number().int().min(0).max(MAX_WAIT_S).default(0).describe("Wait for a change; 0: answer now."),
+        after_revision: z.number().int().min(0).optional().describe("Wait for changes after it."),
       },
       outputSchema: statusShape,
       annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },

@@ -8,9 +8,10 @@ export function registerWorker(server: McpServer, delegations: Delegations) {
     role: "worker",
     title: "Worker (bounded implementation)",
     description,
-    cwd: "Absolute path of the repository or directory the worker may edit.",
-    task: "The self-contained brief: deliverable, settled design, files it may change, how to verify.",
+    cwd: "Absolute path it may edit.",
+    task: "Self-contained brief.",
     writable: true,
+    searchHint: "delegate a small change, edit implement fix code, refactor",
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
   })
 }

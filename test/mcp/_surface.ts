@@ -1,0 +1,32 @@
+// The tool surface as a client hands it to its model, and which registered tools a text leaves unnamed.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import type { Tool } from "@modelcontextprotocol/sdk/types.js"
+import type { Flags } from "../../src/config/flags"
+import { Delegations } from "../../src/engine/lifecycle"
+import { Runtime } from "../../src/engine/runtime"
+import { createServer } from "../../src/mcp/server"
+
+/** tools/list from an in-process server; nothing is delegated, so no OpenCode is started. */
+export async function listOurTools(flags: Flags): Promise<Tool[]> {
+  const runtime = new Runtime(flags)
+  const server = createServer(runtime, new Delegations(runtime))
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+  await server.connect(serverSide)
+  const client = new Client({ name: "surface-tests", version: "1" })
+  await client.connect(clientSide)
+  try {
+    return (await client.listTools()).tools
+  } finally {
+    await client.close()
+    await server.close()
+    runtime.close()
+  }
+}
+
+/** UTF-8 bytes of the tools array as Claude Code puts it in its Messages request: no output schema, names prefixed. */
+export const clientToolBytes = (tools: Tool[], server: string) =>
+  Buffer.byteLength(JSON.stringify(tools.map((tool) => ({ name: `mcp__${server}__${tool.name}`, description: tool.description, input_schema: tool.inputSchema }))))
+
+/** Registered tools the text never names as `name` (in backticks, as a reader can search for it). */
+export const unnamedTools = (text: string, tools: Tool[]) => tools.map((tool) => tool.name).filter((name) => !text.includes(`\`${name}\``))
