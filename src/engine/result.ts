@@ -7,6 +7,7 @@ import type { ErrorKind } from "./failure"
 import { sizeText } from "../workspace/disk"
 import { shownName } from "../workspace/names"
 import type { PatchFile } from "../workspace/patches"
+import { toStructured } from "./structured"
 
 /** An isolated worker's edits, as the parent reviews and applies them (patch_show, patch_apply). */
 export interface PatchSummary {
@@ -72,16 +73,26 @@ export interface Bytes {
   transcript: number
   /** A runner's log on disk. */
   logs: number
-  /** The text block returned to the parent. */
+  /** What the parent's model receives: the structured content's JSON (structured.ts), these figures included. */
   returned: number
   /** transcript + logs − returned, at least 0: what the parent did not have to read. */
   keptOut: number
 }
 
-/** The ledger's bytes once the result is final: what the parent gets is its rendered text. */
+/**
+ * The ledger's bytes once the result is final. Both clients hand the model the structured content, not
+ * the text block, so that is what is counted, with these very figures in it: their digits are part of
+ * what the parent reads, so the count is repeated until it holds (it settles within a few rounds).
+ */
 export function bytesOf(result: DelegationResult, transcript: number, logs: number): Bytes {
-  const returned = Buffer.byteLength(renderText(result))
-  return { transcript, logs, returned, keptOut: Math.max(0, transcript + logs - returned) }
+  const withReturned = (returned: number): Bytes => ({ transcript, logs, returned, keptOut: Math.max(0, transcript + logs - returned) })
+  let bytes = withReturned(0)
+  for (let round = 0; round < 8; round++) {
+    const returned = Buffer.byteLength(JSON.stringify(toStructured({ ...result, bytes })))
+    if (returned === bytes.returned) break
+    bytes = withReturned(returned)
+  }
+  return bytes
 }
 
 const SHELL_TOOLS = /^(bash|sandbox_)/
