@@ -6,7 +6,7 @@ import type { FileChange } from "../workspace/changes"
 import type { ErrorKind } from "./failure"
 import { sizeText } from "../workspace/disk"
 import { shownName } from "../workspace/names"
-import type { PatchFile } from "../workspace/patches"
+import type { PatchFile, PatchState } from "../workspace/patches"
 import { toStructured } from "./structured"
 
 /** An isolated worker's edits, as the parent reviews and applies them (patch_show, patch_apply). */
@@ -19,6 +19,8 @@ export interface PatchSummary {
   bytes: number
   /** What its worktree takes on disk until patch_apply or patch_discard (a lower bound when the walk stopped early). */
   diskBytes?: number
+  /** waiting when collected; task_result reads it again from the patch store (applied, discarded). */
+  state?: PatchState | "discarded"
 }
 
 export const STATUSES = ["running", "succeeded", "failed", "timed_out", "cancelled", "needs_review", "interrupted"] as const
@@ -128,7 +130,8 @@ export function renderText(result: DelegationResult): string {
   if (result.commands.length) lines.push(`commands: ${result.commands.map((c) => `${c.command} → ${c.exitCode ?? "?"}`).join("; ")}`)
   if (result.patch) {
     const disk = result.patch.diskBytes === undefined ? "" : `; its worktree holds ${sizeText(result.patch.diskBytes)} on disk until patch_apply or patch_discard`
-    lines.push(`patch: ${result.patch.id} (digest ${result.patch.digest}${disk})`, result.patch.summary)
+    const state = result.patch.state ? `${result.patch.state}, ` : ""
+    lines.push(`patch: ${result.patch.id} (${state}digest ${result.patch.digest}${disk})`, result.patch.summary)
   }
   if (result.run) lines.push(`runner: exit code ${result.run.exitCode ?? "none"}${result.run.timedOut ? " (timed out)" : ""}, ${result.run.lines ?? "?"} lines of output in ${result.run.log}`)
   if (result.transcript) lines.push(`transcript: ${result.transcript}`)

@@ -31,6 +31,7 @@ export function toStructured(result: DelegationResult) {
       summary: result.patch.summary,
       bytes: result.patch.bytes,
       disk_bytes: result.patch.diskBytes,
+      state: result.patch.state,
       files: result.patch.files.map((file) => ({
         path: file.path,
         old_path: file.oldPath,

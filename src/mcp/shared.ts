@@ -117,6 +117,7 @@ export const resultShape = {
       summary: z.string().describe("At most 2 KB; patch_show has the diff."),
       bytes: z.number().describe("The patch's size (the diff), not what its worktree takes: see disk_bytes."),
       disk_bytes: z.number().optional().describe("What the worker's worktree takes on disk (du-like) until patch_apply or patch_discard."),
+      state: z.enum(["open", "waiting", "applied", "discarded"]).optional().describe("waiting, applied (patch_discard it) or discarded, as the patch store says now."),
       files: z.array(
         z.object({
           path: z.string(),

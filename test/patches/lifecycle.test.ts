@@ -37,10 +37,21 @@ interface Listed {
 
 type Client = Awaited<ReturnType<typeof connect>>["client"]
 
-async function isolated(client: Client, cwd: string): Promise<{ patch_id: string; digest: string }> {
+async function isolated(client: Client, cwd: string): Promise<{ patch_id: string; digest: string; state: string; task_id: string }> {
   const out = structured(await client.callTool({ name: "worker", arguments: { cwd, task: "Add a file. [script:add]", isolation: "worktree" } }))
   expect(out.status).toBe("succeeded")
-  return out.patch as { patch_id: string; digest: string }
+  return { ...(out.patch as { patch_id: string; digest: string; state: string }), task_id: String(out.task_id) }
+}
+
+/** The task's result as task_result gives it now: its patch's state and the text line naming it. */
+async function resultState(client: Client, taskId: string) {
+  const result = await client.callTool({ name: "task_result", arguments: { task_id: taskId } })
+  return {
+    state: (structured(result).patch as { state?: string }).state,
+    line: text(result)
+      .split("\n")
+      .find((line) => line.startsWith("patch: ")),
+  }
 }
 
 const listed = async (client: Client, cwd: string) => structured(await client.callTool({ name: "task_list", arguments: { cwd } })) as unknown as Listed
@@ -50,6 +61,8 @@ test("waiting, applied, discarded: every listing says which; a second apply and 
   const { client, close } = await connect(world)
   try {
     const patch = await isolated(client, cwd)
+    expect(patch.state).toBe("waiting")
+    expect(await resultState(client, patch.task_id)).toEqual({ state: "waiting", line: expect.stringContaining(`patch: ${patch.patch_id} (waiting, digest`) })
     expect((await listed(client, cwd)).patches).toEqual([expect.objectContaining({ patch_id: patch.patch_id, state: "waiting" })])
     expect(structured(await client.callTool({ name: "patch_show", arguments: { patch_id: patch.patch_id } })).state).toBe("waiting")
 
@@ -64,6 +77,7 @@ test("waiting, applied, discarded: every listing says which; a second apply and 
     const list = await listed(client, cwd)
     expect(list.patches).toEqual([expect.objectContaining({ patch_id: patch.patch_id, state: "applied", applied_at: out.applied_at })])
     expect(text(await client.callTool({ name: "task_list", arguments: { cwd } }))).toContain(`${patch.patch_id}  applied at ${out.applied_at}`)
+    expect(await resultState(client, patch.task_id)).toEqual({ state: "applied", line: expect.stringContaining(`patch: ${patch.patch_id} (applied, digest`) })
     const shown = await client.callTool({ name: "patch_show", arguments: { patch_id: patch.patch_id } })
     expect(structured(shown)).toMatchObject({ state: "applied", applied_at: out.applied_at })
     expect(text(shown)).toContain(`· applied at ${out.applied_at}`)
@@ -94,6 +108,7 @@ test("waiting, applied, discarded: every listing says which; a second apply and 
       expect(text(late)).toContain(`was discarded at ${structured(discarded).discarded_at} (applied at ${out.applied_at})`)
     }
     expect((await listed(client, cwd)).patches).toBeUndefined()
+    expect((await resultState(client, patch.task_id)).state).toBe("discarded")
     // Control: a patch id that never existed is still an error, not "already discarded".
     const unknown = await client.callTool({ name: "patch_discard", arguments: { patch_id: "patch_zz9_00aa" } })
     expect(unknown.isError).toBe(true)
