@@ -18,7 +18,7 @@ import { bwrapFinding, launcherFinding, type Launchers } from "../sandbox"
 import type { Run } from "../util/process"
 import { sizeText } from "../workspace/disk"
 import { shownName } from "../workspace/names"
-import { listPatches } from "../workspace/patches"
+import { listPatches, patchState } from "../workspace/patches"
 import { lanes } from "./lanes"
 import { stateFiles } from "./state-files"
 
@@ -222,8 +222,9 @@ const PATCHES_NAMED = 5
 // waiting and what they take, which is never a failure.
 const patches: Check = async (ctx) => {
   const { records: all } = await listPatches(ctx.paths.patchesDir)
-  const waiting = all.filter((patch) => patch.status === "ready")
-  const open = all.length - waiting.length
+  const waiting = all.filter((patch) => patchState(patch) === "waiting")
+  const applied = all.filter((patch) => patchState(patch) === "applied")
+  const open = all.length - waiting.length - applied.length
   if (!all.length) return [pass("patches", "no worker patches waiting")]
   const bytes = waiting.reduce((sum, patch) => sum + (patch.bytes ?? 0), 0)
   const onDisk = (patch: (typeof all)[number]) => (patch.disk ? `, its worktree ${sizeText(patch.disk.bytes)} on disk` : "")
@@ -235,7 +236,11 @@ const patches: Check = async (ctx) => {
   const disk = waiting.reduce((sum, patch) => sum + (patch.disk?.bytes ?? 0), 0)
   const onDiskTotal = waiting.some((patch) => patch.disk) ? `, ${sizeText(disk)} of worktrees on disk` : ""
   const ready = waiting.length ? `${waiting.length} waiting, ${bytes} bytes of diff${onDiskTotal}: ${named.join("; ")}${more}; patch_apply or patch_discard each` : ""
-  return [pass("patches", `${running}${ready}`)]
+  const ids = applied.slice(0, PATCHES_NAMED).map((patch) => patch.id)
+  const kept = applied.length
+    ? `${running || ready ? "; " : ""}${applied.length} applied, kept until patch_discard: ${ids.join(", ")}${applied.length > PATCHES_NAMED ? ` and ${applied.length - PATCHES_NAMED} more` : ""}`
+    : ""
+  return [pass("patches", `${running}${ready}${kept}`)]
 }
 
 /** Every installation check in report order; those needing a config run only when it loaded. */

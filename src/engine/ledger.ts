@@ -25,6 +25,8 @@ export interface StatsRow {
   cost: number
   steps: number
   bytesKeptOut: number
+  /** What the parent's model received of the results (their structured content). */
+  bytesReturned: number
   medianDurationMs: number
 }
 
@@ -63,12 +65,14 @@ function row(role: string, model: string, records: TaskRecord[]): StatsRow {
   let cost = 0
   let steps = 0
   let bytesKeptOut = 0
+  let bytesReturned = 0
   for (const { result } of records) {
     if (!result) continue
     for (const key of Object.keys(tokens) as (keyof Tokens)[]) tokens[key] += result.tokens[key]
     cost += result.cost
     steps += result.steps
     bytesKeptOut += result.bytes?.keptOut ?? 0
+    bytesReturned += result.bytes?.returned ?? 0
   }
   const succeeded = records.filter((record) => record.status === "succeeded").length
   return {
@@ -81,6 +85,7 @@ function row(role: string, model: string, records: TaskRecord[]): StatsRow {
     cost,
     steps,
     bytesKeptOut,
+    bytesReturned,
     medianDurationMs: median(records.map((record) => record.result?.durationMs ?? 0)),
   }
 }
@@ -108,7 +113,7 @@ const tokens = (t: Tokens) => `${t.input + t.cacheRead + t.cacheWrite} in / ${t.
 /** A table a person reads: one line per role and model, then the total. */
 export function renderStats(stats: Stats): string {
   if (!stats.total.tasks) return `No finished tasks${stats.since ? ` since ${stats.since}` : ""}.`
-  const header = ["role", "model", "tasks", "ok", "tokens", "cost", "kept out", "median"]
+  const header = ["role", "model", "tasks", "ok", "tokens", "cost", "kept out", "returned", "median"]
   const lines = [...stats.rows, stats.total].map((r) => [
     r.role,
     r.model,
@@ -117,6 +122,7 @@ export function renderStats(stats: Stats): string {
     tokens(r.tokens),
     `$${r.cost.toFixed(4)}`,
     kb(r.bytesKeptOut),
+    kb(r.bytesReturned),
     `${(r.medianDurationMs / 1000).toFixed(1)}s`,
   ])
   const widths = header.map((title, i) => Math.max(title.length, ...lines.map((line) => line[i]!.length)))

@@ -10,7 +10,7 @@
 // Any state refuses a second writer on the same directory, on any directory inside it and on any
 // directory it is inside: a writer in <repo>/sub edits files of <repo> too. The state is cleared only once the session is confirmed
 // removed. A state whose owner process died is recoverable: the next process reconciles it.
-import { createHash } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import { link, mkdir, readdir, rm } from "node:fs/promises"
 import { z } from "zod"
 import { fail } from "../errors"
@@ -62,7 +62,8 @@ export class WriterLocks {
   async tryAcquire(workspace: string, taskID: string): Promise<{ acquired: true } | { acquired: false; holder: WriterLock }> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 })
     const lock: WriterLock = { workspace, state: "active", taskID, ownerPid: process.pid, ownerStart: selfStart(), since: new Date().toISOString() }
-    const temp = `${this.dir}/.${taskID}.${process.pid}.tmp`
+    // One temp name per call: two acquires by one holder in one process (racing patch_apply calls) never share it.
+    const temp = `${this.dir}/.${taskID}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`
     await writeAtomic(temp, JSON.stringify(lock, null, 2), 0o600)
     try {
       await link(temp, this.file(workspace))

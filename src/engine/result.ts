@@ -6,7 +6,8 @@ import type { FileChange } from "../workspace/changes"
 import type { ErrorKind } from "./failure"
 import { sizeText } from "../workspace/disk"
 import { shownName } from "../workspace/names"
-import type { PatchFile } from "../workspace/patches"
+import type { PatchFile, PatchState } from "../workspace/patches"
+import { toStructured } from "./structured"
 
 /** An isolated worker's edits, as the parent reviews and applies them (patch_show, patch_apply). */
 export interface PatchSummary {
@@ -18,6 +19,8 @@ export interface PatchSummary {
   bytes: number
   /** What its worktree takes on disk until patch_apply or patch_discard (a lower bound when the walk stopped early). */
   diskBytes?: number
+  /** waiting when collected; task_result reads it again from the patch store (applied, discarded). */
+  state?: PatchState | "discarded"
 }
 
 export const STATUSES = ["running", "succeeded", "failed", "timed_out", "cancelled", "needs_review", "interrupted"] as const
@@ -72,16 +75,26 @@ export interface Bytes {
   transcript: number
   /** A runner's log on disk. */
   logs: number
-  /** The text block returned to the parent. */
+  /** What the parent's model receives: the structured content's JSON (structured.ts), these figures included. */
   returned: number
   /** transcript + logs − returned, at least 0: what the parent did not have to read. */
   keptOut: number
 }
 
-/** The ledger's bytes once the result is final: what the parent gets is its rendered text. */
+/**
+ * The ledger's bytes once the result is final. Both clients hand the model the structured content, not
+ * the text block, so that is what is counted, with these very figures in it: their digits are part of
+ * what the parent reads, so the count is repeated until it holds (it settles within a few rounds).
+ */
 export function bytesOf(result: DelegationResult, transcript: number, logs: number): Bytes {
-  const returned = Buffer.byteLength(renderText(result))
-  return { transcript, logs, returned, keptOut: Math.max(0, transcript + logs - returned) }
+  const withReturned = (returned: number): Bytes => ({ transcript, logs, returned, keptOut: Math.max(0, transcript + logs - returned) })
+  let bytes = withReturned(0)
+  for (let round = 0; round < 8; round++) {
+    const returned = Buffer.byteLength(JSON.stringify(toStructured({ ...result, bytes })))
+    if (returned === bytes.returned) break
+    bytes = withReturned(returned)
+  }
+  return bytes
 }
 
 const SHELL_TOOLS = /^(bash|sandbox_)/
@@ -117,7 +130,8 @@ export function renderText(result: DelegationResult): string {
   if (result.commands.length) lines.push(`commands: ${result.commands.map((c) => `${c.command} → ${c.exitCode ?? "?"}`).join("; ")}`)
   if (result.patch) {
     const disk = result.patch.diskBytes === undefined ? "" : `; its worktree holds ${sizeText(result.patch.diskBytes)} on disk until patch_apply or patch_discard`
-    lines.push(`patch: ${result.patch.id} (digest ${result.patch.digest}${disk})`, result.patch.summary)
+    const state = result.patch.state ? `${result.patch.state}, ` : ""
+    lines.push(`patch: ${result.patch.id} (${state}digest ${result.patch.digest}${disk})`, result.patch.summary)
   }
   if (result.run) lines.push(`runner: exit code ${result.run.exitCode ?? "none"}${result.run.timedOut ? " (timed out)" : ""}, ${result.run.lines ?? "?"} lines of output in ${result.run.log}`)
   if (result.transcript) lines.push(`transcript: ${result.transcript}`)

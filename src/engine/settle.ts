@@ -183,7 +183,7 @@ export class Settler {
       if (!stored) throw new Error(`its record ${patchId} is gone`)
       const config = await this.runtime.config()
       const patch = await collectPatch(stored, this.runtime.paths.patchesDir, hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots), config.maxPatchBytes)
-      result.patch = { id: patch.id, digest: patch.digest!, files: patch.files!, summary: patch.summary!, bytes: patch.bytes!, diskBytes: patch.disk?.bytes }
+      result.patch = { id: patch.id, digest: patch.digest!, files: patch.files!, summary: patch.summary!, bytes: patch.bytes!, diskBytes: patch.disk?.bytes, state: "waiting" }
       result.files = patch.files!.map((file) => ({ path: file.path, change: file.change }))
       if (patch.warnings) result.warnings = [...(result.warnings ?? []), ...patch.warnings]
       result.next ??= patch.files!.length

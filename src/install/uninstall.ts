@@ -1,6 +1,6 @@
 // `uninstall`: removes our MCP registrations, then every file the manifest lists that still matches
 // its recorded hash; a file edited since is left in place and reported. config.json stays unless
-// --purge-config.
+// --purge-config; the state and cache dirs stay, named with their sizes (left.ts).
 import { rm } from "node:fs/promises"
 import { dirname } from "node:path"
 import type { Env } from "../config/flags"
@@ -10,6 +10,7 @@ import { loadConfig } from "../config/load"
 import type { Run } from "../util/process"
 import { applyClients, applyFiles, pruneDirs } from "./apply"
 import { findClient, pruneStops, type ClientHomes } from "./homes"
+import { leftLines, measureLeft } from "./left"
 import { clientState } from "./install"
 import { readManifest, type ManagedFile } from "./manifest"
 import { observe } from "./observe"
@@ -40,7 +41,9 @@ export async function uninstall(deps: UninstallDeps, options: { purgeConfig?: bo
   const claude = findClient(homes, "claude")
   if (!manifest) print(`No install manifest at ${paths.installManifest}: only registrations that point into ${paths.dataDir} are removed.`)
   for (const line of formatUninstallPlan(plan, homes.home, !!claude, paths.configFile)) print(line)
+  const left = await measureLeft(paths)
   if (options.dryRun) {
+    for (const line of leftLines(left.dirs, left.patches, true)) print(line)
     print("Dry run: nothing was changed.")
     return 0
   }
@@ -57,8 +60,9 @@ export async function uninstall(deps: UninstallDeps, options: { purgeConfig?: bo
   }
   const retired = describeRetired(await retireSharedServer(paths), "uninstall")
   if (retired) print(retired)
-  const left = plan.files.filter((step) => step.action === "leave")
-  if (left.length) print(`Left ${left.length} locally modified file(s) in place (listed above as LEAVE); delete them yourself if you no longer want them.`)
+  const kept = plan.files.filter((step) => step.action === "leave")
+  if (kept.length) print(`Left ${kept.length} locally modified file(s) in place (listed above as LEAVE); delete them yourself if you no longer want them.`)
+  for (const line of leftLines(left.dirs, left.patches, false)) print(line)
   print(options.purgeConfig ? "Uninstalled; configuration removed." : `Uninstalled; configuration kept at ${paths.configFile}.`)
   return 0
 }

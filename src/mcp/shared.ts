@@ -8,9 +8,12 @@ import { AppError } from "../errors"
 import { ERROR_KINDS } from "../engine/failure"
 import { TITLE_LIMITS } from "../engine/title"
 import { fromTranscript, STATUSES, renderText, type DelegationResult } from "../engine/result"
+import { toStructured } from "../engine/structured"
 import type { TaskRecord } from "../engine/tasks"
 import { MODES } from "../policy/mode"
 import { TIERS } from "../policy/tiers"
+
+export { toStructured }
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
 
@@ -80,6 +83,7 @@ export const resultShape = {
       summary: z.string(),
       bytes: z.number(),
       disk_bytes: z.number().optional(),
+      state: z.enum(["open", "waiting", "applied", "discarded"]).optional(),
       files: z.array(
         z.object({
           path: z.string(),
@@ -97,51 +101,6 @@ export const resultShape = {
   exit_code: z.number().nullable().optional(),
   log: z.string().optional(),
   bytes: z.object({ transcript: z.number(), logs: z.number(), returned: z.number(), kept_out: z.number() }).optional(),
-}
-
-export function toStructured(result: DelegationResult) {
-  return {
-    task_id: result.taskID,
-    status: result.status,
-    report: result.report,
-    model: result.model,
-    steps: result.steps,
-    tokens: { input: result.tokens.input, output: result.tokens.output, reasoning: result.tokens.reasoning, cache_read: result.tokens.cacheRead, cache_write: result.tokens.cacheWrite },
-    cost: result.cost,
-    duration_ms: Math.round(result.durationMs),
-    session_id: result.sessionID,
-    workspace: result.workspace,
-    tool_calls: result.tools.map((call) => ({ tool: call.tool, status: call.status, target: call.target, exit_code: call.exitCode })),
-    files_changed: result.files,
-    commands: result.commands.map((command) => ({ command: command.command, exit_code: command.exitCode })),
-    transcript: result.transcript,
-    error: result.error,
-    error_kind: result.errorKind,
-    advice: result.advice,
-    retry_after_s: result.retryAfterS,
-    next: result.next,
-    warnings: result.warnings,
-    patch: result.patch && {
-      patch_id: result.patch.id,
-      digest: result.patch.digest,
-      summary: result.patch.summary,
-      bytes: result.patch.bytes,
-      disk_bytes: result.patch.diskBytes,
-      files: result.patch.files.map((file) => ({
-        path: file.path,
-        old_path: file.oldPath,
-        change: file.change,
-        additions: file.additions,
-        deletions: file.deletions,
-        binary: file.binary,
-        old_mode: file.oldMode,
-        new_mode: file.newMode,
-      })),
-    },
-    exit_code: result.run?.exitCode,
-    log: result.run?.log,
-    bytes: result.bytes && { transcript: result.bytes.transcript, logs: result.bytes.logs, returned: result.bytes.returned, kept_out: result.bytes.keptOut },
-  }
 }
 
 export function delegationResult(result: DelegationResult): CallToolResult {

@@ -52,10 +52,12 @@ const DetailSchema = z.looseObject({
   createdAt: z.string().catch(""),
   source: z.looseObject({ workspace: z.string() }).catch({ workspace: "" }),
   disk: z.looseObject({ bytes: z.number().nonnegative(), partial: z.boolean() }).optional().catch(undefined),
+  digest: z.string().optional().catch(undefined),
+  appliedDigest: z.string().optional().catch(undefined),
 })
 
 export type PatchRef =
-  | { kind: "ok"; id: string; dir: string; status: "open" | "ready"; createdAt: string; workspace: string; disk?: { bytes: number; partial: boolean } }
+  | { kind: "ok"; id: string; dir: string; status: "open" | "ready"; applied: boolean; createdAt: string; workspace: string; disk?: { bytes: number; partial: boolean } }
   | { kind: "absent" }
   | { kind: "bad"; reason: string }
 
@@ -77,8 +79,11 @@ export async function patchRef(registry: string, id: string): Promise<PatchRef> 
   const { layout } = parsed.data
   // A detail that fails its shape (a garbage disk figure, say) never costs the patch its lane.
   const detail = DetailSchema.safeParse(json)
-  const { status, createdAt, source, disk } = detail.success ? detail.data : { status: "open" as const, createdAt: "", source: { workspace: "" }, disk: undefined }
-  return { kind: "ok", id, dir: layout.dir, status, createdAt, workspace: source.workspace, disk: disk && { bytes: disk.bytes, partial: disk.partial } }
+  const { status, createdAt, source, disk, digest, appliedDigest } = detail.success
+    ? detail.data
+    : { status: "open" as const, createdAt: "", source: { workspace: "" }, disk: undefined, digest: undefined, appliedDigest: undefined }
+  const applied = status === "ready" && digest !== undefined && appliedDigest === digest
+  return { kind: "ok", id, dir: layout.dir, status, applied, createdAt, workspace: source.workspace, disk: disk && { bytes: disk.bytes, partial: disk.partial } }
 }
 
 export async function patchIds(registry: string): Promise<string[]> {
@@ -98,6 +103,8 @@ export async function recordNaming(registry: string, dir: string): Promise<boole
 export interface HeldPatch {
   id: string
   status: "open" | "ready" | "unreadable"
+  /** Its patch was applied (patch_discard frees the lane). */
+  applied?: boolean
   createdAt: string
   workspace: string
 }
@@ -109,7 +116,7 @@ export async function oldestHeld(registry: string, max: number): Promise<HeldPat
     const claim = await regularText(`${registry}/lanes/lane-${index}.json`)
     const id = claim === undefined ? undefined : claimedPatch(claim)
     const ref = id ? await patchRef(registry, id) : undefined
-    if (ref?.kind === "ok") held.push({ id: ref.id, status: ref.status, createdAt: ref.createdAt, workspace: ref.workspace })
+    if (ref?.kind === "ok") held.push({ id: ref.id, status: ref.status, applied: ref.applied, createdAt: ref.createdAt, workspace: ref.workspace })
     else held.push({ id: id ?? `lane-${index}`, status: "unreadable", createdAt: "", workspace: "" })
   }
   return held.sort((a, b) => a.createdAt.localeCompare(b.createdAt))

@@ -157,15 +157,21 @@ export async function claimLane(root: string, registry: string, patchId: string,
 /** The refusal when every lane is held: what holds them, and which patches to apply or discard first. */
 async function lanesFull(registry: string, max: number) {
   const held = await oldestHeld(registry, max)
-  const waiting = held.filter((patch) => patch.status === "ready")
+  const waiting = held.filter((patch) => patch.status === "ready" && !patch.applied)
+  const applied = held.filter((patch) => patch.applied)
   const named = waiting.slice(0, 10).map((patch) => `${patch.id} (for ${patch.workspace}, since ${patch.createdAt})`)
   const more = waiting.length > named.length ? `, and ${waiting.length - named.length} more (task_list)` : ""
   const first = named.length
     ? `Review and patch_apply, or patch_discard, the oldest waiting patches first: ${named.join(", ")}${more}.`
-    : "Wait for the running isolated workers to finish (task_status), then patch_apply or patch_discard their patches."
+    : applied.length
+      ? `patch_discard the applied patches: ${applied
+          .slice(0, 10)
+          .map((patch) => patch.id)
+          .join(", ")}.`
+      : "Wait for the running isolated workers to finish (task_status), then patch_apply or patch_discard their patches."
   return fail(
     "Delegation",
-    `All ${max} worktree lanes (config maxWorktreeLanes) are held: ${waiting.length} by patches waiting for review, ${held.length - waiting.length} by workers still running or patches that cannot be read; no isolated worker can start until one is freed.`,
+    `All ${max} worktree lanes (config maxWorktreeLanes) are held: ${waiting.length} by patches waiting for review, ${applied.length} by applied patches not yet discarded, ${held.length - waiting.length - applied.length} by workers still running or patches that cannot be read; no isolated worker can start until one is freed.`,
     `${first} Or raise maxWorktreeLanes in config.json, or delegate with isolation "in_place".`,
     { maxWorktreeLanes: max, waiting: waiting.map((patch) => patch.id) },
   )

@@ -2,7 +2,9 @@
 // `git diff`) per isolated worker under the state dir. The record is written when the worktree is
 // created (it is the registry entry that admits the worktree as a workspace, see
 // src/sandbox/host-paths.ts) and completed when the worker's patch is collected. Nothing here is
-// deleted except by patch_discard.
+// deleted except by patch_discard, which leaves a tombstone (`<id>.discarded`, no path in it admits
+// anything) so that a second discard, or a late patch_show, is answered "already discarded".
+// A patch's state as the parent sees it (patchState): open, waiting, applied; then discarded.
 import { chmod, readdir, rename } from "node:fs/promises"
 import { z } from "zod"
 import { fail } from "../errors"
@@ -58,6 +60,27 @@ export interface PatchRecord {
   warnings?: string[]
   /** Why the worker's work was not stored as a patch (larger than maxPatchBytes); the worktree stays. */
   refused?: string
+  /** When patch_apply wrote the patch whose digest is appliedDigest (a later turn's patch is waiting again). */
+  appliedAt?: string
+  appliedDigest?: string
+}
+
+export const PATCH_STATES = ["open", "waiting", "applied"] as const
+export type PatchState = (typeof PATCH_STATES)[number]
+
+/** open: its worker runs (or its work was not stored); waiting: for patch_apply or patch_discard; applied. Pure. */
+export function patchState(record: Pick<PatchRecord, "status" | "digest" | "appliedDigest">): PatchState {
+  if (record.status !== "ready") return "open"
+  return record.appliedDigest !== undefined && record.appliedDigest === record.digest ? "applied" : "waiting"
+}
+
+/** What is left of a discarded patch: when, and where it was for. */
+export interface DiscardedPatch {
+  version: 1
+  id: string
+  discardedAt: string
+  workspace: string
+  appliedAt?: string
 }
 
 export function checkPatchId(id: string): void {
@@ -66,6 +89,7 @@ export function checkPatchId(id: string): void {
 
 export const patchRecordFile = (dir: string, id: string) => `${dir}/${id}.json`
 export const patchFile = (dir: string, id: string) => `${dir}/${id}.patch`
+export const discardedFile = (dir: string, id: string) => `${dir}/${id}.discarded`
 
 export function savePatchRecord(dir: string, record: PatchRecord): Promise<void> {
   return writeJson(patchRecordFile(dir, record.id), record, 0o600)
@@ -110,7 +134,11 @@ const PatchRecordSchema = z.looseObject({
   summary: z.string().optional(),
   bytes: z.number().nonnegative().optional(),
   warnings: z.array(z.string()).optional(),
+  appliedAt: date.optional(),
+  appliedDigest: z.string().optional(),
 })
+
+const DiscardedSchema = z.looseObject({ version: z.literal(1), id: z.string().regex(PATCH_ID), discardedAt: date, workspace: absolute, appliedAt: date.optional() })
 
 const FIX = "Its worker's patch can no longer be applied from this record: inspect the moved file, delete it once you " + "no longer need it, and run the worker again if you still want its edits."
 
@@ -125,12 +153,45 @@ export async function readPatchRecord(dir: string, id: string): Promise<PatchRec
   return (await readPatch(dir, id)).value
 }
 
+/** A discarded patch's tombstone, or undefined (none, or one that failed its schema: set aside, then unknown). */
+export async function readDiscarded(dir: string, id: string): Promise<DiscardedPatch | undefined> {
+  checkPatchId(id)
+  const named = (entry: { id: string }) => (entry.id === id ? undefined : `its id ${JSON.stringify(entry.id)} is not its file name's ${id}`)
+  const fix = "It only said when the patch was discarded: delete it."
+  return (await readState(discardedFile(dir, id), DiscardedSchema, fix, named)).value as DiscardedPatch | undefined
+}
+
+export function saveDiscarded(dir: string, record: PatchRecord, discardedAt: string): Promise<void> {
+  const entry: DiscardedPatch = { version: 1, id: record.id, discardedAt, workspace: record.source.workspace, appliedAt: record.appliedAt }
+  return writeJson(discardedFile(dir, record.id), entry, 0o600)
+}
+
+/**
+ * Marks the patch applied, re-read first: one discarded meanwhile is not brought back, and one a later
+ * turn collected again (another digest) stays waiting. False when nothing was marked.
+ */
+export async function markApplied(dir: string, id: string, digest: string, appliedAt: string): Promise<boolean> {
+  const current = (await readPatch(dir, id)).value
+  if (!current || current.digest !== digest) return false
+  await savePatchRecord(dir, { ...current, appliedAt, appliedDigest: digest })
+  return true
+}
+
 /** The record and where its bytes are (read them in pieces), or a Usage error saying how to find a patch that exists. */
 export async function loadPatch(dir: string, id: string): Promise<{ record: PatchRecord; file: string; size: number }> {
   checkPatchId(id)
   const { value: record, setAside } = await readPatch(dir, id)
   if (setAside) throw fail("Usage", `The record of patch ${id} could not be read (${setAside.reason}); it was moved to ${setAside.movedTo}.`, setAside.fix)
-  if (!record) throw fail("Usage", `No patch ${id}.`, "It was discarded, or never existed; task_result of the worker shows its patch_id.")
+  if (!record) {
+    const gone = await readDiscarded(dir, id)
+    if (gone)
+      throw fail(
+        "Usage",
+        `Patch ${id} was discarded at ${gone.discardedAt}${gone.appliedAt ? ` (applied at ${gone.appliedAt})` : ""}: its diff and worktree are gone.`,
+        "Nothing to do for it; run the worker again if you want its edits back.",
+      )
+    throw fail("Usage", `No patch ${id}.`, "It never existed here, or its record was lost; task_result of the worker shows its patch_id, task_list the stored patches.")
+  }
   if (record.refused) throw fail("Usage", `Patch ${id} was not stored: ${record.refused}`, `The worker's files stay in its worktree ${record.layout.tree}; patch_discard removes them.`)
   if (record.status !== "ready" || !record.digest) throw fail("Usage", `Patch ${id} is not collected yet: its worker is still running.`, "Wait for the worker with task_status, then retry.")
   const file = Bun.file(patchFile(dir, id))

@@ -139,7 +139,7 @@ describe("doctor", () => {
     expect(failed[0]?.detail).toContain('"opencode" was not found on PATH')
   }, 60_000)
 
-  test("worker patches waiting are listed with their size; an open one is counted; none is a plain pass (control)", async () => {
+  test("worker patches waiting are listed with their size; an open one is counted, an applied one named as applied; none is a plain pass (control)", async () => {
     using m = machine()
     await installed(m)
     const none = await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: false })
@@ -157,12 +157,15 @@ describe("doctor", () => {
       disk: { bytes: 5 * 1024 * 1024, entries: 9, partial: false },
     })
     await savePatchRecord(m.paths.patchesDir, { ...base, id: "patch_a2_00ee", status: "open", createdAt: "2026-11-30T11:00:00Z" })
+    // Applied: no longer waiting, named as kept until patch_discard.
+    const applied = { ...base, id: "patch_a3_00dd", status: "ready" as const, createdAt: "2026-11-30T12:00:00Z", files: [file], bytes: 99, digest: "d".repeat(64) }
+    await savePatchRecord(m.paths.patchesDir, { ...applied, appliedDigest: applied.digest, appliedAt: "2026-11-30T12:30:00.000Z" })
     const report = await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: false })
     const check = report.checks.find((c) => c.id === "patches")!
     expect(check.status).toBe("pass")
     // The diff's size and what the worktree takes on disk, told apart.
     expect(check.detail).toBe(
-      `1 open (their workers run); 1 waiting, 1234 bytes of diff, 5.0 MB of worktrees on disk: patch_a1_00ff for ${m.dir}/repo (2 files, 1234 bytes of diff, its worktree 5.0 MB on disk); patch_apply or patch_discard each`,
+      `1 open (their workers run); 1 waiting, 1234 bytes of diff, 5.0 MB of worktrees on disk: patch_a1_00ff for ${m.dir}/repo (2 files, 1234 bytes of diff, its worktree 5.0 MB on disk); patch_apply or patch_discard each; 1 applied, kept until patch_discard: patch_a3_00dd`,
     )
     expect(report.checks.find((c) => c.id === "lanes")).toMatchObject({ status: "pass" })
     expect(report.verdict).toBe("DOCTOR_READINESS_UNVERIFIED")

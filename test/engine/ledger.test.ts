@@ -109,7 +109,7 @@ test("parseSince refuses what is neither a duration nor a date, saying what to w
 test("the table: a line per role and model, then the total; and a plain line when there is nothing", () => {
   const text = renderStats(summarize(records))
   const lines = text.split("\n")
-  expect(lines[1]).toMatch(/^role\s+model\s+tasks\s+ok\s+tokens\s+cost\s+kept out\s+median$/)
+  expect(lines[1]).toMatch(/^role\s+model\s+tasks\s+ok\s+tokens\s+cost\s+kept out\s+returned\s+median$/)
   expect(lines[2]).toMatch(/^scout\s+p\/cheap\s+3\s+67%/)
   expect(lines.at(-1)).toMatch(/^all\s+all\s+6\s+67%/)
   expect(renderStats(summarize([]))).toBe("No finished tasks.")

@@ -74,7 +74,7 @@ test("stats over the tasks above: the ledger's sums match the task records, and 
   expect(records.length).toBe(3)
   const stats = structured(await mcp.client.callTool({ name: "stats", arguments: { since: "1h" } })) as unknown as {
     rows: { role: string; tasks: number; succeeded: number; cost: number; bytes_kept_out: number; tokens: { input: number } }[]
-    total: { tasks: number; succeeded: number; tokens: { input: number }; bytes_kept_out: number }
+    total: { tasks: number; succeeded: number; tokens: { input: number }; bytes_kept_out: number; bytes_returned: number }
   }
   expect(stats.total.tasks).toBe(3)
   expect(stats.total.succeeded).toBe(1)
@@ -83,7 +83,12 @@ test("stats over the tasks above: the ledger's sums match the task records, and 
   expect(stats.rows.find((row) => row.role === "scout")).toMatchObject({ tasks: 2, succeeded: 1 })
   const scout = records.find((record) => record.status === "succeeded")!.result!
   expect(scout.bytes!.transcript).toBeGreaterThan(0)
-  expect(scout.bytes!.returned).toBe(Buffer.byteLength(text(await mcp.client.callTool({ name: "task_result", arguments: { task_id: scout.taskID } }))))
+  // returned is what the parent's model receives of task_result: its structured content, not the text block.
+  const fetched = await mcp.client.callTool({ name: "task_result", arguments: { task_id: scout.taskID } })
+  expect(scout.bytes!.returned).toBe(Buffer.byteLength(JSON.stringify(fetched.structuredContent)))
+  expect(scout.bytes!.returned).toBeGreaterThan(Buffer.byteLength(text(fetched)))
+  expect(scout.bytes!.keptOut).toBe(Math.max(0, scout.bytes!.transcript + scout.bytes!.logs - scout.bytes!.returned))
+  expect(stats.total).toMatchObject({ bytes_returned: records.reduce((sum, record) => sum + (record.result!.bytes?.returned ?? 0), 0) })
   // Nothing finished in the future: the period is honoured.
   const none = await mcp.client.callTool({ name: "stats", arguments: { since: "2099-01-01" } })
   expect(text(none)).toBe("No finished tasks since 2099-01-01T00:00:00.000Z.")

@@ -80,9 +80,12 @@ test("a 50 KB report reaches the parent as at most 2 KB with its head and tail; 
   expect(report.startsWith("FIRST LINE")).toBe(true)
   expect(report.endsWith("CONCLUSION: count is in src/tally.ts")).toBe(true)
   expect(report).toContain(`read it whole with session_output with task_id "${scout.task_id}"`)
-  // The structured fields are whole, and the ledger counts what was returned.
+  // The structured fields are whole, and the ledger counts what the parent's model receives: the
+  // structured content (both clients pass it instead of the text block), far more than the 2 KB text.
   expect([scout.task_id, scout.session_id, scout.workspace].every((field) => typeof field === "string" && field.length > 0)).toBe(true)
-  expect((scout.bytes as { returned: number }).returned).toBe(Buffer.byteLength(text(result)))
+  const returned = (scout.bytes as { returned: number }).returned
+  expect(returned).toBe(Buffer.byteLength(JSON.stringify(result.structuredContent)))
+  expect(returned).toBeGreaterThan(Buffer.byteLength(text(result)))
 
   const whole = await output({ task_id: scout.task_id })
   expect(whole.answer).toBe(LONG_REPORT)

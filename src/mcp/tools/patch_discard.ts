@@ -1,9 +1,10 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { z } from "zod"
 import type { Delegations } from "../../engine/lifecycle"
 import { isFinished } from "../../engine/tasks"
 import { fail } from "../../errors"
-import { readPatchRecord } from "../../workspace/patches"
+import { patchState, readDiscarded, readPatchRecord, saveDiscarded } from "../../workspace/patches"
 import { removeWorktree } from "../../workspace/worktree"
 import { errorResult } from "../shared"
 import description from "./patch_discard.md" with { type: "text" }
@@ -21,16 +22,38 @@ export function registerPatchDiscard(server: McpServer, delegations: Delegations
       try {
         const { paths } = delegations.runtime
         const record = await readPatchRecord(paths.patchesDir, args.patch_id)
-        if (!record) throw fail("Usage", `No patch ${args.patch_id}.`, "It was discarded already, or never existed.")
+        if (!record) return await gone(paths.patchesDir, args.patch_id)
         const task = record.taskId ? await delegations.read(record.taskId) : undefined
         if (task && !isFinished(task.status)) throw fail("Usage", `Patch ${record.id} belongs to ${task.id}, which is still ${task.status}.`, "task_cancel it first, or wait for it with task_status.")
         // Holding the worktree's writer state: a quarantined or preserved session there (one that may
         // still write) keeps the worktree, and its lane, from being emptied and given to another worker.
-        await delegations.holding(record.layout.tree, record.id, () => removeWorktree(paths, record))
-        return { content: [{ type: "text", text: `Discarded patch ${record.id} and its worktree.` }], structuredContent: { patch_id: record.id, discarded: true } }
+        const discardedAt = await delegations.holding(record.layout.tree, record.id, async () => {
+          // Read again: a discard that finished meanwhile freed the lane, which another worker may hold by now.
+          const current = await readPatchRecord(paths.patchesDir, record.id)
+          if (!current) return undefined
+          const at = new Date().toISOString()
+          // The tombstone first: killed before the record goes, the record still answers, and a discard again finishes.
+          await saveDiscarded(paths.patchesDir, current, at)
+          await removeWorktree(paths, current)
+          return at
+        })
+        if (!discardedAt) return await gone(paths.patchesDir, record.id)
+        const state = patchState(record)
+        const text = `Discarded patch ${record.id} (it was ${state}${record.appliedAt && state === "applied" ? ` at ${record.appliedAt}` : ""}) and its worktree.`
+        return { content: [{ type: "text", text }], structuredContent: { patch_id: record.id, state: "discarded", discarded: true, discarded_at: discardedAt, was: state } }
       } catch (error) {
         return errorResult(error)
       }
     },
   )
+}
+
+/** No record: a discarded patch is answered as such (the tool is idempotent); an unknown one is an error. */
+async function gone(dir: string, id: string): Promise<CallToolResult> {
+  const tombstone = await readDiscarded(dir, id)
+  if (!tombstone) throw fail("Usage", `No patch ${id}.`, "It never existed here, or its record was lost; task_list shows the stored patches.")
+  return {
+    content: [{ type: "text", text: `Patch ${id} was already discarded at ${tombstone.discardedAt}; nothing to do.` }],
+    structuredContent: { patch_id: id, state: "discarded", discarded: true, already_discarded: true, discarded_at: tombstone.discardedAt },
+  }
 }

@@ -4,7 +4,7 @@ import type { Delegations } from "../../engine/lifecycle"
 import { fail } from "../../errors"
 import { shownName } from "../../workspace/names"
 import { fileRange, sectionStarts } from "../../workspace/patch"
-import { loadPatch } from "../../workspace/patches"
+import { loadPatch, patchState } from "../../workspace/patches"
 import { errorResult } from "../shared"
 import description from "./patch_show.md" with { type: "text" }
 
@@ -55,11 +55,15 @@ export function registerPatchShow(server: McpServer, delegations: Delegations) {
             .arrayBuffer(),
         ).toString("utf8")
         const next = end < total ? end : undefined
-        const header = `patch ${record.id} · digest ${record.digest} · characters ${offset}-${end} of ${total}${next === undefined ? "" : ` · next_offset ${next}`}`
+        const state = patchState(record)
+        const applied = state === "applied" ? ` at ${record.appliedAt} (patch_discard removes it)` : ""
+        const header = `patch ${record.id} · ${state}${applied} · digest ${record.digest} · characters ${offset}-${end} of ${total}${next === undefined ? "" : ` · next_offset ${next}`}`
         return {
           content: [{ type: "text", text: `${header}\n${record.summary ?? ""}\n\n${page}` }],
           structuredContent: {
             patch_id: record.id,
+            state,
+            applied_at: state === "applied" ? record.appliedAt : undefined,
             digest: record.digest,
             workspace: record.source.workspace,
             summary: record.summary,

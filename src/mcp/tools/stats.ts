@@ -16,6 +16,7 @@ const rowShape = z.object({
   cost: z.number(),
   steps: z.number(),
   bytes_kept_out: z.number(),
+  bytes_returned: z.number().describe("What your model received of these results: their structured content's bytes."),
   median_duration_ms: z.number(),
 })
 
@@ -29,6 +30,7 @@ const toRow = (r: StatsRow): z.infer<typeof rowShape> => ({
   cost: r.cost,
   steps: r.steps,
   bytes_kept_out: r.bytesKeptOut,
+  bytes_returned: r.bytesReturned,
   median_duration_ms: r.medianDurationMs,
 })
 

@@ -6,7 +6,7 @@ import { laneState } from "../../engine/lanes"
 import { sizeText } from "../../workspace/disk"
 import { reclaimText } from "../../workspace/lane-audit"
 import { shownName } from "../../workspace/names"
-import { listPatches } from "../../workspace/patches"
+import { listPatches, PATCH_STATES, patchState, type PatchState } from "../../workspace/patches"
 import { errorResult } from "../shared"
 import { setAsideLines, setAsideRows, setAsideShape } from "./set_aside"
 import description from "./task_list.md" with { type: "text" }
@@ -32,7 +32,8 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
               patch_id: z.string(),
               task_id: z.string().optional(),
               workspace: z.string(),
-              status: z.enum(["open", "ready"]),
+              state: z.enum(PATCH_STATES).describe("open: its worker runs; waiting: for patch_apply or patch_discard; applied: patch_discard removes it."),
+              applied_at: z.string().optional(),
               files: z.number(),
               bytes: z.number().describe("The diff's size."),
               disk_bytes: z.number().optional().describe("What its worktree took on disk when its patch was last collected."),
@@ -40,7 +41,7 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
             }),
           )
           .optional()
-          .describe("Patches of isolated workers still stored (open: the worker runs), in the listed workspace when cwd is given; each stays until patch_discard."),
+          .describe("Patches of isolated workers still stored, in the listed workspace when cwd is given; each stays, applied or not, until patch_discard."),
         lanes: z
           .object({
             claimed: z.number(),
@@ -71,16 +72,15 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
             patch_id: patch.id,
             task_id: patch.taskId,
             workspace: patch.source.workspace,
-            status: patch.status,
+            state: patchState(patch),
+            applied_at: patchState(patch) === "applied" ? patch.appliedAt : undefined,
             files: patch.files?.length ?? 0,
             bytes: patch.bytes ?? 0,
             disk_bytes: patch.disk?.bytes,
             created_at: patch.createdAt,
           }))
         for (const patch of patches)
-          lines.push(
-            `${patch.patch_id}  ${patch.status === "open" ? "open (its worker runs)" : `waiting: ${patch.files} files, ${patch.bytes} bytes of diff${patch.disk_bytes === undefined ? "" : `, ${sizeText(patch.disk_bytes)} on disk`}`} for ${shownName(patch.workspace)} (patch_apply or patch_discard)`,
-          )
+          lines.push(`${patch.patch_id}  ${patchLine(patch)} for ${shownName(patch.workspace)} (${patch.state === "applied" ? "patch_discard" : "patch_apply or patch_discard"})`)
         const state = await laneState(delegations.runtime.paths, (await delegations.runtime.config()).maxWorktreeLanes)
         const lanes = { claimed: state.claimed, max: state.max, disk_bytes: state.disk.bytes, disk_partial: state.disk.partial }
         lines.push(`worktrees: ${lanes.claimed} of ${lanes.max} lanes held, ${state.disk.partial ? "at least " : ""}${sizeText(lanes.disk_bytes)} on disk`)
@@ -106,4 +106,12 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
       }
     },
   )
+}
+
+/** A stored patch's state in the listing's words. Pure. */
+function patchLine(patch: { state: PatchState; files: number; bytes: number; disk_bytes?: number; applied_at?: string }): string {
+  if (patch.state === "open") return "open (its worker runs)"
+  const disk = patch.disk_bytes === undefined ? "" : `, ${sizeText(patch.disk_bytes)} on disk`
+  if (patch.state === "applied") return `applied at ${patch.applied_at}: ${patch.files} files${disk}`
+  return `waiting: ${patch.files} files, ${patch.bytes} bytes of diff${disk}`
 }
