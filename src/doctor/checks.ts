@@ -19,6 +19,7 @@ import type { Run } from "../util/process"
 import { sizeText } from "../workspace/disk"
 import { shownName } from "../workspace/names"
 import { listPatches } from "../workspace/patches"
+import { applies } from "./applies"
 import { lanes } from "./lanes"
 import { stateFiles } from "./state-files"
 
@@ -254,4 +255,5 @@ export const CHECKS: Array<{ check: Check; needsConfig: boolean }> = [
   { check: patches, needsConfig: false },
   { check: stateFiles, needsConfig: false },
   { check: lanes, needsConfig: false },
+  { check: applies, needsConfig: false },
 ]

@@ -3,6 +3,10 @@ import { z } from "zod"
 import type { Delegations } from "../../engine/lifecycle"
 import { isFinished } from "../../engine/tasks"
 import { fail } from "../../errors"
+import { hostContext } from "../../sandbox"
+import { recoverKilled } from "../../workspace/apply"
+import { interruptedApplies } from "../../workspace/apply-staging"
+import { shownName } from "../../workspace/names"
 import { readPatchRecord } from "../../workspace/patches"
 import { removeWorktree } from "../../workspace/worktree"
 import { errorResult } from "../shared"
@@ -26,8 +30,23 @@ export function registerPatchDiscard(server: McpServer, delegations: Delegations
         if (task && !isFinished(task.status)) throw fail("Usage", `Patch ${record.id} belongs to ${task.id}, which is still ${task.status}.`, "task_cancel it first, or wait for it with task_status.")
         // Holding the worktree's writer state: a quarantined or preserved session there (one that may
         // still write) keeps the worktree, and its lane, from being emptied and given to another worker.
+        // An apply killed while writing is rolled back first, holding the user's workspace: its staging
+        // (the files as they were) goes with the lane below.
+        let kept: string[] = []
+        if ((await interruptedApplies(record.layout.dir)).length) {
+          const config = await delegations.runtime.config()
+          const host = hostContext(delegations.runtime.flags, config.sandboxRuntime.trustedRoots)
+          const workspace = record.source.workspace
+          kept = await delegations.holding(workspace, record.id, () => recoverKilled(record, workspace, host))
+        }
         await delegations.holding(record.layout.tree, record.id, () => removeWorktree(paths, record))
-        return { content: [{ type: "text", text: `Discarded patch ${record.id} and its worktree.` }], structuredContent: { patch_id: record.id, discarded: true } }
+        const rolled = kept.length
+          ? `\nAn earlier patch_apply of it was killed while writing; it was rolled back except for ${kept.map(shownName).join(", ")}, changed since by someone else.\nnext: check those files with git status and git diff.`
+          : ""
+        return {
+          content: [{ type: "text", text: `Discarded patch ${record.id} and its worktree.${rolled}` }],
+          structuredContent: { patch_id: record.id, discarded: true, ...(kept.length ? { kept } : {}) },
+        }
       } catch (error) {
         return errorResult(error)
       }
