@@ -8,7 +8,10 @@ import { lstat, open, readdir, rename, rm } from "node:fs/promises"
 import { dirname } from "node:path"
 import type { StepFile } from "./apply-step"
 
-/** Written before the first write, `done` after the last (or after a rollback): a journal without `done` is an apply killed mid-write. */
+/**
+ * Written before the first write, `done` after the last (or after a rollback): a journal without
+ * `done` is an apply killed mid-write.
+ */
 export const journalFile = (run: string) => `${run}/journal.json`
 export const doneFile = (run: string) => `${run}/done`
 
@@ -31,7 +34,10 @@ export interface Journal {
   temps: string[]
 }
 
-/** The journal on disk before the first write: written, fsynced, then the directory fsynced, so a crash leaves it whole or absent. */
+/**
+ * The journal on disk before the first write: written, fsynced, renamed, then the directory fsynced,
+ * so a crash leaves it whole or absent.
+ */
 export async function writeJournal(run: string, journal: Journal) {
   const temp = `${run}/journal.tmp`
   const file = await open(temp, "w", 0o600)
@@ -51,7 +57,10 @@ export async function writeJournal(run: string, journal: Journal) {
  * the recognisable name in a target's directory (an earlier run's, or one from before journals named them).
  */
 export async function removeTemps(workspace: string, files: StepFile[], named: string[]): Promise<void> {
-  for (const temp of named) await rm(`${workspace}/${temp}`, { force: true }).catch(() => undefined)
+  // Only names of the temporary's shape, never climbing: a journal is ours, but one changed on disk
+  // removes nothing else.
+  const temps = named.filter((temp) => TEMP_NAME.test(temp.split("/").at(-1) ?? "") && !temp.split("/").includes(".."))
+  for (const temp of temps) await rm(`${workspace}/${temp}`, { force: true }).catch(() => undefined) // tried again by name below
   const dirs = new Set(
     files
       .flatMap((file) => [file.path, file.oldPath])
@@ -61,7 +70,8 @@ export async function removeTemps(workspace: string, files: StepFile[], named: s
   for (const dir of dirs) {
     const info = await lstat(`${workspace}/${dir}`).catch(() => undefined) // a directory that is gone holds none
     if (!info?.isDirectory()) continue
-    const names = await readdir(`${workspace}/${dir}`).catch(() => [] as string[])
+    const names = await readdir(`${workspace}/${dir}`).catch(() => [] as string[]) // unreadable: nothing of ours to find
+    // One that cannot go keeps the others from being skipped; the next recovery tries it again.
     for (const name of names.filter((n) => TEMP_NAME.test(n))) await rm(`${workspace}/${dir}/${name}`, { force: true }).catch(() => undefined)
   }
 }

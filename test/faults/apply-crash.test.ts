@@ -62,7 +62,7 @@ async function nextProcess(tool: string): Promise<CallToolResult> {
   }
 }
 
-/** The repository back as it was (HEAD never moved): tracked files restored, the rest removed, the untracked note rewritten. */
+/** The repository back as it was (HEAD never moved): tracked files restored, the rest removed, the note rewritten. */
 async function reset() {
   await git(repo, "reset", "-q", "--hard")
   await git(repo, "clean", "-fdxq")
