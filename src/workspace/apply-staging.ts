@@ -1,6 +1,6 @@
 // Where patch_apply stages: `apply-<hex>/` run directories in the patch's lane directory, so the
 // lane's emptying (patch_discard, lane reuse) removes them with it. Read here for recovery and doctor.
-import { readdir } from "node:fs/promises"
+import { lstat, readdir } from "node:fs/promises"
 import { z } from "zod"
 import { doneFile, journalFile, type Journal } from "./apply-step"
 
@@ -28,9 +28,12 @@ export async function stagingDirs(dir: string): Promise<string[]> {
  * never started writing.
  */
 export async function readJournal(run: string): Promise<Journal | undefined> {
+  // Never opened unless a regular file: a FIFO would block the reader, a symlink lead elsewhere.
+  const info = await lstat(journalFile(run)).catch(() => undefined) // absent: killed before its first write
+  if (!info?.isFile()) return undefined
   const text = await Bun.file(journalFile(run))
     .text()
-    .catch(() => undefined) // absent: killed before its first write
+    .catch(() => undefined) // unreadable: the same as absent
   if (text === undefined) return undefined
   try {
     const parsed = journalSchema.safeParse(JSON.parse(text))

@@ -6,7 +6,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { existsSync, readdirSync, statSync } from "node:fs"
-import { cp, mkdir, rm } from "node:fs/promises"
+import { cp, mkdir, rm, symlink } from "node:fs/promises"
+import type { DoctorContext } from "../../src/doctor/checks"
+import { applies } from "../../src/doctor/applies"
+import { spawn } from "../../src/util/process"
 import { BINARY, connectStdio, textOf } from "../helpers/mcp"
 import { connect, makeRepo, startWorld, stopWorld, structured, type Connected, type World } from "../mcp/_setup"
 import { listing, namesBelow, STAGING, TEMPS } from "./_tree"
@@ -113,7 +116,7 @@ test("ENOSPC mid-apply: the repository is as before and no temporary stays; cont
   expect((await mcp.client.callTool({ name: "patch_discard", arguments: { patch_id: patch.patch_id } })).isError).toBeFalsy()
 }, 300_000)
 
-test("staging left in a lane goes with patch_discard and with the lane's reuse; control: it is there until then", async () => {
+test("staging left in a lane goes with patch_apply, patch_discard and the lane's reuse, garbage journals too; control: it is there until then", async () => {
   const repo = await makeRepo(world)
   const first = await workerPatch(repo, "small")
   const lane = await laneOf(first.patch_id)
@@ -121,6 +124,20 @@ test("staging left in a lane goes with patch_discard and with the lane's reuse; 
   await mkdir(`${lane}/apply-0badc0de/tree`, { recursive: true })
   await Bun.write(`${lane}/apply-0badc0de/tree/big`, "x".repeat(100_000))
   expect(readdirSync(lane)).toContain("apply-0badc0de")
+  // Garbage journals (no JSON, the wrong shape, a FIFO, a link to /dev/zero) are no journal: doctor
+  // reads past them without blocking, and the next patch_apply removes their staging and applies.
+  const garbage = ["apply-00000001", "apply-00000002", "apply-00000003", "apply-00000004"]
+  for (const name of garbage) await mkdir(`${lane}/${name}`)
+  await Bun.write(`${lane}/apply-00000001/journal.json`, "{not json")
+  await Bun.write(`${lane}/apply-00000002/journal.json`, JSON.stringify({ workspace: repo, files: "all" }))
+  await spawn(["mkfifo", `${lane}/apply-00000003/journal.json`]).exited
+  await symlink("/dev/zero", `${lane}/apply-00000004/journal.json`)
+  expect((await applies({ paths: world.home.paths } as unknown as DoctorContext))[0]!.status).toBe("pass")
+  const applied = await mcp.client.callTool({ name: "patch_apply", arguments: { patch_id: first.patch_id, digest: first.digest } })
+  expect(applied.isError).toBeFalsy()
+  expect(await Bun.file(`${repo}/note.txt`).text()).toBe("a note\n")
+  expect(readdirSync(lane).filter((name) => STAGING.test(name))).toEqual([])
+  await mkdir(`${lane}/apply-0badc0de/tree`, { recursive: true })
   expect((await mcp.client.callTool({ name: "patch_discard", arguments: { patch_id: first.patch_id } })).isError).toBeFalsy()
   expect(existsSync(`${lane}/apply-0badc0de`)).toBe(false)
 
