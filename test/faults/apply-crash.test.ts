@@ -1,9 +1,9 @@
 // patch_apply killed for real: the compiled `serve` applying a 3,053-path patch (3,050 new files, one
 // ~90 MB file, one modified and one deleted) is SIGKILLed at points picked by watching its run
-// directory and the repository: during staging, mid-rename, mid-copy of the large file. Afterwards
-// doctor names an apply killed while writing; the next process (patch_apply, patch_discard) leaves the
-// repository byte for byte after or before, with no temporary anywhere in it or the state and cache
-// dirs, and no staging left. Control: the same apply without a fault succeeds; and each kill really
+// directory and the repository: during staging, mid-rename, mid-copy of the large file, and during
+// the rollback of a killed apply by the next process. Afterwards doctor names an apply killed while
+// writing; the next process (patch_apply, patch_discard) leaves the repository byte for byte after or
+// before, with no temporary anywhere in it or the state and cache dirs, and no staging left. Control: the same apply without a fault succeeds; and each kill really
 // left the repository half-written (neither before nor after) until the next process.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
@@ -143,6 +143,21 @@ test("SIGKILL mid-rename: doctor names it; the next patch_apply rolls it back an
   expect(listing(repo)).toEqual(after)
   expectClean()
   expect((await doctor()).status).toBe("pass")
+  await reset()
+}, 300_000)
+
+test("SIGKILL of the process rolling a killed apply back: the journal stays, and the third process finishes the job", async () => {
+  const gen = () => (existsSync(`${repo}/gen`) ? readdirSync(`${repo}/gen`).length : 0)
+  await killWhen(() => gen() >= 1500)
+  const written = gen()
+  // The next patch_apply first removes the killed apply's files: killed while it does.
+  await killWhen(() => gen() < written - 300)
+  expect(listing(repo)).not.toEqual(before)
+  expect((await doctor()).status).toBe("fail")
+  const result = await nextProcess("patch_apply")
+  expect(result.isError).toBeFalsy()
+  expect(listing(repo)).toEqual(after)
+  expectClean()
   await reset()
 }, 300_000)
 
