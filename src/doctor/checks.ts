@@ -19,6 +19,7 @@ import type { Run } from "../util/process"
 import { sizeText } from "../workspace/disk"
 import { shownName } from "../workspace/names"
 import { listPatches, patchState } from "../workspace/patches"
+import { applies } from "./applies"
 import { lanes } from "./lanes"
 import { stateFiles } from "./state-files"
 
@@ -259,4 +260,5 @@ export const CHECKS: Array<{ check: Check; needsConfig: boolean }> = [
   { check: patches, needsConfig: false },
   { check: stateFiles, needsConfig: false },
   { check: lanes, needsConfig: false },
+  { check: applies, needsConfig: false },
 ]

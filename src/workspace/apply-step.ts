@@ -5,11 +5,14 @@
 // good errors; the confinement does not depend on them.
 // It reads one JSON request on stdin and prints one JSON answer line; it imports only node: builtins
 // the process wrapper and the name escaper, so from source it runs with nothing but src/ mounted.
-import { createHash, randomBytes } from "node:crypto"
+import { createHash } from "node:crypto"
 import { chmod, copyFile, lstat, mkdir, readdir, readlink, rename, rm, rmdir, symlink, writeFile } from "node:fs/promises"
 import { dirname } from "node:path"
 import { run } from "../util/process"
+import { doneFile, removeTemps, tempFor, tempsOf, writeJournal } from "./apply-journal"
 import { shownName } from "./names"
+
+export { doneFile, journalFile, type Journal } from "./apply-journal"
 
 /** What the step needs of a patch's file entry (patches.ts PatchFile). */
 export interface StepFile {
@@ -28,13 +31,11 @@ export interface StepRequest {
   files: StepFile[]
   /** Undo what an apply killed while writing left (its run directory's journal), instead of applying. */
   recover?: boolean
+  /** With `recover`: the temporaries the journal names. */
+  temps?: string[]
 }
 
 export type StepAnswer = { ok: true; written: number; kept?: string[] } | { ok: false; refused: boolean; message: string; hint: string }
-
-/** Written before the first write, `done` after the last (or after a rollback): a journal without `done` is an apply killed mid-write. */
-export const journalFile = (run: string) => `${run}/journal.json`
-export const doneFile = (run: string) => `${run}/done`
 
 class StepError extends Error {
   constructor(
@@ -135,14 +136,17 @@ async function copyEntry(from: string, to: string) {
  * Moves `from` (a staged file or symlink) over `to` in one rename, through a temporary name of fixed
  * length in the same directory: a target whose name is 255 bytes still gets a temporary that fits.
  */
-async function place(from: string, to: string) {
+async function place(from: string, to: string, temp: string) {
   await mkdir(dirname(to), { recursive: true })
-  const temp = `${dirname(to)}/.oc-orch-${randomBytes(6).toString("hex")}`
-  await copyEntry(from, temp)
-  await rename(temp, to).catch(async (error: unknown) => {
-    await rm(temp, { force: true })
+  await rm(temp, { force: true })
+  try {
+    await copyEntry(from, temp)
+    await rename(temp, to)
+  } catch (error) {
+    // A copy cut short (ENOSPC, EIO) leaves no partial temporary: it would keep the disk full.
+    await rm(temp, { force: true }).catch(() => undefined)
     throw error
-  })
+  }
 }
 
 /** Removes now-empty directories above a deleted file, up to (not including) the workspace, as git does. */
@@ -201,7 +205,7 @@ export async function writeTargets(workspace: string, dir: string, files: StepFi
     for (const file of files) {
       if (!file.newOid) continue
       done.push({ path: file.path, existed: !file.oldPath && file.oldOid !== undefined })
-      await place(`${dir}/tree/${file.path}`, `${workspace}/${file.path}`)
+      await place(`${dir}/tree/${file.path}`, `${workspace}/${file.path}`, `${workspace}/${tempFor(dir, file.path, "write")}`)
     }
     for (const file of files.filter((f) => f.newOid)) {
       const parent = await badParent(workspace, file.path, new Set())
@@ -213,7 +217,8 @@ export async function writeTargets(workspace: string, dir: string, files: StepFi
     for (const step of done.reverse()) {
       await rm(`${workspace}/${step.path}`, { force: true }).catch(() => undefined)
       // A rollback that cannot restore one file still restores the others; the error below says what failed.
-      if (step.existed) await place(`${dir}/before/${step.path}`, `${workspace}/${step.path}`).catch(() => undefined)
+      const temp = `${workspace}/${tempFor(dir, step.path, "restore")}`
+      if (step.existed) await place(`${dir}/before/${step.path}`, `${workspace}/${step.path}`, temp).catch(() => undefined)
       else await pruneEmpty(workspace, step.path)
     }
     throw new StepError(
@@ -231,8 +236,10 @@ const matches = (entry: { mode: string; oid: string } | undefined, mode?: string
  * content goes (or gets its original back), a path the apply removed gets its original back; a path
  * changed since by someone else is kept as it is and named.
  */
-async function recover(workspace: string, dir: string, files: StepFile[]): Promise<string[]> {
+async function recover(workspace: string, dir: string, files: StepFile[], temps: string[]): Promise<string[]> {
   const kept: string[] = []
+  // First the temporaries: one cut short by the kill is never mistaken for a file, and never stays.
+  await removeTemps(workspace, files, temps)
   for (const file of files.filter((f) => f.newOid && !(f.oldOid && !f.oldPath))) {
     const now = await entryOf(`${workspace}/${file.path}`)
     if (matches(now, file.newMode, file.newOid)) {
@@ -244,7 +251,8 @@ async function recover(workspace: string, dir: string, files: StepFile[]): Promi
     const source = file.oldPath ?? file.path
     const now = await entryOf(`${workspace}/${source}`)
     if (matches(now, file.oldMode, file.oldOid)) continue
-    if (!now || (source === file.path && matches(now, file.newMode, file.newOid))) await place(`${dir}/before/${source}`, `${workspace}/${source}`)
+    const temp = `${workspace}/${tempFor(dir, source, "restore")}`
+    if (!now || (source === file.path && matches(now, file.newMode, file.newOid))) await place(`${dir}/before/${source}`, `${workspace}/${source}`, temp)
     else kept.push(source)
   }
   return kept
@@ -254,15 +262,17 @@ async function recover(workspace: string, dir: string, files: StepFile[]): Promi
 export async function applyStep(request: StepRequest): Promise<StepAnswer> {
   try {
     if (request.recover) {
-      const kept = await recover(request.workspace, request.run, request.files)
+      const kept = await recover(request.workspace, request.run, request.files, request.temps ?? tempsOf(request.run, request.files))
       return { ok: true, written: 0, kept }
     }
     await checkTargets(request.workspace, request.files)
     await stage(request)
-    await writeFile(journalFile(request.run), JSON.stringify({ workspace: request.workspace, files: request.files }))
+    await writeJournal(request.run, { workspace: request.workspace, files: request.files, temps: tempsOf(request.run, request.files) })
     try {
       await writeTargets(request.workspace, request.run, request.files)
     } finally {
+      // A rollback that failed too still leaves no temporary of ours behind.
+      await removeTemps(request.workspace, request.files, tempsOf(request.run, request.files))
       await writeFile(doneFile(request.run), "")
     }
     return { ok: true, written: request.files.length }

@@ -13,13 +13,14 @@
 // this program).
 import { createHash, randomBytes } from "node:crypto"
 import { readlinkSync } from "node:fs"
-import { mkdir, readdir, rm } from "node:fs/promises"
+import { mkdir, rm } from "node:fs/promises"
 import { relative } from "node:path"
 import { fail } from "../errors"
 import { hostFs, planSandbox, repositoryPrefixes, runSandboxed, type HostContext, type SandboxPlan } from "../sandbox"
 import { selfStep } from "../util/self"
 import { autorunMessage, contentAutorun, namedAutorun } from "./apply-autorun"
-import { doneFile, journalFile, type StepAnswer, type StepRequest } from "./apply-step"
+import { readJournal, stagingDirs } from "./apply-staging"
+import { doneFile, type StepAnswer, type StepRequest } from "./apply-step"
 import { autorunLinks } from "./autorun"
 import { findRepository, sandboxedGit } from "./git"
 import { riskyLinks, type EntryAt } from "./links"
@@ -143,7 +144,12 @@ export async function applyPatch(input: ApplyInput): Promise<PatchFile[]> {
   const files = await check(input)
   if (!files.length) return []
   const { record, workspace, host } = input
-  await recoverKilled(record, workspace, host)
+  const kept = await recoverKilled(record, workspace, host)
+  if (kept.length)
+    refuse(
+      `an earlier patch_apply of ${record.id} was killed while writing; it was rolled back except for ${kept.map(shownName).join(", ")}, changed since by someone else.`,
+      "Check those files with git status and git diff; then call patch_apply again.",
+    )
   const dir = `${record.layout.dir}/apply-${randomBytes(4).toString("hex")}`
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 })
@@ -161,25 +167,22 @@ export async function applyPatch(input: ApplyInput): Promise<PatchFile[]> {
 /**
  * A run directory left by a write step or server killed mid-apply: no other apply of this patch can be
  * running (it would hold the same workspace's writer state), so any found is stale. One killed while
- * writing (a journal, no `done`) is rolled back first, in the sandbox, undoing only its own writes.
+ * writing (a journal, no `done`) is rolled back first, in the sandbox, undoing only its own writes and
+ * removing its temporaries. Returns the paths kept as someone else changed them since. The caller
+ * holds the workspace's writer state (patch_apply, patch_discard).
  */
-async function recoverKilled(record: PatchRecord, workspace: string, host: HostContext) {
-  for (const name of await readdir(record.layout.dir).catch(() => [] as string[])) {
-    if (!name.startsWith("apply-")) continue
-    const run = `${record.layout.dir}/${name}`
-    const read = Bun.file(journalFile(run)).json() as Promise<{ workspace?: string; files?: StepRequest["files"] }>
-    // A journal that cannot be read is no journal: that apply never started writing.
-    const journal = await read.catch(() => undefined)
-    const killed = journal?.workspace === workspace && Array.isArray(journal.files) && !(await Bun.file(doneFile(run)).exists())
-    const answer = killed ? await runStep({ workspace, run, files: journal.files!, recover: true }, host) : undefined
-    await rm(run, { recursive: true, force: true })
+export async function recoverKilled(record: PatchRecord, workspace: string, host: HostContext): Promise<string[]> {
+  const kept: string[] = []
+  for (const run of await stagingDirs(record.layout.dir)) {
+    const journal = await readJournal(run)
+    const killed = journal?.workspace === workspace && !(await Bun.file(doneFile(run)).exists())
+    const answer = killed ? await runStep({ workspace, run, files: journal.files, temps: journal.temps, recover: true }, host) : undefined
     if (answer && !answer.ok) throw fail("Server", `An earlier patch_apply of ${record.id} was killed while writing, and rolling it back failed: ${answer.message}`, answer.hint)
-    if (answer?.kept?.length)
-      refuse(
-        `an earlier patch_apply of ${record.id} was killed while writing; it was rolled back except for ${answer.kept.map(shownName).join(", ")}, changed since by someone else.`,
-        "Check those files with git status and git diff; then call patch_apply again.",
-      )
+    // Only once the rollback is done: a kill during it leaves the journal for the next process.
+    await rm(run, { recursive: true, force: true })
+    kept.push(...(answer?.kept ?? []))
   }
+  return kept
 }
 
 /** The write step's sandbox: the workspace and the run directory writable, `programs` read-only, no network. */

@@ -14,6 +14,7 @@ import { mkdir, rm } from "node:fs/promises"
 import type { Paths } from "../config/paths"
 import { AppError, fail } from "../errors"
 import { hostFs, LANE_NAME, planSandbox, runSandboxed, type HostContext } from "../sandbox"
+import { stagingDirs } from "./apply-staging"
 import { gitInSandbox, locateRepository, sandboxedGit, type GitOptions, type Repository } from "./git"
 import { claimLane, MAX_LANES, releaseLane, type LaneBounds } from "./lanes"
 import { savePatchRecord, type PatchRecord } from "./patches"
@@ -224,8 +225,14 @@ async function copyInSandbox(workspace: string, entries: string[], layout: Workt
     )
 }
 
-/** The lane's files, not its directory: OpenCode's instance for `tree/` outlives them. */
-const emptyLane = (layout: WorktreeLayout) => Promise.all([rm(layout.tree, { recursive: true, force: true }), rm(layout.gitDir, { recursive: true, force: true })])
+/**
+ * The lane's files, not its directory: OpenCode's instance for `tree/` outlives them. patch_apply's
+ * staging goes too (patch_discard rolled back any apply killed while writing before it gets here).
+ */
+const emptyLane = async (layout: WorktreeLayout) => {
+  const staging = await stagingDirs(layout.dir)
+  await Promise.all([layout.tree, layout.gitDir, ...staging].map((dir) => rm(dir, { recursive: true, force: true })))
+}
 
 /**
  * Removes a worktree's files and its registry entry and patch, then frees its lane (patch_discard; a

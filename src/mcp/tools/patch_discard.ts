@@ -4,6 +4,10 @@ import { z } from "zod"
 import type { Delegations } from "../../engine/lifecycle"
 import { isFinished } from "../../engine/tasks"
 import { fail } from "../../errors"
+import { hostContext } from "../../sandbox"
+import { recoverKilled } from "../../workspace/apply"
+import { interruptedApplies } from "../../workspace/apply-staging"
+import { shownName } from "../../workspace/names"
 import { patchState, readDiscarded, readPatchRecord, saveDiscarded } from "../../workspace/patches"
 import { removeWorktree } from "../../workspace/worktree"
 import { errorResult } from "../shared"
@@ -27,6 +31,15 @@ export function registerPatchDiscard(server: McpServer, delegations: Delegations
         if (task && !isFinished(task.status)) throw fail("Usage", `Patch ${record.id} belongs to ${task.id}, which is still ${task.status}.`, "task_cancel it first, or wait for it with task_status.")
         // Holding the worktree's writer state: a quarantined or preserved session there (one that may
         // still write) keeps the worktree, and its lane, from being emptied and given to another worker.
+        // An apply killed while writing is rolled back first, holding the user's workspace: its staging
+        // (the files as they were) goes with the lane below.
+        let kept: string[] = []
+        if ((await interruptedApplies(record.layout.dir)).length) {
+          const config = await delegations.runtime.config()
+          const host = hostContext(delegations.runtime.flags, config.sandboxRuntime.trustedRoots)
+          const workspace = record.source.workspace
+          kept = await delegations.holding(workspace, record.id, () => recoverKilled(record, workspace, host))
+        }
         const discardedAt = await delegations.holding(record.layout.tree, record.id, async () => {
           // Read again: a discard that finished meanwhile freed the lane, which another worker may hold by now.
           const current = await readPatchRecord(paths.patchesDir, record.id)
@@ -39,8 +52,14 @@ export function registerPatchDiscard(server: McpServer, delegations: Delegations
         })
         if (!discardedAt) return await gone(paths.patchesDir, record.id)
         const state = patchState(record)
-        const text = `Discarded patch ${record.id} (it was ${state}${record.appliedAt && state === "applied" ? ` at ${record.appliedAt}` : ""}) and its worktree.`
-        return { content: [{ type: "text", text }], structuredContent: { patch_id: record.id, state: "discarded", discarded: true, discarded_at: discardedAt, was: state } }
+        const rolled = kept.length
+          ? `\nAn earlier patch_apply of it was killed while writing; it was rolled back except for ${kept.map(shownName).join(", ")}, changed since by someone else.\nnext: check those files with git status and git diff.`
+          : ""
+        const text = `Discarded patch ${record.id} (it was ${state}${record.appliedAt && state === "applied" ? ` at ${record.appliedAt}` : ""}) and its worktree.${rolled}`
+        return {
+          content: [{ type: "text", text }],
+          structuredContent: { patch_id: record.id, state: "discarded", discarded: true, discarded_at: discardedAt, was: state, ...(kept.length ? { kept } : {}) },
+        }
       } catch (error) {
         return errorResult(error)
       }
