@@ -9,6 +9,7 @@ import type { EventHub } from "../opencode/client"
 import { confirmSandboxed } from "../opencode/guard"
 import { ensureServer, probeServer, type ServerRecord } from "../opencode/server"
 import { fail } from "../errors"
+import { BWRAP } from "../sandbox"
 
 export interface Connection {
   record: ServerRecord
@@ -24,8 +25,15 @@ export class Runtime {
   private connecting?: Promise<Connection>
   private closed = false
 
-  constructor(readonly flags: Flags) {
+  /** The bwrap the readiness checks look at (readiness.ts); the plugin runs the one at BWRAP. */
+  readonly bwrap: string
+
+  constructor(
+    readonly flags: Flags,
+    options: { bwrap?: string } = {},
+  ) {
     this.paths = resolvePaths(flags)
+    this.bwrap = options.bwrap ?? BWRAP
   }
 
   config(): Promise<Config> {

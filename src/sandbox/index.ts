@@ -11,7 +11,7 @@ export { AUTORUN_LIST, autorunHit, autorunHitIn, autorunWrite, repositoryPrefix,
 export { admitWorkspace, OPEN_POLICY, projectPluginSources, type AdmissionPolicy } from "./admission"
 export { hostContext, planSandbox, type HostFlags, SANDBOX_HOME, type HostContext, type SandboxPlan, type SandboxRequest } from "./plan"
 export { BWRAP, bwrapArgs, ISOLATION_FLAGS } from "./argv"
-export { classifyBwrapFailure, isSafeVersion, MIN_SAFE_VERSION, parseBwrapVersion, type BwrapFailure, type BwrapFailureCode } from "./bwrap"
+export { BWRAP_FIX, classifyBwrapFailure, isSafeVersion, MIN_SAFE_VERSION, parseBwrapVersion, type BwrapFailure, type BwrapFailureCode } from "./bwrap"
 export { readBwrapVersion, runSandboxed, type SandboxRunOptions, type SandboxRunResult } from "./run"
 export { probeBwrap, probeSandboxProfiles, type BwrapReport, type ProbeReport } from "./probes"
 export { bwrapFinding, launcherFinding, LAUNCHERS, prerequisiteFindings, type Finding, type Launchers } from "./launchers"
