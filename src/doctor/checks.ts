@@ -14,8 +14,8 @@ import { installedBinary, SKILL_TEXT } from "../install/payload"
 import { PLUGIN_TEXT } from "../install/plugin-text"
 import { discoverModels, type CatalogModel } from "../opencode/catalog"
 import { TESTED_OPENCODE, testedVersion } from "../opencode/guard"
-import { bwrapReadiness, configModelReadiness, stateDirReadiness, type Readiness } from "../engine/readiness"
-import { launcherFinding, type Launchers } from "../sandbox"
+import { bwrapReadiness, configModelReadiness, LAUNCHER_NAMES, launcherReadiness, stateDirReadiness, type Readiness } from "../engine/readiness"
+import type { Launchers } from "../sandbox"
 import type { Run } from "../util/process"
 import { sizeText } from "../workspace/disk"
 import { shownName } from "../workspace/names"
@@ -50,17 +50,10 @@ const failed = (id: string, detail: string, fix: string): CheckResult => ({ id, 
 
 export type Check = (ctx: DoctorContext) => Promise<CheckResult[]>
 
-const launchers: Check = async (ctx) =>
-  Promise.all(
-    (["bash", "python3", "git"] as const).map(async (name) => {
-      const found = await launcherFinding(name, ctx.launchers[name])
-      return found.ok ? pass(`launcher:${name}`, found.detail) : failed(`launcher:${name}`, found.detail, found.fix ?? "")
-    }),
-  )
-
 const asCheck = (found: Readiness): CheckResult => (found.ok ? pass(found.id, found.detail) : failed(found.id, found.detail, found.fix ?? ""))
 
 // The conditions serve refuses a delegation on (engine/readiness.ts), from the same functions.
+const launchers: Check = async (ctx) => Promise.all(LAUNCHER_NAMES.map(async (name) => asCheck(await launcherReadiness(name, ctx.launchers[name]))))
 const bwrap: Check = async (ctx) => [asCheck(await bwrapReadiness(ctx.launchers.bwrap))]
 const stateDir: Check = async (ctx) => [asCheck(await stateDirReadiness(ctx.paths.stateDir))]
 

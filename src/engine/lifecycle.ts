@@ -58,8 +58,8 @@ export class Delegations {
     // The policy first, then admission: a refused call gets no record, lock or session, and no other task's answer.
     const decision = await this.check({ ...request.policy, cwd: request.cwd })
     checkBriefSize(request.brief, this.runtime.flags.maxBriefBytes)
-    // The same conditions doctor reports (readiness.ts): a state dir that cannot take the record, an
-    // unsafe or unusable bwrap.
+    // The same conditions doctor reports (readiness.ts): a missing launcher, an unsafe or unusable bwrap,
+    // a state dir that cannot take the record.
     await this.ready()
     const config = await this.runtime.config()
     const host = this.hostOf(config)
@@ -103,7 +103,7 @@ export class Delegations {
 
   /** Refuses, before anything is written, when a readiness condition doctor checks fails. */
   async ready(): Promise<void> {
-    refuseUnready(await hostReadiness({ stateDir: this.runtime.paths.stateDir, bwrap: this.runtime.bwrap }))
+    refuseUnready(await hostReadiness({ stateDir: this.runtime.paths.stateDir, launchers: this.runtime.launchers }))
   }
 
   /**

@@ -5,7 +5,7 @@ import type { Role } from "../config/schema"
 import type { Config } from "../config/schema"
 import { AppError, fail } from "../errors"
 import type { CatalogModel } from "../opencode/catalog"
-import { bwrapFinding } from "../sandbox"
+import { bwrapFinding, launcherFinding, type Launchers } from "../sandbox"
 import { checkStateSpace } from "../util/fs"
 
 export interface Readiness {
@@ -36,8 +36,17 @@ export async function bwrapReadiness(bwrap: string): Promise<Readiness> {
   return { id: "bwrap", ok: found.ok, detail: found.detail, fix: found.fix }
 }
 
+/** The launchers the sandbox starts by absolute path (a copy elsewhere on PATH does not count). */
+export const LAUNCHER_NAMES = ["bash", "python3", "git"] as const
+
+export async function launcherReadiness(name: (typeof LAUNCHER_NAMES)[number], path: string): Promise<Readiness> {
+  const found = await launcherFinding(name, path)
+  return { id: `launcher:${name}`, ok: found.ok, detail: found.detail, fix: found.fix }
+}
+
 /** The host conditions every delegation needs, in report order. */
-export const hostReadiness = (input: { stateDir: string; bwrap: string }) => Promise.all([stateDirReadiness(input.stateDir), bwrapReadiness(input.bwrap)])
+export const hostReadiness = (input: { stateDir: string; launchers: Launchers }) =>
+  Promise.all([...LAUNCHER_NAMES.map((name) => launcherReadiness(name, input.launchers[name])), bwrapReadiness(input.launchers.bwrap), stateDirReadiness(input.stateDir)])
 
 /**
  * The model config.json routes `role` to, against the models OpenCode lists. A typo there is the
@@ -73,6 +82,6 @@ export function configModelReadiness(role: Role, config: Config, models: readonl
 export function refuseUnready(findings: readonly Readiness[]): void {
   const failed = findings.find((finding) => !finding.ok)
   if (!failed) return
-  const kind = failed.id === "bwrap" ? "Prerequisite" : failed.id.startsWith("model:") ? "Config" : "Server"
+  const kind = failed.id === "bwrap" || failed.id.startsWith("launcher:") ? "Prerequisite" : failed.id.startsWith("model:") ? "Config" : "Server"
   throw fail(kind, `Not ready to delegate: ${failed.detail}`, `${failed.fix ?? "Run `opencode-mcp-orchestrator doctor`."} Nothing was started.`, { readiness: failed.id })
 }

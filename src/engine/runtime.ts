@@ -9,7 +9,7 @@ import type { EventHub } from "../opencode/client"
 import { confirmSandboxed } from "../opencode/guard"
 import { ensureServer, probeServer, type ServerRecord } from "../opencode/server"
 import { fail } from "../errors"
-import { BWRAP } from "../sandbox"
+import { LAUNCHERS, type Launchers } from "../sandbox"
 
 export interface Connection {
   record: ServerRecord
@@ -25,15 +25,15 @@ export class Runtime {
   private connecting?: Promise<Connection>
   private closed = false
 
-  /** The bwrap the readiness checks look at (readiness.ts); the plugin runs the one at BWRAP. */
-  readonly bwrap: string
+  /** The launchers and bwrap the readiness checks look at (readiness.ts); the plugin runs LAUNCHERS. */
+  readonly launchers: Launchers
 
   constructor(
     readonly flags: Flags,
-    options: { bwrap?: string } = {},
+    options: { launchers?: Launchers } = {},
   ) {
     this.paths = resolvePaths(flags)
-    this.bwrap = options.bwrap ?? BWRAP
+    this.launchers = options.launchers ?? LAUNCHERS
   }
 
   config(): Promise<Config> {

@@ -1,11 +1,12 @@
 // Doctor and serve agree on readiness: the compiled binary's `doctor --json` and its `serve` (over stdio)
 // run in the same world — a read-only state dir, Debian's bubblewrap 0.8.0 (GHSA-pxhw-h44j-8pfx) or an
-// unexecutable bwrap mounted over /usr/bin/bwrap in a mount namespace, a typo'd model in config.json —
+// unexecutable bwrap mounted over /usr/bin/bwrap in a mount namespace, an unexecutable sandbox launcher,
+// a typo'd model in config.json —
 // and for each, doctor fails one check and serve refuses the delegation before anything starts, with
 // doctor's detail and doctor's one-line fix word for word. Control: the healthy world passes both.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { createRepository } from "../../src/model/demo"
 import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
 import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
@@ -23,7 +24,7 @@ interface Check {
 let model: ScriptedModel
 let home: IsolatedHome
 let repo: string
-let brokenBwrap: string
+let notExecutable: string
 
 beforeAll(async () => {
   model = await startScriptedModel({})
@@ -31,9 +32,9 @@ beforeAll(async () => {
   mkdirSync(home.paths.stateDir, { recursive: true })
   repo = await createRepository("oc-orch-ready-", { "README.md": "# r\n" })
   // The real bwrap without its execute bits: present, but nothing can run it.
-  brokenBwrap = `${home.root}/bwrap-not-executable`
-  copyFileSync("/usr/bin/bwrap", brokenBwrap)
-  await Bun.$`chmod 0644 ${brokenBwrap}`.quiet()
+  notExecutable = `${home.root}/bwrap-not-executable`
+  copyFileSync("/usr/bin/bwrap", notExecutable)
+  await Bun.$`chmod 0644 ${notExecutable}`.quiet()
 })
 afterAll(async () => {
   if (home) await stopServer(home.paths)
@@ -59,12 +60,13 @@ async function scoutIn(mounts: string[]): Promise<CallToolResult> {
 }
 
 const taskRecords = () => (existsSync(home.paths.tasksDir) ? readdirSync(home.paths.tasksDir).filter((name) => name.endsWith(".json")).length : 0)
-const READINESS = ["bwrap", "state-dir", "model:scout"]
+const READINESS = ["launcher:python3", "bwrap", "state-dir", "model:scout"]
 
 describe("doctor and serve share one set of readiness checks", () => {
   test("control: a healthy world passes doctor's readiness checks and serve delegates", async () => {
     const checks = await doctorIn([])
     expect(checks.filter((c) => READINESS.includes(c.id)).map((c) => [c.id, c.status])).toEqual([
+      ["launcher:python3", "pass"],
       ["bwrap", "pass"],
       ["state-dir", "pass"],
       ["model:scout", "pass"],
@@ -92,10 +94,18 @@ describe("doctor and serve share one set of readiness checks", () => {
     },
     {
       name: "an unexecutable /usr/bin/bwrap",
-      mounts: () => ["--ro-bind", brokenBwrap, "/usr/bin/bwrap"],
+      mounts: () => ["--ro-bind", notExecutable, "/usr/bin/bwrap"],
       id: "bwrap",
       detail: /^\/usr\/bin\/bwrap is not executable$/,
       fix: /^Install bubblewrap >= 0\.12\.0 as \/usr\/bin\/bwrap/,
+    },
+    {
+      name: "an unexecutable /usr/bin/python3 (a sandbox launcher)",
+      // Over the file the link resolves to: bwrap cannot mount onto a symlink.
+      mounts: () => ["--ro-bind", notExecutable, realpathSync("/usr/bin/python3")],
+      id: "launcher:python3",
+      detail: /^\/usr\/bin\/python3 is not executable$/,
+      fix: /^Install python3 at exactly \/usr\/bin\/python3/,
     },
     {
       name: "a typo'd model in config.json",
