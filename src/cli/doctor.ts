@@ -6,8 +6,8 @@ import { resolvePaths } from "../config/paths"
 import { LAUNCHERS } from "../sandbox"
 import { liveCheck } from "../doctor/live"
 import { sandboxChecks } from "../doctor/probes"
-import { formatJson, formatReport } from "../doctor/report"
-import { exitCodeOf, runDoctor, type DoctorDeps } from "../doctor/run"
+import { exitCodeOf, type DoctorDeps } from "../doctor/run"
+import { streamDoctor } from "../doctor/stream"
 import { clientHomes } from "../install/homes"
 import { run } from "../util/process"
 
@@ -27,9 +27,8 @@ export function doctorDeps(flags: Flags): DoctorDeps {
 
 /** Runs doctor, prints the report and returns the exit code (install ends with this too). */
 export async function doctor(flags: Flags, options: { sandboxProbes: boolean; live: boolean; json: boolean }): Promise<number> {
-  const report = await runDoctor(doctorDeps(flags), options)
-  console.log(options.json ? formatJson(report) : formatReport(report))
-  return exitCodeOf(report)
+  const out = { line: (text: string) => console.log(text), progress: (text: string) => (options.json ? console.error(text) : console.log(text)) }
+  return exitCodeOf(await streamDoctor(doctorDeps(flags), options, out))
 }
 
 export default defineCommand({

@@ -14,7 +14,8 @@ import { installedBinary, SKILL_TEXT } from "../install/payload"
 import { PLUGIN_TEXT } from "../install/plugin-text"
 import { discoverModels, type CatalogModel } from "../opencode/catalog"
 import { TESTED_OPENCODE, testedVersion } from "../opencode/guard"
-import { bwrapFinding, launcherFinding, type Launchers } from "../sandbox"
+import { bwrapReadiness, configModelReadiness, LAUNCHER_NAMES, launcherReadiness, stateDirReadiness, type Readiness } from "../engine/readiness"
+import type { Launchers } from "../sandbox"
 import type { Run } from "../util/process"
 import { sizeText } from "../workspace/disk"
 import { shownName } from "../workspace/names"
@@ -43,24 +44,19 @@ export interface DoctorContext {
   manifest?: InstallManifest
 }
 
+const RENDER = "Run `opencode-mcp-orchestrator install --yes` to render the agents from config.json again."
 export const REINSTALL = "Run `opencode-mcp-orchestrator install --yes` to write it again from your config."
 const pass = (id: string, detail: string): CheckResult => ({ id, status: "pass", detail })
 const failed = (id: string, detail: string, fix: string): CheckResult => ({ id, status: "fail", detail, fix })
 
 export type Check = (ctx: DoctorContext) => Promise<CheckResult[]>
 
-const launchers: Check = async (ctx) =>
-  Promise.all(
-    (["bash", "python3", "git"] as const).map(async (name) => {
-      const found = await launcherFinding(name, ctx.launchers[name])
-      return found.ok ? pass(`launcher:${name}`, found.detail) : failed(`launcher:${name}`, found.detail, found.fix ?? "")
-    }),
-  )
+const asCheck = (found: Readiness): CheckResult => (found.ok ? pass(found.id, found.detail) : failed(found.id, found.detail, found.fix ?? ""))
 
-const bwrap: Check = async (ctx) => {
-  const found = await bwrapFinding(ctx.launchers.bwrap)
-  return [found.ok ? pass("bwrap", found.detail) : failed("bwrap", found.detail, found.fix ?? "")]
-}
+// The conditions serve refuses a delegation on (engine/readiness.ts), from the same functions.
+const launchers: Check = async (ctx) => Promise.all(LAUNCHER_NAMES.map(async (name) => asCheck(await launcherReadiness(name, ctx.launchers[name]))))
+const bwrap: Check = async (ctx) => [asCheck(await bwrapReadiness(ctx.launchers.bwrap))]
+const stateDir: Check = async (ctx) => [asCheck(await stateDirReadiness(ctx.paths.stateDir))]
 
 // OpenCode's grep and glob tools run ripgrep from PATH, and download it when missing, which an
 // offline machine cannot: a delegated agent would lose its search tools.
@@ -111,20 +107,7 @@ const models: Check = async (ctx) => {
   } catch (error) {
     return [failed("models", error instanceof Error ? error.message : String(error), "Make `opencode models` work (install OpenCode, connect a provider).")]
   }
-  return ROLES.map((role) => {
-    const id = config.models[role]
-    const variant = config.modelVariants[role]
-    if (!id) return pass(`model:${role}`, "OpenCode's default model")
-    const model = catalog.find((m) => m.id === id)
-    if (!model) return failed(`model:${role}`, `OpenCode no longer lists ${id}.`, "Rerun `opencode-mcp-orchestrator install` and pick a model `opencode models` lists.")
-    if (variant && !model.variants.includes(variant))
-      return failed(
-        `model:${role}`,
-        `${id} has no variant "${variant}" (it has: ${model.variants.join(", ") || "none"}).`,
-        "Rerun `opencode-mcp-orchestrator install` and pick a listed variant or Default.",
-      )
-    return pass(`model:${role}`, `${id}${variant ? ` (${variant})` : " (default variant)"}`)
-  })
+  return ROLES.map((role) => asCheck(configModelReadiness(role, config, catalog, ctx.paths.configFile)))
 }
 
 const profiles: Check = async (ctx) => {
@@ -149,12 +132,12 @@ const agents: Check = async (ctx) =>
       if (text === undefined) return failed(id, `${path} is missing.`, REINSTALL)
       const steps = agentSteps(text)
       if (steps !== agent.steps) return failed(id, `${path} has steps ${Number.isNaN(steps) ? "(none)" : steps}, but the config gives ${agent.role} ${agent.steps}.`, REINSTALL)
-      if (text !== agent.content)
-        return failed(
-          id,
-          `${path} differs from what the config renders (model, variant or permissions changed, or edited by hand).`,
-          `Move your edits elsewhere, delete ${path}, and rerun \`opencode-mcp-orchestrator install --yes\`.`,
-        )
+      if (text !== agent.content) {
+        // As install wrote it: config.json changed since (a model, variant or permission), not the file.
+        const written = ctx.manifest?.files.find((file) => file.path === path)?.sha256
+        if (written === sha256(text)) return failed(id, `${path} was rendered from an earlier config.json (a model, variant or permission changed since).`, RENDER)
+        return failed(id, `${path} was edited after install.`, `Move your edits elsewhere, delete ${path}, and rerun \`opencode-mcp-orchestrator install --yes\`.`)
+      }
       return pass(id, `steps ${steps}`)
     }),
   )
@@ -244,21 +227,23 @@ const patches: Check = async (ctx) => {
   return [pass("patches", `${running}${ready}${kept}`)]
 }
 
-/** Every installation check in report order; those needing a config run only when it loaded. */
-export const CHECKS: Array<{ check: Check; needsConfig: boolean }> = [
-  { check: launchers, needsConfig: false },
-  { check: bwrap, needsConfig: false },
-  { check: ripgrep, needsConfig: false },
-  { check: opencodeVersion, needsConfig: false },
-  { check: core, needsConfig: false },
-  { check: models, needsConfig: true },
-  { check: profiles, needsConfig: true },
-  { check: agents, needsConfig: true },
-  { check: plugin, needsConfig: false },
-  { check: codex, needsConfig: true },
-  { check: claude, needsConfig: true },
-  { check: patches, needsConfig: false },
-  { check: stateFiles, needsConfig: false },
-  { check: lanes, needsConfig: false },
-  { check: applies, needsConfig: false },
+/** Every installation check in report order, with what it waits on; those needing a config run only when it loaded. */
+export const CHECKS: Array<{ check: Check; needsConfig: boolean; waitingFor: string }> = [
+  { check: launchers, needsConfig: false, waitingFor: "the sandbox's launchers" },
+  { check: bwrap, needsConfig: false, waitingFor: "`bwrap --version`" },
+  { check: stateDir, needsConfig: false, waitingFor: "the state dir" },
+  { check: ripgrep, needsConfig: false, waitingFor: "ripgrep on PATH" },
+  { check: opencodeVersion, needsConfig: false, waitingFor: "`opencode --version`" },
+  { check: core, needsConfig: false, waitingFor: "the installed binary" },
+  // The first OpenCode start after install fetches the plugin's npm package into its config dir.
+  { check: models, needsConfig: true, waitingFor: "`opencode models` (its first run after install can take a minute)" },
+  { check: profiles, needsConfig: true, waitingFor: "the step and timeout profiles" },
+  { check: agents, needsConfig: true, waitingFor: "the agent files" },
+  { check: plugin, needsConfig: false, waitingFor: "the plugin file" },
+  { check: codex, needsConfig: true, waitingFor: "Codex's registration" },
+  { check: claude, needsConfig: true, waitingFor: "Claude Code's registration" },
+  { check: patches, needsConfig: false, waitingFor: "the worker patches" },
+  { check: stateFiles, needsConfig: false, waitingFor: "the task and patch records" },
+  { check: lanes, needsConfig: false, waitingFor: "the worktree lanes" },
+  { check: applies, needsConfig: false, waitingFor: "interrupted patch applies" },
 ]

@@ -28,6 +28,12 @@ export interface DoctorDeps extends Omit<DoctorContext, "config" | "manifest"> {
   live?: (ctx: DoctorContext) => Promise<CheckResult[]>
 }
 
+/** Told as doctor goes, so a person sees each line when it is known and what a slow step waits for. */
+export interface DoctorProgress {
+  started(waitingFor: string): void
+  finished(results: CheckResult[]): void
+}
+
 async function guarded(id: string, work: () => Promise<CheckResult[]>): Promise<CheckResult[]> {
   try {
     return await work()
@@ -36,45 +42,57 @@ async function guarded(id: string, work: () => Promise<CheckResult[]>): Promise<
   }
 }
 
-export async function runDoctor(deps: DoctorDeps, options: DoctorOptions): Promise<DoctorReport> {
+export async function runDoctor(deps: DoctorDeps, options: DoctorOptions, progress?: DoctorProgress): Promise<DoctorReport> {
   const ctx: DoctorContext = { ...deps }
-  const checks: CheckResult[] = []
+  const all: CheckResult[] = []
+  const report = (...results: CheckResult[]) => {
+    all.push(...results)
+    if (results.length) progress?.finished(results)
+  }
+  const step = async (id: string, waitingFor: string, work: () => Promise<CheckResult[]>) => {
+    progress?.started(waitingFor)
+    report(...(await guarded(id, work)))
+  }
   try {
     ctx.config = await loadConfig(deps.paths.configFile)
     const exists = await Bun.file(deps.paths.configFile).exists()
-    checks.push({
+    report({
       id: "config",
       status: exists ? "pass" : "fail",
       detail: exists ? deps.paths.configFile : `${deps.paths.configFile} is missing.`,
       fix: exists ? undefined : "Run `opencode-mcp-orchestrator install`.",
     })
   } catch (error) {
-    checks.push({ id: "config", status: "fail", detail: describe(error), fix: `Fix ${deps.paths.configFile} or rerun \`opencode-mcp-orchestrator install\`.` })
+    report({ id: "config", status: "fail", detail: describe(error), fix: `Fix ${deps.paths.configFile} or rerun \`opencode-mcp-orchestrator install\`.` })
   }
   try {
     ctx.manifest = await readManifest(deps.paths.installManifest)
   } catch (error) {
-    checks.push({ id: "manifest", status: "fail", detail: describe(error), fix: "Rerun `opencode-mcp-orchestrator install`." })
+    report({ id: "manifest", status: "fail", detail: describe(error), fix: "Rerun `opencode-mcp-orchestrator install`." })
   }
-  for (const { check, needsConfig } of CHECKS) {
+  for (const { check, needsConfig, waitingFor } of CHECKS) {
     if (needsConfig && !ctx.config) continue
-    checks.push(...(await guarded(check.name || "check", () => check(ctx))))
+    await step(check.name || "check", waitingFor, () => check(ctx))
   }
-  if (options.sandboxProbes) checks.push(...(await guarded("sandbox", () => deps.probes(ctx.config))))
-  else checks.push({ id: "sandbox", status: "skip", detail: "sandbox probes skipped (--no-sandbox-probes); readiness is unverified" })
+  // A bwrap that is missing, unexecutable or unsafe is one line above; six probe failures and a
+  // user-namespace hint would only hide it.
+  const bwrapFailed = all.some((c) => c.id === "bwrap" && c.status === "fail")
+  if (!options.sandboxProbes) report({ id: "sandbox", status: "skip", detail: "sandbox probes skipped (--no-sandbox-probes); readiness is unverified" })
+  else if (bwrapFailed) report({ id: "sandbox", status: "skip", detail: "sandbox probes not run: bwrap is not usable (see bwrap above)" })
+  else await step("sandbox", "the sandbox probes (one bwrap run per profile)", () => deps.probes(ctx.config))
   if (options.live) {
-    if (deps.live) checks.push(...(await guarded("live", () => deps.live!(ctx))))
+    if (deps.live) await step("live", "one delegation through OpenCode on the scripted model (the first can take a minute)", () => deps.live!(ctx))
     else
-      checks.push({
+      report({
         id: "live",
         status: "fail",
         detail: "doctor --live is not available in this build yet.",
         fix: "Run `opencode-mcp-orchestrator demo` to exercise the full path, or doctor without --live.",
       })
   }
-  const anyFailed = checks.some((c) => c.status === "fail")
+  const anyFailed = all.some((c) => c.status === "fail")
   const verdict: Verdict = anyFailed ? "DOCTOR_UNHEALTHY" : options.sandboxProbes ? "DOCTOR_HEALTHY" : "DOCTOR_READINESS_UNVERIFIED"
-  return { verdict, healthy: verdict === "DOCTOR_HEALTHY", checks }
+  return { verdict, healthy: verdict === "DOCTOR_HEALTHY", checks: all }
 }
 
 export const exitCodeOf = (report: DoctorReport) => (report.verdict === "DOCTOR_UNHEALTHY" ? 1 : 0)

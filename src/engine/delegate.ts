@@ -4,7 +4,7 @@
 // empty final answer gets one continuation asking for the report. Cleanup (remove, park, preserve) belongs to the task lifecycle.
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import type { Role } from "../config/schema"
-import { AppError, fail } from "../errors"
+import { fail } from "../errors"
 import { checkRoute, readCatalog } from "../opencode/catalog"
 import type { EventHub } from "../opencode/client"
 import { answerAsk } from "../opencode/policy"
@@ -14,6 +14,7 @@ import { openAskOf, withdrawPending, type OpenAsk } from "../opencode/pending"
 import { readTranscript, type Transcript } from "../opencode/transcript"
 import { activityOf, describeEvent, newTracker, type Activity } from "./progress"
 import type { Status } from "./result"
+import { configModelReadiness, refuseUnready } from "./readiness"
 import type { Runtime } from "./runtime"
 import { addStep, openSegment, overCap, seedSegment, totalOf, type Caps, type Spending } from "./usage"
 
@@ -33,17 +34,11 @@ export async function resolveRoute(runtime: Runtime, role: Role, model?: string,
 
 /** Checks the route against what OpenCode offers, before any session; one from config.json says where to fix it. */
 export async function checkOffered(runtime: Runtime, client: OpencodeClient, workspace: string, role: Role, route: ModelRoute, explicit: boolean) {
-  // A model from config.json is checked too: OpenCode may have dropped it since install.
-  try {
-    checkRoute(await readCatalog(client, workspace), route)
-  } catch (error) {
-    if (explicit || !(error instanceof AppError)) throw error
-    throw fail(
-      "Config",
-      `config.json routes ${role} to a model OpenCode cannot use: ${error.message}`,
-      `Edit models.${role} (or modelVariants.${role}) in ${runtime.paths.configFile}, or rerun \`opencode-mcp-orchestrator install\` to pick again; ${error.hint ?? ""}`.trim(),
-    )
-  }
+  const catalog = await readCatalog(client, workspace)
+  if (explicit) return checkRoute(catalog, route)
+  // A model from config.json is checked too (OpenCode may have dropped it since install), by the
+  // same condition doctor reports.
+  refuseUnready([configModelReadiness(role, await runtime.config(), catalog.models, runtime.paths.configFile)])
 }
 
 export interface TurnSpec {

@@ -10,7 +10,6 @@ import { abortSession } from "../opencode/session"
 import { weakenedMode, type Delegation } from "../policy/mode"
 import type { Relay } from "../policy/relay"
 import { hostContext, type HostContext } from "../sandbox"
-import { checkStateSpace } from "../util/fs"
 import type { SetAside } from "../util/state-file"
 import { autorunFiles } from "../workspace/autorun"
 import { snapshot } from "../workspace/changes"
@@ -21,6 +20,7 @@ import { Engine } from "./engine"
 import { checkOwnWorktree, checkSamePlace, sessionPlace } from "./isolation"
 import { lockedError, orphaned } from "./locks"
 import { gatePolicy, type CallPolicy, type PolicyDecision, type PolicyRequest } from "./policy"
+import { hostReadiness, refuseUnready } from "./readiness"
 import { reconcileHolder, recoverAll } from "./recovery"
 import type { Runtime } from "./runtime"
 import { checkContinuable, isFinished, newRecord, newTaskId, nextTurn, type TaskRecord } from "./tasks"
@@ -58,7 +58,9 @@ export class Delegations {
     // The policy first, then admission: a refused call gets no record, lock or session, and no other task's answer.
     const decision = await this.check({ ...request.policy, cwd: request.cwd })
     checkBriefSize(request.brief, this.runtime.flags.maxBriefBytes)
-    await checkStateSpace(this.runtime.paths.stateDir)
+    // The same conditions doctor reports (readiness.ts): a missing launcher, an unsafe or unusable bwrap,
+    // a state dir that cannot take the record.
+    await this.ready()
     const config = await this.runtime.config()
     const host = this.hostOf(config)
     const workspace = await canonicalWorkspace(request.cwd, host, config)
@@ -99,6 +101,11 @@ export class Delegations {
     return { record, attached: false }
   }
 
+  /** Refuses, before anything is written, when a readiness condition doctor checks fails. */
+  async ready(): Promise<void> {
+    refuseUnready(await hostReadiness({ stateDir: this.runtime.paths.stateDir, launchers: this.runtime.launchers }))
+  }
+
   /**
    * The policy gate (policy.ts) every call that runs an agent passes, a new one or a continue: the
    * decision, or the refusal thrown. delegate_parallel asks it for every member before starting any.
@@ -135,6 +142,7 @@ export class Delegations {
 
   /** task_continue under the task's claim, which its launched turn keeps until it settles. */
   private async continueClaimed(id: string, brief: string, timeoutMs: number | undefined, relay: Relay | undefined, call: ContinuePolicy): Promise<TaskRecord> {
+    await this.ready()
     const record = await this.engine.store.read(id)
     checkContinuable(record, id)
     // Where a new call for this task would run: the caller's workspace, not an isolated task's copy.

@@ -9,6 +9,7 @@ import type { EventHub } from "../opencode/client"
 import { confirmSandboxed } from "../opencode/guard"
 import { ensureServer, probeServer, type ServerRecord } from "../opencode/server"
 import { fail } from "../errors"
+import { LAUNCHERS, type Launchers } from "../sandbox"
 
 export interface Connection {
   record: ServerRecord
@@ -24,8 +25,15 @@ export class Runtime {
   private connecting?: Promise<Connection>
   private closed = false
 
-  constructor(readonly flags: Flags) {
+  /** The launchers and bwrap the readiness checks look at (readiness.ts); the plugin runs LAUNCHERS. */
+  readonly launchers: Launchers
+
+  constructor(
+    readonly flags: Flags,
+    options: { launchers?: Launchers } = {},
+  ) {
     this.paths = resolvePaths(flags)
+    this.launchers = options.launchers ?? LAUNCHERS
   }
 
   config(): Promise<Config> {

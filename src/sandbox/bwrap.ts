@@ -4,6 +4,10 @@
 /** GHSA-pxhw-h44j-8pfx (symlink-parent mount escape) is fixed in 0.12.0. */
 export const MIN_SAFE_VERSION = "0.12.0"
 
+/** What a user of a release (who has no source checkout and no scripts/) does about a missing or old bwrap. */
+export const BWRAP_FIX =
+  "Install bubblewrap >= 0.12.0 as /usr/bin/bwrap: your distribution's package if it is that new (Debian 13's trixie-security has it), else build the release from https://github.com/containers/bubblewrap/releases; then run `opencode-mcp-orchestrator doctor`."
+
 /** `bubblewrap 0.12.0` → [0, 12, 0]; undefined for anything else. */
 export function parseBwrapVersion(output: string): [number, number, number] | undefined {
   const match = /^bubblewrap (\d+)\.(\d+)(?:\.(\d+))?\b/m.exec(output.trim())

@@ -3,6 +3,7 @@
 // there is the host's /usr/bin/bash. bubblewrap must be at least 0.12.0: older releases let a
 // symlinked mount destination create files on the host (GHSA-pxhw-h44j-8pfx).
 import { access, constants, stat } from "node:fs/promises"
+import { BWRAP_FIX } from "./bwrap"
 import { probeBwrap } from "./probes"
 
 export interface Launchers {
@@ -39,7 +40,7 @@ export async function launcherFinding(name: string, path: string): Promise<Findi
 }
 
 export async function bwrapFinding(path: string): Promise<Finding> {
-  const fix = "Install bubblewrap >= 0.12.0 at /usr/bin/bwrap (scripts/install-bwrap.sh builds it from Debian trixie-security's source)."
+  const fix = BWRAP_FIX
   const present = await launcherFinding("bubblewrap", path)
   if (!present.ok) return { ...present, fix }
   const report = await probeBwrap(path)

@@ -19,12 +19,10 @@ export interface BwrapReport {
 export async function probeBwrap(bwrap = BWRAP): Promise<BwrapReport> {
   const output = await readBwrapVersion(bwrap)
   const parsed = output === undefined ? undefined : parseBwrapVersion(output)
-  if (!parsed) return { path: bwrap, safe: false, detail: `${bwrap} is missing or did not report a version; install bubblewrap >= ${MIN_SAFE_VERSION} (scripts/install-bwrap.sh).` }
+  if (!parsed) return { path: bwrap, safe: false, detail: `${bwrap} did not report a version (\`${bwrap} --version\` failed).` }
   const version = parsed.join(".")
   const safe = isSafeVersion(parsed)
-  const detail = safe
-    ? `bubblewrap ${version}`
-    : `bubblewrap ${version} is older than ${MIN_SAFE_VERSION} and affected by GHSA-pxhw-h44j-8pfx; install ${MIN_SAFE_VERSION} or newer (scripts/install-bwrap.sh).`
+  const detail = safe ? `bubblewrap ${version}` : `bubblewrap ${version} is older than ${MIN_SAFE_VERSION} and affected by GHSA-pxhw-h44j-8pfx.`
   return { path: bwrap, version, safe, detail }
 }
 

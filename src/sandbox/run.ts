@@ -5,7 +5,7 @@
 import { fail } from "../errors"
 import { run, type RunResult } from "../util/process"
 import { bwrapArgs, BWRAP } from "./argv"
-import { classifyBwrapFailure, type BwrapFailure } from "./bwrap"
+import { BWRAP_FIX, classifyBwrapFailure, type BwrapFailure } from "./bwrap"
 import type { SandboxPlan } from "./plan"
 
 export interface SandboxRunOptions {
@@ -68,11 +68,7 @@ export async function runSandboxed(plan: SandboxPlan, command: readonly string[]
     onOutput: log && ((chunk) => log.write(chunk)),
   }).catch(async (error: unknown) => {
     await log?.close()
-    throw fail(
-      "Prerequisite",
-      `${bwrap} could not be started: ${error instanceof Error ? error.message : String(error)}.`,
-      "Install bubblewrap >= 0.12.0 at /usr/bin/bwrap (scripts/install-bwrap.sh), then run `opencode-mcp-orchestrator doctor`.",
-    )
+    throw fail("Prerequisite", `${bwrap} could not be started: ${error instanceof Error ? error.message : String(error)}.`, BWRAP_FIX)
   })
   const failure =
     result.code === 1 ? classifyBwrapFailure(result.stderr) : result.code === 126 || result.code === 127 ? execFailure(result.stderr) : result.code === PIN_EXIT ? pinFailure(result.stderr) : undefined

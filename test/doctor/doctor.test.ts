@@ -51,14 +51,14 @@ describe("doctor", () => {
       breakIt: (m) => ({ launchers: { ...LAUNCHERS, bwrap: `${m.dir}/no-such-bwrap` } }),
       id: "bwrap",
       detail: /no-such-bwrap is missing/,
-      fix: /bubblewrap >= 0\.12\.0 at \/usr\/bin\/bwrap/,
+      fix: /bubblewrap >= 0\.12\.0 as \/usr\/bin\/bwrap/,
     },
     {
       name: "old bwrap",
       breakIt: (m) => ({ launchers: { ...LAUNCHERS, bwrap: m.write(`${m.dir}/old-bwrap`, "#!/bin/sh\necho 'bubblewrap 0.8.0'\n", 0o755) } }),
       id: "bwrap",
       detail: /bubblewrap 0\.8\.0 is older than 0\.12\.0/,
-      fix: /install-bwrap\.sh/,
+      fix: /github\.com\/containers\/bubblewrap\/releases/,
     },
     {
       name: "missing launcher",
@@ -108,8 +108,18 @@ describe("doctor", () => {
         m.write(m.paths.configFile, JSON.stringify({ ...config, modelVariants: { scout: "turbo" } }))
       },
       id: "model:scout",
-      detail: /local\/m has no variant "turbo"/,
-      fix: /pick a listed variant/,
+      detail: /gives scout the variant "turbo", which local\/m does not have/,
+      fix: /^Set modelVariants\.scout in .* then run `opencode-mcp-orchestrator install --yes`/,
+    },
+    {
+      name: "a typo'd model in config.json",
+      breakIt: (m) => {
+        const config = JSON.parse(readFileSync(m.paths.configFile, "utf8"))
+        m.write(m.paths.configFile, JSON.stringify({ ...config, models: { ...config.models, scout: "local/mm" } }))
+      },
+      id: "model:scout",
+      detail: /routes scout to "local\/mm", which OpenCode does not list \(near: local\/m, local\/n\)/,
+      fix: /^Set models\.scout in .* then run `opencode-mcp-orchestrator install --yes`/,
     },
   ]
   for (const c of broken)
@@ -125,6 +135,40 @@ describe("doctor", () => {
       expect(failed?.fix).toMatch(c.fix)
       expect(formatReport(report)).toMatch(/\nDOCTOR_UNHEALTHY$/)
     }, 60_000)
+
+  test("an agent file install wrote, behind a config.json edit, asks for `install --yes`, not for the user's edits", async () => {
+    using m = machine()
+    await installed(m)
+    const config = JSON.parse(readFileSync(m.paths.configFile, "utf8"))
+    m.write(m.paths.configFile, JSON.stringify({ ...config, models: { ...config.models, scout: "local/mm" } }))
+    const agent = (await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: false })).checks.find((c) => c.id === "agent:opencode-orchestrator-scout")
+    expect(agent).toMatchObject({ status: "fail", detail: expect.stringContaining("rendered from an earlier config.json") })
+    expect(agent?.fix).toBe("Run `opencode-mcp-orchestrator install --yes` to render the agents from config.json again.")
+    // Control: the same file edited by hand is the user's, and doctor says so.
+    const file = `${m.paths.opencodeAgentsDir}/opencode-orchestrator-scout.md`
+    m.write(file, `${readFileSync(file, "utf8")}\nmy own note\n`)
+    const edited = (await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: false })).checks.find((c) => c.id === "agent:opencode-orchestrator-scout")
+    expect(edited).toMatchObject({ status: "fail", detail: `${file} was edited after install.` })
+    expect(edited?.fix).toContain("Move your edits elsewhere")
+  }, 60_000)
+
+  test("a bwrap that cannot be used is one line: the sandbox probes are not run under it", async () => {
+    using m = machine()
+    await installed(m)
+    const bwrap = m.write(`${m.dir}/bwrap`, "not a program\n", 0o644)
+    let probed = false
+    const probes = async () => {
+      probed = true
+      return []
+    }
+    const report = await runDoctor(doctorDepsFor(m, { launchers: { ...LAUNCHERS, bwrap }, probes }), { sandboxProbes: true, live: false })
+    expect(failures(report).map((f) => [f.id, f.detail])).toEqual([["bwrap", `${bwrap} is not executable`]])
+    expect(report.checks.find((c) => c.id === "sandbox")).toMatchObject({ status: "skip" })
+    expect(probed).toBe(false)
+    // Control: with the real bwrap the probes run.
+    await runDoctor(doctorDepsFor(m, { probes }), { sandboxProbes: true, live: false })
+    expect(probed).toBe(true)
+  }, 60_000)
 
   test("--live: a delegation that cannot run makes doctor unhealthy, with the missing piece named", async () => {
     using m = machine()

@@ -85,8 +85,8 @@ test("config.json that is a directory, or routes a role to an unknown model, is 
   try {
     await Bun.write(file, JSON.stringify({ version: 1, models: { scout: "scripted/no-such-model" } }))
     const unknown = await call("scout", { cwd: repo, task: "[script:quick] look" })
-    expect(text(unknown)).toContain("config.json routes scout to a model OpenCode cannot use")
-    expect(text(unknown)).toContain("models.scout")
+    expect(text(unknown)).toContain('config.json routes scout to "scripted/no-such-model", which OpenCode does not list')
+    expect(text(unknown)).toContain("next: Set models.scout in")
     const { rm } = await import("node:fs/promises")
     await rm(file)
     await mkdir(file)

@@ -66,7 +66,9 @@ describe("runSandboxed", () => {
     const error = await sh("true", { bwrap: "/nonexistent/bwrap" }).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(AppError)
     expect((error as AppError).kind).toBe("Prerequisite")
-    expect((error as AppError).hint).toContain("install-bwrap.sh")
+    // What a user of a release can do: a release carries no scripts/.
+    expect((error as AppError).hint).toContain("github.com/containers/bubblewrap/releases")
+    expect((error as AppError).hint).not.toContain("scripts/")
   })
 
   test("a bwrap setup failure is classified, not passed off as the command's exit", async () => {
