@@ -44,6 +44,8 @@ export function registerPatchApply(server: McpServer, delegations: Delegations) 
         const files = await delegations.holding(workspace, record.id, () =>
           applyPatch({ record, patchFile: file, digest: args.digest, workspace, host, allowAutorun: args.allow_autorun, allowLinks: args.allow_links }),
         )
+        // Nothing runs in an applied patch's worktree any more (task_continue starts a new instance).
+        await runtime.releaseInstances([record.layout.tree])
         const text = `Applied patch ${record.id} to ${workspace}: ${files.length} file${files.length === 1 ? "" : "s"} written as working-tree changes (nothing staged or committed).\n${record.summary ?? ""}\nnext: review with git diff / git status; patch_discard removes the patch and its worktree.`
         return {
           content: [{ type: "text", text }],

@@ -27,6 +27,8 @@ export function registerPatchDiscard(server: McpServer, delegations: Delegations
         // Holding the worktree's writer state: a quarantined or preserved session there (one that may
         // still write) keeps the worktree, and its lane, from being emptied and given to another worker.
         await delegations.holding(record.layout.tree, record.id, () => removeWorktree(paths, record))
+        // The lane's directory is the next worker's: its instance goes now, not after the idle time.
+        await delegations.runtime.releaseInstances([record.layout.tree])
         return { content: [{ type: "text", text: `Discarded patch ${record.id} and its worktree.` }], structuredContent: { patch_id: record.id, discarded: true } }
       } catch (error) {
         return errorResult(error)
