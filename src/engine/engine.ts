@@ -192,7 +192,7 @@ export class Engine {
   private async turn(live: Live, brief: string, attach: boolean): Promise<Turn> {
     const { record } = live
     // The shared server's instance for the workspace stays while the turn runs (instances.ts).
-    const release = this.runtime.instances.hold(record.workspace)
+    const release = await this.runtime.instances.hold(record.workspace)
     try {
       const { client, hub, record: server } = attach ? await this.runtime.opencode() : await this.runtime.sandboxed(record.workspace)
       const config = await this.runtime.config()
@@ -234,7 +234,7 @@ export class Engine {
     } catch (error) {
       return { sessionID: record.sessionID, outcome: { kind: "error", message: describe(error) } }
     } finally {
-      release()
+      await release()
     }
   }
 

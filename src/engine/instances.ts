@@ -4,12 +4,15 @@
 // sessions, is asked just before each disposal, and a turn of this process holds its directory.
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { disposeInstance, sessionRunningIn } from "../opencode/instances"
+import type { InstanceMarks } from "./instance-marks"
 import { instancesToRelease, type InstanceLimits, type InstanceUse } from "./instance-plan"
 
 export interface InstanceDeps {
   /** The connection already open, if any: releasing never starts a server. */
   client: () => OpencodeClient | undefined
   limits: () => Promise<InstanceLimits>
+  /** Shared by every process on the machine: a use there and a release never cross. */
+  marks: InstanceMarks
 }
 
 export class Instances {
@@ -26,17 +29,24 @@ export class Instances {
     this.uses.set(directory, use)
   }
 
-  /** Keeps `directory` live while a turn runs there; the returned function ends the hold. */
-  hold(directory: string): () => void {
+  /**
+   * Keeps `directory` live while a turn runs there, for every process on the machine; resolves once no
+   * release there is under way. The returned function ends the hold.
+   */
+  async hold(directory: string): Promise<() => Promise<void>> {
     this.touch(directory)
     const use = this.uses.get(directory) as InstanceUse
     use.holds++
+    // The mark can only fail with the state dir (unwritable, full): the hold in this process still stands.
+    const unmark = await this.deps.marks.use(directory).catch(() => async () => undefined)
     let done = false
-    return () => {
+    return async () => {
       if (done) return
       done = true
       use.holds--
       this.touch(directory)
+      // Left behind only until this process exits (a dead process's mark counts for nothing).
+      await unmark().catch(() => undefined)
     }
   }
 
@@ -74,21 +84,24 @@ export class Instances {
     if (!client) return []
     const released: string[] = []
     for (const directory of await choose()) {
-      // A turn of this process may have started while the server was asked: checked again after it.
-      if (this.held(directory)) continue
-      const running = await sessionRunningIn(client, directory).catch(() => true)
-      if (running || this.held(directory)) continue
-      if (
-        await disposeInstance(client, directory).then(
-          () => true,
-          () => false,
-        )
-      ) {
+      if (await this.deps.marks.releasing(directory, () => this.dispose(client, directory)).catch(() => false)) {
         released.push(directory)
         if (!this.held(directory)) this.uses.delete(directory)
       }
     }
     return released
+  }
+
+  /** Disposes unless a session runs there (anyone's: the server counts them) or a turn here holds it. */
+  private async dispose(client: OpencodeClient, directory: string): Promise<boolean> {
+    if (this.held(directory)) return false
+    // Unknown counts as running: a release can wait for the next sweep, a cancelled turn cannot be undone.
+    if (await sessionRunningIn(client, directory).catch(() => true)) return false
+    if (this.held(directory)) return false
+    return disposeInstance(client, directory).then(
+      () => true,
+      () => false,
+    )
   }
 
   private held = (directory: string) => (this.uses.get(directory)?.holds ?? 0) > 0

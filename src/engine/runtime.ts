@@ -9,6 +9,7 @@ import type { EventHub } from "../opencode/client"
 import { confirmSandboxed } from "../opencode/guard"
 import { ensureServer, probeServer, type ServerRecord } from "../opencode/server"
 import { fail } from "../errors"
+import { InstanceMarks } from "./instance-marks"
 import { Instances } from "./instances"
 
 /** How often idle instances are looked for: a tenth of the shortest idle time allowed would be too busy. */
@@ -38,6 +39,7 @@ export class Runtime {
         const config = await this.config()
         return { idleMs: config.instanceIdleSeconds * 1000, maxLive: config.maxLiveInstances }
       },
+      marks: new InstanceMarks(this.paths.instancesDir),
     })
   }
 

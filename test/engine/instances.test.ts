@@ -1,10 +1,13 @@
 // The shared server's instances released once their directory rests, through the real OpenCode on the
 // scripted model: an idle directory's instance goes and the next delegation there still works; one with
-// a running session (this process's turn, or a session nobody here holds) is never released; and serve's
-// memory, threads and fds after ten directories come back to about one directory's.
+// a running session (this process's turn, or a session nobody here holds) is never released, nor across
+// a delegation another process is starting there; serve's threads and fds come back to one directory's
+// (its RSS does not: OpenCode 1.18.33 keeps most of a disposed instance's memory, see the README).
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { InstanceMarks } from "../../src/engine/instance-marks"
 import { instancesToRelease } from "../../src/engine/instance-plan"
+import { Instances } from "../../src/engine/instances"
 import { disposeInstance, sessionRunningIn } from "../../src/opencode/instances"
 import { readServerRecord } from "../../src/opencode/server"
 import { front, makeRepo, runAgent, startWorld, stopWorld, structuredOf, type Front, type World } from "../escape/_world"
@@ -12,6 +15,16 @@ import { footprint } from "../helpers/footprint"
 
 const read = (filePath: string) => ({ tool: "read", args: { filePath } })
 const SLOW_MS = 8000
+
+/** The smallest of three readings a second apart: RSS moves while the server's collector runs. */
+async function settled(pid: number) {
+  const readings = []
+  for (let i = 0; i < 3; i++) {
+    await Bun.sleep(1000)
+    readings.push(await footprint(pid))
+  }
+  return { rssMb: Math.min(...readings.map((r) => r.rssMb)), threads: Math.min(...readings.map((r) => r.threads)), fds: Math.min(...readings.map((r) => r.fds)) }
+}
 
 describe("instancesToRelease", () => {
   const use = (directory: string, lastUsedMs: number, holds = 0) => ({ directory, lastUsedMs, holds })
@@ -58,6 +71,30 @@ describe("instances on the real OpenCode", () => {
       })
     })
 
+  test("serve's memory, threads and fds stay near one directory's across ten released as they rest; ten kept grow (control)", async () => {
+    await setConfig({})
+    const pid = (await readServerRecord(world.home.paths))?.pid as number
+    const fresh = async () => {
+      const repo = await makeRepo(world)
+      expect(await scout(repo)).toBe("succeeded")
+      return repo
+    }
+    const first = await fresh()
+    const one = await settled(pid)
+    await world.runtime.releaseInstances([first])
+    for (let i = 1; i < 10; i++) expect(await world.runtime.releaseInstances([await fresh()])).toHaveLength(1)
+    const released = await settled(pid)
+    for (let i = 0; i < 10; i++) await fresh()
+    const kept = await settled(pid)
+    console.log(JSON.stringify({ one, released, kept }))
+    expect(released.threads).toBeLessThanOrEqual(one.threads + 2)
+    expect(released.fds).toBeLessThanOrEqual(one.fds + 3)
+    // RSS: see the README (OpenCode 1.18.33 keeps most of what a disposed instance allocated).
+    // The control: the same ten directories, not released, cost what the issue measured.
+    expect(kept.threads).toBeGreaterThanOrEqual(released.threads + 9)
+    expect(kept.fds).toBeGreaterThanOrEqual(released.fds + 9)
+  }, 240_000)
+
   test("an idle directory's instance is released by the sweep, and the next delegation there still works", async () => {
     const repo = await makeRepo(world)
     await setConfig({ instanceIdleSeconds: 1 })
@@ -66,7 +103,47 @@ describe("instances on the real OpenCode", () => {
     // Released by the process's own timer, seen as the server's event.
     await disposed(repo)
     expect(world.runtime.instances.live()).not.toContain(repo)
+    // The new instance is one the sandbox was never confirmed in: confirmed again before the next session.
+    expect((await world.runtime.opencode()).confirmed.has(repo)).toBe(false)
     expect(await scout(repo)).toBe("succeeded")
+    expect((await world.runtime.opencode()).confirmed.has(repo)).toBe(true)
+  }, 60_000)
+
+  /** Releases `repo` every 50 ms while a scout runs there, through `release`; the scout's status and the count. */
+  async function scoutUnderReleases(repo: string, release: () => Promise<boolean>) {
+    let racing = true
+    let released = 0
+    const race = (async () => {
+      while (racing) {
+        if (await release()) released++
+        await Bun.sleep(50)
+      }
+    })()
+    const result = await mcp.call("scout", { cwd: repo, task: "[script:read_readme] read" })
+    racing = false
+    await race
+    return { status: structuredOf(result).status, text: JSON.stringify(result.content), released }
+  }
+
+  test("attack: another process's releases race a delegation from its start to its end; it still succeeds", async () => {
+    await setConfig({})
+    const repo = await makeRepo(world)
+    // Another MCP process: its own tracker, the machine's shared marks, the same server.
+    const marks = new InstanceMarks(world.home.paths.instancesDir)
+    const other = new Instances({ client, limits: async () => ({ idleMs: 1, maxLive: 1 }), marks })
+    other.touch(repo)
+    const raced = await scoutUnderReleases(repo, async () => (await other.release([repo])).length > 0)
+    expect(raced.status).toBe("succeeded")
+    expect(raced.text).toContain("# fixture")
+    // It did release around the turn (before it started, or after it ended), just never across it.
+    expect(raced.released).toBeGreaterThan(0)
+  }, 60_000)
+
+  test("control: the same race through the unguarded disposal cancels the delegation", async () => {
+    const repo = await makeRepo(world)
+    const raced = await scoutUnderReleases(repo, () => disposeInstance(client(), repo).then(() => true))
+    expect(raced.released).toBeGreaterThan(3)
+    expect(raced.status).toBe("cancelled")
   }, 60_000)
 
   test("control: within the idle time (default 120 s) nothing is released", async () => {
@@ -96,40 +173,4 @@ describe("instances on the real OpenCode", () => {
     // Once they rest, both go.
     expect((await world.runtime.releaseInstances([ours, theirs])).sort()).toEqual([ours, theirs].sort())
   }, 90_000)
-
-  test("control: the unguarded call disposes under a running session; that session's turn still ends", async () => {
-    const repo = await makeRepo(world)
-    let ended = false
-    const running = runAgent(world, "opencode-orchestrator-scout", repo, "slow").finally(() => (ended = true))
-    for (let i = 0; i < 100 && !(await sessionRunningIn(client(), repo)); i++) await Bun.sleep(100)
-    const seen = disposed(repo)
-    // What the sweep would do without the status check, or another process's sweep racing a prompt.
-    await disposeInstance(client(), repo)
-    await seen
-    expect(ended).toBe(false)
-    expect((await running).turn.outcome.kind).toBe("idle")
-  }, 60_000)
-
-  test("serve's memory, threads and fds after ten directories come back to about one's once released", async () => {
-    await setConfig({})
-    const pid = (await readServerRecord(world.home.paths))?.pid as number
-    await world.runtime.releaseInstances()
-    const first = await makeRepo(world)
-    expect(await scout(first)).toBe("succeeded")
-    const one = await footprint(pid)
-    const repos = [first]
-    for (let i = 1; i < 10; i++) repos.push(await makeRepo(world))
-    for (const repo of repos.slice(1)) expect(await scout(repo)).toBe("succeeded")
-    const ten = await footprint(pid)
-    const released = await world.runtime.releaseInstances(repos.slice(1))
-    expect(released.length).toBe(9)
-    await Bun.sleep(1000)
-    const after = await footprint(pid)
-    console.log(JSON.stringify({ one, ten, after }))
-    // The control: without release the ten directories cost threads and fds.
-    expect(ten.threads).toBeGreaterThanOrEqual(one.threads + 9)
-    expect(after.threads).toBeLessThanOrEqual(one.threads + 2)
-    expect(after.fds).toBeLessThanOrEqual(one.fds + 3)
-    expect(after.rssMb).toBeLessThanOrEqual(one.rssMb * 1.3)
-  }, 180_000)
 })
