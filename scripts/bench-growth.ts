@@ -1,7 +1,7 @@
 // f) Growth of the shared `opencode serve` with the number of directories it has served: RSS, threads
 // and fds (its process and descendants, from /proc) after 1, 10 and 50 directories, each given one scout
 // session, with every directory kept (OpenCode's default) beside each released once it rests (what
-// instanceIdleSeconds does), side by side in one run on two fresh servers.
+// instanceIdleSeconds does), side by side in one run on two fresh servers at once.
 import { rm } from "node:fs/promises"
 import { agentName } from "../src/agents/names"
 import { createRepository, DEMO_TASK } from "../src/model/demo"
@@ -53,8 +53,8 @@ async function curve(modelUrl: string, path: string, release: boolean, steps: nu
 const row = (f: Footprint) => `${f.rssMb.toFixed(0).padStart(5)} MB ${String(f.threads).padStart(4)} thr ${String(f.fds).padStart(4)} fds`
 
 export async function benchGrowth(modelUrl: string, path: string, steps = STEPS) {
-  const kept = await curve(modelUrl, path, false, steps)
-  const released = await curve(modelUrl, path, true, steps)
+  // At once, so both curves see the same machine load.
+  const [kept, released] = await Promise.all([curve(modelUrl, path, false, steps), curve(modelUrl, path, true, steps)])
   console.log("f) serve after N directories        kept (no release)              released as they rest")
   for (const step of steps) console.log(`   ${String(step).padStart(3)} directories               ${row(kept.get(step) as Footprint)}   ${row(released.get(step) as Footprint)}`)
   const last = steps[steps.length - 1] as number
