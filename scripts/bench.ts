@@ -11,7 +11,8 @@
 //      worktree lanes OpenCode has not seen yet (cold) and on reused ones (warm)
 //   e) `sessions` over 1,000 sessions: paged through OpenCode's list, the rows shown read (ours) beside
 //      one capped call plus a message read per listed session (the path before), against 100 ms
-//   bun scripts/bench.ts [--runs N] [--only sessions]
+//   f) serve's RSS, threads and fds after 1, 10 and 50 directories, kept and released (bench-growth.ts)
+//   bun scripts/bench.ts [--runs N] [--only sessions|growth] [--growth 1,10,50]
 import { parseArgs } from "node:util"
 import { rm } from "node:fs/promises"
 import { connect } from "../src/opencode/client"
@@ -28,6 +29,7 @@ import { createRepository } from "../src/model/demo"
 import { hostContext } from "../src/sandbox"
 import { createWorktree, removeWorktree } from "../src/workspace/worktree"
 import { listSessions } from "../src/engine/sessions"
+import { benchGrowth } from "./bench-growth"
 
 const ROOT = `${import.meta.dir}/..`
 const BINARY = `${ROOT}/dist/opencode-mcp-orchestrator`
@@ -39,8 +41,9 @@ const IDLE_RSS_GOAL_MB = 60
 
 const SESSIONS_GOAL_MS = 100
 
-const { values } = parseArgs({ options: { runs: { type: "string", default: "7" }, only: { type: "string" } } })
+const { values } = parseArgs({ options: { runs: { type: "string", default: "7" }, only: { type: "string" }, growth: { type: "string", default: "1,10,50" } } })
 const runs = Number(values.runs)
+const growthSteps = values.growth.split(",").map(Number)
 
 const median = (xs: number[]) => {
   const sorted = [...xs].sort((a, b) => a - b)
@@ -129,6 +132,12 @@ async function benchSessions() {
 
 if (values.only === "sessions") {
   await benchSessions()
+  process.exit(0)
+}
+
+if (values.only === "growth") {
+  const growthModel = await startScriptedModel()
+  await benchGrowth(growthModel.url, PINNED_PATH, growthSteps).finally(() => growthModel.stop())
   process.exit(0)
 }
 
@@ -235,6 +244,7 @@ try {
   }
 
   await benchSessions()
+  await benchGrowth(model.url, PINNED_PATH, growthSteps)
 
   console.log("\nratios")
   console.log(`  worktree setup / cp -a      ${(setup / copy).toFixed(2)}x; setup ${setup.toFixed(0)} ms (goal ≤ ${WORKTREE_GOAL_MS} ms: ${setup <= WORKTREE_GOAL_MS ? "met" : "not met"})`)

@@ -47,6 +47,8 @@ export default defineCommand({
     await delegations.withdrawAsks(3000)
     // An outcome a full disk kept from being written gets a moment for room to appear.
     await delegations.flushed(5000)
+    // What this process used would otherwise stay in the shared server until it stops.
+    await runtime.releaseInstances()
     runtime.close()
     // Tasks still running are the watchdog's now: it outlives this process and holds its own lease.
     if (leased) await releaseLease(runtime.paths, delegations.followedCount() > 0).catch(() => undefined)

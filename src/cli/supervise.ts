@@ -23,6 +23,8 @@ export default defineCommand({
     await delegations.settled()
     // An outcome a full disk kept from being written gets a minute for room to appear.
     await delegations.flushed(60_000)
+    // What this process used would otherwise stay in the shared server until it stops.
+    await runtime.releaseInstances()
     runtime.close()
     await releaseLease(runtime.paths, false)
   },

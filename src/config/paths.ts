@@ -26,6 +26,8 @@ export function resolvePaths(flags: Pick<Flags, "home" | "xdgConfigHome" | "xdgD
     slotsDir: `${state}/slots`,
     /** Who drives each task now (engine/owners.ts): one claim per task, taken before a takeover acts. */
     ownersDir: `${state}/owners`,
+    /** Who uses, or is releasing, each directory's instance on the shared server (engine/instance-marks.ts). */
+    instancesDir: `${state}/instances`,
     /** delegate_parallel groups: which tasks one call started. */
     groupsDir: `${state}/groups`,
     /** Patches from isolated workers (`<id>.json` + `<id>.patch`); an entry is also the registry of its worktree. */

@@ -22,6 +22,9 @@ export const PATCH_BYTES_BOUNDS = { min: 1024 * 1024, max: 1024 * 1024 * 1024, f
 /** The ceiling of config maxParallel: one OpenCode server carries this many sessions at once. */
 export const MAX_PARALLEL = 8
 
+/** config instanceIdleSeconds and maxLiveInstances: defaults and ceilings. */
+export const INSTANCE_BOUNDS = { idleFallback: 120, idleMax: 86_400, liveFallback: 8, liveMax: 999 } as const
+
 /** config maxWorktreeLanes: its default and ceiling (lane names have at most three digits). */
 export const LANE_BOUNDS = { fallback: 64, max: 999 } as const
 
@@ -136,6 +139,24 @@ export const ConfigSchema = z
       .default(LANE_BOUNDS.fallback)
       .describe(
         'How many isolated worktrees (lanes) may exist at once, each a full copy of its repository kept until its patch is applied or discarded; a worker with isolation "worktree" beyond it is refused before it starts, naming the oldest waiting patches (1..999).',
+      ),
+    instanceIdleSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(INSTANCE_BOUNDS.idleMax)
+      .default(INSTANCE_BOUNDS.idleFallback)
+      .describe(
+        "Seconds a directory (a repository or a worktree lane) may go without a delegation before the shared OpenCode server's instance for it is released (about 26 MB, 3 threads and 3 file descriptors each); one with a running session is never released, and the next delegation there starts a new one (1..86400).",
+      ),
+    maxLiveInstances: z
+      .number()
+      .int()
+      .min(1)
+      .max(INSTANCE_BOUNDS.liveMax)
+      .default(INSTANCE_BOUNDS.liveFallback)
+      .describe(
+        "How many directories each MCP server process keeps live on the shared OpenCode server; beyond it the least recently used idle ones are released at once, never one with a running session (1..999).",
       ),
     maxReportBytes: z
       .number()

@@ -191,6 +191,8 @@ export class Engine {
   /** One turn on the shared server, any failure to reach it folded into the outcome. */
   private async turn(live: Live, brief: string, attach: boolean): Promise<Turn> {
     const { record } = live
+    // The shared server's instance for the workspace stays while the turn runs (instances.ts).
+    const release = await this.runtime.instances.hold(record.workspace)
     try {
       const { client, hub, record: server } = attach ? await this.runtime.opencode() : await this.runtime.sandboxed(record.workspace)
       const config = await this.runtime.config()
@@ -231,6 +233,8 @@ export class Engine {
       )
     } catch (error) {
       return { sessionID: record.sessionID, outcome: { kind: "error", message: describe(error) } }
+    } finally {
+      await release()
     }
   }
 

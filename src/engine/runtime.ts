@@ -10,6 +10,11 @@ import { confirmSandboxed } from "../opencode/guard"
 import { ensureServer, probeServer, type ServerRecord } from "../opencode/server"
 import { fail } from "../errors"
 import { LAUNCHERS, type Launchers } from "../sandbox"
+import { InstanceMarks } from "./instance-marks"
+import { Instances } from "./instances"
+
+/** How often idle instances are looked for: a tenth of the shortest idle time allowed would be too busy. */
+const SWEEP_TICK_MS = 1000
 
 export interface Connection {
   record: ServerRecord
@@ -24,6 +29,8 @@ export class Runtime {
   private connection?: Connection
   private connecting?: Promise<Connection>
   private closed = false
+  /** The instances of directories this process delegated to, released once they rest. */
+  readonly instances: Instances
 
   /** The launchers and bwrap the readiness checks look at (readiness.ts); the plugin runs LAUNCHERS. */
   readonly launchers: Launchers
@@ -34,6 +41,14 @@ export class Runtime {
   ) {
     this.paths = resolvePaths(flags)
     this.launchers = options.launchers ?? LAUNCHERS
+    this.instances = new Instances({
+      client: () => this.current()?.client,
+      limits: async () => {
+        const config = await this.config()
+        return { idleMs: config.instanceIdleSeconds * 1000, maxLive: config.maxLiveInstances }
+      },
+      marks: new InstanceMarks(this.paths.instancesDir),
+    })
   }
 
   config(): Promise<Config> {
@@ -72,13 +87,20 @@ export class Runtime {
       hub.close()
       throw error
     })
-    this.connection = { record, client, hub, confirmed: new Set() }
+    const confirmed = new Set<string>()
+    // Whoever released an instance (any process), the next one there is confirmed sandboxed afresh.
+    hub.onAny((event) => {
+      if (event.type === "server.instance.disposed") confirmed.delete(event.properties.directory)
+    })
+    this.connection = { record, client, hub, confirmed }
+    this.instances.start(SWEEP_TICK_MS)
     return this.connection
   }
 
   /** The shared server, confirmed to sandbox every file access of a delegation in `directory`. */
   async sandboxed(directory: string): Promise<Connection> {
     const connection = await this.opencode()
+    this.instances.touch(directory)
     if (!connection.confirmed.has(directory)) {
       await confirmSandboxed(connection.client, connection.record.version, directory)
       connection.confirmed.add(directory)
@@ -86,7 +108,16 @@ export class Runtime {
     return connection
   }
 
+  /**
+   * Released at once where no session runs (best effort): a freed lane, or, with no argument, every
+   * directory of a process leaving.
+   */
+  async releaseInstances(directories = this.instances.live()): Promise<string[]> {
+    return this.instances.release(directories).catch(() => [])
+  }
+
   close() {
+    this.instances.stop()
     this.closed = true
     this.connection?.hub.close()
     this.connection = undefined

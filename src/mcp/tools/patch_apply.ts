@@ -44,6 +44,8 @@ export function registerPatchApply(server: McpServer, delegations: Delegations) 
           return { files, appliedAt, unmarked: marked === true ? undefined : marked || "it was discarded or collected again meanwhile" }
         })
         if ("already" in outcome) return alreadyApplied(outcome.already)
+        // Nothing runs in an applied patch's worktree any more (task_continue starts a new instance).
+        await runtime.releaseInstances([record.layout.tree])
         const { files, appliedAt, unmarked } = outcome
         const discard = `patch_discard (patch_id "${record.id}") removes the patch and its worktree once you keep the changes.`
         const text = [

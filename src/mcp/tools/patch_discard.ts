@@ -51,6 +51,8 @@ export function registerPatchDiscard(server: McpServer, delegations: Delegations
           return at
         })
         if (!discardedAt) return await gone(paths.patchesDir, record.id)
+        // The lane's directory is the next worker's: its instance goes now, not after the idle time.
+        await delegations.runtime.releaseInstances([record.layout.tree])
         const state = patchState(record)
         const rolled = kept.length
           ? `\nAn earlier patch_apply of it was killed while writing; it was rolled back except for ${kept.map(shownName).join(", ")}, changed since by someone else.\nnext: check those files with git status and git diff.`

@@ -1,0 +1,37 @@
+// What `opencode serve` holds, read from /proc for its process and every descendant (OpenCode's
+// launcher may run the real binary as a child): resident memory, threads and open file descriptors.
+import { readdir, readFile } from "node:fs/promises"
+
+export interface Footprint {
+  rssMb: number
+  threads: number
+  fds: number
+}
+
+async function children(pid: number): Promise<number[]> {
+  const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[])
+  const out: number[] = []
+  for (const task of tasks) {
+    const text = await readFile(`/proc/${pid}/task/${task}/children`, "utf8").catch(() => "")
+    for (const child of text.split(/\s+/).filter(Boolean)) out.push(Number(child))
+  }
+  return out
+}
+
+const field = (status: string, name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? 0)
+
+/** The footprint of `pid` and its descendants. */
+export async function footprint(pid: number): Promise<Footprint> {
+  const total: Footprint = { rssMb: 0, threads: 0, fds: 0 }
+  const queue = [pid]
+  while (queue.length) {
+    const current = queue.shift() as number
+    const status = await readFile(`/proc/${current}/status`, "utf8").catch(() => "")
+    if (!status) continue
+    total.rssMb += field(status, "VmRSS") / 1024
+    total.threads += field(status, "Threads")
+    total.fds += (await readdir(`/proc/${current}/fd`).catch(() => [] as string[])).length
+    queue.push(...(await children(current)))
+  }
+  return { ...total, rssMb: Math.round(total.rssMb * 10) / 10 }
+}
