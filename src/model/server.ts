@@ -5,6 +5,7 @@
 import { anthropicError, cutEvents, messageBody, messageEnvelope, messageEvents, MessagesRequestSchema, messageStart, toChatRequest } from "./anthropic"
 import { ChatRequestSchema, toolResultsOf, type ChatRequest, type ToolResult } from "./conversation"
 import { decide, type Play } from "./play"
+import { cutResponseEvents, namespacesOf, responseBody, responseCreated, responseEnvelope, responseEvents, ResponsesRequestSchema, toChatRequestFromResponses } from "./responses"
 import { bodyChunks, completionBody, cutChunks, envelope, openingChunk, usageOf, type Reply, type Usage } from "./reply"
 import { builtinScripts, DEFAULT_SCRIPT, parseScript, type Failure, type Script, type ScriptInput } from "./script"
 
@@ -21,12 +22,12 @@ export interface ScriptedModelOptions {
   host?: string
 }
 
-/** The API a request came in on: OpenAI chat completions (OpenCode) or Anthropic Messages (Claude Code). */
-export type Api = "chat" | "messages"
+/** The API a request came in on: OpenAI chat completions (OpenCode), Anthropic Messages (Claude Code) or OpenAI Responses (Codex). */
+export type Api = "chat" | "messages" | "responses"
 
 export interface RecordedRequest {
   api: Api
-  /** The request as chat completions (a Messages request is translated, tool results become `role: "tool"`). */
+  /** The request as chat completions (Messages and Responses requests are translated, tool results become `role: "tool"`). */
   body: ChatRequest
   /** The client's session id: OpenCode's `x-session-id` (`x-opencode-session` for providers named `opencode*`), or Claude Code's `x-claude-code-session-id`. */
   sessionId?: string
@@ -69,6 +70,9 @@ const sleep = (ms: number, signal: AbortSignal) =>
     signal.addEventListener("abort", done, { once: true })
   })
 
+/** The client's session id: OpenCode's, Claude Code's, or Codex's `session_id`. */
+const SESSION_HEADERS = ["x-session-id", "x-opencode-session", "x-claude-code-session-id", "session_id"]
+
 const errorBody = (status: number, message: string, type: string, code = type) => Response.json({ error: { message, type, code } }, { status })
 
 /** The answers of the failures that are not a 429 with retry-after or a cut stream, as OpenAI words them. */
@@ -87,24 +91,43 @@ const FAILURE_BODIES: Partial<Record<Failure["kind"], () => Response>> = {
   "503": () => errorBody(503, "The server is overloaded, please try again later (scripted).", "overloaded_error"),
 }
 
-/** The request as chat completions, or undefined when it is not a valid request of its API. */
-function readRequest(api: Api, json: unknown): ChatRequest | undefined {
-  if (api === "chat") return ChatRequestSchema.safeParse(json).data
-  const parsed = MessagesRequestSchema.safeParse(json)
-  return parsed.success ? toChatRequest(parsed.data) : undefined
+interface Read {
+  body: ChatRequest
+  /** The Responses request's tool namespaces (Codex's MCP servers), to split a namespaced call. */
+  namespaces: string[]
 }
+
+/** The request as chat completions, or undefined when it is not a valid request of its API. */
+function readRequest(api: Api, json: unknown): Read | undefined {
+  if (api === "chat") {
+    const body = ChatRequestSchema.safeParse(json).data
+    return body && { body, namespaces: [] }
+  }
+  if (api === "responses") {
+    const parsed = ResponsesRequestSchema.safeParse(json)
+    return parsed.success ? { body: toChatRequestFromResponses(parsed.data), namespaces: namespacesOf(parsed.data) } : undefined
+  }
+  const parsed = MessagesRequestSchema.safeParse(json)
+  return parsed.success ? { body: toChatRequest(parsed.data), namespaces: [] } : undefined
+}
+
+const API_NAMES: Record<Api, string> = { chat: "chat completion", messages: "messages", responses: "responses" }
 
 /** Anthropic's token count of a prompt, the same rough count the answers report. */
 async function countTokens(req: Request): Promise<Response> {
   // A body that is not JSON fails the schema and gets its 400 answer.
-  const body = readRequest("messages", await req.json().catch(() => undefined))
+  const body = readRequest("messages", await req.json().catch(() => undefined))?.body
   if (!body) return anthropicError(errorBody(400, "invalid messages request", "invalid_request_error"))
   return Response.json({ input_tokens: usageOf(body, { text: "", calls: [] }).prompt_tokens })
 }
 
 /** A reply in the request's wire format: the first event (sent before latency), the rest, a cut stream's part, and the non-streamed body. */
-function wireFor(api: Api, body: ChatRequest, reply: Reply) {
+function wireFor(api: Api, { body, namespaces }: Read, reply: Reply) {
   const usage = usageOf(body, reply)
+  if (api === "responses") {
+    const env = responseEnvelope(body.model, namespaces)
+    return { opening: responseCreated(env), rest: responseEvents(env, reply, usage), cut: cutResponseEvents(env, reply), whole: responseBody(env, reply, usage), usage, streamed: usage }
+  }
   if (api === "messages") {
     const env = messageEnvelope(body.model)
     return { opening: messageStart(env, usage), rest: messageEvents(reply, usage), cut: cutEvents(reply), whole: messageBody(env, reply, usage), usage, streamed: usage }
@@ -138,10 +161,11 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
 
   async function complete(req: Request, api: Api): Promise<Response> {
     // A body that is not JSON fails the schema below and gets its 400 answer.
-    const body = readRequest(api, await req.json().catch(() => undefined))
-    const fault = (response: Response) => (api === "chat" ? response : anthropicError(response))
-    if (!body) return fault(errorBody(400, `invalid ${api === "chat" ? "chat completion" : "messages"} request`, "invalid_request_error"))
-    const sessionId = req.headers.get("x-session-id") ?? req.headers.get("x-opencode-session") ?? req.headers.get("x-claude-code-session-id") ?? undefined
+    const read = readRequest(api, await req.json().catch(() => undefined))
+    const fault = (response: Response) => (api === "messages" ? anthropicError(response) : response)
+    if (!read) return fault(errorBody(400, `invalid ${API_NAMES[api]} request`, "invalid_request_error"))
+    const body = read.body
+    const sessionId = SESSION_HEADERS.map((name) => req.headers.get(name)).find((value) => value !== null) ?? undefined
     const firstUser = JSON.stringify(body.messages.find((m) => m.role === "user") ?? "")
     const sessionKey = (sessionId ?? Bun.hash(firstUser).toString(36)).replace(/\W/g, "").slice(-12)
     const play = decide(scripts, defaultScript, body, sessionKey)
@@ -157,7 +181,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     const failed = failure && FAILURE_BODIES[failure.kind]
     if (failed) return fault(failed())
     const delayMs = play.kind === "step" ? (play.definition.delayMs ?? 0) : 0
-    const wire = wireFor(api, body, play.reply)
+    const wire = wireFor(api, read, play.reply)
     const signal = AbortSignal.any([req.signal, stopping.signal])
     if (!body.stream) {
       await sleep(delayMs, signal)
@@ -201,6 +225,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       if (req.method === "POST" && path === "/chat/completions") return complete(req, "chat")
       if (req.method === "POST" && path === "/messages") return complete(req, "messages")
       if (req.method === "POST" && path === "/messages/count_tokens") return countTokens(req)
+      if (req.method === "POST" && path === "/responses") return complete(req, "responses")
       return errorBody(404, `no route ${req.method} ${path}`, "not_found")
     },
   })

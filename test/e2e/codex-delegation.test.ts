@@ -1,0 +1,167 @@
+// Codex as the parent, end to end: the real `codex exec` (npm @openai/codex, pinned) in its own
+// CODEX_HOME, its model the scripted one over the OpenAI Responses API, the compiled binary as its
+// stdio MCP server, the real OpenCode and bwrap behind it. Each run's parent turn calls one of our
+// tools; the assertion is on what Codex's model received: Codex's next Responses request carries the
+// tool's output as a `function_call_output`, and Codex prints the answer built from it. Controls:
+// a tool the server does not have reaches the model as Codex's own error, not as our output; a
+// worker without its `approval_mode = "approve"` is refused by `exec` and writes nothing; and a
+// worker whose edit is held as a patch leaves the repository untouched until `patch_apply`.
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { mkdir, rm } from "node:fs/promises"
+import { createRepository } from "../../src/model/demo"
+import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
+import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
+import { stopServer } from "../../src/opencode/server"
+import { run } from "../../src/util/process"
+import { BINARY, ROOT, TEST_PATH } from "../helpers/mcp"
+
+const CODEX = `${ROOT}/node_modules/.bin/codex`
+/** Codex names an MCP server's tools `mcp__SERVER__TOOL`, the server's name with `-` as `_`. */
+const TOOL = (name: string) => `mcp__opencode_agents__${name}`
+
+/**
+ * Our tools Codex would put to a person (not read-only, destructive or open-world by their
+ * annotations), approved once in the config so `exec` runs them: what a user's config needs.
+ */
+const APPROVED = ["worker", "runner", "task_continue", "task_cancel", "patch_apply", "patch_discard"]
+
+let model: ScriptedModel
+let home: IsolatedHome
+let codexHome: string
+let repo: string
+
+/** A suite with one failure among passing lines, for the runner to digest. */
+const SUITE = 'for i in range(400): print("(pass) case %d" % i)\nprint("(fail) parser > rejects trailing commas")\nprint(" 400 pass\\n 1 fail")\nraise SystemExit(1)\n'
+
+beforeAll(async () => {
+  repo = await createRepository("oc-orch-codex-repo-", { "README.md": "# tally\n", "suite.py": SUITE })
+  model = await startScriptedModel({
+    scripts: {
+      // The OpenCode sessions the delegations run.
+      edit: { turns: [{ steps: [{ tool: "write", args: { filePath: "note.txt", content: "written by the worker\n" } }, { text: "Wrote note.txt." }] }] },
+      held: { turns: [{ steps: [{ tool: "write", args: { filePath: "held.txt", content: "held as a patch\n" } }, { text: "Wrote held.txt." }] }] },
+      suite: { turns: [{ steps: [{ tool: "sandbox_run_ro", args: { command: "python3 suite.py", timeout_seconds: 60 } }, { text: "{{lastToolOutput}}" }] }] },
+    },
+  })
+  home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH }, config: { policy: { requireTier: false } } })
+  codexHome = `${home.root}/.codex`
+  await mkdir(codexHome, { recursive: true })
+  // What a user's config needs: the provider, and our server. Codex 0.171's `exec` runs with
+  // approval `never`, so MCP calls are not put to a person (checked below for a destructive tool).
+  const config = [
+    'model = "fast"',
+    'model_provider = "scripted"',
+    "[model_providers.scripted]",
+    'name = "scripted"',
+    `base_url = "${model.url}"`,
+    'env_key = "SCRIPTED_KEY"',
+    'wire_api = "responses"',
+    "[mcp_servers.opencode-agents]",
+    `command = "${BINARY}"`,
+    'args = ["serve"]',
+    "tool_timeout_sec = 300",
+    // Codex 0.171 asks before a call to a tool not marked read-only and non-destructive, and `exec`
+    // (approval `never`) refuses it. These are the tools a delegation needs without a prompt per call.
+    ...APPROVED.flatMap((tool) => [`[mcp_servers.opencode-agents.tools.${tool}]`, 'approval_mode = "approve"']),
+  ]
+  await Bun.write(`${codexHome}/config.toml`, `${config.join("\n")}\n`)
+}, 60_000)
+
+afterAll(async () => {
+  if (home) await stopServer(home.paths)
+  await model?.stop()
+  await home?.dispose()
+  if (repo) await rm(repo, { recursive: true, force: true })
+})
+
+/** Our structured result, as Codex's model received it (after Codex's `Output:` line), or {} if none. */
+function received(output: string | undefined): Record<string, unknown> {
+  const start = output?.indexOf("{") ?? -1
+  try {
+    return start < 0 ? {} : (JSON.parse(output?.slice(start) ?? "") as Record<string, unknown>)
+  } catch {
+    return {}
+  }
+}
+
+/** One `codex exec` turn whose parent script calls `tool` with `args`, then answers with what it got. */
+async function codex(name: string, tool: string, args: Record<string, unknown>, options: string[] = []) {
+  model.reset()
+  model.setScript(name, { turns: [{ steps: [{ tool, args }, { text: "Parent got: {{lastToolOutput}}" }] }] })
+  const result = await run([CODEX, "exec", "--skip-git-repo-check", ...options, `Delegate this. [script:${name}]`], {
+    cwd: repo,
+    timeoutMs: 150_000,
+    env: { ...home.env, CODEX_HOME: codexHome, SCRIPTED_KEY: "sk-scripted" },
+  })
+  const parent = model.requests.filter((r) => r.api === "responses")
+  // The request after the call: the one whose conversation holds the call's output.
+  const output = model.toolResults().find((r) => r.tool === tool)
+  return { result, parent, output, got: received(output?.output) }
+}
+
+test("scout: Codex's model receives the scout's report in its next request", async () => {
+  const { result, parent, output, got } = await codex("parent_scout", TOOL("scout"), { cwd: repo, task: "What does the README say?" })
+  expect(result.code).toBe(0)
+  expect(parent).toHaveLength(2)
+  expect(parent[0]?.body.tools?.map((t) => t.function.name)).toContain(TOOL("scout"))
+  expect(output?.callId).toBeTruthy()
+  expect(got).toMatchObject({ status: "succeeded", files_changed: [] })
+  expect(String(got.report)).toContain("# tally")
+  expect(result.stdout).toContain("Parent got:")
+  expect(result.stdout).toContain("# tally")
+}, 180_000)
+
+test("control: a tool our server does not have reaches Codex's model as Codex's error, not as a report", async () => {
+  const { result, parent, output, got } = await codex("parent_missing", TOOL("no_such_tool"), { cwd: repo, task: "x" })
+  expect(result.code).toBe(0)
+  expect(parent).toHaveLength(2)
+  expect(output?.output).toContain("unsupported call")
+  expect(got).toEqual({})
+}, 180_000)
+
+const exists = (path: string) => Bun.file(path).exists()
+
+test("control: without the approval, exec refuses the worker before our server sees it, and nothing is written", async () => {
+  const auto = ["-c", 'mcp_servers.opencode-agents.tools.worker.approval_mode="auto"']
+  const { result, parent, output, got } = await codex("parent_unapproved", TOOL("worker"), { cwd: repo, task: "Write the note. [script:edit]" }, auto)
+  expect(result.code).toBe(0)
+  expect(parent).toHaveLength(2)
+  expect(output?.output).toContain("MCP tool call requires approval, but approval policy is never")
+  expect(got).toEqual({})
+  expect(model.requests.some((r) => r.api === "chat")).toBe(false)
+  expect(await exists(`${repo}/note.txt`)).toBe(false)
+}, 180_000)
+
+test("worker: its edit lands in the repository and Codex's model receives the changed file", async () => {
+  const { result, parent, got } = await codex("parent_worker", TOOL("worker"), { cwd: repo, task: "Write the note. [script:edit]" })
+  expect(result.code).toBe(0)
+  expect(parent).toHaveLength(2)
+  expect(got).toMatchObject({ status: "succeeded" })
+  expect(JSON.stringify(got.files_changed)).toContain("note.txt")
+  expect(await Bun.file(`${repo}/note.txt`).text()).toBe("written by the worker\n")
+  expect(result.stdout).toContain("note.txt")
+}, 180_000)
+
+test("runner: Codex's model receives the digest naming the failure and the exit code", async () => {
+  const args = { cwd: repo, command: "python3 suite.py", objective: "Which tests fail? [script:suite]" }
+  const { result, parent, got } = await codex("parent_runner", TOOL("runner"), args)
+  expect(result.code).toBe(0)
+  expect(parent).toHaveLength(2)
+  expect(got).toMatchObject({ status: "succeeded", exit_code: 1 })
+  expect(String(got.report)).toContain("parser > rejects trailing commas")
+  expect(result.stdout).toContain("parser > rejects trailing commas")
+}, 180_000)
+
+test("isolated worker: Codex's model receives the patch, the repository is untouched, and patch_apply writes it", async () => {
+  const worker = await codex("parent_isolated", TOOL("worker"), { cwd: repo, task: "Write it aside. [script:held]", isolation: "worktree" })
+  expect(worker.result.code).toBe(0)
+  const patch = worker.got.patch as { patch_id: string; digest: string; files: Array<{ path: string }> } | undefined
+  expect(patch?.files.map((file) => file.path)).toEqual(["held.txt"])
+  expect(await exists(`${repo}/held.txt`)).toBe(false)
+
+  const applied = await codex("parent_apply", TOOL("patch_apply"), { patch_id: patch?.patch_id, digest: patch?.digest, cwd: repo })
+  expect(applied.result.code).toBe(0)
+  expect(applied.parent).toHaveLength(2)
+  expect(applied.got).toMatchObject({ patch_id: patch?.patch_id, state: "applied", applied: [{ path: "held.txt", change: "added" }] })
+  expect(await Bun.file(`${repo}/held.txt`).text()).toBe("held as a patch\n")
+}, 240_000)
