@@ -90,7 +90,7 @@ describe("prune on the real OpenCode", () => {
     const weekOld = record(24 * 8, { workspace })
     for (const r of [dayOld, recent, weekOld]) await store.save(r)
 
-    expect(await prune(store, client, NOW)).toEqual({ sessionsRemoved: 1, recordsRemoved: 1 })
+    expect(await prune(store, client, { now: NOW })).toEqual({ sessionsRemoved: 1, recordsRemoved: 1 })
     const ids = ((await client.session.list({ directory: workspace })).data ?? []).map((s) => s.id)
     expect(ids).toEqual([fresh])
     expect((await store.read(dayOld.id))?.sessionID).toBeUndefined()
