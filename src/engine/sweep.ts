@@ -49,10 +49,9 @@ export function appliedExpired(record: PatchRecord, now: number): boolean {
 /** The date a group or tombstone states (createdAt, discardedAt), when it is one; else undefined. */
 async function statedAt(path: string, kind: FileKind, size: number): Promise<number | undefined> {
   if (kind === "setAside" || size > 1024 * 1024) return undefined
+  const read = Bun.file(path).json()
   // Garbage in a group or tombstone: no stated date, and its ctime ages it instead.
-  const parsed: unknown = await Bun.file(path)
-    .json()
-    .catch(() => undefined)
+  const parsed: unknown = await read.catch(() => undefined)
   const field = kind === "group" ? "createdAt" : "discardedAt"
   const value = typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>)[field] : undefined
   const at = typeof value === "string" ? Date.parse(value) : Number.NaN
