@@ -11,7 +11,8 @@
 //      worktree lanes OpenCode has not seen yet (cold) and on reused ones (warm)
 //   e) `sessions` over 1,000 sessions: paged through OpenCode's list, the rows shown read (ours) beside
 //      one capped call plus a message read per listed session (the path before), against 100 ms
-//   bun scripts/bench.ts [--runs N] [--only sessions]
+//   f) a retention pass over 10,000 records with parked sessions beside the path before (bench-retention.ts)
+//   bun scripts/bench.ts [--runs N] [--only sessions|retention] [--records N]
 import { parseArgs } from "node:util"
 import { rm } from "node:fs/promises"
 import { connect } from "../src/opencode/client"
@@ -28,6 +29,7 @@ import { createRepository } from "../src/model/demo"
 import { hostContext } from "../src/sandbox"
 import { createWorktree, removeWorktree } from "../src/workspace/worktree"
 import { listSessions } from "../src/engine/sessions"
+import { benchRetention } from "./bench-retention"
 
 const ROOT = `${import.meta.dir}/..`
 const BINARY = `${ROOT}/dist/opencode-mcp-orchestrator`
@@ -39,7 +41,7 @@ const IDLE_RSS_GOAL_MB = 60
 
 const SESSIONS_GOAL_MS = 100
 
-const { values } = parseArgs({ options: { runs: { type: "string", default: "7" }, only: { type: "string" } } })
+const { values } = parseArgs({ options: { runs: { type: "string", default: "7" }, only: { type: "string" }, records: { type: "string", default: "10000" } } })
 const runs = Number(values.runs)
 
 const median = (xs: number[]) => {
@@ -125,6 +127,11 @@ async function benchSessions() {
     await sessionsHome.dispose()
     await rm(dir, { recursive: true, force: true })
   }
+}
+
+if (values.only === "retention") {
+  await benchRetention(Number(values.records), PINNED_PATH)
+  process.exit(0)
 }
 
 if (values.only === "sessions") {
@@ -235,6 +242,7 @@ try {
   }
 
   await benchSessions()
+  await benchRetention(Number(values.records), PINNED_PATH)
 
   console.log("\nratios")
   console.log(`  worktree setup / cp -a      ${(setup / copy).toFixed(2)}x; setup ${setup.toFixed(0)} ms (goal ≤ ${WORKTREE_GOAL_MS} ms: ${setup <= WORKTREE_GOAL_MS ? "met" : "not met"})`)
