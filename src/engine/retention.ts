@@ -37,7 +37,8 @@ export interface PlanStep {
 
 /** What to do with each finished record (pure): drop its parked session, drop the record, or nothing. */
 export function retentionPlan(records: TaskRecord[], now: number): PlanStep[] {
-  const finished = records.filter((r) => isFinished(r.status) && r.finishedAt).sort((a, b) => b.finishedAt!.localeCompare(a.finishedAt!))
+  const finished = records.filter((r) => isFinished(r.status) && r.finishedAt)
+  finished.sort((a, b) => b.finishedAt!.localeCompare(a.finishedAt!))
   return finished.map((record, index) => {
     const age = now - Date.parse(record.finishedAt!)
     const dropRecord = age > RECORD_MS || index >= RECORD_MAX
@@ -62,7 +63,7 @@ export function boundedPlan(plan: PlanStep[], perPass: number, canReachServer: b
 }
 
 /** Runs `work` on every item with at most `limit` in flight. */
-export async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>) {
   let next = 0
   const lane = async () => {
     while (next < items.length) await work(items[next++]!)
@@ -71,12 +72,17 @@ export async function inParallel<T>(items: readonly T[], limit: number, work: (i
 }
 
 /** Unchanged since the pass read it: still finished, same revision. Another process may have continued it. */
-const unchanged = (current: TaskRecord | undefined, seen: TaskRecord): current is TaskRecord =>
-  current !== undefined && current.revision === seen.revision && isFinished(current.status) && current.sessionID === seen.sessionID
+function unchanged(current: TaskRecord | undefined, seen: TaskRecord): current is TaskRecord {
+  if (current === undefined || current.revision !== seen.revision) return false
+  return isFinished(current.status) && current.sessionID === seen.sessionID
+}
 
-export async function prune(store: TaskStore, client: OpencodeClient | undefined, options: PruneOptions = {}): Promise<PruneOutcome> {
+const GONE_NOTE = "The parked session was removed after the retention period; task_continue is no longer possible."
+
+export async function prune(store: TaskStore, client: OpencodeClient | undefined, options: PruneOptions = {}) {
   const outcome: PruneOutcome = { sessionsRemoved: 0, recordsRemoved: 0 }
-  const plan = boundedPlan(retentionPlan(await store.list(), options.now ?? Date.now()), options.perPass ?? 500, client !== undefined)
+  const all = retentionPlan(await store.list(), options.now ?? Date.now())
+  const plan = boundedPlan(all, options.perPass ?? 500, client !== undefined)
   await inParallel(plan, DELETES_IN_FLIGHT, async ({ record, dropSession, dropRecord }) => {
     if (dropSession) {
       // A record keeps naming its session until OpenCode confirms the removal, so nothing is lost on failure.
@@ -87,7 +93,7 @@ export async function prune(store: TaskStore, client: OpencodeClient | undefined
         if (!unchanged(current, record)) return
         current.sessionID = undefined
         current.revision++
-        current.note = [current.note, "The parked session was removed after the retention period; task_continue is no longer possible."].filter(Boolean).join(" ")
+        current.note = [current.note, GONE_NOTE].filter(Boolean).join(" ")
         await store.save(current)
       }
     }

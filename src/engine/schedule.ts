@@ -50,10 +50,13 @@ export class RetentionSchedule {
   async pass(perPass: number, now = Date.now()): Promise<PassOutcome> {
     await this.ready
     const client = this.runtime.current()?.client
-    const records = await prune(this.store, client, { now, perPass }).catch(() => ({ sessionsRemoved: 0, recordsRemoved: 0 }))
+    const none: PruneOutcome = { sessionsRemoved: 0, recordsRemoved: 0 }
+    const records = await prune(this.store, client, { now, perPass }).catch(() => none)
     const left = Math.max(0, perPass - records.sessionsRemoved - records.recordsRemoved)
     const empty: SweepOutcome = { groups: 0, setAside: 0, tombstones: 0, runs: 0, appliedPatches: 0 }
-    const files = left > 0 ? await sweep(this.runtime.paths, { now, perPass: left, limits: this.runtime.flags.sandbox.limits, discardApplied: this.discardApplied }).catch(() => empty) : empty
+    const { limits } = this.runtime.flags.sandbox
+    const options = { now, perPass: left, limits, discardApplied: this.discardApplied }
+    const files = left > 0 ? await sweep(this.runtime.paths, options).catch(() => empty) : empty
     const outcome = { ...records, ...files }
     if (this.passes.push(outcome) > 20) this.passes.shift()
     return outcome

@@ -43,7 +43,8 @@ export function kindOf(dirRole: "tasks" | "groups" | "patches" | "other", name: 
 
 /** An applied patch past its keep time, its task (if any) long settled (pure). */
 export function appliedExpired(record: PatchRecord, now: number): boolean {
-  return patchState(record) === "applied" && record.appliedAt !== undefined && now - Date.parse(record.appliedAt) > APPLIED_PATCH_MS
+  if (patchState(record) !== "applied" || record.appliedAt === undefined) return false
+  return now - Date.parse(record.appliedAt) > APPLIED_PATCH_MS
 }
 
 /** The date a group or tombstone states (createdAt, discardedAt), when it is one; else undefined. */
@@ -63,7 +64,9 @@ async function statedAt(path: string, kind: FileKind, size: number): Promise<num
  * they state (only this program writes the state dir), else by when they got their name: ctime, as a
  * file set aside keeps its old mtime through the rename.
  */
-async function agedFiles(dir: string, role: Parameters<typeof kindOf>[0]): Promise<Array<FileAge & { kind: FileKind }>> {
+type Aged = FileAge & { kind: FileKind }
+
+async function agedFiles(dir: string, role: Parameters<typeof kindOf>[0]): Promise<Aged[]> {
   // No such directory yet: nothing in it to sweep.
   const names = await readdir(dir).catch(() => [] as string[])
   const ages = await Promise.all(
@@ -90,7 +93,11 @@ export async function sweep(paths: Paths, options: SweepOptions): Promise<SweepO
   const now = options.now ?? Date.now()
   let budget = options.perPass ?? 500
   const outcome: SweepOutcome = { groups: 0, setAside: 0, tombstones: 0, runs: 0, appliedPatches: 0 }
-  const counters: Record<FileKind, keyof SweepOutcome> = { group: "groups", setAside: "setAside", tombstone: "tombstones" }
+  const counters: Record<FileKind, keyof SweepOutcome> = {
+    group: "groups",
+    setAside: "setAside",
+    tombstone: "tombstones",
+  }
   const dirs = [
     ["tasks", paths.tasksDir],
     ["groups", paths.groupsDir],
@@ -105,10 +112,12 @@ export async function sweep(paths: Paths, options: SweepOptions): Promise<SweepO
       budget--
     }
   }
-  if (budget > 0) outcome.runs = (await pruneRunsAt(paths.runsDir, { hours: options.limits.runRetentionHours, count: options.limits.runRetentionCount }, now, budget)).length
+  const runRetention = { hours: options.limits.runRetentionHours, count: options.limits.runRetentionCount }
+  if (budget > 0) outcome.runs = (await pruneRunsAt(paths.runsDir, runRetention, now, budget)).length
   budget -= outcome.runs
   if (options.discardApplied && budget > 0) {
-    const expired = (await listPatches(paths.patchesDir)).records.filter((record) => appliedExpired(record, now)).slice(0, budget)
+    const { records } = await listPatches(paths.patchesDir)
+    const expired = records.filter((record) => appliedExpired(record, now)).slice(0, budget)
     for (const record of expired) if (await options.discardApplied(record)) outcome.appliedPatches++
   }
   return outcome
