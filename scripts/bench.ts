@@ -12,7 +12,8 @@
 //   e) `sessions` over 1,000 sessions: paged through OpenCode's list, the rows shown read (ours) beside
 //      one capped call plus a message read per listed session (the path before), against 100 ms
 //   f) serve's RSS, threads and fds after 1, 10 and 50 directories, kept and released (bench-growth.ts)
-//   bun scripts/bench.ts [--runs N] [--only sessions|growth] [--growth 1,10,50]
+//   g) a retention pass over 10,000 records with parked sessions beside the path before (bench-retention.ts)
+//   bun scripts/bench.ts [--runs N] [--only sessions|growth|retention] [--growth 1,10,50] [--records N]
 import { parseArgs } from "node:util"
 import { rm } from "node:fs/promises"
 import { connect } from "../src/opencode/client"
@@ -30,6 +31,7 @@ import { hostContext } from "../src/sandbox"
 import { createWorktree, removeWorktree } from "../src/workspace/worktree"
 import { listSessions } from "../src/engine/sessions"
 import { benchGrowth } from "./bench-growth"
+import { benchRetention } from "./bench-retention"
 
 const ROOT = `${import.meta.dir}/..`
 const BINARY = `${ROOT}/dist/opencode-mcp-orchestrator`
@@ -41,7 +43,9 @@ const IDLE_RSS_GOAL_MB = 60
 
 const SESSIONS_GOAL_MS = 100
 
-const { values } = parseArgs({ options: { runs: { type: "string", default: "7" }, only: { type: "string" }, growth: { type: "string", default: "1,10,50" } } })
+const { values } = parseArgs({
+  options: { runs: { type: "string", default: "7" }, only: { type: "string" }, growth: { type: "string", default: "1,10,50" }, records: { type: "string", default: "10000" } },
+})
 const runs = Number(values.runs)
 const growthSteps = values.growth.split(",").map(Number)
 
@@ -128,6 +132,11 @@ async function benchSessions() {
     await sessionsHome.dispose()
     await rm(dir, { recursive: true, force: true })
   }
+}
+
+if (values.only === "retention") {
+  await benchRetention(Number(values.records), PINNED_PATH)
+  process.exit(0)
 }
 
 if (values.only === "sessions") {
@@ -245,6 +254,7 @@ try {
 
   await benchSessions()
   await benchGrowth(model.url, PINNED_PATH, growthSteps)
+  await benchRetention(Number(values.records), PINNED_PATH)
 
   console.log("\nratios")
   console.log(`  worktree setup / cp -a      ${(setup / copy).toFixed(2)}x; setup ${setup.toFixed(0)} ms (goal ≤ ${WORKTREE_GOAL_MS} ms: ${setup <= WORKTREE_GOAL_MS ? "met" : "not met"})`)

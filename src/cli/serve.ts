@@ -25,7 +25,7 @@ export default defineCommand({
         // A full disk for its log, say: then the next serve recovers the tasks, as before.
       }
     }
-    const delegations = new Delegations(runtime, { recover: true, onLaunch })
+    const delegations = new Delegations(runtime, { recover: true, onLaunch, retention: true })
     const server = createServer(runtime, delegations)
     const transport = new GuardedStdioTransport()
     const closed = new Promise<void>((resolve) => {
@@ -47,6 +47,7 @@ export default defineCommand({
     await delegations.withdrawAsks(3000)
     // An outcome a full disk kept from being written gets a moment for room to appear.
     await delegations.flushed(5000)
+    delegations.retention?.stop()
     // What this process used would otherwise stay in the shared server until it stops.
     await runtime.releaseInstances()
     runtime.close()

@@ -19,10 +19,11 @@ export default defineCommand({
     // Watch the serve process for as long as it lives; then take over what it left running.
     const parent = Number(args.parent)
     while (alive(parent)) await Bun.sleep(500)
-    const delegations = new Delegations(runtime, { recover: true })
+    const delegations = new Delegations(runtime, { recover: true, retention: true })
     await delegations.settled()
     // An outcome a full disk kept from being written gets a minute for room to appear.
     await delegations.flushed(60_000)
+    delegations.retention?.stop()
     // What this process used would otherwise stay in the shared server until it stops.
     await runtime.releaseInstances()
     runtime.close()

@@ -26,6 +26,9 @@ export const MAX_PARALLEL = 8
 export const INSTANCE_BOUNDS = { idleFallback: 120, idleMax: 86_400, liveFallback: 8, liveMax: 999 } as const
 
 /** config maxWorktreeLanes: its default and ceiling (lane names have at most three digits). */
+/** config retentionIntervalSeconds and retentionPerPass (engine/schedule.ts). */
+export const RETENTION_INTERVAL_BOUNDS = { min: 1, max: 86_400, fallback: 3600 } as const
+export const RETENTION_PER_PASS_BOUNDS = { min: 1, max: 100_000, fallback: 500 } as const
 export const LANE_BOUNDS = { fallback: 64, max: 999 } as const
 
 export const STEP_BOUNDS = { min: 4, max: 256 } as const
@@ -187,6 +190,22 @@ export const ConfigSchema = z
       .positive()
       .optional()
       .describe("Stops a task once its cost over every session and turn, at OpenCode's model prices, passes this; it ends failed with error_kind budget. Absent: no cap."),
+    retentionIntervalSeconds: z
+      .number()
+      .int()
+      .min(RETENTION_INTERVAL_BOUNDS.min)
+      .max(RETENTION_INTERVAL_BOUNDS.max)
+      .default(RETENTION_INTERVAL_BOUNDS.fallback)
+      .describe(
+        "How often every long-lived process (the MCP server, its watchdog) runs a retention pass: parked sessions after a day, finished records after a week, applied patches, groups, tombstones and set-aside files after a week (1..86400).",
+      ),
+    retentionPerPass: z
+      .number()
+      .int()
+      .min(RETENTION_PER_PASS_BOUNDS.min)
+      .max(RETENTION_PER_PASS_BOUNDS.max)
+      .default(RETENTION_PER_PASS_BOUNDS.fallback)
+      .describe("The most removals (a session, a record, a file, a patch) one retention pass makes; the rest waits for the next pass (1..100000)."),
     policy: PolicySchema.default({ requireTier: false, relay: [] }).describe("Delegation policy; absent means blueprint mode with the tier optional and nothing relayed."),
   })
   .strict()

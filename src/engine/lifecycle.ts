@@ -22,6 +22,9 @@ import { lockedError, orphaned } from "./locks"
 import { gatePolicy, type CallPolicy, type PolicyDecision, type PolicyRequest } from "./policy"
 import { hostReadiness, refuseUnready } from "./readiness"
 import { reconcileHolder, recoverAll } from "./recovery"
+import { RetentionSchedule } from "./schedule"
+import { expireApplied } from "./expire-patch"
+import type { PatchRecord } from "../workspace/patches"
 import type { Runtime } from "./runtime"
 import { checkContinuable, isFinished, newRecord, newTaskId, nextTurn, type TaskRecord } from "./tasks"
 import type { StartRequest } from "./request"
@@ -35,6 +38,8 @@ export interface DelegationOptions {
   recover?: boolean
   /** Called before each task's turn starts (serve starts its watchdog on the first). */
   onLaunch?: () => void
+  /** Run retention on a schedule (schedule.ts): every long-lived process does. */
+  retention?: boolean
 }
 
 export class Delegations {
@@ -43,6 +48,7 @@ export class Delegations {
   private readonly continuing = new Set<string>()
   /** Recovery, when asked for (recovery.ts); every entry point waits for it first. */
   private readonly recovering?: Promise<void>
+  readonly retention?: RetentionSchedule
 
   constructor(
     readonly runtime: Runtime,
@@ -50,6 +56,11 @@ export class Delegations {
   ) {
     this.engine = new Engine(runtime, options.onLaunch)
     if (options.recover) this.recovering = recoverAll(this.engine)
+    if (!options.retention) return
+    // A patch that could not be expired (its writer state held, say) stays for the next pass.
+    const expire = (record: PatchRecord) => expireApplied(this, record).catch(() => false)
+    this.retention = new RetentionSchedule(runtime, this.engine.store, expire, this.recovering ?? Promise.resolve())
+    this.retention.start()
   }
 
   /** Starts a task, or returns the task already started under the same idempotency key. */

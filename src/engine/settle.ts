@@ -14,7 +14,6 @@ import { disposal } from "./disposal"
 import { classifyFailure } from "./failure"
 import { measureEvidence, nextStep } from "./evidence"
 import type { WriterLocks } from "./locks"
-import { prune } from "./retention"
 import { boundReport, bytesOf, fromTranscript, type DelegationResult, type Status } from "./result"
 import type { Runtime } from "./runtime"
 import type { TaskRecord, TaskStore } from "./tasks"
@@ -27,8 +26,6 @@ export interface Forced {
 }
 
 export class Settler {
-  private pruned = false
-
   constructor(
     private readonly runtime: Runtime,
     private readonly store: TaskStore,
@@ -162,12 +159,6 @@ export class Settler {
       ]
       // The record could not be settled and saved either: the store keeps this state and writes it when it can.
       await this.store.save(record).catch(() => undefined)
-    }
-    // Once per process, with a connection at hand: drop old parked sessions and records (retention.ts).
-    if (client && !this.pruned) {
-      this.pruned = true
-      // Retention is housekeeping: a failed prune is tried again by the next process.
-      void prune(this.store, client).catch(() => undefined)
     }
     return record
   }

@@ -86,6 +86,15 @@ export async function pruneRuns(runsDir: string, retention: Retention, keep: rea
   return doomed
 }
 
+/** The scheduled pass (engine/sweep.ts): finished runs only, at most `max` removed. */
+export async function pruneRunsAt(runsDir: string, retention: Retention, now: number, max: number): Promise<string[]> {
+  const runs = await listRuns(runsDir)
+  const running = runs.filter((run) => !run.finishedAt).map((run) => run.id)
+  const doomed = runsToPrune(runs, retention, now, running).slice(0, max)
+  for (const id of doomed) await rm(runDir(runsDir, id), { recursive: true, force: true })
+  return doomed
+}
+
 /**
  * Calls `visit` with each line (1-based number) until it returns false. Only the new chunk is searched
  * for newlines and a long line's pieces are joined once: splitting `rest + chunk` rescanned the whole

@@ -3,9 +3,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
+import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { connect } from "../../src/opencode/client"
 import { ensureServer, stopServer } from "../../src/opencode/server"
-import { prune, retentionPlan, RECORD_MAX } from "../../src/engine/retention"
+import { boundedPlan, prune, retentionPlan, RECORD_MAX } from "../../src/engine/retention"
 import { newTaskId, TaskStore, type TaskRecord } from "../../src/engine/tasks"
 import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
 import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
@@ -54,6 +55,20 @@ describe("retentionPlan", () => {
     expect(retentionPlan([record(undefined, { sessionID: "ses_r" })], NOW)).toEqual([])
   })
 
+  test("a pass is cut to perPass removals, oldest first; without a connection sessions wait", () => {
+    const records = Array.from({ length: 10 }, (_, i) => record(25 + i, { sessionID: `ses_${i}` }))
+    const bounded = boundedPlan(retentionPlan(records, NOW), 4, true)
+    expect(bounded.map((step) => step.record.id)).toEqual(
+      records
+        .slice(6)
+        .reverse()
+        .map((r) => r.id),
+    )
+    // Control: an unbounded pass takes every one.
+    expect(boundedPlan(retentionPlan(records, NOW), 1000, true)).toHaveLength(10)
+    expect(boundedPlan(retentionPlan(records, NOW), 1000, false)).toEqual([])
+  })
+
   test(`only the newest ${RECORD_MAX} finished records are kept`, () => {
     const records = Array.from({ length: RECORD_MAX + 3 }, (_, i) => record(i * 0.001))
     const dropped = retentionPlan(records, NOW).filter((p) => p.dropRecord)
@@ -90,12 +105,90 @@ describe("prune on the real OpenCode", () => {
     const weekOld = record(24 * 8, { workspace })
     for (const r of [dayOld, recent, weekOld]) await store.save(r)
 
-    expect(await prune(store, client, NOW)).toEqual({ sessionsRemoved: 1, recordsRemoved: 1 })
+    expect(await prune(store, client, { now: NOW })).toEqual({ sessionsRemoved: 1, recordsRemoved: 1 })
     const ids = ((await client.session.list({ directory: workspace })).data ?? []).map((s) => s.id)
     expect(ids).toEqual([fresh])
     expect((await store.read(dayOld.id))?.sessionID).toBeUndefined()
     expect((await store.read(dayOld.id))?.note).toContain("task_continue is no longer possible")
     expect((await store.read(recent.id))?.sessionID).toBe(fresh)
     expect(await store.read(weekOld.id)).toBeUndefined()
+  })
+
+  async function parked(client: OpencodeClient, count: number, hoursAgo: number, store: TaskStore) {
+    const made: TaskRecord[] = []
+    for (let i = 0; i < count; i++) {
+      const id = (await client.session.create({ directory: workspace, title: `parked ${i}` })).data!.id
+      const r = record(hoursAgo + i * 0.01, { workspace, sessionID: id, sessions: [id] })
+      await store.save(r)
+      made.push(r)
+    }
+    return made
+  }
+
+  const listed = async (client: OpencodeClient) => new Set(((await client.session.list({ directory: workspace })).data ?? []).map((s) => s.id))
+
+  test("a pass removes at most perPass sessions; the next passes finish the rest", async () => {
+    const client = connect(await ensureServer({ paths: home.paths, binary: "opencode", env: home.env }))
+    const store = new TaskStore(await mkdtemp(`${tmpdir()}/oc-orch-bounded-`))
+    const records = await parked(client, 12, 30, store)
+    expect(await prune(store, client, { now: NOW, perPass: 5 })).toEqual({ sessionsRemoved: 5, recordsRemoved: 0 })
+    const left = await listed(client)
+    expect(records.filter((r) => left.has(r.sessionID!))).toHaveLength(7)
+    expect(await prune(store, client, { now: NOW, perPass: 5 })).toEqual({ sessionsRemoved: 5, recordsRemoved: 0 })
+    expect(await prune(store, client, { now: NOW, perPass: 5 })).toEqual({ sessionsRemoved: 2, recordsRemoved: 0 })
+    const gone = await listed(client)
+    expect(records.filter((r) => gone.has(r.sessionID!))).toEqual([])
+    for (const r of records) expect((await store.read(r.id))?.sessionID).toBeUndefined()
+  })
+
+  test("two processes pruning at once lose nothing they should keep", async () => {
+    const server = await ensureServer({ paths: home.paths, binary: "opencode", env: home.env })
+    const [a, b] = [connect(server), connect(server)]
+    const dir = await mkdtemp(`${tmpdir()}/oc-orch-two-`)
+    const [storeA, storeB] = [new TaskStore(dir), new TaskStore(dir)]
+    const dayOld = await parked(a, 6, 30, storeA)
+    const fresh = await parked(a, 4, 1, storeA)
+    const weekOld = Array.from({ length: 5 }, () => record(24 * 9))
+    for (const r of weekOld) await storeA.save(r)
+    const [one, two] = await Promise.all([prune(storeA, a, { now: NOW }), prune(storeB, b, { now: NOW })])
+    // Each removal happened, whichever process made it; a session both tried counts for both.
+    expect(one.sessionsRemoved + two.sessionsRemoved).toBeGreaterThanOrEqual(6)
+    expect(one.recordsRemoved + two.recordsRemoved).toBeGreaterThanOrEqual(5)
+    const live = await listed(a)
+    for (const r of fresh) expect([live.has(r.sessionID!), (await storeB.read(r.id))?.sessionID]).toEqual([true, r.sessionID])
+    for (const r of dayOld) expect([live.has(r.sessionID!), (await storeB.read(r.id))?.status]).toEqual([false, "succeeded"])
+    for (const r of weekOld) expect(await storeB.read(r.id)).toBeUndefined()
+  })
+
+  test("a record continued by another process mid-pass keeps its new turn and session", async () => {
+    const real = connect(await ensureServer({ paths: home.paths, binary: "opencode", env: home.env }))
+    const store = new TaskStore(await mkdtemp(`${tmpdir()}/oc-orch-race-`))
+    const [raced, quiet] = await parked(real, 2, 30, store)
+    const next = (await real.session.create({ directory: workspace, title: "continued" })).data!.id
+    // The racing process: a task_continue of `raced` lands just as the pass deletes its old session.
+    const racing = new TaskStore(store.dir)
+    const client = new Proxy(real, {
+      get: (target, key) =>
+        key !== "session"
+          ? Reflect.get(target, key)
+          : new Proxy(target.session, {
+              get: (session, name) => {
+                if (name !== "delete") return Reflect.get(session, name).bind(session)
+                return async (args: { sessionID: string; directory: string }) => {
+                  if (args.sessionID === raced!.sessionID) {
+                    const current = (await racing.read(raced!.id))!
+                    await racing.save({ ...current, status: "running", sessionID: next, sessions: [...current.sessions, next], revision: current.revision + 1 })
+                  }
+                  return session.delete(args)
+                }
+              },
+            }),
+    }) as OpencodeClient
+    await prune(store, client, { now: NOW })
+    const after = (await store.read(raced!.id))!
+    expect([after.status, after.sessionID]).toEqual(["running", next])
+    // Control: the record nobody touched had its parked session dropped and said so.
+    expect((await store.read(quiet!.id))?.sessionID).toBeUndefined()
+    expect((await store.read(quiet!.id))?.note).toContain("task_continue is no longer possible")
   })
 })
