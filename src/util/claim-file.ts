@@ -33,22 +33,35 @@ export async function holdsOrReclaim<T>(file: string, schema: z.ZodType<T>, fix:
   const holder = await readStateFile(file, schema, fix)
   if (!holder || !judged) return false
   if (await held(holder)) return true
+  const outcome = await removeJudged(file, judged, async () => {
+    const again = await readStateFile(file, schema, fix)
+    if (!again) return "free"
+    return (await held(again)) ? "held" : "gone"
+  })
+  return outcome === "held"
+}
+
+/**
+ * Removes `file`, judged gone when it was `judged` (its lstat then), only while the name still links
+ * that very file and `judge`, asked again under the reclaim lock, still says "gone": "removed" then;
+ * "held" while it is taken (another reclaim under way, or a taker's file there now), "free" when the
+ * name is free. Under the lock nothing replaces the name: takers link only where it is absent, and
+ * reclaimers need the lock. Shared by holdsOrReclaim and the lanes' audit, which judges claims its own way.
+ */
+export async function removeJudged(file: string, judged: { ino: number }, judge: () => Promise<"gone" | "held" | "free">): Promise<"removed" | "held" | "free"> {
   const reap = `${file}.reap`
   const lock = await takeReap(file, reap)
-  // Another reclaim is under way: taken, as far as this caller knows; the name was freed meanwhile: free.
-  if (lock !== "taken") return lock === "busy"
+  if (lock !== "taken") return lock === "busy" ? "held" : "free"
   const locked = await lstat(reap).catch(() => undefined) // gone: compared as changed
   try {
     const now = await lstat(file).catch(() => undefined) // gone: compared as changed
     // Changed since it was judged: another reclaimer freed it and a taker's file stands there now.
-    if (!now || !locked || locked.ino !== judged.ino || now.ino !== judged.ino) return now !== undefined
+    if (!now || !locked || locked.ino !== judged.ino || now.ino !== judged.ino) return now ? "held" : "free"
     // Judged again under the lock: an inode number is reused, so a taker's new file may carry the old one.
-    const again = await readStateFile(file, schema, fix)
-    if (!again) return false
-    if (await held(again)) return true
-    // Under the lock nothing replaces the name: takers link only where it is absent, reclaimers need the lock.
+    const verdict = await judge()
+    if (verdict !== "gone") return verdict
     await rm(file, { force: true })
-    return false
+    return "removed"
   } finally {
     const mine = await lstat(reap).catch(() => undefined) // passed over as stale and retaken: theirs stands
     if (mine && mine.ino === locked?.ino) await rm(reap, { force: true })
@@ -57,10 +70,9 @@ export async function holdsOrReclaim<T>(file: string, schema: z.ZodType<T>, fix:
 
 /**
  * Takes the reclaim lock of `file` (`<file>.reap`, a second link to the file as it is now): "gone" when
- * the name was freed meanwhile, "busy" while another reclaimer holds it. Used by holdsOrReclaim and by
- * the lanes' audit, which judges claims its own way but must remove them the same way.
+ * the name was freed meanwhile, "busy" while another reclaimer holds it.
  */
-export async function takeReap(file: string, reap: string): Promise<"taken" | "busy" | "gone"> {
+async function takeReap(file: string, reap: string): Promise<"taken" | "busy" | "gone"> {
   for (let attempt = 0; attempt < 2; attempt++) {
     const code = await link(file, reap).then(
       () => undefined,

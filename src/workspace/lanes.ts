@@ -19,7 +19,7 @@ import { lstat, mkdir, readdir, rm } from "node:fs/promises"
 import { z } from "zod"
 import { fail } from "../errors"
 import { LANE_NAME } from "../sandbox"
-import { linkExclusive, takeReap } from "../util/claim-file"
+import { linkExclusive, removeJudged } from "../util/claim-file"
 import { writeAtomic } from "../util/fs"
 import { sameProcess, selfStart } from "../util/process"
 import { oldestHeld, type LaneBounds, noteReclaim, patchRef, recordNaming, regularText } from "./lane-audit"
@@ -91,8 +91,8 @@ async function examine(registry: string, worktrees: string, lane: string, bounds
 
 /**
  * True while the lane is held; a claim that no longer holds is removed, and only that very claim: under
- * the reclaim lock (util/claim-file.ts takeReap), while the name still links the file judged and it is
- * judged gone again. A move-aside-then-put-back would leave the name empty while a live taker's claim
+ * the reclaim lock (util/claim-file.ts removeJudged), while the name still links the file judged and it
+ * is judged gone again. A move-aside-then-put-back would leave the name empty while a live taker's claim
  * was aside, and a third taker linking then would share the lane with the one displaced.
  */
 async function live(registry: string, worktrees: string, lane: string, bounds: Pick<LaneBounds, "inUse">): Promise<boolean> {
@@ -105,25 +105,13 @@ async function live(registry: string, worktrees: string, lane: string, bounds: P
     await rm(file, { force: true, recursive: true })
     return reclaimed(worktrees, lane, verdict)
   }
-  const reap = `${file}.reap`
-  const lock = await takeReap(file, reap)
-  // Another reclaim is under way: held, as far as this caller knows; the name was freed meanwhile: free.
-  if (lock !== "taken") return lock === "busy"
-  const locked = await lstat(reap).catch(() => undefined) // gone: compared as changed
-  try {
-    const now = await lstat(file).catch(() => undefined) // gone: compared as changed
-    // Changed since it was judged: another reclaimer freed it and a taker's claim stands there now.
-    if (!now || !locked || locked.ino !== judged.ino || now.ino !== judged.ino) return now !== undefined
-    // Judged again under the lock: an inode number is reused, so a taker's new claim may carry the old one.
+  const outcome = await removeJudged(file, judged, async () => {
     const again = await examine(registry, worktrees, lane, bounds)
-    if (again.held || again.text !== verdict.text) return again.held || again.text !== undefined
-    // Under the lock nothing replaces the name: takers link only where it is absent, reclaimers need the lock.
-    await rm(file, { force: true })
-    return reclaimed(worktrees, lane, verdict)
-  } finally {
-    const mine = await lstat(reap).catch(() => undefined) // passed over as stale and retaken: theirs stands
-    if (mine && mine.ino === locked?.ino) await rm(reap, { force: true })
-  }
+    if (again.held || again.text !== verdict.text) return again.held || again.text !== undefined ? "held" : "free"
+    return "gone"
+  })
+  if (outcome === "removed") return reclaimed(worktrees, lane, verdict)
+  return outcome === "held"
 }
 
 function reclaimed(worktrees: string, lane: string, verdict: Extract<Verdict, { held: false }>): false {
