@@ -62,12 +62,19 @@ async function nextProcess(tool: string): Promise<CallToolResult> {
   }
 }
 
-/** The repository back as it was (HEAD never moved): tracked files restored, the rest removed, the note rewritten. */
+/**
+ * The repository back as it was (HEAD never moved): tracked files restored, the rest removed, the note
+ * rewritten; and the patch waiting again, since an applied patch's second apply writes nothing.
+ */
 async function reset() {
   await git(repo, "reset", "-q", "--hard")
   await git(repo, "clean", "-fdxq")
   await writeFile(`${repo}/notes.txt`, "untracked before the task\n")
   expect(listing(repo)).toEqual(before)
+  const file = `${world.home.paths.patchesDir}/${patch.id}.json`
+  if (!existsSync(file)) return
+  const { appliedAt: _at, appliedDigest: _digest, ...waiting } = (await Bun.file(file).json()) as Record<string, unknown>
+  await writeFile(file, JSON.stringify(waiting, null, 2))
 }
 
 const runs = () => readdirSync(patch.lane).filter((name) => STAGING.test(name))
