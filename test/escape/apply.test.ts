@@ -53,6 +53,15 @@ function expectHomeUntouched() {
   expect(readdirSync(home).filter((name) => name.startsWith(".oc-orch-"))).toEqual([])
 }
 
+/** A process's state letter from /proc (T: stopped), or undefined once it is gone. */
+const stateOf = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ").at(-1)?.[0]
+  } catch {
+    return undefined // gone
+  }
+}
+
 async function until(condition: () => boolean, ms = 60_000) {
   const deadline = Date.now() + ms
   while (!condition()) {
@@ -159,6 +168,8 @@ describe("a directory swapped for a symlink to HOME while patch_apply writes", (
         const answer = await apply(patch)
         // Hold the swapper still to look: the real directory is under one of the two names.
         process.kill(swap.pid, "SIGSTOP")
+        // A signal is not a stop: on another core the swapper may finish one more exchange first.
+        await until(() => stateOf(swap.pid) === "T", 5_000)
         try {
           expectHomeUntouched()
           const real = lstatSync(`${repo}/sub/d`).isDirectory() ? `${repo}/sub/d` : `${repo}/sub/dlink`
