@@ -139,11 +139,12 @@ describe("instances on the real OpenCode", () => {
     expect(raced.released).toBeGreaterThan(0)
   }, 60_000)
 
-  test("control: the same race through the unguarded disposal cancels the delegation", async () => {
+  test("control: the same race through the unguarded disposal breaks the delegation (cancelled, or no report)", async () => {
     const repo = await makeRepo(world)
     const raced = await scoutUnderReleases(repo, () => disposeInstance(client(), repo).then(() => true))
     expect(raced.released).toBeGreaterThan(3)
-    expect(raced.status).toBe("cancelled")
+    // The instance goes under the turn: OpenCode cancels it, or ends it without a report, by when it lands.
+    expect(["cancelled", "needs_review"]).toContain(raced.status)
   }, 60_000)
 
   test("control: within the idle time (default 120 s) nothing is released", async () => {
