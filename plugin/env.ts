@@ -8,7 +8,15 @@ import { readFlags, type Env } from "../src/config/flags"
 import type { SandboxLimits } from "../src/config/limits"
 import { resolvePaths, type Paths } from "../src/config/paths"
 import { fail } from "../src/errors"
-import { admitWorkspace, hostContext, hostFs, SHARED_SERVER_VARIABLE, type AdmissionPolicy, type HostContext, type TrustedRootInput } from "../src/sandbox"
+import {
+  admitWorkspace,
+  hostContext,
+  hostFs,
+  SHARED_SERVER_VARIABLE,
+  type AdmissionPolicy,
+  type HostContext,
+  type TrustedRootInput,
+} from "../src/sandbox"
 
 export interface Invocation {
   limits: SandboxLimits
@@ -20,9 +28,13 @@ export interface Invocation {
 /** True inside the shared server: only there do the sandboxed file tools replace OpenCode's built-ins. */
 export const isSharedServer = (env: Env = process.env) => env[SHARED_SERVER_VARIABLE] === "1"
 
-const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === "string")
+const isStringArray = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((item) => typeof item === "string")
 const isStringRecord = (value: unknown): value is Record<string, string> =>
-  typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every((item) => typeof item === "string")
+  typeof value === "object" &&
+  value !== null &&
+  !Array.isArray(value) &&
+  Object.values(value).every((item) => typeof item === "string")
 
 /**
  * `sandboxRuntime.trustedRoots` from config.json. The full zod schema stays out of the bundle; this
@@ -30,8 +42,18 @@ const isStringRecord = (value: unknown): value is Record<string, string> =>
  * running with fewer (or more) mounts than the user wrote.
  */
 export function trustedRootsOf(raw: unknown, file: string): TrustedRootInput[] {
-  const bad = (why: string) => fail("Config", `${file}: sandboxRuntime.trustedRoots ${why}.`, `Fix ${file} (see README, "Sandbox and runner"), or run \`opencode-mcp-orchestrator doctor\`.`)
-  if (typeof raw !== "object" || raw === null) throw fail("Config", `${file} is not a JSON object.`, `Fix ${file}, or rerun \`opencode-mcp-orchestrator install\`.`)
+  const bad = (why: string) =>
+    fail(
+      "Config",
+      `${file}: sandboxRuntime.trustedRoots ${why}.`,
+      `Fix ${file} (see README, "Sandbox and runner"), or run \`opencode-mcp-orchestrator doctor\`.`,
+    )
+  if (typeof raw !== "object" || raw === null)
+    throw fail(
+      "Config",
+      `${file} is not a JSON object.`,
+      `Fix ${file}, or rerun \`opencode-mcp-orchestrator install\`.`,
+    )
   const runtime = (raw as { sandboxRuntime?: unknown }).sandboxRuntime
   if (runtime === undefined) return []
   if (typeof runtime !== "object" || runtime === null) throw bad("is not inside an object")
@@ -40,9 +62,12 @@ export function trustedRootsOf(raw: unknown, file: string): TrustedRootInput[] {
   if (!Array.isArray(roots)) throw bad("is not a list")
   return roots.map((entry: unknown, index) => {
     const item = entry as Partial<Record<"root" | "pathEntries" | "environment", unknown>> | null
-    if (typeof item !== "object" || item === null || typeof item.root !== "string") throw bad(`[${index}] has no "root" path`)
-    if (item.pathEntries !== undefined && !isStringArray(item.pathEntries)) throw bad(`[${index}].pathEntries is not a list of strings`)
-    if (item.environment !== undefined && !isStringRecord(item.environment)) throw bad(`[${index}].environment is not an object of strings`)
+    if (typeof item !== "object" || item === null || typeof item.root !== "string")
+      throw bad(`[${index}] has no "root" path`)
+    if (item.pathEntries !== undefined && !isStringArray(item.pathEntries))
+      throw bad(`[${index}].pathEntries is not a list of strings`)
+    if (item.environment !== undefined && !isStringRecord(item.environment))
+      throw bad(`[${index}].environment is not an object of strings`)
     return { root: item.root, pathEntries: item.pathEntries, environment: item.environment }
   })
 }
@@ -54,14 +79,19 @@ export function admissionPolicyOf(raw: unknown, file: string): AdmissionPolicy {
     const value = config[key]
     if (value === undefined) return []
     if (!isStringArray(value) || value.some((path) => !path.startsWith("/")))
-      throw fail("Config", `${file}: ${key} is not a list of absolute paths.`, `Fix ${file} (see README, "Sandbox and runner").`)
+      throw fail(
+        "Config",
+        `${file}: ${key} is not a list of absolute paths.`,
+        `Fix ${file} (see README, "Sandbox and runner").`,
+      )
     return value
   }
   return { workspaceRoots: list("workspaceRoots"), trustedProjectConfig: list("trustedProjectConfig") }
 }
 
 /** The session's directory, admitted by the same rule the MCP tools applied before starting it. */
-export const admitted = (directory: string, invocation: Invocation) => admitWorkspace(directory, invocation.host, invocation.policy, hostFs)
+export const admitted = (directory: string, invocation: Invocation) =>
+  admitWorkspace(directory, invocation.host, invocation.policy, hostFs)
 
 async function readConfig(file: string): Promise<unknown> {
   const handle = Bun.file(file)
@@ -79,5 +109,10 @@ export async function readInvocation(env: Env = { ...process.env }): Promise<Inv
   const paths = resolvePaths(flags)
   const config = await readConfig(paths.configFile)
   const roots = trustedRootsOf(config, paths.configFile)
-  return { limits: flags.sandbox.limits, host: hostContext(flags, roots), policy: admissionPolicyOf(config, paths.configFile), paths }
+  return {
+    limits: flags.sandbox.limits,
+    host: hostContext(flags, roots),
+    policy: admissionPolicyOf(config, paths.configFile),
+    paths,
+  }
 }

@@ -5,7 +5,15 @@
 // file is edited or OpenCode's rule matching changes.
 import { isAbsolute, relative, resolve } from "node:path"
 import { AppError } from "../src/errors"
-import { autorunHitIn, describeHit, gitMetadataPaths, repositoryPrefixes, pathRules, type FsView, type HostContext } from "../src/sandbox"
+import {
+  autorunHitIn,
+  describeHit,
+  gitMetadataPaths,
+  repositoryPrefixes,
+  pathRules,
+  type FsView,
+  type HostContext,
+} from "../src/sandbox"
 import { isInside } from "../src/sandbox/host-paths"
 import { patchTargets } from "./files/text"
 
@@ -14,8 +22,10 @@ export const WRITE_TOOLS = new Set(["edit", "write", "multiedit", "patch", "appl
 
 export function writeTargets(args: Record<string, unknown>): string[] {
   const targets: string[] = []
-  for (const key of ["filePath", "file_path", "path"]) if (typeof args[key] === "string") targets.push(args[key] as string)
-  for (const key of ["patchText", "patch", "input"]) if (typeof args[key] === "string") targets.push(...patchTargets(args[key] as string))
+  for (const key of ["filePath", "file_path", "path"])
+    if (typeof args[key] === "string") targets.push(args[key] as string)
+  for (const key of ["patchText", "patch", "input"])
+    if (typeof args[key] === "string") targets.push(...patchTargets(args[key] as string))
   return targets
 }
 
@@ -52,14 +62,16 @@ function refuseRead(input: GuardInput, workspace: string, fs: FsView): string | 
     if (typeof target !== "string" || !target) continue
     const absolute = isAbsolute(target) ? resolve(target) : resolve(workspace, target)
     const canonical = canonicalTarget(absolute, fs)
-    if (!canonical || !isInside(canonical, workspace)) return `${input.tool} ${target}: the path is outside the workspace ${workspace} once symlinks are resolved.`
+    if (!canonical || !isInside(canonical, workspace))
+      return `${input.tool} ${target}: the path is outside the workspace ${workspace} once symlinks are resolved.`
   }
   return undefined
 }
 
 /** Why this call must not run, or undefined. */
 export function refuseCall(input: GuardInput, fs: FsView): string | undefined {
-  if (input.tool === "bash") return "The built-in bash tool is disabled for orchestrator agents; use your sandbox tool (sandbox_shell, or the runner's sandbox_run*) instead."
+  if (input.tool === "bash")
+    return "The built-in bash tool is disabled for orchestrator agents; use your sandbox tool (sandbox_shell, or the runner's sandbox_run*) instead."
   const workspace = fs.realpath(input.workspace) ?? input.workspace
   if (READ_TOOLS.has(input.tool)) return refuseRead(input, workspace, fs)
   if (!WRITE_TOOLS.has(input.tool)) return undefined
@@ -73,12 +85,17 @@ export function refuseCall(input: GuardInput, fs: FsView): string | undefined {
   }
   for (const target of targets) {
     const absolute = isAbsolute(target) ? resolve(target) : resolve(workspace, target)
-    if (absolute.split("/").includes(".git") || target.split("/").includes(".git")) return `${input.tool} ${target}: Git metadata is read-only for orchestrator agents.`
+    if (absolute.split("/").includes(".git") || target.split("/").includes(".git"))
+      return `${input.tool} ${target}: Git metadata is read-only for orchestrator agents.`
     const canonical = canonicalTarget(absolute, fs)
-    if (!canonical || !isInside(canonical, workspace)) return `${input.tool} ${target}: the path is outside the workspace ${workspace}.`
-    if (metadata.some((path) => isInside(canonical, path))) return `${input.tool} ${target}: the path is Git metadata (${metadata.join(", ")}); it is read-only.`
+    if (!canonical || !isInside(canonical, workspace))
+      return `${input.tool} ${target}: the path is outside the workspace ${workspace}.`
+    if (metadata.some((path) => isInside(canonical, path)))
+      return `${input.tool} ${target}: the path is Git metadata (${metadata.join(", ")}); it is read-only.`
     const prefix = repositoryPrefixes(workspace, fs)
-    const hit = [relative(workspace, canonical), relative(workspace, absolute)].map((path) => autorunHitIn(prefix, path)).find((found) => found && !found.content)
+    const hit = [relative(workspace, canonical), relative(workspace, absolute)]
+      .map((path) => autorunHitIn(prefix, path))
+      .find((found) => found && !found.content)
     if (hit) return autorunRefusal(input.tool, target, describeHit(hit))
   }
   return undefined

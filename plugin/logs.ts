@@ -8,14 +8,25 @@ import grepText from "./text/sandbox_log_grep.md" with { type: "text" }
 import readText from "./text/sandbox_log_read.md" with { type: "text" }
 import type { ToolContext, ToolDefinition, ToolOutput } from "./types"
 
-const RUN_ID_ARG = { type: "string", description: "The run_id the digest gave (empty: the latest run of this session)." } as const
+const RUN_ID_ARG = {
+  type: "string",
+  description: "The run_id the digest gave (empty: the latest run of this session).",
+} as const
 
 /** The run a call names (or this session's latest), refused unless this session made it. */
-export async function ownRun(runsDir: string, runId: unknown, context: Pick<ToolContext, "agent" | "sessionID">): Promise<RunRecord> {
-  if (!isRunnerAgent(context.agent)) throw new Refused(`Runner logs are only for the orchestrator's runner agents, not "${context.agent}".`)
+export async function ownRun(
+  runsDir: string,
+  runId: unknown,
+  context: Pick<ToolContext, "agent" | "sessionID">,
+): Promise<RunRecord> {
+  if (!isRunnerAgent(context.agent))
+    throw new Refused(`Runner logs are only for the orchestrator's runner agents, not "${context.agent}".`)
   if (typeof runId === "string" && runId.trim()) {
     const run = await readRun(runsDir, runId.trim())
-    if (!run || run.sessionID !== context.sessionID) throw new Refused(`No run ${JSON.stringify(runId)} of this session; pass the run_id the digest gave, or an empty one for the latest.`)
+    if (!run || run.sessionID !== context.sessionID)
+      throw new Refused(
+        `No run ${JSON.stringify(runId)} of this session; pass the run_id the digest gave, or an empty one for the latest.`,
+      )
     return run
   }
   const own = (await listRuns(runsDir)).filter((run) => run.sessionID === context.sessionID)
@@ -50,7 +61,10 @@ export function logReadTool(): ToolDefinition {
 export function logGrepTool(): ToolDefinition {
   return {
     description: grepText,
-    args: { run_id: RUN_ID_ARG, pattern: { type: "string", description: "Regular expression or text to find (case-insensitive)." } },
+    args: {
+      run_id: RUN_ID_ARG,
+      pattern: { type: "string", description: "Regular expression or text to find (case-insensitive)." },
+    },
     async execute(args, context): Promise<ToolOutput> {
       const { paths } = await readInvocation()
       const run = await ownRun(paths.runsDir, args.run_id, context)

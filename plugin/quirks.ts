@@ -17,7 +17,8 @@
 import { isOrchestratorAgent } from "./roles"
 import type { ChatMessage, ModelRef } from "./types"
 
-export const isMuseSpark = (model: ModelRef | undefined) => model?.providerID === "opencode" && model.modelID.startsWith("muse-spark")
+export const isMuseSpark = (model: ModelRef | undefined) =>
+  model?.providerID === "opencode" && model.modelID.startsWith("muse-spark")
 
 /**
  * Removes reasoning parts from the assistant messages of a request about to be sent, when its latest

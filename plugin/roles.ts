@@ -8,10 +8,22 @@ export type RunnerTool = "sandbox_run_ro" | "sandbox_run" | "sandbox_run_network
 
 /** Each runner tool: the one agent allowed to call it and the profile it runs under. */
 export const RUNNER_TOOL_SPECS: Record<RunnerTool, { agent: string; profile: SandboxProfile & { kind: "runner" } }> = {
-  sandbox_run_ro: { agent: runnerAgentName("read_only", "disabled"), profile: { kind: "runner", workspace: "read_only", network: "disabled" } },
-  sandbox_run: { agent: runnerAgentName("writable", "disabled"), profile: { kind: "runner", workspace: "writable", network: "disabled" } },
-  sandbox_run_network_ro: { agent: runnerAgentName("read_only", "host"), profile: { kind: "runner", workspace: "read_only", network: "host" } },
-  sandbox_run_network: { agent: runnerAgentName("writable", "host"), profile: { kind: "runner", workspace: "writable", network: "host" } },
+  sandbox_run_ro: {
+    agent: runnerAgentName("read_only", "disabled"),
+    profile: { kind: "runner", workspace: "read_only", network: "disabled" },
+  },
+  sandbox_run: {
+    agent: runnerAgentName("writable", "disabled"),
+    profile: { kind: "runner", workspace: "writable", network: "disabled" },
+  },
+  sandbox_run_network_ro: {
+    agent: runnerAgentName("read_only", "host"),
+    profile: { kind: "runner", workspace: "read_only", network: "host" },
+  },
+  sandbox_run_network: {
+    agent: runnerAgentName("writable", "host"),
+    profile: { kind: "runner", workspace: "writable", network: "host" },
+  },
 }
 
 /** sandbox_shell's profile per agent: scout reads, worker writes (never .git). */
@@ -30,7 +42,8 @@ export class Refused extends Error {
 
 export function shellProfile(agent: string): SandboxProfile {
   const profile = SHELL_PROFILES[agent]
-  if (!profile) throw new Refused(`sandbox_shell is only for the orchestrator's scout and worker agents, not "${agent}".`)
+  if (!profile)
+    throw new Refused(`sandbox_shell is only for the orchestrator's scout and worker agents, not "${agent}".`)
   return profile
 }
 

@@ -17,8 +17,15 @@ const IN_MEMORY_BYTES = 4096
 export function timeoutSeconds(value: unknown): number {
   if (value === undefined || value === null || value === "") return RUNNER_TIMEOUT.fallback
   const seconds = typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value
-  if (typeof seconds !== "number" || !Number.isInteger(seconds) || seconds < RUNNER_TIMEOUT.min || seconds > RUNNER_TIMEOUT.max)
-    throw new Error(`timeout_seconds must be an integer from ${RUNNER_TIMEOUT.min} to ${RUNNER_TIMEOUT.max}, got ${JSON.stringify(value)}.`)
+  if (
+    typeof seconds !== "number" ||
+    !Number.isInteger(seconds) ||
+    seconds < RUNNER_TIMEOUT.min ||
+    seconds > RUNNER_TIMEOUT.max
+  )
+    throw new Error(
+      `timeout_seconds must be an integer from ${RUNNER_TIMEOUT.min} to ${RUNNER_TIMEOUT.max}, got ${JSON.stringify(value)}.`,
+    )
   return seconds
 }
 
@@ -26,11 +33,24 @@ export function runnerTool(tool: RunnerTool): ToolDefinition {
   const { profile } = RUNNER_TOOL_SPECS[tool]
   return {
     description: description
-      .replace("{{access}}", profile.workspace === "writable" ? "the workspace is writable (Git metadata stays read-only)" : "the workspace is read-only")
+      .replace(
+        "{{access}}",
+        profile.workspace === "writable"
+          ? "the workspace is writable (Git metadata stays read-only)"
+          : "the workspace is read-only",
+      )
       .replace("{{network}}", profile.network === "host" ? "shared with the host (trusted commands only)" : "disabled"),
     args: {
-      command: { type: "string", description: "The command exactly as the task gives it, run with bash -c in the working directory." },
-      timeout_seconds: { type: "integer", minimum: RUNNER_TIMEOUT.min, maximum: RUNNER_TIMEOUT.max, description: "The command's timeout in seconds, as the task gives it." },
+      command: {
+        type: "string",
+        description: "The command exactly as the task gives it, run with bash -c in the working directory.",
+      },
+      timeout_seconds: {
+        type: "integer",
+        minimum: RUNNER_TIMEOUT.min,
+        maximum: RUNNER_TIMEOUT.max,
+        description: "The command's timeout in seconds, as the task gives it.",
+      },
     },
     async execute(args, context): Promise<ToolOutput> {
       runnerProfile(tool, context.agent)
@@ -39,7 +59,13 @@ export function runnerTool(tool: RunnerTool): ToolDefinition {
       const invocation = await readInvocation()
       const { limits, host, paths } = invocation
       const plan = planSandbox({ profile, workspace: admitted(context.directory, invocation), host }, hostFs)
-      const run = await createRun(paths.runsDir, { sessionID: context.sessionID, agent: context.agent, profile: plan.profile, workspace: plan.workspace, command })
+      const run = await createRun(paths.runsDir, {
+        sessionID: context.sessionID,
+        agent: context.agent,
+        profile: plan.profile,
+        workspace: plan.workspace,
+        command,
+      })
       const log = logPath(paths.runsDir, run.id)
       const result = await runSandboxed(plan, [...SHELL_COMMAND, command], {
         timeoutMs: seconds * 1000,
@@ -61,8 +87,12 @@ export function runnerTool(tool: RunnerTool): ToolDefinition {
       })
       await saveRun(paths.runsDir, run)
       // Housekeeping of old runs: failing it costs disk space later, never this run's result.
-      await pruneRuns(paths.runsDir, { hours: limits.runRetentionHours, count: limits.runRetentionCount }, [run.id]).catch(() => undefined)
-      const failure = result.failure ? `The sandbox could not start (${result.failure.code}): ${result.failure.detail}\n${result.failure.hint}\n` : ""
+      await pruneRuns(paths.runsDir, { hours: limits.runRetentionHours, count: limits.runRetentionCount }, [
+        run.id,
+      ]).catch(() => undefined)
+      const failure = result.failure
+        ? `The sandbox could not start (${result.failure.code}): ${result.failure.detail}\n${result.failure.hint}\n`
+        : ""
       const output =
         failure +
         renderDigest(digest, {
@@ -76,7 +106,11 @@ export function runnerTool(tool: RunnerTool): ToolDefinition {
           bytesSeen: result.log?.bytesSeen,
           bytesKept: result.log?.bytesWritten,
         })
-      return { title: command.slice(0, 120), output, metadata: { exit: result.exitCode, run_id: run.id, log, timedOut: result.timedOut } }
+      return {
+        title: command.slice(0, 120),
+        output,
+        metadata: { exit: result.exitCode, run_id: run.id, log, timedOut: result.timedOut },
+      }
     },
   }
 }

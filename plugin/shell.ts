@@ -12,21 +12,26 @@ export const SHELL_COMMAND = ["/bin/bash", "-c"] as const
 /** A required string argument; OpenCode does not validate plugin tool calls, so each tool does. */
 export function stringArg(args: Record<string, unknown>, name: string): string {
   const value = args[name]
-  if (typeof value !== "string" || value.trim() === "") throw new Error(`The "${name}" argument is required and must be a non-empty string.`)
+  if (typeof value !== "string" || value.trim() === "")
+    throw new Error(`The "${name}" argument is required and must be a non-empty string.`)
   return value
 }
 
 /** stdout then stderr, cut to `limit` bytes in total, with notes a model can act on. */
 export function shellOutput(result: SandboxRunResult, limit: number, timeoutMs: number): string {
-  if (result.failure) return `The sandbox could not start (${result.failure.code}): ${result.failure.detail}\n${result.failure.hint}`
-  let text = result.stdout + (result.stderr ? `${result.stdout && !result.stdout.endsWith("\n") ? "\n" : ""}${result.stderr}` : "")
+  if (result.failure)
+    return `The sandbox could not start (${result.failure.code}): ${result.failure.detail}\n${result.failure.hint}`
+  let text =
+    result.stdout +
+    (result.stderr ? `${result.stdout && !result.stdout.endsWith("\n") ? "\n" : ""}${result.stderr}` : "")
   const bytes = Buffer.byteLength(text)
   const notes: string[] = []
   if (bytes > limit || result.truncated) {
     text = Buffer.from(text).subarray(0, limit).toString("utf8")
     notes.push(`[output cut at ${limit} bytes; narrow the command, e.g. with head, grep or tail]`)
   }
-  if (result.timedOut) notes.push(`[timed out after ${Math.round(timeoutMs / 1000)}s; the command and everything it started were killed]`)
+  if (result.timedOut)
+    notes.push(`[timed out after ${Math.round(timeoutMs / 1000)}s; the command and everything it started were killed]`)
   if (result.aborted) notes.push("[cancelled; the command and everything it started were killed]")
   notes.push(`[exit code: ${result.exitCode ?? `none (${result.signal ?? "killed"})`}]`)
   return `${text}${text && !text.endsWith("\n") ? "\n" : ""}${notes.join("\n")}`
@@ -54,7 +59,12 @@ export function shellTool(): ToolDefinition {
       return {
         title: command.slice(0, 120),
         output: shellOutput(result, env.shellMaxOutputBytes, env.shellTimeoutMs),
-        metadata: { exit: result.exitCode, profile: plan.profile, timedOut: result.timedOut, truncated: result.truncated },
+        metadata: {
+          exit: result.exitCode,
+          profile: plan.profile,
+          timedOut: result.timedOut,
+          truncated: result.truncated,
+        },
       }
     },
   }

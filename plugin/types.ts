@@ -11,7 +11,12 @@ export interface ToolContext {
   worktree: string
   abort: AbortSignal
   /** Applies the session's permission rules to this call (raises an ask, or throws when denied). */
-  ask?: (input: { permission: string; patterns: string[]; always: string[]; metadata: Record<string, unknown> }) => Promise<void>
+  ask?: (input: {
+    permission: string
+    patterns: string[]
+    always: string[]
+    metadata: Record<string, unknown>
+  }) => Promise<void>
 }
 
 /** A JSON Schema for one argument (`{ type: "string", description }`). */
@@ -49,19 +54,28 @@ export interface ChatMessage {
 
 export interface Hooks {
   tool?: Record<string, ToolDefinition>
-  "tool.execute.before"?: (input: { tool: string; sessionID: string; callID: string }, output: { args: Record<string, unknown> }) => Promise<void>
+  "tool.execute.before"?: (
+    input: { tool: string; sessionID: string; callID: string },
+    output: { args: Record<string, unknown> },
+  ) => Promise<void>
   /** Fires before every model request; its `agent` is how the plugin learns which agent a session runs. */
   "chat.params"?: (input: { sessionID: string; agent: string }, output: Record<string, unknown>) => Promise<void>
   /**
    * Before each model request of a session, with its messages. OpenCode 1.18.33 passes no input and
    * reads its own array afterwards, so a change must edit the messages in place.
    */
-  "experimental.chat.messages.transform"?: (input: Record<string, never>, output: { messages: ChatMessage[] }) => Promise<void>
+  "experimental.chat.messages.transform"?: (
+    input: Record<string, never>,
+    output: { messages: ChatMessage[] },
+  ) => Promise<void>
   /**
    * Before OpenCode starts a command on the host itself (1.18.33: its bash tool, POST
    * /session/:id/shell, POST /pty and /api/pty); throwing refuses the command before it starts.
    */
-  "shell.env"?: (input: { cwd: string; sessionID?: string; callID?: string }, output: { env: Record<string, string> }) => Promise<void>
+  "shell.env"?: (
+    input: { cwd: string; sessionID?: string; callID?: string },
+    output: { env: Record<string, string> },
+  ) => Promise<void>
   event?: (input: { event: { type: string; properties: Record<string, unknown> } }) => Promise<void>
 }
 

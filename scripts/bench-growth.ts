@@ -21,10 +21,19 @@ async function settled(pid: number): Promise<Footprint> {
     await Bun.sleep(1000)
     readings.push(await footprint(pid))
   }
-  return { rssMb: Math.min(...readings.map((r) => r.rssMb)), threads: Math.min(...readings.map((r) => r.threads)), fds: Math.min(...readings.map((r) => r.fds)) }
+  return {
+    rssMb: Math.min(...readings.map((r) => r.rssMb)),
+    threads: Math.min(...readings.map((r) => r.threads)),
+    fds: Math.min(...readings.map((r) => r.fds)),
+  }
 }
 
-async function curve(modelUrl: string, path: string, release: boolean, steps: number[]): Promise<Map<number, Footprint>> {
+async function curve(
+  modelUrl: string,
+  path: string,
+  release: boolean,
+  steps: number[],
+): Promise<Map<number, Footprint>> {
   const home = await createIsolatedHome({ modelUrl, env: { PATH: path } })
   const dirs: string[] = []
   const points = new Map<number, Footprint>()
@@ -36,7 +45,12 @@ async function curve(modelUrl: string, path: string, release: boolean, steps: nu
       dirs.push(dir)
       const created = await client.session.create({ directory: dir, title: "bench growth" })
       if (!created.data) throw new Error(`session.create: ${JSON.stringify(created.error)}`)
-      await client.session.prompt({ sessionID: created.data.id, directory: dir, agent: agentName("scout"), parts: [{ type: "text", text: DEMO_TASK }] })
+      await client.session.prompt({
+        sessionID: created.data.id,
+        directory: dir,
+        agent: agentName("scout"),
+        parts: [{ type: "text", text: DEMO_TASK }],
+      })
       await client.session.delete({ sessionID: created.data.id, directory: dir })
       // The first directory stays live in both curves: one directory's cost is the baseline.
       if (release && served > 1) await disposeInstance(client, dir)
@@ -50,15 +64,20 @@ async function curve(modelUrl: string, path: string, release: boolean, steps: nu
   }
 }
 
-const row = (f: Footprint) => `${f.rssMb.toFixed(0).padStart(5)} MB ${String(f.threads).padStart(4)} thr ${String(f.fds).padStart(4)} fds`
+const row = (f: Footprint) =>
+  `${f.rssMb.toFixed(0).padStart(5)} MB ${String(f.threads).padStart(4)} thr ${String(f.fds).padStart(4)} fds`
 
 export async function benchGrowth(modelUrl: string, path: string, steps = STEPS) {
   // At once, so both curves see the same machine load.
   const [kept, released] = await Promise.all([curve(modelUrl, path, false, steps), curve(modelUrl, path, true, steps)])
   console.log("f) serve after N directories        kept (no release)              released as they rest")
-  for (const step of steps) console.log(`   ${String(step).padStart(3)} directories               ${row(kept.get(step) as Footprint)}   ${row(released.get(step) as Footprint)}`)
+  for (const step of steps)
+    console.log(
+      `   ${String(step).padStart(3)} directories               ${row(kept.get(step) as Footprint)}   ${row(released.get(step) as Footprint)}`,
+    )
   const last = steps[steps.length - 1] as number
-  const ratio = (curveOf: Map<number, Footprint>, key: keyof Footprint) => ((curveOf.get(last) as Footprint)[key] / (curveOf.get(1) as Footprint)[key]).toFixed(2)
+  const ratio = (curveOf: Map<number, Footprint>, key: keyof Footprint) =>
+    ((curveOf.get(last) as Footprint)[key] / (curveOf.get(1) as Footprint)[key]).toFixed(2)
   const rssRatio = Number(ratio(released, "rssMb"))
   console.log(
     `  growth ${last}/1: RSS ${ratio(kept, "rssMb")}x kept, ${rssRatio}x released (goal ≤ ${GROWTH_GOAL_RATIO}x: ${rssRatio <= GROWTH_GOAL_RATIO ? "met" : "not met"}); threads ${ratio(kept, "threads")}x / ${ratio(released, "threads")}x; fds ${ratio(kept, "fds")}x / ${ratio(released, "fds")}x`,

@@ -16,8 +16,29 @@ type Client = ReturnType<typeof connect>
 
 function finished(workspace: string, sessionID: string, at: string): TaskRecord {
   return {
-    ...{ version: 1, id: newTaskId(), role: "scout", agent: "opencode-orchestrator-scout", workspace, title: "bench", writable: false, status: "succeeded" },
-    ...{ sessionID, sessions: [sessionID], ownerPid: 1, createdAt: at, updatedAt: at, finishedAt: at, deadline: 0, operationMs: 0, turns: 1, revision: 1, progress: [] },
+    ...{
+      version: 1,
+      id: newTaskId(),
+      role: "scout",
+      agent: "opencode-orchestrator-scout",
+      workspace,
+      title: "bench",
+      writable: false,
+      status: "succeeded",
+    },
+    ...{
+      sessionID,
+      sessions: [sessionID],
+      ownerPid: 1,
+      createdAt: at,
+      updatedAt: at,
+      finishedAt: at,
+      deadline: 0,
+      operationMs: 0,
+      turns: 1,
+      revision: 1,
+      progress: [],
+    },
   }
 }
 
@@ -69,14 +90,24 @@ export async function benchRetention(count: number, path: string) {
       const started = performance.now()
       const removed = await body(store)
       const ms = performance.now() - started
-      console.log(`${label.padEnd(44)} ${ms.toFixed(0).padStart(7)} ms  ${removed} sessions removed, server ${(cpuSeconds(server.pid) - cpu).toFixed(1)} CPU-s`)
+      console.log(
+        `${label.padEnd(44)} ${ms.toFixed(0).padStart(7)} ms  ${removed} sessions removed, server ${(cpuSeconds(server.pid) - cpu).toFixed(1)} CPU-s`,
+      )
       return ms
     }
     try {
       const old = await measure(`f1) retention, ${count} records: path before`, (store) => before(store, client))
-      const ours = await measure(`f2) retention, ${count} records: one pass`, async (store) => (await prune(store, client, { perPass: 2 * count })).sessionsRemoved)
-      const bounded = await measure(`f3) retention, ${count} records: a pass of 500`, async (store) => (await prune(store, client, { perPass: 500 })).sessionsRemoved)
-      console.log(`  retention: one pass / path before ${(ours / old).toFixed(2)}x; a bounded pass ${bounded.toFixed(0)} ms`)
+      const ours = await measure(
+        `f2) retention, ${count} records: one pass`,
+        async (store) => (await prune(store, client, { perPass: 2 * count })).sessionsRemoved,
+      )
+      const bounded = await measure(
+        `f3) retention, ${count} records: a pass of 500`,
+        async (store) => (await prune(store, client, { perPass: 500 })).sessionsRemoved,
+      )
+      console.log(
+        `  retention: one pass / path before ${(ours / old).toFixed(2)}x; a bounded pass ${bounded.toFixed(0)} ms`,
+      )
     } finally {
       for (const store of stores) await rm(store.dir, { recursive: true, force: true })
     }

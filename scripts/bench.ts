@@ -44,7 +44,12 @@ const IDLE_RSS_GOAL_MB = 60
 const SESSIONS_GOAL_MS = 100
 
 const { values } = parseArgs({
-  options: { runs: { type: "string", default: "7" }, only: { type: "string" }, growth: { type: "string", default: "1,10,50" }, records: { type: "string", default: "10000" } },
+  options: {
+    runs: { type: "string", default: "7" },
+    only: { type: "string" },
+    growth: { type: "string", default: "1,10,50" },
+    records: { type: "string", default: "10000" },
+  },
 })
 const runs = Number(values.runs)
 const growthSteps = values.growth.split(",").map(Number)
@@ -61,7 +66,12 @@ async function startOnce(binary: string, env: Env): Promise<{ ms: number; rssMb:
   const proc = spawn([binary, "serve"], { env, stdin: "pipe" })
   try {
     const frames = [
-      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } } },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
+      },
       { jsonrpc: "2.0", method: "notifications/initialized" },
       { jsonrpc: "2.0", id: 2, method: "tools/list" },
     ]
@@ -88,7 +98,9 @@ async function startup(label: string, binary: string, env: Env) {
   for (let i = 0; i < Math.max(runs, 15); i++) samples.push(await startOnce(binary, env))
   const ms = median(samples.map((s) => s.ms))
   const rssMb = median(samples.map((s) => s.rssMb))
-  console.log(`${label.padEnd(44)} median ${ms.toFixed(0).padStart(6)} ms  idle RSS ${rssMb.toFixed(0)} MB  (n=${samples.length})`)
+  console.log(
+    `${label.padEnd(44)} median ${ms.toFixed(0).padStart(6)} ms  idle RSS ${rssMb.toFixed(0)} MB  (n=${samples.length})`,
+  )
   return { ms, rssMb }
 }
 
@@ -111,7 +123,10 @@ async function benchSessions() {
   const dir = await createRepository("oc-orch-bench-sessions-", { "README.md": "# sessions\n" })
   try {
     const client = connect(await ensureServer({ paths: sessionsHome.paths, binary: "opencode", env: sessionsHome.env }))
-    for (let at = 0; at < 1000; at += 10) await Promise.all(Array.from({ length: 10 }, (_, i) => client.session.create({ directory: dir, title: `bench ${at + i}` })))
+    for (let at = 0; at < 1000; at += 10)
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) => client.session.create({ directory: dir, title: `bench ${at + i}` })),
+      )
     const filter = { scope: "all" as const, staleMs: 300_000, limit: 50 }
     let total = 0
     const paged = await timed("e1) sessions, 1,000: paged, rows shown read", async () => {
@@ -120,8 +135,12 @@ async function benchSessions() {
     let before = 0
     const perSession = await timed("e2) one call (limit 500) + a read per session", async () => {
       const listed = (await client.experimental.session.list({ limit: 500 })).data ?? []
-      const latest = await Promise.all(listed.map((session) => client.session.messages({ sessionID: session.id, limit: 1 })))
-      await Promise.all(listed.slice(0, filter.limit).map((session) => client.session.messages({ sessionID: session.id, limit: 6 })))
+      const latest = await Promise.all(
+        listed.map((session) => client.session.messages({ sessionID: session.id, limit: 1 })),
+      )
+      await Promise.all(
+        listed.slice(0, filter.limit).map((session) => client.session.messages({ sessionID: session.id, limit: 6 })),
+      )
       before = latest.length
     })
     console.log(
@@ -167,7 +186,8 @@ try {
   const mcp = await connectStdio([BINARY, "serve"], home.env, { clientName: "bench" })
   const viaMcp = await timed("b1) scout through the MCP server (warm)", async () => {
     const result = await mcp.client.callTool({ name: "scout", arguments: { cwd: repo, task: DEMO_TASK } })
-    if ((result.structuredContent as { status: string }).status !== "succeeded") throw new Error("scout did not succeed")
+    if ((result.structuredContent as { status: string }).status !== "succeeded")
+      throw new Error("scout did not succeed")
   })
   await mcp.close()
 
@@ -177,21 +197,32 @@ try {
     const created = await client.session.create({ directory: repo, title: "bench" })
     if (!created.data) throw new Error(`session.create: ${JSON.stringify(created.error)}`)
     const session = created.data
-    await client.session.prompt({ sessionID: session.id, directory: repo, agent: agentName("scout"), parts: [{ type: "text", text: DEMO_TASK }] })
+    await client.session.prompt({
+      sessionID: session.id,
+      directory: repo,
+      agent: agentName("scout"),
+      parts: [{ type: "text", text: DEMO_TASK }],
+    })
     await client.session.delete({ sessionID: session.id, directory: repo })
   })
 
   const fresh = await timed(
     "b3) opencode run, fresh process",
     async () => {
-      const result = await run(["opencode", "run", "--agent", agentName("scout"), "-m", "scripted/fast", DEMO_TASK], { cwd: repo, env: home.env, timeoutMs: 120_000 })
+      const result = await run(["opencode", "run", "--agent", agentName("scout"), "-m", "scripted/fast", DEMO_TASK], {
+        cwd: repo,
+        env: home.env,
+        timeoutMs: 120_000,
+      })
       if (result.code !== 0) throw new Error(`opencode run failed: ${result.stderr.slice(-500)}`)
     },
     Math.min(runs, 5),
   )
 
   // c) Worktree setup on 5,000 files, and the floor beside it.
-  const files = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`src/m${Math.floor(i / 100)}/f${i}.ts`, `export const v${i} = ${i}\n`]))
+  const files = Object.fromEntries(
+    Array.from({ length: 5000 }, (_, i) => [`src/m${Math.floor(i / 100)}/f${i}.ts`, `export const v${i} = ${i}\n`]),
+  )
   const big = await createRepository("oc-orch-bench-big-", files)
   const host = hostContext(readFlags(home.env))
   const setup = await timed("c1) worktree setup, 5,000 files", async () => {
@@ -219,19 +250,37 @@ try {
       },
     },
   })
-  const fanHome = await createIsolatedHome({ modelUrl: slowModel.url, env: { PATH: PINNED_PATH }, config: { maxParallel: 8 } })
-  const lanes = await Promise.all(Array.from({ length: 8 }, () => createRepository("oc-orch-bench-lane-", { "README.md": "# lane\n" })))
-  const fan = await connectStdio([BINARY, "serve"], { ...fanHome.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "300000" }, { clientName: "bench" })
+  const fanHome = await createIsolatedHome({
+    modelUrl: slowModel.url,
+    env: { PATH: PINNED_PATH },
+    config: { maxParallel: 8 },
+  })
+  const lanes = await Promise.all(
+    Array.from({ length: 8 }, () => createRepository("oc-orch-bench-lane-", { "README.md": "# lane\n" })),
+  )
+  const fan = await connectStdio(
+    [BINARY, "serve"],
+    { ...fanHome.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "300000" },
+    { clientName: "bench" },
+  )
   try {
     const group = async (count: number) => {
       const result = await fan.client.callTool(
-        { name: "delegate_parallel", arguments: { briefs: lanes.slice(0, count).map((cwd) => ({ role: "worker", cwd, task: "[script:lane] write" })) } },
+        {
+          name: "delegate_parallel",
+          arguments: {
+            briefs: lanes.slice(0, count).map((cwd) => ({ role: "worker", cwd, task: "[script:lane] write" })),
+          },
+        },
         undefined,
         { timeout: 600_000 },
       )
       const answer = result.structuredContent as { group_id: string; tasks: { status: string }[] }
-      if (answer.tasks.some((task) => task.status !== "succeeded")) throw new Error(`a lane did not succeed: ${JSON.stringify(answer.tasks.map((t) => t.status))}`)
-      for (const task of answer.tasks as { patch?: { patch_id: string } }[]) if (task.patch) await fan.client.callTool({ name: "patch_discard", arguments: { patch_id: task.patch.patch_id } })
+      if (answer.tasks.some((task) => task.status !== "succeeded"))
+        throw new Error(`a lane did not succeed: ${JSON.stringify(answer.tasks.map((t) => t.status))}`)
+      for (const task of answer.tasks as { patch?: { patch_id: string } }[])
+        if (task.patch)
+          await fan.client.callTool({ name: "patch_discard", arguments: { patch_id: task.patch.patch_id } })
     }
     // The first group of 8 gets 7 lanes OpenCode has never seen (an instance bootstrap each); later
     // groups reuse them (workspace/lanes.ts), as a parent fanning out again does.
@@ -257,12 +306,20 @@ try {
   await benchRetention(Number(values.records), PINNED_PATH)
 
   console.log("\nratios")
-  console.log(`  worktree setup / cp -a      ${(setup / copy).toFixed(2)}x; setup ${setup.toFixed(0)} ms (goal ≤ ${WORKTREE_GOAL_MS} ms: ${setup <= WORKTREE_GOAL_MS ? "met" : "not met"})`)
-  console.log(`  MCP call / bare SDK         ${(viaMcp / viaSdk).toFixed(2)}x  (our layers cost ${(viaMcp - viaSdk).toFixed(0)} ms)`)
+  console.log(
+    `  worktree setup / cp -a      ${(setup / copy).toFixed(2)}x; setup ${setup.toFixed(0)} ms (goal ≤ ${WORKTREE_GOAL_MS} ms: ${setup <= WORKTREE_GOAL_MS ? "met" : "not met"})`,
+  )
+  console.log(
+    `  MCP call / bare SDK         ${(viaMcp / viaSdk).toFixed(2)}x  (our layers cost ${(viaMcp - viaSdk).toFixed(0)} ms)`,
+  )
   console.log(`  opencode run / MCP call     ${(fresh / viaMcp).toFixed(2)}x`)
   console.log(`  plain / shipped start       ${(slow.ms / shipped.ms).toFixed(2)}x`)
-  console.log(`  startup                     ${shipped.ms.toFixed(0)} ms to tools/list (goal ≤ ${STARTUP_GOAL_MS} ms: ${shipped.ms <= STARTUP_GOAL_MS ? "met" : "not met"})`)
-  console.log(`  idle RSS                    ${shipped.rssMb.toFixed(0)} MB (goal ≤ ${IDLE_RSS_GOAL_MB} MB: ${shipped.rssMb <= IDLE_RSS_GOAL_MB ? "met" : "not met"})`)
+  console.log(
+    `  startup                     ${shipped.ms.toFixed(0)} ms to tools/list (goal ≤ ${STARTUP_GOAL_MS} ms: ${shipped.ms <= STARTUP_GOAL_MS ? "met" : "not met"})`,
+  )
+  console.log(
+    `  idle RSS                    ${shipped.rssMb.toFixed(0)} MB (goal ≤ ${IDLE_RSS_GOAL_MB} MB: ${shipped.rssMb <= IDLE_RSS_GOAL_MB ? "met" : "not met"})`,
+  )
 } finally {
   await stopServer(home.paths)
   await model.stop()

@@ -16,7 +16,10 @@ import { TEST_PATH } from "../test/helpers/mcp"
 
 const kinds = (process.argv[2] ?? "401,quota,unknown_model,context,503,429,500,cut").split(",")
 const scripts: Record<string, ScriptInput> = {}
-for (const kind of kinds) scripts[`f_${kind}`] = { turns: [{ steps: [{ text: "never", fail: { kind: kind as never, times: "always", retryAfterSeconds: 2 } }] }] }
+for (const kind of kinds)
+  scripts[`f_${kind}`] = {
+    turns: [{ steps: [{ text: "never", fail: { kind: kind as never, times: "always", retryAfterSeconds: 2 } }] }],
+  }
 const model = await startScriptedModel({ scripts })
 const home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH } })
 // Preserved sessions keep their messages, so the assistant message's error can be read afterwards.
@@ -33,7 +36,16 @@ const strip = (error: Payload | undefined) =>
       Object.entries(error.data)
         .filter(([key]) => key !== "metadata")
         .map(([key, value]) =>
-          key === "responseHeaders" ? [key, Object.fromEntries(Object.entries(value as Record<string, string>).filter(([header]) => header.startsWith("retry-after")))] : [key, value],
+          key === "responseHeaders"
+            ? [
+                key,
+                Object.fromEntries(
+                  Object.entries(value as Record<string, string>).filter(([header]) =>
+                    header.startsWith("retry-after"),
+                  ),
+                ),
+              ]
+            : [key, value],
         ),
     ),
   }
@@ -44,8 +56,10 @@ try {
   const errors = new Map<string, Payload>()
   const retries = new Map<string, string>()
   hub.onAny((event: Event) => {
-    if (event.type === "session.error" && event.properties.sessionID && event.properties.error) errors.set(event.properties.sessionID, event.properties.error as Payload)
-    if (event.type === "session.status" && event.properties.status.type === "retry") retries.set(event.properties.sessionID, event.properties.status.message)
+    if (event.type === "session.error" && event.properties.sessionID && event.properties.error)
+      errors.set(event.properties.sessionID, event.properties.error as Payload)
+    if (event.type === "session.status" && event.properties.status.type === "retry")
+      retries.set(event.properties.sessionID, event.properties.status.message)
   })
   await Promise.all(
     kinds.map(async (kind) => {
@@ -62,8 +76,16 @@ try {
       const done = (await delegations.follow(record.id))!
       const sessionID = done.sessions[0]!
       const messages = await client.session.messages({ sessionID, directory: repo })
-      const messageError = messages.data?.map((message) => (message.info.role === "assistant" ? message.info.error : undefined)).find(Boolean) as Payload | undefined
-      captured[kind] = { status: done.status, sessionError: strip(errors.get(sessionID)), messageError: strip(messageError), lastRetry: retries.get(sessionID), error: done.result?.error }
+      const messageError = messages.data
+        ?.map((message) => (message.info.role === "assistant" ? message.info.error : undefined))
+        .find(Boolean) as Payload | undefined
+      captured[kind] = {
+        status: done.status,
+        sessionError: strip(errors.get(sessionID)),
+        messageError: strip(messageError),
+        lastRetry: retries.get(sessionID),
+        error: done.result?.error,
+      }
     }),
   )
 } finally {
@@ -75,5 +97,8 @@ try {
 }
 const note =
   "Captured from the real OpenCode driving the scripted model (scripts/capture-provider-errors.ts): per failure mode, the task status, the session.error event, the assistant message error, the last retry status message and our result error. Response dates and URLs dropped."
-await Bun.write(`${import.meta.dir}/../test/engine/fixtures/provider-errors.json`, `${JSON.stringify({ "//": note, captured }, null, 2)}\n`)
+await Bun.write(
+  `${import.meta.dir}/../test/engine/fixtures/provider-errors.json`,
+  `${JSON.stringify({ "//": note, captured }, null, 2)}\n`,
+)
 console.log(Object.entries(captured).map(([kind, value]) => `${kind}: ${(value as { status: string }).status}`))

@@ -10,7 +10,18 @@ import { parseArgs } from "node:util"
 import { run } from "../src/util/process"
 import { listArchive, requireGnuTar, sha256File, writeArchive } from "./release/archive"
 import type { Arch } from "./release/assets"
-import { APP, ARCHES, INSTALL_TEMPLATE, archiveName, checkRepository, checkVersion, formatChecksums, renderInstallScript, sbomName, stemOf } from "./release/assets"
+import {
+  APP,
+  ARCHES,
+  INSTALL_TEMPLATE,
+  archiveName,
+  checkRepository,
+  checkVersion,
+  formatChecksums,
+  renderInstallScript,
+  sbomName,
+  stemOf,
+} from "./release/assets"
 import { keyChain, parseBunLock } from "./release/lockfile"
 import { buildSbom, serializeSbom, validateSbom } from "./release/sbom"
 
@@ -52,7 +63,10 @@ const arches: readonly Arch[] = values["host-only"] ? [hostArch] : ARCHES
 const outDir = values.out ?? `${root}/release`
 
 if (!values["skip-build"]) {
-  const build = await run(["bun", "scripts/build.ts", "--version", version, ...(values["host-only"] ? ["--host-only"] : [])], { cwd: root })
+  const build = await run(
+    ["bun", "scripts/build.ts", "--version", version, ...(values["host-only"] ? ["--host-only"] : [])],
+    { cwd: root },
+  )
   if (build.code !== 0) fail(`build failed:\n${build.stdout}${build.stderr}`)
 }
 
@@ -62,10 +76,12 @@ async function checkBinary(arch: Arch, path: string) {
   if (!(await exists(path))) fail(`${path} is missing; run without --skip-build`)
   const head = new Uint8Array(await Bun.file(path).slice(0, 20).arrayBuffer())
   const machine = head[18]! | (head[19]! << 8)
-  if (head[0] !== 0x7f || head[1] !== 0x45 || machine !== MACHINE[arch]) fail(`${path} is not a linux-${arch} ELF binary`)
+  if (head[0] !== 0x7f || head[1] !== 0x45 || machine !== MACHINE[arch])
+    fail(`${path} is not a linux-${arch} ELF binary`)
   if (arch !== hostArch) return
   const printed = await run([path, "--version"], { timeoutMs: 30_000 })
-  if (printed.stdout.trim() !== version) fail(`${path} --version printed '${printed.stdout.trim()}', expected ${version}`)
+  if (printed.stdout.trim() !== version)
+    fail(`${path} --version printed '${printed.stdout.trim()}', expected ${version}`)
 }
 
 // A fixed mtime for every entry: SOURCE_DATE_EPOCH when the caller sets it, else the commit time.
@@ -99,8 +115,11 @@ try {
     // Read back what was written: one top-level dir, only files and dirs, owner 0/0, the one mtime.
     const listed = await listArchive(path)
     const expected = [`${stem}/`, ...entries.map((entry) => `${stem}/${entry.name}`).sort()]
-    if (JSON.stringify(listed.map((entry) => entry.name)) !== JSON.stringify(expected)) fail(`${path} lists ${listed.map((entry) => entry.name).join(", ")}, expected ${expected.join(", ")}`)
-    for (const entry of listed) if (!"-d".includes(entry.type) || entry.owner !== "0/0") fail(`${path}: unexpected entry ${entry.mode} ${entry.owner} ${entry.name}`)
+    if (JSON.stringify(listed.map((entry) => entry.name)) !== JSON.stringify(expected))
+      fail(`${path} lists ${listed.map((entry) => entry.name).join(", ")}, expected ${expected.join(", ")}`)
+    for (const entry of listed)
+      if (!"-d".includes(entry.type) || entry.owner !== "0/0")
+        fail(`${path}: unexpected entry ${entry.mode} ${entry.owner} ${entry.name}`)
   }
 
   const lock = parseBunLock(await Bun.file(`${root}/bun.lock`).text())
@@ -112,7 +131,10 @@ try {
     timestamp: mtime,
     readManifest: (pkg) => {
       try {
-        return require(`${root}/node_modules/${keyChain(pkg.key).join("/node_modules/")}/package.json`) as Record<string, unknown>
+        return require(`${root}/node_modules/${keyChain(pkg.key).join("/node_modules/")}/package.json`) as Record<
+          string,
+          unknown
+        >
       } catch {
         return undefined
       }
@@ -136,7 +158,9 @@ try {
     const size = (await stat(`${outDir}/${name}`)).size
     console.log(`${(size / 1024 / 1024).toFixed(1).padStart(7)} MiB  ${name}`)
   }
-  console.log(`release ${version} for ${repository} (${arches.map((arch) => archiveName(version, arch)).join(", ")}) in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+  console.log(
+    `release ${version} for ${repository} (${arches.map((arch) => archiveName(version, arch)).join(", ")}) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  )
 } finally {
   await rm(workDir, { recursive: true, force: true })
 }

@@ -35,7 +35,8 @@ export class AppError extends Error {
   }
 }
 
-export const fail = (kind: ErrorKind, message: string, hint?: string, data?: Record<string, unknown>) => new AppError(kind, message, hint, data)
+export const fail = (kind: ErrorKind, message: string, hint?: string, data?: Record<string, unknown>) =>
+  new AppError(kind, message, hint, data)
 
 /** One line (plus the hint) for a person; never a stack trace. */
 export function describe(error: unknown): string {

@@ -38,7 +38,13 @@ export const MAX_FILE_BYTES = 10 * 1024 * 1024
 
 const BASH = "/bin/bash"
 
-async function sandboxed(access: FileAccess, write: boolean, script: string, args: string[], stdin?: string): Promise<SandboxRunResult> {
+async function sandboxed(
+  access: FileAccess,
+  write: boolean,
+  script: string,
+  args: string[],
+  stdin?: string,
+): Promise<SandboxRunResult> {
   // Admission again, on the session's directory: the plugin never trusts that the caller checked.
   const workspace = admitWorkspace(access.workspace, access.host, access.policy, hostFs)
   const plan = planSandbox({ profile: { kind: write ? "worker" : "scout" }, workspace, host: access.host }, hostFs)
@@ -48,8 +54,12 @@ async function sandboxed(access: FileAccess, write: boolean, script: string, arg
     signal: access.signal,
     stdin,
   })
-  if (result.failure) throw new FileError(`The sandbox could not start (${result.failure.code}): ${result.failure.detail}\n${result.failure.hint}`)
-  if (result.timedOut) throw new FileError(`The file operation did not finish within ${IO_TIMEOUT_MS / 1000}s and was stopped.`)
+  if (result.failure)
+    throw new FileError(
+      `The sandbox could not start (${result.failure.code}): ${result.failure.detail}\n${result.failure.hint}`,
+    )
+  if (result.timedOut)
+    throw new FileError(`The file operation did not finish within ${IO_TIMEOUT_MS / 1000}s and was stopped.`)
   if (result.aborted) throw new FileError("Cancelled.")
   return result
 }
@@ -61,7 +71,10 @@ const SPECIAL = 22
 
 const KIND_CHECK = `f=$1; if [ -d "$f" ]; then exit ${DIRECTORY}; elif [ ! -e "$f" ]; then exit ${MISSING}; elif [ ! -f "$f" ]; then exit ${SPECIAL}; fi`
 
-export type ReadOutcome = { kind: "file"; text: string; truncated: boolean } | { kind: "dir"; entries: string[] } | { kind: "missing" }
+export type ReadOutcome =
+  | { kind: "file"; text: string; truncated: boolean }
+  | { kind: "dir"; entries: string[] }
+  | { kind: "missing" }
 
 /**
  * A file's text (at most MAX_FILE_BYTES) or a directory's entries. dd opens with O_NONBLOCK, so a FIFO
@@ -72,10 +85,16 @@ export async function readPath(access: FileAccess, path: string): Promise<ReadOu
   const result = await sandboxed(access, false, script, [path, String(MAX_FILE_BYTES + 1)])
   if (result.exitCode === MISSING) return { kind: "missing" }
   if (result.exitCode === DIRECTORY) return { kind: "dir", entries: result.stdout.split("\n").filter(Boolean) }
-  if (result.exitCode === SPECIAL) throw new FileError(`${path} is not a regular file (a device, socket or pipe); it is not read.`)
-  if (result.exitCode !== 0) throw new FileError(`Could not read ${path}: ${result.stderr.trim() || `exit ${result.exitCode}`}`)
+  if (result.exitCode === SPECIAL)
+    throw new FileError(`${path} is not a regular file (a device, socket or pipe); it is not read.`)
+  if (result.exitCode !== 0)
+    throw new FileError(`Could not read ${path}: ${result.stderr.trim() || `exit ${result.exitCode}`}`)
   const truncated = Buffer.byteLength(result.stdout) > MAX_FILE_BYTES
-  return { kind: "file", text: truncated ? Buffer.from(result.stdout).subarray(0, MAX_FILE_BYTES).toString("utf8") : result.stdout, truncated }
+  return {
+    kind: "file",
+    text: truncated ? Buffer.from(result.stdout).subarray(0, MAX_FILE_BYTES).toString("utf8") : result.stdout,
+    truncated,
+  }
 }
 
 /**
@@ -103,7 +122,8 @@ export async function writePath(access: FileAccess, path: string, content: strin
   const script = `f=$1; if [ -d "$f" ]; then exit ${DIRECTORY}; fi; mkdir -p -- "$(dirname -- "$f")" && cat > "$f"`
   const result = await sandboxed(access, true, script, [path], content)
   if (result.exitCode === DIRECTORY) throw new FileError(`${path} is a directory.`)
-  if (result.exitCode !== 0) throw new FileError(`Could not write ${path}: ${result.stderr.trim() || `exit ${result.exitCode}`}`)
+  if (result.exitCode !== 0)
+    throw new FileError(`Could not write ${path}: ${result.stderr.trim() || `exit ${result.exitCode}`}`)
 }
 
 /** Removes a file (never a directory) inside the worker's sandbox. */
@@ -113,7 +133,8 @@ export async function removePath(access: FileAccess, path: string): Promise<void
   const result = await sandboxed(access, true, `${KIND_CHECK}; rm -f -- "$f"`, [path])
   if (result.exitCode === MISSING) throw new FileError(`${path} does not exist.`)
   if (result.exitCode === DIRECTORY) throw new FileError(`${path} is a directory.`)
-  if (result.exitCode !== 0) throw new FileError(`Could not delete ${path}: ${result.stderr.trim() || `exit ${result.exitCode}`}`)
+  if (result.exitCode !== 0)
+    throw new FileError(`Could not delete ${path}: ${result.stderr.trim() || `exit ${result.exitCode}`}`)
 }
 
 /** ripgrep inside the read-only sandbox; exit 1 (no match) is an empty answer, not an error. */
@@ -121,8 +142,13 @@ export async function ripgrep(access: FileAccess, args: string[]): Promise<strin
   // rg blocks on a FIFO named as its path (in a walk it skips them): refuse anything but a file or directory.
   const script = `p="\${@: -1}"; if [ ! -d "$p" ] && [ ! -f "$p" ] && [ -e "$p" ]; then exit ${SPECIAL}; fi; exec rg "$@"`
   const result = await sandboxed(access, false, script, args)
-  if (result.exitCode === SPECIAL) throw new FileError(`${args.at(-1)} is not a regular file or a directory (a device, socket or pipe); it is not searched.`)
-  if (result.exitCode === 127) throw new FileError("ripgrep (rg) is not installed under /usr; install it (apt-get install ripgrep).")
-  if (result.exitCode !== 0 && result.exitCode !== 1) throw new FileError(result.stderr.trim() || `rg failed (exit ${result.exitCode})`)
+  if (result.exitCode === SPECIAL)
+    throw new FileError(
+      `${args.at(-1)} is not a regular file or a directory (a device, socket or pipe); it is not searched.`,
+    )
+  if (result.exitCode === 127)
+    throw new FileError("ripgrep (rg) is not installed under /usr; install it (apt-get install ripgrep).")
+  if (result.exitCode !== 0 && result.exitCode !== 1)
+    throw new FileError(result.stderr.trim() || `rg failed (exit ${result.exitCode})`)
   return result.stdout
 }

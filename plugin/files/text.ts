@@ -8,7 +8,8 @@ export const MAX_READ_BYTES = 50 * 1024
 export const SEARCH_LIMIT = 100
 
 /** An absolute path for a tool's path argument (relative ones are relative to the workspace). */
-export const absolutePath = (workspace: string, path: string) => (isAbsolute(path) ? resolve(path) : resolve(workspace, path))
+export const absolutePath = (workspace: string, path: string) =>
+  isAbsolute(path) ? resolve(path) : resolve(workspace, path)
 
 /** The workspace-relative form of an absolute path ("" for the workspace itself). */
 export const workspaceRelative = (workspace: string, path: string) => relative(workspace, path)
@@ -18,14 +19,18 @@ export function formatRead(path: string, text: string, offset = 1, limit = DEFAU
   const lines = text.split("\n")
   if (lines.at(-1) === "") lines.pop()
   const start = Math.max(1, Math.floor(offset))
-  if (start > lines.length && !(start === 1 && lines.length === 0)) throw new EditError(`Offset ${start} is out of range for this file (${lines.length} lines)`)
+  if (start > lines.length && !(start === 1 && lines.length === 0))
+    throw new EditError(`Offset ${start} is out of range for this file (${lines.length} lines)`)
   const out: string[] = []
   let bytes = 0
   let last = start - 1
   let capped = false
   for (let index = start - 1; index < lines.length && out.length < limit; index++) {
     const raw = lines[index]!
-    const line = raw.length > MAX_LINE_LENGTH ? `${raw.slice(0, MAX_LINE_LENGTH)}... (line truncated to ${MAX_LINE_LENGTH} chars)` : raw
+    const line =
+      raw.length > MAX_LINE_LENGTH
+        ? `${raw.slice(0, MAX_LINE_LENGTH)}... (line truncated to ${MAX_LINE_LENGTH} chars)`
+        : raw
     const entry = `${index + 1}: ${line}`
     if (bytes + entry.length + 1 > MAX_READ_BYTES) {
       capped = true
@@ -36,8 +41,10 @@ export function formatRead(path: string, text: string, offset = 1, limit = DEFAU
     last = index + 1
   }
   let note: string
-  if (capped) note = `(Output capped at ${MAX_READ_BYTES / 1024} KB. Showing lines ${start}-${last}. Use offset=${last + 1} to continue.)`
-  else if (last < lines.length) note = `(Showing lines ${start}-${last} of ${lines.length}. Use offset=${last + 1} to continue.)`
+  if (capped)
+    note = `(Output capped at ${MAX_READ_BYTES / 1024} KB. Showing lines ${start}-${last}. Use offset=${last + 1} to continue.)`
+  else if (last < lines.length)
+    note = `(Showing lines ${start}-${last} of ${lines.length}. Use offset=${last + 1} to continue.)`
   else note = `(End of file - total ${lines.length} lines)`
   return [`<path>${path}</path>`, "<type>file</type>", "<content>", ...out, "", note, "</content>"].join("\n")
 }
@@ -69,7 +76,8 @@ function trimmedLinesMatch(content: string, find: string): string[] {
   const lines = content.split("\n")
   const found: string[] = []
   for (let start = 0; start + want.length <= lines.length; start++) {
-    if (want.every((line, offset) => lines[start + offset]!.trim() === line)) found.push(lines.slice(start, start + want.length).join("\n"))
+    if (want.every((line, offset) => lines[start + offset]!.trim() === line))
+      found.push(lines.slice(start, start + want.length).join("\n"))
   }
   return found
 }
@@ -79,17 +87,26 @@ const MULTIPLE = "Found multiple matches for oldString. Provide more surrounding
 /** The edit tool's replacement: exact text first, then the same lines with other indentation. */
 export function replaceText(content: string, oldString: string, newString: string, replaceAll = false): string {
   if (oldString === newString) throw new EditError("No changes to apply: oldString and newString are identical.")
-  if (oldString === "") throw new EditError("oldString cannot be empty when editing an existing file. Provide the exact text to replace, or use write for an intentional full-file replacement.")
+  if (oldString === "")
+    throw new EditError(
+      "oldString cannot be empty when editing an existing file. Provide the exact text to replace, or use write for an intentional full-file replacement.",
+    )
   const exact = content.split(oldString).length - 1
   if (exact === 1 || (exact > 1 && replaceAll)) return content.split(oldString).join(newString)
   if (exact > 1) throw new EditError(MULTIPLE)
   const loose = trimmedLinesMatch(content, oldString)
-  if (loose.length === 1 || (loose.length > 1 && replaceAll)) return loose.reduce((text, match) => text.replace(match, () => newString), content)
+  if (loose.length === 1 || (loose.length > 1 && replaceAll))
+    return loose.reduce((text, match) => text.replace(match, () => newString), content)
   if (loose.length > 1) throw new EditError(MULTIPLE)
-  throw new EditError("Could not find oldString in the file. It must match exactly, including whitespace, indentation, and line endings.")
+  throw new EditError(
+    "Could not find oldString in the file. It must match exactly, including whitespace, indentation, and line endings.",
+  )
 }
 
-export type PatchOp = { kind: "add"; path: string; content: string } | { kind: "delete"; path: string } | { kind: "update"; path: string; moveTo?: string; hunks: Hunk[] }
+export type PatchOp =
+  | { kind: "add"; path: string; content: string }
+  | { kind: "delete"; path: string }
+  | { kind: "update"; path: string; moveTo?: string; hunks: Hunk[] }
 
 export interface Hunk {
   /** Lines the hunk expects (context and removed), and what replaces them (context and added). */
@@ -116,7 +133,8 @@ export function parsePatch(text: string): PatchOp[] {
   const lines = text.replace(/\r\n/g, "\n").split("\n")
   const begin = lines.findIndex((line) => line.trim() === "*** Begin Patch")
   const end = lines.findIndex((line) => line.trim() === "*** End Patch")
-  if (begin < 0 || end < begin) throw new EditError("The patch must start with '*** Begin Patch' and end with '*** End Patch'.")
+  if (begin < 0 || end < begin)
+    throw new EditError("The patch must start with '*** Begin Patch' and end with '*** End Patch'.")
   const ops: PatchOp[] = []
   let index = begin + 1
   while (index < end) {
@@ -182,7 +200,10 @@ export function applyHunks(path: string, content: string, hunks: Hunk[]): string
   let cursor = 0
   for (const hunk of hunks) {
     const at = findLines(lines, hunk.old, cursor, hunk.endOfFile)
-    if (at < 0) throw new EditError(`The patch does not apply to ${path}: these lines were not found:\n${hunk.old.join("\n").slice(0, 400)}`)
+    if (at < 0)
+      throw new EditError(
+        `The patch does not apply to ${path}: these lines were not found:\n${hunk.old.join("\n").slice(0, 400)}`,
+      )
     lines.splice(at, hunk.old.length, ...hunk.new)
     cursor = at + hunk.new.length
   }
@@ -192,9 +213,16 @@ export function applyHunks(path: string, content: string, hunks: Hunk[]): string
 function findLines(lines: string[], want: string[], from: number, endOfFile: boolean): number {
   // A hunk of additions only has nothing to anchor on: OpenCode appends it to the file.
   if (!want.length) return lines.length
-  for (const same of [(a: string, b: string) => a === b, (a: string, b: string) => a.trimEnd() === b.trimEnd(), (a: string, b: string) => a.trim() === b.trim()]) {
-    const starts = endOfFile ? [lines.length - want.length] : Array.from({ length: Math.max(0, lines.length - want.length - from + 1) }, (_, i) => from + i)
-    for (const start of starts) if (start >= 0 && want.every((line, offset) => same(lines[start + offset] ?? "\u0000", line))) return start
+  for (const same of [
+    (a: string, b: string) => a === b,
+    (a: string, b: string) => a.trimEnd() === b.trimEnd(),
+    (a: string, b: string) => a.trim() === b.trim(),
+  ]) {
+    const starts = endOfFile
+      ? [lines.length - want.length]
+      : Array.from({ length: Math.max(0, lines.length - want.length - from + 1) }, (_, i) => from + i)
+    for (const start of starts)
+      if (start >= 0 && want.every((line, offset) => same(lines[start + offset] ?? "\u0000", line))) return start
   }
   return -1
 }

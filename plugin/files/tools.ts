@@ -9,13 +9,26 @@ import { isOrchestratorAgent } from "../roles"
 import type { ToolContext, ToolDefinition, ToolOutput } from "../types"
 import { readInvocation } from "../env"
 import { FileError, readPath, refuseAutorun, removePath, ripgrep, writePath, type FileAccess } from "./io"
-import { absolutePath, applyHunks, DEFAULT_READ_LIMIT, EditError, formatDirectory, formatRead, looksBinary, parsePatch, replaceText, SEARCH_LIMIT, workspaceRelative } from "./text"
+import {
+  absolutePath,
+  applyHunks,
+  DEFAULT_READ_LIMIT,
+  EditError,
+  formatDirectory,
+  formatRead,
+  looksBinary,
+  parsePatch,
+  replaceText,
+  SEARCH_LIMIT,
+  workspaceRelative,
+} from "./text"
 
 /** The one agent that may change files through these tools. */
 const WRITER = agentName("worker")
 
 async function access(context: ToolContext, write = false): Promise<FileAccess> {
-  if (!isOrchestratorAgent(context.agent)) throw new FileError(`On this server the file tools serve the orchestrator's agents only, not "${context.agent}".`)
+  if (!isOrchestratorAgent(context.agent))
+    throw new FileError(`On this server the file tools serve the orchestrator's agents only, not "${context.agent}".`)
   if (write && context.agent !== WRITER) throw new FileError(`${context.agent} cannot change files.`)
   // A replacement must apply the session's permission rules itself, as the built-in did.
   await context.ask?.({ permission: write ? "edit" : "read", patterns: ["*"], always: ["*"], metadata: {} })
@@ -37,11 +50,16 @@ const numberOf = (args: Record<string, unknown>, name: string): number | undefin
   const value = args[name]
   if (value === undefined || value === null || value === "") return undefined
   const number = typeof value === "string" ? Number(value) : value
-  if (typeof number !== "number" || !Number.isFinite(number) || number < 0) throw new FileError(`The "${name}" argument must be a non-negative number.`)
+  if (typeof number !== "number" || !Number.isFinite(number) || number < 0)
+    throw new FileError(`The "${name}" argument must be a non-negative number.`)
   return Math.floor(number)
 }
 
-const output = (title: string, text: string, metadata: Record<string, unknown> = {}): ToolOutput => ({ title, output: text, metadata: { sandboxed: true, ...metadata } })
+const output = (title: string, text: string, metadata: Record<string, unknown> = {}): ToolOutput => ({
+  title,
+  output: text,
+  metadata: { sandboxed: true, ...metadata },
+})
 
 /** Errors a model can act on become the tool's answer; anything else propagates as OpenCode reports it. */
 async function answer(body: () => Promise<ToolOutput>): Promise<ToolOutput> {
@@ -57,7 +75,8 @@ async function readText(files: FileAccess, path: string, purpose: string): Promi
   const found = await readPath(files, path)
   if (found.kind === "missing") return undefined
   if (found.kind === "dir") throw new FileError(`${path} is a directory; ${purpose} needs a file.`)
-  if (found.truncated) throw new FileError(`${path} is larger than the file tools handle; change it with sandbox_shell instead.`)
+  if (found.truncated)
+    throw new FileError(`${path} is larger than the file tools handle; change it with sandbox_shell instead.`)
   return found.text
 }
 
@@ -68,7 +87,11 @@ export function readTool(): ToolDefinition {
     args: {
       filePath: { type: "string", description: "The path of the file to read." },
       offset: { type: "integer", minimum: 1, description: "The line number to start reading from (1-indexed)." },
-      limit: { type: "integer", minimum: 1, description: `The maximum number of lines to read (defaults to ${DEFAULT_READ_LIMIT}).` },
+      limit: {
+        type: "integer",
+        minimum: 1,
+        description: `The maximum number of lines to read (defaults to ${DEFAULT_READ_LIMIT}).`,
+      },
     },
     execute: (args, context) =>
       answer(async () => {
@@ -77,19 +100,34 @@ export function readTool(): ToolDefinition {
         const found = await readPath(files, path)
         if (found.kind === "missing") throw new FileError(`File not found: ${path}`)
         if (found.kind === "dir")
-          return output(workspaceRelative(files.workspace, path) || ".", formatDirectory(path, found.entries, numberOf(args, "offset") || 1, numberOf(args, "limit") || DEFAULT_READ_LIMIT))
+          return output(
+            workspaceRelative(files.workspace, path) || ".",
+            formatDirectory(
+              path,
+              found.entries,
+              numberOf(args, "offset") || 1,
+              numberOf(args, "limit") || DEFAULT_READ_LIMIT,
+            ),
+          )
         if (looksBinary(found.text)) throw new FileError(`Cannot read binary file: ${path}`)
-        return output(workspaceRelative(files.workspace, path), formatRead(path, found.text, numberOf(args, "offset") || 1, numberOf(args, "limit") || DEFAULT_READ_LIMIT))
+        return output(
+          workspaceRelative(files.workspace, path),
+          formatRead(path, found.text, numberOf(args, "offset") || 1, numberOf(args, "limit") || DEFAULT_READ_LIMIT),
+        )
       }),
   }
 }
 
 export function writeTool(): ToolDefinition {
   return {
-    description: "Write a file in the workspace, replacing it if it exists (creating parent directories). Read an existing file first.",
+    description:
+      "Write a file in the workspace, replacing it if it exists (creating parent directories). Read an existing file first.",
     args: {
       content: { type: "string", description: "The content to write to the file." },
-      filePath: { type: "string", description: "The absolute path to the file to write (must be absolute, not relative)." },
+      filePath: {
+        type: "string",
+        description: "The absolute path to the file to write (must be absolute, not relative).",
+      },
     },
     execute: (args, context) =>
       answer(async () => {
@@ -104,7 +142,8 @@ export function writeTool(): ToolDefinition {
 
 export function editTool(): ToolDefinition {
   return {
-    description: "Replace oldString with newString in a file of the workspace. oldString must match the file exactly once (or set replaceAll).",
+    description:
+      "Replace oldString with newString in a file of the workspace. oldString must match the file exactly once (or set replaceAll).",
     args: {
       filePath: { type: "string", description: "The absolute path to the file to modify." },
       oldString: { type: "string", description: "The text to replace." },
@@ -119,12 +158,18 @@ export function editTool(): ToolDefinition {
         const newString = typeof args.newString === "string" ? args.newString : ""
         const found = await readPath(files, path)
         if (found.kind === "dir") throw new FileError(`Path is a directory, not a file: ${path}`)
-        if (found.kind === "file" && found.truncated) throw new FileError(`${path} is larger than the file tools handle; change it with sandbox_shell instead.`)
+        if (found.kind === "file" && found.truncated)
+          throw new FileError(`${path} is larger than the file tools handle; change it with sandbox_shell instead.`)
         const current = found.kind === "file" ? found.text : undefined
         if (current === undefined) {
           if (oldString !== "") throw new FileError(`File ${path} not found`)
           await writePath(files, path, newString)
-        } else await writePath(files, path, replaceText(current, oldString, newString, args.replaceAll === true || args.replaceAll === "true"))
+        } else
+          await writePath(
+            files,
+            path,
+            replaceText(current, oldString, newString, args.replaceAll === true || args.replaceAll === "true"),
+          )
         return output(workspaceRelative(files.workspace, path), "Edit applied successfully.")
       }),
   }
@@ -133,7 +178,8 @@ export function editTool(): ToolDefinition {
 /** Tolerates OpenCode's own prefixes on a patch's paths: workspace-relative or absolute. */
 export function applyPatchTool(): ToolDefinition {
   return {
-    description: "Apply a patch in the apply_patch format (*** Begin Patch / *** Add File: / *** Update File: / *** Delete File: / *** Move to: / @@ hunks / *** End Patch) to files of the workspace.",
+    description:
+      "Apply a patch in the apply_patch format (*** Begin Patch / *** Add File: / *** Update File: / *** Delete File: / *** Move to: / @@ hunks / *** End Patch) to files of the workspace.",
     args: { patchText: { type: "string", description: "The full patch text that describes all changes to be made." } },
     execute: (args, context) =>
       answer(async () => {
@@ -168,7 +214,10 @@ export function applyPatchTool(): ToolDefinition {
         }
         // A refused file refuses the whole patch, before anything is written.
         for (const write of writes) await refuseAutorun(files, write.path, write.content, "apply_patch")
-        for (const write of writes) await (write.content === undefined ? removePath(files, write.path) : writePath(files, write.path, write.content))
+        for (const write of writes)
+          await (write.content === undefined
+            ? removePath(files, write.path)
+            : writePath(files, write.path, write.content))
         return output(`${ops.length} file(s)`, `Success. Updated the following files:\n${summary.join("\n")}`)
       }),
   }
@@ -176,7 +225,8 @@ export function applyPatchTool(): ToolDefinition {
 
 export function grepTool(): ToolDefinition {
   return {
-    description: "Search file contents in the workspace with a regular expression (ripgrep syntax). Returns matching lines grouped by file, newest files first.",
+    description:
+      "Search file contents in the workspace with a regular expression (ripgrep syntax). Returns matching lines grouped by file, newest files first.",
     args: {
       pattern: { type: "string", description: "The regex pattern to search for in file contents." },
       path: { type: "string", description: "The directory to search in. Defaults to the workspace." },
@@ -211,7 +261,9 @@ export function grepTool(): ToolDefinition {
         })
         if (!matches.length) return output(pattern, "No files found", { matches: 0 })
         const shown = matches.slice(0, SEARCH_LIMIT)
-        const lines = [`Found ${matches.length} matches${matches.length > SEARCH_LIMIT ? ` (showing first ${SEARCH_LIMIT})` : ""}`]
+        const lines = [
+          `Found ${matches.length} matches${matches.length > SEARCH_LIMIT ? ` (showing first ${SEARCH_LIMIT})` : ""}`,
+        ]
         let current = ""
         for (const [file, line, text] of shown) {
           if (file !== current) {
@@ -221,7 +273,11 @@ export function grepTool(): ToolDefinition {
           }
           lines.push(`  Line ${line}: ${text}`)
         }
-        if (matches.length > SEARCH_LIMIT) lines.push("", `(Results truncated: showing ${SEARCH_LIMIT} of ${matches.length} matches. Consider using a more specific path or pattern.)`)
+        if (matches.length > SEARCH_LIMIT)
+          lines.push(
+            "",
+            `(Results truncated: showing ${SEARCH_LIMIT} of ${matches.length} matches. Consider using a more specific path or pattern.)`,
+          )
         return output(pattern, lines.join("\n"), { matches: matches.length })
       }),
   }
@@ -239,10 +295,29 @@ export function globTool(): ToolDefinition {
         const files = await access(context)
         const pattern = stringOf(args, "pattern")!
         const path = absolutePath(files.workspace, stringOf(args, "path", true) ?? ".")
-        const found = (await ripgrep(files, ["--no-config", "--hidden", "--no-ignore", "--no-messages", "--files", "--glob", pattern, "--glob", "!.git/", "--", path])).split("\n").filter(Boolean)
+        const found = (
+          await ripgrep(files, [
+            "--no-config",
+            "--hidden",
+            "--no-ignore",
+            "--no-messages",
+            "--files",
+            "--glob",
+            pattern,
+            "--glob",
+            "!.git/",
+            "--",
+            path,
+          ])
+        )
+          .split("\n")
+          .filter(Boolean)
         if (!found.length) return output(pattern, "No files found", { count: 0 })
         const shown = found.slice(0, SEARCH_LIMIT)
-        const note = found.length > SEARCH_LIMIT ? ["", "(Results are truncated. Consider using a more specific path or pattern.)"] : []
+        const note =
+          found.length > SEARCH_LIMIT
+            ? ["", "(Results are truncated. Consider using a more specific path or pattern.)"]
+            : []
         return output(pattern, [...shown, ...note].join("\n"), { count: found.length })
       }),
   }
@@ -258,5 +333,13 @@ export function markerTool(): ToolDefinition {
 }
 
 export function fileTools(): Record<string, ToolDefinition> {
-  return { read: readTool(), write: writeTool(), edit: editTool(), apply_patch: applyPatchTool(), grep: grepTool(), glob: globTool(), [FILES_MARKER]: markerTool() }
+  return {
+    read: readTool(),
+    write: writeTool(),
+    edit: editTool(),
+    apply_patch: applyPatchTool(),
+    grep: grepTool(),
+    glob: globTool(),
+    [FILES_MARKER]: markerTool(),
+  }
 }

@@ -13,7 +13,8 @@ async function must(argv: string[], cwd?: string) {
 
 export async function requireGnuTar() {
   const version = await run(["tar", "--version"])
-  if (version.code !== 0 || !version.stdout.includes("GNU tar")) throw new Error("package-release needs GNU tar (for --sort, --mtime, --owner); install the `tar` package")
+  if (version.code !== 0 || !version.stdout.includes("GNU tar"))
+    throw new Error("package-release needs GNU tar (for --sort, --mtime, --owner); install the `tar` package")
 }
 
 export interface ArchiveEntry {
@@ -25,7 +26,13 @@ export interface ArchiveEntry {
 }
 
 /** Writes `${outDir}/${stem}.tar.gz` holding `${stem}/` and the given files; returns its path. */
-export async function writeArchive(options: { workDir: string; outDir: string; stem: string; entries: ArchiveEntry[]; mtime: number }) {
+export async function writeArchive(options: {
+  workDir: string
+  outDir: string
+  stem: string
+  entries: ArchiveEntry[]
+  mtime: number
+}) {
   const stage = `${options.workDir}/${options.stem}`
   await rm(stage, { recursive: true, force: true })
   await mkdir(stage, { recursive: true })

@@ -6,7 +6,8 @@ export const ARCHES = ["x64", "arm64"] as const
 export type Arch = (typeof ARCHES)[number]
 
 // SemVer 2.0.0 (the tag without its `v`); anything else would end up in URLs and file names.
-const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/
+const SEMVER =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/
 // GitHub's rules for owner and repository names, which also keeps them safe inside install.sh.
 const REPOSITORY = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/
 
@@ -18,7 +19,8 @@ export function checkVersion(version: string | undefined): string {
 
 export function checkRepository(repository: string | undefined): string {
   if (!repository) throw new Error("--repository is required (OWNER/NAME)")
-  if (!REPOSITORY.test(repository) || repository.endsWith("/.") || repository.endsWith("/..")) throw new Error(`--repository ${repository} is not a GitHub OWNER/NAME`)
+  if (!REPOSITORY.test(repository) || repository.endsWith("/.") || repository.endsWith("/.."))
+    throw new Error(`--repository ${repository} is not a GitHub OWNER/NAME`)
   return repository
 }
 
@@ -41,7 +43,9 @@ export function releaseBase(repository: string, version: string) {
 
 /** `sha256sum` format (hash, two spaces, name), sorted by name so the file is reproducible. */
 export function formatChecksums(entries: { name: string; sha256: string }[]): string {
-  for (const entry of entries) if (!/^[0-9a-f]{64}$/.test(entry.sha256) || /[\s/]/.test(entry.name)) throw new Error(`bad checksum entry ${entry.name}`)
+  for (const entry of entries)
+    if (!/^[0-9a-f]{64}$/.test(entry.sha256) || /[\s/]/.test(entry.name))
+      throw new Error(`bad checksum entry ${entry.name}`)
   const sorted = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   return sorted.map((entry) => `${entry.sha256}  ${entry.name}\n`).join("")
 }

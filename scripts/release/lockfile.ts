@@ -31,7 +31,8 @@ export interface LockedPackage {
 
 export function parseBunLock(text: string): BunLock {
   const parsed: unknown = Bun.JSONC.parse(text)
-  if (typeof parsed !== "object" || parsed === null || !("packages" in parsed) || !("workspaces" in parsed)) throw new Error("bun.lock: no `packages` or `workspaces`")
+  if (typeof parsed !== "object" || parsed === null || !("packages" in parsed) || !("workspaces" in parsed))
+    throw new Error("bun.lock: no `packages` or `workspaces`")
   return parsed as BunLock
 }
 
@@ -64,7 +65,10 @@ function dependenciesOf(info: LockInfo | undefined) {
   return [
     ...Object.keys(info?.dependencies ?? {}).map((name) => ({ name, optional: false })),
     ...Object.keys(info?.optionalDependencies ?? {}).map((name) => ({ name, optional: true })),
-    ...Object.keys(info?.peerDependencies ?? {}).map((name) => ({ name, optional: info?.optionalPeers?.includes(name) ?? false })),
+    ...Object.keys(info?.peerDependencies ?? {}).map((name) => ({
+      name,
+      optional: info?.optionalPeers?.includes(name) ?? false,
+    })),
   ]
 }
 

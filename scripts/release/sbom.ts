@@ -24,7 +24,10 @@ export interface SbomInput {
 const licenses = new Contrib.License.Factories.LicenseFactory((expression: string) => {
   spdxExpressionParse(expression)
 })
-const builder = new Contrib.FromNodePackageJson.Builders.ComponentBuilder(new Contrib.FromNodePackageJson.Factories.ExternalReferenceFactory(), licenses)
+const builder = new Contrib.FromNodePackageJson.Builders.ComponentBuilder(
+  new Contrib.FromNodePackageJson.Factories.ExternalReferenceFactory(),
+  licenses,
+)
 
 function purlOf(name: string, version: string) {
   const [namespace, base] = name.startsWith("@") ? name.split("/", 2) : [undefined, name]
@@ -40,7 +43,10 @@ function stableSerial(seed: string) {
 
 function componentFor(pkg: LockedPackage, manifest: Record<string, unknown> | undefined) {
   // Only trust the installed package.json when it is the locked version.
-  const data = manifest && manifest.name === pkg.name && manifest.version === pkg.version ? manifest : { name: pkg.name, version: pkg.version }
+  const data =
+    manifest && manifest.name === pkg.name && manifest.version === pkg.version
+      ? manifest
+      : { name: pkg.name, version: pkg.version }
   const component = builder.makeComponent(data) ?? new Models.Component(Enums.ComponentType.Library, pkg.name)
   component.version = pkg.version
   component.purl = purlOf(pkg.name, pkg.version)
@@ -83,7 +89,8 @@ export function buildSbom(input: SbomInput): Models.Bom {
     byPurl.set(purl, component)
     byKey.set(pkg.key, component)
   }
-  for (const pkg of packages) for (const dep of pkg.dependsOn) byKey.get(pkg.key)!.dependencies.add(byKey.get(dep)!.bomRef)
+  for (const pkg of packages)
+    for (const dep of pkg.dependsOn) byKey.get(pkg.key)!.dependencies.add(byKey.get(dep)!.bomRef)
   root.dependencies.add(runtime.bomRef)
   for (const dep of directDependencies(input.lock)) root.dependencies.add(byKey.get(dep)!.bomRef)
 

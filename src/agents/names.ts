@@ -18,7 +18,12 @@ export const RUNNER_TOOLS: Record<RunnerAccess, Record<RunnerNetwork, string>> =
 /** The runner agents' way into the log their command wrote (the digest points at it). */
 export const LOG_TOOLS = ["sandbox_log_read", "sandbox_log_grep"]
 
-export const SANDBOX_TOOLS = ["sandbox_shell", ...Object.values(RUNNER_TOOLS).flatMap((byNet) => Object.values(byNet)), ...LOG_TOOLS, FILES_MARKER]
+export const SANDBOX_TOOLS = [
+  "sandbox_shell",
+  ...Object.values(RUNNER_TOOLS).flatMap((byNet) => Object.values(byNet)),
+  ...LOG_TOOLS,
+  FILES_MARKER,
+]
 
 export function runnerAgentName(access: RunnerAccess, network: RunnerNetwork) {
   const suffix = [access === "writable" ? "writable" : "", network === "host" ? "network" : ""].filter(Boolean)

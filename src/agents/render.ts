@@ -51,7 +51,13 @@ function sandboxRules(allowed: string[]): Rules {
   return Object.fromEntries(SANDBOX_TOOLS.map((tool) => [tool, allowed.includes(tool) ? "allow" : "deny"]))
 }
 
-const GIT_DENIED: Record<string, Action> = { "*": "allow", ".git": "deny", ".git/*": "deny", "**/.git": "deny", "**/.git/*": "deny" }
+const GIT_DENIED: Record<string, Action> = {
+  "*": "allow",
+  ".git": "deny",
+  ".git/*": "deny",
+  "**/.git": "deny",
+  "**/.git/*": "deny",
+}
 
 export function fill(template: string, values: Record<string, string | number | boolean>): string {
   return template
@@ -62,7 +68,10 @@ export function fill(template: string, values: Record<string, string | number | 
 function yamlValue(value: unknown, indent: string): string {
   if (value && typeof value === "object")
     return Object.entries(value)
-      .map(([key, inner]) => `\n${indent}${JSON.stringify(key)}:${typeof inner === "object" ? "" : " "}${yamlValue(inner, `${indent}  `)}`)
+      .map(
+        ([key, inner]) =>
+          `\n${indent}${JSON.stringify(key)}:${typeof inner === "object" ? "" : " "}${yamlValue(inner, `${indent}  `)}`,
+      )
       .join("")
   return JSON.stringify(value)
 }
@@ -74,7 +83,15 @@ function document(front: Record<string, unknown>, body: string): string {
   return `---\n${lines.join("\n")}\n---\n\n${body.trim()}\n`
 }
 
-function agent(config: Config, role: Role, name: string, description: string, rules: Rules, prompt: string, extra: Record<string, string | boolean> = {}): AgentFile {
+function agent(
+  config: Config,
+  role: Role,
+  name: string,
+  description: string,
+  rules: Rules,
+  prompt: string,
+  extra: Record<string, string | boolean> = {},
+): AgentFile {
   const steps = stepLimits(config)[role]
   const permission = { ...rules, ...relayRules(config) }
   const reserve = reserveSteps(steps)
@@ -94,7 +111,14 @@ function agent(config: Config, role: Role, name: string, description: string, ru
 /** The full set of managed agent files for a config, in a stable order. */
 export function renderAgents(config: Config): AgentFile[] {
   const files = [
-    agent(config, "scout", agentName("scout"), "Read-only repository investigation for a parent agent (opencode-mcp-orchestrator).", { ...LOCKED, ...sandboxRules(["sandbox_shell"]) }, scoutPrompt),
+    agent(
+      config,
+      "scout",
+      agentName("scout"),
+      "Read-only repository investigation for a parent agent (opencode-mcp-orchestrator).",
+      { ...LOCKED, ...sandboxRules(["sandbox_shell"]) },
+      scoutPrompt,
+    ),
     agent(
       config,
       "worker",

@@ -3,7 +3,10 @@ import { flagsFromProcess } from "../config/flags"
 import { runDemo } from "../model/demo"
 
 export default defineCommand({
-  meta: { name: "demo", description: "Run a real scout delegation on the embedded scripted model (no account, no network)." },
+  meta: {
+    name: "demo",
+    description: "Run a real scout delegation on the embedded scripted model (no account, no network).",
+  },
   args: {
     keep: { type: "boolean", description: "Keep the temporary repository and home for inspection." },
   },

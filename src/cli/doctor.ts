@@ -26,19 +26,41 @@ export function doctorDeps(flags: Flags): DoctorDeps {
 }
 
 /** Runs doctor, prints the report and returns the exit code (install ends with this too). */
-export async function doctor(flags: Flags, options: { sandboxProbes: boolean; live: boolean; json: boolean }): Promise<number> {
-  const out = { line: (text: string) => console.log(text), progress: (text: string) => (options.json ? console.error(text) : console.log(text)) }
+export async function doctor(
+  flags: Flags,
+  options: { sandboxProbes: boolean; live: boolean; json: boolean },
+): Promise<number> {
+  const out = {
+    line: (text: string) => console.log(text),
+    progress: (text: string) => (options.json ? console.error(text) : console.log(text)),
+  }
   return exitCodeOf(await streamDoctor(doctorDeps(flags), options, out))
 }
 
 export default defineCommand({
-  meta: { name: "doctor", description: "Check the installation: launchers, bwrap, files, models, agents, plugin, integrations, sandbox." },
+  meta: {
+    name: "doctor",
+    description: "Check the installation: launchers, bwrap, files, models, agents, plugin, integrations, sandbox.",
+  },
   args: {
-    "sandbox-probes": { type: "boolean", default: true, description: "Run the sandbox probes (--no-sandbox-probes skips them; the verdict is then DOCTOR_READINESS_UNVERIFIED at best)." },
-    live: { type: "boolean", default: false, description: "Also send one delegation through OpenCode with the scripted model." },
+    "sandbox-probes": {
+      type: "boolean",
+      default: true,
+      description:
+        "Run the sandbox probes (--no-sandbox-probes skips them; the verdict is then DOCTOR_READINESS_UNVERIFIED at best).",
+    },
+    live: {
+      type: "boolean",
+      default: false,
+      description: "Also send one delegation through OpenCode with the scripted model.",
+    },
     json: { type: "boolean", default: false, description: "Print the report as JSON." },
   },
   async run({ args }) {
-    process.exitCode = await doctor(flagsFromProcess(), { sandboxProbes: args["sandbox-probes"], live: args.live, json: args.json })
+    process.exitCode = await doctor(flagsFromProcess(), {
+      sandboxProbes: args["sandbox-probes"],
+      live: args.live,
+      json: args.json,
+    })
   },
 })

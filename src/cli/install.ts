@@ -17,11 +17,27 @@ import { doctor } from "./doctor"
 const compiled = () => Bun.main.startsWith("/$bunfs/")
 
 export default defineCommand({
-  meta: { name: "install", description: "Install or update: OpenCode agents and plugin, Codex / Claude Code registrations, config.json." },
+  meta: {
+    name: "install",
+    description: "Install or update: OpenCode agents and plugin, Codex / Claude Code registrations, config.json.",
+  },
   args: {
-    yes: { type: "boolean", alias: "y", default: false, description: "No questions: use the flags and the existing config." },
-    models: { type: "string", multiple: true, description: "Models per role: scout=P/M,worker=P/M,runner=P/M (or one P/M for all)." },
-    variants: { type: "string", multiple: true, description: "Variants per role: scout=V,worker=V,runner=V (default = OpenCode decides)." },
+    yes: {
+      type: "boolean",
+      alias: "y",
+      default: false,
+      description: "No questions: use the flags and the existing config.",
+    },
+    models: {
+      type: "string",
+      multiple: true,
+      description: "Models per role: scout=P/M,worker=P/M,runner=P/M (or one P/M for all).",
+    },
+    variants: {
+      type: "string",
+      multiple: true,
+      description: "Variants per role: scout=V,worker=V,runner=V (default = OpenCode decides).",
+    },
     steps: { type: "string", description: "Step profile: standard, extended or custom:S,W,R." },
     timeouts: { type: "string", description: "Timeout profile: standard, extended or custom:S,W,R,PARENT (seconds)." },
     integrations: { type: "string", description: "Clients to register with: codex,claude (or none)." },
@@ -32,12 +48,21 @@ export default defineCommand({
     },
     "dry-run": { type: "boolean", default: false, description: "Print the plan and change nothing." },
     binary: { type: "string", description: "Binary to install into current/ (default: this one, when compiled)." },
-    "sandbox-probes": { type: "boolean", default: true, description: "Run doctor's sandbox probes at the end (--no-sandbox-probes skips them)." },
+    "sandbox-probes": {
+      type: "boolean",
+      default: true,
+      description: "Run doctor's sandbox probes at the end (--no-sandbox-probes skips them).",
+    },
   },
   async run({ args, rawArgs }) {
     const flags = flagsFromProcess()
     const interactive = !args.yes && process.stdin.isTTY === true && process.stdout.isTTY === true
-    if (!args.yes && !interactive) throw fail("Usage", "install has no terminal to ask questions on.", "Pass --yes (with --models, --steps, --integrations … as needed) to install without questions.")
+    if (!args.yes && !interactive)
+      throw fail(
+        "Usage",
+        "install has no terminal to ask questions on.",
+        "Pass --yes (with --models, --steps, --integrations … as needed) to install without questions.",
+      )
     process.exitCode = await install(
       {
         paths: resolvePaths(flags),

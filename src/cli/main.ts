@@ -10,7 +10,11 @@ import { APPLY_STEP_ARG } from "../util/self"
 import { runCli } from "./run"
 
 export const main = defineCommand({
-  meta: { name: "opencode-mcp-orchestrator", version: VERSION, description: "Delegate bounded coding work to OpenCode agents over MCP." },
+  meta: {
+    name: "opencode-mcp-orchestrator",
+    version: VERSION,
+    description: "Delegate bounded coding work to OpenCode agents over MCP.",
+  },
   subCommands: {
     serve: () => import("./serve").then((m) => m.default),
     demo: () => import("./demo").then((m) => m.default),

@@ -20,7 +20,9 @@ export default defineCommand({
       const { client } = await runtime.opencode()
       const models = (await readCatalog(client)).models.filter((m) => !args.filter || m.id.includes(args.filter))
       if (args.json) console.log(JSON.stringify(models, null, 2))
-      else for (const m of models) console.log(`${m.id}${m.variants.length ? `  (variants: ${m.variants.join(", ")})` : ""}`)
+      else
+        for (const m of models)
+          console.log(`${m.id}${m.variants.length ? `  (variants: ${m.variants.join(", ")})` : ""}`)
     } finally {
       runtime.close()
       if (!shared) await stopServer(runtime.paths)

@@ -20,7 +20,11 @@ export default defineCommand({
       if (watchdog) return
       watchdog = true
       try {
-        spawn([...selfCommand(), "supervise", "--parent", String(process.pid)], { detached: true, env: runtime.flags.env, logFile: runtime.paths.supervisorLog })
+        spawn([...selfCommand(), "supervise", "--parent", String(process.pid)], {
+          detached: true,
+          env: runtime.flags.env,
+          logFile: runtime.paths.supervisorLog,
+        })
       } catch {
         // A full disk for its log, say: then the next serve recovers the tasks, as before.
       }

@@ -5,14 +5,24 @@ import { parseSince, renderStats, summarize } from "../engine/ledger"
 import { TaskStore } from "../engine/tasks"
 
 export default defineCommand({
-  meta: { name: "stats", description: "The savings ledger: tasks, success rate, tokens, cost, bytes kept out and median duration per role and model." },
+  meta: {
+    name: "stats",
+    description:
+      "The savings ledger: tasks, success rate, tokens, cost, bytes kept out and median duration per role and model.",
+  },
   args: {
-    since: { type: "string", description: "Only tasks finished in this period: 24h, 7d, 2w, or a date such as 2026-11-01." },
+    since: {
+      type: "string",
+      description: "Only tasks finished in this period: 24h, 7d, 2w, or a date such as 2026-11-01.",
+    },
     json: { type: "boolean", default: false, description: "Print the ledger as JSON." },
   },
   async run({ args }) {
     const paths = resolvePaths(flagsFromProcess())
-    const stats = summarize(await new TaskStore(paths.tasksDir).list(), args.since ? parseSince(args.since, Date.now()) : undefined)
+    const stats = summarize(
+      await new TaskStore(paths.tasksDir).list(),
+      args.since ? parseSince(args.since, Date.now()) : undefined,
+    )
     console.log(args.json ? JSON.stringify(stats, null, 2) : renderStats(stats))
   },
 })

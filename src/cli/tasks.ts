@@ -14,6 +14,9 @@ export default defineCommand({
     const records = (await new TaskStore(paths.tasksDir).list()).slice(0, Number(args.limit) || 20)
     if (args.json) return console.log(JSON.stringify(records, null, 2))
     if (!records.length) return console.log(`No tasks in ${paths.tasksDir}.`)
-    for (const r of records) console.log(`${r.id}  ${r.status.padEnd(12)} ${r.role.padEnd(7)} ${r.workspace}${r.sessionID ? `  ${r.sessionID}` : ""}`)
+    for (const r of records)
+      console.log(
+        `${r.id}  ${r.status.padEnd(12)} ${r.role.padEnd(7)} ${r.workspace}${r.sessionID ? `  ${r.sessionID}` : ""}`,
+      )
   },
 })

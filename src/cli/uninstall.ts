@@ -16,7 +16,13 @@ export default defineCommand({
   async run({ args }) {
     const flags = flagsFromProcess()
     process.exitCode = await uninstall(
-      { paths: resolvePaths(flags), homes: clientHomes(flags), env: flags.env, run, print: (line) => console.log(line) },
+      {
+        paths: resolvePaths(flags),
+        homes: clientHomes(flags),
+        env: flags.env,
+        run,
+        print: (line) => console.log(line),
+      },
       { purgeConfig: args["purge-config"], dryRun: args["dry-run"] },
     )
   },

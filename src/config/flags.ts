@@ -71,7 +71,11 @@ function readLimits(env: Env): SandboxLimits {
 function oneOf<T extends string>(name: string, raw: string | undefined, values: readonly T[]): T | undefined {
   if (raw === undefined) return undefined
   if (!(values as readonly string[]).includes(raw))
-    throw fail("Usage", `${name}=${JSON.stringify(raw.slice(0, 80))} is not one of ${values.join(", ")}.`, `Set ${name} to one of ${values.join(", ")}, or unset it.`)
+    throw fail(
+      "Usage",
+      `${name}=${JSON.stringify(raw.slice(0, 80))} is not one of ${values.join(", ")}.`,
+      `Set ${name} to one of ${values.join(", ")}, or unset it.`,
+    )
   return raw as T
 }
 
@@ -97,7 +101,11 @@ export function readFlags(env: Env): Flags {
     syncBudgetMs: integer("OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS", 1000, 3_600_000),
     relayWaitMs: integer("OPENCODE_MCP_ORCHESTRATOR_RELAY_WAIT_MS", 1000, 3_600_000),
     maxBriefBytes:
-      parseInteger("OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES", env.OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES, { min: 1024, max: 1_048_576, fallback: MAX_BRIEF_BYTES }) ?? MAX_BRIEF_BYTES,
+      parseInteger("OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES", env.OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES, {
+        min: 1024,
+        max: 1_048_576,
+        fallback: MAX_BRIEF_BYTES,
+      }) ?? MAX_BRIEF_BYTES,
     sandbox: { limits: readLimits(env), toolchainDirs: nonEmpty(env, "OPENCODE_SANDBOX_TOOLCHAIN_DIRS") },
     label: nonEmpty(env, "OPENCODE_MCP_ORCHESTRATOR_LABEL"),
     mode: oneOf("OPENCODE_MCP_ORCHESTRATOR_MODE", nonEmpty(env, "OPENCODE_MCP_ORCHESTRATOR_MODE"), MODES),

@@ -18,12 +18,20 @@ export interface IntegerRange {
 export function parseInteger(variable: string, raw: string | undefined, range: IntegerRange): number | undefined {
   if (raw === undefined || raw === "") return undefined
   const expected = `an integer from ${range.min} to ${range.max}${range.fallback === undefined ? "" : ` (default ${range.fallback})`}`
-  const invalid = (hint: string) => fail("Usage", `${variable}=${JSON.stringify(raw)} is invalid: expected ${expected}.`, hint, { variable, value: raw, min: range.min, max: range.max })
+  const invalid = (hint: string) =>
+    fail("Usage", `${variable}=${JSON.stringify(raw)} is invalid: expected ${expected}.`, hint, {
+      variable,
+      value: raw,
+      min: range.min,
+      max: range.max,
+    })
   const orUnset = "or unset it for the default"
   if (raw.trim() !== raw) throw invalid(`Remove the whitespace from ${variable}, ${orUnset}.`)
-  if (!/^[0-9]+$/.test(raw)) throw invalid(`Set ${variable} to digits only (no sign, decimal point, exponent or unit), ${orUnset}.`)
+  if (!/^[0-9]+$/.test(raw))
+    throw invalid(`Set ${variable} to digits only (no sign, decimal point, exponent or unit), ${orUnset}.`)
   // Every max is a safe integer, so a number too long to be exact is out of range here too.
   const value = Number(raw)
-  if (value < range.min || value > range.max) throw invalid(`Set ${variable} to a value from ${range.min} to ${range.max}, ${orUnset}.`)
+  if (value < range.min || value > range.max)
+    throw invalid(`Set ${variable} to a value from ${range.min} to ${range.max}, ${orUnset}.`)
   return value
 }

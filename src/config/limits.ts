@@ -20,7 +20,12 @@ export interface LimitSpec extends IntegerRange {
 
 export const LIMIT_SPECS: Record<keyof SandboxLimits, LimitSpec> = {
   shellTimeoutMs: { variable: "OPENCODE_SANDBOX_SHELL_TIMEOUT_MS", fallback: 120_000, min: 1000, max: 900_000 },
-  shellMaxOutputBytes: { variable: "OPENCODE_SANDBOX_SHELL_MAX_OUTPUT_BYTES", fallback: 30_000, min: 4096, max: 1_048_576 },
+  shellMaxOutputBytes: {
+    variable: "OPENCODE_SANDBOX_SHELL_MAX_OUTPUT_BYTES",
+    fallback: 30_000,
+    min: 4096,
+    max: 1_048_576,
+  },
   runnerLogLimitBytes: {
     variable: "OPENCODE_SANDBOX_RUNNER_LOG_LIMIT_BYTES",
     fallback: 134_217_728,
@@ -30,8 +35,18 @@ export const LIMIT_SPECS: Record<keyof SandboxLimits, LimitSpec> = {
   runRetentionHours: { variable: "OPENCODE_SANDBOX_RUN_RETENTION_HOURS", fallback: 24, min: 1, max: 168 },
   runRetentionCount: { variable: "OPENCODE_SANDBOX_RUN_RETENTION_COUNT", fallback: 20, min: 1, max: 200 },
   // The sandbox's /tmp is RAM: without a cap one command can fill the host's memory.
-  tmpMaxBytes: { variable: "OPENCODE_SANDBOX_TMP_MAX_BYTES", fallback: 536_870_912, min: 16_777_216, max: 8_589_934_592 },
-  fileMaxBytes: { variable: "OPENCODE_SANDBOX_FILE_MAX_BYTES", fallback: 1_073_741_824, min: 1_048_576, max: 68_719_476_736 },
+  tmpMaxBytes: {
+    variable: "OPENCODE_SANDBOX_TMP_MAX_BYTES",
+    fallback: 536_870_912,
+    min: 16_777_216,
+    max: 8_589_934_592,
+  },
+  fileMaxBytes: {
+    variable: "OPENCODE_SANDBOX_FILE_MAX_BYTES",
+    fallback: 1_073_741_824,
+    min: 1_048_576,
+    max: 68_719_476_736,
+  },
   maxProcesses: { variable: "OPENCODE_SANDBOX_MAX_PROCESSES", fallback: 1024, min: 16, max: 65_536 },
 }
 

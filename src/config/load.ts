@@ -7,7 +7,11 @@ import { nearest } from "../util/suggest"
 import { ConfigSchema, defaultConfig, type Config } from "./schema"
 
 export async function loadConfig(file: string): Promise<Config> {
-  const raw = await readJsonFile(file, "Config", `Fix it by hand, or move it aside and run \`opencode-mcp-orchestrator install\` to write a new one.`)
+  const raw = await readJsonFile(
+    file,
+    "Config",
+    `Fix it by hand, or move it aside and run \`opencode-mcp-orchestrator install\` to write a new one.`,
+  )
   return raw === undefined ? defaultConfig() : parseConfig(raw, file)
 }
 

@@ -4,7 +4,9 @@ import type { Flags } from "./flags"
 
 export const APP = "opencode-mcp-orchestrator"
 
-export function resolvePaths(flags: Pick<Flags, "home" | "xdgConfigHome" | "xdgDataHome" | "xdgStateHome" | "xdgCacheHome">) {
+export function resolvePaths(
+  flags: Pick<Flags, "home" | "xdgConfigHome" | "xdgDataHome" | "xdgStateHome" | "xdgCacheHome">,
+) {
   const config = `${flags.xdgConfigHome}/${APP}`
   const data = `${flags.xdgDataHome}/${APP}`
   const state = `${flags.xdgStateHome}/${APP}`

@@ -41,7 +41,8 @@ const modelId = z
   .regex(/^[^/\s]+\/\S+$/, "a model is written provider/model, as `opencode models` lists it")
   .describe("An OpenCode model id, provider/model.")
 
-const perRole = <T extends z.ZodType>(value: T) => z.object({ scout: value.optional(), worker: value.optional(), runner: value.optional() }).strict()
+const perRole = <T extends z.ZodType>(value: T) =>
+  z.object({ scout: value.optional(), worker: value.optional(), runner: value.optional() }).strict()
 
 const stepCount = z.number().int().min(STEP_BOUNDS.min).max(STEP_BOUNDS.max)
 const seconds = z.number().int().min(TIMEOUT_BOUNDS.min).max(TIMEOUT_BOUNDS.max)
@@ -94,8 +95,16 @@ export const TrustedRootSchema = z
 // it stays valid and means what it meant (blueprint mode, tier optional, every ask refused).
 export const PolicySchema = z
   .object({
-    mode: z.enum(MODES).optional().describe("Mode for every workspace unless a call, OPENCODE_MCP_ORCHESTRATOR_MODE or a marker file says otherwise; sensitive stated anywhere wins."),
-    requireTier: z.boolean().default(false).describe("When true, scout, worker and runner calls without a tier are refused."),
+    mode: z
+      .enum(MODES)
+      .optional()
+      .describe(
+        "Mode for every workspace unless a call, OPENCODE_MCP_ORCHESTRATOR_MODE or a marker file says otherwise; sensitive stated anywhere wins.",
+      ),
+    requireTier: z
+      .boolean()
+      .default(false)
+      .describe("When true, scout, worker and runner calls without a tier are refused."),
     relay: z
       .array(z.enum(RELAYABLE))
       .default([])
@@ -110,9 +119,13 @@ export const ConfigSchema = z
     $schema: z.string().optional(),
     version: z.literal(1).describe("Config format version; always 1."),
     models: perRole(modelId).default({}).describe("Model per role; a role left out uses OpenCode's default model."),
-    modelVariants: perRole(z.string().min(1)).default({}).describe("Variant per role as OpenCode lists it for that model; left out means OpenCode's default."),
+    modelVariants: perRole(z.string().min(1))
+      .default({})
+      .describe("Variant per role as OpenCode lists it for that model; left out means OpenCode's default."),
     stepLimits: StepLimitsSchema.optional().describe("Step-limit profile; absent means standard."),
-    timeoutLimits: TimeoutLimitsSchema.optional().describe("Timeout profile; absent means standard (extended when stepLimits is extended)."),
+    timeoutLimits: TimeoutLimitsSchema.optional().describe(
+      "Timeout profile; absent means standard (extended when stepLimits is extended).",
+    ),
     integrations: z
       .array(z.enum(["codex", "claude"]))
       .default([])
@@ -122,18 +135,25 @@ export const ConfigSchema = z
       .strict()
       .default({ trustedRoots: [] })
       .describe("Extra toolchains mounted read-only into the sandbox."),
-    workspaceRoots: z.array(absolutePath).default([]).describe("When non-empty, a delegation's cwd must lie inside one of these directories."),
+    workspaceRoots: z
+      .array(absolutePath)
+      .default([])
+      .describe("When non-empty, a delegation's cwd must lie inside one of these directories."),
     trustedProjectConfig: z
       .array(absolutePath)
       .default([])
-      .describe("Directories whose OpenCode project plugins (.opencode/plugins, opencode.json plugin lists) may run on the host; empty refuses every workspace that has them."),
+      .describe(
+        "Directories whose OpenCode project plugins (.opencode/plugins, opencode.json plugin lists) may run on the host; empty refuses every workspace that has them.",
+      ),
     maxParallel: z
       .number()
       .int()
       .min(1)
       .max(MAX_PARALLEL)
       .default(3)
-      .describe("How many delegated sessions may run at once on this machine, across every MCP server process; delegate_parallel members beyond it wait their turn (1..8)."),
+      .describe(
+        "How many delegated sessions may run at once on this machine, across every MCP server process; delegate_parallel members beyond it wait their turn (1..8).",
+      ),
     maxWorktreeLanes: z
       .number()
       .int()
@@ -167,7 +187,9 @@ export const ConfigSchema = z
       .min(REPORT_BOUNDS.min)
       .max(REPORT_BOUNDS.max)
       .default(REPORT_BOUNDS.fallback)
-      .describe("The largest text block a scout or worker result returns to the parent; a longer report is cut, head and tail kept, and read whole with session_output."),
+      .describe(
+        "The largest text block a scout or worker result returns to the parent; a longer report is cut, head and tail kept, and read whole with session_output.",
+      ),
     maxPatchBytes: z
       .number()
       .int()
@@ -189,7 +211,9 @@ export const ConfigSchema = z
       .number()
       .positive()
       .optional()
-      .describe("Stops a task once its cost over every session and turn, at OpenCode's model prices, passes this; it ends failed with error_kind budget. Absent: no cap."),
+      .describe(
+        "Stops a task once its cost over every session and turn, at OpenCode's model prices, passes this; it ends failed with error_kind budget. Absent: no cap.",
+      ),
     retentionIntervalSeconds: z
       .number()
       .int()
@@ -205,8 +229,12 @@ export const ConfigSchema = z
       .min(RETENTION_PER_PASS_BOUNDS.min)
       .max(RETENTION_PER_PASS_BOUNDS.max)
       .default(RETENTION_PER_PASS_BOUNDS.fallback)
-      .describe("The most removals (a session, a record, a file, a patch) one retention pass makes; the rest waits for the next pass (1..100000)."),
-    policy: PolicySchema.default({ requireTier: false, relay: [] }).describe("Delegation policy; absent means blueprint mode with the tier optional and nothing relayed."),
+      .describe(
+        "The most removals (a session, a record, a file, a patch) one retention pass makes; the rest waits for the next pass (1..100000).",
+      ),
+    policy: PolicySchema.default({ requireTier: false, relay: [] }).describe(
+      "Delegation policy; absent means blueprint mode with the tier optional and nothing relayed.",
+    ),
   })
   .strict()
 
@@ -224,8 +252,11 @@ export function stepLimits(config: Config): StepLimits {
 }
 
 export function timeoutLimits(config: Config): TimeoutLimits {
-  const chosen = config.timeoutLimits ?? { profile: config.stepLimits?.profile === "extended" ? "extended" : "standard" }
-  if (chosen.profile === "custom") return { scout: chosen.scout, worker: chosen.worker, runner: chosen.runner, parent: chosen.parent }
+  const chosen = config.timeoutLimits ?? {
+    profile: config.stepLimits?.profile === "extended" ? "extended" : "standard",
+  }
+  if (chosen.profile === "custom")
+    return { scout: chosen.scout, worker: chosen.worker, runner: chosen.runner, parent: chosen.parent }
   return { ...TIMEOUT_PROFILES[chosen.profile] }
 }
 

@@ -10,7 +10,10 @@ export const applies: Check = async (ctx) => {
   const { records } = await listPatches(ctx.paths.patchesDir)
   const found: string[] = []
   for (const record of records) {
-    for (const entry of await interruptedApplies(record.layout.dir)) found.push(`patch ${record.id} into ${shownName(entry.workspace)} (${entry.files} files, journal in ${shownName(entry.run)})`)
+    for (const entry of await interruptedApplies(record.layout.dir))
+      found.push(
+        `patch ${record.id} into ${shownName(entry.workspace)} (${entry.files} files, journal in ${shownName(entry.run)})`,
+      )
   }
   if (!found.length) return [{ id: "applies", status: "pass", detail: "no patch_apply was interrupted while writing" }]
   return [

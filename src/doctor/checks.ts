@@ -14,7 +14,14 @@ import { installedBinary, SKILL_TEXT } from "../install/payload"
 import { PLUGIN_TEXT } from "../install/plugin-text"
 import { discoverModels, type CatalogModel } from "../opencode/catalog"
 import { TESTED_OPENCODE, testedVersion } from "../opencode/guard"
-import { bwrapReadiness, configModelReadiness, LAUNCHER_NAMES, launcherReadiness, stateDirReadiness, type Readiness } from "../engine/readiness"
+import {
+  bwrapReadiness,
+  configModelReadiness,
+  LAUNCHER_NAMES,
+  launcherReadiness,
+  stateDirReadiness,
+  type Readiness,
+} from "../engine/readiness"
 import type { Launchers } from "../sandbox"
 import type { Run } from "../util/process"
 import { sizeText } from "../workspace/disk"
@@ -51,10 +58,12 @@ const failed = (id: string, detail: string, fix: string): CheckResult => ({ id, 
 
 export type Check = (ctx: DoctorContext) => Promise<CheckResult[]>
 
-const asCheck = (found: Readiness): CheckResult => (found.ok ? pass(found.id, found.detail) : failed(found.id, found.detail, found.fix ?? ""))
+const asCheck = (found: Readiness): CheckResult =>
+  found.ok ? pass(found.id, found.detail) : failed(found.id, found.detail, found.fix ?? "")
 
 // The conditions serve refuses a delegation on (engine/readiness.ts), from the same functions.
-const launchers: Check = async (ctx) => Promise.all(LAUNCHER_NAMES.map(async (name) => asCheck(await launcherReadiness(name, ctx.launchers[name]))))
+const launchers: Check = async (ctx) =>
+  Promise.all(LAUNCHER_NAMES.map(async (name) => asCheck(await launcherReadiness(name, ctx.launchers[name]))))
 const bwrap: Check = async (ctx) => [asCheck(await bwrapReadiness(ctx.launchers.bwrap))]
 const stateDir: Check = async (ctx) => [asCheck(await stateDirReadiness(ctx.paths.stateDir))]
 
@@ -62,7 +71,15 @@ const stateDir: Check = async (ctx) => [asCheck(await stateDirReadiness(ctx.path
 // offline machine cannot: a delegated agent would lose its search tools.
 const ripgrep: Check = async (ctx) => {
   const found = Bun.which("rg", { PATH: searchPath(ctx.env) })
-  return [found ? pass("ripgrep", found) : failed("ripgrep", "rg (ripgrep) is not on PATH: OpenCode's grep and glob tools would try to download it.", "Install ripgrep (`apt-get install ripgrep`).")]
+  return [
+    found
+      ? pass("ripgrep", found)
+      : failed(
+          "ripgrep",
+          "rg (ripgrep) is not on PATH: OpenCode's grep and glob tools would try to download it.",
+          "Install ripgrep (`apt-get install ripgrep`).",
+        ),
+  ]
 }
 
 // The plugin (and with it every sandboxed file access) is verified on this range only; outside it the
@@ -70,7 +87,14 @@ const ripgrep: Check = async (ctx) => {
 const opencodeVersion: Check = async (ctx) => {
   const result = await ctx.run([ctx.opencode, "--version"], { env: ctx.env, timeoutMs: 30_000 }).catch(() => undefined)
   const version = result?.code === 0 ? result.stdout.trim() : ""
-  if (!version) return [failed("opencode", `${ctx.opencode} --version did not answer.`, "Install OpenCode (npm install -g opencode-ai@1.18.33).")]
+  if (!version)
+    return [
+      failed(
+        "opencode",
+        `${ctx.opencode} --version did not answer.`,
+        "Install OpenCode (npm install -g opencode-ai@1.18.33).",
+      ),
+    ]
   if (!testedVersion(version))
     return [
       failed(
@@ -83,12 +107,20 @@ const opencodeVersion: Check = async (ctx) => {
 }
 
 const core: Check = async (ctx) => {
-  if (!ctx.manifest) return [failed("core", `No installation: ${ctx.paths.installManifest} is missing.`, "Run `opencode-mcp-orchestrator install`.")]
+  if (!ctx.manifest)
+    return [
+      failed(
+        "core",
+        `No installation: ${ctx.paths.installManifest} is missing.`,
+        "Run `opencode-mcp-orchestrator install`.",
+      ),
+    ]
   const binary = installedBinary(ctx.paths)
   const recorded = ctx.manifest.files.find((f) => f.path === binary)
   const hash = await hashFile(binary)
   if (!hash) return [failed("core", `${binary} is missing.`, REINSTALL)]
-  if (recorded && recorded.sha256 !== hash) return [failed("core", `${binary} differs from the installed binary.`, REINSTALL)]
+  if (recorded && recorded.sha256 !== hash)
+    return [failed("core", `${binary} differs from the installed binary.`, REINSTALL)]
   try {
     await access(binary, constants.X_OK)
   } catch {
@@ -105,7 +137,13 @@ const models: Check = async (ctx) => {
   try {
     catalog = await discoverModels(ctx.run, ctx.opencode, ctx.env)
   } catch (error) {
-    return [failed("models", error instanceof Error ? error.message : String(error), "Make `opencode models` work (install OpenCode, connect a provider).")]
+    return [
+      failed(
+        "models",
+        error instanceof Error ? error.message : String(error),
+        "Make `opencode models` work (install OpenCode, connect a provider).",
+      ),
+    ]
   }
   return ROLES.map((role) => asCheck(configModelReadiness(role, config, catalog, ctx.paths.configFile)))
 }
@@ -115,13 +153,20 @@ const profiles: Check = async (ctx) => {
   const steps = stepLimits(config)
   const times = timeoutLimits(config)
   return [
-    pass("steps", `${config.stepLimits?.profile ?? "standard"}: scout ${steps.scout}, worker ${steps.worker}, runner ${steps.runner}`),
-    pass("timeouts", `${config.timeoutLimits?.profile ?? "standard"}: scout ${times.scout}s, worker ${times.worker}s, runner ${times.runner}s, parent ${times.parent}s`),
+    pass(
+      "steps",
+      `${config.stepLimits?.profile ?? "standard"}: scout ${steps.scout}, worker ${steps.worker}, runner ${steps.runner}`,
+    ),
+    pass(
+      "timeouts",
+      `${config.timeoutLimits?.profile ?? "standard"}: scout ${times.scout}s, worker ${times.worker}s, runner ${times.runner}s, parent ${times.parent}s`,
+    ),
   ]
 }
 
 /** The `steps:` value in an agent file's frontmatter. */
-export const agentSteps = (text: string) => Number(text.match(/^---\n[\s\S]*?^steps:\s*(\d+)\s*$[\s\S]*?^---$/m)?.[1] ?? Number.NaN)
+export const agentSteps = (text: string) =>
+  Number(text.match(/^---\n[\s\S]*?^steps:\s*(\d+)\s*$[\s\S]*?^---$/m)?.[1] ?? Number.NaN)
 
 const agents: Check = async (ctx) =>
   Promise.all(
@@ -131,12 +176,26 @@ const agents: Check = async (ctx) =>
       const text = await readText(path)
       if (text === undefined) return failed(id, `${path} is missing.`, REINSTALL)
       const steps = agentSteps(text)
-      if (steps !== agent.steps) return failed(id, `${path} has steps ${Number.isNaN(steps) ? "(none)" : steps}, but the config gives ${agent.role} ${agent.steps}.`, REINSTALL)
+      if (steps !== agent.steps)
+        return failed(
+          id,
+          `${path} has steps ${Number.isNaN(steps) ? "(none)" : steps}, but the config gives ${agent.role} ${agent.steps}.`,
+          REINSTALL,
+        )
       if (text !== agent.content) {
         // As install wrote it: config.json changed since (a model, variant or permission), not the file.
         const written = ctx.manifest?.files.find((file) => file.path === path)?.sha256
-        if (written === sha256(text)) return failed(id, `${path} was rendered from an earlier config.json (a model, variant or permission changed since).`, RENDER)
-        return failed(id, `${path} was edited after install.`, `Move your edits elsewhere, delete ${path}, and rerun \`opencode-mcp-orchestrator install --yes\`.`)
+        if (written === sha256(text))
+          return failed(
+            id,
+            `${path} was rendered from an earlier config.json (a model, variant or permission changed since).`,
+            RENDER,
+          )
+        return failed(
+          id,
+          `${path} was edited after install.`,
+          `Move your edits elsewhere, delete ${path}, and rerun \`opencode-mcp-orchestrator install --yes\`.`,
+        )
       }
       return pass(id, `steps ${steps}`)
     }),
@@ -146,7 +205,14 @@ const plugin: Check = async (ctx) => {
   const path = ctx.paths.opencodePluginFile
   const hash = await hashFile(path)
   if (!hash) return [failed("plugin", `${path} is missing.`, REINSTALL)]
-  if (hash !== sha256(PLUGIN_TEXT)) return [failed("plugin", `${path} is not the plugin this binary carries.`, `Delete ${path} and rerun \`opencode-mcp-orchestrator install --yes\`.`)]
+  if (hash !== sha256(PLUGIN_TEXT))
+    return [
+      failed(
+        "plugin",
+        `${path} is not the plugin this binary carries.`,
+        `Delete ${path} and rerun \`opencode-mcp-orchestrator install --yes\`.`,
+      ),
+    ]
   return [pass("plugin", path)]
 }
 
@@ -167,7 +233,11 @@ const codex: Check = async (ctx) => {
   const entry = text === undefined ? undefined : readCodexEntry(text, file)
   const results = [await skill("codex:skill", codexSkillFile(ctx.homes))]
   if (!entry) return [failed("codex:mcp", `${file} has no [mcp_servers.${SERVER_NAME}].`, REINSTALL), ...results]
-  if (entry.command !== command || !Bun.deepEquals(entry.args, ["serve"])) return [failed("codex:mcp", `${SERVER_NAME} runs ${String(entry.command)}, not ${command} serve.`, REINSTALL), ...results]
+  if (entry.command !== command || !Bun.deepEquals(entry.args, ["serve"]))
+    return [
+      failed("codex:mcp", `${SERVER_NAME} runs ${String(entry.command)}, not ${command} serve.`, REINSTALL),
+      ...results,
+    ]
   if (entry.tool_timeout_sec !== parent)
     return [
       failed(
@@ -190,12 +260,31 @@ const claude: Check = async (ctx) => {
   try {
     entry = await readClaudeEntry(file)
   } catch (error) {
-    return [failed("claude:mcp", error instanceof Error ? error.message : String(error), "Repair the file, then rerun install."), ...results]
+    return [
+      failed(
+        "claude:mcp",
+        error instanceof Error ? error.message : String(error),
+        "Repair the file, then rerun install.",
+      ),
+      ...results,
+    ]
   }
-  if (!entry) return [failed("claude:mcp", `${file} has no user-scoped MCP server ${SERVER_NAME}.`, REINSTALL), ...results]
-  if (entry.command !== command) return [failed("claude:mcp", `${SERVER_NAME} runs ${String(entry.command)}, not ${command}.`, REINSTALL), ...results]
+  if (!entry)
+    return [failed("claude:mcp", `${file} has no user-scoped MCP server ${SERVER_NAME}.`, REINSTALL), ...results]
+  if (entry.command !== command)
+    return [
+      failed("claude:mcp", `${SERVER_NAME} runs ${String(entry.command)}, not ${command}.`, REINSTALL),
+      ...results,
+    ]
   if (entry.timeout !== parent * 1000)
-    return [failed("claude:mcp", `Claude Code timeout is ${String(entry.timeout ?? "unset")} ms, but the config's parent deadline is ${parent * 1000} ms.`, REINSTALL), ...results]
+    return [
+      failed(
+        "claude:mcp",
+        `Claude Code timeout is ${String(entry.timeout ?? "unset")} ms, but the config's parent deadline is ${parent * 1000} ms.`,
+        REINSTALL,
+      ),
+      ...results,
+    ]
   return [pass("claude:mcp", `${file}: ${command} serve, timeout ${parent * 1000} ms`), ...results]
 }
 
@@ -211,15 +300,21 @@ const patches: Check = async (ctx) => {
   const open = all.length - waiting.length - applied.length
   if (!all.length) return [pass("patches", "no worker patches waiting")]
   const bytes = waiting.reduce((sum, patch) => sum + (patch.bytes ?? 0), 0)
-  const onDisk = (patch: (typeof all)[number]) => (patch.disk ? `, its worktree ${sizeText(patch.disk.bytes)} on disk` : "")
+  const onDisk = (patch: (typeof all)[number]) =>
+    patch.disk ? `, its worktree ${sizeText(patch.disk.bytes)} on disk` : ""
   const named = waiting
     .slice(0, PATCHES_NAMED)
-    .map((patch) => `${patch.id} for ${shownName(patch.source.workspace)} (${patch.files?.length ?? 0} files, ${patch.bytes ?? 0} bytes of diff${onDisk(patch)})`)
+    .map(
+      (patch) =>
+        `${patch.id} for ${shownName(patch.source.workspace)} (${patch.files?.length ?? 0} files, ${patch.bytes ?? 0} bytes of diff${onDisk(patch)})`,
+    )
   const more = waiting.length > PATCHES_NAMED ? `; ${waiting.length - PATCHES_NAMED} more in task_list` : ""
   const running = open ? `${open} open (their workers run)${waiting.length ? "; " : ""}` : ""
   const disk = waiting.reduce((sum, patch) => sum + (patch.disk?.bytes ?? 0), 0)
   const onDiskTotal = waiting.some((patch) => patch.disk) ? `, ${sizeText(disk)} of worktrees on disk` : ""
-  const ready = waiting.length ? `${waiting.length} waiting, ${bytes} bytes of diff${onDiskTotal}: ${named.join("; ")}${more}; patch_apply or patch_discard each` : ""
+  const ready = waiting.length
+    ? `${waiting.length} waiting, ${bytes} bytes of diff${onDiskTotal}: ${named.join("; ")}${more}; patch_apply or patch_discard each`
+    : ""
   const ids = applied.slice(0, PATCHES_NAMED).map((patch) => patch.id)
   const kept = applied.length
     ? `${running || ready ? "; " : ""}${applied.length} applied, kept until patch_discard: ${ids.join(", ")}${applied.length > PATCHES_NAMED ? ` and ${applied.length - PATCHES_NAMED} more` : ""}`

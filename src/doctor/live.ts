@@ -19,7 +19,13 @@ export async function liveCheck(env: Env): Promise<CheckResult[]> {
     const failed = calls.filter((call) => call.status !== "completed")
     const seconds = ((Date.now() - started) / 1000).toFixed(1)
     if (outcome.status === "succeeded" && calls.length > 0 && failed.length === 0)
-      return [{ id: "live", status: "pass", detail: `scout delegation through OpenCode on the scripted model succeeded in ${seconds}s (${calls.map((c) => c.tool).join(", ")})` }]
+      return [
+        {
+          id: "live",
+          status: "pass",
+          detail: `scout delegation through OpenCode on the scripted model succeeded in ${seconds}s (${calls.map((c) => c.tool).join(", ")})`,
+        },
+      ]
     return [
       {
         id: "live",
@@ -29,6 +35,13 @@ export async function liveCheck(env: Env): Promise<CheckResult[]> {
       },
     ]
   } catch (error) {
-    return [{ id: "live", status: "fail", detail: describe(error), fix: "Check that `opencode --version` runs and that the checks above pass." }]
+    return [
+      {
+        id: "live",
+        status: "fail",
+        detail: describe(error),
+        fix: "Check that `opencode --version` runs and that the checks above pass.",
+      },
+    ]
   }
 }

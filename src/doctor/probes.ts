@@ -8,7 +8,12 @@ import type { CheckResult } from "./checks"
 const FIX =
   "Run the failing profile's bwrap command by hand to see the kernel's refusal; user namespaces must be allowed (sysctl kernel.unprivileged_userns_clone=1, or AppArmor's userns restriction lifted) and /proc mountable."
 
-export async function sandboxChecks(input: { flags: HostFlags; config?: Config; bwrap: string; tmpRoot: string }): Promise<CheckResult[]> {
+export async function sandboxChecks(input: {
+  flags: HostFlags
+  config?: Config
+  bwrap: string
+  tmpRoot: string
+}): Promise<CheckResult[]> {
   const host = hostContext(input.flags, input.config?.sandboxRuntime.trustedRoots ?? [])
   const reports = await probeSandboxProfiles({ host, tmpRoot: input.tmpRoot, bwrap: input.bwrap })
   return reports.map((report) => ({

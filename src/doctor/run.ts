@@ -42,7 +42,11 @@ async function guarded(id: string, work: () => Promise<CheckResult[]>): Promise<
   }
 }
 
-export async function runDoctor(deps: DoctorDeps, options: DoctorOptions, progress?: DoctorProgress): Promise<DoctorReport> {
+export async function runDoctor(
+  deps: DoctorDeps,
+  options: DoctorOptions,
+  progress?: DoctorProgress,
+): Promise<DoctorReport> {
   const ctx: DoctorContext = { ...deps }
   const all: CheckResult[] = []
   const report = (...results: CheckResult[]) => {
@@ -63,12 +67,22 @@ export async function runDoctor(deps: DoctorDeps, options: DoctorOptions, progre
       fix: exists ? undefined : "Run `opencode-mcp-orchestrator install`.",
     })
   } catch (error) {
-    report({ id: "config", status: "fail", detail: describe(error), fix: `Fix ${deps.paths.configFile} or rerun \`opencode-mcp-orchestrator install\`.` })
+    report({
+      id: "config",
+      status: "fail",
+      detail: describe(error),
+      fix: `Fix ${deps.paths.configFile} or rerun \`opencode-mcp-orchestrator install\`.`,
+    })
   }
   try {
     ctx.manifest = await readManifest(deps.paths.installManifest)
   } catch (error) {
-    report({ id: "manifest", status: "fail", detail: describe(error), fix: "Rerun `opencode-mcp-orchestrator install`." })
+    report({
+      id: "manifest",
+      status: "fail",
+      detail: describe(error),
+      fix: "Rerun `opencode-mcp-orchestrator install`.",
+    })
   }
   for (const { check, needsConfig, waitingFor } of CHECKS) {
     if (needsConfig && !ctx.config) continue
@@ -77,11 +91,20 @@ export async function runDoctor(deps: DoctorDeps, options: DoctorOptions, progre
   // A bwrap that is missing, unexecutable or unsafe is one line above; six probe failures and a
   // user-namespace hint would only hide it.
   const bwrapFailed = all.some((c) => c.id === "bwrap" && c.status === "fail")
-  if (!options.sandboxProbes) report({ id: "sandbox", status: "skip", detail: "sandbox probes skipped (--no-sandbox-probes); readiness is unverified" })
-  else if (bwrapFailed) report({ id: "sandbox", status: "skip", detail: "sandbox probes not run: bwrap is not usable (see bwrap above)" })
+  if (!options.sandboxProbes)
+    report({
+      id: "sandbox",
+      status: "skip",
+      detail: "sandbox probes skipped (--no-sandbox-probes); readiness is unverified",
+    })
+  else if (bwrapFailed)
+    report({ id: "sandbox", status: "skip", detail: "sandbox probes not run: bwrap is not usable (see bwrap above)" })
   else await step("sandbox", "the sandbox probes (one bwrap run per profile)", () => deps.probes(ctx.config))
   if (options.live) {
-    if (deps.live) await step("live", "one delegation through OpenCode on the scripted model (the first can take a minute)", () => deps.live!(ctx))
+    if (deps.live)
+      await step("live", "one delegation through OpenCode on the scripted model (the first can take a minute)", () =>
+        deps.live!(ctx),
+      )
     else
       report({
         id: "live",
@@ -91,7 +114,11 @@ export async function runDoctor(deps: DoctorDeps, options: DoctorOptions, progre
       })
   }
   const anyFailed = all.some((c) => c.status === "fail")
-  const verdict: Verdict = anyFailed ? "DOCTOR_UNHEALTHY" : options.sandboxProbes ? "DOCTOR_HEALTHY" : "DOCTOR_READINESS_UNVERIFIED"
+  const verdict: Verdict = anyFailed
+    ? "DOCTOR_UNHEALTHY"
+    : options.sandboxProbes
+      ? "DOCTOR_HEALTHY"
+      : "DOCTOR_READINESS_UNVERIFIED"
   return { verdict, healthy: verdict === "DOCTOR_HEALTHY", checks: all }
 }
 

@@ -8,13 +8,23 @@ import { listPatches } from "../workspace/patches"
 import type { Check, CheckResult } from "./checks"
 
 /** The state dirs whose files are read through a schema (util/state-file.ts). */
-export const stateDirs = (paths: Paths) => [paths.tasksDir, paths.patchesDir, `${paths.patchesDir}/lanes`, paths.groupsDir, paths.locksDir, paths.slotsDir, `${paths.slotsDir}/queue`, paths.stateDir]
+export const stateDirs = (paths: Paths) => [
+  paths.tasksDir,
+  paths.patchesDir,
+  `${paths.patchesDir}/lanes`,
+  paths.groupsDir,
+  paths.locksDir,
+  paths.slotsDir,
+  `${paths.slotsDir}/queue`,
+  paths.stateDir,
+]
 
 /** How many files doctor names before it says how many more. */
 const NAMED = 10
 
 export function describeSetAside(fresh: SetAside[], earlier: string[]): CheckResult {
-  if (!fresh.length && !earlier.length) return { id: "state-files", status: "pass", detail: "every task and patch record reads" }
+  if (!fresh.length && !earlier.length)
+    return { id: "state-files", status: "pass", detail: "every task and patch record reads" }
   const now = fresh.map((file) => `${file.path} (moved to ${file.movedTo}: ${file.reason})`)
   const before = earlier.map((path) => `${path} (set aside earlier)`)
   const all = [...now, ...before]

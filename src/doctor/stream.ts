@@ -15,7 +15,12 @@ export interface StreamOutput {
   progress(text: string): void
 }
 
-export async function streamDoctor(deps: DoctorDeps, options: DoctorOptions & { json: boolean }, out: StreamOutput, everyMs = PROGRESS_EVERY_MS): Promise<DoctorReport> {
+export async function streamDoctor(
+  deps: DoctorDeps,
+  options: DoctorOptions & { json: boolean },
+  out: StreamOutput,
+  everyMs = PROGRESS_EVERY_MS,
+): Promise<DoctorReport> {
   let waitingFor = ""
   let since = Date.now()
   const ticker = setInterval(() => {

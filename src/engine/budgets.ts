@@ -55,7 +55,8 @@ export function checkLimits(limits: TimeoutLimits, operation?: string): void {
 export function planBudget(input: BudgetInput): Budget {
   checkLimits(input.limits, input.operation)
   const roleMs = input.bridgeTimeoutMs ?? input.limits[input.role] * 1000
-  const roleSource = input.bridgeTimeoutMs !== undefined ? "OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS" : `timeoutLimits.${input.role}`
+  const roleSource =
+    input.bridgeTimeoutMs !== undefined ? "OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS" : `timeoutLimits.${input.role}`
   if (input.callTimeoutS !== undefined && input.callTimeoutS * 1000 > roleMs)
     throw fail(
       "Usage",
@@ -68,13 +69,23 @@ export function planBudget(input: BudgetInput): Budget {
   const parentMs = input.limits.parent * 1000
   const source = input.overrideMs !== undefined || callMs !== undefined ? "the requested timeout" : roleSource
   if (!Number.isFinite(operationMs) || operationMs < 1000)
-    throw fail("Usage", `${input.operation}: an operation budget of ${s(operationMs)} is too short.`, "Give the operation at least 1s.", { operation: input.operation, budgetMs: operationMs })
+    throw fail(
+      "Usage",
+      `${input.operation}: an operation budget of ${s(operationMs)} is too short.`,
+      "Give the operation at least 1s.",
+      { operation: input.operation, budgetMs: operationMs },
+    )
   if (input.commandTimeoutS !== undefined && input.commandTimeoutS * 1000 + RUNNER_ANALYSIS_S * 1000 > operationMs)
     throw fail(
       "Usage",
       `${input.operation}: a command timeout of ${input.commandTimeoutS}s leaves less than ${RUNNER_ANALYSIS_S}s of the ${s(operationMs)} operation budget for analysis and the report.`,
       `Pass timeout_seconds of at most ${Math.floor(operationMs / 1000) - RUNNER_ANALYSIS_S}, or raise timeoutLimits.runner.`,
-      { operation: input.operation, budgetMs: operationMs, commandTimeoutS: input.commandTimeoutS, reserveS: RUNNER_ANALYSIS_S },
+      {
+        operation: input.operation,
+        budgetMs: operationMs,
+        commandTimeoutS: input.commandTimeoutS,
+        reserveS: RUNNER_ANALYSIS_S,
+      },
     )
   if (operationMs + RESERVE_MS > parentMs)
     throw fail(
@@ -117,7 +128,8 @@ export function syncBudgetMs(input: SyncInput): number {
   if (input.overrideMs !== undefined) return input.overrideMs
   let budget = input.parentS * 1000 - RESERVE_MS
   const client = knownClient(input.clientName)
-  if (client && !input.registrationRaised) budget = Math.min(budget, CLIENT_DEFAULT_TIMEOUT_S[client]! * 1000 - CLIENT_MARGIN_MS)
+  if (client && !input.registrationRaised)
+    budget = Math.min(budget, CLIENT_DEFAULT_TIMEOUT_S[client]! * 1000 - CLIENT_MARGIN_MS)
   return Math.max(MIN_SYNC_MS, budget)
 }
 

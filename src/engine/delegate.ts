@@ -9,7 +9,17 @@ import { checkRoute, readCatalog } from "../opencode/catalog"
 import type { EventHub } from "../opencode/client"
 import { answerAsk } from "../opencode/policy"
 import type { Relay } from "../policy/relay"
-import { abortSession, createSession, lastMessageID, parseModel, sendPrompt, settleAfterAbort, waitIdle, type ModelRoute, type WaitOutcome } from "../opencode/session"
+import {
+  abortSession,
+  createSession,
+  lastMessageID,
+  parseModel,
+  sendPrompt,
+  settleAfterAbort,
+  waitIdle,
+  type ModelRoute,
+  type WaitOutcome,
+} from "../opencode/session"
 import { openAskOf, withdrawPending, type OpenAsk } from "../opencode/pending"
 import { readTranscript, type Transcript } from "../opencode/transcript"
 import { activityOf, describeEvent, newTracker, type Activity } from "./progress"
@@ -18,22 +28,44 @@ import { configModelReadiness, refuseUnready } from "./readiness"
 import type { Runtime } from "./runtime"
 import { addStep, openSegment, overCap, seedSegment, totalOf, type Caps, type Spending } from "./usage"
 
-export const EMPTY_REPORT_NUDGE = "Your last message did not contain the report. Do not call any more tools. Write the final report now, in the format your instructions give."
+export const EMPTY_REPORT_NUDGE =
+  "Your last message did not contain the report. Do not call any more tools. Write the final report now, in the format your instructions give."
 
-export async function resolveRoute(runtime: Runtime, role: Role, model?: string, variant?: string): Promise<{ route?: ModelRoute; explicit: boolean }> {
+export async function resolveRoute(
+  runtime: Runtime,
+  role: Role,
+  model?: string,
+  variant?: string,
+): Promise<{ route?: ModelRoute; explicit: boolean }> {
   const config = await runtime.config()
   const id = model ?? config.models[role]
-  if (model !== undefined && !/^[^/\s]+\/\S+$/.test(model)) throw fail("Usage", `model must be written provider/model, got "${model}".`, "Call the models tool for the ids OpenCode offers.")
+  if (model !== undefined && !/^[^/\s]+\/\S+$/.test(model))
+    throw fail(
+      "Usage",
+      `model must be written provider/model, got "${model}".`,
+      "Call the models tool for the ids OpenCode offers.",
+    )
   const chosenVariant = variant ?? (model === undefined ? config.modelVariants[role] : undefined)
   if (!id) {
-    if (variant) throw fail("Usage", "A variant needs a model.", `Pass model as well, or set models.${role} in the config.`)
+    if (variant)
+      throw fail("Usage", "A variant needs a model.", `Pass model as well, or set models.${role} in the config.`)
     return { explicit: false }
   }
-  return { route: { ...parseModel(id), variant: chosenVariant }, explicit: model !== undefined || variant !== undefined }
+  return {
+    route: { ...parseModel(id), variant: chosenVariant },
+    explicit: model !== undefined || variant !== undefined,
+  }
 }
 
 /** Checks the route against what OpenCode offers, before any session; one from config.json says where to fix it. */
-export async function checkOffered(runtime: Runtime, client: OpencodeClient, workspace: string, role: Role, route: ModelRoute, explicit: boolean) {
+export async function checkOffered(
+  runtime: Runtime,
+  client: OpencodeClient,
+  workspace: string,
+  role: Role,
+  route: ModelRoute,
+  explicit: boolean,
+) {
   const catalog = await readCatalog(client, workspace)
   if (explicit) return checkRoute(catalog, route)
   // A model from config.json is checked too (OpenCode may have dropped it since install), by the
@@ -122,7 +154,11 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
     const creating = createSession(client, workspace, spec.title)
     const created = await raceStop(creating, spec.signal, spec.deadline)
     // A creation that fails late left no session: undefined is exactly "nothing to reconcile".
-    if (created === undefined) return { outcome: spec.signal.aborted ? { kind: "aborted" } : { kind: "deadline" }, late: creating.catch(() => undefined) }
+    if (created === undefined)
+      return {
+        outcome: spec.signal.aborted ? { kind: "aborted" } : { kind: "deadline" },
+        late: creating.catch(() => undefined),
+      }
     sessionID = created
     await spec.onSession(sessionID)
   }
@@ -160,7 +196,11 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
 
   // A followed session's attempt was opened by the process that started it, after the message it marked.
   const resumed = spec.attach && spec.spending?.open?.sessionID === sessionID
-  const before = resumed ? spec.spending!.open!.after : spec.sessionID && !spec.attach ? await lastMessageID(client, sessionID, workspace) : undefined
+  const before = resumed
+    ? spec.spending!.open!.after
+    : spec.sessionID && !spec.attach
+      ? await lastMessageID(client, sessionID, workspace)
+      : undefined
   if (spec.spending) {
     if (!resumed) openSegment(spec.spending, sessionID, before)
     // The steps the session finished while no process followed it count too, each once.
@@ -174,7 +214,8 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
   }
   let outcome: WaitOutcome = { kind: "aborted" }
   if (!signal.aborted) {
-    if (!spec.attach) await sendPrompt(client, sessionID, { directory: workspace, agent: spec.agent, text: brief, model: spec.route })
+    if (!spec.attach)
+      await sendPrompt(client, sessionID, { directory: workspace, agent: spec.agent, text: brief, model: spec.route })
     const following = follow()
     // Taken over: the asks the dead process left open reach no one as events. Listed once the stream is
     // followed, so an ask raised meanwhile is answered (twice at worst, harmlessly), never missed.
@@ -197,7 +238,12 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
     // A model that spent its last step on a tool call or returned nothing gets one plain request for the report.
     const mark = await lastMessageID(client, sessionID, workspace)
     spec.onProgress("no report in the final answer; asking for it once")
-    await sendPrompt(client, sessionID, { directory: workspace, agent: spec.agent, text: EMPTY_REPORT_NUDGE, model: spec.route })
+    await sendPrompt(client, sessionID, {
+      directory: workspace,
+      agent: spec.agent,
+      text: EMPTY_REPORT_NUDGE,
+      model: spec.route,
+    })
     outcome = await follow()
     if (outcome.kind !== "idle") {
       await abortSession(client, sessionID, workspace)
@@ -220,7 +266,13 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
 }
 
 function sumTokens(a: Transcript["tokens"], b: Transcript["tokens"]): Transcript["tokens"] {
-  return { input: a.input + b.input, output: a.output + b.output, reasoning: a.reasoning + b.reasoning, cacheRead: a.cacheRead + b.cacheRead, cacheWrite: a.cacheWrite + b.cacheWrite }
+  return {
+    input: a.input + b.input,
+    output: a.output + b.output,
+    reasoning: a.reasoning + b.reasoning,
+    cacheRead: a.cacheRead + b.cacheRead,
+    cacheWrite: a.cacheWrite + b.cacheWrite,
+  }
 }
 
 export function statusOf(outcome: WaitOutcome, transcript: Transcript | undefined, overBudget?: string): Status {

@@ -76,7 +76,14 @@ export class Engine {
    */
   launch(record: TaskRecord, brief: string, attach = false, relay?: Relay, queued = false): Live {
     this.onLaunch()
-    const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record), relay, queued }
+    const live: Live = {
+      record,
+      controller: new AbortController(),
+      listeners: new Set(),
+      done: Promise.resolve(record),
+      relay,
+      queued,
+    }
     this.live.set(record.id, live)
     live.done = queued ? this.driveInSlot(live, brief, attach) : this.drive(live, brief, attach)
     return live
@@ -96,7 +103,14 @@ export class Engine {
     }
     const adopted = await this.slots.adopt(record.id, record.workspace).catch(unslotted)
     const slot =
-      adopted ?? (attach ? undefined : await this.slots.take(record.id, record.workspace, live.controller.signal, (ahead) => this.progress(live, `queued (${ahead} ahead)`)).catch(unslotted))
+      adopted ??
+      (attach
+        ? undefined
+        : await this.slots
+            .take(record.id, record.workspace, live.controller.signal, (ahead) =>
+              this.progress(live, `queued (${ahead} ahead)`),
+            )
+            .catch(unslotted))
     live.slot = slot
     if (slot && !adopted) {
       Object.assign(record, { turnStartedAt: new Date().toISOString(), deadline: Date.now() + record.operationMs })
@@ -157,7 +171,10 @@ export class Engine {
         })
         if (delayMs === undefined || live.controller.signal.aborted) break
         const kind = classifyTurn(turn)?.kind
-        this.progress(live, `${kind}: running the task again in a new session in ${Math.round(delayMs / 1000)}s (retry ${retries + 1} of ${TRANSIENT_RETRIES})`)
+        this.progress(
+          live,
+          `${kind}: running the task again in a new session in ${Math.round(delayMs / 1000)}s (retry ${retries + 1} of ${TRANSIENT_RETRIES})`,
+        )
         settleSegment(spendingOf(record), turn.sessionID, turn.transcript)
         await this.discard(record, turn.sessionID)
         record.sessionID = undefined
@@ -171,7 +188,11 @@ export class Engine {
       return await this.settle(live, turn, started)
     } catch (error) {
       // Settling failed (the state dir is unwritable, git broke): the record still says how it ended.
-      Object.assign(record, { status: "failed" as Status, finishedAt: new Date().toISOString(), note: `The task could not be settled: ${describe(error)}` })
+      Object.assign(record, {
+        status: "failed" as Status,
+        finishedAt: new Date().toISOString(),
+        note: `The task could not be settled: ${describe(error)}`,
+      })
       record.revision++
       // The store keeps a state it could not write and writes it when it can (tasks.ts).
       await this.store.save(record).catch(() => undefined)
@@ -194,7 +215,11 @@ export class Engine {
     // The shared server's instance for the workspace stays while the turn runs (instances.ts).
     const release = await this.runtime.instances.hold(record.workspace)
     try {
-      const { client, hub, record: server } = attach ? await this.runtime.opencode() : await this.runtime.sandboxed(record.workspace)
+      const {
+        client,
+        hub,
+        record: server,
+      } = attach ? await this.runtime.opencode() : await this.runtime.sandboxed(record.workspace)
       const config = await this.runtime.config()
       return await runTurn(
         {
@@ -265,7 +290,8 @@ export class Engine {
   /** Resolves once every followed task has settled (each ends by its deadline at the latest). */
   async settled(): Promise<void> {
     // A task that fails settling records that itself (drive); here only the waiting matters.
-    while (this.live.size > 0) await Promise.all([...this.live.values()].map((task) => task.done.catch(() => undefined)))
+    while (this.live.size > 0)
+      await Promise.all([...this.live.values()].map((task) => task.done.catch(() => undefined)))
   }
 
   /** Withdraws the asks open in every followed task's sessions, with `reason` (this process is leaving). */
@@ -276,7 +302,13 @@ export class Engine {
     if (tasks.length === 0 || !client) return
     await Promise.all(
       tasks.map(async (live) => {
-        for (const { ask, line } of await withdrawPending(client, live.record.workspace, live.record.sessions, reason, knownAsks(live.record.asks))) {
+        for (const { ask, line } of await withdrawPending(
+          client,
+          live.record.workspace,
+          live.record.sessions,
+          reason,
+          knownAsks(live.record.asks),
+        )) {
           this.noteAsk(live, ask, false)
           this.progress(live, line)
         }
@@ -300,7 +332,12 @@ function classifyTurn(turn: Turn) {
   const status = statusOf(turn.outcome, turn.transcript, turn.overBudget)
   const error = turn.outcome.kind === "error" ? turn.outcome.error : undefined
   const text = turn.outcome.kind === "error" ? turn.outcome.message : turn.transcript?.error
-  return classifyFailure({ status, error: error ?? turn.transcript?.fault, text, overBudget: turn.overBudget !== undefined })
+  return classifyFailure({
+    status,
+    error: error ?? turn.transcript?.fault,
+    text,
+    overBudget: turn.overBudget !== undefined,
+  })
 }
 
 /** Resolves after `ms`, or at once when the signal aborts (a cancel during a backoff). */

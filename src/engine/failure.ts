@@ -75,20 +75,60 @@ const RULES: Rule[] = [
   // Our own stop for a spent cap aborts the session: that is the budget's, not a cancellation.
   { kind: "budget", when: (s) => s.overBudget },
   // Our deadline aborts the session too: that abort is the timeout's, not a cancellation.
-  { kind: "cancelled", when: (s) => s.status === "cancelled" || (s.name === "MessageAbortedError" && s.status !== "timed_out") },
+  {
+    kind: "cancelled",
+    when: (s) => s.status === "cancelled" || (s.name === "MessageAbortedError" && s.status !== "timed_out"),
+  },
   { kind: "server_lost", when: (s) => s.lost || s.code === "server_lost" },
   { kind: "sandbox", when: (s) => /\b(sandbox|bwrap|bubblewrap)\b/.test(s.text) && s.name === "" },
-  { kind: "auth", when: (s) => s.name === "ProviderAuthError" || s.http === 401 || s.http === 403 || has(s, /invalid_api_key|authentication|unauthori[sz]ed|api key|permission_denied/) },
-  { kind: "quota", when: (s) => s.http === 402 || has(s, /insufficient_quota|quota|billing|credits?\b|usage limit|insufficient (balance|funds)|payment required/) },
+  {
+    kind: "auth",
+    when: (s) =>
+      s.name === "ProviderAuthError" ||
+      s.http === 401 ||
+      s.http === 403 ||
+      has(s, /invalid_api_key|authentication|unauthori[sz]ed|api key|permission_denied/),
+  },
+  {
+    kind: "quota",
+    when: (s) =>
+      s.http === 402 ||
+      has(s, /insufficient_quota|quota|billing|credits?\b|usage limit|insufficient (balance|funds)|payment required/),
+  },
   { kind: "rate_limit", when: (s) => s.http === 429 || has(s, /rate.?limit|too many requests/) },
   {
     kind: "model_not_found",
-    when: (s) => has(s, /model_not_found|model .*(not found|does not exist|not exist)|unknown model|no such model|model not supported/) || (s.http === 404 && /model/.test(s.text)),
+    when: (s) =>
+      has(
+        s,
+        /model_not_found|model .*(not found|does not exist|not exist)|unknown model|no such model|model not supported/,
+      ) ||
+      (s.http === 404 && /model/.test(s.text)),
   },
-  { kind: "context_length", when: (s) => s.name === "ContextOverflowError" || has(s, /context_length_exceeded|context (length|window)|maximum context|prompt is too long|too many tokens/) },
-  { kind: "output_limit", when: (s) => s.name === "MessageOutputLengthError" || has(s, /max_tokens|output length|maximum output/) },
-  { kind: "overloaded", when: (s) => (s.http !== undefined && s.http >= 500) || has(s, /overloaded|unavailable|capacity|resource_exhausted|server_error|internal error/) },
-  { kind: "network", when: (s) => has(s, /connection (reset|refused|error|closed)|econn|socket|fetch failed|network|etimedout|terminated|stream (ended|closed)/) },
+  {
+    kind: "context_length",
+    when: (s) =>
+      s.name === "ContextOverflowError" ||
+      has(s, /context_length_exceeded|context (length|window)|maximum context|prompt is too long|too many tokens/),
+  },
+  {
+    kind: "output_limit",
+    when: (s) => s.name === "MessageOutputLengthError" || has(s, /max_tokens|output length|maximum output/),
+  },
+  {
+    kind: "overloaded",
+    when: (s) =>
+      (s.http !== undefined && s.http >= 500) ||
+      has(s, /overloaded|unavailable|capacity|resource_exhausted|server_error|internal error/),
+  },
+  {
+    kind: "network",
+    when: (s) =>
+      has(
+        s,
+        /connection (reset|refused|error|closed)|econn|socket|fetch failed|network|etimedout|terminated|stream (ended|closed)/,
+      ),
+  },
   { kind: "timeout", when: (s) => s.status === "timed_out" },
 ]
 
@@ -124,15 +164,31 @@ const ADVICE: Record<ErrorKind, (wait?: number) => { advice: string; next: strin
     advice: "The model hit its output limit before finishing.",
     next: "Ask for a shorter report (or split the task), or pass a model with a larger output limit.",
   }),
-  overloaded: (wait) => ({ transient: true, advice: "The provider is failing or overloaded on its side.", next: `Wait ${wait ?? 30} s and retry, or pass another model (see the models tool).` }),
+  overloaded: (wait) => ({
+    transient: true,
+    advice: "The provider is failing or overloaded on its side.",
+    next: `Wait ${wait ?? 30} s and retry, or pass another model (see the models tool).`,
+  }),
   network: (wait) => ({
     transient: true,
     advice: "The connection to the provider broke.",
     next: `Retry in ${wait ?? 10} s; if it persists, run \`opencode-mcp-orchestrator doctor\` and check the network or proxy.`,
   }),
-  timeout: () => ({ transient: false, advice: "The task ran out of its time budget.", next: "Check files_changed, then task_continue with a narrower brief or raise timeoutLimits." }),
-  sandbox: () => ({ transient: false, advice: "The sandbox could not be set up for this workspace.", next: "Run `opencode-mcp-orchestrator doctor` and fix what it reports." }),
-  cancelled: () => ({ transient: false, advice: "The task was cancelled.", next: "Nothing to fix; start it again if it is still wanted." }),
+  timeout: () => ({
+    transient: false,
+    advice: "The task ran out of its time budget.",
+    next: "Check files_changed, then task_continue with a narrower brief or raise timeoutLimits.",
+  }),
+  sandbox: () => ({
+    transient: false,
+    advice: "The sandbox could not be set up for this workspace.",
+    next: "Run `opencode-mcp-orchestrator doctor` and fix what it reports.",
+  }),
+  cancelled: () => ({
+    transient: false,
+    advice: "The task was cancelled.",
+    next: "Nothing to fix; start it again if it is still wanted.",
+  }),
   budget: () => ({
     transient: false,
     advice: "The task was stopped for spending more than its cap (maxTokensPerTask or maxCostPerTask in config.json).",
@@ -143,13 +199,19 @@ const ADVICE: Record<ErrorKind, (wait?: number) => { advice: string; next: strin
     advice: "The shared OpenCode server stopped while the task ran.",
     next: "Run `opencode-mcp-orchestrator doctor`, then retry; the next call starts a new server.",
   }),
-  unknown: () => ({ transient: false, advice: "The failure did not match a known provider error.", next: "Read the error and the transcript; run `opencode-mcp-orchestrator doctor` if it repeats." }),
+  unknown: () => ({
+    transient: false,
+    advice: "The failure did not match a known provider error.",
+    next: "Read the error and the transcript; run `opencode-mcp-orchestrator doctor` if it repeats.",
+  }),
 }
 
 function signals(facts: FailureFacts): Signals {
   const data = facts.error?.data ?? {}
   const body = parseBody(data.responseBody)
-  const pieces = [data.message, data.responseBody, facts.retrying, facts.text].filter((piece): piece is string => typeof piece === "string")
+  const pieces = [data.message, data.responseBody, facts.retrying, facts.text].filter(
+    (piece): piece is string => typeof piece === "string",
+  )
   return {
     status: facts.status,
     name: facts.error?.name ?? "",
@@ -169,7 +231,9 @@ function parseBody(body: unknown): { code?: unknown; type?: unknown } | undefine
   if (typeof body !== "string") return undefined
   try {
     const json = JSON.parse(body) as { error?: unknown; code?: unknown; type?: unknown }
-    return typeof json.error === "object" && json.error !== null ? (json.error as { code?: unknown; type?: unknown }) : json
+    return typeof json.error === "object" && json.error !== null
+      ? (json.error as { code?: unknown; type?: unknown })
+      : json
   } catch {
     // Not JSON (an HTML error page, plain text): the text rules still read it.
     return undefined
@@ -194,7 +258,13 @@ function retryAfter(error: OpencodeError | undefined): number | undefined {
 
 /** The failure's kind, advice and next step; undefined for a turn that did not fail. */
 export function classifyFailure(facts: FailureFacts): Failure | undefined {
-  const failed = facts.status === "failed" || facts.status === "timed_out" || facts.status === "cancelled" || facts.error !== undefined || facts.lost === true || facts.overBudget === true
+  const failed =
+    facts.status === "failed" ||
+    facts.status === "timed_out" ||
+    facts.status === "cancelled" ||
+    facts.error !== undefined ||
+    facts.lost === true ||
+    facts.overBudget === true
   if (!failed) return undefined
   const s = signals(facts)
   const kind = RULES.find((rule) => rule.when(s))?.kind ?? "unknown"
@@ -234,7 +304,17 @@ export interface RetryFacts {
  */
 export function retryDelay(facts: RetryFacts): number | undefined {
   const { failure } = facts
-  if (!failure?.transient || failure.kind === "server_lost" || facts.writable || facts.produced || facts.retries >= TRANSIENT_RETRIES) return undefined
-  const delayMs = Math.min(BACKOFF_CAP_MS, failure.retryAfterS !== undefined ? failure.retryAfterS * 1000 : BACKOFF_BASE_MS * 2 ** facts.retries)
+  if (
+    !failure?.transient ||
+    failure.kind === "server_lost" ||
+    facts.writable ||
+    facts.produced ||
+    facts.retries >= TRANSIENT_RETRIES
+  )
+    return undefined
+  const delayMs = Math.min(
+    BACKOFF_CAP_MS,
+    failure.retryAfterS !== undefined ? failure.retryAfterS * 1000 : BACKOFF_BASE_MS * 2 ** facts.retries,
+  )
   return facts.msLeft - delayMs >= RETRY_MARGIN_MS ? delayMs : undefined
 }

@@ -25,7 +25,9 @@ export interface InstanceLimits {
  */
 export function instancesToRelease(uses: InstanceUse[], nowMs: number, limits: InstanceLimits): string[] {
   const oldest = [...uses].sort((a, b) => a.lastUsedMs - b.lastUsedMs)
-  const chosen = new Set(oldest.filter((use) => use.holds === 0 && nowMs - use.lastUsedMs >= limits.idleMs).map((use) => use.directory))
+  const chosen = new Set(
+    oldest.filter((use) => use.holds === 0 && nowMs - use.lastUsedMs >= limits.idleMs).map((use) => use.directory),
+  )
   let live = uses.length - chosen.size
   for (const use of oldest) {
     if (live <= limits.maxLive) break

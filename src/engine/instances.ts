@@ -57,7 +57,9 @@ export class Instances {
 
   /** Releases what has rested past the limits; one sweep at a time. Returns what was released. */
   sweep(nowMs = Date.now()): Promise<string[]> {
-    this.sweeping ??= this.run(async () => instancesToRelease([...this.uses.values()], nowMs, await this.deps.limits())).finally(() => (this.sweeping = undefined))
+    this.sweeping ??= this.run(async () =>
+      instancesToRelease([...this.uses.values()], nowMs, await this.deps.limits()),
+    ).finally(() => (this.sweeping = undefined))
     return this.sweeping
   }
 

@@ -21,7 +21,14 @@ export interface SessionPlace {
   discard(): Promise<void>
 }
 
-export async function sessionPlace(runtime: Runtime, workspace: string, host: HostContext, isolation: Isolation | undefined, taskId: string, store: TaskStore): Promise<SessionPlace> {
+export async function sessionPlace(
+  runtime: Runtime,
+  workspace: string,
+  host: HostContext,
+  isolation: Isolation | undefined,
+  taskId: string,
+  store: TaskStore,
+): Promise<SessionPlace> {
   if (isolation !== "worktree") return { dir: workspace, discard: async () => {} }
   // The lane budget is checked here, before any lock, record or session: a full one is a refusal naming patches.
   const lanes = laneBounds((await runtime.config()).maxWorktreeLanes, store)
@@ -58,10 +65,16 @@ export async function checkOwnWorktree(runtime: Runtime, record: TaskRecord): Pr
   if (!isolation) return
   const { patchesDir, worktreesDir } = runtime.paths
   const refuse = (why: string, data: Record<string, unknown> = {}) =>
-    fail("Usage", `Task ${record.id} cannot be continued: ${why}.`, `Start a new worker with isolation "worktree" in ${isolation.source}, with the rework in its brief.`, { task: record.id, ...data })
+    fail(
+      "Usage",
+      `Task ${record.id} cannot be continued: ${why}.`,
+      `Start a new worker with isolation "worktree" in ${isolation.source}, with the rework in its brief.`,
+      { task: record.id, ...data },
+    )
   const patch = await readPatchRecord(patchesDir, isolation.patchId)
   if (!patch) throw refuse(`its patch ${isolation.patchId} and isolated worktree are gone (patch_discard removed them)`)
-  if (patch.taskId !== record.id || patch.layout.tree !== record.workspace) throw refuse(`patch ${patch.id} and its worktree belong to ${patch.taskId ? `task ${patch.taskId}` : "no task"}`)
+  if (patch.taskId !== record.id || patch.layout.tree !== record.workspace)
+    throw refuse(`patch ${patch.id} and its worktree belong to ${patch.taskId ? `task ${patch.taskId}` : "no task"}`)
   const lane = patch.layout.dir.startsWith(`${worktreesDir}/`) ? patch.layout.dir.slice(worktreesDir.length + 1) : ""
   // A worktree made before lanes is its own directory, named by its patch: no lane to share.
   if (!LANE_NAME.test(lane)) return

@@ -11,7 +11,10 @@ import { isFinished, TaskStore } from "./tasks"
 
 /** True while a task that is not finished has its workspace in `dir`: its worker (or a takeover of it) may run there. */
 export function laneInUse(store: TaskStore): LaneBounds["inUse"] {
-  return async (dir) => (await store.list()).some((record) => !isFinished(record.status) && (record.workspace === dir || record.workspace.startsWith(`${dir}/`)))
+  return async (dir) =>
+    (await store.list()).some(
+      (record) => !isFinished(record.status) && (record.workspace === dir || record.workspace.startsWith(`${dir}/`)),
+    )
 }
 
 export function laneBounds(max: number, store: TaskStore): LaneBounds {
@@ -29,9 +32,18 @@ export interface LaneState {
 }
 
 /** Takes back the lanes no claim, patch or task holds, then measures them: for doctor and task_list. */
-export async function laneState(paths: Pick<Paths, "patchesDir" | "worktreesDir" | "tasksDir">, max: number, store = new TaskStore(paths.tasksDir)): Promise<LaneState> {
+export async function laneState(
+  paths: Pick<Paths, "patchesDir" | "worktreesDir" | "tasksDir">,
+  max: number,
+  store = new TaskStore(paths.tasksDir),
+): Promise<LaneState> {
   await auditLanes(paths.patchesDir, paths.worktreesDir, { inUse: laneInUse(store) })
-  return { claimed: (await claimedLanes(paths.patchesDir)).length, max, disk: await worktreesDisk(paths), reclaimed: reclaimedLanes.splice(0) }
+  return {
+    claimed: (await claimedLanes(paths.patchesDir)).length,
+    max,
+    disk: await worktreesDisk(paths),
+    reclaimed: reclaimedLanes.splice(0),
+  }
 }
 
 /**
@@ -45,7 +57,9 @@ async function worktreesDisk(paths: Pick<Paths, "patchesDir" | "worktreesDir">):
     if (ref.kind === "ok" && ref.status === "ready" && ref.disk) recorded.set(ref.dir, ref.disk)
   }
   // No worktrees directory yet: nothing on disk.
-  const names = (await readdir(paths.worktreesDir).catch(() => [] as string[])).filter((name) => LANE_NAME.test(name) || PATCH_ID.test(name))
+  const names = (await readdir(paths.worktreesDir).catch(() => [] as string[])).filter(
+    (name) => LANE_NAME.test(name) || PATCH_ID.test(name),
+  )
   const total: DiskUse = { bytes: 0, entries: 0, partial: false }
   for (const name of names) {
     const dir = `${paths.worktreesDir}/${name}`

@@ -44,7 +44,12 @@ export function parseSince(since: string, now: number): number {
   const relative = since.trim().match(/^(\d+)\s*([mhdw])$/)
   if (relative) return now - Number(relative[1]) * UNITS[relative[2]!]!
   const absolute = Date.parse(since)
-  if (Number.isNaN(absolute)) throw fail("Usage", `since "${since.slice(0, 40)}" is neither a duration nor a date.`, "Write a duration such as 24h, 7d or 2w, or a date such as 2026-11-01.")
+  if (Number.isNaN(absolute))
+    throw fail(
+      "Usage",
+      `since "${since.slice(0, 40)}" is neither a duration nor a date.`,
+      "Write a duration such as 24h, 7d or 2w, or a date such as 2026-11-01.",
+    )
   return absolute
 }
 
@@ -92,7 +97,12 @@ function row(role: string, model: string, records: TaskRecord[]): StatsRow {
 
 /** Finished tasks (those with a result) finished at or after `since`, per role and model, and in all. */
 export function summarize(records: TaskRecord[], since?: number): Stats {
-  const counted = records.filter((record) => isFinished(record.status) && record.result && (since === undefined || Date.parse(record.finishedAt ?? record.updatedAt) >= since))
+  const counted = records.filter(
+    (record) =>
+      isFinished(record.status) &&
+      record.result &&
+      (since === undefined || Date.parse(record.finishedAt ?? record.updatedAt) >= since),
+  )
   const groups = new Map<string, TaskRecord[]>()
   for (const record of counted) {
     const key = `${record.role}\u0000${modelOf(record)}`
@@ -104,10 +114,15 @@ export function summarize(records: TaskRecord[], since?: number): Stats {
       return row(role, model, group)
     })
     .sort((a, b) => a.role.localeCompare(b.role) || b.tasks - a.tasks || a.model.localeCompare(b.model))
-  return { ...(since !== undefined && { since: new Date(since).toISOString() }), rows, total: row("all", "all", counted) }
+  return {
+    ...(since !== undefined && { since: new Date(since).toISOString() }),
+    rows,
+    total: row("all", "all", counted),
+  }
 }
 
-const kb = (bytes: number) => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${(bytes / 1024).toFixed(1)} KB`)
+const kb = (bytes: number) =>
+  bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${(bytes / 1024).toFixed(1)} KB`
 const tokens = (t: Tokens) => `${t.input + t.cacheRead + t.cacheWrite} in / ${t.output + t.reasoning} out`
 
 /** A table a person reads: one line per role and model, then the total. */

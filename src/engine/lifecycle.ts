@@ -80,7 +80,11 @@ export class Delegations {
       if (existing) {
         // A key names one delegation: the same role in the same workspace, never another's report.
         if (existing.role !== request.role || (existing.isolation?.source ?? existing.workspace) !== workspace)
-          throw fail("Usage", `idempotency_key "${request.idempotencyKey}" belongs to ${existing.role} task ${existing.id} in ${existing.workspace}.`, "Use a new key for a different delegation.")
+          throw fail(
+            "Usage",
+            `idempotency_key "${request.idempotencyKey}" belongs to ${existing.role} task ${existing.id} in ${existing.workspace}.`,
+            "Use a new key for a different delegation.",
+          )
         return { record: this.engine.live.get(existing.id)?.record ?? existing, attached: true }
       }
     }
@@ -106,7 +110,14 @@ export class Delegations {
       await place.discard()
       throw error
     }
-    const record = newRecord(request, { id, workspace: place.dir, route, operationMs: budget.operationMs, isolation: place.isolation, parallel: request.queued || undefined })
+    const record = newRecord(request, {
+      id,
+      workspace: place.dir,
+      route,
+      operationMs: budget.operationMs,
+      isolation: place.isolation,
+      parallel: request.queued || undefined,
+    })
     record.calls = [{ ...decision, turn: 1 }]
     await this.launch(record, request.brief, host, request.relay, request.queued)
     return { record, attached: false }
@@ -133,12 +144,21 @@ export class Delegations {
   async continue(id: string, brief: string, timeoutMs?: number, relay?: Relay, call: ContinuePolicy = {}) {
     await this.recovering
     // Two task_continue calls for one task must not both start a turn: the second is refused.
-    if (this.engine.live.has(id) || this.continuing.has(id)) throw fail("Usage", `Task ${id} is already running a turn.`, "Wait for it with task_status (wait_seconds), or task_cancel it first.")
+    if (this.engine.live.has(id) || this.continuing.has(id))
+      throw fail(
+        "Usage",
+        `Task ${id} is already running a turn.`,
+        "Wait for it with task_status (wait_seconds), or task_cancel it first.",
+      )
     this.continuing.add(id)
     try {
       // Under the task's claim (owners.ts): another process continuing or taking it over refuses this one.
       if (!(await this.engine.owners.claim(id)))
-        throw fail("Usage", `Task ${id} is already running a turn in another MCP server process.`, "Wait for it with task_status (wait_seconds), or task_cancel it first.")
+        throw fail(
+          "Usage",
+          `Task ${id} is already running a turn in another MCP server process.`,
+          "Wait for it with task_status (wait_seconds), or task_cancel it first.",
+        )
       try {
         return await this.continueClaimed(id, brief, timeoutMs, relay, call)
       } catch (error) {
@@ -152,14 +172,26 @@ export class Delegations {
   }
 
   /** task_continue under the task's claim, which its launched turn keeps until it settles. */
-  private async continueClaimed(id: string, brief: string, timeoutMs: number | undefined, relay: Relay | undefined, call: ContinuePolicy): Promise<TaskRecord> {
+  private async continueClaimed(
+    id: string,
+    brief: string,
+    timeoutMs: number | undefined,
+    relay: Relay | undefined,
+    call: ContinuePolicy,
+  ): Promise<TaskRecord> {
     await this.ready()
     const record = await this.engine.store.read(id)
     checkContinuable(record, id)
     // Where a new call for this task would run: the caller's workspace, not an isolated task's copy.
     const source = record.isolation?.source ?? record.workspace
     const delegation = reworkDelegation(record, call.mechanical)
-    const decision = await this.check({ mode: call.mode, tier: call.tier, delegation, texts: { task: brief }, cwd: source })
+    const decision = await this.check({
+      mode: call.mode,
+      tier: call.tier,
+      delegation,
+      texts: { task: brief },
+      cwd: source,
+    })
     const config = await this.runtime.config()
     // The caps count the whole task: a turn that would stop at its first step is refused before it starts.
     const over = overCap(totalOf(spendingOf(record)), { tokens: config.maxTokensPerTask, cost: config.maxCostPerTask })
@@ -184,7 +216,11 @@ export class Delegations {
       await checkOwnWorktree(this.runtime, record)
     }
     const owner = record.isolation && { ...host, worktrees: { ...host.worktrees!, owner: record.isolation.patchId } }
-    checkSamePlace(record, record.workspace, await canonicalWorkspace(record.workspace, owner ?? host, config, record.isolation !== undefined))
+    checkSamePlace(
+      record,
+      record.workspace,
+      await canonicalWorkspace(record.workspace, owner ?? host, config, record.isolation !== undefined),
+    )
     if (record.writable) await this.acquire(record.workspace, id)
     try {
       // Again under the writer state: a patch_discard that finished meanwhile has freed the lane.
@@ -209,7 +245,8 @@ export class Delegations {
   private async launch(record: TaskRecord, brief: string, host: HostContext, relay?: Relay, queued?: boolean) {
     try {
       // A new task's id is its own: the claim is taken at once, and given up when the task settles.
-      if (!(await this.engine.owners.claim(record.id))) throw fail("Usage", `Task ${record.id} is driven by another MCP server process.`, "Call task_status for it.")
+      if (!(await this.engine.owners.claim(record.id)))
+        throw fail("Usage", `Task ${record.id} is driven by another MCP server process.`, "Call task_status for it.")
       record.snapshot = await snapshot(record.workspace, host)
       if (record.writable) record.autorun = await autorunFiles(record.workspace)
       await this.engine.store.save(record)

@@ -35,7 +35,8 @@ const LockSchema = z.object({
 
 export type WriterLock = z.infer<typeof LockSchema>
 
-const LOCK_FIX = "The workspace is free again; if a delegation may still be editing it, check git status there before the next one."
+const LOCK_FIX =
+  "The workspace is free again; if a delegation may still be editing it, check git status there before the next one."
 
 export class WriterLocks {
   constructor(readonly dir: string) {}
@@ -50,7 +51,11 @@ export class WriterLocks {
 
   async list(): Promise<WriterLock[]> {
     const names = await readdir(this.dir).catch(() => [] as string[])
-    const locks = await Promise.all(names.filter((name) => /^[a-f0-9]{32}\.json$/.test(name)).map((name) => readStateFile(`${this.dir}/${name}`, LockSchema, LOCK_FIX)))
+    const locks = await Promise.all(
+      names
+        .filter((name) => /^[a-f0-9]{32}\.json$/.test(name))
+        .map((name) => readStateFile(`${this.dir}/${name}`, LockSchema, LOCK_FIX)),
+    )
     return locks.filter((lock): lock is WriterLock => lock !== undefined)
   }
 
@@ -59,15 +64,27 @@ export class WriterLocks {
    * it). Link first, then look: of two overlapping acquirers at least one sees the other's file after
    * linking its own, so both may back off but never both win.
    */
-  async tryAcquire(workspace: string, taskID: string): Promise<{ acquired: true } | { acquired: false; holder: WriterLock }> {
+  async tryAcquire(
+    workspace: string,
+    taskID: string,
+  ): Promise<{ acquired: true } | { acquired: false; holder: WriterLock }> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 })
-    const lock: WriterLock = { workspace, state: "active", taskID, ownerPid: process.pid, ownerStart: selfStart(), since: new Date().toISOString() }
+    const lock: WriterLock = {
+      workspace,
+      state: "active",
+      taskID,
+      ownerPid: process.pid,
+      ownerStart: selfStart(),
+      since: new Date().toISOString(),
+    }
     // One temp name per call: two acquires by one holder in one process (racing patch_apply calls) never share it.
     const temp = `${this.dir}/.${taskID}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`
     await writeAtomic(temp, JSON.stringify(lock, null, 2), 0o600)
     try {
       await link(temp, this.file(workspace))
-      const overlapping = (await this.list()).find((other) => other.workspace !== workspace && overlaps(other.workspace, workspace))
+      const overlapping = (await this.list()).find(
+        (other) => other.workspace !== workspace && overlaps(other.workspace, workspace),
+      )
       if (!overlapping) return { acquired: true }
       await rm(this.file(workspace), { force: true })
       return { acquired: false, holder: overlapping }
@@ -76,17 +93,42 @@ export class WriterLocks {
       const holder = await this.read(workspace)
       // A lock file that vanished, or was corrupt and has just been moved aside: nobody holds it, and
       // the caller's second attempt takes it.
-      return { acquired: false, holder: holder ?? { ...lock, taskID: "unknown", ownerPid: 0, ownerStart: undefined, reason: "the lock file could not be read" } }
+      return {
+        acquired: false,
+        holder: holder ?? {
+          ...lock,
+          taskID: "unknown",
+          ownerPid: 0,
+          ownerStart: undefined,
+          reason: "the lock file could not be read",
+        },
+      }
     } finally {
       await rm(temp, { force: true })
     }
   }
 
   /** Moves the workspace to another state, only while this task holds it. */
-  async set(workspace: string, taskID: string, state: WriterState, extra: { sessionID?: string; reason?: string } = {}): Promise<void> {
+  async set(
+    workspace: string,
+    taskID: string,
+    state: WriterState,
+    extra: { sessionID?: string; reason?: string } = {},
+  ): Promise<void> {
     const current = await this.read(workspace)
     if (!current || current.taskID !== taskID) return
-    await writeJson(this.file(workspace), { ...current, ...extra, state, ownerPid: process.pid, ownerStart: selfStart(), since: new Date().toISOString() } satisfies WriterLock, 0o600)
+    await writeJson(
+      this.file(workspace),
+      {
+        ...current,
+        ...extra,
+        state,
+        ownerPid: process.pid,
+        ownerStart: selfStart(),
+        since: new Date().toISOString(),
+      } satisfies WriterLock,
+      0o600,
+    )
   }
 
   /** Clears the state, only while this task holds it. Call only once the session is confirmed removed. */
@@ -97,7 +139,8 @@ export class WriterLocks {
 }
 
 /** One directory is the other or inside it. Pure. */
-export const overlaps = (a: string, b: string) => a === b || a.startsWith(b === "/" ? "/" : `${b}/`) || b.startsWith(a === "/" ? "/" : `${a}/`)
+export const overlaps = (a: string, b: string) =>
+  a === b || a.startsWith(b === "/" ? "/" : `${b}/`) || b.startsWith(a === "/" ? "/" : `${a}/`)
 
 /**
  * True unless the process that set this state is provably alive (its PID with the same start time):
@@ -113,10 +156,16 @@ export function lockedError(lock: WriterLock, wanted = lock.workspace) {
     quarantined: `Check that no OpenCode session still edits this directory${lock.sessionID ? ` (session ${lock.sessionID})` : ""}, inspect the workspace (git status), then restart the MCP server to clear the quarantine.`,
     preserved: `Session preservation is on (OPENCODE_MCP_ORCHESTRATOR_PRESERVE_SESSIONS=1): inspect or export session ${lock.sessionID ?? "(unknown)"} (opencode export), then restart the MCP server to release the workspace.`,
   }
-  const where = wanted === lock.workspace ? `The workspace ${lock.workspace} is` : `${wanted} overlaps ${lock.workspace}, which is`
-  return fail("Locked", `${where} held by task ${lock.taskID} (writer state ${lock.state} since ${lock.since}${lock.reason ? `: ${lock.reason}` : ""}).`, hints[lock.state], {
-    taskID: lock.taskID,
-    state: lock.state,
-    sessionID: lock.sessionID,
-  })
+  const where =
+    wanted === lock.workspace ? `The workspace ${lock.workspace} is` : `${wanted} overlaps ${lock.workspace}, which is`
+  return fail(
+    "Locked",
+    `${where} held by task ${lock.taskID} (writer state ${lock.state} since ${lock.since}${lock.reason ? `: ${lock.reason}` : ""}).`,
+    hints[lock.state],
+    {
+      taskID: lock.taskID,
+      state: lock.state,
+      sessionID: lock.sessionID,
+    },
+  )
 }

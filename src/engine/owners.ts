@@ -47,7 +47,8 @@ export class TaskOwners {
         if (await linkExclusive(temp, file)) return true
         const holder = await readStateFile(file, OwnerSchema, FIX)
         if (holder && holder.ownerPid === process.pid && holder.ownerStart === selfStart()) return true
-        if (await holdsOrReclaim(file, OwnerSchema, FIX, (owner) => sameProcess(owner.ownerPid, owner.ownerStart))) return false
+        if (await holdsOrReclaim(file, OwnerSchema, FIX, (owner) => sameProcess(owner.ownerPid, owner.ownerStart)))
+          return false
       }
       return false
     } finally {
@@ -59,6 +60,7 @@ export class TaskOwners {
   async release(taskID: string): Promise<void> {
     if (!TASK_ID.test(taskID)) return
     const holder = await readStateFile(this.file(taskID), OwnerSchema, FIX)
-    if (holder?.ownerPid === process.pid && holder.ownerStart === selfStart()) await rm(this.file(taskID), { force: true })
+    if (holder?.ownerPid === process.pid && holder.ownerStart === selfStart())
+      await rm(this.file(taskID), { force: true })
   }
 }

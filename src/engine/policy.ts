@@ -7,7 +7,15 @@ import { lstat, realpath } from "node:fs/promises"
 import { isAbsolute } from "node:path"
 import { fail, type AppError } from "../errors"
 import { markerCandidates, markerDirectories } from "../policy/markers"
-import { checkMode, describeSource, resolveMode, type Delegation, type Mode, type ModeStatement, type ResolvedMode } from "../policy/mode"
+import {
+  checkMode,
+  describeSource,
+  resolveMode,
+  type Delegation,
+  type Mode,
+  type ModeStatement,
+  type ResolvedMode,
+} from "../policy/mode"
 import type { Refusal } from "../policy/refusal"
 import { findSecrets } from "../policy/secrets"
 import { checkTier, type Tier } from "../policy/tiers"
@@ -45,10 +53,13 @@ export interface WorkspacePolicy {
 const MAX_LISTED = 10
 
 export function secretRefusal(texts: Record<string, string | undefined>): Refusal | undefined {
-  const found = Object.entries(texts).flatMap(([argument, text]) => (text ? findSecrets(text).map((f) => `${f.kind} at ${argument} ${f.line}:${f.column}`) : []))
+  const found = Object.entries(texts).flatMap(([argument, text]) =>
+    text ? findSecrets(text).map((f) => `${f.kind} at ${argument} ${f.line}:${f.column}`) : [],
+  )
   if (!found.length) return undefined
   // A brief of repeated tokens would otherwise make the refusal as long as the brief.
-  const listed = found.length > MAX_LISTED ? [...found.slice(0, MAX_LISTED), `and ${found.length - MAX_LISTED} more`] : found
+  const listed =
+    found.length > MAX_LISTED ? [...found.slice(0, MAX_LISTED), `and ${found.length - MAX_LISTED} more`] : found
   return {
     rule: "secret guard",
     message: `The call looks like it carries a secret: ${listed.join("; ")}. Nothing was started and the text was not stored or sent.`,
@@ -62,9 +73,11 @@ export async function workspacePolicy(runtime: Runtime, cwd: string, argument?: 
   const markers = await markerStatements(cwd, runtime.flags.home)
   const statements: ModeStatement[] = []
   if (argument) statements.push({ source: "argument", mode: argument, where: "mode" })
-  if (runtime.flags.mode) statements.push({ source: "environment", mode: runtime.flags.mode, where: "OPENCODE_MCP_ORCHESTRATOR_MODE" })
+  if (runtime.flags.mode)
+    statements.push({ source: "environment", mode: runtime.flags.mode, where: "OPENCODE_MCP_ORCHESTRATOR_MODE" })
   statements.push(...markers.statements)
-  if (config.policy.mode) statements.push({ source: "config", mode: config.policy.mode, where: runtime.paths.configFile })
+  if (config.policy.mode)
+    statements.push({ source: "config", mode: config.policy.mode, where: runtime.paths.configFile })
   return { projectRoot: markers.root, resolved: resolveMode(statements), requireTier: config.policy.requireTier }
 }
 
@@ -85,7 +98,9 @@ async function markerStatements(cwd: string, home: string): Promise<{ root: stri
   const paths = [...candidates.map((c) => c.path), ...searched.map((dir) => `${dir}/.git`)]
   const found = await Promise.all(paths.map(async (path) => ((await present(path)) ? path : undefined)))
   const hits = new Set(found.filter((path): path is string => path !== undefined))
-  const statements = candidates.filter((c) => hits.has(c.path)).map((c): ModeStatement => ({ source: "marker", mode: c.mode, where: c.path }))
+  const statements = candidates
+    .filter((c) => hits.has(c.path))
+    .map((c): ModeStatement => ({ source: "marker", mode: c.mode, where: c.path }))
   return { root: projectRootOf(searched, start, hits), statements }
 }
 
@@ -108,7 +123,12 @@ export async function gatePolicy(runtime: Runtime, request: PolicyRequest): Prom
   const policy = await workspacePolicy(runtime, request.cwd, request.mode)
   const refusal = checkTier(request.tier, policy.requireTier) ?? checkMode(policy.resolved, request.delegation)
   if (refusal) throw refusalError(refusal)
-  return { mode: policy.resolved.mode, source: describeSource(policy.resolved.decidedBy), delegation: request.delegation, tier: request.tier }
+  return {
+    mode: policy.resolved.mode,
+    source: describeSource(policy.resolved.decidedBy),
+    delegation: request.delegation,
+    tier: request.tier,
+  }
 }
 
 export function refusalError(refusal: Refusal): AppError {

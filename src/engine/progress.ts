@@ -23,7 +23,12 @@ export interface Activity {
   at: string
 }
 
-export const activityOf = (tracker: ProgressTracker, at: Date): Activity => ({ step: tracker.steps, tool: tracker.tool, target: tracker.target, at: at.toISOString() })
+export const activityOf = (tracker: ProgressTracker, at: Date): Activity => ({
+  step: tracker.steps,
+  tool: tracker.tool,
+  target: tracker.target,
+  at: at.toISOString(),
+})
 
 /** Tools whose completion means a file in the workspace changed. */
 const EDIT_TOOLS = new Set(["edit", "write", "patch", "multiedit", "apply_patch"])
@@ -54,7 +59,8 @@ export function describeEvent(event: Event, tracker: ProgressTracker): string | 
     }
     return undefined
   }
-  if (event.type === "session.status" && event.properties.status.type === "retry") return `retrying (${event.properties.status.message}), attempt ${event.properties.status.attempt}`
+  if (event.type === "session.status" && event.properties.status.type === "retry")
+    return `retrying (${event.properties.status.message}), attempt ${event.properties.status.attempt}`
   if (event.type === "session.error") return "the model returned an error"
   return undefined
 }

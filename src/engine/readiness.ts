@@ -23,7 +23,12 @@ export async function stateDirReadiness(stateDir: string): Promise<Readiness> {
     return { id: "state-dir", ok: true, detail: `${stateDir} is writable` }
   } catch (error) {
     if (!(error instanceof AppError)) throw error
-    return { id: "state-dir", ok: false, detail: error.message, fix: (error.hint ?? "").replace(/; nothing was started\.$/, ".") }
+    return {
+      id: "state-dir",
+      ok: false,
+      detail: error.message,
+      fix: (error.hint ?? "").replace(/; nothing was started\.$/, "."),
+    }
   }
 }
 
@@ -46,13 +51,22 @@ export async function launcherReadiness(name: (typeof LAUNCHER_NAMES)[number], p
 
 /** The host conditions every delegation needs, in report order. */
 export const hostReadiness = (input: { stateDir: string; launchers: Launchers }) =>
-  Promise.all([...LAUNCHER_NAMES.map((name) => launcherReadiness(name, input.launchers[name])), bwrapReadiness(input.launchers.bwrap), stateDirReadiness(input.stateDir)])
+  Promise.all([
+    ...LAUNCHER_NAMES.map((name) => launcherReadiness(name, input.launchers[name])),
+    bwrapReadiness(input.launchers.bwrap),
+    stateDirReadiness(input.stateDir),
+  ])
 
 /**
  * The model config.json routes `role` to, against the models OpenCode lists. A typo there is the
  * config's, so the fix names the key and the reinstall that renders the agents from it again.
  */
-export function configModelReadiness(role: Role, config: Config, models: readonly CatalogModel[], configFile: string): Readiness {
+export function configModelReadiness(
+  role: Role,
+  config: Config,
+  models: readonly CatalogModel[],
+  configFile: string,
+): Readiness {
   const id = config.models[role]
   const variant = config.modelVariants[role]
   if (!id) return { id: `model:${role}`, ok: true, detail: "OpenCode's default model" }
@@ -82,6 +96,16 @@ export function configModelReadiness(role: Role, config: Config, models: readonl
 export function refuseUnready(findings: readonly Readiness[]): void {
   const failed = findings.find((finding) => !finding.ok)
   if (!failed) return
-  const kind = failed.id === "bwrap" || failed.id.startsWith("launcher:") ? "Prerequisite" : failed.id.startsWith("model:") ? "Config" : "Server"
-  throw fail(kind, `Not ready to delegate: ${failed.detail}`, `${failed.fix ?? "Run `opencode-mcp-orchestrator doctor`."} Nothing was started.`, { readiness: failed.id })
+  const kind =
+    failed.id === "bwrap" || failed.id.startsWith("launcher:")
+      ? "Prerequisite"
+      : failed.id.startsWith("model:")
+        ? "Config"
+        : "Server"
+  throw fail(
+    kind,
+    `Not ready to delegate: ${failed.detail}`,
+    `${failed.fix ?? "Run `opencode-mcp-orchestrator doctor`."} Nothing was started.`,
+    { readiness: failed.id },
+  )
 }

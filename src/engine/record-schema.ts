@@ -29,8 +29,23 @@ const ResultSchema = z.looseObject({
   workspace: z.string(),
   tools: z.array(z.looseObject({ tool: z.string() })),
   files: z.array(z.looseObject({ path: z.string(), change: z.string() })).optional(),
-  patch: z.looseObject({ id: z.string(), digest: z.string(), files: z.array(PatchFileSchema), summary: z.string(), bytes: count }).optional(),
-  run: z.looseObject({ exitCode: z.number().nullable(), log: z.string(), timedOut: z.boolean(), lines: z.number().optional() }).optional(),
+  patch: z
+    .looseObject({
+      id: z.string(),
+      digest: z.string(),
+      files: z.array(PatchFileSchema),
+      summary: z.string(),
+      bytes: count,
+    })
+    .optional(),
+  run: z
+    .looseObject({
+      exitCode: z.number().nullable(),
+      log: z.string(),
+      timedOut: z.boolean(),
+      lines: z.number().optional(),
+    })
+    .optional(),
   warnings: z.array(z.string()).optional(),
   commands: z.array(z.looseObject({ command: z.string(), exitCode: z.number().optional() })),
   error: z.string().optional(),
@@ -63,14 +78,32 @@ export const RecordSchema = z.looseObject({
   turns: z.number().int(),
   revision: z.number().int(),
   progress: z.array(z.string()),
-  activity: z.looseObject({ step: z.number(), tool: z.string().optional(), target: z.string().optional(), at: date }).optional(),
-  snapshot: z.looseObject({ git: z.boolean(), entries: z.record(z.string(), z.looseObject({ status: z.string(), hash: z.string() })) }).optional(),
+  activity: z
+    .looseObject({ step: z.number(), tool: z.string().optional(), target: z.string().optional(), at: date })
+    .optional(),
+  snapshot: z
+    .looseObject({
+      git: z.boolean(),
+      entries: z.record(z.string(), z.looseObject({ status: z.string(), hash: z.string() })),
+    })
+    .optional(),
   // Where a continue runs and whose worktree it must still own (isolation.ts checkOwnWorktree).
-  isolation: z.looseObject({ mode: z.literal("worktree"), source: z.string().startsWith("/"), patchId: z.string() }).optional(),
+  isolation: z
+    .looseObject({ mode: z.literal("worktree"), source: z.string().startsWith("/"), patchId: z.string() })
+    .optional(),
   // A delegate_parallel member: its first turn counts against maxParallel in whichever process follows it.
   parallel: z.literal(true).optional(),
   // What a continue compares its mode to and takes a runner's access from (lifecycle.ts).
-  calls: z.array(z.looseObject({ turn: z.number().int(), mode: z.enum(MODES), source: z.string(), delegation: z.looseObject({ role: z.enum(ROLES) }) })).optional(),
+  calls: z
+    .array(
+      z.looseObject({
+        turn: z.number().int(),
+        mode: z.enum(MODES),
+        source: z.string(),
+        delegation: z.looseObject({ role: z.enum(ROLES) }),
+      }),
+    )
+    .optional(),
   turnWarnings: z.array(z.string()).optional(),
   autorun: z.record(z.string(), z.string()).optional(),
   result: ResultSchema.optional(),

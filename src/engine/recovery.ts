@@ -8,7 +8,14 @@
 // (owners.ts): one owner per task at a time. Writer states left by a dead process are reconciled:
 // cleared once the session is confirmed removed, else quarantined by us.
 import { describe } from "../errors"
-import { abortSession, findSessions, lastMessageID, lastMessageRole, removeSession, sessionState } from "../opencode/session"
+import {
+  abortSession,
+  findSessions,
+  lastMessageID,
+  lastMessageRole,
+  removeSession,
+  sessionState,
+} from "../opencode/session"
 import { readTranscript } from "../opencode/transcript"
 import { alive, sameProcess, selfStart } from "../util/process"
 import type { Engine, Live } from "./engine"
@@ -17,7 +24,10 @@ import type { TaskRecord } from "./tasks"
 
 /** Still `running` on disk, but the process that followed it is gone. */
 const ownerGone = (record: TaskRecord) =>
-  record.status === "running" && (record.ownerStart === undefined ? record.ownerPid !== process.pid && !alive(record.ownerPid) : !sameProcess(record.ownerPid, record.ownerStart))
+  record.status === "running" &&
+  (record.ownerStart === undefined
+    ? record.ownerPid !== process.pid && !alive(record.ownerPid)
+    : !sameProcess(record.ownerPid, record.ownerStart))
 
 /** Takes over every task and writer state a dead process left; never rejects. */
 export async function recoverAll(engine: Engine): Promise<void> {
@@ -30,13 +40,16 @@ async function recoverLeft(engine: Engine) {
   const locks = (await engine.locks.list()).filter(orphaned)
   if (records.length === 0 && locks.length === 0) return
   for (const record of records) await recoverTask(engine, record)
-  for (const lock of locks) if (!records.some((record) => record.id === lock.taskID)) await reconcileHolder(engine, lock)
+  for (const lock of locks)
+    if (!records.some((record) => record.id === lock.taskID)) await reconcileHolder(engine, lock)
 }
 
 /** A holder whose process died: recover its task when it still says running, else reconcile the state. */
 export async function reconcileHolder(engine: Engine, holder: { taskID: string; workspace: string }) {
   // A record that cannot be read (moved aside as corrupt) leaves only the lock to reconcile below.
-  const record = /^task_/.test(holder.taskID) ? await engine.store.read(holder.taskID).catch(() => undefined) : undefined
+  const record = /^task_/.test(holder.taskID)
+    ? await engine.store.read(holder.taskID).catch(() => undefined)
+    : undefined
   if (record && ownerGone(record)) return recoverTask(engine, record)
   const lock = await engine.locks.read(holder.workspace)
   if (!lock || !orphaned(lock)) return
@@ -44,8 +57,11 @@ export async function reconcileHolder(engine: Engine, holder: { taskID: string; 
   const { client } = await engine.runtime.opencode()
   await abortSession(client, lock.sessionID, lock.workspace)
   // A preserved session is evidence: it stays; the restart is what releases the workspace.
-  if (lock.state === "preserved" || (await removeSession(client, lock.sessionID, lock.workspace))) return engine.locks.clear(lock.workspace, lock.taskID)
-  await engine.locks.set(lock.workspace, lock.taskID, "quarantined", { reason: `session ${lock.sessionID}, left by a stopped MCP server, could not be confirmed removed` })
+  if (lock.state === "preserved" || (await removeSession(client, lock.sessionID, lock.workspace)))
+    return engine.locks.clear(lock.workspace, lock.taskID)
+  await engine.locks.set(lock.workspace, lock.taskID, "quarantined", {
+    reason: `session ${lock.sessionID}, left by a stopped MCP server, could not be confirmed removed`,
+  })
 }
 
 /**
@@ -68,7 +84,8 @@ async function recoverTask(engine: Engine, found: TaskRecord): Promise<void> {
 }
 
 /** A member that never had its slot: its deadline starts once it has one (engine.ts driveInSlot). */
-const stillQueued = (record: TaskRecord) => record.parallel === true && record.sessions.length === 0 && record.turnStartedAt === record.createdAt
+const stillQueued = (record: TaskRecord) =>
+  record.parallel === true && record.sessions.length === 0 && record.turnStartedAt === record.createdAt
 
 async function takeOver(engine: Engine, record: TaskRecord): Promise<void> {
   record.ownerPid = process.pid
@@ -85,12 +102,20 @@ async function takeOver(engine: Engine, record: TaskRecord): Promise<void> {
     // The process may have died between creating the session and recording it: the title carries the task id.
     let sessionID = record.sessionID ?? (await findSessions(client, record.workspace, record.id))[0]
     // A creation the process sent just before it died may still be under way: look once more.
-    if (!sessionID && record.brief) sessionID = await Bun.sleep(500).then(async () => (await findSessions(client, record.workspace, record.id))[0])
+    if (!sessionID && record.brief)
+      sessionID = await Bun.sleep(500).then(async () => (await findSessions(client, record.workspace, record.id))[0])
     if (sessionID && !record.sessions.includes(sessionID)) record.sessions.push(sessionID)
     record.sessionID = sessionID
     let state = sessionID ? await sessionState(client, sessionID, record.workspace) : "missing"
     // A brief sent just before the process died may not have made the session busy yet: give it a moment.
-    for (let waited = 0; sessionID && state === "idle" && waited < 5000 && (await lastMessageRole(client, sessionID, record.workspace)) === "user"; waited += 250) {
+    for (
+      let waited = 0;
+      sessionID &&
+      state === "idle" &&
+      waited < 5000 &&
+      (await lastMessageRole(client, sessionID, record.workspace)) === "user";
+      waited += 250
+    ) {
       await Bun.sleep(250)
       state = await sessionState(client, sessionID, record.workspace)
     }
@@ -108,7 +133,11 @@ async function takeOver(engine: Engine, record: TaskRecord): Promise<void> {
       const transcript = await readTranscript(client, sessionID, record.workspace, after).catch(() => undefined)
       // The process died between creating the session and sending the brief: send it now, under the
       // task's own deadline, rather than calling a task that never started interrupted.
-      if (record.brief && Date.now() < record.deadline && (await lastMessageID(client, sessionID, record.workspace)) === undefined) {
+      if (
+        record.brief &&
+        Date.now() < record.deadline &&
+        (await lastMessageID(client, sessionID, record.workspace)) === undefined
+      ) {
         engine.live.delete(record.id)
         engine.launch(record, record.brief, false, undefined, record.parallel)
         await engine.store.save(record)
@@ -135,12 +164,18 @@ async function takeOver(engine: Engine, record: TaskRecord): Promise<void> {
     }
     live.done = engine.settle(live, { sessionID: undefined, outcome: { kind: "aborted" } }, started, {
       status: "interrupted",
-      note: sessionID ? `The MCP server stopped while this task ran; its session ${sessionID} no longer exists.` : "The MCP server stopped before the task's session started.",
+      note: sessionID
+        ? `The MCP server stopped while this task ran; its session ${sessionID} no longer exists.`
+        : "The MCP server stopped before the task's session started.",
     })
     await live.done
   } catch (error) {
     engine.live.delete(record.id)
-    Object.assign(record, { status: "interrupted", note: `Recovery after a restart failed: ${describe(error)}`, finishedAt: new Date().toISOString() })
+    Object.assign(record, {
+      status: "interrupted",
+      note: `Recovery after a restart failed: ${describe(error)}`,
+      finishedAt: new Date().toISOString(),
+    })
     record.revision++
     await engine.store.save(record)
     // As above: a claim left behind is taken back once this process is gone.

@@ -23,7 +23,15 @@ export interface PatchSummary {
   state?: PatchState | "discarded"
 }
 
-export const STATUSES = ["running", "succeeded", "failed", "timed_out", "cancelled", "needs_review", "interrupted"] as const
+export const STATUSES = [
+  "running",
+  "succeeded",
+  "failed",
+  "timed_out",
+  "cancelled",
+  "needs_review",
+  "interrupted",
+] as const
 export type Status = (typeof STATUSES)[number]
 
 export interface Command {
@@ -87,7 +95,12 @@ export interface Bytes {
  * what the parent reads, so the count is repeated until it holds (it settles within a few rounds).
  */
 export function bytesOf(result: DelegationResult, transcript: number, logs: number): Bytes {
-  const withReturned = (returned: number): Bytes => ({ transcript, logs, returned, keptOut: Math.max(0, transcript + logs - returned) })
+  const withReturned = (returned: number): Bytes => ({
+    transcript,
+    logs,
+    returned,
+    keptOut: Math.max(0, transcript + logs - returned),
+  })
   let bytes = withReturned(0)
   for (let round = 0; round < 8; round++) {
     const returned = Buffer.byteLength(JSON.stringify(toStructured({ ...result, bytes })))
@@ -99,7 +112,10 @@ export function bytesOf(result: DelegationResult, transcript: number, logs: numb
 
 const SHELL_TOOLS = /^(bash|sandbox_)/
 
-export function fromTranscript(base: { role: Role; workspace: string; taskID?: string; sessionID?: string; durationMs: number; status: Status }, transcript?: Transcript): DelegationResult {
+export function fromTranscript(
+  base: { role: Role; workspace: string; taskID?: string; sessionID?: string; durationMs: number; status: Status },
+  transcript?: Transcript,
+): DelegationResult {
   const tools = transcript?.tools ?? []
   return {
     ...base,
@@ -109,7 +125,9 @@ export function fromTranscript(base: { role: Role; workspace: string; taskID?: s
     tokens: transcript?.tokens ?? { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
     cost: transcript?.cost ?? 0,
     tools,
-    commands: tools.filter((call) => SHELL_TOOLS.test(call.tool) && call.target).map((call) => ({ command: call.target, exitCode: call.exitCode })),
+    commands: tools
+      .filter((call) => SHELL_TOOLS.test(call.tool) && call.target)
+      .map((call) => ({ command: call.target, exitCode: call.exitCode })),
     error: transcript?.error,
   }
 }
@@ -125,15 +143,29 @@ export function renderText(result: DelegationResult): string {
     `duration: ${(result.durationMs / 1000).toFixed(1)}s`,
     result.sessionID && `session: ${result.sessionID}`,
   ].filter(Boolean)
-  const lines = [result.report || (result.status === "running" ? "(still running)" : "(no report)"), "", facts.join(" · ")]
-  if (result.files) lines.push(`files changed (git): ${result.files.length ? result.files.map((file) => `${shownName(file.path)} (${file.change})`).join(", ") : "none"}`)
-  if (result.commands.length) lines.push(`commands: ${result.commands.map((c) => `${c.command} → ${c.exitCode ?? "?"}`).join("; ")}`)
+  const lines = [
+    result.report || (result.status === "running" ? "(still running)" : "(no report)"),
+    "",
+    facts.join(" · "),
+  ]
+  if (result.files)
+    lines.push(
+      `files changed (git): ${result.files.length ? result.files.map((file) => `${shownName(file.path)} (${file.change})`).join(", ") : "none"}`,
+    )
+  if (result.commands.length)
+    lines.push(`commands: ${result.commands.map((c) => `${c.command} → ${c.exitCode ?? "?"}`).join("; ")}`)
   if (result.patch) {
-    const disk = result.patch.diskBytes === undefined ? "" : `; its worktree holds ${sizeText(result.patch.diskBytes)} on disk until patch_apply or patch_discard`
+    const disk =
+      result.patch.diskBytes === undefined
+        ? ""
+        : `; its worktree holds ${sizeText(result.patch.diskBytes)} on disk until patch_apply or patch_discard`
     const state = result.patch.state ? `${result.patch.state}, ` : ""
     lines.push(`patch: ${result.patch.id} (${state}digest ${result.patch.digest}${disk})`, result.patch.summary)
   }
-  if (result.run) lines.push(`runner: exit code ${result.run.exitCode ?? "none"}${result.run.timedOut ? " (timed out)" : ""}, ${result.run.lines ?? "?"} lines of output in ${result.run.log}`)
+  if (result.run)
+    lines.push(
+      `runner: exit code ${result.run.exitCode ?? "none"}${result.run.timedOut ? " (timed out)" : ""}, ${result.run.lines ?? "?"} lines of output in ${result.run.log}`,
+    )
   if (result.transcript) lines.push(`transcript: ${result.transcript}`)
   if (result.error) lines.push(`error${result.errorKind ? ` (${result.errorKind})` : ""}: ${result.error}`)
   else if (result.errorKind && result.errorKind !== "cancelled") lines.push(`error kind: ${result.errorKind}`)
@@ -156,9 +188,14 @@ export function boundReport(result: DelegationResult, maxBytes: number): string 
   const others = Buffer.byteLength(renderText({ ...result, report: "-" })) - 1
   const budget = Math.max(MIN_REPORT_BYTES, maxBytes - others)
   if (report.length <= budget) return result.report
-  const where = result.taskID ? `session_output with task_id "${result.taskID}"` : result.sessionID ? `session_output with session_id "${result.sessionID}"` : "the session"
+  const where = result.taskID
+    ? `session_output with task_id "${result.taskID}"`
+    : result.sessionID
+      ? `session_output with session_id "${result.sessionID}"`
+      : "the session"
   // The marker counts the cut as the whole report's size at most: its length is known before the cut is.
-  const marker = (cut: number) => `\n\n[… ${cut} of ${report.length} bytes cut from the middle of this report; read it whole with ${where} …]\n\n`
+  const marker = (cut: number) =>
+    `\n\n[… ${cut} of ${report.length} bytes cut from the middle of this report; read it whole with ${where} …]\n\n`
   const kept = Math.max(0, budget - Buffer.byteLength(marker(report.length)))
   const headEnd = charStart(report, Math.floor(kept * 0.4))
   let tailStart = report.length - (kept - headEnd)

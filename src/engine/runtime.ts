@@ -58,7 +58,12 @@ export class Runtime {
   /** The shared server, started or restarted when it is not running. */
   async opencode(): Promise<Connection> {
     // A task still settling after shutdown must not start a new shared server behind our back.
-    if (this.closed) throw fail("Server", "This MCP server is shutting down; OpenCode is no longer reached from it.", "The next MCP server process recovers the task from its record.")
+    if (this.closed)
+      throw fail(
+        "Server",
+        "This MCP server is shutting down; OpenCode is no longer reached from it.",
+        "The next MCP server process recovers the task from its record.",
+      )
     // One loopback health check per call (about a millisecond) catches a server that died or hangs.
     if (this.connection && (await probeServer(this.connection.record)) === "healthy") return this.connection
     this.connecting ??= this.open().finally(() => (this.connecting = undefined))
@@ -75,7 +80,13 @@ export class Runtime {
     // the same server, and its connection, event stream and listeners carry on.
     const record = await ensureServer({ paths: this.paths, binary: this.flags.opencodeBin, env: this.flags.env })
     const current = this.connection
-    if (current && current.record.pid === record.pid && current.record.url === record.url && current.record.password === record.password) return current
+    if (
+      current &&
+      current.record.pid === record.pid &&
+      current.record.url === record.url &&
+      current.record.password === record.password
+    )
+      return current
     current?.hub.close()
     this.connection = undefined
     // Loaded with the first delegation, not at start: `tools/list` does not need the OpenCode SDK.

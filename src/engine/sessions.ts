@@ -68,7 +68,11 @@ export interface SessionRow {
 export function sessionRow(facts: SessionFacts, now: number, staleMs: number, ours?: OurTask): SessionRow {
   const latest = facts.latest
   const busy = latest !== undefined && (latest.role === "user" || latest.completed === undefined)
-  const lastEvent = Math.max(facts.updated, latest?.completed ?? latest?.created ?? 0, ours?.activity ? Date.parse(ours.activity.at) : 0)
+  const lastEvent = Math.max(
+    facts.updated,
+    latest?.completed ?? latest?.created ?? 0,
+    ours?.activity ? Date.parse(ours.activity.at) : 0,
+  )
   const idleMs = Math.max(0, now - lastEvent)
   const tokens = facts.tokens
   return {
@@ -102,10 +106,16 @@ type Listed = Awaited<ReturnType<typeof listAllSessions>>[number]
 type Messages = Awaited<ReturnType<typeof recentMessages>>
 
 /** The sessions that match, newest first, at most `limit` of them, and how many matched in all. */
-export async function listSessions(client: OpencodeClient, records: TaskRecord[], filter: SessionFilter, now = Date.now()): Promise<{ rows: SessionRow[]; total: number }> {
+export async function listSessions(
+  client: OpencodeClient,
+  records: TaskRecord[],
+  filter: SessionFilter,
+  now = Date.now(),
+): Promise<{ rows: SessionRow[]; total: number }> {
   const ours = new Map<string, OurTask>()
   for (const record of records)
-    for (const id of new Set([...record.sessions, ...(record.sessionID ? [record.sessionID] : [])])) ours.set(id, { id: record.id, activity: isFinished(record.status) ? undefined : record.activity })
+    for (const id of new Set([...record.sessions, ...(record.sessionID ? [record.sessionID] : [])]))
+      ours.set(id, { id: record.id, activity: isFinished(record.status) ? undefined : record.activity })
   const listed = (await listAllSessions(client))
     .filter((session) => !filter.directory || session.directory === filter.directory)
     .filter((session) => filter.scope === "all" || ours.has(session.id))
@@ -124,7 +134,9 @@ export async function listSessions(client: OpencodeClient, records: TaskRecord[]
   for (let at = 0; at < listed.length; at += READ_CONCURRENCY) {
     const batch = listed.slice(at, at + READ_CONCURRENCY)
     const latest = await Promise.all(batch.map((session) => latestMessage(client, session.id)))
-    for (const [i, session] of batch.entries()) if (sessionRow(factsOf(session, latest[i]), now, filter.staleMs, ours.get(session.id)).state === filter.state) matched.push(session)
+    for (const [i, session] of batch.entries())
+      if (sessionRow(factsOf(session, latest[i]), now, filter.staleMs, ours.get(session.id)).state === filter.state)
+        matched.push(session)
   }
   const rows = await Promise.all(matched.slice(0, filter.limit).map(rowOf))
   // A session that changed state between the two reads is shown as it is now.
@@ -142,7 +154,11 @@ function factsOf(session: Listed, latest: Latest | undefined): SessionFacts {
     model: session.model && `${session.model.providerID}/${session.model.id}`,
     created: session.time.created,
     updated: session.time.updated,
-    latest: latest && { role: latest.role, created: latest.time.created, completed: "completed" in latest.time ? latest.time.completed : undefined },
+    latest: latest && {
+      role: latest.role,
+      created: latest.time.created,
+      completed: "completed" in latest.time ? latest.time.completed : undefined,
+    },
     tokens: session.tokens,
     cost: session.cost,
   }
@@ -150,7 +166,9 @@ function factsOf(session: Listed, latest: Latest | undefined): SessionFacts {
 
 /** The newest tool call in these messages, as "tool target". */
 function lastTool(messages: Messages): string | undefined {
-  for (const message of [...(messages ?? [])].reverse()) for (const part of [...message.parts].reverse()) if (part.type === "tool") return `${part.tool} ${toolTarget(part)}`.trim()
+  for (const message of [...(messages ?? [])].reverse())
+    for (const part of [...message.parts].reverse())
+      if (part.type === "tool") return `${part.tool} ${toolTarget(part)}`.trim()
   return undefined
 }
 

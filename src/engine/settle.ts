@@ -36,18 +36,38 @@ export class Settler {
   async settle(record: TaskRecord, turn: Turn, started: number, forced?: Forced): Promise<TaskRecord> {
     const { client } = await this.runtime.opencode().catch(() => ({ client: undefined }))
     const status = forced?.status ?? statusOf(turn.outcome, turn.transcript, turn.overBudget)
-    const result = fromTranscript({ role: record.role, workspace: record.workspace, taskID: record.id, sessionID: turn.sessionID, durationMs: Date.now() - started, status }, turn.transcript)
+    const result = fromTranscript(
+      {
+        role: record.role,
+        workspace: record.workspace,
+        taskID: record.id,
+        sessionID: turn.sessionID,
+        durationMs: Date.now() - started,
+        status,
+      },
+      turn.transcript,
+    )
     // Tokens and cost are the task's, over every session and turn it had, not this transcript's alone.
     const spending = spendingOf(record)
     settleSegment(spending, turn.sessionID, turn.transcript)
     Object.assign(result, { tokens: { ...spending.spent.tokens }, cost: spending.spent.cost })
     // The evidence (git, the runner's log, planted metadata) is measured while the session is parked.
-    const evidence = this.runtime.config().then((config) => measureEvidence(record, turn.sessionID, this.runtime.paths.runsDir, hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots)))
+    const evidence = this.runtime
+      .config()
+      .then((config) =>
+        measureEvidence(
+          record,
+          turn.sessionID,
+          this.runtime.paths.runsDir,
+          hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots),
+        ),
+      )
     if (turn.outcome.kind === "error") result.error = turn.outcome.message
     if (turn.overBudget) result.error = `Stopped: ${turn.overBudget}.`
     // OpenCode retries a failing provider until the deadline: say so, rather than a bare timeout.
     const retrying = status === "timed_out" ? record.progress.at(-1) : undefined
-    if (retrying?.startsWith("retrying (")) result.error = `The deadline passed while OpenCode was ${retrying}: the provider kept failing.`
+    if (retrying?.startsWith("retrying ("))
+      result.error = `The deadline passed while OpenCode was ${retrying}: the provider kept failing.`
     const lost = turn.outcome.kind === "lost"
     if (lost) {
       result.error = "server_lost: the shared OpenCode server stopped while the task ran; nothing runs for it any more."
@@ -73,11 +93,21 @@ export class Settler {
     // A full disk must not keep the workspace locked: a state that cannot be written is reported, and
     // the release (a removal) still happens.
     const unwritten: string[] = []
-    const setLock = (...args: Parameters<WriterLocks["set"]>) => this.locks.set(...args).catch((error: unknown) => void unwritten.push(describe(error)))
+    const setLock = (...args: Parameters<WriterLocks["set"]>) =>
+      this.locks.set(...args).catch((error: unknown) => void unwritten.push(describe(error)))
     if (record.writable) await setLock(record.workspace, record.id, "cleaning", { sessionID: turn.sessionID })
     let release = true
     const sessionID = turn.sessionID
-    switch (disposal({ writable: record.writable, preserveSessions: this.runtime.flags.preserveSessions, lost, reachable: client !== undefined, sessionID, late: turn.late !== undefined })) {
+    switch (
+      disposal({
+        writable: record.writable,
+        preserveSessions: this.runtime.flags.preserveSessions,
+        lost,
+        reachable: client !== undefined,
+        sessionID,
+        late: turn.late !== undefined,
+      })
+    ) {
       case "gone":
         record.sessionID = sessionID
         break
@@ -88,7 +118,11 @@ export class Settler {
       case "preserve":
         release = false
         result.transcript = `preserved session ${sessionID}: opencode export ${sessionID}`
-        if (record.writable) await setLock(record.workspace, record.id, "preserved", { sessionID, reason: `session ${sessionID} kept for diagnosis (${status})` })
+        if (record.writable)
+          await setLock(record.workspace, record.id, "preserved", {
+            sessionID,
+            reason: `session ${sessionID} kept for diagnosis (${status})`,
+          })
         break
       case "park": {
         const parked = await forkSession(client!, sessionID!, record.workspace)
@@ -133,7 +167,11 @@ export class Settler {
     }
     // Found before the turn ran (lifecycle.ts: a mode weaker than the task's previous call's): said first.
     if (record.turnWarnings?.length) result.warnings = [...record.turnWarnings, ...(result.warnings ?? [])]
-    if (!release && unwritten.length) result.warnings = [...(result.warnings ?? []), `The workspace's writer state could not be recorded: ${unwritten[0]}`]
+    if (!release && unwritten.length)
+      result.warnings = [
+        ...(result.warnings ?? []),
+        `The workspace's writer state could not be recorded: ${unwritten[0]}`,
+      ]
     result.next ??= nextStep(result.status, record, forced?.note)
     // A log that cannot be measured counts as nothing kept out, never as a failure.
     const logBytes = run
@@ -173,8 +211,21 @@ export class Settler {
       const stored = await readPatchRecord(this.runtime.paths.patchesDir, patchId)
       if (!stored) throw new Error(`its record ${patchId} is gone`)
       const config = await this.runtime.config()
-      const patch = await collectPatch(stored, this.runtime.paths.patchesDir, hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots), config.maxPatchBytes)
-      result.patch = { id: patch.id, digest: patch.digest!, files: patch.files!, summary: patch.summary!, bytes: patch.bytes!, diskBytes: patch.disk?.bytes, state: "waiting" }
+      const patch = await collectPatch(
+        stored,
+        this.runtime.paths.patchesDir,
+        hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots),
+        config.maxPatchBytes,
+      )
+      result.patch = {
+        id: patch.id,
+        digest: patch.digest!,
+        files: patch.files!,
+        summary: patch.summary!,
+        bytes: patch.bytes!,
+        diskBytes: patch.disk?.bytes,
+        state: "waiting",
+      }
       result.files = patch.files!.map((file) => ({ path: file.path, change: file.change }))
       if (patch.warnings) result.warnings = [...(result.warnings ?? []), ...patch.warnings]
       result.next ??= patch.files!.length
@@ -201,12 +252,19 @@ export class Settler {
     const { client } = await this.runtime.opencode()
     await abortSession(client, sessionID, record.workspace)
     if (this.runtime.flags.preserveSessions) {
-      if (record.writable) await this.locks.set(record.workspace, record.id, "preserved", { sessionID, reason: `session ${sessionID} kept for diagnosis (created after its task ended)` })
+      if (record.writable)
+        await this.locks.set(record.workspace, record.id, "preserved", {
+          sessionID,
+          reason: `session ${sessionID} kept for diagnosis (created after its task ended)`,
+        })
       return
     }
     if (await removeSession(client, sessionID, record.workspace)) {
       if (record.writable) await this.locks.clear(record.workspace, record.id)
     } else if (record.writable)
-      await this.locks.set(record.workspace, record.id, "quarantined", { sessionID, reason: `session ${sessionID}, created after its task ended, could not be confirmed removed` })
+      await this.locks.set(record.workspace, record.id, "quarantined", {
+        sessionID,
+        reason: `session ${sessionID}, created after its task ended, could not be confirmed removed`,
+      })
   }
 }

@@ -73,14 +73,26 @@ export class Slots {
 
   private holder = (taskID: string, workspace?: string): Holder => {
     const now = new Date().toISOString()
-    return { taskID, ownerPid: process.pid, ownerStart: selfStart(), since: now, workspace, touched: workspace ? now : undefined }
+    return {
+      taskID,
+      ownerPid: process.pid,
+      ownerStart: selfStart(),
+      since: now,
+      workspace,
+      touched: workspace ? now : undefined,
+    }
   }
 
   /**
    * Waits for a slot for task `taskID`, whose sessions run in `workspace` (reporting how many are ahead
    * whenever that changes); undefined if the signal aborted first.
    */
-  async take(taskID: string, workspace: string, signal: AbortSignal, onQueued: (ahead: number) => void): Promise<Slot | undefined> {
+  async take(
+    taskID: string,
+    workspace: string,
+    signal: AbortSignal,
+    onQueued: (ahead: number) => void,
+  ): Promise<Slot | undefined> {
     await mkdir(`${this.dir}/queue`, { recursive: true, mode: 0o700 })
     const ticket = `${this.dir}/queue/${Date.now().toString().padStart(15, "0")}-${taskID}.json`
     await writeAtomic(ticket, JSON.stringify(this.holder(taskID)), 0o600)
@@ -137,7 +149,8 @@ export class Slots {
       const file = `${this.dir}/${name}`
       const holder = await readStateFile(file, HolderSchema, FIX)
       if (holder?.taskID !== taskID) continue
-      if (holder.ownerPid === process.pid && sameProcess(holder.ownerPid, holder.ownerStart)) return this.handle(file, taskID, workspace)
+      if (holder.ownerPid === process.pid && sameProcess(holder.ownerPid, holder.ownerStart))
+        return this.handle(file, taskID, workspace)
       // Moved aside first, as a reclaimer does: of the two only one gets it, and a new taker's file
       // is never overwritten.
       const aside = `${file}.${process.pid}.adopt`
@@ -193,7 +206,9 @@ export class Slots {
 
   private async ahead(ticket: string): Promise<number> {
     const mine = ticket.slice(ticket.lastIndexOf("/") + 1)
-    const names = (await readdir(`${this.dir}/queue`).catch(() => [] as string[])).filter((name) => name.endsWith(".json") && name < mine)
+    const names = (await readdir(`${this.dir}/queue`).catch(() => [] as string[])).filter(
+      (name) => name.endsWith(".json") && name < mine,
+    )
     let count = 0
     for (const name of names) if (await this.live(`${this.dir}/queue/${name}`)) count++
     return count

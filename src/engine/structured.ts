@@ -10,12 +10,23 @@ export function toStructured(result: DelegationResult) {
     report: result.report,
     model: result.model,
     steps: result.steps,
-    tokens: { input: result.tokens.input, output: result.tokens.output, reasoning: result.tokens.reasoning, cache_read: result.tokens.cacheRead, cache_write: result.tokens.cacheWrite },
+    tokens: {
+      input: result.tokens.input,
+      output: result.tokens.output,
+      reasoning: result.tokens.reasoning,
+      cache_read: result.tokens.cacheRead,
+      cache_write: result.tokens.cacheWrite,
+    },
     cost: result.cost,
     duration_ms: Math.round(result.durationMs),
     session_id: result.sessionID,
     workspace: result.workspace,
-    tool_calls: result.tools.map((call) => ({ tool: call.tool, status: call.status, target: call.target, exit_code: call.exitCode })),
+    tool_calls: result.tools.map((call) => ({
+      tool: call.tool,
+      status: call.status,
+      target: call.target,
+      exit_code: call.exitCode,
+    })),
     files_changed: result.files,
     commands: result.commands.map((command) => ({ command: command.command, exit_code: command.exitCode })),
     transcript: result.transcript,
@@ -45,6 +56,11 @@ export function toStructured(result: DelegationResult) {
     },
     exit_code: result.run?.exitCode,
     log: result.run?.log,
-    bytes: result.bytes && { transcript: result.bytes.transcript, logs: result.bytes.logs, returned: result.bytes.returned, kept_out: result.bytes.keptOut },
+    bytes: result.bytes && {
+      transcript: result.bytes.transcript,
+      logs: result.bytes.logs,
+      returned: result.bytes.returned,
+      kept_out: result.bytes.keptOut,
+    },
   }
 }

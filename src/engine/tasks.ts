@@ -17,7 +17,14 @@ import { RecordSchema } from "./record-schema"
 import type { DelegationResult, Status } from "./result"
 import type { Spending } from "./usage"
 
-export const FINISHED: readonly Status[] = ["succeeded", "failed", "timed_out", "cancelled", "needs_review", "interrupted"]
+export const FINISHED: readonly Status[] = [
+  "succeeded",
+  "failed",
+  "timed_out",
+  "cancelled",
+  "needs_review",
+  "interrupted",
+]
 /** Progress lines kept in a record (the newest); the full story is in the session. */
 const PROGRESS_KEPT = 40
 
@@ -81,21 +88,57 @@ export interface TaskRecord {
 
 export const isFinished = (status: Status) => FINISHED.includes(status)
 
-type NewRecordFields = Pick<TaskRecord, "id" | "role" | "agent" | "workspace" | "title" | "writable" | "idempotencyKey" | "route" | "brief" | "operationMs" | "parallel">
+type NewRecordFields = Pick<
+  TaskRecord,
+  | "id"
+  | "role"
+  | "agent"
+  | "workspace"
+  | "title"
+  | "writable"
+  | "idempotencyKey"
+  | "route"
+  | "brief"
+  | "operationMs"
+  | "parallel"
+>
 
 /** Refuses a task_continue for a task that cannot take one, saying what to do instead. */
 export function checkContinuable(record: TaskRecord | undefined, id: string): asserts record is TaskRecord {
   if (!record) throw fail("Usage", `No task ${id}.`, "Call task_list for the known tasks.")
-  if (!isFinished(record.status)) throw fail("Usage", `Task ${id} is still ${record.status}.`, "Wait for it with task_status (wait_seconds), or task_cancel it first.")
+  if (!isFinished(record.status))
+    throw fail(
+      "Usage",
+      `Task ${id} is still ${record.status}.`,
+      "Wait for it with task_status (wait_seconds), or task_cancel it first.",
+    )
   if (!record.sessionID)
-    throw fail("Usage", `Task ${id} has no session to continue (it ended before one was kept, or retention removed it).`, "Start a new worker or scout task with the rework as its brief.")
+    throw fail(
+      "Usage",
+      `Task ${id} has no session to continue (it ended before one was kept, or retention removed it).`,
+      "Start a new worker or scout task with the rework as its brief.",
+    )
 }
 
 /** The record of a finished task, running again for a task_continue turn with `brief`, followed by this process. */
 export function nextTurn(record: TaskRecord, brief: string, operationMs: number): void {
-  Object.assign(record, { status: "running", ownerPid: process.pid, ownerStart: selfStart(), turnStartedAt: new Date().toISOString(), brief, deadline: Date.now() + operationMs, operationMs })
+  Object.assign(record, {
+    status: "running",
+    ownerPid: process.pid,
+    ownerStart: selfStart(),
+    turnStartedAt: new Date().toISOString(),
+    brief,
+    deadline: Date.now() + operationMs,
+    operationMs,
+  })
   // A continued turn is not queued (lifecycle.ts), so nothing that takes it over queues it either.
-  Object.assign(record, { result: undefined, finishedAt: undefined, note: undefined, activity: undefined, parallel: undefined })
+  Object.assign(record, {
+    result: undefined,
+    finishedAt: undefined,
+    note: undefined,
+    activity: undefined,
+    parallel: undefined,
+  })
   record.turnWarnings = undefined
   record.turns++
   record.revision++
@@ -132,14 +175,20 @@ export function newRecord(
   }
 }
 
-const CORRUPT_FIX = "The task it held (if any) is no longer listed; inspect the moved file, and delete it once you no longer need it."
+const CORRUPT_FIX =
+  "The task it held (if any) is no longer listed; inspect the moved file, and delete it once you no longer need it."
 
 export const TASK_ID = /^task_[a-z0-9]+_[a-f0-9]+$/
 
 export const newTaskId = () => `task_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
 
 export function checkTaskId(id: string): void {
-  if (!TASK_ID.test(id)) throw fail("Usage", `"${id.slice(0, 80)}" is not a task id.`, "Pass the task_id a delegation returned, or call task_list.")
+  if (!TASK_ID.test(id))
+    throw fail(
+      "Usage",
+      `"${id.slice(0, 80)}" is not a task id.`,
+      "Pass the task_id a delegation returned, or call task_list.",
+    )
 }
 
 export class TaskStore {
@@ -166,7 +215,8 @@ export class TaskStore {
   }
 
   private async load(path: string, id: string): Promise<TaskRecord | undefined> {
-    const named = (record: { id: string }) => (record.id === id ? undefined : `its id ${JSON.stringify(record.id)} is not its file name's ${id}`)
+    const named = (record: { id: string }) =>
+      record.id === id ? undefined : `its id ${JSON.stringify(record.id)} is not its file name's ${id}`
     const { value, setAside } = await readState(path, RecordSchema, CORRUPT_FIX, named)
     // Bounded: a process nobody lists from keeps the newest (each was also logged when set aside).
     if (setAside && this.unreported.push(setAside) > 50) this.unreported.shift()
@@ -228,16 +278,23 @@ export class TaskStore {
         return
       }
       // Still failing is expected until there is room; each failure keeps the state for the next try.
-      for (const kept of this.unsaved.values()) if (!this.writes.has(kept.id)) void this.save(structuredClone(kept)).catch(() => undefined)
+      for (const kept of this.unsaved.values())
+        if (!this.writes.has(kept.id)) void this.save(structuredClone(kept)).catch(() => undefined)
     }, 2000)
   }
 
   async list(): Promise<TaskRecord[]> {
     const names = await readdir(this.dir).catch(() => [] as string[])
-    const ids = new Set(names.filter((name) => name.endsWith(".json") && TASK_ID.test(name.slice(0, -5))).map((name) => name.slice(0, -5)))
+    const ids = new Set(
+      names
+        .filter((name) => name.endsWith(".json") && TASK_ID.test(name.slice(0, -5)))
+        .map((name) => name.slice(0, -5)),
+    )
     for (const id of this.unsaved.keys()) ids.add(id)
     const records = await Promise.all([...ids].map((id) => this.read(id)))
-    return records.filter((record): record is TaskRecord => record !== undefined).sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+    return records
+      .filter((record): record is TaskRecord => record !== undefined)
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
   }
 
   async findByKey(key: string): Promise<TaskRecord | undefined> {

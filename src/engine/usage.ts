@@ -16,7 +16,9 @@ export interface Caps {
 }
 
 const count = z.number().finite().min(0)
-const TokensSchema = z.object({ input: count, output: count, reasoning: count, cacheRead: count, cacheWrite: count }).strict()
+const TokensSchema = z
+  .object({ input: count, output: count, reasoning: count, cacheRead: count, cacheWrite: count })
+  .strict()
 const SpendSchema = z.object({ tokens: TokensSchema, cost: count }).strict()
 
 export const SpendingSchema = z
@@ -58,7 +60,10 @@ const counted = (value: unknown) => (typeof value === "number" && Number.isFinit
  * A task's spending, started from what an older record's result said when the record has none (its
  * numbers only: a result written wrong must not turn the sum into a string or NaN).
  */
-export function spendingOf(record: { spending?: Spending; result?: { tokens?: Partial<Tokens>; cost?: number } }): Spending {
+export function spendingOf(record: {
+  spending?: Spending
+  result?: { tokens?: Partial<Tokens>; cost?: number }
+}): Spending {
   if (!record.spending) {
     const tokens = noTokens()
     for (const key of KEYS) tokens[key] = counted(record.result?.tokens?.[key])
@@ -86,7 +91,11 @@ export function addStep(spending: Spending, event: Event): boolean {
   const part = event.properties.part
   if (part.type !== "step-finish" || part.sessionID !== spending.open?.sessionID) return false
   const { input, output, reasoning, cache } = part.tokens
-  return countStep(spending.open, { id: part.id, tokens: { input, output, reasoning, cacheRead: cache.read, cacheWrite: cache.write }, cost: part.cost })
+  return countStep(spending.open, {
+    id: part.id,
+    tokens: { input, output, reasoning, cacheRead: cache.read, cacheWrite: cache.write },
+    cost: part.cost,
+  })
 }
 
 function countStep(open: Segment, step: FinishedStep): boolean {
@@ -122,7 +131,11 @@ export function closeSegment(spending: Spending, transcript?: Pick<Transcript, "
  * Closes an attempt that ended in `sessionID` with its transcript. A session the record never opened an
  * attempt for (the process died between creating it and saving that) is counted from its transcript.
  */
-export function settleSegment(spending: Spending, sessionID: string | undefined, transcript?: Pick<Transcript, "tokens" | "cost">) {
+export function settleSegment(
+  spending: Spending,
+  sessionID: string | undefined,
+  transcript?: Pick<Transcript, "tokens" | "cost">,
+) {
   if (transcript && sessionID && spending.open?.sessionID !== sessionID) openSegment(spending, sessionID)
   closeSegment(spending, transcript)
 }
@@ -130,7 +143,9 @@ export function settleSegment(spending: Spending, sessionID: string | undefined,
 /** The cap the task is past, in one line, or undefined while it is within every cap. */
 export function overCap(spent: Spend, caps: Caps): string | undefined {
   const tokens = tokenTotal(spent.tokens)
-  if (caps.tokens !== undefined && tokens > caps.tokens) return `the task used ${tokens.toLocaleString("en-US")} tokens, past its cap of ${caps.tokens.toLocaleString("en-US")} (maxTokensPerTask)`
-  if (caps.cost !== undefined && spent.cost > caps.cost) return `the task cost ${spent.cost.toFixed(4)}, past its cap of ${caps.cost} (maxCostPerTask)`
+  if (caps.tokens !== undefined && tokens > caps.tokens)
+    return `the task used ${tokens.toLocaleString("en-US")} tokens, past its cap of ${caps.tokens.toLocaleString("en-US")} (maxTokensPerTask)`
+  if (caps.cost !== undefined && spent.cost > caps.cost)
+    return `the task cost ${spent.cost.toFixed(4)}, past its cap of ${caps.cost} (maxCostPerTask)`
   return undefined
 }

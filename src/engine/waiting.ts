@@ -17,10 +17,16 @@ export interface FollowOptions {
 const current = async (engine: Engine, id: string) => engine.live.get(id)?.record ?? (await engine.store.read(id))
 
 /** Waits until the task changes after `revision` (progress or the end) or the time is up. */
-export async function wait(engine: Engine, id: string, waitMs: number, revision?: number): Promise<TaskRecord | undefined> {
+export async function wait(
+  engine: Engine,
+  id: string,
+  waitMs: number,
+  revision?: number,
+): Promise<TaskRecord | undefined> {
   const live = engine.live.get(id)
   const record = await current(engine, id)
-  if (!record || isFinished(record.status) || waitMs <= 0 || (revision !== undefined && record.revision > revision)) return record
+  if (!record || isFinished(record.status) || waitMs <= 0 || (revision !== undefined && record.revision > revision))
+    return record
   if (live)
     return new Promise((resolve) => {
       const done = () => {

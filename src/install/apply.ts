@@ -53,7 +53,8 @@ const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 async function removeLeftovers(path: string): Promise<void> {
   const leftover = new RegExp(`^${literal(basename(path))}(\\.partial)?(\\.\\d+\\.\\d+\\.tmp)?$`)
   const names = await readdir(dirname(path)).catch(() => [] as string[]) // no directory yet: nothing left there
-  for (const name of names) if (name !== basename(path) && leftover.test(name)) await rm(`${dirname(path)}/${name}`, { force: true })
+  for (const name of names)
+    if (name !== basename(path) && leftover.test(name)) await rm(`${dirname(path)}/${name}`, { force: true })
 }
 
 /**
@@ -61,7 +62,12 @@ async function removeLeftovers(path: string): Promise<void> {
  * out only inside `scope` (symlinks resolved); any other is skipped, dropped from the manifest and
  * returned with why.
  */
-export async function applyFiles(steps: FileStep[], recorded: Map<string, ManagedFile>, stops: string[], scope: InstallScope): Promise<Skipped[]> {
+export async function applyFiles(
+  steps: FileStep[],
+  recorded: Map<string, ManagedFile>,
+  stops: string[],
+  scope: InstallScope,
+): Promise<Skipped[]> {
   const skipped: Skipped[] = []
   // A recorded file no step names is neither wanted nor on disk (an earlier run removed it and was
   // killed before it rewrote the manifest): it is forgotten, not carried on as ours.
@@ -71,7 +77,10 @@ export async function applyFiles(steps: FileStep[], recorded: Map<string, Manage
     if (step.action === "remove") {
       recorded.delete(step.path)
       if (!(await removable(scope, step.path))) {
-        skipped.push({ path: step.path, reason: "with symlinks resolved it lies outside the directories this install manages" })
+        skipped.push({
+          path: step.path,
+          reason: "with symlinks resolved it lies outside the directories this install manages",
+        })
         continue
       }
       await rm(step.path, { force: true })
@@ -87,7 +96,11 @@ export async function applyFiles(steps: FileStep[], recorded: Map<string, Manage
   return skipped
 }
 
-async function editCodex(homes: ClientHomes, file: string | undefined, edit: (text: string, file: string) => string): Promise<void> {
+async function editCodex(
+  homes: ClientHomes,
+  file: string | undefined,
+  edit: (text: string, file: string) => string,
+): Promise<void> {
   const target = file ?? codexConfigFile(homes)
   const before = (await readText(target)) ?? ""
   const after = edit(before, target)
@@ -103,7 +116,8 @@ export async function applyClients(steps: ClientStep[], deps: ApplyDeps, codexFi
   }
   for (const step of steps) {
     if (step.action !== "register") continue
-    if (step.client === "codex") await editCodex(deps.homes, undefined, (text, file) => upsertCodexEntry(text, step.entry, file))
+    if (step.client === "codex")
+      await editCodex(deps.homes, undefined, (text, file) => upsertCodexEntry(text, step.entry, file))
     else if (deps.claude) await registerClaude(deps.run, deps.claude, step.entry, deps.env)
   }
 }

@@ -38,7 +38,10 @@ export function parseRoleList(flag: string, raw: string): PerRole {
       continue
     }
     if (!ROLES.includes(role as Role) || !value || rest.length)
-      throw usage(`--${flag} ${JSON.stringify(part)} is not role=value.`, `Write --${flag} scout=VALUE,worker=VALUE,runner=VALUE (roles: ${ROLES.join(", ")}).`)
+      throw usage(
+        `--${flag} ${JSON.stringify(part)} is not role=value.`,
+        `Write --${flag} scout=VALUE,worker=VALUE,runner=VALUE (roles: ${ROLES.join(", ")}).`,
+      )
     out[role as Role] = value
   }
   return out
@@ -47,7 +50,10 @@ export function parseRoleList(flag: string, raw: string): PerRole {
 function numbers(flag: string, raw: string, count: number): number[] {
   const values = raw.split(",").map((v) => Number(v.trim()))
   if (values.length !== count || values.some((v) => !Number.isInteger(v)))
-    throw usage(`--${flag} custom:${raw} needs ${count} whole numbers.`, `Write --${flag} custom:${count === 3 ? "SCOUT,WORKER,RUNNER" : "SCOUT,WORKER,RUNNER,PARENT"}.`)
+    throw usage(
+      `--${flag} custom:${raw} needs ${count} whole numbers.`,
+      `Write --${flag} custom:${count === 3 ? "SCOUT,WORKER,RUNNER" : "SCOUT,WORKER,RUNNER,PARENT"}.`,
+    )
   return values
 }
 
@@ -57,7 +63,10 @@ export function parseSteps(raw: string): StepChoice {
     const [scout, worker, runner] = numbers("steps", raw.slice(7), 3) as [number, number, number]
     return { profile: "custom", scout, worker, runner }
   }
-  throw usage(`--steps ${JSON.stringify(raw)} is not a step profile.`, "Use --steps standard, extended or custom:SCOUT,WORKER,RUNNER (4 to 256 each).")
+  throw usage(
+    `--steps ${JSON.stringify(raw)} is not a step profile.`,
+    "Use --steps standard, extended or custom:SCOUT,WORKER,RUNNER (4 to 256 each).",
+  )
 }
 
 export function parseTimeouts(raw: string): TimeoutChoice {
@@ -77,7 +86,9 @@ export function parseIntegrations(raw: string): Integration[] {
     .split(",")
     .map((v) => v.trim())
     .filter((v) => v && v !== "none")
-  for (const name of names) if (!INTEGRATIONS.includes(name as Integration)) throw usage(`--integrations: unknown client "${name}".`, "Use --integrations codex,claude (or none).")
+  for (const name of names)
+    if (!INTEGRATIONS.includes(name as Integration))
+      throw usage(`--integrations: unknown client "${name}".`, "Use --integrations codex,claude (or none).")
   return INTEGRATIONS.filter((name) => names.includes(name))
 }
 
@@ -87,7 +98,11 @@ export function checkModels(choices: Pick<Choices, "models" | "variants">, catal
     const id = choices.models[role]
     const variant = choices.variants[role]
     if (!id) {
-      if (variant) throw usage(`A variant for ${role} needs a model for ${role}.`, `Give --models ${role}=PROVIDER/MODEL too, or drop the variant.`)
+      if (variant)
+        throw usage(
+          `A variant for ${role} needs a model for ${role}.`,
+          `Give --models ${role}=PROVIDER/MODEL too, or drop the variant.`,
+        )
       continue
     }
     const model = catalog.find((m) => m.id === id)
@@ -96,29 +111,52 @@ export function checkModels(choices: Pick<Choices, "models" | "variants">, catal
         .filter((m) => m.id.split("/")[0] === id.split("/")[0])
         .slice(0, 6)
         .map((m) => m.id)
-      throw usage(`OpenCode has no model "${id}" (for ${role}).`, `Pick one \`opencode models\` lists${near.length ? `, e.g. ${near.join(", ")}` : ""}.`)
+      throw usage(
+        `OpenCode has no model "${id}" (for ${role}).`,
+        `Pick one \`opencode models\` lists${near.length ? `, e.g. ${near.join(", ")}` : ""}.`,
+      )
     }
     if (variant && !model.variants.includes(variant))
-      throw usage(`Model ${id} has no variant "${variant}" (for ${role}).`, model.variants.length ? `Its variants: ${model.variants.join(", ")}, or default.` : `${id} has no variants; use default.`)
+      throw usage(
+        `Model ${id} has no variant "${variant}" (for ${role}).`,
+        model.variants.length
+          ? `Its variants: ${model.variants.join(", ")}, or default.`
+          : `${id} has no variants; use default.`,
+      )
   }
 }
 
 /** Choices from flags over the existing config (and the detected clients when none were ever chosen). */
-export function choicesFromFlags(flags: FlagValues, existing: Config, detected: Integration[], hasConfig: boolean): Choices {
+export function choicesFromFlags(
+  flags: FlagValues,
+  existing: Config,
+  detected: Integration[],
+  hasConfig: boolean,
+): Choices {
   const models: PerRole = { ...existing.models, ...(flags.models ? parseRoleList("models", flags.models) : {}) }
   const variants: PerRole = { ...existing.modelVariants }
   // A variant belongs to a model: a role given another model starts from OpenCode's default variant.
   for (const role of ROLES) if (models[role] !== existing.models[role]) variants[role] = undefined
-  for (const [role, value] of Object.entries(flags.variants ? parseRoleList("variants", flags.variants) : {})) variants[role as Role] = value === "default" ? undefined : value
+  for (const [role, value] of Object.entries(flags.variants ? parseRoleList("variants", flags.variants) : {}))
+    variants[role as Role] = value === "default" ? undefined : value
   const stepLimits = flags.steps ? parseSteps(flags.steps) : (existing.stepLimits ?? { profile: "standard" })
   const sameAsSteps: TimeoutChoice = { profile: stepLimits.profile === "extended" ? "extended" : "standard" }
-  const timeoutLimits = flags.timeouts ? parseTimeouts(flags.timeouts) : flags.steps && stepLimits.profile !== "custom" ? sameAsSteps : (existing.timeoutLimits ?? sameAsSteps)
+  const timeoutLimits = flags.timeouts
+    ? parseTimeouts(flags.timeouts)
+    : flags.steps && stepLimits.profile !== "custom"
+      ? sameAsSteps
+      : (existing.timeoutLimits ?? sameAsSteps)
   return {
     models,
     variants,
     stepLimits,
     timeoutLimits,
-    integrations: flags.integrations !== undefined ? parseIntegrations(flags.integrations) : hasConfig ? existing.integrations : detected,
+    integrations:
+      flags.integrations !== undefined
+        ? parseIntegrations(flags.integrations)
+        : hasConfig
+          ? existing.integrations
+          : detected,
   }
 }
 
@@ -137,7 +175,10 @@ export function configFromChoices(existing: Config, choices: Choices, file: stri
   try {
     return parseConfig(next, `${file} (as the installer would write it)`)
   } catch (error) {
-    throw usage(error instanceof Error ? error.message : String(error), "Fix the values above (--models, --variants, --steps, --timeouts); nothing was changed.")
+    throw usage(
+      error instanceof Error ? error.message : String(error),
+      "Fix the values above (--models, --variants, --steps, --timeouts); nothing was changed.",
+    )
   }
 }
 

@@ -37,7 +37,8 @@ export const codexConfigFile = (homes: ClientHomes) => `${homes.codexHome}/confi
 // `~/.agents/skills` (checked with `codex debug prompt-input`); the latter is the documented one.
 export const codexSkillFile = (homes: ClientHomes) => `${homes.home}/.agents/skills/${SKILL_NAME}/SKILL.md`
 export const claudeJsonFile = (homes: ClientHomes) => `${homes.claudeConfigDir ?? homes.home}/.claude.json`
-export const claudeSkillFile = (homes: ClientHomes) => `${homes.claudeConfigDir ?? `${homes.home}/.claude`}/skills/${SKILL_NAME}/SKILL.md`
+export const claudeSkillFile = (homes: ClientHomes) =>
+  `${homes.claudeConfigDir ?? `${homes.home}/.claude`}/skills/${SKILL_NAME}/SKILL.md`
 
 /** The client's executable on PATH, or null. */
 export const findClient = (homes: ClientHomes, name: "codex" | "claude") => Bun.which(name, { PATH: homes.path })

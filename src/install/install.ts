@@ -56,7 +56,12 @@ export function clientState(paths: Paths, entry: McpEntry, observed: Observed): 
     matches: (client) => {
       if (client === "claude") return claudeMatches(observed.claudeEntry, entry)
       const found = observed.codexEntry
-      return !!found && found.command === entry.command && Bun.deepEquals(found.args, entry.args) && found.tool_timeout_sec === entry.timeoutSec
+      return (
+        !!found &&
+        found.command === entry.command &&
+        Bun.deepEquals(found.args, entry.args) &&
+        found.tool_timeout_sec === entry.timeoutSec
+      )
     },
   }
 }
@@ -87,12 +92,20 @@ export async function install(deps: InstallDeps, options: InstallOptions): Promi
   const existing = await loadConfig(paths.configFile)
   const scope = installScope(paths, homes)
   const read = await readManifestForInstall(paths.installManifest)
-  if (read.setAside) print(`The install manifest could not be read (${read.setAside.reason}); moved to ${read.setAside.movedTo}. ${read.setAside.fix}`)
+  if (read.setAside)
+    print(
+      `The install manifest could not be read (${read.setAside.reason}); moved to ${read.setAside.movedTo}. ${read.setAside.fix}`,
+    )
   if (read.value?.home && read.value.home !== homes.home)
-    print(`The install manifest was written for HOME ${read.value.home}: its files there are taken as this HOME's copies; nothing outside ${homes.home} is touched.`)
+    print(
+      `The install manifest was written for HOME ${read.value.home}: its files there are taken as this HOME's copies; nothing outside ${homes.home} is touched.`,
+    )
   const { manifest, skipped } = adoptManifest(read.value, scope, homes)
   for (const line of formatSkipped(skipped)) print(line)
-  if (manifest) print(`Found an earlier installation (${manifest.appVersion}, ${manifest.installedAt}); it will be replaced, your config kept.`)
+  if (manifest)
+    print(
+      `Found an earlier installation (${manifest.appVersion}, ${manifest.installedAt}); it will be replaced, your config kept.`,
+    )
   const claude = findClient(homes, "claude")
   const detected = INTEGRATIONS.filter((name) => findClient(homes, name))
   const catalog = await discoverModels(deps.run, deps.opencode, deps.env)
@@ -104,10 +117,19 @@ export async function install(deps: InstallDeps, options: InstallOptions): Promi
   }
   checkModels(choices, catalog)
   if (choices.integrations.includes("claude") && !claude)
-    throw fail("Prerequisite", "The Claude Code integration needs the `claude` CLI, which is not on PATH.", "Install Claude Code, or leave claude out of --integrations.")
+    throw fail(
+      "Prerequisite",
+      "The Claude Code integration needs the `claude` CLI, which is not on PATH.",
+      "Install Claude Code, or leave claude out of --integrations.",
+    )
   const config = configFromChoices(existing, choices, paths.configFile)
   const binaryHash = await hashFile(deps.binary)
-  if (!binaryHash) throw fail("Usage", `--binary ${deps.binary} is not a readable file.`, "Point --binary at the compiled opencode-mcp-orchestrator.")
+  if (!binaryHash)
+    throw fail(
+      "Usage",
+      `--binary ${deps.binary} is not a readable file.`,
+      "Point --binary at the compiled opencode-mcp-orchestrator.",
+    )
   const desired = desiredFiles({ config, paths, homes, binary: { source: deps.binary, sha256: binaryHash } })
   const observed = await observe(
     homes,
@@ -116,9 +138,19 @@ export async function install(deps: InstallDeps, options: InstallOptions): Promi
   )
   const alwaysLoad = options.claudeAlwaysLoad === true || observed.claudeEntry?.alwaysLoad === true
   const entry: McpEntry = { ...serveCommand(paths), timeoutSec: timeoutLimits(config).parent, alwaysLoad }
-  const previous: Integration[] = [...new Set([...(manifest?.integrations ?? []), ...(hasConfig ? existing.integrations : [])])]
+  const previous: Integration[] = [
+    ...new Set([...(manifest?.integrations ?? []), ...(hasConfig ? existing.integrations : [])]),
+  ]
   const registrations = { codex: { configFile: codexConfigFile(homes) }, claude: { configDir: homes.claudeConfigDir } }
-  const plan = planInstall({ config, desired, observed, previous, clients: clientState(paths, entry, observed), appVersion: deps.appVersion, registrations })
+  const plan = planInstall({
+    config,
+    desired,
+    observed,
+    previous,
+    clients: clientState(paths, entry, observed),
+    appVersion: deps.appVersion,
+    registrations,
+  })
   for (const line of formatInstallPlan(plan, homes.home, !!claude)) print(line)
   print(`Config: ${paths.configFile}${hasConfig ? " (kept; updated with these choices)" : " (new)"}`)
   if (!deps.prompter) for (const line of defaultModelNotes(config)) print(line)
@@ -139,12 +171,19 @@ export async function install(deps: InstallDeps, options: InstallOptions): Promi
     await writeAtomic(paths.configFile, `${JSON.stringify(config, null, 2)}\n`)
   } finally {
     const now = (deps.now ?? (() => new Date()))().toISOString()
-    await writeManifest(paths.installManifest, { ...plan.manifest, home: homes.home, installedAt: now, files: [...recorded.values()] })
+    await writeManifest(paths.installManifest, {
+      ...plan.manifest,
+      home: homes.home,
+      installedAt: now,
+      files: [...recorded.values()],
+    })
   }
   const retired = describeRetired(await retireSharedServer(paths), "install")
   if (retired) print(retired)
   const kept = preservedCount(plan.files)
-  print(`Installed ${deps.appVersion} into ${paths.current}.${kept ? ` ${kept} locally modified file(s) preserved (listed above).` : ""}`)
+  print(
+    `Installed ${deps.appVersion} into ${paths.current}.${kept ? ` ${kept} locally modified file(s) preserved (listed above).` : ""}`,
+  )
   return deps.doctor()
 }
 

@@ -21,15 +21,21 @@ const shellWord = (path: string) => (/^[\w./+-]+$/.test(path) ? path : `'${path.
 export function leftLines(dirs: LeftDir[], patches: { waiting: number; applied: number }, dryRun: boolean): string[] {
   if (!dirs.length) return []
   const verb = dryRun ? "Would leave" : "Left"
-  const lines = dirs.map((dir) => `${verb} the ${dir.what} ${dir.path} (${dir.partial ? "at least " : ""}${sizeText(dir.bytes)}).`)
+  const lines = dirs.map(
+    (dir) => `${verb} the ${dir.what} ${dir.path} (${dir.partial ? "at least " : ""}${sizeText(dir.bytes)}).`,
+  )
   if (patches.waiting + patches.applied)
-    lines.push(`It holds ${patches.waiting} patch(es) waiting for review and ${patches.applied} applied, not discarded: remove them only if you no longer want them.`)
+    lines.push(
+      `It holds ${patches.waiting} patch(es) waiting for review and ${patches.applied} applied, not discarded: remove them only if you no longer want them.`,
+    )
   lines.push(`To remove them too: rm -rf ${dirs.map((dir) => shellWord(dir.path)).join(" ")}`)
   return lines
 }
 
 /** The state and cache dirs as they are now, and the stored patches' states. */
-export async function measureLeft(paths: Pick<Paths, "stateDir" | "cacheDir" | "patchesDir">): Promise<{ dirs: LeftDir[]; patches: { waiting: number; applied: number } }> {
+export async function measureLeft(
+  paths: Pick<Paths, "stateDir" | "cacheDir" | "patchesDir">,
+): Promise<{ dirs: LeftDir[]; patches: { waiting: number; applied: number } }> {
   const dirs = [
     { what: "state dir (task records, patches, logs)", path: paths.stateDir },
     { what: "cache dir (isolated worktrees)", path: paths.cacheDir },
@@ -41,5 +47,11 @@ export async function measureLeft(paths: Pick<Paths, "stateDir" | "cacheDir" | "
     })
   const { records } = await listPatches(paths.patchesDir)
   const states = records.map(patchState)
-  return { dirs, patches: { waiting: states.filter((s) => s === "waiting").length, applied: states.filter((s) => s === "applied").length } }
+  return {
+    dirs,
+    patches: {
+      waiting: states.filter((s) => s === "waiting").length,
+      applied: states.filter((s) => s === "applied").length,
+    },
+  }
 }

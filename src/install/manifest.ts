@@ -25,7 +25,11 @@ export const InstallManifestSchema = z
   .object({
     version: z.literal(1),
     appVersion: z.string().describe("Version of the binary that wrote this manifest."),
-    home: z.string().startsWith("/").optional().describe("The HOME it was written for; under another HOME it is foreign (install/scope.ts)."),
+    home: z
+      .string()
+      .startsWith("/")
+      .optional()
+      .describe("The HOME it was written for; under another HOME it is foreign (install/scope.ts)."),
     installedAt: z.string().describe("ISO time of the install."),
     integrations: z.array(z.enum(["codex", "claude"])).describe("Integrations registered by that install."),
     registrations: z
@@ -61,7 +65,11 @@ export async function hashFile(path: string): Promise<string | null> {
 
 /** The manifest, or undefined when there is no earlier installation. */
 export async function readManifest(file: string): Promise<InstallManifest | undefined> {
-  const raw = await readJsonFile(file, "Install", `Move ${file} aside and rerun \`opencode-mcp-orchestrator install\`; files it listed are then treated as not ours and left in place.`)
+  const raw = await readJsonFile(
+    file,
+    "Install",
+    `Move ${file} aside and rerun \`opencode-mcp-orchestrator install\`; files it listed are then treated as not ours and left in place.`,
+  )
   if (raw === undefined) return undefined
   const parsed = InstallManifestSchema.safeParse(raw)
   if (!parsed.success)
@@ -79,8 +87,10 @@ export async function readManifest(file: string): Promise<InstallManifest | unde
  * existing file it did not write.
  */
 export function readManifestForInstall(file: string): Promise<StateRead<InstallManifest>> {
-  const fix = "Install continued as a first install: nothing was removed, files it would have replaced are kept and listed; delete the moved file once you no longer need it."
+  const fix =
+    "Install continued as a first install: nothing was removed, files it would have replaced are kept and listed; delete the moved file once you no longer need it."
   return readState(file, InstallManifestSchema, fix)
 }
 
-export const writeManifest = (file: string, manifest: InstallManifest) => writeAtomic(file, `${JSON.stringify(manifest, null, 2)}\n`)
+export const writeManifest = (file: string, manifest: InstallManifest) =>
+  writeAtomic(file, `${JSON.stringify(manifest, null, 2)}\n`)

@@ -12,7 +12,11 @@ export async function readText(file: string): Promise<string | undefined> {
   return (await handle.exists()) ? handle.text() : undefined
 }
 
-export async function observe(homes: ClientHomes, manifest: InstallManifest | undefined, paths: string[]): Promise<Observed> {
+export async function observe(
+  homes: ClientHomes,
+  manifest: InstallManifest | undefined,
+  paths: string[],
+): Promise<Observed> {
   const all = [...new Set([...paths, ...(manifest?.files ?? []).map((f) => f.path)])]
   const hashes = await Promise.all(all.map(async (path) => [path, await hashFile(path)] as const))
   const codexFile = manifest?.registrations.codex?.configFile ?? codexConfigFile(homes)

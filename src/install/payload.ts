@@ -25,10 +25,21 @@ const text = (path: string, owner: DesiredFile["owner"], content: string): Desir
   source: { text: content },
 })
 
-export function desiredFiles(input: { config: Config; paths: Paths; homes: ClientHomes; binary: { source: string; sha256: string } }): DesiredFile[] {
+export function desiredFiles(input: {
+  config: Config
+  paths: Paths
+  homes: ClientHomes
+  binary: { source: string; sha256: string }
+}): DesiredFile[] {
   const { config, paths, homes } = input
   const files: DesiredFile[] = [
-    { path: installedBinary(paths), owner: "core", sha256: input.binary.sha256, mode: 0o755, source: { copy: input.binary.source } },
+    {
+      path: installedBinary(paths),
+      owner: "core",
+      sha256: input.binary.sha256,
+      mode: 0o755,
+      source: { copy: input.binary.source },
+    },
     ...renderAgents(config).map((agent) => text(`${paths.opencodeAgentsDir}/${agent.file}`, "opencode", agent.content)),
     text(paths.opencodePluginFile, "opencode", PLUGIN_TEXT),
   ]

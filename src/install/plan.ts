@@ -82,13 +82,25 @@ function found(client: Integration, observed: Observed): string | undefined {
 }
 
 /** Selected clients are registered (or left when already right); deselected ones lose only our entry. */
-export function reconcileClients(selected: Integration[], previous: Integration[], observed: Observed, state: ClientState, why = "deselected"): ClientStep[] {
+export function reconcileClients(
+  selected: Integration[],
+  previous: Integration[],
+  observed: Observed,
+  state: ClientState,
+  why = "deselected",
+): ClientStep[] {
   const steps: ClientStep[] = []
   for (const client of INTEGRATIONS) {
     const command = found(client, observed)
     if (selected.includes(client)) {
       if (state.matches(client)) steps.push({ action: "unchanged", client })
-      else steps.push({ action: "register", client, entry: state.entry, replacing: command && !state.isOurs(command) ? command : undefined })
+      else
+        steps.push({
+          action: "register",
+          client,
+          entry: state.entry,
+          replacing: command && !state.isOurs(command) ? command : undefined,
+        })
       continue
     }
     if (command === undefined) continue
@@ -96,7 +108,11 @@ export function reconcileClients(selected: Integration[], previous: Integration[
       if (previous.includes(client)) steps.push({ action: "foreign", client, command })
       continue
     }
-    steps.push({ action: "unregister", client, reason: previous.includes(client) ? why : "left by an earlier installation" })
+    steps.push({
+      action: "unregister",
+      client,
+      reason: previous.includes(client) ? why : "left by an earlier installation",
+    })
   }
   return steps
 }
@@ -120,13 +136,25 @@ export function planInstall(input: {
 }): InstallPlan {
   const files = reconcileFiles(input.desired, input.observed)
   const clients = reconcileClients(input.config.integrations, input.previous, input.observed, input.clients)
-  const recorded: ManagedFile[] = files.flatMap((step) => (step.action === "write" || step.action === "keep" ? [{ path: step.file.path, sha256: step.file.sha256, owner: step.file.owner }] : []))
-  const registrations = Object.fromEntries(Object.entries(input.registrations).filter(([client]) => input.config.integrations.includes(client as Integration)))
+  const recorded: ManagedFile[] = files.flatMap((step) =>
+    step.action === "write" || step.action === "keep"
+      ? [{ path: step.file.path, sha256: step.file.sha256, owner: step.file.owner }]
+      : [],
+  )
+  const registrations = Object.fromEntries(
+    Object.entries(input.registrations).filter(([client]) => input.config.integrations.includes(client as Integration)),
+  )
   return {
     config: input.config,
     files,
     clients,
-    manifest: { version: 1, appVersion: input.appVersion, integrations: input.config.integrations, registrations, files: recorded },
+    manifest: {
+      version: 1,
+      appVersion: input.appVersion,
+      integrations: input.config.integrations,
+      registrations,
+      files: recorded,
+    },
   }
 }
 
@@ -138,5 +166,9 @@ export interface UninstallPlan {
 
 export function planUninstall(observed: Observed, clients: ClientState, purgeConfig: boolean): UninstallPlan {
   const previous = observed.manifest?.integrations ?? []
-  return { files: reconcileFiles([], observed), clients: reconcileClients([], previous, observed, clients, "uninstall"), purgeConfig }
+  return {
+    files: reconcileFiles([], observed),
+    clients: reconcileClients([], previous, observed, clients, "uninstall"),
+    purgeConfig,
+  }
 }

@@ -48,17 +48,25 @@ export function formatInstallPlan(plan: InstallPlan, home: string, claudeFound: 
   ]
 }
 
-export function formatUninstallPlan(plan: UninstallPlan, home: string, claudeFound: boolean, configFile: string): string[] {
+export function formatUninstallPlan(
+  plan: UninstallPlan,
+  home: string,
+  claudeFound: boolean,
+  configFile: string,
+): string[] {
   return [
     "Files:",
     ...(plan.files.length ? plan.files.map((step) => describeFile(step, home)) : ["  (no installed files found)"]),
     "Clients:",
-    ...(plan.clients.length ? plan.clients.map((step) => describeClient(step, claudeFound)) : ["  (no registrations found)"]),
+    ...(plan.clients.length
+      ? plan.clients.map((step) => describeClient(step, claudeFound))
+      : ["  (no registrations found)"]),
     plan.purgeConfig ? `  remove   ${configFile}` : `  keep     ${configFile} (pass --purge-config to remove it)`,
   ]
 }
 
-export const preservedCount = (files: FileStep[]) => files.filter((step) => step.action === "preserve" || step.action === "leave").length
+export const preservedCount = (files: FileStep[]) =>
+  files.filter((step) => step.action === "preserve" || step.action === "leave").length
 
 /**
  * One line per role config.json leaves on OpenCode's default model, and how to choose one: without

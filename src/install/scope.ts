@@ -66,7 +66,11 @@ function rehome(path: string, from: string | undefined, to: string): string {
  * The manifest as this install may use it: paths re-derived from the HOME it was written for, and
  * only those inside the scope; the rest are returned as skipped, with why.
  */
-export function adoptManifest(manifest: InstallManifest | undefined, scope: InstallScope, homes: ClientHomes): { manifest?: InstallManifest; skipped: Skipped[] } {
+export function adoptManifest(
+  manifest: InstallManifest | undefined,
+  scope: InstallScope,
+  homes: ClientHomes,
+): { manifest?: InstallManifest; skipped: Skipped[] } {
   if (!manifest) return { skipped: [] }
   const skipped: Skipped[] = []
   const files = manifest.files.flatMap((file) => {
@@ -78,10 +82,17 @@ export function adoptManifest(manifest: InstallManifest | undefined, scope: Inst
   // The Codex registration is edited in place: only the config file of this HOME's Codex.
   const recorded = manifest.registrations.codex
   const codexFile = recorded && rehome(recorded.configFile, manifest.home, scope.home)
-  const inHome = !!codexFile && normalize(codexFile) === codexFile && codexFile.startsWith(`${scope.home}/`) && codexFile.endsWith("/config.toml")
+  const inHome =
+    !!codexFile &&
+    normalize(codexFile) === codexFile &&
+    codexFile.startsWith(`${scope.home}/`) &&
+    codexFile.endsWith("/config.toml")
   const codex = codexFile && (codexFile === codexConfigFile(homes) || inHome) ? { configFile: codexFile } : undefined
   if (recorded && !codex) skipped.push({ path: recorded.configFile, reason: "it is not the Codex config of this HOME" })
-  return { manifest: { ...manifest, home: scope.home, files, registrations: { ...manifest.registrations, codex } }, skipped }
+  return {
+    manifest: { ...manifest, home: scope.home, files, registrations: { ...manifest.registrations, codex } },
+    skipped,
+  }
 }
 
 /**
@@ -97,4 +108,5 @@ export async function removable(scope: InstallScope, path: string): Promise<bool
   return place.deep ? real === realDir || real.startsWith(`${realDir}/`) : real === realDir
 }
 
-export const formatSkipped = (skipped: Skipped[]) => skipped.map((entry) => `SKIP ${entry.path}: ${entry.reason}; left untouched.`)
+export const formatSkipped = (skipped: Skipped[]) =>
+  skipped.map((entry) => `SKIP ${entry.path}: ${entry.reason}; left untouched.`)

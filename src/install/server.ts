@@ -11,14 +11,19 @@ export type Retired = "none" | "stopped" | "busy"
 export async function retireSharedServer(paths: Paths): Promise<Retired> {
   const record = await readServerRecord(paths)
   if (!record || !alive(record.pid)) return "none"
-  const running = (await new TaskStore(paths.tasksDir).list()).filter((task) => !isFinished(task.status) && alive(task.ownerPid))
+  const running = (await new TaskStore(paths.tasksDir).list()).filter(
+    (task) => !isFinished(task.status) && alive(task.ownerPid),
+  )
   if (running.length) return "busy"
   await stopServer(paths)
   return "stopped"
 }
 
 export function describeRetired(outcome: Retired, after: "install" | "uninstall"): string | undefined {
-  if (outcome === "stopped") return after === "install" ? "Stopped the shared OpenCode server; the next delegation starts it with the new agents and plugin." : "Stopped the shared OpenCode server."
+  if (outcome === "stopped")
+    return after === "install"
+      ? "Stopped the shared OpenCode server; the next delegation starts it with the new agents and plugin."
+      : "Stopped the shared OpenCode server."
   if (outcome === "busy")
     return after === "install"
       ? "The shared OpenCode server is still running delegations; it picks up the new agents and plugin once they end and the last MCP client exits."

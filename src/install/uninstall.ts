@@ -28,7 +28,10 @@ export interface UninstallDeps {
   print: (line: string) => void
 }
 
-export async function uninstall(deps: UninstallDeps, options: { purgeConfig?: boolean; dryRun?: boolean }): Promise<number> {
+export async function uninstall(
+  deps: UninstallDeps,
+  options: { purgeConfig?: boolean; dryRun?: boolean },
+): Promise<number> {
   const { paths, homes, print } = deps
   const scope = installScope(paths, homes)
   const { manifest, skipped } = adoptManifest(await readManifest(paths.installManifest), scope, homes)
@@ -39,7 +42,10 @@ export async function uninstall(deps: UninstallDeps, options: { purgeConfig?: bo
   const entry = { ...serveCommand(paths), timeoutSec: config ? timeoutLimits(config).parent : 0 }
   const plan = planUninstall(observed, clientState(paths, entry, observed), !!options.purgeConfig)
   const claude = findClient(homes, "claude")
-  if (!manifest) print(`No install manifest at ${paths.installManifest}: only registrations that point into ${paths.dataDir} are removed.`)
+  if (!manifest)
+    print(
+      `No install manifest at ${paths.installManifest}: only registrations that point into ${paths.dataDir} are removed.`,
+    )
   for (const line of formatUninstallPlan(plan, homes.home, !!claude, paths.configFile)) print(line)
   const left = await measureLeft(paths)
   if (options.dryRun) {
@@ -47,7 +53,11 @@ export async function uninstall(deps: UninstallDeps, options: { purgeConfig?: bo
     print("Dry run: nothing was changed.")
     return 0
   }
-  await applyClients(plan.clients, { homes, run: deps.run, env: deps.env, claude }, manifest?.registrations.codex?.configFile)
+  await applyClients(
+    plan.clients,
+    { homes, run: deps.run, env: deps.env, claude },
+    manifest?.registrations.codex?.configFile,
+  )
   const recorded = new Map<string, ManagedFile>((manifest?.files ?? []).map((f) => [f.path, f]))
   const stops = pruneStops(paths.dataDir, paths.opencodeConfigDir, homes)
   for (const line of formatSkipped(await applyFiles(plan.files, recorded, stops, scope))) print(line)
@@ -61,8 +71,15 @@ export async function uninstall(deps: UninstallDeps, options: { purgeConfig?: bo
   const retired = describeRetired(await retireSharedServer(paths), "uninstall")
   if (retired) print(retired)
   const kept = plan.files.filter((step) => step.action === "leave")
-  if (kept.length) print(`Left ${kept.length} locally modified file(s) in place (listed above as LEAVE); delete them yourself if you no longer want them.`)
+  if (kept.length)
+    print(
+      `Left ${kept.length} locally modified file(s) in place (listed above as LEAVE); delete them yourself if you no longer want them.`,
+    )
   for (const line of leftLines(left.dirs, left.patches, false)) print(line)
-  print(options.purgeConfig ? "Uninstalled; configuration removed." : `Uninstalled; configuration kept at ${paths.configFile}.`)
+  print(
+    options.purgeConfig
+      ? "Uninstalled; configuration removed."
+      : `Uninstalled; configuration kept at ${paths.configFile}.`,
+  )
   return 0
 }

@@ -16,8 +16,16 @@ export interface Option<T extends string> {
 
 export interface Prompter {
   select<T extends string>(question: { message: string; options: Option<T>[]; initialValue?: T }): Promise<T | Cancel>
-  multiselect<T extends string>(question: { message: string; options: Option<T>[]; initialValues?: T[] }): Promise<T[] | Cancel>
-  text(question: { message: string; initialValue?: string; validate?: (value: string) => string | undefined }): Promise<string | Cancel>
+  multiselect<T extends string>(question: {
+    message: string
+    options: Option<T>[]
+    initialValues?: T[]
+  }): Promise<T[] | Cancel>
+  text(question: {
+    message: string
+    initialValue?: string
+    validate?: (value: string) => string | undefined
+  }): Promise<string | Cancel>
   confirm(question: { message: string; initialValue?: boolean }): Promise<boolean | Cancel>
   note(message: string): void
 }
@@ -39,7 +47,11 @@ const check = (parse: (raw: string) => unknown) => (value: string) => {
   }
 }
 
-async function chooseModels(prompter: Prompter, catalog: CatalogModel[], start: Choices): Promise<{ models: PerRole; variants: PerRole } | Cancel> {
+async function chooseModels(
+  prompter: Prompter,
+  catalog: CatalogModel[],
+  start: Choices,
+): Promise<{ models: PerRole; variants: PerRole } | Cancel> {
   const models: PerRole = {}
   const variants: PerRole = {}
   for (const role of ROLES) {
@@ -47,7 +59,11 @@ async function chooseModels(prompter: Prompter, catalog: CatalogModel[], start: 
       message: `Model for ${role}`,
       options: [
         { value: DEFAULT_MODEL, label: "OpenCode's default model" },
-        ...catalog.map((m) => ({ value: m.id, label: m.id, hint: m.variants.length ? `variants: ${m.variants.join(", ")}` : undefined })),
+        ...catalog.map((m) => ({
+          value: m.id,
+          label: m.id,
+          hint: m.variants.length ? `variants: ${m.variants.join(", ")}` : undefined,
+        })),
       ],
       initialValue: start.models[role] ?? DEFAULT_MODEL,
     })
@@ -59,7 +75,10 @@ async function chooseModels(prompter: Prompter, catalog: CatalogModel[], start: 
     const kept = start.models[role] === model ? start.variants[role] : undefined
     const variant = await prompter.select<string>({
       message: `Variant of ${model} for ${role}`,
-      options: [{ value: DEFAULT_VARIANT, label: "Default", hint: "OpenCode decides" }, ...offered.map((v) => ({ value: v, label: v }))],
+      options: [
+        { value: DEFAULT_VARIANT, label: "Default", hint: "OpenCode decides" },
+        ...offered.map((v) => ({ value: v, label: v })),
+      ],
       initialValue: kept ?? DEFAULT_VARIANT,
     })
     if (variant === CANCEL) return CANCEL
@@ -68,7 +87,10 @@ async function chooseModels(prompter: Prompter, catalog: CatalogModel[], start: 
   return { models, variants }
 }
 
-async function chooseLimits(prompter: Prompter, start: Choices): Promise<{ stepLimits: StepChoice; timeoutLimits: TimeoutChoice } | Cancel> {
+async function chooseLimits(
+  prompter: Prompter,
+  start: Choices,
+): Promise<{ stepLimits: StepChoice; timeoutLimits: TimeoutChoice } | Cancel> {
   const profile = await prompter.select<"standard" | "extended" | "custom">({
     message: "Step and timeout profile",
     options: [
@@ -82,7 +104,10 @@ async function chooseLimits(prompter: Prompter, start: Choices): Promise<{ stepL
   if (profile !== "custom") return { stepLimits: { profile }, timeoutLimits: { profile } }
   const steps = await prompter.text({
     message: "Steps: standard, extended or custom:SCOUT,WORKER,RUNNER (4..256)",
-    initialValue: start.stepLimits.profile === "custom" ? `custom:${start.stepLimits.scout},${start.stepLimits.worker},${start.stepLimits.runner}` : start.stepLimits.profile,
+    initialValue:
+      start.stepLimits.profile === "custom"
+        ? `custom:${start.stepLimits.scout},${start.stepLimits.worker},${start.stepLimits.runner}`
+        : start.stepLimits.profile,
     validate: check(parseSteps),
   })
   if (steps === CANCEL) return CANCEL
@@ -99,14 +124,21 @@ async function chooseLimits(prompter: Prompter, start: Choices): Promise<{ stepL
 }
 
 /** Asks for every choice, starting from `start` (the existing config or the flags). */
-export async function runWizard(prompter: Prompter, input: { catalog: CatalogModel[]; detected: Integration[]; start: Choices }): Promise<Choices | Cancel> {
+export async function runWizard(
+  prompter: Prompter,
+  input: { catalog: CatalogModel[]; detected: Integration[]; start: Choices },
+): Promise<Choices | Cancel> {
   const chosenModels = await chooseModels(prompter, input.catalog, input.start)
   if (chosenModels === CANCEL) return CANCEL
   const limits = await chooseLimits(prompter, input.start)
   if (limits === CANCEL) return CANCEL
   const integrations = await prompter.multiselect<Integration>({
     message: "Register with which clients?",
-    options: INTEGRATIONS.map((name) => ({ value: name, label: name === "codex" ? "Codex CLI" : "Claude Code", hint: input.detected.includes(name) ? "installed" : "not found on PATH" })),
+    options: INTEGRATIONS.map((name) => ({
+      value: name,
+      label: name === "codex" ? "Codex CLI" : "Claude Code",
+      hint: input.detected.includes(name) ? "installed" : "not found on PATH",
+    })),
     initialValues: input.start.integrations,
   })
   if (integrations === CANCEL) return CANCEL

@@ -26,7 +26,12 @@ export async function syncBudget(server: McpServer, delegations: Delegations): P
   })
 }
 
-export async function startAndFollow(server: McpServer, delegations: Delegations, request: StartRequest, extra: Extra): Promise<CallToolResult> {
+export async function startAndFollow(
+  server: McpServer,
+  delegations: Delegations,
+  request: StartRequest,
+  extra: Extra,
+): Promise<CallToolResult> {
   let foreground: ForegroundRelay | undefined
   try {
     foreground = await relayFor(server, delegations, extra)
@@ -41,7 +46,14 @@ export async function startAndFollow(server: McpServer, delegations: Delegations
 }
 
 /** task_continue: the rework's turn, followed like a new task's (the relay included). */
-export async function continueAndFollow(server: McpServer, delegations: Delegations, id: string, brief: string, extra: Extra, call: ContinuePolicy): Promise<CallToolResult> {
+export async function continueAndFollow(
+  server: McpServer,
+  delegations: Delegations,
+  id: string,
+  brief: string,
+  extra: Extra,
+  call: ContinuePolicy,
+): Promise<CallToolResult> {
   let foreground: ForegroundRelay | undefined
   try {
     foreground = await relayFor(server, delegations, extra, id)
@@ -56,11 +68,21 @@ export async function continueAndFollow(server: McpServer, delegations: Delegati
 /** The call's relay to the person, live for as long as the call may wait (its sync budget); a continued task keeps its count of asks. */
 async function relayFor(server: McpServer, delegations: Delegations, extra: Extra, taskId?: string) {
   const until = Date.now() + (await syncBudget(server, delegations))
-  return foregroundRelay(server, extra, { until, waitMs: delegations.runtime.flags.relayWaitMs, ledger: taskId ? gateOf(server).ledger(taskId) : undefined })
+  return foregroundRelay(server, extra, {
+    until,
+    waitMs: delegations.runtime.flags.relayWaitMs,
+    ledger: taskId ? gateOf(server).ledger(taskId) : undefined,
+  })
 }
 
 /** The finished task's result, or `running` once the sync budget (or `limitMs`) is spent. */
-export async function followTask(server: McpServer, delegations: Delegations, record: TaskRecord, extra: Extra, limitMs?: number): Promise<CallToolResult> {
+export async function followTask(
+  server: McpServer,
+  delegations: Delegations,
+  record: TaskRecord,
+  extra: Extra,
+  limitMs?: number,
+): Promise<CallToolResult> {
   const budgetMs = Math.min(limitMs ?? Infinity, await syncBudget(server, delegations))
   const started = Date.now()
   const onAbort = () =>
@@ -73,7 +95,11 @@ export async function followTask(server: McpServer, delegations: Delegations, re
   if (extra.signal.aborted) onAbort()
   else extra.signal.addEventListener("abort", onAbort, { once: true })
   try {
-    let final = await delegations.follow(record.id, { budgetMs, signal: extra.signal, onProgress: progressReporter(extra) })
+    let final = await delegations.follow(record.id, {
+      budgetMs,
+      signal: extra.signal,
+      onProgress: progressReporter(extra),
+    })
     // Cancelled by a client that still listens: the answer is the cancelled task's result. A turn
     // later, as the deferred cancel: a connection that closed says so by then.
     if (extra.signal.aborted && following) {
@@ -88,6 +114,9 @@ export async function followTask(server: McpServer, delegations: Delegations, re
 
 export function recordResult(record: TaskRecord, waitedMs = 0): CallToolResult {
   if (isFinished(record.status) && record.result) return delegationResult(record.result)
-  if (isFinished(record.status)) return errorResult(new Error(`Task ${record.id} ended ${record.status}${record.note ? `: ${record.note}` : ""}, without a result.`))
+  if (isFinished(record.status))
+    return errorResult(
+      new Error(`Task ${record.id} ended ${record.status}${record.note ? `: ${record.note}` : ""}, without a result.`),
+    )
   return runningResult(record, waitedMs)
 }

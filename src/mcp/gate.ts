@@ -17,12 +17,18 @@ const RESERVED_NAMES = new Set(["__proto__", "constructor", "prototype"])
 
 type Id = string | number | null
 
-const errorFrame = (id: Id, code: number, message: string): JSONRPCMessage => ({ jsonrpc: "2.0", id, error: { code, message } }) as JSONRPCMessage
+const errorFrame = (id: Id, code: number, message: string): JSONRPCMessage =>
+  ({ jsonrpc: "2.0", id, error: { code, message } }) as JSONRPCMessage
 
 /** A tool's own kind of failure: the caller sees `isError` with the field and the fix, like every other refusal. */
-const toolError = (id: string | number, text: string): JSONRPCMessage => ({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text }], isError: true } })
+const toolError = (id: string | number, text: string): JSONRPCMessage => ({
+  jsonrpc: "2.0",
+  id,
+  result: { content: [{ type: "text", text }], isError: true },
+})
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 export interface GateState {
   initialized: boolean
@@ -33,17 +39,33 @@ export function gate(line: string, state: GateState): Verdict {
   try {
     json = JSON.parse(line)
   } catch {
-    return { reply: errorFrame(null, PARSE_ERROR, "Parse error: the line is not JSON. Send one JSON-RPC message per line.") }
+    return {
+      reply: errorFrame(null, PARSE_ERROR, "Parse error: the line is not JSON. Send one JSON-RPC message per line."),
+    }
   }
-  const id: Id | undefined = isObject(json) && (typeof json.id === "string" || typeof json.id === "number") ? json.id : undefined
+  const id: Id | undefined =
+    isObject(json) && (typeof json.id === "string" || typeof json.id === "number") ? json.id : undefined
   const method = isObject(json) && typeof json.method === "string" ? json.method : undefined
-  if (id !== undefined && method !== undefined && json !== null && isObject(json) && json.params !== undefined && !isObject(json.params))
+  if (
+    id !== undefined &&
+    method !== undefined &&
+    json !== null &&
+    isObject(json) &&
+    json.params !== undefined &&
+    !isObject(json.params)
+  )
     return { reply: errorFrame(id, INVALID_PARAMS, `Invalid params for ${method}: "params" must be an object.`) }
   const parsed = JSONRPCMessageSchema.safeParse(json)
   if (!parsed.success) {
     // A notification or a response we cannot read has nobody waiting on an answer.
     if (id === undefined) return { drop: true }
-    return { reply: errorFrame(id, INVALID_REQUEST, 'Invalid request: expected a JSON-RPC 2.0 message with "jsonrpc": "2.0", an id and a method.') }
+    return {
+      reply: errorFrame(
+        id,
+        INVALID_REQUEST,
+        'Invalid request: expected a JSON-RPC 2.0 message with "jsonrpc": "2.0", an id and a method.',
+      ),
+    }
   }
   const message = parsed.data
   if (method === "initialize") {
@@ -51,10 +73,17 @@ export function gate(line: string, state: GateState): Verdict {
     return { forward: message }
   }
   if (id !== undefined && method !== undefined && !state.initialized && method !== "ping")
-    return { reply: errorFrame(id, NOT_INITIALIZED, `Server not initialized: send "initialize" (and then "notifications/initialized") before ${method}.`) }
+    return {
+      reply: errorFrame(
+        id,
+        NOT_INITIALIZED,
+        `Server not initialized: send "initialize" (and then "notifications/initialized") before ${method}.`,
+      ),
+    }
   if (method === "tools/call" && id !== undefined) {
     const params = isObject(json) && isObject(json.params) ? json.params : undefined
-    if (!params || typeof params.name !== "string") return { reply: errorFrame(id, INVALID_PARAMS, 'Invalid params for tools/call: "name" (a string) is required.') }
+    if (!params || typeof params.name !== "string")
+      return { reply: errorFrame(id, INVALID_PARAMS, 'Invalid params for tools/call: "name" (a string) is required.') }
     const args = params.arguments
     if (args !== undefined && !isObject(args))
       return {
@@ -64,7 +93,13 @@ export function gate(line: string, state: GateState): Verdict {
         ),
       }
     const reserved = args === undefined ? undefined : Object.keys(args).find((name) => RESERVED_NAMES.has(name))
-    if (reserved) return { reply: toolError(id, `The argument name "${reserved}" is not accepted.\nnext: Remove it; tools/list gives each tool's arguments.`) }
+    if (reserved)
+      return {
+        reply: toolError(
+          id,
+          `The argument name "${reserved}" is not accepted.\nnext: Remove it; tools/list gives each tool's arguments.`,
+        ),
+      }
   }
   return { forward: message }
 }

@@ -49,10 +49,15 @@ export class RelayGate {
    */
   async enter(ledger: AskLedger, signal: AbortSignal): Promise<{ release: () => void } | { refused: string }> {
     const { asksPerTask, openPerTask, waitingPerTask } = this.bounds
-    if (ledger.asked >= asksPerTask) return { refused: `this task has already put ${asksPerTask} asks to the person, the most one task may; report what you still need instead of asking` }
+    if (ledger.asked >= asksPerTask)
+      return {
+        refused: `this task has already put ${asksPerTask} asks to the person, the most one task may; report what you still need instead of asking`,
+      }
     const queued = ledger.open + this.waiting.filter((waiter) => waiter.ledger === ledger).length
     if (queued >= openPerTask + waitingPerTask)
-      return { refused: `${queued} asks from this task are already open or waiting for the person, the most at once; ask one thing at a time, after the answers` }
+      return {
+        refused: `${queued} asks from this task are already open or waiting for the person, the most at once; ask one thing at a time, after the answers`,
+      }
     ledger.asked++
     const { promise: admitted, resolve } = Promise.withResolvers<"admitted">()
     const waiter: Waiter = { ledger, admit: () => resolve("admitted") }

@@ -6,7 +6,14 @@
 // at all is config.json's policy.relay (src/agents/render.ts). What a form shows is bounded
 // (src/policy/relay-bounds.ts), and so is how many are open at once (relay-gate.ts).
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import { ElicitResultSchema, ErrorCode, McpError, type ElicitRequestFormParams, type ElicitResult, type PrimitiveSchemaDefinition } from "@modelcontextprotocol/sdk/types.js"
+import {
+  ElicitResultSchema,
+  ErrorCode,
+  McpError,
+  type ElicitRequestFormParams,
+  type ElicitResult,
+  type PrimitiveSchemaDefinition,
+} from "@modelcontextprotocol/sdk/types.js"
 import { describeAsk, type Ask, type Relay, type Verdict } from "../policy/relay"
 import { agentLabel, shownAsk } from "../policy/relay-bounds"
 import { gateOf, type AskLedger } from "./relay-gate"
@@ -44,26 +51,36 @@ export function foregroundRelay(server: McpServer, extra: Extra, options: RelayO
     const deadline = Date.now() + Math.min(options.waitMs ?? RELAY_WAIT_MS, options.until - Date.now())
     if (deadline <= Date.now()) return refused("the call's wait was spent; no one to ask")
     const seconds = Math.round((deadline - Date.now()) / 1000)
-    const entry = await gate.enter(ledger, AbortSignal.any([detached.signal, extra.signal, AbortSignal.timeout(deadline - Date.now())]))
+    const entry = await gate.enter(
+      ledger,
+      AbortSignal.any([detached.signal, extra.signal, AbortSignal.timeout(deadline - Date.now())]),
+    )
     if ("refused" in entry) {
       if (entry.refused !== "aborted") return { kind: "refused", reason: entry.refused, unasked: true }
-      if (detached.signal.aborted) return refused("the call had returned while the ask waited for a free form; no one to ask")
+      if (detached.signal.aborted)
+        return refused("the call had returned while the ask waited for a free form; no one to ask")
       if (extra.signal.aborted) return refused("the call was cancelled while the ask waited for a free form")
       return refused(`no answer from the person within ${seconds}s (the ask waited behind others for a free form)`)
     }
     try {
       const timeout = deadline - Date.now()
-      if (timeout <= 0) return refused(`no answer from the person within ${seconds}s (the ask waited behind others for a free form)`)
+      if (timeout <= 0)
+        return refused(`no answer from the person within ${seconds}s (the ask waited behind others for a free form)`)
       asking()
-      const result = await extra.sendRequest({ method: "elicitation/create", params: elicitation(ask) }, ElicitResultSchema, {
-        timeout,
-        signal: AbortSignal.any([detached.signal, extra.signal]),
-      })
+      const result = await extra.sendRequest(
+        { method: "elicitation/create", params: elicitation(ask) },
+        ElicitResultSchema,
+        {
+          timeout,
+          signal: AbortSignal.any([detached.signal, extra.signal]),
+        },
+      )
       return verdictOf(ask, result)
     } catch (error) {
       if (detached.signal.aborted) return refused("the call had returned before the person answered; no one to ask")
       if (extra.signal.aborted) return refused("the call was cancelled before the person answered")
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return refused(`no answer from the person within ${seconds}s`)
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
+        return refused(`no answer from the person within ${seconds}s`)
       return refused(`the client could not ask the person: ${error instanceof Error ? error.message : String(error)}`)
     } finally {
       entry.release()
@@ -90,7 +107,10 @@ export function elicitation(ask: Ask): ElicitRequestFormParams {
   const properties: Record<string, PrimitiveSchemaDefinition> = {}
   shown.ask.questions.forEach((question, index) => {
     const labels = question.options.map((option) => option.label)
-    const description = [question.question, ...question.options.map((option) => `${option.label}: ${option.description}`)].join("\n")
+    const description = [
+      question.question,
+      ...question.options.map((option) => `${option.label}: ${option.description}`),
+    ].join("\n")
     properties[field(index)] = !labels.length
       ? { type: "string", title: question.header, description }
       : question.multiple

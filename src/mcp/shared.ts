@@ -29,7 +29,13 @@ export const modelArgs = {
 export const MIN_CALL_TIMEOUT_S = 10
 
 export const callTimeoutArg = (role: "scout" | "worker") => ({
-  timeout_seconds: z.number().int().min(MIN_CALL_TIMEOUT_S).max(TIMEOUT_BOUNDS.max).optional().describe(`Deadline (default ${TIMEOUT_PROFILES.standard[role]} s).`),
+  timeout_seconds: z
+    .number()
+    .int()
+    .min(MIN_CALL_TIMEOUT_S)
+    .max(TIMEOUT_BOUNDS.max)
+    .optional()
+    .describe(`Deadline (default ${TIMEOUT_PROFILES.standard[role]} s).`),
 })
 
 export const labelArg = {
@@ -60,13 +66,23 @@ export const resultShape = {
   report: z.string(),
   model: z.string().optional(),
   steps: z.number(),
-  tokens: z.object({ input: z.number(), output: z.number(), reasoning: z.number(), cache_read: z.number(), cache_write: z.number() }),
+  tokens: z.object({
+    input: z.number(),
+    output: z.number(),
+    reasoning: z.number(),
+    cache_read: z.number(),
+    cache_write: z.number(),
+  }),
   cost: z.number(),
   duration_ms: z.number(),
   session_id: z.string().optional(),
   workspace: z.string(),
-  tool_calls: z.array(z.object({ tool: z.string(), status: z.string(), target: z.string(), exit_code: z.number().optional() })),
-  files_changed: z.array(z.object({ path: z.string(), change: z.enum(["added", "modified", "deleted", "renamed"]) })).optional(),
+  tool_calls: z.array(
+    z.object({ tool: z.string(), status: z.string(), target: z.string(), exit_code: z.number().optional() }),
+  ),
+  files_changed: z
+    .array(z.object({ path: z.string(), change: z.enum(["added", "modified", "deleted", "renamed"]) }))
+    .optional(),
   commands: z.array(z.object({ command: z.string(), exit_code: z.number().optional() })),
   transcript: z.string().optional(),
   progress: z.array(z.string()).optional(),
@@ -114,16 +130,29 @@ export function delegationResult(result: DelegationResult): CallToolResult {
 /** A task that is still running: its id, what it did lately, and how to continue. */
 export function runningResult(record: TaskRecord, waitedMs: number): CallToolResult {
   const result: DelegationResult = {
-    ...fromTranscript({ role: record.role, workspace: record.workspace, taskID: record.id, sessionID: record.sessionID, durationMs: Date.now() - Date.parse(record.createdAt), status: "running" }),
+    ...fromTranscript({
+      role: record.role,
+      workspace: record.workspace,
+      taskID: record.id,
+      sessionID: record.sessionID,
+      durationMs: Date.now() - Date.parse(record.createdAt),
+      status: "running",
+    }),
     report: record.progress.length ? `Still running. Latest: ${record.progress.at(-1)}` : "Still running.",
     next: `The task continues in the background. Call task_status with task_id "${record.id}" and wait_seconds (up to 50) to follow it, task_result when it is done, or task_cancel to stop it. Waited ${Math.round(waitedMs / 1000)}s here so the call returns before the client's deadline.`,
   }
-  return { content: [{ type: "text", text: renderText(result) }], structuredContent: { ...toStructured(result), progress: record.progress.slice(-10) } }
+  return {
+    content: [{ type: "text", text: renderText(result) }],
+    structuredContent: { ...toStructured(result), progress: record.progress.slice(-10) },
+  }
 }
 
 /** An expected failure (bad input, missing prerequisite) as a result the parent can act on. */
 export function errorResult(error: unknown): CallToolResult {
-  const text = error instanceof AppError ? [error.message, error.hint && `next: ${error.hint}`].filter(Boolean).join("\n") : `internal error: ${error instanceof Error ? error.message : String(error)}`
+  const text =
+    error instanceof AppError
+      ? [error.message, error.hint && `next: ${error.hint}`].filter(Boolean).join("\n")
+      : `internal error: ${error instanceof Error ? error.message : String(error)}`
   return { content: [{ type: "text", text }], isError: true }
 }
 
@@ -135,6 +164,11 @@ export function progressReporter(extra: Extra): (message: string) => void {
   return (message) => {
     count++
     // Progress to a client that already left has no one to tell; the task goes on.
-    void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: count, message } }).catch(() => undefined)
+    void extra
+      .sendNotification({
+        method: "notifications/progress",
+        params: { progressToken: token, progress: count, message },
+      })
+      .catch(() => undefined)
   }
 }

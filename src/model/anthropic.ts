@@ -42,7 +42,8 @@ const textOfContent = (content: z.infer<typeof Content> | Block["content"] | und
  * results, which must not count as the person opening a new turn.
  */
 function chatMessages(message: MessagesRequest["messages"][number]): Message[] {
-  const blocks = typeof message.content === "string" ? [{ type: "text", text: message.content } as Block] : message.content
+  const blocks =
+    typeof message.content === "string" ? [{ type: "text", text: message.content } as Block] : message.content
   if (message.role === "assistant") {
     const calls = blocks.filter((block) => block.type === "tool_use")
     return [
@@ -50,13 +51,22 @@ function chatMessages(message: MessagesRequest["messages"][number]): Message[] {
         role: "assistant",
         content: textOfContent(blocks),
         ...(calls.length > 0 && {
-          tool_calls: calls.map((call) => ({ id: call.id ?? "", type: "function", function: { name: call.name ?? "", arguments: JSON.stringify(call.input ?? {}) } })),
+          tool_calls: calls.map((call) => ({
+            id: call.id ?? "",
+            type: "function",
+            function: { name: call.name ?? "", arguments: JSON.stringify(call.input ?? {}) },
+          })),
         }),
       },
     ]
   }
   const results = blocks.filter((block) => block.type === "tool_result")
-  if (message.role === "user" && results.length > 0) return results.map((result) => ({ role: "tool", tool_call_id: result.tool_use_id ?? "", content: textOfContent(result.content) }))
+  if (message.role === "user" && results.length > 0)
+    return results.map((result) => ({
+      role: "tool",
+      tool_call_id: result.tool_use_id ?? "",
+      content: textOfContent(result.content),
+    }))
   return [{ role: message.role, content: textOfContent(blocks) }]
 }
 
@@ -76,7 +86,10 @@ export interface MessageEnvelope {
   model: string
 }
 
-export const messageEnvelope = (model: string): MessageEnvelope => ({ id: `msg_${crypto.randomUUID().replace(/-/g, "")}`, model })
+export const messageEnvelope = (model: string): MessageEnvelope => ({
+  id: `msg_${crypto.randomUUID().replace(/-/g, "")}`,
+  model,
+})
 
 const stopReason = (reply: Reply) => (reply.calls.length > 0 ? "tool_use" : "end_turn")
 
@@ -90,7 +103,15 @@ const parseArguments = (text: string): unknown => {
 
 /** The reply's content blocks, as a non-streamed message holds them. */
 function contentBlocks(reply: Reply) {
-  return [...(reply.text ? [{ type: "text", text: reply.text }] : []), ...reply.calls.map((call) => ({ type: "tool_use", id: call.id, name: call.name, input: parseArguments(call.arguments) }))]
+  return [
+    ...(reply.text ? [{ type: "text", text: reply.text }] : []),
+    ...reply.calls.map((call) => ({
+      type: "tool_use",
+      id: call.id,
+      name: call.name,
+      input: parseArguments(call.arguments),
+    })),
+  ]
 }
 
 export function messageBody(env: MessageEnvelope, reply: Reply, usage: Usage) {
@@ -105,12 +126,21 @@ export function messageBody(env: MessageEnvelope, reply: Reply, usage: Usage) {
   }
 }
 
-const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`
+const event = (type: string, data: Record<string, unknown>) =>
+  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`
 
 /** `message_start`, sent before any latency so the client sees the answer begin. */
 export const messageStart = (env: MessageEnvelope, usage: Usage) =>
   event("message_start", {
-    message: { ...env, type: "message", role: "assistant", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.prompt_tokens, output_tokens: 1 } },
+    message: {
+      ...env,
+      type: "message",
+      role: "assistant",
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: usage.prompt_tokens, output_tokens: 1 },
+    },
   })
 
 /** The events after `message_start`: one content block per text and tool call, then the stop reason and usage. */
@@ -119,17 +149,29 @@ export function messageEvents(reply: Reply, usage: Usage): string[] {
   let index = 0
   if (reply.text) {
     out.push(event("content_block_start", { index, content_block: { type: "text", text: "" } }))
-    for (const piece of halves(reply.text)) out.push(event("content_block_delta", { index, delta: { type: "text_delta", text: piece } }))
+    for (const piece of halves(reply.text))
+      out.push(event("content_block_delta", { index, delta: { type: "text_delta", text: piece } }))
     out.push(event("content_block_stop", { index }))
     index++
   }
   for (const call of reply.calls) {
-    out.push(event("content_block_start", { index, content_block: { type: "tool_use", id: call.id, name: call.name, input: {} } }))
-    for (const piece of halves(call.arguments)) out.push(event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: piece } }))
+    out.push(
+      event("content_block_start", {
+        index,
+        content_block: { type: "tool_use", id: call.id, name: call.name, input: {} },
+      }),
+    )
+    for (const piece of halves(call.arguments))
+      out.push(event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: piece } }))
     out.push(event("content_block_stop", { index }))
     index++
   }
-  out.push(event("message_delta", { delta: { stop_reason: stopReason(reply), stop_sequence: null }, usage: { output_tokens: usage.completion_tokens } }))
+  out.push(
+    event("message_delta", {
+      delta: { stop_reason: stopReason(reply), stop_sequence: null },
+      usage: { output_tokens: usage.completion_tokens },
+    }),
+  )
   out.push(event("message_stop", {}))
   return out
 }
@@ -138,7 +180,10 @@ export function messageEvents(reply: Reply, usage: Usage): string[] {
 export function cutEvents(reply: Reply): string[] {
   if (!reply.text) return []
   const text = reply.text.slice(0, Math.max(1, Math.floor(reply.text.length / 3)))
-  return [event("content_block_start", { index: 0, content_block: { type: "text", text: "" } }), event("content_block_delta", { index: 0, delta: { type: "text_delta", text } })]
+  return [
+    event("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+    event("content_block_delta", { index: 0, delta: { type: "text_delta", text } }),
+  ]
 }
 
 const ERROR_TYPES: Record<number, string> = {
@@ -155,7 +200,10 @@ export async function anthropicError(response: Response): Promise<Response> {
   // Our own error answers are JSON; anything else keeps the status text as its message.
   const body = (await response.json().catch(() => ({}))) as { error?: { message?: string } }
   const type = ERROR_TYPES[response.status] ?? "api_error"
-  const answer = Response.json({ type: "error", error: { type, message: body.error?.message ?? response.statusText } }, { status: response.status })
+  const answer = Response.json(
+    { type: "error", error: { type, message: body.error?.message ?? response.statusText } },
+    { status: response.status },
+  )
   for (const name of ["retry-after", "retry-after-ms"]) {
     const value = response.headers.get(name)
     if (value !== null) answer.headers.set(name, value)

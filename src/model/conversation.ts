@@ -7,7 +7,9 @@ const Part = z.looseObject({ type: z.string(), text: z.string().optional() })
 export const MessageSchema = z.looseObject({
   role: z.string(),
   content: z.union([z.string(), z.array(Part), z.null()]).optional(),
-  tool_calls: z.array(z.looseObject({ id: z.string(), function: z.looseObject({ name: z.string(), arguments: z.string() }) })).optional(),
+  tool_calls: z
+    .array(z.looseObject({ id: z.string(), function: z.looseObject({ name: z.string(), arguments: z.string() }) }))
+    .optional(),
   tool_call_id: z.string().optional(),
   /** Reasoning an OpenAI-compatible client replays on an assistant message. */
   reasoning_content: z.string().optional(),
@@ -51,7 +53,10 @@ export function isTitleRequest(request: ChatRequest): boolean {
     .filter((m) => m.role === "system")
     .map(textOf)
     .join("\n")
-  return /title generator|generate a title/i.test(system) || request.messages.some((m) => /^Generate a title/i.test(textOf(m)))
+  return (
+    /title generator|generate a title/i.test(system) ||
+    request.messages.some((m) => /^Generate a title/i.test(textOf(m)))
+  )
 }
 
 /** The first `[script:NAME]` marker in the system prompt or a user message. */
@@ -114,7 +119,12 @@ export function toolResultsOf(messages: Message[]): ToolResult[] {
     for (const call of message.tool_calls ?? []) calls.set(call.id, call.function)
     if (message.role !== "tool" || !message.tool_call_id) continue
     const call = calls.get(message.tool_call_id)
-    results.push({ callId: message.tool_call_id, tool: call?.name ?? "", args: call?.arguments ?? "", output: textOf(message) })
+    results.push({
+      callId: message.tool_call_id,
+      tool: call?.name ?? "",
+      args: call?.arguments ?? "",
+      output: textOf(message),
+    })
   }
   return results
 }

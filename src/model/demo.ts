@@ -15,10 +15,15 @@ import { connectStdio } from "./stdio-client"
 export const DEMO_TASK = "Find the TODO markers in this repository and summarize what README.md says the project is."
 
 /** A new git repository in a temp dir holding these files in one commit (git from /usr/bin, no user config). */
-export async function createRepository(prefix: string, files: Record<string, string>, parent = tmpdir()): Promise<string> {
+export async function createRepository(
+  prefix: string,
+  files: Record<string, string>,
+  parent = tmpdir(),
+): Promise<string> {
   const dir = await mkdtemp(`${parent}/${prefix}`)
   for (const [path, content] of Object.entries(files)) await Bun.write(`${dir}/${path}`, content)
-  const git = (...args: string[]) => run(["git", ...args], { cwd: dir, env: { PATH: "/usr/bin:/bin", HOME: dir, GIT_CONFIG_NOSYSTEM: "1" } })
+  const git = (...args: string[]) =>
+    run(["git", ...args], { cwd: dir, env: { PATH: "/usr/bin:/bin", HOME: dir, GIT_CONFIG_NOSYSTEM: "1" } })
   await git("init", "-q")
   await git("add", ".")
   await git("-c", "user.name=demo", "-c", "user.email=demo@localhost", "commit", "-qm", "initial")
@@ -63,7 +68,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
     if (!options.keep) cleanup.push(() => rm(repo, { recursive: true, force: true }))
     log(`demo: repository ${repo}, scripted model ${model.url}, OpenCode home ${home.root}`)
     const [command, ...args] = selfCommand()
-    const { client, close } = await connectStdio([command!, ...args, "serve"], home.env, { clientName: "opencode-mcp-orchestrator-demo", stderr: "inherit" })
+    const { client, close } = await connectStdio([command!, ...args, "serve"], home.env, {
+      clientName: "opencode-mcp-orchestrator-demo",
+      stderr: "inherit",
+    })
     cleanup.push(close)
     log("demo: MCP server ready; calling scout")
     const result = await client.callTool({ name: "scout", arguments: { cwd: repo, task: DEMO_TASK } }, undefined, {

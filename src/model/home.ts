@@ -78,7 +78,10 @@ export async function createIsolatedHome(options: HomeOptions): Promise<Isolated
 // and it needs the npm registry). Our plugin is one bundled file with no imports, so a throwaway home
 // marks the dependency as present: OpenCode skips the install when node_modules exists and
 // package-lock.json's root lists every dependency it would add (checked in opencode 1.18.33).
-export const PLUGIN_DEPENDENCY_LOCK = { lockfileVersion: 3, packages: { "": { dependencies: { "@opencode-ai/plugin": "*" } } } }
+export const PLUGIN_DEPENDENCY_LOCK = {
+  lockfileVersion: 3,
+  packages: { "": { dependencies: { "@opencode-ai/plugin": "*" } } },
+}
 
 export async function seedPluginDependencies(configDir: string) {
   await mkdir(`${configDir}/node_modules`, { recursive: true })

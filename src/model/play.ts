@@ -1,6 +1,14 @@
 // Decides what the scripted model answers to one request. Pure: the scripts and a request in, the
 // reply (and the step it came from) out. The server adds latency, failures and the wire format.
-import { fillTemplate, isTitleRequest, positionOf, scriptMarker, templateValues, textOf, type ChatRequest } from "./conversation"
+import {
+  fillTemplate,
+  isTitleRequest,
+  positionOf,
+  scriptMarker,
+  templateValues,
+  textOf,
+  type ChatRequest,
+} from "./conversation"
 import type { Reply } from "./reply"
 import { callsOf, type Script, type Step } from "./script"
 
@@ -39,7 +47,8 @@ export function titleFor(request: ChatRequest): string {
 
 export function replyFor(definition: Step, request: ChatRequest, callId: (index: number) => string): Reply {
   const reasoning = definition.reasoning ? { reasoning: definition.reasoning } : {}
-  if ("text" in definition) return { ...textReply(fillTemplate(definition.text, templateValues(request))), ...reasoning }
+  if ("text" in definition)
+    return { ...textReply(fillTemplate(definition.text, templateValues(request))), ...reasoning }
   const calls = callsOf(definition).map((call, index) => ({
     id: callId(index),
     name: call.tool,
@@ -52,14 +61,25 @@ export function replyFor(definition: Step, request: ChatRequest, callId: (index:
  * `session` makes tool-call ids unique per conversation (OpenCode's `x-session-id`, or any stable key),
  * so results from concurrent sessions playing the same script stay apart.
  */
-export function decide(scripts: ReadonlyMap<string, Script>, defaultScript: string, request: ChatRequest, session = ""): Play {
+export function decide(
+  scripts: ReadonlyMap<string, Script>,
+  defaultScript: string,
+  request: ChatRequest,
+  session = "",
+): Play {
   if (isTitleRequest(request)) return { kind: "title", reply: textReply(titleFor(request)) }
   const name = scriptMarker(request) ?? defaultScript
   const { turn, step, maxSteps } = positionOf(request)
   const script = scripts.get(name)
   if (!script) {
     const known = [...scripts.keys()].join(", ")
-    return { kind: "missing", script: name, turn, step, reply: textReply(`[scripted-model] no script named "${name}" (known: ${known}).`) }
+    return {
+      kind: "missing",
+      script: name,
+      turn,
+      step,
+      reply: textReply(`[scripted-model] no script named "${name}" (known: ${known}).`),
+    }
   }
   const steps = script.turns[turn]?.steps
   let index = step
@@ -67,13 +87,20 @@ export function decide(scripts: ReadonlyMap<string, Script>, defaultScript: stri
   const planned = steps?.[index]
   if (maxSteps && steps && !(planned && "text" in planned)) {
     const text = steps.findLastIndex((s) => "text" in s)
-    if (text < 0) return { kind: "missing", script: name, turn, step, reply: textReply("[scripted-model] maximum steps reached.") }
+    if (text < 0)
+      return { kind: "missing", script: name, turn, step, reply: textReply("[scripted-model] maximum steps reached.") }
     index = text
   }
   const definition = steps?.[index]
   if (!definition) {
     const where = steps ? `step ${step + 1} of turn ${turn + 1}` : `turn ${turn + 1}`
-    return { kind: "missing", script: name, turn, step, reply: textReply(`[scripted-model] script "${name}" has no ${where}.`) }
+    return {
+      kind: "missing",
+      script: name,
+      turn,
+      step,
+      reply: textReply(`[scripted-model] script "${name}" has no ${where}.`),
+    }
   }
   return {
     kind: "step",

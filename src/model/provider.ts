@@ -43,7 +43,12 @@ const providerEntry = (url: string, models: readonly string[]) => ({
   name: "Scripted model",
   npm: "@ai-sdk/openai-compatible",
   options: { baseURL: url, apiKey: "scripted" },
-  models: Object.fromEntries(models.map((id) => [id, { name: `Scripted ${id}`, tool_call: true, limit: { context: 200_000, output: 8_192 } } satisfies ProviderModel])),
+  models: Object.fromEntries(
+    models.map((id) => [
+      id,
+      { name: `Scripted ${id}`, tool_call: true, limit: { context: 200_000, output: 8_192 } } satisfies ProviderModel,
+    ]),
+  ),
 })
 
 /** Config for `OPENCODE_CONFIG_CONTENT` or an opencode.json: `scripted/fast` by default. */
@@ -56,6 +61,9 @@ export function opencodeProviderConfig(url: string, options: ProviderOptions = {
     model: `${provider}/${first}`,
     small_model: `${provider}/${first}`,
     enabled_providers: [provider, ...more.map(([id]) => id)],
-    provider: { [provider]: providerEntry(url, models), ...Object.fromEntries(more.map(([id, ids]) => [id, providerEntry(url, ids)])) },
+    provider: {
+      [provider]: providerEntry(url, models),
+      ...Object.fromEntries(more.map(([id, ids]) => [id, providerEntry(url, ids)])),
+    },
   }
 }

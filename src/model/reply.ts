@@ -17,8 +17,12 @@ export interface Usage {
 
 /** Rough token counts (four characters a token), enough for OpenCode's context accounting. */
 export function usageOf(request: ChatRequest, reply: Reply): Usage {
-  const prompt = Math.ceil(JSON.stringify(request.messages).length / 4) + Math.ceil(JSON.stringify(request.tools ?? []).length / 4)
-  const completion = Math.max(1, Math.ceil(((reply.reasoning?.length ?? 0) + reply.text.length + JSON.stringify(reply.calls).length) / 4))
+  const prompt =
+    Math.ceil(JSON.stringify(request.messages).length / 4) + Math.ceil(JSON.stringify(request.tools ?? []).length / 4)
+  const completion = Math.max(
+    1,
+    Math.ceil(((reply.reasoning?.length ?? 0) + reply.text.length + JSON.stringify(reply.calls).length) / 4),
+  )
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }
 }
 
@@ -53,11 +57,18 @@ export function halves(text: string): string[] {
 /** The chunks after the opening one: reasoning, content, tool calls, finish reason, usage, [DONE]. */
 export function bodyChunks(env: Envelope, reply: Reply, usage: Usage | undefined): string[] {
   const out: string[] = []
-  if (reply.reasoning) for (const piece of halves(reply.reasoning)) out.push(sse(chunk(env, { reasoning_content: piece })))
+  if (reply.reasoning)
+    for (const piece of halves(reply.reasoning)) out.push(sse(chunk(env, { reasoning_content: piece })))
   if (reply.text) for (const piece of halves(reply.text)) out.push(sse(chunk(env, { content: piece })))
   reply.calls.forEach((call, index) => {
     const [first = "", second] = halves(call.arguments)
-    out.push(sse(chunk(env, { tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: first } }] })))
+    out.push(
+      sse(
+        chunk(env, {
+          tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: first } }],
+        }),
+      ),
+    )
     if (second !== undefined) out.push(sse(chunk(env, { tool_calls: [{ index, function: { arguments: second } }] })))
   })
   out.push(sse(chunk(env, {}, finishReason(reply))))
@@ -78,8 +89,17 @@ export function completionBody(env: Envelope, reply: Reply, usage: Usage) {
     content: reply.text || null,
     ...(reply.reasoning && { reasoning_content: reply.reasoning }),
     ...(reply.calls.length > 0 && {
-      tool_calls: reply.calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } })),
+      tool_calls: reply.calls.map((call) => ({
+        id: call.id,
+        type: "function",
+        function: { name: call.name, arguments: call.arguments },
+      })),
     }),
   }
-  return { ...env, object: "chat.completion", choices: [{ index: 0, message, finish_reason: finishReason(reply) }], usage }
+  return {
+    ...env,
+    object: "chat.completion",
+    choices: [{ index: 0, message, finish_reason: finishReason(reply) }],
+    usage,
+  }
 }

@@ -40,7 +40,8 @@ export const ResponsesRequestSchema = z.looseObject({
 export type ResponsesRequest = z.infer<typeof ResponsesRequestSchema>
 type Item = z.infer<typeof Item>
 
-const textOfContent = (content: z.infer<typeof Content> | undefined): string => (content === undefined ? "" : typeof content === "string" ? content : content.map((part) => part.text ?? "").join(""))
+const textOfContent = (content: z.infer<typeof Content> | undefined): string =>
+  content === undefined ? "" : typeof content === "string" ? content : content.map((part) => part.text ?? "").join("")
 
 /** The name a script uses for a call: a namespaced tool is `NAMESPACE__TOOL`. */
 const fullName = (item: Item) => (item.namespace ? `${item.namespace}__${item.name ?? ""}` : (item.name ?? ""))
@@ -57,7 +58,11 @@ function chatMessages(items: Item[]): Message[] {
       const role = item.role === "developer" ? "system" : (item.role ?? "user")
       messages.push({ role, content: textOfContent(item.content) })
     } else if (type === "function_call") {
-      const call = { id: item.call_id ?? "", type: "function", function: { name: fullName(item), arguments: item.arguments ?? "{}" } }
+      const call = {
+        id: item.call_id ?? "",
+        type: "function",
+        function: { name: fullName(item), arguments: item.arguments ?? "{}" },
+      }
       const last = messages.at(-1)
       if (last?.role === "assistant") last.tool_calls = [...(last.tool_calls ?? []), call]
       else messages.push({ role: "assistant", content: "", tool_calls: [call] })
@@ -71,15 +76,21 @@ function chatMessages(items: Item[]): Message[] {
 
 /** Every tool offered, by the name a script uses: a namespace's tools as `NAMESPACE__TOOL`. */
 const toolNames = (tools: ResponsesRequest["tools"]) =>
-  (tools ?? []).flatMap((tool) => (tool.type === "namespace" ? (tool.tools ?? []).map((t) => `${tool.name}__${t.name}`) : tool.name ? [tool.name] : []))
+  (tools ?? []).flatMap((tool) =>
+    tool.type === "namespace" ? (tool.tools ?? []).map((t) => `${tool.name}__${t.name}`) : tool.name ? [tool.name] : [],
+  )
 
 /** The Responses request read as a chat-completions request, so `decide` and the recorders apply unchanged. */
 export function toChatRequestFromResponses(request: ResponsesRequest): ChatRequest {
-  const input = typeof request.input === "string" ? [{ type: "message", role: "user", content: request.input }] : request.input
+  const input =
+    typeof request.input === "string" ? [{ type: "message", role: "user", content: request.input }] : request.input
   return {
     model: request.model,
     stream: request.stream,
-    messages: [...(request.instructions ? [{ role: "system", content: request.instructions }] : []), ...chatMessages(input)],
+    messages: [
+      ...(request.instructions ? [{ role: "system", content: request.instructions }] : []),
+      ...chatMessages(input),
+    ],
     tools: toolNames(request.tools).map((name) => ({ type: "function", function: { name } })),
   }
 }
@@ -104,12 +115,21 @@ export const responseEnvelope = (model: string, namespaces: readonly string[] = 
   namespaces,
 })
 
-const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`
+const event = (type: string, data: Record<string, unknown>) =>
+  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`
 
 function callItem(env: ResponseEnvelope, call: Reply["calls"][number]) {
   const namespace = env.namespaces.find((ns) => call.name.startsWith(`${ns}__`))
   const name = namespace ? call.name.slice(namespace.length + 2) : call.name
-  return { type: "function_call", id: `fc_${call.id}`, call_id: call.id, name, ...(namespace && { namespace }), arguments: call.arguments, status: "completed" }
+  return {
+    type: "function_call",
+    id: `fc_${call.id}`,
+    call_id: call.id,
+    name,
+    ...(namespace && { namespace }),
+    arguments: call.arguments,
+    status: "completed",
+  }
 }
 
 const messageItem = (env: ResponseEnvelope, text: string) => ({
@@ -121,7 +141,10 @@ const messageItem = (env: ResponseEnvelope, text: string) => ({
 })
 
 /** The output items of a reply, in order: its text, then its calls. */
-const outputItems = (env: ResponseEnvelope, reply: Reply) => [...(reply.text ? [messageItem(env, reply.text)] : []), ...reply.calls.map((call) => callItem(env, call))]
+const outputItems = (env: ResponseEnvelope, reply: Reply) => [
+  ...(reply.text ? [messageItem(env, reply.text)] : []),
+  ...reply.calls.map((call) => callItem(env, call)),
+]
 
 const usageBody = (usage: Usage) => ({
   input_tokens: usage.prompt_tokens,
@@ -132,20 +155,49 @@ const usageBody = (usage: Usage) => ({
 })
 
 export function responseBody(env: ResponseEnvelope, reply: Reply, usage: Usage) {
-  return { id: env.id, object: "response", model: env.model, status: "completed", output: outputItems(env, reply), usage: usageBody(usage) }
+  return {
+    id: env.id,
+    object: "response",
+    model: env.model,
+    status: "completed",
+    output: outputItems(env, reply),
+    usage: usageBody(usage),
+  }
 }
 
 /** `response.created`, sent before any latency so the client sees the answer begin. */
-export const responseCreated = (env: ResponseEnvelope) => event("response.created", { response: { id: env.id, object: "response", model: env.model, status: "in_progress", output: [] } })
+export const responseCreated = (env: ResponseEnvelope) =>
+  event("response.created", {
+    response: { id: env.id, object: "response", model: env.model, status: "in_progress", output: [] },
+  })
 
 /** The events after `response.created`: each output item added, its text deltas, done; then completed with usage. */
 export function responseEvents(env: ResponseEnvelope, reply: Reply, usage: Usage): string[] {
   const out: string[] = []
   outputItems(env, reply).forEach((item, index) => {
     if (item.type === "message") {
-      out.push(event("response.output_item.added", { output_index: index, item: { ...item, status: "in_progress", content: [] } }))
-      for (const piece of halves(reply.text)) out.push(event("response.output_text.delta", { output_index: index, content_index: 0, item_id: item.id, delta: piece }))
-    } else out.push(event("response.output_item.added", { output_index: index, item: { ...item, status: "in_progress", arguments: "" } }))
+      out.push(
+        event("response.output_item.added", {
+          output_index: index,
+          item: { ...item, status: "in_progress", content: [] },
+        }),
+      )
+      for (const piece of halves(reply.text))
+        out.push(
+          event("response.output_text.delta", {
+            output_index: index,
+            content_index: 0,
+            item_id: item.id,
+            delta: piece,
+          }),
+        )
+    } else
+      out.push(
+        event("response.output_item.added", {
+          output_index: index,
+          item: { ...item, status: "in_progress", arguments: "" },
+        }),
+      )
     out.push(event("response.output_item.done", { output_index: index, item }))
   })
   out.push(event("response.completed", { response: responseBody(env, reply, usage) }))

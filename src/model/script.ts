@@ -10,7 +10,10 @@ const args = z.record(z.string(), z.unknown()).describe("The tool's arguments, s
 
 export const ToolCallSchema = z
   .object({
-    tool: z.string().min(1).describe("Tool name as OpenCode offers it (read, grep, glob, bash, edit, write, or a plugin tool)."),
+    tool: z
+      .string()
+      .min(1)
+      .describe("Tool name as OpenCode offers it (read, grep, glob, bash, edit, write, or a plugin tool)."),
     args: args.default({}),
   })
   .strict()
@@ -30,14 +33,28 @@ export const FailureSchema = z
     per: z
       .enum(["session", "server"])
       .default("session")
-      .describe("What `times` counts in: each session's attempts, or every attempt at this step on the server (so a new session for the same brief can get through)."),
+      .describe(
+        "What `times` counts in: each session's attempts, or every attempt at this step on the server (so a new session for the same brief can get through).",
+      ),
   })
   .strict()
 
 const common = {
-  delayMs: z.number().int().min(0).max(3_600_000).optional().describe("Latency: a streamed answer sends its first chunk, then waits this long before the rest."),
+  delayMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(3_600_000)
+    .optional()
+    .describe("Latency: a streamed answer sends its first chunk, then waits this long before the rest."),
   fail: FailureSchema.optional().describe("An injected failure before the step is answered."),
-  reasoning: z.string().min(1).optional().describe("Hidden reasoning streamed before the step's text or tool calls, as `reasoning_content` deltas (how OpenAI-compatible providers send thinking)."),
+  reasoning: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "Hidden reasoning streamed before the step's text or tool calls, as `reasoning_content` deltas (how OpenAI-compatible providers send thinking).",
+    ),
 }
 
 export const StepSchema = z.union([
@@ -45,13 +62,19 @@ export const StepSchema = z.union([
   z.object({ tools: z.array(ToolCallSchema).min(1).describe("Parallel tool calls in one step."), ...common }).strict(),
   z
     .object({
-      text: z.string().describe("Final text. {{lastToolOutput}}, {{toolOutputs}} and {{userMessage}} are filled in from the request."),
+      text: z
+        .string()
+        .describe(
+          "Final text. {{lastToolOutput}}, {{toolOutputs}} and {{userMessage}} are filled in from the request.",
+        ),
       ...common,
     })
     .strict(),
 ])
 
-export const TurnSchema = z.object({ steps: z.array(StepSchema).min(1).describe("Model steps answered after one user message.") }).strict()
+export const TurnSchema = z
+  .object({ steps: z.array(StepSchema).min(1).describe("Model steps answered after one user message.") })
+  .strict()
 
 export const ScriptSchema = z
   .object({
@@ -61,7 +84,13 @@ export const ScriptSchema = z
   .strict()
 
 /** A script file: named scripts, or a single script (registered under the file's default name). */
-export const ScriptSetSchema = z.object({ scripts: z.record(z.string().regex(/^[\w.-]+$/), ScriptSchema).describe("Scripts by name, as [script:NAME] picks them.") }).strict()
+export const ScriptSetSchema = z
+  .object({
+    scripts: z
+      .record(z.string().regex(/^[\w.-]+$/), ScriptSchema)
+      .describe("Scripts by name, as [script:NAME] picks them."),
+  })
+  .strict()
 
 export type ToolCall = z.infer<typeof ToolCallSchema>
 export type Failure = z.infer<typeof FailureSchema>
@@ -86,11 +115,20 @@ export function parseScriptFile(text: string, source: string, fallbackName = DEF
   try {
     json = JSON.parse(text)
   } catch (error) {
-    throw fail("Usage", `${source} is not JSON: ${(error as Error).message}`, "Write the script as JSON (see src/model/script.ts).")
+    throw fail(
+      "Usage",
+      `${source} is not JSON: ${(error as Error).message}`,
+      "Write the script as JSON (see src/model/script.ts).",
+    )
   }
   const named = typeof json === "object" && json !== null && "scripts" in json
   const parsed = named ? ScriptSetSchema.safeParse(json) : ScriptSchema.safeParse(json)
-  if (!parsed.success) throw fail("Usage", `${source} is not a valid script:\n${explain(parsed.error.issues).join("\n")}`, "Fix the fields named above.")
+  if (!parsed.success)
+    throw fail(
+      "Usage",
+      `${source} is not a valid script:\n${explain(parsed.error.issues).join("\n")}`,
+      "Fix the fields named above.",
+    )
   return "scripts" in parsed.data ? parsed.data.scripts : { [fallbackName]: parsed.data }
 }
 
@@ -103,11 +141,16 @@ type Issue = z.core.$ZodIssue
 function explain(issues: readonly Issue[], base: PropertyKey[] = []): string[] {
   return issues.flatMap((issue) => {
     const path = [...base, ...issue.path]
-    if (issue.code !== "invalid_union" || issue.errors.length === 0) return [`  at ${path.join(".") || "(top)"}: ${issue.message}`]
+    if (issue.code !== "invalid_union" || issue.errors.length === 0)
+      return [`  at ${path.join(".") || "(top)"}: ${issue.message}`]
     const sizes = issue.errors.map((branch) => branch.length)
     const best = Math.min(...sizes)
-    if (sizes.filter((size) => size === best).length === 1) return explain(issue.errors[sizes.indexOf(best)] ?? [], path)
-    return [`  at ${path.join(".")}: expected a step {tool, args}, {tools: [...]} or {text}`, ...explain(issue.errors[0]?.filter((e) => e.path.length === 0) ?? [], path)]
+    if (sizes.filter((size) => size === best).length === 1)
+      return explain(issue.errors[sizes.indexOf(best)] ?? [], path)
+    return [
+      `  at ${path.join(".")}: expected a step {tool, args}, {tools: [...]} or {text}`,
+      ...explain(issue.errors[0]?.filter((e) => e.path.length === 0) ?? [], path),
+    ]
   })
 }
 

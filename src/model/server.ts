@@ -2,10 +2,28 @@
 // to the real OpenCode, and the same scripts as an Anthropic Messages API for Claude Code. Every
 // request is recorded so tests can check what the client sent back (tool results arrive as
 // `role: "tool"` messages in the next request).
-import { anthropicError, cutEvents, messageBody, messageEnvelope, messageEvents, MessagesRequestSchema, messageStart, toChatRequest } from "./anthropic"
+import {
+  anthropicError,
+  cutEvents,
+  messageBody,
+  messageEnvelope,
+  messageEvents,
+  MessagesRequestSchema,
+  messageStart,
+  toChatRequest,
+} from "./anthropic"
 import { ChatRequestSchema, toolResultsOf, type ChatRequest, type ToolResult } from "./conversation"
 import { decide, type Play } from "./play"
-import { cutResponseEvents, namespacesOf, responseBody, responseCreated, responseEnvelope, responseEvents, ResponsesRequestSchema, toChatRequestFromResponses } from "./responses"
+import {
+  cutResponseEvents,
+  namespacesOf,
+  responseBody,
+  responseCreated,
+  responseEnvelope,
+  responseEvents,
+  ResponsesRequestSchema,
+  toChatRequestFromResponses,
+} from "./responses"
 import { bodyChunks, completionBody, cutChunks, envelope, openingChunk, usageOf, type Reply, type Usage } from "./reply"
 import { builtinScripts, DEFAULT_SCRIPT, parseScript, type Failure, type Script, type ScriptInput } from "./script"
 
@@ -73,14 +91,26 @@ const sleep = (ms: number, signal: AbortSignal) =>
 /** The client's session id: OpenCode's, Claude Code's, or Codex's `session_id`. */
 const SESSION_HEADERS = ["x-session-id", "x-opencode-session", "x-claude-code-session-id", "session_id"]
 
-const errorBody = (status: number, message: string, type: string, code = type) => Response.json({ error: { message, type, code } }, { status })
+const errorBody = (status: number, message: string, type: string, code = type) =>
+  Response.json({ error: { message, type, code } }, { status })
 
 /** The answers of the failures that are not a 429 with retry-after or a cut stream, as OpenAI words them. */
 const FAILURE_BODIES: Partial<Record<Failure["kind"], () => Response>> = {
   "500": () => errorBody(500, "Internal error (scripted).", "server_error"),
   "401": () => errorBody(401, "Incorrect API key provided (scripted).", "invalid_request_error", "invalid_api_key"),
-  quota: () => errorBody(429, "You exceeded your current quota, please check your plan and billing details (scripted).", "insufficient_quota"),
-  unknown_model: () => errorBody(404, "The model `scripted-missing` does not exist or you do not have access to it (scripted).", "invalid_request_error", "model_not_found"),
+  quota: () =>
+    errorBody(
+      429,
+      "You exceeded your current quota, please check your plan and billing details (scripted).",
+      "insufficient_quota",
+    ),
+  unknown_model: () =>
+    errorBody(
+      404,
+      "The model `scripted-missing` does not exist or you do not have access to it (scripted).",
+      "invalid_request_error",
+      "model_not_found",
+    ),
   context: () =>
     errorBody(
       400,
@@ -105,7 +135,9 @@ function readRequest(api: Api, json: unknown): Read | undefined {
   }
   if (api === "responses") {
     const parsed = ResponsesRequestSchema.safeParse(json)
-    return parsed.success ? { body: toChatRequestFromResponses(parsed.data), namespaces: namespacesOf(parsed.data) } : undefined
+    return parsed.success
+      ? { body: toChatRequestFromResponses(parsed.data), namespaces: namespacesOf(parsed.data) }
+      : undefined
   }
   const parsed = MessagesRequestSchema.safeParse(json)
   return parsed.success ? { body: toChatRequest(parsed.data), namespaces: [] } : undefined
@@ -126,16 +158,37 @@ function wireFor(api: Api, { body, namespaces }: Read, reply: Reply) {
   const usage = usageOf(body, reply)
   if (api === "responses") {
     const env = responseEnvelope(body.model, namespaces)
-    return { opening: responseCreated(env), rest: responseEvents(env, reply, usage), cut: cutResponseEvents(env, reply), whole: responseBody(env, reply, usage), usage, streamed: usage }
+    return {
+      opening: responseCreated(env),
+      rest: responseEvents(env, reply, usage),
+      cut: cutResponseEvents(env, reply),
+      whole: responseBody(env, reply, usage),
+      usage,
+      streamed: usage,
+    }
   }
   if (api === "messages") {
     const env = messageEnvelope(body.model)
-    return { opening: messageStart(env, usage), rest: messageEvents(reply, usage), cut: cutEvents(reply), whole: messageBody(env, reply, usage), usage, streamed: usage }
+    return {
+      opening: messageStart(env, usage),
+      rest: messageEvents(reply, usage),
+      cut: cutEvents(reply),
+      whole: messageBody(env, reply, usage),
+      usage,
+      streamed: usage,
+    }
   }
   const env = envelope(body.model)
   const withUsage = body.stream_options?.include_usage === true
   const streamed = withUsage ? usage : undefined
-  return { opening: openingChunk(env), rest: bodyChunks(env, reply, streamed), cut: cutChunks(env, reply), whole: completionBody(env, reply, usage), usage, streamed }
+  return {
+    opening: openingChunk(env),
+    rest: bodyChunks(env, reply, streamed),
+    cut: cutChunks(env, reply),
+    whole: completionBody(env, reply, usage),
+    usage,
+    streamed,
+  }
 }
 
 export async function startScriptedModel(options: ScriptedModelOptions = {}): Promise<ScriptedModel> {
@@ -242,7 +295,8 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     stepRequests: () => requests.filter((r) => r.play.kind !== "title"),
     toolResults() {
       const seen = new Map<string, ToolResult>()
-      for (const request of requests) for (const result of toolResultsOf(request.body.messages)) seen.set(result.callId, result)
+      for (const request of requests)
+        for (const result of toolResultsOf(request.body.messages)) seen.set(result.callId, result)
       return [...seen.values()]
     },
     reset() {

@@ -10,9 +10,18 @@ export interface Connected {
   close(): Promise<void>
 }
 
-export async function connectStdio(command: string[], env: Env, options: { clientName?: string; stderr?: "pipe" | "inherit" } = {}): Promise<Connected> {
+export async function connectStdio(
+  command: string[],
+  env: Env,
+  options: { clientName?: string; stderr?: "pipe" | "inherit" } = {},
+): Promise<Connected> {
   const [bin, ...args] = command
-  const transport = new StdioClientTransport({ command: bin!, args, env: env as Record<string, string>, stderr: options.stderr ?? "pipe" })
+  const transport = new StdioClientTransport({
+    command: bin!,
+    args,
+    env: env as Record<string, string>,
+    stderr: options.stderr ?? "pipe",
+  })
   const client = new Client({ name: options.clientName ?? "opencode-mcp-orchestrator-client", version: "1" })
   await client.connect(transport)
   return { client, pid: transport.pid!, close: () => client.close() }

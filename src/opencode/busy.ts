@@ -20,7 +20,10 @@ export async function taskSessionBusy(paths: Paths, taskID: string, workspace: s
   const client = connect(record)
   const listed = await client.session.list({ directory: workspace, search: taskID })
   const status = await client.session.status({ directory: workspace })
-  if (!listed.data || !status.data) throw fail("Server", `OpenCode did not list the sessions of ${taskID} in ${workspace}.`)
+  if (!listed.data || !status.data)
+    throw fail("Server", `OpenCode did not list the sessions of ${taskID} in ${workspace}.`)
   const states = status.data as Record<string, { type: string }>
-  return listed.data.some((session) => session.title.includes(taskID) && (states[session.id]?.type ?? "idle") !== "idle")
+  return listed.data.some(
+    (session) => session.title.includes(taskID) && (states[session.id]?.type ?? "idle") !== "idle",
+  )
 }

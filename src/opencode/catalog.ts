@@ -34,7 +34,9 @@ const byId = (models: CatalogModel[]) => models.sort((a, b) => a.id.localeCompar
 export async function readCatalog(client: OpencodeClient, directory?: string): Promise<Catalog> {
   const result = await client.config.providers({ directory })
   if (!result.data) throw fail("Server", "OpenCode did not return its model catalog.")
-  const models = result.data.providers.flatMap((provider) => Object.entries(provider.models).map(([id, model]) => catalogModel(`${provider.id}/${id}`, model)))
+  const models = result.data.providers.flatMap((provider) =>
+    Object.entries(provider.models).map(([id, model]) => catalogModel(`${provider.id}/${id}`, model)),
+  )
   return { models: byId(models), defaults: result.data.default }
 }
 
@@ -62,7 +64,11 @@ export function parseModels(output: string): CatalogModel[] {
   return byId(models)
 }
 
-export async function discoverModels(run: Run, opencode: string, env: Record<string, string | undefined>): Promise<CatalogModel[]> {
+export async function discoverModels(
+  run: Run,
+  opencode: string,
+  env: Record<string, string | undefined>,
+): Promise<CatalogModel[]> {
   let result: Awaited<ReturnType<Run>>
   try {
     result = await run([opencode, "models", "--verbose"], { env, timeoutMs: 120_000 })
@@ -80,7 +86,12 @@ export async function discoverModels(run: Run, opencode: string, env: Record<str
       "Run `opencode models` yourself and fix what it reports (a provider login, the OpenCode config).",
     )
   const models = parseModels(result.stdout)
-  if (models.length === 0) throw fail("Prerequisite", "OpenCode lists no models.", "Connect a provider in OpenCode (`opencode auth login`) or configure one in opencode.json, then rerun install.")
+  if (models.length === 0)
+    throw fail(
+      "Prerequisite",
+      "OpenCode lists no models.",
+      "Connect a provider in OpenCode (`opencode auth login`) or configure one in opencode.json, then rerun install.",
+    )
   return models
 }
 
@@ -89,7 +100,9 @@ export function checkRoute(catalog: Catalog, route: ModelRoute): void {
   const id = `${route.providerID}/${route.modelID}`
   const model = catalog.models.find((m) => m.id === id)
   if (!model) {
-    const near = catalog.models.filter((m) => m.id.startsWith(`${route.providerID}/`) || m.id.includes(route.modelID)).slice(0, 5)
+    const near = catalog.models
+      .filter((m) => m.id.startsWith(`${route.providerID}/`) || m.id.includes(route.modelID))
+      .slice(0, 5)
     throw fail(
       "Usage",
       `OpenCode has no model "${id}".`,
@@ -102,6 +115,8 @@ export function checkRoute(catalog: Catalog, route: ModelRoute): void {
     throw fail(
       "Usage",
       `Model ${formatModel({ ...route, variant: undefined })} has no variant "${route.variant}".`,
-      model.variants.length ? `Its variants: ${model.variants.join(", ")}; omit the variant to let OpenCode choose.` : "This model has no variants; omit the variant.",
+      model.variants.length
+        ? `Its variants: ${model.variants.join(", ")}; omit the variant to let OpenCode choose.`
+        : "This model has no variants; omit the variant.",
     )
 }

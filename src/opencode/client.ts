@@ -27,7 +27,10 @@ export class EventHub {
 
   /** Resolves once the stream is connected, so no event of a session started after it is missed. */
   connected(timeoutMs = 10_000): Promise<void> {
-    return Promise.race([this.ready, Bun.sleep(timeoutMs).then(() => Promise.reject(new Error("OpenCode's event stream did not connect")))])
+    return Promise.race([
+      this.ready,
+      Bun.sleep(timeoutMs).then(() => Promise.reject(new Error("OpenCode's event stream did not connect"))),
+    ])
   }
 
   on(sessionID: string, listener: Listener): () => void {

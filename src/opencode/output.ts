@@ -32,7 +32,12 @@ function partEntry(role: Entry["role"], part: Part, clipBytes: number): Omit<Ent
     return { role, kind: "text", text, ...(clipped && { clipped }) }
   }
   if (part.type !== "tool" || part.state.status === "pending") return undefined
-  const output = part.state.status === "completed" ? part.state.output : part.state.status === "error" ? `error: ${part.state.error}` : "(running)"
+  const output =
+    part.state.status === "completed"
+      ? part.state.output
+      : part.state.status === "error"
+        ? `error: ${part.state.error}`
+        : "(running)"
   const { text, clipped } = clip(`${toolTarget(part)}\n${output}`.trim(), clipBytes)
   return { role, kind: "tool", tool: part.tool, text, ...(clipped && { clipped }) }
 }
@@ -47,7 +52,12 @@ export function entriesOf(messages: { info: Message; parts: Part[] }[], clipByte
     }
     if (info.role === "assistant" && info.error) {
       const data = info.error.data as { message?: string }
-      entries.push({ index: entries.length, role: "assistant", kind: "error", text: `${info.error.name}: ${data.message ?? ""}`.trim() })
+      entries.push({
+        index: entries.length,
+        role: "assistant",
+        kind: "error",
+        text: `${info.error.name}: ${data.message ?? ""}`.trim(),
+      })
     }
   }
   return entries
@@ -73,7 +83,8 @@ export interface Page {
 /** `limit` entries from `cursor` (an entry index, as a string; the start when absent). */
 export function page(entries: Entry[], cursor: string | undefined, limit: number): Page {
   const start = cursor === undefined ? 0 : Number(cursor)
-  if (!Number.isInteger(start) || start < 0) throw new RangeError(`cursor "${cursor}" is not one session_output returned`)
+  if (!Number.isInteger(start) || start < 0)
+    throw new RangeError(`cursor "${cursor}" is not one session_output returned`)
   const slice = entries.slice(start, start + limit)
   const end = start + slice.length
   return { entries: slice, total: entries.length, ...(end < entries.length && { nextCursor: String(end) }) }
@@ -81,5 +92,10 @@ export function page(entries: Entry[], cursor: string | undefined, limit: number
 
 /** The entries as text: one block per entry, headed by its index, role and tool. */
 export function renderEntries(entries: Entry[]): string {
-  return entries.map((entry) => `[${entry.index}] ${entry.role}${entry.tool ? ` ${entry.tool}` : entry.kind === "error" ? " error" : ""}: ${entry.text}`).join("\n\n")
+  return entries
+    .map(
+      (entry) =>
+        `[${entry.index}] ${entry.role}${entry.tool ? ` ${entry.tool}` : entry.kind === "error" ? " error" : ""}: ${entry.text}`,
+    )
+    .join("\n\n")
 }

@@ -47,7 +47,13 @@ export function openAskOf(event: Event): OpenAsk | undefined {
   }
   if (event.type === "question.asked") {
     const { id, sessionID, questions } = event.properties
-    return { id, kind: "question", sessionID, questions: questions.length, what: questions.map((question) => question.question).join(" / ") }
+    return {
+      id,
+      kind: "question",
+      sessionID,
+      questions: questions.length,
+      what: questions.map((question) => question.question).join(" / "),
+    }
   }
   return undefined
 }
@@ -65,8 +71,23 @@ async function listed(client: OpencodeClient, directory: string): Promise<OpenAs
     ),
   ])
   return [
-    ...questions.map((ask): OpenAsk => ({ id: ask.id, kind: "question", sessionID: ask.sessionID, questions: ask.questions.length, what: ask.questions.map((q) => q.question).join(" / ") })),
-    ...permissions.map((ask): OpenAsk => ({ id: ask.id, kind: "permission", sessionID: ask.sessionID, what: `${ask.permission} ${ask.patterns.join(" ")}`.trimEnd() })),
+    ...questions.map(
+      (ask): OpenAsk => ({
+        id: ask.id,
+        kind: "question",
+        sessionID: ask.sessionID,
+        questions: ask.questions.length,
+        what: ask.questions.map((q) => q.question).join(" / "),
+      }),
+    ),
+    ...permissions.map(
+      (ask): OpenAsk => ({
+        id: ask.id,
+        kind: "permission",
+        sessionID: ask.sessionID,
+        what: `${ask.permission} ${ask.patterns.join(" ")}`.trimEnd(),
+      }),
+    ),
   ]
 }
 
@@ -80,14 +101,25 @@ export interface Withdrawn {
  * Refuses every ask pending in the sessions `sessionIDs` (listed by OpenCode, or `known` from the
  * task's record), each with `reason`; the ones OpenCode took the reply for.
  */
-export async function withdrawPending(client: OpencodeClient, directory: string, sessionIDs: readonly string[], reason: string, known: readonly OpenAsk[] = []): Promise<Withdrawn[]> {
+export async function withdrawPending(
+  client: OpencodeClient,
+  directory: string,
+  sessionIDs: readonly string[],
+  reason: string,
+  known: readonly OpenAsk[] = [],
+): Promise<Withdrawn[]> {
   const ours = new Set(sessionIDs)
   if (ours.size === 0) return []
   const asks = new Map<string, OpenAsk>()
-  for (const ask of [...(await listed(client, directory)), ...known]) if (ours.has(ask.sessionID) && !asks.has(ask.id)) asks.set(ask.id, ask)
+  for (const ask of [...(await listed(client, directory)), ...known])
+    if (ours.has(ask.sessionID) && !asks.has(ask.id)) asks.set(ask.id, ask)
   const withdrawn: Withdrawn[] = []
   for (const ask of asks.values())
-    if (await withdraw(client, directory, ask, reason)) withdrawn.push({ ask, line: `withdrew a ${ask.kind === "question" ? "question" : "permission request"} (${ask.what}): ${reason}` })
+    if (await withdraw(client, directory, ask, reason))
+      withdrawn.push({
+        ask,
+        line: `withdrew a ${ask.kind === "question" ? "question" : "permission request"} (${ask.what}): ${reason}`,
+      })
   return withdrawn
 }
 
@@ -100,6 +132,10 @@ function withdraw(client: OpencodeClient, directory: string, ask: OpenAsk, reaso
     const message = `Refused: ${reason}. Work within the tools your role allows, or report what you needed.`
     return client.permission.reply({ requestID: ask.id, directory, reply: "reject", message }).then(taken, dropped)
   }
-  const answer = [`No one can answer this: ${reason}. Continue without an answer, and say in your report what you needed.`]
-  return client.question.reply({ requestID: ask.id, directory, answers: Array.from({ length: ask.questions ?? 1 }, () => answer) }).then(taken, dropped)
+  const answer = [
+    `No one can answer this: ${reason}. Continue without an answer, and say in your report what you needed.`,
+  ]
+  return client.question
+    .reply({ requestID: ask.id, directory, answers: Array.from({ length: ask.questions ?? 1 }, () => answer) })
+    .then(taken, dropped)
 }

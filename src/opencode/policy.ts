@@ -13,12 +13,24 @@ const UNATTENDED = "Delegated sessions run unattended"
 const NEXT = "Work within the tools your role allows, or report what you needed."
 
 /** Answers a permission or question ask by the relay, else refuses it; undefined for any other event. */
-export async function answerAsk(client: OpencodeClient, directory: string, event: Event, relay?: Relay, onProgress: (line: string) => void = () => {}): Promise<Answered | undefined> {
+export async function answerAsk(
+  client: OpencodeClient,
+  directory: string,
+  event: Event,
+  relay?: Relay,
+  onProgress: (line: string) => void = () => {},
+): Promise<Answered | undefined> {
   if (event.type !== "permission.asked" && event.type !== "question.asked") return undefined
   const ask = askOf(event)
   const verdict: Verdict = relay
-    ? await relay(ask, () => onProgress(`asked the person: ${describeAsk(ask)}`)).catch((error: unknown) => ({ kind: "refused" as const, reason: `the relay failed: ${String(error)}` }))
-    : { kind: "refused", reason: "no one to ask: the calling client cannot relay asks to the person (no MCP elicitation)" }
+    ? await relay(ask, () => onProgress(`asked the person: ${describeAsk(ask)}`)).catch((error: unknown) => ({
+        kind: "refused" as const,
+        reason: `the relay failed: ${String(error)}`,
+      }))
+    : {
+        kind: "refused",
+        reason: "no one to ask: the calling client cannot relay asks to the person (no MCP elicitation)",
+      }
   const requestID = event.properties.id
   // Each reply below drops its error: a request already answered (or its session gone) needs no
   // answer, and the run cannot hang on it.
@@ -26,7 +38,9 @@ export async function answerAsk(client: OpencodeClient, directory: string, event
     const granted = verdict.kind === "granted"
     const message = granted ? undefined : `${UNATTENDED}: this was refused by policy (${reasonOf(verdict)}). ${NEXT}`
     // As above: already answered or gone.
-    await client.permission.reply({ requestID, directory, reply: granted ? "once" : "reject", message }).catch(() => undefined)
+    await client.permission
+      .reply({ requestID, directory, reply: granted ? "once" : "reject", message })
+      .catch(() => undefined)
   } else if (verdict.kind === "answered") {
     // As above: already answered or gone.
     await client.question.reply({ requestID, directory, answers: verdict.answers }).catch(() => undefined)
@@ -44,7 +58,8 @@ export async function answerAsk(client: OpencodeClient, directory: string, event
 }
 
 function askOf(event: Extract<Event, { type: "permission.asked" | "question.asked" }>): Ask {
-  if (event.type === "permission.asked") return { kind: "permission", permission: event.properties.permission, patterns: event.properties.patterns }
+  if (event.type === "permission.asked")
+    return { kind: "permission", permission: event.properties.permission, patterns: event.properties.patterns }
   return { kind: "question", questions: event.properties.questions }
 }
 

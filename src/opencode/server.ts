@@ -52,7 +52,8 @@ export const SHARED_SERVER_ENV = {
   OPENCODE_CONFIG_CONTENT: JSON.stringify({ formatter: false, lsp: false }),
 }
 
-export const authHeader = (record: Pick<ServerRecord, "username" | "password">) => `Basic ${Buffer.from(`${record.username}:${record.password}`).toString("base64")}`
+export const authHeader = (record: Pick<ServerRecord, "username" | "password">) =>
+  `Basic ${Buffer.from(`${record.username}:${record.password}`).toString("base64")}`
 
 /** The server's version when it answers its health check with our password, else undefined. */
 export async function health(record: Pick<ServerRecord, "url" | "username" | "password">, timeoutMs = 2000) {
@@ -82,7 +83,8 @@ const ServerRecordSchema = z.looseObject({
 
 /** The recorded shared server; a bad record is set aside, and a new server is then started as if none ran. */
 export async function readServerRecord(paths: Paths): Promise<ServerRecord | undefined> {
-  const fix = "A new shared server is started on the next call; one the bad record named, if it still runs, is left alone."
+  const fix =
+    "A new shared server is started on the next call; one the bad record named, if it still runs, is left alone."
   return readStateFile(paths.serverFile, ServerRecordSchema, fix)
 }
 
@@ -99,7 +101,10 @@ export async function probeServer(record: ServerRecord, timeoutMs = 2000): Promi
   // a record without one is trusted only when the server answers to its password.
   const provable = record.start !== undefined && isServerProcess(record)
   try {
-    const response = await fetch(`${record.url}/global/health`, { headers: { authorization: authHeader(record) }, signal: AbortSignal.timeout(timeoutMs) })
+    const response = await fetch(`${record.url}/global/health`, {
+      headers: { authorization: authHeader(record) },
+      signal: AbortSignal.timeout(timeoutMs),
+    })
     if (response.status === 401) return "foreign"
     const body = (await response.json().catch(() => ({}))) as { healthy?: boolean }
     if (response.ok && body.healthy) return "healthy"
@@ -138,7 +143,12 @@ export async function ensureServer(options: ServerOptions): Promise<ServerRecord
 
 export function resolveBinary(binary: string, env: Env): string {
   const found = binary.includes("/") ? binary : Bun.which(binary, { PATH: searchPath(env) })
-  if (!found) throw fail("Prerequisite", `The OpenCode executable "${binary}" was not found on PATH.`, "Install it (npm install -g opencode-ai) or set OPENCODE_MCP_ORCHESTRATOR_OPENCODE to its path.")
+  if (!found)
+    throw fail(
+      "Prerequisite",
+      `The OpenCode executable "${binary}" was not found on PATH.`,
+      "Install it (npm install -g opencode-ai) or set OPENCODE_MCP_ORCHESTRATOR_OPENCODE to its path.",
+    )
   return found
 }
 
@@ -153,21 +163,43 @@ async function startServer(options: ServerOptions): Promise<ServerRecord> {
   let child: Spawned
   try {
     child = spawn([binary, "serve", "--port", "0", "--hostname", "127.0.0.1", "--print-logs", "--log-level", "WARN"], {
-      env: { ...options.env, ...SHARED_SERVER_ENV, OPENCODE_SERVER_USERNAME: USERNAME, OPENCODE_SERVER_PASSWORD: password },
+      env: {
+        ...options.env,
+        ...SHARED_SERVER_ENV,
+        OPENCODE_SERVER_USERNAME: USERNAME,
+        OPENCODE_SERVER_PASSWORD: password,
+      },
       detached: true,
       logFile: options.paths.serverLog,
       umask: 0o077,
     })
   } catch (error) {
-    throw fail("Prerequisite", `Could not start ${binary}: ${(error as Error).message}`, "Check that the OpenCode executable runs: opencode --version.")
+    throw fail(
+      "Prerequisite",
+      `Could not start ${binary}: ${(error as Error).message}`,
+      "Check that the OpenCode executable runs: opencode --version.",
+    )
   }
   const url = await waitForUrl(options.paths.serverLog, child.exited, options.startTimeoutMs ?? 30_000)
   if (!url) {
     await child.kill(1000)
     const log = (await Bun.file(options.paths.serverLog).text()).trim().split("\n").slice(-5).join("\n")
-    throw fail("Server", `OpenCode did not start listening:\n${log}`, `See ${options.paths.serverLog}; run \`opencode serve\` by hand to see why.`)
+    throw fail(
+      "Server",
+      `OpenCode did not start listening:\n${log}`,
+      `See ${options.paths.serverLog}; run \`opencode serve\` by hand to see why.`,
+    )
   }
-  const record: ServerRecord = { pid: child.pid, start: processStart(child.pid), url, username: USERNAME, password, version: "", binary, startedAt: new Date().toISOString() }
+  const record: ServerRecord = {
+    pid: child.pid,
+    start: processStart(child.pid),
+    url,
+    username: USERNAME,
+    password,
+    version: "",
+    binary,
+    startedAt: new Date().toISOString(),
+  }
   record.version = (await health(record, 10_000)) ?? ""
   if (!record.version) {
     await child.kill(1000)
@@ -200,7 +232,10 @@ export function isServerProcess(record: Pick<ServerRecord, "pid" | "binary" | "s
   if (record.start !== undefined && processStart(record.pid) !== record.start) return false
   try {
     const argv = readFileSync(`/proc/${record.pid}/cmdline`, "utf8").split("\0")
-    return argv.includes("serve") && argv.some((arg) => arg === record.binary || arg.endsWith("/opencode") || arg.endsWith("opencode.exe"))
+    return (
+      argv.includes("serve") &&
+      argv.some((arg) => arg === record.binary || arg.endsWith("/opencode") || arg.endsWith("opencode.exe"))
+    )
   } catch {
     return false
   }
@@ -239,7 +274,12 @@ async function withStartLock<T>(paths: Paths, body: () => Promise<T>): Promise<T
       // Gone between the failed create and this look: it counts as old, and the next attempt takes it.
       const age = Date.now() - ((await stat(paths.serverLock).catch(() => undefined))?.mtimeMs ?? 0)
       if (!alive(owner) || age > 60_000) await rm(paths.serverLock, { force: true })
-      else if (Date.now() > deadline) throw fail("Server", "Timed out waiting for another process to start OpenCode.", `Remove ${paths.serverLock} if no other opencode-mcp-orchestrator is running.`)
+      else if (Date.now() > deadline)
+        throw fail(
+          "Server",
+          "Timed out waiting for another process to start OpenCode.",
+          `Remove ${paths.serverLock} if no other opencode-mcp-orchestrator is running.`,
+        )
       else await Bun.sleep(100)
     }
   }

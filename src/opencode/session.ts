@@ -23,11 +23,15 @@ export const parseModel = (id: string): ModelRoute => {
   return { providerID: id.slice(0, slash), modelID: id.slice(slash + 1) }
 }
 
-export const formatModel = (route: ModelRoute) => `${route.providerID}/${route.modelID}${route.variant ? `#${route.variant}` : ""}`
+export const formatModel = (route: ModelRoute) =>
+  `${route.providerID}/${route.modelID}${route.variant ? `#${route.variant}` : ""}`
 
 export function unwrap<T>(result: { data?: T; error?: unknown; response?: Response }, what: string): T {
   if (result.error !== undefined || result.data === undefined) {
-    const detail = typeof result.error === "object" && result.error ? JSON.stringify(result.error).slice(0, 300) : String(result.error ?? result.response?.status)
+    const detail =
+      typeof result.error === "object" && result.error
+        ? JSON.stringify(result.error).slice(0, 300)
+        : String(result.error ?? result.response?.status)
     throw fail("Server", `OpenCode refused to ${what}: ${detail}`)
   }
   return result.data
@@ -57,7 +61,12 @@ export async function sendPrompt(client: OpencodeClient, sessionID: string, spec
   if (result.error !== undefined) unwrap(result, "accept the prompt")
 }
 
-export type WaitOutcome = { kind: "idle" } | { kind: "error"; message: string; error?: SessionError } | { kind: "aborted" } | { kind: "deadline" } | { kind: "lost" }
+export type WaitOutcome =
+  | { kind: "idle" }
+  | { kind: "error"; message: string; error?: SessionError }
+  | { kind: "aborted" }
+  | { kind: "deadline" }
+  | { kind: "lost" }
 
 /** OpenCode's error object, as an assistant message or a session.error event carries it. */
 export type SessionError = NonNullable<AssistantMessage["error"]>
@@ -73,7 +82,13 @@ export interface WaitOptions {
 }
 
 /** Resolves when the session goes idle after its prompt, errors, or the signal/deadline ends the wait. */
-export function waitIdle(client: OpencodeClient, hub: EventHub, sessionID: string, directory: string, options: WaitOptions = {}): Promise<WaitOutcome> {
+export function waitIdle(
+  client: OpencodeClient,
+  hub: EventHub,
+  sessionID: string,
+  directory: string,
+  options: WaitOptions = {},
+): Promise<WaitOutcome> {
   return new Promise((resolve) => {
     let error: string | undefined
     let raw: SessionError | undefined
@@ -96,15 +111,19 @@ export function waitIdle(client: OpencodeClient, hub: EventHub, sessionID: strin
         raw = event.properties.error
         error = describeError(raw)
       }
-      if (event.type === "session.idle") finish(error ? { kind: "error", message: error, error: raw } : { kind: "idle" })
+      if (event.type === "session.idle")
+        finish(error ? { kind: "error", message: error, error: raw } : { kind: "idle" })
     })
     const onAbort = () => finish({ kind: "aborted" })
     if (options.signal?.aborted) return onAbort()
     options.signal?.addEventListener("abort", onAbort, { once: true })
-    timer = options.deadline ? setTimeout(() => finish({ kind: "deadline" }), Math.max(0, options.deadline - Date.now())) : undefined
+    timer = options.deadline
+      ? setTimeout(() => finish({ kind: "deadline" }), Math.max(0, options.deadline - Date.now()))
+      : undefined
     poll = setInterval(async () => {
       if (await options.serverGone?.().catch(() => false)) return finish({ kind: "lost" })
-      if (await finishedByPoll(client, sessionID, directory)) finish(error ? { kind: "error", message: error, error: raw } : { kind: "idle" })
+      if (await finishedByPoll(client, sessionID, directory))
+        finish(error ? { kind: "error", message: error, error: raw } : { kind: "idle" })
     }, options.pollMs ?? 3000)
   })
 }
@@ -127,7 +146,11 @@ export async function abortSession(client: OpencodeClient, sessionID: string, di
 }
 
 /** A never-run copy of the session's conversation (to continue it later once the original is removed). */
-export async function forkSession(client: OpencodeClient, sessionID: string, directory: string): Promise<string | undefined> {
+export async function forkSession(
+  client: OpencodeClient,
+  sessionID: string,
+  directory: string,
+): Promise<string | undefined> {
   const result = await client.session.fork({ sessionID, directory }).catch(unknown)
   return result?.data?.id
 }
@@ -135,7 +158,11 @@ export async function forkSession(client: OpencodeClient, sessionID: string, dir
 export type SessionState = "busy" | "idle" | "missing"
 
 /** Whether the session exists and is working (busy or retrying) or idle. */
-export async function sessionState(client: OpencodeClient, sessionID: string, directory: string): Promise<SessionState> {
+export async function sessionState(
+  client: OpencodeClient,
+  sessionID: string,
+  directory: string,
+): Promise<SessionState> {
   const found = await client.session.get({ sessionID, directory }).catch(unknown)
   if (!found?.data) return "missing"
   return (await working(client, sessionID, directory)) ? "busy" : "idle"
@@ -183,10 +210,12 @@ export async function recentMessages(client: OpencodeClient, sessionID: string, 
 
 /** The id of the newest message, to read only what a later prompt adds. */
 
-export const lastMessageID = async (client: OpencodeClient, sessionID: string, directory: string) => (await latestMessage(client, sessionID, directory))?.id
+export const lastMessageID = async (client: OpencodeClient, sessionID: string, directory: string) =>
+  (await latestMessage(client, sessionID, directory))?.id
 
 /** "user" when the session's newest message is a brief nobody has answered yet. */
-export const lastMessageRole = async (client: OpencodeClient, sessionID: string, directory: string) => (await latestMessage(client, sessionID, directory))?.role
+export const lastMessageRole = async (client: OpencodeClient, sessionID: string, directory: string) =>
+  (await latestMessage(client, sessionID, directory))?.role
 
 /** Every message of a session with its parts; undefined when the session is gone. */
 export async function readMessages(client: OpencodeClient, sessionID: string, directory: string) {
@@ -214,7 +243,10 @@ export async function listAllSessions(client: OpencodeClient, pageSize = SESSION
   let cursor: number | undefined
   let limit = pageSize
   for (;;) {
-    const page = unwrap(await client.experimental.session.list({ limit, ...(cursor !== undefined && { cursor }) }), "list the sessions")
+    const page = unwrap(
+      await client.experimental.session.list({ limit, ...(cursor !== undefined && { cursor }) }),
+      "list the sessions",
+    )
     let fresh = 0
     for (const session of page)
       if (!seen.has(session.id)) {

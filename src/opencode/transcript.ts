@@ -44,7 +44,12 @@ export function toolTarget(part: ToolPart): string {
 }
 
 /** Reads the session's messages after `afterMessageID` (the whole session when omitted). */
-export async function readTranscript(client: OpencodeClient, sessionID: string, directory: string, afterMessageID?: string): Promise<Transcript> {
+export async function readTranscript(
+  client: OpencodeClient,
+  sessionID: string,
+  directory: string,
+  afterMessageID?: string,
+): Promise<Transcript> {
   const all = unwrap(await client.session.messages({ sessionID, directory }), "list the session's messages")
   const start = afterMessageID ? all.findIndex((m) => m.info.id === afterMessageID) + 1 : 0
   const messages = all.slice(start)
@@ -77,7 +82,11 @@ export async function readTranscript(client: OpencodeClient, sessionID: string, 
       if (part.type === "step-finish") {
         transcript.steps++
         const { input, output, reasoning, cache } = part.tokens
-        transcript.finished.push({ id: part.id, tokens: { input, output, reasoning, cacheRead: cache.read, cacheWrite: cache.write }, cost: part.cost })
+        transcript.finished.push({
+          id: part.id,
+          tokens: { input, output, reasoning, cacheRead: cache.read, cacheWrite: cache.write },
+          cost: part.cost,
+        })
       }
       if (part.type === "tool") transcript.tools.push(summarizeTool(part))
     }

@@ -16,7 +16,8 @@ import { BROAD_ROOTS } from "../sandbox/host-paths"
 import { MARKER_NAMES, type Mode } from "./mode"
 
 const parentOf = (path: string) => path.slice(0, path.lastIndexOf("/")) || "/"
-const isInside = (child: string, parent: string) => child === parent || child.startsWith(parent === "/" ? "/" : `${parent}/`)
+const isInside = (child: string, parent: string) =>
+  child === parent || child.startsWith(parent === "/" ? "/" : `${parent}/`)
 
 const stopsTheWalk = (dir: string, home: string) => isInside(home, dir) || BROAD_ROOTS.includes(dir)
 
@@ -32,5 +33,9 @@ export function markerDirectories(cwd: string, home: string): string[] {
 
 /** Every marker path to look for, nearest directory first, with the mode its presence states. */
 export function markerCandidates(cwd: string, home: string): { path: string; mode: Exclude<Mode, "blueprint"> }[] {
-  return markerDirectories(cwd, home).flatMap((dir) => (["sensitive", "insensitive"] as const).flatMap((mode) => MARKER_NAMES[mode].map((name) => ({ path: `${dir}/${name}`, mode }))))
+  return markerDirectories(cwd, home).flatMap((dir) =>
+    (["sensitive", "insensitive"] as const).flatMap((mode) =>
+      MARKER_NAMES[mode].map((name) => ({ path: `${dir}/${name}`, mode })),
+    ),
+  )
 }

@@ -48,7 +48,10 @@ export function resolveMode(statements: ModeStatement[]): ResolvedMode {
 }
 
 /** What a call asks for, as far as the mode cares. */
-export type Delegation = { role: "scout" } | { role: "worker"; mechanical: boolean } | { role: "runner"; workspaceAccess: "read_only" | "writable"; networkAccess: "disabled" | "host" }
+export type Delegation =
+  | { role: "scout" }
+  | { role: "worker"; mechanical: boolean }
+  | { role: "runner"; workspaceAccess: "read_only" | "writable"; networkAccess: "disabled" | "host" }
 
 export function checkMode(resolved: ResolvedMode, delegation: Delegation): Refusal | undefined {
   if (resolved.mode !== "sensitive") return undefined
@@ -59,7 +62,10 @@ export function checkMode(resolved: ResolvedMode, delegation: Delegation): Refus
       message: `A worker is refused: ${reason}, where only scouts, read-only runners and mechanical workers run.`,
       next: "Make the change yourself, or, if it is purely mechanical (a rename, a format, an edit the brief spells out exactly), call worker again with mechanical: true.",
     }
-  if (delegation.role === "runner" && (delegation.workspaceAccess !== "read_only" || delegation.networkAccess !== "disabled"))
+  if (
+    delegation.role === "runner" &&
+    (delegation.workspaceAccess !== "read_only" || delegation.networkAccess !== "disabled")
+  )
     return {
       rule: "sensitive mode",
       message: `A runner with ${delegation.workspaceAccess === "read_only" ? "the host network" : "a writable workspace"} is refused: ${reason}, where a runner may read the workspace but change nothing and reach no network.`,
@@ -99,7 +105,8 @@ export function describeSource(statement: ModeStatement | undefined): string {
 
 /** What each role may do under a mode, for the policy tool. */
 export function allowances(mode: Mode): Record<"scout" | "worker" | "runner", string> {
-  if (mode !== "sensitive") return { scout: "allowed", worker: "allowed", runner: "allowed (any workspace_access and network_access)" }
+  if (mode !== "sensitive")
+    return { scout: "allowed", worker: "allowed", runner: "allowed (any workspace_access and network_access)" }
   return {
     scout: "allowed",
     worker: "only with mechanical: true (a change the brief spells out exactly)",

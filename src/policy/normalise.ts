@@ -25,7 +25,8 @@ const INVISIBLE_RANGES: [number, number][] = [
   [0xffa0, 0xffa0],
   [0xe0100, 0xe01ef],
 ]
-const invisible = (codePoint: number, char: string) => FORMAT.test(char) || INVISIBLE_RANGES.some(([low, high]) => codePoint >= low && codePoint <= high)
+const invisible = (codePoint: number, char: string) =>
+  FORMAT.test(char) || INVISIBLE_RANGES.some(([low, high]) => codePoint >= low && codePoint <= high)
 const HEX = /^[0-9A-Fa-f]+$/
 const MAX_FOLD = 4
 const ESCAPED: Record<string, string> = { n: "\n", r: "\r", t: "\t", '"': '"', "'": "'", "/": "/", "`": "`" }

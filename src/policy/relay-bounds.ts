@@ -53,19 +53,26 @@ export function shownAsk(ask: Ask, bounds: RelayBounds = RELAY_BOUNDS): ShownAsk
   const clipped: string[] = []
   if (ask.kind === "permission") {
     const patterns = ask.patterns.slice(0, bounds.patternsPerAsk).map((pattern) => clip(pattern, bounds.patternChars))
-    if (ask.patterns.length > patterns.length) clipped.push(`${ask.patterns.length - patterns.length} more patterns not shown`)
-    if (patterns.some((pattern, i) => pattern !== ask.patterns[i])) clipped.push(`patterns over ${bounds.patternChars} characters clipped`)
+    if (ask.patterns.length > patterns.length)
+      clipped.push(`${ask.patterns.length - patterns.length} more patterns not shown`)
+    if (patterns.some((pattern, i) => pattern !== ask.patterns[i]))
+      clipped.push(`patterns over ${bounds.patternChars} characters clipped`)
     return { ask: { ...ask, patterns }, labels: [], clipped }
   }
   const questions = ask.questions.slice(0, bounds.questionsPerAsk)
-  if (ask.questions.length > questions.length) clipped.push(`${ask.questions.length - questions.length} more questions not shown (left unanswered)`)
+  if (ask.questions.length > questions.length)
+    clipped.push(`${ask.questions.length - questions.length} more questions not shown (left unanswered)`)
   const labels: string[][] = []
   const shown = questions.map((question, index): Question => {
     const options = question.options.slice(0, bounds.optionsPerQuestion)
     const where = `question ${index + 1}`
-    if (question.options.length > options.length) clipped.push(`${where}: ${question.options.length - options.length} more options not shown`)
-    if (question.question.length > bounds.questionChars) clipped.push(`${where}: ${question.question.length} characters, the first ${bounds.questionChars} shown`)
-    const long = options.some((option) => option.label.length > bounds.labelChars || option.description.length > bounds.descriptionChars)
+    if (question.options.length > options.length)
+      clipped.push(`${where}: ${question.options.length - options.length} more options not shown`)
+    if (question.question.length > bounds.questionChars)
+      clipped.push(`${where}: ${question.question.length} characters, the first ${bounds.questionChars} shown`)
+    const long = options.some(
+      (option) => option.label.length > bounds.labelChars || option.description.length > bounds.descriptionChars,
+    )
     if (long || question.header.length > bounds.headerChars) clipped.push(`${where}: long options or header clipped`)
     labels.push(options.map((option) => option.label))
     return {

@@ -20,13 +20,18 @@ export interface Question {
 }
 
 /** What a delegated session asks for: a permission (OpenCode's name and patterns) or questions for the person. */
-export type Ask = { kind: "permission"; permission: string; patterns: string[] } | { kind: "question"; questions: Question[] }
+export type Ask =
+  | { kind: "permission"; permission: string; patterns: string[] }
+  | { kind: "question"; questions: Question[] }
 
 /**
  * The person's answer (a permission granted once, or a question's chosen labels), or why there is
  * none. `unasked`: the ask never reached the person (a bound refused it), and the agent is told why.
  */
-export type Verdict = { kind: "granted" } | { kind: "answered"; answers: string[][] } | { kind: "refused"; reason: string; unasked?: boolean }
+export type Verdict =
+  | { kind: "granted" }
+  | { kind: "answered"; answers: string[][] }
+  | { kind: "refused"; reason: string; unasked?: boolean }
 
 /**
  * Puts an ask to the person, or says why no one can answer it. `asking` is called once the ask has
@@ -40,13 +45,16 @@ const PART_CHARS = 200
 /** The ask in one line, as the person and the progress read it: bounded, however long the ask. */
 export function describeAsk(ask: Ask): string {
   const parts = ask.kind === "question" ? ask.questions.map((question) => question.question) : ask.patterns
-  const line = parts.map((part) => clip(part.replace(/\s+/g, " "), PART_CHARS)).join(ask.kind === "question" ? " / " : " ")
+  const line = parts
+    .map((part) => clip(part.replace(/\s+/g, " "), PART_CHARS))
+    .join(ask.kind === "question" ? " / " : " ")
   return clip(ask.kind === "question" ? line : `${ask.permission} ${line}`.trimEnd(), RELAY_BOUNDS.messageChars)
 }
 
 /** The verdict in a few words for progress. */
 export function describeVerdict(verdict: Verdict): string {
   if (verdict.kind === "granted") return "allowed once"
-  if (verdict.kind === "answered") return verdict.answers.map((answer) => answer.join(", ") || "(no answer)").join(" / ")
+  if (verdict.kind === "answered")
+    return verdict.answers.map((answer) => answer.join(", ") || "(no answer)").join(" / ")
   return `refused: ${verdict.reason}`
 }

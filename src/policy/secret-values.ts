@@ -11,11 +11,17 @@ export function isPlaceholder(value: string): boolean {
   const v = value.trim()
   if (/^<[^>]*>$/.test(v) || /^\[[^\]]*\]$/.test(v)) return true // <your-key>, [token]
   if (/\$\{|\$\(|\{\{|^\$[A-Za-z_]|^%[A-Za-z_]+%$/.test(v)) return true // ${VAR}, ${{ secrets.X }}, $VAR, %VAR%
-  if (/^(?:process\.env|import\.meta\.env|os\.environ|os\.getenv|env|ENV|Bun\.env|System\.getenv|secrets)\b/.test(v)) return true
+  if (/^(?:process\.env|import\.meta\.env|os\.environ|os\.getenv|env|ENV|Bun\.env|System\.getenv|secrets)\b/.test(v))
+    return true
   if (/[(]/.test(v)) return true // a call: getSecret(), z.string()
   if (/^[x*•….#_-]+$/i.test(v) || /(.)\1{5,}/.test(v)) return true // xxxx, ****, …, aaaaaa…
   if (/^[A-Z][A-Z_]*$/.test(v)) return true // PASSWORD, SECRET, YOUR_TOKEN: a name written where the value goes
-  if (/example|changeme|change[_-]me|placeholder|your[_-]|redacted|dummy|replace[_-]?me|insert[_-]|todo|fixme|sample|not[_-]?a[_-]?(?:real|secret)/i.test(v)) return true
+  if (
+    /example|changeme|change[_-]me|placeholder|your[_-]|redacted|dummy|replace[_-]?me|insert[_-]|todo|fixme|sample|not[_-]?a[_-]?(?:real|secret)/i.test(
+      v,
+    )
+  )
+    return true
   return false
 }
 
@@ -60,7 +66,8 @@ export function looksLikeSpacedSecret(value: string): boolean {
   const words = value.trim().split(/\s+/)
   const joined = words.join("")
   if (!looksRandom(joined)) return false
-  const credentialLike = (word: string) => /[A-Za-z]/.test(word) && (/[0-9]|[^\w\s.,;:!?'"()-]/.test(word) || capitalInside(word))
+  const credentialLike = (word: string) =>
+    /[A-Za-z]/.test(word) && (/[0-9]|[^\w\s.,;:!?'"()-]/.test(word) || capitalInside(word))
   if (words.some((word) => looksRandom(word) && credentialLike(word))) return true
   const mixed = words.filter(credentialLike)
   return mixed.length * 2 >= words.length

@@ -52,7 +52,8 @@ export function findSecrets(text: string): SecretFinding[] {
   // first hit that starts it.
   const hits: (Hit & { rank: number })[] = []
   for (const view of views)
-    for (const hit of [...formatHits(view.text), ...contextHits(view.text)]) hits.push({ kind: hit.kind, start: at(view, hit.start), end: at(view, hit.end), rank: hits.length })
+    for (const hit of [...formatHits(view.text), ...contextHits(view.text)])
+      hits.push({ kind: hit.kind, start: at(view, hit.start), end: at(view, hit.end), rank: hits.length })
   hits.sort((a, b) => a.start - b.start || a.rank - b.rank)
   const kept: Hit[] = []
   let covered = 0

@@ -29,7 +29,9 @@ export function runnerBrief(request: RunnerRequest): string {
     marks,
     "",
     `Objective: ${request.objective}`,
-    request.expected ? `Expected outcome: ${request.expected}` : "No expected outcome was given; judge from the exit code and the output.",
+    request.expected
+      ? `Expected outcome: ${request.expected}`
+      : "No expected outcome was given; judge from the exit code and the output.",
     "",
     "Then report as your instructions say: the exit code, whether the objective was met, the failures that matter (test names, file:line, messages), and the log path.",
   ].join("\n")

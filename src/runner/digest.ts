@@ -2,7 +2,18 @@
 // tests, compiler and linker errors, stack traces, summary and last lines), each with its line number
 // in the log so the model can read around it. Pure: lines in, a bounded text out. It is fed line by
 // line, so a 128 MB log never sits in memory.
-import { ERROR_PATTERNS, FAILING_TEST_PATTERNS, MOCHA_FAILING, MOCHA_ITEM, MOCHA_TITLE_LINE, PYTHON_EXCEPTION, stripAnsi, SUMMARY_PATTERNS, TRACE_FRAME, TRACE_START } from "./patterns"
+import {
+  ERROR_PATTERNS,
+  FAILING_TEST_PATTERNS,
+  MOCHA_FAILING,
+  MOCHA_ITEM,
+  MOCHA_TITLE_LINE,
+  PYTHON_EXCEPTION,
+  stripAnsi,
+  SUMMARY_PATTERNS,
+  TRACE_FRAME,
+  TRACE_START,
+} from "./patterns"
 
 export interface Finding {
   /** 1-based line number in the log. */
@@ -32,7 +43,16 @@ export interface Digest {
   last: Finding[]
 }
 
-export const LIMITS = { tests: 40, errors: 20, traces: 2, traceLines: 6, summary: 6, last: 12, lineChars: 200, total: 2000 } as const
+export const LIMITS = {
+  tests: 40,
+  errors: 20,
+  traces: 2,
+  traceLines: 6,
+  summary: 6,
+  last: 12,
+  lineChars: 200,
+  total: 2000,
+} as const
 
 /**
  * How much of a line the patterns see. Every line they are written for (a test name with its suite
@@ -83,11 +103,21 @@ export function createDigester(): Digester {
         if (trace.length < LIMITS.traceLines && TRACE_FRAME.test(line)) trace.push({ line: number, text: clip(line) })
         else {
           // Python ends a traceback with the exception itself, unindented.
-          if (trace[0]!.text.startsWith("Traceback") && PYTHON_EXCEPTION.test(line) && trace.length < LIMITS.traceLines + 1) trace.push({ line: number, text: clip(line) })
+          if (
+            trace[0]!.text.startsWith("Traceback") &&
+            PYTHON_EXCEPTION.test(line) &&
+            trace.length < LIMITS.traceLines + 1
+          )
+            trace.push({ line: number, text: clip(line) })
           trace = undefined
         }
       }
-      if (!trace && digest.traces.length < LIMITS.traces && TRACE_START.some((re) => re.test(line)) && !digest.traces.some((t) => t[0]!.text === clip(line))) {
+      if (
+        !trace &&
+        digest.traces.length < LIMITS.traces &&
+        TRACE_START.some((re) => re.test(line)) &&
+        !digest.traces.some((t) => t[0]!.text === clip(line))
+      ) {
         trace = [{ line: number, text: clip(line) }]
         digest.traces.push(trace)
       }
@@ -104,7 +134,8 @@ export function createDigester(): Digester {
         // Mocha's closing listing: "  1) suite" then deeper-indented title lines, the last ending in ":".
         const item = MOCHA_ITEM.exec(line)
         if (item) mocha = { title: [item[2]!.trim()], line: number }
-        else if (mocha && mocha.title.length < MOCHA_TITLE_LINES && MOCHA_TITLE_LINE.test(line)) mocha.title.push(line.trim())
+        else if (mocha && mocha.title.length < MOCHA_TITLE_LINES && MOCHA_TITLE_LINE.test(line))
+          mocha.title.push(line.trim())
         else mocha = undefined
         if (mocha?.title.at(-1)?.endsWith(":")) {
           addTest(mocha.title.join(" ").replace(/:$/, ""), mocha.line)
@@ -137,13 +168,19 @@ export function digestText(text: string): Digest {
 }
 
 function outcome(facts: RunFacts): string {
-  if (facts.timedOut) return `timed out after ${Math.round((facts.durationMs ?? 0) / 1000)}s (killed with everything it started)`
+  if (facts.timedOut)
+    return `timed out after ${Math.round((facts.durationMs ?? 0) / 1000)}s (killed with everything it started)`
   if (facts.aborted) return "cancelled (killed with everything it started)"
   if (facts.exitCode === null) return `killed by ${facts.signal ?? "a signal"}`
   return facts.exitCode === 0 ? "succeeded" : "failed"
 }
 
-const size = (bytes: number) => (bytes >= 1_048_576 ? `${(bytes / 1_048_576).toFixed(1)} MB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${bytes} B`)
+const size = (bytes: number) =>
+  bytes >= 1_048_576
+    ? `${(bytes / 1_048_576).toFixed(1)} MB`
+    : bytes >= 1024
+      ? `${(bytes / 1024).toFixed(1)} KB`
+      : `${bytes} B`
 
 /**
  * The text the runner agent sees. Sections in priority order; each is dropped or shortened when the
@@ -151,21 +188,38 @@ const size = (bytes: number) => (bytes >= 1_048_576 ? `${(bytes / 1_048_576).toF
  */
 export function renderDigest(digest: Digest, facts: RunFacts): string {
   const header = [`exit code: ${facts.exitCode ?? "none"} (${outcome(facts)})`]
-  const logLine = [facts.logPath && `log: ${facts.logPath}`, `${digest.lines} lines`, facts.bytesSeen !== undefined && size(facts.bytesSeen), facts.runId && `run_id: ${facts.runId}`]
+  const logLine = [
+    facts.logPath && `log: ${facts.logPath}`,
+    `${digest.lines} lines`,
+    facts.bytesSeen !== undefined && size(facts.bytesSeen),
+    facts.runId && `run_id: ${facts.runId}`,
+  ]
   header.push(logLine.filter(Boolean).join(", "))
-  if (facts.bytesSeen !== undefined && facts.bytesKept !== undefined && facts.bytesKept < facts.bytesSeen) header.push(`log truncated: kept ${size(facts.bytesKept)} of ${size(facts.bytesSeen)}`)
+  if (facts.bytesSeen !== undefined && facts.bytesKept !== undefined && facts.bytesKept < facts.bytesSeen)
+    header.push(`log truncated: kept ${size(facts.bytesKept)} of ${size(facts.bytesSeen)}`)
   const at = (f: Finding) => `  L${f.line}: ${f.text}`
-  const shown = new Set([...digest.failingTests, ...digest.errors, ...digest.summary, ...digest.traces.flat()].map((f) => f.line))
+  const shown = new Set(
+    [...digest.failingTests, ...digest.errors, ...digest.summary, ...digest.traces.flat()].map((f) => f.line),
+  )
   const sections: { title: string; lines: string[] }[] = [
-    { title: `failing tests (${digest.failingTests.length}${digest.failingTests.length >= LIMITS.tests ? "+" : ""})`, lines: digest.failingTests.map(at) },
-    { title: `errors (${digest.errors.length}${digest.errors.length >= LIMITS.errors ? "+" : ""})`, lines: digest.errors.map(at) },
+    {
+      title: `failing tests (${digest.failingTests.length}${digest.failingTests.length >= LIMITS.tests ? "+" : ""})`,
+      lines: digest.failingTests.map(at),
+    },
+    {
+      title: `errors (${digest.errors.length}${digest.errors.length >= LIMITS.errors ? "+" : ""})`,
+      lines: digest.errors.map(at),
+    },
     { title: "summary", lines: digest.summary.map(at) },
     { title: "stack traces", lines: digest.traces.flatMap((trace) => trace.map(at)) },
     // Last lines already shown above (a summary at the very end) are not repeated.
     { title: "last lines", lines: digest.last.filter((f) => !shown.has(f.line)).map(at) },
   ].filter((section) => section.lines.length)
-  const footer = facts.runId ? `more: sandbox_log_read (run_id, offset line, limit) or sandbox_log_grep (run_id, pattern)` : ""
-  const render = () => [...header, ...sections.flatMap((s) => [`${s.title}:`, ...s.lines]), footer].filter(Boolean).join("\n")
+  const footer = facts.runId
+    ? `more: sandbox_log_read (run_id, offset line, limit) or sandbox_log_grep (run_id, pattern)`
+    : ""
+  const render = () =>
+    [...header, ...sections.flatMap((s) => [`${s.title}:`, ...s.lines]), footer].filter(Boolean).join("\n")
   let text = render()
   // Shorten from the least important section up: last lines, traces, summary, errors, then tests.
   for (let index = sections.length - 1; index >= 0 && text.length > LIMITS.total; index--) {

@@ -74,13 +74,28 @@ export interface Retention {
 }
 
 /** Which runs to delete: older than the retention age, then all but the newest `count`. Pure. */
-export function runsToPrune(runs: readonly Pick<RunRecord, "id" | "startedAt">[], retention: Retention, now: number, keep: readonly string[] = []): string[] {
-  const newestFirst = [...runs].sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt) || b.id.localeCompare(a.id))
+export function runsToPrune(
+  runs: readonly Pick<RunRecord, "id" | "startedAt">[],
+  retention: Retention,
+  now: number,
+  keep: readonly string[] = [],
+): string[] {
+  const newestFirst = [...runs].sort(
+    (a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt) || b.id.localeCompare(a.id),
+  )
   const cutoff = now - retention.hours * 3_600_000
-  return newestFirst.filter((run, index) => !keep.includes(run.id) && (index >= retention.count || !(Date.parse(run.startedAt) >= cutoff))).map((run) => run.id)
+  return newestFirst
+    .filter(
+      (run, index) => !keep.includes(run.id) && (index >= retention.count || !(Date.parse(run.startedAt) >= cutoff)),
+    )
+    .map((run) => run.id)
 }
 
-export async function pruneRuns(runsDir: string, retention: Retention, keep: readonly string[] = []): Promise<string[]> {
+export async function pruneRuns(
+  runsDir: string,
+  retention: Retention,
+  keep: readonly string[] = [],
+): Promise<string[]> {
   const doomed = runsToPrune(await listRuns(runsDir), retention, Date.now(), keep)
   for (const id of doomed) await rm(runDir(runsDir, id), { recursive: true, force: true })
   return doomed
@@ -125,7 +140,8 @@ export async function eachLine(file: string, visit: (line: string, number: numbe
 
 export const READ_LIMITS = { lines: 200, lineChars: 500, matches: 60, bytes: 16_000 } as const
 
-const clip = (line: string) => (line.length > READ_LIMITS.lineChars ? `${line.slice(0, READ_LIMITS.lineChars)}… [${line.length} chars]` : line)
+const clip = (line: string) =>
+  line.length > READ_LIMITS.lineChars ? `${line.slice(0, READ_LIMITS.lineChars)}… [${line.length} chars]` : line
 
 /** Lines offset..offset+limit-1, numbered, capped in count and bytes. */
 export async function readSlice(file: string, offset: number, limit: number): Promise<string> {
@@ -145,7 +161,9 @@ export async function readSlice(file: string, offset: number, limit: number): Pr
     out.push(text)
   })
   if (!out.length) return `no lines from ${first}: the log has ${total} lines.`
-  return stoppedAt ? `${out.join("\n")}\n[more from line ${stoppedAt}]` : `${out.join("\n")}\n[end of log, ${total} lines]`
+  return stoppedAt
+    ? `${out.join("\n")}\n[more from line ${stoppedAt}]`
+    : `${out.join("\n")}\n[end of log, ${total} lines]`
 }
 
 /** A regular expression (case-insensitive), or the literal text when it is not a valid one. */
@@ -166,13 +184,34 @@ export function searchPattern(pattern: string): RegExp {
 export async function grepLog(file: string, pattern: string): Promise<string> {
   const re = searchPattern(pattern)
   const search = async (literal: boolean) => {
-    const rg = (...flags: string[]) => ["rg", "--no-config", "-i", "-a", "--color=never", ...flags, ...(literal ? ["-F"] : []), "-e", pattern, "--", file]
+    const rg = (...flags: string[]) => [
+      "rg",
+      "--no-config",
+      "-i",
+      "-a",
+      "--color=never",
+      ...flags,
+      ...(literal ? ["-F"] : []),
+      "-e",
+      pattern,
+      "--",
+      file,
+    ]
     const [count, lines] = await Promise.all([
       run(rg("-c"), { timeoutMs: 30_000 }),
-      run(rg("-n", "--no-filename", `--max-count=${READ_LIMITS.matches}`, `--max-columns=${READ_LIMITS.lineChars}`, "--max-columns-preview"), {
-        timeoutMs: 30_000,
-        maxOutputBytes: READ_LIMITS.bytes * 2,
-      }),
+      run(
+        rg(
+          "-n",
+          "--no-filename",
+          `--max-count=${READ_LIMITS.matches}`,
+          `--max-columns=${READ_LIMITS.lineChars}`,
+          "--max-columns-preview",
+        ),
+        {
+          timeoutMs: 30_000,
+          maxOutputBytes: READ_LIMITS.bytes * 2,
+        },
+      ),
     ])
     return { count, lines }
   }
@@ -180,7 +219,11 @@ export async function grepLog(file: string, pattern: string): Promise<string> {
   let found = await search(re.source !== pattern)
   if (found.count.code === 2 && re.source === pattern) found = await search(true)
   if (found.count.code === 127 || /not found/i.test(found.count.stderr))
-    throw fail("Prerequisite", "ripgrep (rg) is needed to search logs and was not found.", "Install ripgrep (apt-get install ripgrep).")
+    throw fail(
+      "Prerequisite",
+      "ripgrep (rg) is needed to search logs and was not found.",
+      "Install ripgrep (apt-get install ripgrep).",
+    )
   const total = await eachLine(file, () => {})
   const matches = Number(found.count.stdout.trim()) || 0
   if (!matches) return `no line of ${total} matches ${re}.`
@@ -206,5 +249,10 @@ export async function latestRunOf(runsDir: string, sessionIDs: readonly string[]
 export async function runOf(runsDir: string, sessionIDs: readonly string[]) {
   const run = await latestRunOf(runsDir, sessionIDs)
   if (!run) return undefined
-  return { exitCode: run.exitCode ?? null, log: logPath(runsDir, run.id), timedOut: Boolean(run.timedOut), lines: run.lines }
+  return {
+    exitCode: run.exitCode ?? null,
+    log: logPath(runsDir, run.id),
+    timedOut: Boolean(run.timedOut),
+    lines: run.lines,
+  }
 }

@@ -82,7 +82,8 @@ export const TRACE_START: readonly RegExp[] = [
  * A frame inside a trace: JS "    at f (a.js:1:2)", Python "  File …", Java "\tat …", Go "\tmain.go:12".
  * No `.*$` tails: with a "\r" in mid-line, `$` failed and every `", line 1` or `.go:1` was retried to the end.
  */
-export const TRACE_FRAME = /^(?:\s+at .|\s+File ".+", line \d|\tat .|\t\S+\.go:\d|\s{2,}\S|goroutine \d+ \[.+\]:$|\s+\d+: .)/
+export const TRACE_FRAME =
+  /^(?:\s+at .|\s+File ".+", line \d|\tat .|\t\S+\.go:\d|\s{2,}\S|goroutine \d+ \[.+\]:$|\s+\d+: .)/
 
 /** A line test: a regular expression, or code where one regex would backtrack. */
 export interface LineTest {
@@ -94,7 +95,8 @@ export interface LineTest {
  * its three `.*` backtrack cubically on a long line of `=` and digits: split into linear checks.
  */
 const PYTEST_SUMMARY: LineTest = {
-  test: (line) => /^=+ /.test(line) && /=$/.test(line) && /\d (?:failed|passed|error)/.test(line) && / in [\d.]+s\b/.test(line),
+  test: (line) =>
+    /^=+ /.test(line) && /=$/.test(line) && /\d (?:failed|passed|error)/.test(line) && / in [\d.]+s\b/.test(line),
 }
 
 /** Summary lines test runners and builds print near the end. */

@@ -11,7 +11,16 @@ export const BWRAP = "/usr/bin/bwrap"
  * `--new-session`: no TIOCSTI injection into the caller's terminal. `--die-with-parent`: killing bwrap
  * kills the sandbox's pid namespace, and with it every background child.
  */
-export const ISOLATION_FLAGS = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"] as const
+export const ISOLATION_FLAGS = [
+  "--unshare-all",
+  "--unshare-user",
+  "--disable-userns",
+  "--die-with-parent",
+  "--new-session",
+  "--cap-drop",
+  "ALL",
+  "--clearenv",
+] as const
 
 export function mountArgs(mount: Mount): string[] {
   switch (mount.op) {
@@ -36,7 +45,8 @@ export function bwrapArgs(plan: SandboxPlan, command: readonly string[]): string
   const args: string[] = [...ISOLATION_FLAGS]
   // --unshare-all includes the network; host mode re-shares it and nothing else.
   if (plan.network === "host") args.push("--share-net")
-  for (const [name, value] of Object.entries(plan.env).sort(([a], [b]) => a.localeCompare(b))) args.push("--setenv", name, value)
+  for (const [name, value] of Object.entries(plan.env).sort(([a], [b]) => a.localeCompare(b)))
+    args.push("--setenv", name, value)
   for (const mount of plan.mounts) args.push(...mountArgs(mount))
   args.push("--chdir", plan.cwd, "--", ...command)
   return args

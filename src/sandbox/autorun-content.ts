@@ -6,10 +6,28 @@
 export type ContentRule = "npm" | "composer"
 
 /** npm runs these on `npm install` / `npm ci` in the project (pnpm, yarn and bun run the same names). */
-const NPM_SCRIPTS = ["preinstall", "install", "postinstall", "preprepare", "prepare", "postprepare", "prepublish", "prepack", "postpack", "dependencies"]
+const NPM_SCRIPTS = [
+  "preinstall",
+  "install",
+  "postinstall",
+  "preprepare",
+  "prepare",
+  "postprepare",
+  "prepublish",
+  "prepack",
+  "postpack",
+  "dependencies",
+]
 /** Top-level fields whose content runs: corepack's download, Git hook managers reading package.json. */
 const NPM_FIELDS = ["packageManager", "simple-git-hooks", "husky", "gitHooks", "pre-commit", "lint-staged", "ghooks"]
-const DEPENDENCY_FIELDS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies", "overrides", "resolutions"]
+const DEPENDENCY_FIELDS = [
+  "dependencies",
+  "devDependencies",
+  "optionalDependencies",
+  "peerDependencies",
+  "overrides",
+  "resolutions",
+]
 /** Composer runs these on install, update and create-project. */
 const COMPOSER_SCRIPTS = [
   "pre-install-cmd",
@@ -27,7 +45,8 @@ const COMPOSER_SCRIPTS = [
 ]
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
-const isObject = (value: Json | undefined): value is { [key: string]: Json } => typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: Json | undefined): value is { [key: string]: Json } =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const pick = (source: Json | undefined, keys: string[]) => {
   const out: Record<string, Json> = {}
@@ -36,7 +55,8 @@ const pick = (source: Json | undefined, keys: string[]) => {
 }
 
 /** A dependency spec the registry does not serve (git, URL, path, tarball): its scripts are not the registry's. */
-const outsideRegistry = (spec: Json) => typeof spec !== "string" || (/[:/]/.test(spec) && !/^(npm|workspace|catalog|jsr):/.test(spec))
+const outsideRegistry = (spec: Json) =>
+  typeof spec !== "string" || (/[:/]/.test(spec) && !/^(npm|workspace|catalog|jsr):/.test(spec))
 
 function npmPart(manifest: { [key: string]: Json }): Record<string, Json> {
   const part: Record<string, Json> = { ...pick(manifest, NPM_FIELDS) }
@@ -56,7 +76,8 @@ function composerPart(manifest: { [key: string]: Json }): Record<string, Json> {
   const part: Record<string, Json> = {}
   const scripts = pick(manifest.scripts, COMPOSER_SCRIPTS)
   if (Object.keys(scripts).length) part.scripts = scripts
-  if (isObject(manifest.config) && manifest.config["allow-plugins"] !== undefined) part["allow-plugins"] = manifest.config["allow-plugins"]
+  if (isObject(manifest.config) && manifest.config["allow-plugins"] !== undefined)
+    part["allow-plugins"] = manifest.config["allow-plugins"]
   return part
 }
 

@@ -62,7 +62,9 @@ const globSegment = (glob: string) =>
 
 let compiled: Compiled[] | undefined
 function rules(): Compiled[] {
-  compiled ??= Object.entries(AUTORUN_LIST.kinds).flatMap(([kind, { entries }]) => entries.map((entry) => ({ segments: entry.match.split("/").map(globSegment), kind, entry })))
+  compiled ??= Object.entries(AUTORUN_LIST.kinds).flatMap(([kind, { entries }]) =>
+    entries.map((entry) => ({ segments: entry.match.split("/").map(globSegment), kind, entry })),
+  )
   return compiled
 }
 
@@ -83,13 +85,21 @@ export function autorunHit(relative: string): AutorunHit | undefined {
       if (best && end >= best.end) break
       if (rule.entry.content && end !== parts.length) continue
       const matched = parts.slice(start, end)
-      if (!matched.some(skipped) && rule.segments.every((segment, index) => segment.test(matched[index]!))) best = { end, rule }
+      if (!matched.some(skipped) && rule.segments.every((segment, index) => segment.test(matched[index]!)))
+        best = { end, rule }
     }
   }
   if (!best) return undefined
   const { kind, entry } = best.rule
   const { title, why } = AUTORUN_LIST.kinds[kind]!
-  return { path: parts.slice(0, best.end).join("/"), kind, title, why, detail: entry.why, ...(entry.content ? { content: entry.content } : {}) }
+  return {
+    path: parts.slice(0, best.end).join("/"),
+    kind,
+    title,
+    why,
+    detail: entry.why,
+    ...(entry.content ? { content: entry.content } : {}),
+  }
 }
 
 /**
@@ -131,7 +141,11 @@ export function autorunBelow(prefix: string | readonly string[], relative: strin
       for (let start = 0; start < parts.length; start++) {
         if (skipped(parts[start]!)) break
         const size = parts.length - start
-        if (size >= rule.segments.length || !rule.segments.slice(0, size).every((segment, index) => segment.test(parts[start + index]!))) continue
+        if (
+          size >= rule.segments.length ||
+          !rule.segments.slice(0, size).every((segment, index) => segment.test(parts[start + index]!))
+        )
+          continue
         const { title, why } = AUTORUN_LIST.kinds[rule.kind]!
         return { path: relative, kind: rule.kind, title, why, detail: `${rule.entry.why}, as ${rule.entry.match}` }
       }
@@ -150,7 +164,12 @@ export function isAutorunPath(relative: string): boolean {
  * undefined when the write is ordinary: the path is no entry, or it is a content entry whose
  * extracted part (lifecycle scripts and the like) is the same before and after.
  */
-export function autorunWrite(relative: string, before: string | undefined, after: string | undefined, prefix: string | readonly string[] = ""): AutorunHit | undefined {
+export function autorunWrite(
+  relative: string,
+  before: string | undefined,
+  after: string | undefined,
+  prefix: string | readonly string[] = "",
+): AutorunHit | undefined {
   const hit = autorunHitIn(prefix, relative)
   if (!hit?.content) return hit
   return contentFingerprint(hit.content, before) === contentFingerprint(hit.content, after) ? undefined : hit

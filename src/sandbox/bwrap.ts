@@ -26,7 +26,14 @@ export function isSafeVersion(version: readonly [number, number, number] | undef
   return true
 }
 
-export type BwrapFailureCode = "namespaces-denied" | "userns-restricted" | "proc-unavailable" | "namespace-limit" | "mount-failed" | "exec-failed" | "unknown"
+export type BwrapFailureCode =
+  | "namespaces-denied"
+  | "userns-restricted"
+  | "proc-unavailable"
+  | "namespace-limit"
+  | "mount-failed"
+  | "exec-failed"
+  | "unknown"
 
 export interface BwrapFailure {
   code: BwrapFailureCode
@@ -79,5 +86,9 @@ export function classifyBwrapFailure(stderr: string): BwrapFailure | undefined {
   if (!line.startsWith("bwrap: ")) return undefined
   const known = PATTERNS.find((pattern) => pattern.test.test(line))
   if (known) return { code: known.code, detail: line, hint: known.hint }
-  return { code: "unknown", detail: line, hint: "bwrap could not set up the sandbox; run `opencode-mcp-orchestrator doctor` for a probe of each profile." }
+  return {
+    code: "unknown",
+    detail: line,
+    hint: "bwrap could not set up the sandbox; run `opencode-mcp-orchestrator doctor` for a probe of each profile.",
+  }
 }

@@ -67,7 +67,8 @@ export const hostFs: FsView = {
       if (!stat.isFile() || stat.size > MAX_TEXT_BYTES) return undefined
       const data = Buffer.alloc(MAX_TEXT_BYTES + 1)
       let length = 0
-      for (let read = -1; read !== 0 && length < data.length; length += read) read = readSync(fd, data, length, data.length - length, null)
+      for (let read = -1; read !== 0 && length < data.length; length += read)
+        read = readSync(fd, data, length, data.length - length, null)
       return length > MAX_TEXT_BYTES ? undefined : data.subarray(0, length).toString("utf8")
     } catch {
       return undefined

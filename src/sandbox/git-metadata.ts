@@ -80,7 +80,8 @@ function gitDirectory(workspace: string, raw: string, what: string, rules: PathR
 }
 
 /** The canonical path a link file names (relative to the directory holding it), or undefined. */
-const linkTarget = (base: string, link: string | undefined, fs: FsView) => (link ? fs.realpath(resolveFrom(base, link)) : undefined)
+const linkTarget = (base: string, link: string | undefined, fs: FsView) =>
+  link ? fs.realpath(resolveFrom(base, link)) : undefined
 
 /**
  * The common dir of a linked worktree whose gitdir (canonical) links back to `dotGit`; undefined for a
@@ -89,28 +90,44 @@ const linkTarget = (base: string, link: string | undefined, fs: FsView) => (link
 function linkedWorktree(ws: string, dotGit: string, gitdir: string, rules: PathRules, fs: FsView): string | undefined {
   const named = firstLine(fs.readText(`${gitdir}/commondir`))
   if (named === undefined) {
-    if (fs.lstat(`${gitdir}/commondir`) !== undefined) refuse(ws, `gitdir ${gitdir} has a commondir that is not a one-line file`)
+    if (fs.lstat(`${gitdir}/commondir`) !== undefined)
+      refuse(ws, `gitdir ${gitdir} has a commondir that is not a one-line file`)
     return undefined
   }
   const common = gitDirectory(ws, resolveFrom(gitdir, named), "commondir", rules, fs)
   const hint = unlinkedHint(dotGit, gitdir, ws)
   // git keeps a linked worktree's gitdir at <common>/worktrees/<name>; a common dir anywhere else is
   // a pointer someone wrote, not a repository this gitdir belongs to.
-  if (parentOf(gitdir) !== `${common}/worktrees`) refuse(ws, `gitdir ${gitdir} names the common dir ${common}, but is not one of its worktrees (${common}/worktrees/<name>)`, hint)
+  if (parentOf(gitdir) !== `${common}/worktrees`)
+    refuse(
+      ws,
+      `gitdir ${gitdir} names the common dir ${common}, but is not one of its worktrees (${common}/worktrees/<name>)`,
+      hint,
+    )
   const back = linkTarget(gitdir, firstLine(fs.readText(`${gitdir}/gitdir`)), fs)
-  if (back !== dotGit) refuse(ws, `gitdir ${gitdir} does not link back to this worktree (its gitdir file names ${back ?? "nothing"}, not ${dotGit})`, hint)
+  if (back !== dotGit)
+    refuse(
+      ws,
+      `gitdir ${gitdir} does not link back to this worktree (its gitdir file names ${back ?? "nothing"}, not ${dotGit})`,
+      hint,
+    )
   // A repository whose work tree is HOME (a dotfiles repository) holds HOME's files, keys included.
   const tree = linkTarget(common, coreWorktree(fs.readText(`${common}/config`)), fs)
   if (tree && isInside(rules.home, tree)) {
     const whose = tree === rules.home ? "HOME" : tree
-    refuse(ws, `common dir ${common} is the repository of ${whose} (its core.worktree), which holds HOME's files`, DOTFILES_HINT)
+    refuse(
+      ws,
+      `common dir ${common} is the repository of ${whose} (its core.worktree), which holds HOME's files`,
+      DOTFILES_HINT,
+    )
   }
   return common
 }
 
 const DOTFILES_HINT = "Delegate in a clone of the files you mean to share, not in a worktree of your HOME's repository."
 
-const commondirHint = (dotGit: string) => `Delete ${dotGit}/commondir if you did not put it there (a delegated agent or an archive may have), or re-clone the repository; then retry.`
+const commondirHint = (dotGit: string) =>
+  `Delete ${dotGit}/commondir if you did not put it there (a delegated agent or an archive may have), or re-clone the repository; then retry.`
 
 /**
  * Canonical paths to mount read-only, in mount order (the workspace's own `.git` entry first). Empty
@@ -123,7 +140,8 @@ export function gitMetadataPaths(workspace: string, rules: PathRules, fs: FsView
   if (kind === "dir") {
     // git reads objects, refs and config from a commondir: one in `.git` itself could name any repository.
     const only = "only a linked worktree's gitdir under <repository>/worktrees/<name> may"
-    if (fs.lstat(`${dotGit}/commondir`) !== undefined) refuse(workspace, `directory ${dotGit} names a common dir (${dotGit}/commondir); ${only}`, commondirHint(dotGit))
+    if (fs.lstat(`${dotGit}/commondir`) !== undefined)
+      refuse(workspace, `directory ${dotGit} names a common dir (${dotGit}/commondir); ${only}`, commondirHint(dotGit))
     return [dotGit]
   }
   // A symlinked .git could send the read-only mount (or, on old bwrap, a mount point) anywhere.

@@ -70,7 +70,16 @@ export const BROAD_ROOTS: readonly string[] = [
 /** Nothing inside these is ever mounted: kernel interfaces, host configuration and secrets, runtime state. */
 const FORBIDDEN_TREES = ["/proc", "/sys", "/dev", "/etc", "/run", "/boot", "/var/run"]
 /** System state a project never lives in; a toolchain may (under /usr), a workspace may not. */
-const SYSTEM_TREES = ["/usr", "/var/lib", "/var/log", "/var/cache", "/var/spool", "/var/mail", "/var/backups", "/var/tmp/systemd-private"]
+const SYSTEM_TREES = [
+  "/usr",
+  "/var/lib",
+  "/var/log",
+  "/var/cache",
+  "/var/spool",
+  "/var/mail",
+  "/var/backups",
+  "/var/tmp/systemd-private",
+]
 
 export type PathPurpose = "workspace" | "trusted root" | "toolchain dir" | "gitdir"
 
@@ -135,16 +144,26 @@ function claimant(text: string | undefined): string | undefined {
   }
 }
 
-export const isInside = (child: string, parent: string) => child === parent || child.startsWith(parent === "/" ? "/" : `${parent}/`)
+export const isInside = (child: string, parent: string) =>
+  child === parent || child.startsWith(parent === "/" ? "/" : `${parent}/`)
 
 /** Resolves what the rules compare against, once per sandbox invocation. */
-export function pathRules(home: string, extraCredentials: readonly string[], fs: FsView, worktrees?: EngineWorktrees): PathRules {
+export function pathRules(
+  home: string,
+  extraCredentials: readonly string[],
+  fs: FsView,
+  worktrees?: EngineWorktrees,
+): PathRules {
   const canonicalHome = fs.realpath(home) ?? home
   const credentials = [...HOME_CREDENTIALS.map((rel) => `${canonicalHome}/${rel}`), ...extraCredentials]
   // A credential path that exists may itself be a symlink (dotfile managers): compare both spellings.
   const both = credentials.flatMap((path) => [path, fs.realpath(path) ?? path])
   const canonicalWorktrees = worktrees && { ...worktrees, root: fs.realpath(worktrees.root) ?? worktrees.root }
-  return { home: canonicalHome, credentials: [...new Set(both)], ...(canonicalWorktrees ? { worktrees: canonicalWorktrees } : {}) }
+  return {
+    home: canonicalHome,
+    credentials: [...new Set(both)],
+    ...(canonicalWorktrees ? { worktrees: canonicalWorktrees } : {}),
+  }
 }
 
 /** Why this canonical path may not be mounted for this purpose, or undefined when it may. */
@@ -157,8 +176,12 @@ export function refusal(path: string, purpose: PathPurpose, rules: PathRules, fs
   const system = purpose === "workspace" ? SYSTEM_TREES.find((root) => isInside(path, root)) : undefined
   if (system) return `it is inside ${system}, a system directory`
   // Our own cache is tool state, except the isolated worktrees the engine made there for its workers.
-  const credential = purpose === "workspace" && engineWorktree(path, rules, fs) ? undefined : rules.credentials.find((cred) => isInside(path, cred) || isInside(cred, path))
-  if (credential) return `it ${isInside(path, credential) ? "is inside" : "contains"} the credential store ${credential}`
+  const credential =
+    purpose === "workspace" && engineWorktree(path, rules, fs)
+      ? undefined
+      : rules.credentials.find((cred) => isInside(path, cred) || isInside(cred, path))
+  if (credential)
+    return `it ${isInside(path, credential) ? "is inside" : "contains"} the credential store ${credential}`
   if (purpose === "gitdir") return undefined
   if (path.split("/").includes(".git")) return "it is Git metadata"
   // A bare repository or a linked worktree's gitdir has no `.git` component but is Git metadata all the same.
@@ -168,18 +191,26 @@ export function refusal(path: string, purpose: PathPurpose, rules: PathRules, fs
 
 /** realpath + directory + refusal, as one fail-closed step with an actionable error. */
 export function canonicalDir(path: string, purpose: PathPurpose, rules: PathRules, fs: FsView): string {
-  if (!path.startsWith("/")) throw fail("Sandbox", `The ${purpose} ${JSON.stringify(path)} is not an absolute path.`, "Pass an absolute path.")
+  if (!path.startsWith("/"))
+    throw fail("Sandbox", `The ${purpose} ${JSON.stringify(path)} is not an absolute path.`, "Pass an absolute path.")
   const canonical = fs.realpath(path)
   if (!canonical || fs.lstat(canonical) !== "dir")
-    throw fail("Sandbox", `The ${purpose} ${path} does not exist or is not a directory.`, "Pass an existing directory.", {
-      path,
-    })
+    throw fail(
+      "Sandbox",
+      `The ${purpose} ${path} does not exist or is not a directory.`,
+      "Pass an existing directory.",
+      {
+        path,
+      },
+    )
   const why = refusal(canonical, purpose, rules, fs)
   if (why)
     throw fail(
       "Sandbox",
       `Refusing ${purpose} ${path}${canonical === path ? "" : ` (resolves to ${canonical})`}: ${why}.`,
-      purpose === "workspace" ? "Run the delegation in a project directory, not a system, home or credential directory." : "Point it at a narrower directory that holds only the toolchain.",
+      purpose === "workspace"
+        ? "Run the delegation in a project directory, not a system, home or credential directory."
+        : "Point it at a narrower directory that holds only the toolchain.",
       { path, canonical, purpose },
     )
   return canonical

@@ -13,7 +13,12 @@ export interface Launchers {
   bwrap: string
 }
 
-export const LAUNCHERS: Launchers = { bash: "/usr/bin/bash", python3: "/usr/bin/python3", git: "/usr/bin/git", bwrap: "/usr/bin/bwrap" }
+export const LAUNCHERS: Launchers = {
+  bash: "/usr/bin/bash",
+  python3: "/usr/bin/python3",
+  git: "/usr/bin/git",
+  bwrap: "/usr/bin/bwrap",
+}
 
 export interface Finding {
   ok: boolean
@@ -25,7 +30,8 @@ export interface Finding {
 export async function launcherFinding(name: string, path: string): Promise<Finding> {
   try {
     const info = await stat(path)
-    if (info.isDirectory()) return { ok: false, detail: `${path} is a directory`, fix: `Install ${name} so that ${path} is the executable.` }
+    if (info.isDirectory())
+      return { ok: false, detail: `${path} is a directory`, fix: `Install ${name} so that ${path} is the executable.` }
     await access(path, constants.X_OK)
     return { ok: true, detail: path }
   } catch (error) {

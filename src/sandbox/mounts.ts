@@ -55,8 +55,10 @@ export function checkMounts(mounts: readonly Mount[], fs: FsView): void {
     if (mount.op === "bind" || mount.op === "ro-bind") {
       if (!isNormalAbsolute(mount.source)) refuse(mount, `the source ${mount.source} is not a normal absolute path`)
       // realpath equal to itself means no component of the source is a symlink.
-      if (fs.realpath(mount.source) !== mount.source) refuse(mount, `the source ${mount.source} is not a canonical path`)
-      for (const prefix of prefixes(mount.source)) if (fs.lstat(prefix) === "symlink") refuse(mount, `${prefix} (in the source) is a symlink`)
+      if (fs.realpath(mount.source) !== mount.source)
+        refuse(mount, `the source ${mount.source} is not a canonical path`)
+      for (const prefix of prefixes(mount.source))
+        if (fs.lstat(prefix) === "symlink") refuse(mount, `${prefix} (in the source) is a symlink`)
     }
     if (mount.op === "remount-ro") return
     for (const prefix of prefixes(mount.dest)) {

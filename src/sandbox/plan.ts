@@ -83,7 +83,10 @@ export interface SandboxPlan {
 }
 
 /** What hostContext needs of the flags (the plugin reads its own per invocation; see plugin/env.ts). */
-export type HostFlags = Pick<Flags, "home" | "path" | "xdgConfigHome" | "xdgDataHome" | "xdgStateHome" | "xdgCacheHome" | "sandbox">
+export type HostFlags = Pick<
+  Flags,
+  "home" | "path" | "xdgConfigHome" | "xdgDataHome" | "xdgStateHome" | "xdgCacheHome" | "sandbox"
+>
 
 /** The host context from the flags and the trusted roots of the loaded config. */
 export function hostContext(flags: HostFlags, trustedRoots: readonly TrustedRootInput[] = []): HostContext {
@@ -103,7 +106,15 @@ export function hostContext(flags: HostFlags, trustedRoots: readonly TrustedRoot
   const { tmpMaxBytes, fileMaxBytes, maxProcesses } = flags.sandbox.limits
   const paths = resolvePaths(flags)
   const worktrees = { root: paths.worktreesDir, registry: paths.patchesDir }
-  return { home: flags.home, path: flags.path, toolchainDirs: flags.sandbox.toolchainDirs, trustedRoots, credentials, caps: { tmpMaxBytes, fileMaxBytes, maxProcesses }, worktrees }
+  return {
+    home: flags.home,
+    path: flags.path,
+    toolchainDirs: flags.sandbox.toolchainDirs,
+    trustedRoots,
+    credentials,
+    caps: { tmpMaxBytes, fileMaxBytes, maxProcesses },
+    worktrees,
+  }
 }
 
 const depth = (path: string) => path.split("/").length
@@ -121,14 +132,37 @@ export function planSandbox(request: SandboxRequest, fs: FsView): SandboxPlan {
   const workspace = canonicalDir(request.workspace, "workspace", rules, fs)
   const cwd = fs.realpath(request.cwd ?? workspace)
   if (!cwd || !isInside(cwd, workspace) || fs.lstat(cwd) !== "dir")
-    throw fail("Sandbox", `The working directory ${request.cwd} is not a directory inside the workspace ${workspace}.`, "Pass a cwd inside the workspace.", { cwd: request.cwd, workspace })
-  const toolchain = resolveToolchain(request.host.path, request.host.trustedRoots, request.host.toolchainDirs, rules, fs)
+    throw fail(
+      "Sandbox",
+      `The working directory ${request.cwd} is not a directory inside the workspace ${workspace}.`,
+      "Pass a cwd inside the workspace.",
+      { cwd: request.cwd, workspace },
+    )
+  const toolchain = resolveToolchain(
+    request.host.path,
+    request.host.trustedRoots,
+    request.host.toolchainDirs,
+    rules,
+    fs,
+  )
   const git = policy.protectGit ? gitMetadataPaths(workspace, rules, fs) : []
   const readOnly = (request.readOnly ?? []).map((dir) => canonicalDir(dir, "workspace", rules, fs))
   const writable = (request.writable ?? []).map((dir) => canonicalDir(dir, "workspace", rules, fs))
   const extra = [...readOnly, ...writable]
-  if (extra.some((dir, index) => isInside(dir, workspace) || isInside(workspace, dir) || extra.some((other, at) => at !== index && isInside(dir, other))))
-    throw fail("Sandbox", `A read-only or writable directory overlaps the workspace ${workspace} or another one.`, "Pass disjoint directories.", { workspace, readOnly, writable })
+  if (
+    extra.some(
+      (dir, index) =>
+        isInside(dir, workspace) ||
+        isInside(workspace, dir) ||
+        extra.some((other, at) => at !== index && isInside(dir, other)),
+    )
+  )
+    throw fail(
+      "Sandbox",
+      `A read-only or writable directory overlaps the workspace ${workspace} or another one.`,
+      "Pass disjoint directories.",
+      { workspace, readOnly, writable },
+    )
   const programs = (request.programs ?? []).map((path) => programPath(path, rules, fs))
 
   const binds: Mount[] = [

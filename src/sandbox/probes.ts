@@ -19,10 +19,13 @@ export interface BwrapReport {
 export async function probeBwrap(bwrap = BWRAP): Promise<BwrapReport> {
   const output = await readBwrapVersion(bwrap)
   const parsed = output === undefined ? undefined : parseBwrapVersion(output)
-  if (!parsed) return { path: bwrap, safe: false, detail: `${bwrap} did not report a version (\`${bwrap} --version\` failed).` }
+  if (!parsed)
+    return { path: bwrap, safe: false, detail: `${bwrap} did not report a version (\`${bwrap} --version\` failed).` }
   const version = parsed.join(".")
   const safe = isSafeVersion(parsed)
-  const detail = safe ? `bubblewrap ${version}` : `bubblewrap ${version} is older than ${MIN_SAFE_VERSION} and affected by GHSA-pxhw-h44j-8pfx.`
+  const detail = safe
+    ? `bubblewrap ${version}`
+    : `bubblewrap ${version} is older than ${MIN_SAFE_VERSION} and affected by GHSA-pxhw-h44j-8pfx.`
   return { path: bwrap, version, safe, detail }
 }
 
@@ -44,7 +47,11 @@ interface ProbeSpec {
 const readOnly = (ws: string) => (existsSync(`${ws}/probe.txt`) ? "the read-only workspace was written" : undefined)
 
 const writableButGit = (ws: string) =>
-  readFileSync(`${ws}/probe.txt`, "utf8").trim() !== "written" ? "the workspace write did not reach the host" : existsSync(`${ws}/.git/probe`) ? ".git was writable" : undefined
+  readFileSync(`${ws}/probe.txt`, "utf8").trim() !== "written"
+    ? "the workspace write did not reach the host"
+    : existsSync(`${ws}/.git/probe`)
+      ? ".git was writable"
+      : undefined
 
 /** The workspace takes a write but .git refuses one. */
 const WRITE_BUT_NOT_GIT = "echo written > probe.txt && ! (echo x > .git/probe) 2>/dev/null && echo PROBE_OK"
@@ -92,18 +99,37 @@ const PROBES: ProbeSpec[] = [
   },
 ]
 
-async function probeOne(spec: ProbeSpec, host: HostContext, tmpRoot: string, bwrap: string, fs: FsView): Promise<ProbeReport> {
+async function probeOne(
+  spec: ProbeSpec,
+  host: HostContext,
+  tmpRoot: string,
+  bwrap: string,
+  fs: FsView,
+): Promise<ProbeReport> {
   const started = performance.now()
   const workspace = mkdtempSync(`${tmpRoot}/opencode-orchestrator-probe-`)
-  const report = (ok: boolean, detail: string) => ({ profile: spec.name, ok, detail, durationMs: Math.round(performance.now() - started) })
+  const report = (ok: boolean, detail: string) => ({
+    profile: spec.name,
+    ok,
+    detail,
+    durationMs: Math.round(performance.now() - started),
+  })
   try {
     writeFileSync(`${workspace}/seed.txt`, "seed\n")
     mkdirSync(`${workspace}/.git`)
     writeFileSync(`${workspace}/.git/HEAD`, "ref: refs/heads/main\n")
     const plan = planSandbox({ profile: spec.profile, workspace, host }, fs)
-    const result = await runSandboxed(plan, ["/bin/sh", "-c", spec.script], { timeoutMs: 15_000, maxOutputBytes: 4096, bwrap })
+    const result = await runSandboxed(plan, ["/bin/sh", "-c", spec.script], {
+      timeoutMs: 15_000,
+      maxOutputBytes: 4096,
+      bwrap,
+    })
     if (result.failure) return report(false, `${result.failure.detail}: ${result.failure.hint}`)
-    if (result.exitCode !== 0 || !result.stdout.includes("PROBE_OK")) return report(false, `exit ${result.exitCode}${result.timedOut ? " (timed out)" : ""}: ${result.stderr.trim().slice(0, 300)}`)
+    if (result.exitCode !== 0 || !result.stdout.includes("PROBE_OK"))
+      return report(
+        false,
+        `exit ${result.exitCode}${result.timedOut ? " (timed out)" : ""}: ${result.stderr.trim().slice(0, 300)}`,
+      )
     const wrong = spec.verify(workspace)
     return wrong ? report(false, wrong) : report(true, "ok")
   } catch (error) {
@@ -114,8 +140,14 @@ async function probeOne(spec: ProbeSpec, host: HostContext, tmpRoot: string, bwr
 }
 
 /** One report per profile (none sends traffic); doctor is healthy only when all are ok. */
-export async function probeSandboxProfiles(options: { host: HostContext; tmpRoot: string; bwrap?: string; fs?: FsView }): Promise<ProbeReport[]> {
+export async function probeSandboxProfiles(options: {
+  host: HostContext
+  tmpRoot: string
+  bwrap?: string
+  fs?: FsView
+}): Promise<ProbeReport[]> {
   const reports: ProbeReport[] = []
-  for (const spec of PROBES) reports.push(await probeOne(spec, options.host, options.tmpRoot, options.bwrap ?? BWRAP, options.fs ?? hostFs))
+  for (const spec of PROBES)
+    reports.push(await probeOne(spec, options.host, options.tmpRoot, options.bwrap ?? BWRAP, options.fs ?? hostFs))
   return reports
 }

@@ -5,7 +5,10 @@
 export type WorkspaceAccess = "read_only" | "writable"
 export type NetworkAccess = "disabled" | "host"
 
-export type SandboxProfile = { kind: "scout" } | { kind: "worker" } | { kind: "runner"; workspace: WorkspaceAccess; network: NetworkAccess }
+export type SandboxProfile =
+  | { kind: "scout" }
+  | { kind: "worker" }
+  | { kind: "runner"; workspace: WorkspaceAccess; network: NetworkAccess }
 
 export interface ProfilePolicy {
   workspace: WorkspaceAccess

@@ -51,12 +51,22 @@ function logWriter(path: string, limit: number) {
   }
 }
 
-export async function runSandboxed(plan: SandboxPlan, command: readonly string[], options: SandboxRunOptions): Promise<SandboxRunResult> {
+export async function runSandboxed(
+  plan: SandboxPlan,
+  command: readonly string[],
+  options: SandboxRunOptions,
+): Promise<SandboxRunResult> {
   const log = options.logFile ? logWriter(options.logFile, options.logLimitBytes ?? Number.MAX_SAFE_INTEGER) : undefined
   const bwrap = options.bwrap ?? BWRAP
   // bwrap sets no rlimits: bash sets them (soft and hard, so the command cannot raise them) and execs
   // the command. RLIMIT_NPROC is not enforced for root; the pid namespace and the timeout still bound it.
-  const capped = ["/bin/bash", "-c", `${pinCheck(plan.pins ?? [])}ulimit -f ${Math.floor(plan.caps.fileMaxBytes / 1024)} -u ${plan.caps.maxProcesses} || exit 126; exec "$@"`, "sandbox", ...command]
+  const capped = [
+    "/bin/bash",
+    "-c",
+    `${pinCheck(plan.pins ?? [])}ulimit -f ${Math.floor(plan.caps.fileMaxBytes / 1024)} -u ${plan.caps.maxProcesses} || exit 126; exec "$@"`,
+    "sandbox",
+    ...command,
+  ]
   const result = await run([bwrap, ...bwrapArgs(plan, capped)], {
     env: {},
     timeoutMs: options.timeoutMs,
@@ -68,10 +78,20 @@ export async function runSandboxed(plan: SandboxPlan, command: readonly string[]
     onOutput: log && ((chunk) => log.write(chunk)),
   }).catch(async (error: unknown) => {
     await log?.close()
-    throw fail("Prerequisite", `${bwrap} could not be started: ${error instanceof Error ? error.message : String(error)}.`, BWRAP_FIX)
+    throw fail(
+      "Prerequisite",
+      `${bwrap} could not be started: ${error instanceof Error ? error.message : String(error)}.`,
+      BWRAP_FIX,
+    )
   })
   const failure =
-    result.code === 1 ? classifyBwrapFailure(result.stderr) : result.code === 126 || result.code === 127 ? execFailure(result.stderr) : result.code === PIN_EXIT ? pinFailure(result.stderr) : undefined
+    result.code === 1
+      ? classifyBwrapFailure(result.stderr)
+      : result.code === 126 || result.code === 127
+        ? execFailure(result.stderr)
+        : result.code === PIN_EXIT
+          ? pinFailure(result.stderr)
+          : undefined
   return {
     exitCode: result.code,
     signal: result.signal,
@@ -98,7 +118,12 @@ const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`
 export function pinCheck(pins: readonly { path: string; id: string }[]): string {
   if (!pins.length) return ""
   const paths = pins.map((pin) => quote(pin.path)).join(" ")
-  const each = pins.map(({ path, id }) => `[ "$("$s" -c %d:%i -- ${quote(path)} 2>&1)" = ${quote(id)} ] || echo "${PIN_MARK} "${quote(path)} >&2; `).join("")
+  const each = pins
+    .map(
+      ({ path, id }) =>
+        `[ "$("$s" -c %d:%i -- ${quote(path)} 2>&1)" = ${quote(id)} ] || echo "${PIN_MARK} "${quote(path)} >&2; `,
+    )
+    .join("")
   // stat by absolute path: a `stat` earlier on the sandbox's PATH must not answer for it. --printf keeps
   // the script one line (the limits wrapper's exec errors are parsed as `line 1`).
   return `s=/usr/bin/stat; [ -x "$s" ] || s=/bin/stat; if [ "$("$s" --printf '%d:%i ' -- ${paths} 2>&1)" != ${quote(pins.map((pin) => `${pin.id} `).join(""))} ]; then ${each}exit ${PIN_EXIT}; fi; `
@@ -116,9 +141,14 @@ function pinFailure(stderr: string): BwrapFailure | undefined {
 
 /** The limits wrapper's `exec` could not start the command: the same failure bwrap's execvp reports. */
 function execFailure(stderr: string): BwrapFailure | undefined {
-  const match = /^sandbox: line 1: (?:exec: )?(.*): (No such file or directory|not found|Permission denied|cannot execute.*)$/.exec(stderr.split("\n")[0] ?? "")
+  const match =
+    /^sandbox: line 1: (?:exec: )?(.*): (No such file or directory|not found|Permission denied|cannot execute.*)$/.exec(
+      stderr.split("\n")[0] ?? "",
+    )
   if (!match) return undefined
-  return classifyBwrapFailure(`bwrap: execvp ${match[1]}: ${match[2] === "Permission denied" ? "Permission denied" : "No such file or directory"}`)
+  return classifyBwrapFailure(
+    `bwrap: execvp ${match[1]}: ${match[2] === "Permission denied" ? "Permission denied" : "No such file or directory"}`,
+  )
 }
 
 /** `/usr/bin/bwrap --version`, parsed by the caller; undefined output when it cannot run at all. */

@@ -47,7 +47,12 @@ export function hostNetworkMounts(fs: FsView): Mount[] {
   for (const path of RESOLVER_FILES) {
     const bind = canonicalBind(path, "file", fs)
     if (!bind)
-      throw fail("Sandbox", `Host networking needs ${path}, which is missing or not a regular file.`, `Create ${path} on the host, or run the command with network_access "disabled".`, { path })
+      throw fail(
+        "Sandbox",
+        `Host networking needs ${path}, which is missing or not a regular file.`,
+        `Create ${path} on the host, or run the command with network_access "disabled".`,
+        { path },
+      )
     mounts.push(bind)
   }
   const ca = CA_SOURCES.find((source) => fs.realpath(`${source.dir}/${source.bundle}`) !== undefined)

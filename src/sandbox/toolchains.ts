@@ -24,7 +24,18 @@ export interface Toolchain {
 export const DEFAULT_PATH = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"]
 
 /** The sandbox owns these; a trusted root's `environment` may not replace them. */
-export const CORE_VARIABLES = new Set(["HOME", "PATH", "TMPDIR", "PWD", "OLDPWD", "USER", "LOGNAME", "SHELL", "LANG", "TERM"])
+export const CORE_VARIABLES = new Set([
+  "HOME",
+  "PATH",
+  "TMPDIR",
+  "PWD",
+  "OLDPWD",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "LANG",
+  "TERM",
+])
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
@@ -42,12 +53,18 @@ export function inheritedUsrEntries(hostPath: string | undefined, fs: FsView): s
 /** A path relative to root; lexically it must not climb out, and if it exists its real path must stay in. */
 function insideRoot(root: string, relative: string, what: string, fs: FsView): string {
   const bad = () =>
-    fail("Sandbox", `Trusted root ${root}: ${what} ${JSON.stringify(relative)} must be a relative path inside the root.`, 'Write it relative to the root, without `..`, e.g. "bin".', {
-      root,
-      value: relative,
-    })
+    fail(
+      "Sandbox",
+      `Trusted root ${root}: ${what} ${JSON.stringify(relative)} must be a relative path inside the root.`,
+      'Write it relative to the root, without `..`, e.g. "bin".',
+      {
+        root,
+        value: relative,
+      },
+    )
   if (relative.startsWith("/") || relative.split("/").includes("..")) throw bad()
-  const joined = relative === "." || relative === "" ? root : `${root}/${relative.replace(/^\.\//, "").replace(/\/+$/, "")}`
+  const joined =
+    relative === "." || relative === "" ? root : `${root}/${relative.replace(/^\.\//, "").replace(/\/+$/, "")}`
   const canonical = fs.realpath(joined)
   if (canonical !== undefined && !isInside(canonical, root)) throw bad()
   return canonical ?? joined
@@ -58,16 +75,26 @@ function trustedRoot(input: TrustedRootInput, rules: PathRules, fs: FsView): Too
   const path = (input.pathEntries ?? []).map((entry) => {
     const dir = insideRoot(root, entry, "pathEntries entry", fs)
     if (fs.lstat(dir) !== "dir")
-      throw fail("Sandbox", `Trusted root ${root}: pathEntries entry ${JSON.stringify(entry)} is not a directory.`, "Remove the entry or create the directory.", { root, entry })
+      throw fail(
+        "Sandbox",
+        `Trusted root ${root}: pathEntries entry ${JSON.stringify(entry)} is not a directory.`,
+        "Remove the entry or create the directory.",
+        { root, entry },
+      )
     return dir
   })
   const env: Record<string, string> = {}
   for (const [name, value] of Object.entries(input.environment ?? {})) {
     if (!VARIABLE_NAME.test(name) || CORE_VARIABLES.has(name))
-      throw fail("Sandbox", `Trusted root ${root}: environment variable ${JSON.stringify(name)} is not allowed.`, `Use another name; ${[...CORE_VARIABLES].join(", ")} belong to the sandbox.`, {
-        root,
-        name,
-      })
+      throw fail(
+        "Sandbox",
+        `Trusted root ${root}: environment variable ${JSON.stringify(name)} is not allowed.`,
+        `Use another name; ${[...CORE_VARIABLES].join(", ")} belong to the sandbox.`,
+        {
+          root,
+          name,
+        },
+      )
     env[name] = insideRoot(root, value, `environment ${name}`, fs)
   }
   return { mounts: [root], path, env }
@@ -85,7 +112,13 @@ export function toolchainDirs(raw: string | undefined, rules: PathRules, fs: FsV
  * PATH order: trusted roots first (a configured runtime should win over the system one), then inherited
  * /usr entries (version-manager aliases), the defaults, and the compatibility dirs appended last.
  */
-export function resolveToolchain(hostPath: string | undefined, roots: readonly TrustedRootInput[], rawToolchainDirs: string | undefined, rules: PathRules, fs: FsView): Toolchain {
+export function resolveToolchain(
+  hostPath: string | undefined,
+  roots: readonly TrustedRootInput[],
+  rawToolchainDirs: string | undefined,
+  rules: PathRules,
+  fs: FsView,
+): Toolchain {
   const trusted = roots.map((root) => trustedRoot(root, rules, fs))
   const extra = toolchainDirs(rawToolchainDirs, rules, fs)
   const path = [...trusted.flatMap((t) => t.path), ...inheritedUsrEntries(hostPath, fs), ...DEFAULT_PATH, ...extra]

@@ -28,7 +28,12 @@ const REAP_STALE_MS = 10_000
  * move-aside-then-put-back would leave the name empty while a live taker's file was aside, and a third
  * taker linking then would share the slot or lane with the one displaced.
  */
-export async function holdsOrReclaim<T>(file: string, schema: z.ZodType<T>, fix: string, held: (holder: T) => boolean | Promise<boolean>): Promise<boolean> {
+export async function holdsOrReclaim<T>(
+  file: string,
+  schema: z.ZodType<T>,
+  fix: string,
+  held: (holder: T) => boolean | Promise<boolean>,
+): Promise<boolean> {
   const judged = await lstat(file).catch(() => undefined) // absent: free, as readStateFile says next
   const holder = await readStateFile(file, schema, fix)
   if (!holder || !judged) return false
@@ -48,7 +53,11 @@ export async function holdsOrReclaim<T>(file: string, schema: z.ZodType<T>, fix:
  * name is free. Under the lock nothing replaces the name: takers link only where it is absent, and
  * reclaimers need the lock. Shared by holdsOrReclaim and the lanes' audit, which judges claims its own way.
  */
-export async function removeJudged(file: string, judged: { ino: number }, judge: () => Promise<"gone" | "held" | "free">): Promise<"removed" | "held" | "free"> {
+export async function removeJudged(
+  file: string,
+  judged: { ino: number },
+  judge: () => Promise<"gone" | "held" | "free">,
+): Promise<"removed" | "held" | "free"> {
   const reap = `${file}.reap`
   const lock = await takeReap(file, reap)
   if (lock !== "taken") return lock === "busy" ? "held" : "free"

@@ -36,7 +36,8 @@ export async function writeAtomic(file: string, content: string | Uint8Array, mo
   }
 }
 
-export const writeJson = (file: string, value: unknown, mode?: number) => writeAtomic(file, `${JSON.stringify(value, null, 2)}\n`, mode)
+export const writeJson = (file: string, value: unknown, mode?: number) =>
+  writeAtomic(file, `${JSON.stringify(value, null, 2)}\n`, mode)
 
 /** The parsed file, or undefined when it does not exist or is not valid JSON. */
 export async function readJson<T>(file: string): Promise<T | undefined> {
@@ -67,7 +68,11 @@ export async function readJsonFile(file: string, kind: ErrorKind, hint: string):
   if (!info) return undefined
   // A directory (or a FIFO) in the file's place is a mistake to report, never "no file, use defaults".
   if (!info.isFile())
-    throw fail(kind, `${file} is not a regular file.`, `Remove it (it is a ${info.isDirectory() ? "directory" : "special file"}), then ${hint.charAt(0).toLowerCase()}${hint.slice(1)}`)
+    throw fail(
+      kind,
+      `${file} is not a regular file.`,
+      `Remove it (it is a ${info.isDirectory() ? "directory" : "special file"}), then ${hint.charAt(0).toLowerCase()}${hint.slice(1)}`,
+    )
   const text = await Bun.file(file).text()
   try {
     return JSON.parse(text)

@@ -62,7 +62,11 @@ function launch<T>(argv: string[], start: () => T): T {
     const code = (error as NodeJS.ErrnoException).code
     const missing = code === "ENOENT" || /not found/i.test((error as Error).message)
     if (!missing) throw error
-    throw fail("Prerequisite", `The program "${argv[0]}" was not found${argv[0]?.includes("/") ? "" : " on PATH"}.`, `Install it, or check PATH for the process that runs opencode-mcp-orchestrator.`)
+    throw fail(
+      "Prerequisite",
+      `The program "${argv[0]}" was not found${argv[0]?.includes("/") ? "" : " on PATH"}.`,
+      `Install it, or check PATH for the process that runs opencode-mcp-orchestrator.`,
+    )
   }
 }
 
@@ -106,7 +110,10 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<Run
   if (options.signal?.aborted) onAbort()
   options.signal?.addEventListener("abort", onAbort, { once: true })
   const tap = options.onOutput
-  const [out, err] = await Promise.all([collect(proc.stdout, limit, tap && ((chunk) => tap(chunk, "stdout"))), collect(proc.stderr, limit, tap && ((chunk) => tap(chunk, "stderr")))])
+  const [out, err] = await Promise.all([
+    collect(proc.stdout, limit, tap && ((chunk) => tap(chunk, "stdout"))),
+    collect(proc.stderr, limit, tap && ((chunk) => tap(chunk, "stderr"))),
+  ])
   await proc.exited
   if (timer) clearTimeout(timer)
   options.signal?.removeEventListener("abort", onAbort)
@@ -171,7 +178,10 @@ export function spawn(argv: string[], options: SpawnOptions = {}): Spawned {
   }
 }
 
-async function terminate(proc: { pid: number; exited: Promise<number>; kill(signal?: number | string): void }, graceMs: number) {
+async function terminate(
+  proc: { pid: number; exited: Promise<number>; kill(signal?: number | string): void },
+  graceMs: number,
+) {
   try {
     proc.kill("SIGTERM")
   } catch {
@@ -224,7 +234,8 @@ export function processStart(pid: number): string | undefined {
 export const selfStart = () => processStart(process.pid)
 
 /** True only when `pid` is alive and is the very process that recorded `start` (not a reused PID). */
-export const sameProcess = (pid: number, start: string | undefined) => start !== undefined && alive(pid) && processStart(pid) === start
+export const sameProcess = (pid: number, start: string | undefined) =>
+  start !== undefined && alive(pid) && processStart(pid) === start
 
 /** Stops a process we only know by PID (recorded in the state dir): SIGTERM, wait, SIGKILL. */
 export async function killPid(pid: number, graceMs = 2000): Promise<void> {

@@ -39,13 +39,20 @@ type Identity = string | undefined
 const identityOf = (info: { dev: number; ino: number }) => `${info.dev}:${info.ino}`
 
 /** Moves `path` aside; "replaced" when a writer put a new file there since it was read (read it again). */
-async function moveAside(path: string, seen: Identity, reason: string, fix: string): Promise<SetAside | "replaced" | undefined> {
+async function moveAside(
+  path: string,
+  seen: Identity,
+  reason: string,
+  fix: string,
+): Promise<SetAside | "replaced" | undefined> {
   const now = await statIfPresent(path, false).catch(() => undefined) // cannot look: the rename below decides
   if (!now) return undefined // someone moved or removed it already: nothing left to report here
   if (seen && identityOf(now) !== seen) return "replaced"
   const free = async (candidate: string) => !(await statIfPresent(candidate, false).catch(() => true))
   // rename(2) replaces what is at its target: a second name must never be one already taken.
-  const movedTo = (await free(`${path}.corrupt`)) ? `${path}.corrupt` : `${path}.corrupt-${Date.now()}-${process.pid}-${++moves}`
+  const movedTo = (await free(`${path}.corrupt`))
+    ? `${path}.corrupt`
+    : `${path}.corrupt-${Date.now()}-${process.pid}-${++moves}`
   // Another process may have moved it already: then there is nothing left to report here.
   const moved = await rename(path, movedTo).then(
     () => true,
@@ -93,11 +100,20 @@ async function readRegular(path: string): Promise<Regular> {
     const info = await handle.stat()
     const identity = identityOf(info)
     if (info.isDirectory()) return { problem: "it is a directory, not a file", identity, handle }
-    if (!info.isFile()) return { problem: "it is a special file (a FIFO, socket or device), not a regular file", identity, handle }
-    if (info.size > MAX_STATE_FILE_BYTES) return { problem: `it is ${info.size} bytes, more than any state file (${MAX_STATE_FILE_BYTES})`, identity, handle }
+    if (!info.isFile())
+      return { problem: "it is a special file (a FIFO, socket or device), not a regular file", identity, handle }
+    if (info.size > MAX_STATE_FILE_BYTES)
+      return {
+        problem: `it is ${info.size} bytes, more than any state file (${MAX_STATE_FILE_BYTES})`,
+        identity,
+        handle,
+      }
     return { text: await handle.readFile("utf8"), identity, handle }
   } catch (error) {
-    return { problem: `it cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, handle }
+    return {
+      problem: `it cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      handle,
+    }
   }
 }
 
@@ -114,7 +130,12 @@ const MAX_REREADS = 20
  * The one way a state file is read: parsed by `schema`, or set aside (and returned as such) when it
  * cannot be. `check` adds a rule the schema cannot state (a record's id must match its file name).
  */
-export async function readState<T>(path: string, schema: z.ZodType<T>, fix: string, check?: (value: T) => string | undefined): Promise<StateRead<T>> {
+export async function readState<T>(
+  path: string,
+  schema: z.ZodType<T>,
+  fix: string,
+  check?: (value: T) => string | undefined,
+): Promise<StateRead<T>> {
   // A writer may replace a bad file between the read and the move (writes are renames): read again.
   // Only the file that was read is ever moved (by device and inode); a name a writer keeps replacing
   // reads as absent this time rather than risk moving a good record aside.
@@ -148,7 +169,12 @@ function parse<T>(text: string, schema: z.ZodType<T>, check?: (value: T) => stri
 }
 
 /** readState for a caller that needs only the value (a lock, a claim): what it sets aside is logged. */
-export async function readStateFile<T>(path: string, schema: z.ZodType<T>, fix: string, check?: (value: T) => string | undefined): Promise<T | undefined> {
+export async function readStateFile<T>(
+  path: string,
+  schema: z.ZodType<T>,
+  fix: string,
+  check?: (value: T) => string | undefined,
+): Promise<T | undefined> {
   return (await readState(path, schema, fix, check)).value
 }
 

@@ -10,11 +10,17 @@ import type { PatchFile } from "./patches"
  * Every path a patch writes, deletes or renames away that is an autorun file by name (`prefix`: the
  * workspace in its repository, or in each repository around it). Pure.
  */
-export function namedAutorun(files: PatchFile[], prefix: string | readonly string[], links: AutorunLink[] = [], isDirectory: (path: string) => boolean = () => false): AutorunHit[] {
+export function namedAutorun(
+  files: PatchFile[],
+  prefix: string | readonly string[],
+  links: AutorunLink[] = [],
+  isDirectory: (path: string) => boolean = () => false,
+): AutorunHit[] {
   // A link the patch writes to a directory where an entry continues through it (`.vscode -> editor`)
   // makes that directory's files the entry's; a link to a file (`.eslintrc.json -> ../x`) has nothing below.
   const made = files.flatMap((file) => {
-    const below = file.newMode === "120000" && file.linkTarget !== undefined ? autorunBelow(prefix, file.path) : undefined
+    const below =
+      file.newMode === "120000" && file.linkTarget !== undefined ? autorunBelow(prefix, file.path) : undefined
     if (!below) return []
     const target = normalize(join(dirname(file.path), file.linkTarget!))
     const directory = isDirectory(target) || files.some((other) => other.newOid && other.path.startsWith(`${target}/`))
@@ -41,7 +47,11 @@ export type BlobText = (oid: string, mode: string | undefined) => Promise<string
  * replaces and the blobs it writes. A rename counts as a deletion of the old path and a creation of
  * the new one. Only paths a content rule covers are read.
  */
-export async function contentAutorun(files: PatchFile[], blob: BlobText, prefix: string | readonly string[]): Promise<AutorunHit[]> {
+export async function contentAutorun(
+  files: PatchFile[],
+  blob: BlobText,
+  prefix: string | readonly string[],
+): Promise<AutorunHit[]> {
   const hits: AutorunHit[] = []
   for (const file of files) {
     const source = file.oldPath ?? file.path

@@ -72,10 +72,13 @@ export async function removeTemps(workspace: string, files: StepFile[], named: s
     if (!info?.isDirectory()) continue
     const names = await readdir(`${workspace}/${dir}`).catch(() => [] as string[]) // unreadable: nothing of ours to find
     // One that cannot go keeps the others from being skipped; the next recovery tries it again.
-    for (const name of names.filter((n) => TEMP_NAME.test(n))) await rm(`${workspace}/${dir}/${name}`, { force: true }).catch(() => undefined)
+    for (const name of names.filter((n) => TEMP_NAME.test(n)))
+      await rm(`${workspace}/${dir}/${name}`, { force: true }).catch(() => undefined)
   }
 }
 
 /** Every temporary name an apply of `files` in `run` may use, workspace-relative (the journal's `temps`). */
 export const tempsOf = (run: string, files: StepFile[]) =>
-  files.flatMap((file) => [file.path, file.oldPath].filter((p): p is string => p !== undefined)).flatMap((path) => [tempFor(run, path, "write"), tempFor(run, path, "restore")])
+  files
+    .flatMap((file) => [file.path, file.oldPath].filter((p): p is string => p !== undefined))
+    .flatMap((path) => [tempFor(run, path, "write"), tempFor(run, path, "restore")])

@@ -14,7 +14,11 @@ const fileSchema = z.looseObject({
   oldOid: z.string().optional(),
   newOid: z.string().optional(),
 })
-const journalSchema = z.looseObject({ workspace: z.string(), files: z.array(fileSchema), temps: z.array(z.string()).optional() })
+const journalSchema = z.looseObject({
+  workspace: z.string(),
+  files: z.array(fileSchema),
+  temps: z.array(z.string()).optional(),
+})
 
 /** The run directories in a lane directory (absolute). */
 export async function stagingDirs(dir: string): Promise<string[]> {
@@ -37,18 +41,23 @@ export async function readJournal(run: string): Promise<Journal | undefined> {
   if (text === undefined) return undefined
   try {
     const parsed = journalSchema.safeParse(JSON.parse(text))
-    return parsed.success ? { workspace: parsed.data.workspace, files: parsed.data.files, temps: parsed.data.temps ?? [] } : undefined
+    return parsed.success
+      ? { workspace: parsed.data.workspace, files: parsed.data.files, temps: parsed.data.temps ?? [] }
+      : undefined
   } catch {
     return undefined // not JSON: the same as absent
   }
 }
 
 /** An apply of this lane killed while writing: a journal and no `done`. */
-export async function interruptedApplies(dir: string): Promise<Array<{ run: string; workspace: string; files: number }>> {
+export async function interruptedApplies(
+  dir: string,
+): Promise<Array<{ run: string; workspace: string; files: number }>> {
   const found: Array<{ run: string; workspace: string; files: number }> = []
   for (const run of await stagingDirs(dir)) {
     const journal = await readJournal(run)
-    if (journal && !(await Bun.file(doneFile(run)).exists())) found.push({ run, workspace: journal.workspace, files: journal.files.length })
+    if (journal && !(await Bun.file(doneFile(run)).exists()))
+      found.push({ run, workspace: journal.workspace, files: journal.files.length })
   }
   return found
 }

@@ -6,7 +6,19 @@
 // It reads one JSON request on stdin and prints one JSON answer line; it imports only node: builtins
 // the process wrapper and the name escaper, so from source it runs with nothing but src/ mounted.
 import { createHash } from "node:crypto"
-import { chmod, copyFile, lstat, mkdir, readdir, readlink, rename, rm, rmdir, symlink, writeFile } from "node:fs/promises"
+import {
+  chmod,
+  copyFile,
+  lstat,
+  mkdir,
+  readdir,
+  readlink,
+  rename,
+  rm,
+  rmdir,
+  symlink,
+  writeFile,
+} from "node:fs/promises"
 import { dirname } from "node:path"
 import { run } from "../util/process"
 import { doneFile, removeTemps, tempFor, tempsOf, writeJournal } from "./apply-journal"
@@ -35,7 +47,9 @@ export interface StepRequest {
   temps?: string[]
 }
 
-export type StepAnswer = { ok: true; written: number; kept?: string[] } | { ok: false; refused: boolean; message: string; hint: string }
+export type StepAnswer =
+  | { ok: true; written: number; kept?: string[] }
+  | { ok: false; refused: boolean; message: string; hint: string }
 
 class StepError extends Error {
   constructor(
@@ -71,7 +85,8 @@ export async function entryOf(path: string): Promise<{ mode: string; oid: string
 }
 
 /** Paths the patch deletes or renames away: gone before anything is written. */
-export const removedPaths = (files: StepFile[]) => new Set(files.filter((file) => file.oldPath || !file.newOid).map((file) => file.oldPath ?? file.path))
+export const removedPaths = (files: StepFile[]) =>
+  new Set(files.filter((file) => file.oldPath || !file.newOid).map((file) => file.oldPath ?? file.path))
 
 /**
  * The first directory between `root` and `path` that is a symlink or not a directory, if any. A file
@@ -105,18 +120,35 @@ async function checkTargets(workspace: string, files: StepFile[]) {
   for (const file of files) {
     for (const path of [file.path, file.oldPath].filter((p): p is string => p !== undefined)) {
       const parent = await badParent(workspace, path, removed)
-      if (parent) refuse(`a parent directory of ${shownName(path)} is not a plain directory: ${parent}.`, "Restore that directory (a symlink is never followed), then retry.")
+      if (parent)
+        refuse(
+          `a parent directory of ${shownName(path)} is not a plain directory: ${parent}.`,
+          "Restore that directory (a symlink is never followed), then retry.",
+        )
     }
     const source = file.oldPath ?? file.path
     const now = await entryOf(`${workspace}/${source}`)
     if (file.oldOid) {
       if (!now || now.oid !== file.oldOid || now.mode !== file.oldMode)
-        refuse(`${shownName(source)} changed since the snapshot.`, "Review the patch against the file as it is now (patch_show) and apply the change by hand, or run the worker again.")
+        refuse(
+          `${shownName(source)} changed since the snapshot.`,
+          "Review the patch against the file as it is now (patch_show) and apply the change by hand, or run the worker again.",
+        )
     } else if (now && !(now.mode === "directory" && (await emptiedBy(workspace, source, removed))))
-      refuse(`${shownName(source)} exists, but the patch creates it.`, "Move that file aside, or apply the change by hand.")
+      refuse(
+        `${shownName(source)} exists, but the patch creates it.`,
+        "Move that file aside, or apply the change by hand.",
+      )
     const target = file.oldPath && file.oldPath !== file.path ? await entryOf(`${workspace}/${file.path}`) : undefined
-    if (target && !removed.has(file.path) && !(target.mode === "directory" && (await emptiedBy(workspace, file.path, removed))))
-      refuse(`${shownName(file.path)} exists, but the patch renames ${shownName(file.oldPath ?? "")} onto it.`, "Move that file aside, or apply the change by hand.")
+    if (
+      target &&
+      !removed.has(file.path) &&
+      !(target.mode === "directory" && (await emptiedBy(workspace, file.path, removed)))
+    )
+      refuse(
+        `${shownName(file.path)} exists, but the patch renames ${shownName(file.oldPath ?? "")} onto it.`,
+        "Move that file aside, or apply the change by hand.",
+      )
   }
 }
 
@@ -125,7 +157,8 @@ async function copyEntry(from: string, to: string) {
   const info = await lstat(from)
   if (info.isSymbolicLink()) await symlink(await readlink(from), to)
   // Swapped for a FIFO or a device since the check: opening it could block the step until its timeout.
-  else if (!info.isFile()) throw new StepError(true, `${shownName(from)} is no longer a regular file.`, "Restore it, then retry.")
+  else if (!info.isFile())
+    throw new StepError(true, `${shownName(from)} is no longer a regular file.`, "Restore it, then retry.")
   else {
     await copyFile(from, to)
     await chmod(to, info.mode & 0o777)
@@ -172,16 +205,45 @@ async function stage(request: StepRequest) {
   }
   await mkdir(`${dir}/tree`, { recursive: true })
   // Outside any repository (the ceiling stops discovery at the run directory): nothing a repository configures runs.
-  const git = ["git", "-c", "core.symlinks=true", "-c", "core.fileMode=true", "-c", "core.quotePath=true", "apply", "--binary", "--whitespace=nowarn", "-p1", `${dir}/patch`]
-  const env = { PATH: "/usr/bin:/bin", HOME: "/tmp/home", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_CEILING_DIRECTORIES: dir, LANG: "C.UTF-8" }
+  const git = [
+    "git",
+    "-c",
+    "core.symlinks=true",
+    "-c",
+    "core.fileMode=true",
+    "-c",
+    "core.quotePath=true",
+    "apply",
+    "--binary",
+    "--whitespace=nowarn",
+    "-p1",
+    `${dir}/patch`,
+  ]
+  const env = {
+    PATH: "/usr/bin:/bin",
+    HOME: "/tmp/home",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_CEILING_DIRECTORIES: dir,
+    LANG: "C.UTF-8",
+  }
   const result = await run(git, { cwd: `${dir}/tree`, env, timeoutMs: 300_000, maxOutputBytes: 64 * 1024 })
-  if (result.code !== 0) refuse(`a hunk does not apply: ${result.stderr.trim().slice(0, 400)}`, "Review the patch (patch_show) and apply the change by hand, or run the worker again.")
+  if (result.code !== 0)
+    refuse(
+      `a hunk does not apply: ${result.stderr.trim().slice(0, 400)}`,
+      "Review the patch (patch_show) and apply the change by hand, or run the worker again.",
+    )
   for (const file of files) {
     // A directory is no Git entry: a deleted file's name may now hold the directory of an added one.
-    const staged = await entryOf(`${dir}/tree/${file.path}`).then((entry) => (entry?.mode === "directory" ? undefined : entry))
+    const staged = await entryOf(`${dir}/tree/${file.path}`).then((entry) =>
+      entry?.mode === "directory" ? undefined : entry,
+    )
     const expected = file.newOid ? { mode: file.newMode, oid: file.newOid } : undefined
     if (staged?.oid !== expected?.oid || staged?.mode !== expected?.mode)
-      refuse(`the staged result of ${shownName(file.path)} is not what the patch records.`, "Discard this patch (patch_discard) and run the worker again.")
+      refuse(
+        `the staged result of ${shownName(file.path)} is not what the patch records.`,
+        "Discard this patch (patch_discard) and run the worker again.",
+      )
   }
 }
 
@@ -205,12 +267,17 @@ export async function writeTargets(workspace: string, dir: string, files: StepFi
     for (const file of files) {
       if (!file.newOid) continue
       done.push({ path: file.path, existed: !file.oldPath && file.oldOid !== undefined })
-      await place(`${dir}/tree/${file.path}`, `${workspace}/${file.path}`, `${workspace}/${tempFor(dir, file.path, "write")}`)
+      await place(
+        `${dir}/tree/${file.path}`,
+        `${workspace}/${file.path}`,
+        `${workspace}/${tempFor(dir, file.path, "write")}`,
+      )
     }
     for (const file of files.filter((f) => f.newOid)) {
       const parent = await badParent(workspace, file.path, new Set())
       const now = await entryOf(`${workspace}/${file.path}`)
-      if (parent || now?.oid !== file.newOid || now?.mode !== file.newMode) throw new Error(`${shownName(file.path)} moved while it was written${parent ? ` (${parent})` : ""}`)
+      if (parent || now?.oid !== file.newOid || now?.mode !== file.newMode)
+        throw new Error(`${shownName(file.path)} moved while it was written${parent ? ` (${parent})` : ""}`)
     }
   } catch (error) {
     // Put back what was there (from the copy taken before), remove what was new with the directories made for it.
@@ -218,7 +285,8 @@ export async function writeTargets(workspace: string, dir: string, files: StepFi
       await rm(`${workspace}/${step.path}`, { force: true }).catch(() => undefined)
       // A rollback that cannot restore one file still restores the others; the error below says what failed.
       const temp = `${workspace}/${tempFor(dir, step.path, "restore")}`
-      if (step.existed) await place(`${dir}/before/${step.path}`, `${workspace}/${step.path}`, temp).catch(() => undefined)
+      if (step.existed)
+        await place(`${dir}/before/${step.path}`, `${workspace}/${step.path}`, temp).catch(() => undefined)
       else await pruneEmpty(workspace, step.path)
     }
     throw new StepError(
@@ -229,7 +297,8 @@ export async function writeTargets(workspace: string, dir: string, files: StepFi
   }
 }
 
-const matches = (entry: { mode: string; oid: string } | undefined, mode?: string, oid?: string) => entry !== undefined && entry.mode === mode && entry.oid === oid
+const matches = (entry: { mode: string; oid: string } | undefined, mode?: string, oid?: string) =>
+  entry !== undefined && entry.mode === mode && entry.oid === oid
 
 /**
  * Rolls back an apply killed mid-write, undoing only its own effects: a path holding the patch's new
@@ -252,7 +321,8 @@ async function recover(workspace: string, dir: string, files: StepFile[], temps:
     const now = await entryOf(`${workspace}/${source}`)
     if (matches(now, file.oldMode, file.oldOid)) continue
     const temp = `${workspace}/${tempFor(dir, source, "restore")}`
-    if (!now || (source === file.path && matches(now, file.newMode, file.newOid))) await place(`${dir}/before/${source}`, `${workspace}/${source}`, temp)
+    if (!now || (source === file.path && matches(now, file.newMode, file.newOid)))
+      await place(`${dir}/before/${source}`, `${workspace}/${source}`, temp)
     else kept.push(source)
   }
   return kept
@@ -262,12 +332,21 @@ async function recover(workspace: string, dir: string, files: StepFile[], temps:
 export async function applyStep(request: StepRequest): Promise<StepAnswer> {
   try {
     if (request.recover) {
-      const kept = await recover(request.workspace, request.run, request.files, request.temps ?? tempsOf(request.run, request.files))
+      const kept = await recover(
+        request.workspace,
+        request.run,
+        request.files,
+        request.temps ?? tempsOf(request.run, request.files),
+      )
       return { ok: true, written: 0, kept }
     }
     await checkTargets(request.workspace, request.files)
     await stage(request)
-    await writeJournal(request.run, { workspace: request.workspace, files: request.files, temps: tempsOf(request.run, request.files) })
+    await writeJournal(request.run, {
+      workspace: request.workspace,
+      files: request.files,
+      temps: tempsOf(request.run, request.files),
+    })
     try {
       await writeTargets(request.workspace, request.run, request.files)
     } finally {
@@ -277,8 +356,14 @@ export async function applyStep(request: StepRequest): Promise<StepAnswer> {
     }
     return { ok: true, written: request.files.length }
   } catch (error) {
-    if (error instanceof StepError) return { ok: false, refused: error.refused, message: error.message, hint: error.hint }
-    return { ok: false, refused: false, message: `patch_apply could not run: ${(error as Error).message}`, hint: "Check the workspace's permissions, then retry." }
+    if (error instanceof StepError)
+      return { ok: false, refused: error.refused, message: error.message, hint: error.hint }
+    return {
+      ok: false,
+      refused: false,
+      message: `patch_apply could not run: ${(error as Error).message}`,
+      hint: "Check the workspace's permissions, then retry.",
+    }
   }
 }
 

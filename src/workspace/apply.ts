@@ -78,21 +78,33 @@ const entryAt =
  * repository around that one: a worker's `git init .github` makes `.github` a root, and `workflows/` in
  * it still runs as the outer repository's CI.
  */
-const workspacePrefixes = (record: PatchRecord, workspace: string) => [...new Set([relative(record.source.root, record.source.workspace), ...repositoryPrefixes(workspace, hostFs)])]
-const AUTORUN_HINT = "Read them with patch_show (file); to write them anyway, call patch_apply again with allow_autorun: true."
+const workspacePrefixes = (record: PatchRecord, workspace: string) => [
+  ...new Set([relative(record.source.root, record.source.workspace), ...repositoryPrefixes(workspace, hostFs)]),
+]
+const AUTORUN_HINT =
+  "Read them with patch_show (file); to write them anyway, call patch_apply again with allow_autorun: true."
 
 /** Every refusal that needs no write; returns the files to write. */
 async function check(input: ApplyInput): Promise<PatchFile[]> {
   const { record, workspace, host } = input
   if (input.digest !== record.digest)
-    refuse(`the digest does not match patch ${record.id}.`, "Call patch_show (or task_result) again and pass the digest it gives: the patch you reviewed is not this one.")
+    refuse(
+      `the digest does not match patch ${record.id}.`,
+      "Call patch_show (or task_result) again and pass the digest it gives: the patch you reviewed is not this one.",
+    )
   const repository = findRepository(workspace, host)
-  if (!repository || repository.root !== record.source.root || repository.gitDir !== record.source.gitDir || workspace !== record.source.workspace)
+  if (
+    !repository ||
+    repository.root !== record.source.root ||
+    repository.gitDir !== record.source.gitDir ||
+    workspace !== record.source.workspace
+  )
     refuse(
       `${workspace} is not the workspace the patch was taken from (${record.source.workspace}, repository ${record.source.gitDir}).`,
       "Apply it in the workspace the worker was given, or apply the patch text yourself (patch_show).",
     )
-  const head = (await sandboxedGit(repository, host, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]))?.stdout.trim() || undefined
+  const head =
+    (await sandboxedGit(repository, host, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]))?.stdout.trim() || undefined
   if (head !== record.source.head)
     refuse(
       `HEAD moved since the snapshot (${record.source.head?.slice(0, 12) ?? "no commit"} → ${head?.slice(0, 12) ?? "no commit"}).`,
@@ -101,16 +113,27 @@ async function check(input: ApplyInput): Promise<PatchFile[]> {
   const files = record.files ?? []
   for (const path of files.flatMap((file) => [file.path, file.oldPath]).filter((p): p is string => p !== undefined)) {
     const unsafe = unsafePath(path)
-    if (unsafe) refuse(`the patch names ${shownName(path)}: ${unsafe}.`, "Read it with patch_show; apply the change by hand under another name, or discard the patch (patch_discard).")
+    if (unsafe)
+      refuse(
+        `the patch names ${shownName(path)}: ${unsafe}.`,
+        "Read it with patch_show; apply the change by hand under another name, or discard the patch (patch_discard).",
+      )
   }
   if (!input.allowAutorun) {
     const prefix = workspacePrefixes(record, workspace)
-    const named = namedAutorun(files, prefix, await autorunLinks(workspace, prefix), (path) => hostFs.lstat(`${workspace}/${path}`) === "dir")
+    const named = namedAutorun(
+      files,
+      prefix,
+      await autorunLinks(workspace, prefix),
+      (path) => hostFs.lstat(`${workspace}/${path}`) === "dir",
+    )
     if (named.length) refuse(autorunMessage(named), AUTORUN_HINT)
     // Manifests by content (an install script added): old and new text from the private repository's
     // blobs, which the snapshot and the patch collection stored; never read from the workspace.
     const blob = (oid: string, mode: string | undefined) =>
-      privateGit(record.layout, host, ["cat-file", "blob", oid], "read a patched manifest").then((text) => (mode === "120000" ? `link:${text}` : text))
+      privateGit(record.layout, host, ["cat-file", "blob", oid], "read a patched manifest").then((text) =>
+        mode === "120000" ? `link:${text}` : text,
+      )
     const manifests = await contentAutorun(files, blob, prefix)
     if (manifests.length) refuse(autorunMessage(manifests), AUTORUN_HINT)
   }
@@ -154,7 +177,11 @@ export async function applyPatch(input: ApplyInput): Promise<PatchFile[]> {
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 })
     if ((await copyHashing(input.patchFile, `${dir}/patch`, record.base)) !== record.digest)
-      throw fail("Server", `The stored patch of ${record.id} does not match its digest: it was changed on disk.`, "Discard it (patch_discard) and run the worker again.")
+      throw fail(
+        "Server",
+        `The stored patch of ${record.id} does not match its digest: it was changed on disk.`,
+        "Discard it (patch_discard) and run the worker again.",
+      )
     const answer = await runStep({ workspace, run: dir, files }, host)
     if (answer.ok) return files
     if (answer.refused) refuse(answer.message, answer.hint)
@@ -176,8 +203,15 @@ export async function recoverKilled(record: PatchRecord, workspace: string, host
   for (const run of await stagingDirs(record.layout.dir)) {
     const journal = await readJournal(run)
     const killed = journal?.workspace === workspace && !(await Bun.file(doneFile(run)).exists())
-    const answer = killed ? await runStep({ workspace, run, files: journal.files, temps: journal.temps, recover: true }, host) : undefined
-    if (answer && !answer.ok) throw fail("Server", `An earlier patch_apply of ${record.id} was killed while writing, and rolling it back failed: ${answer.message}`, answer.hint)
+    const answer = killed
+      ? await runStep({ workspace, run, files: journal.files, temps: journal.temps, recover: true }, host)
+      : undefined
+    if (answer && !answer.ok)
+      throw fail(
+        "Server",
+        `An earlier patch_apply of ${record.id} was killed while writing, and rolling it back failed: ${answer.message}`,
+        answer.hint,
+      )
     // Only once the rollback is done: a kill during it leaves the journal for the next process.
     await rm(run, { recursive: true, force: true })
     kept.push(...(answer?.kept ?? []))
@@ -186,7 +220,11 @@ export async function recoverKilled(record: PatchRecord, workspace: string, host
 }
 
 /** The write step's sandbox: the workspace and the run directory writable, `programs` read-only, no network. */
-export function stepSandbox(request: Pick<StepRequest, "workspace" | "run">, host: HostContext, programs: readonly string[]): SandboxPlan {
+export function stepSandbox(
+  request: Pick<StepRequest, "workspace" | "run">,
+  host: HostContext,
+  programs: readonly string[],
+): SandboxPlan {
   const profile = { kind: "runner", workspace: "writable", network: "disabled" } as const
   const plan = planSandbox({ profile, workspace: request.workspace, writable: [request.run], programs, host }, hostFs)
   // The step starts in its own directory, so nothing the workspace holds (a bunfig.toml, a .env) is read by the runtime.
@@ -195,7 +233,11 @@ export function stepSandbox(request: Pick<StepRequest, "workspace" | "run">, hos
 
 async function runStep(request: StepRequest, host: HostContext): Promise<StepAnswer> {
   const self = selfStep()
-  const result = await runSandboxed(stepSandbox(request, host, self.programs), self.command, { timeoutMs: 600_000, maxOutputBytes: 64 * 1024, stdin: JSON.stringify(request) })
+  const result = await runSandboxed(stepSandbox(request, host, self.programs), self.command, {
+    timeoutMs: 600_000,
+    maxOutputBytes: 64 * 1024,
+    stdin: JSON.stringify(request),
+  })
   const line = result.stdout.trim().split("\n").at(-1) ?? ""
   try {
     if (!result.failure && result.exitCode === 0) return JSON.parse(line) as StepAnswer

@@ -5,14 +5,27 @@
 // (with `find`, so no repository program runs, then decided by the one classifier) and ends the task
 // needs_review.
 import { readdir, realpath, stat } from "node:fs/promises"
-import { autorunBelow, autorunHit, autorunHitIn, contentFingerprint, findNames, hostFs, repositoryPrefixes, type AutorunHit } from "../sandbox"
+import {
+  autorunBelow,
+  autorunHit,
+  autorunHitIn,
+  contentFingerprint,
+  findNames,
+  hostFs,
+  repositoryPrefixes,
+  type AutorunHit,
+} from "../sandbox"
 import { run } from "../util/process"
 import { fingerprint } from "./changes"
 
 /** Entries read of one directory entry: enough to see a planted file, bounded for a huge tree. */
 const DIR_ENTRIES = 2000
 
-const expression = (names: string[]) => ["(", ...names.flatMap((name, index) => [...(index ? ["-o"] : []), "-iname", name]), ")"]
+const expression = (names: string[]) => [
+  "(",
+  ...names.flatMap((name, index) => [...(index ? ["-o"] : []), "-iname", name]),
+  ")",
+]
 
 /**
  * Every autorun entry under the workspace, relative to it, with a fingerprint of what would run: an
@@ -26,9 +39,26 @@ export async function autorunFiles(workspace: string): Promise<Record<string, st
   // A workspace inside an entry (.github/workflows, .claude) of any repository holding it: each file in it is that entry.
   if (prefix.some((each) => each && autorunHit(each))) return { ".": "directory", ...(await filesOf(workspace, "")) }
   const { names, prune, skip } = findNames()
-  const found = await run(["find", workspace, "-mindepth", "1", ...expression(skip), "-prune", "-o", ...expression(prune), "-print", "-prune", "-o", ...expression(names), "-print"], {
-    timeoutMs: 30_000,
-  })
+  const found = await run(
+    [
+      "find",
+      workspace,
+      "-mindepth",
+      "1",
+      ...expression(skip),
+      "-prune",
+      "-o",
+      ...expression(prune),
+      "-print",
+      "-prune",
+      "-o",
+      ...expression(names),
+      "-print",
+    ],
+    {
+      timeoutMs: 30_000,
+    },
+  )
   const roots = new Map<string, AutorunHit>()
   for (const path of found.stdout.split("\n").filter(Boolean)) {
     const relative = path.slice(workspace.length + 1)
@@ -59,8 +89,11 @@ export async function autorunFiles(workspace: string): Promise<Record<string, st
     const info = await stat(reached).catch(() => undefined) // gone since the listing: the link's own key says so
     // A link above an entry counts itself only when it leads to a directory: `.eslintrc.json -> ../x` has nothing below.
     if (!entry && info?.isDirectory()) entries[link] ??= await fingerprint(`${workspace}/${link}`)
-    if (info?.isDirectory()) for (const [key, value] of Object.entries(await filesOf(reached, `${link}/`))) if (entry || autorunHitIn(prefix, key)) entries[key] = value
-    if (info?.isFile() && entry) entries[link] = `${entries[link] ?? (await fingerprint(`${workspace}/${link}`))} ${await fingerprint(reached)}`
+    if (info?.isDirectory())
+      for (const [key, value] of Object.entries(await filesOf(reached, `${link}/`)))
+        if (entry || autorunHitIn(prefix, key)) entries[key] = value
+    if (info?.isFile() && entry)
+      entries[link] = `${entries[link] ?? (await fingerprint(`${workspace}/${link}`))} ${await fingerprint(reached)}`
   }
   return entries
 }
@@ -78,9 +111,15 @@ export interface AutorunLink {
  * (`.vscode`, `.cargo`), and resolves inside the workspace, both relative to it (`prefix`: the
  * workspace in its repository). A link out of the workspace reaches nothing a worker can write.
  */
-export async function autorunLinks(workspace: string, prefix: string | readonly string[] = repositoryPrefixes(workspace, hostFs)): Promise<AutorunLink[]> {
+export async function autorunLinks(
+  workspace: string,
+  prefix: string | readonly string[] = repositoryPrefixes(workspace, hostFs),
+): Promise<AutorunLink[]> {
   const { skip } = findNames()
-  const found = await run(["find", workspace, "-mindepth", "1", ...expression(skip), "-prune", "-o", "-type", "l", "-print"], { timeoutMs: 30_000 })
+  const found = await run(
+    ["find", workspace, "-mindepth", "1", ...expression(skip), "-prune", "-o", "-type", "l", "-print"],
+    { timeoutMs: 30_000 },
+  )
   const root = await realpath(workspace).catch(() => workspace) // gone: no link resolves inside it
   const links: AutorunLink[] = []
   for (const path of found.stdout.split("\n").filter(Boolean)) {
@@ -112,7 +151,11 @@ async function readManifest(path: string): Promise<string | undefined> {
 
 /** What runs inside a directory entry: a Git directory's config and hooks (its objects are data), else every file. */
 async function insideOf(path: string): Promise<string[]> {
-  if (path.endsWith("/.git")) return ["config", ...(await readdir(`${path}/hooks`).catch(() => [] as string[])).map((hook) => `hooks/${hook}`)].sort()
+  if (path.endsWith("/.git"))
+    return [
+      "config",
+      ...(await readdir(`${path}/hooks`).catch(() => [] as string[])).map((hook) => `hooks/${hook}`),
+    ].sort()
   // Walked by hand: a recursive readdir follows a symlinked directory, and a planted `x -> /` must not walk the disk.
   const files: string[] = []
   const pending = [""]
@@ -133,7 +176,9 @@ export function autorunChanges(before: Record<string, string>, after: Record<str
   const state = (path: string) => (!(path in before) ? "new" : path in after ? "changed" : "removed")
   const changed = paths.filter((path) => before[path] !== after[path])
   const wholesale = changed.filter((path) => state(path) !== "changed")
-  return changed.filter((path) => !wholesale.some((root) => path.startsWith(`${root}/`))).map((path) => `${path} (${state(path)})`)
+  return changed
+    .filter((path) => !wholesale.some((root) => path.startsWith(`${root}/`)))
+    .map((path) => `${path} (${state(path)})`)
 }
 
 export const autorunWarning = (changed: string[]) =>

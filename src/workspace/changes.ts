@@ -71,7 +71,12 @@ export function parseStatus(output: string): { head?: string; entries: Record<st
 export async function snapshot(workspace: string, host: HostContext, pinned?: Repository): Promise<Snapshot> {
   const repository = pinned ?? findRepository(workspace, host)
   if (!repository) return { git: false, entries: {} }
-  const status = await sandboxedGit(repository, host, ["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--", "."], { cwd: workspace })
+  const status = await sandboxedGit(
+    repository,
+    host,
+    ["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--", "."],
+    { cwd: workspace },
+  )
   if (status?.code !== 0) return { git: false, entries: {} }
   const base = workspace === repository.root ? "" : `${workspace.slice(repository.root.length + 1)}/`
   const parsed = parseStatus(status.stdout)

@@ -6,7 +6,15 @@
 // read-only, network-less sandbox with the repository's program settings overridden.
 import { AppError } from "../errors"
 import type { RunResult } from "../util/process"
-import { gitMetadataPaths, hostFs, pathRules, planSandbox, runSandboxed, type FsView, type HostContext } from "../sandbox"
+import {
+  gitMetadataPaths,
+  hostFs,
+  pathRules,
+  planSandbox,
+  runSandboxed,
+  type FsView,
+  type HostContext,
+} from "../sandbox"
 
 export interface Repository {
   /** The work tree's top directory (canonical). */
@@ -20,7 +28,11 @@ export interface Repository {
  * one, or the Sandbox error naming the rule when its `.git` is a pointer git metadata admission refuses
  * (sandbox/git-metadata.ts: a `gitdir:` without git's link back), which is never followed.
  */
-export function locateRepository(dir: string, host: HostContext, fs: FsView = hostFs): Repository | AppError | undefined {
+export function locateRepository(
+  dir: string,
+  host: HostContext,
+  fs: FsView = hostFs,
+): Repository | AppError | undefined {
   for (let current = dir; ; current = current.slice(0, current.lastIndexOf("/")) || "/") {
     if (fs.lstat(`${current}/.git`) !== undefined) {
       try {
@@ -88,8 +100,18 @@ export interface GitOptions {
  * root cannot be a sandbox workspace (HOME itself under version control, say): no git evidence then,
  * rather than git on the host.
  */
-export function sandboxedGit(repository: Repository, host: HostContext, args: string[], options: GitOptions = {}): Promise<RunResult | undefined> {
-  return gitInSandbox({ workspace: repository.root, gitDir: repository.gitDir, workTree: repository.root, writable: false }, host, args, options)
+export function sandboxedGit(
+  repository: Repository,
+  host: HostContext,
+  args: string[],
+  options: GitOptions = {},
+): Promise<RunResult | undefined> {
+  return gitInSandbox(
+    { workspace: repository.root, gitDir: repository.gitDir, workTree: repository.root, writable: false },
+    host,
+    args,
+    options,
+  )
 }
 
 /** Where a sandboxed git runs: the sandbox's workspace (writable or not) and the repository inside it. */
@@ -104,10 +126,17 @@ export interface GitPlace {
  * The same, for a repository of our own (an isolated worktree's private Git directory): `writable`
  * mounts the workspace read-write, with no network, so git can write objects and the index there.
  */
-export async function gitInSandbox(place: GitPlace, host: HostContext, args: string[], options: GitOptions = {}): Promise<RunResult | undefined> {
+export async function gitInSandbox(
+  place: GitPlace,
+  host: HostContext,
+  args: string[],
+  options: GitOptions = {},
+): Promise<RunResult | undefined> {
   let plan: ReturnType<typeof planSandbox>
   try {
-    const profile = place.writable ? ({ kind: "runner", workspace: "writable", network: "disabled" } as const) : ({ kind: "scout" } as const)
+    const profile = place.writable
+      ? ({ kind: "runner", workspace: "writable", network: "disabled" } as const)
+      : ({ kind: "scout" } as const)
     plan = planSandbox({ profile, workspace: place.workspace, cwd: options.cwd, host }, hostFs)
   } catch {
     return undefined

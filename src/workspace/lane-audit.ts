@@ -27,7 +27,9 @@ export const reclaimedLanes: LaneReclaim[] = []
 export function noteReclaim(entry: Omit<LaneReclaim, "at">): void {
   reclaimedLanes.push({ ...entry, at: new Date().toISOString() })
   if (reclaimedLanes.length > 50) reclaimedLanes.shift()
-  process.stderr.write(`opencode-mcp-orchestrator: reclaimed worktree ${entry.lane}: ${entry.reason}, and no process or unfinished task holds it.\n`)
+  process.stderr.write(
+    `opencode-mcp-orchestrator: reclaimed worktree ${entry.lane}: ${entry.reason}, and no process or unfinished task holds it.\n`,
+  )
 }
 
 /** The one line a listing shows for a reclaim. */
@@ -41,8 +43,11 @@ export const reclaimText = (entry: LaneReclaim) =>
 export async function regularText(file: string): Promise<string | undefined> {
   const info = await lstat(file).catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? undefined : error))
   if (info === undefined) return undefined
-  if (info instanceof Error || !info.isFile()) return `\0${info instanceof Error ? (info.code ?? "unreadable") : "not a regular file"}`
-  return readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? undefined : `\0${error.code ?? "unreadable"}`))
+  if (info instanceof Error || !info.isFile())
+    return `\0${info instanceof Error ? (info.code ?? "unreadable") : "not a regular file"}`
+  return readFile(file, "utf8").catch((error: NodeJS.ErrnoException) =>
+    error.code === "ENOENT" ? undefined : `\0${error.code ?? "unreadable"}`,
+  )
 }
 
 /** What holds a lane: the record's id and worktree. The rest is detail for listings, each part optional. */
@@ -57,7 +62,16 @@ const DetailSchema = z.looseObject({
 })
 
 export type PatchRef =
-  | { kind: "ok"; id: string; dir: string; status: "open" | "ready"; applied: boolean; createdAt: string; workspace: string; disk?: { bytes: number; partial: boolean } }
+  | {
+      kind: "ok"
+      id: string
+      dir: string
+      status: "open" | "ready"
+      applied: boolean
+      createdAt: string
+      workspace: string
+      disk?: { bytes: number; partial: boolean }
+    }
   | { kind: "absent" }
   | { kind: "bad"; reason: string }
 
@@ -81,14 +95,32 @@ export async function patchRef(registry: string, id: string): Promise<PatchRef> 
   const detail = DetailSchema.safeParse(json)
   const { status, createdAt, source, disk, digest, appliedDigest } = detail.success
     ? detail.data
-    : { status: "open" as const, createdAt: "", source: { workspace: "" }, disk: undefined, digest: undefined, appliedDigest: undefined }
+    : {
+        status: "open" as const,
+        createdAt: "",
+        source: { workspace: "" },
+        disk: undefined,
+        digest: undefined,
+        appliedDigest: undefined,
+      }
   const applied = status === "ready" && digest !== undefined && appliedDigest === digest
-  return { kind: "ok", id, dir: layout.dir, status, applied, createdAt, workspace: source.workspace, disk: disk && { bytes: disk.bytes, partial: disk.partial } }
+  return {
+    kind: "ok",
+    id,
+    dir: layout.dir,
+    status,
+    applied,
+    createdAt,
+    workspace: source.workspace,
+    disk: disk && { bytes: disk.bytes, partial: disk.partial },
+  }
 }
 
 export async function patchIds(registry: string): Promise<string[]> {
   const names = await readdir(registry).catch(() => [] as string[]) // no registry yet: no patches
-  return names.filter((name) => name.endsWith(".json") && PATCH_ID.test(name.slice(0, -5))).map((name) => name.slice(0, -5))
+  return names
+    .filter((name) => name.endsWith(".json") && PATCH_ID.test(name.slice(0, -5)))
+    .map((name) => name.slice(0, -5))
 }
 
 /** True when a readable patch record names `dir` as its worktree: its patch is kept whatever its claim says. */
@@ -116,7 +148,14 @@ export async function oldestHeld(registry: string, max: number): Promise<HeldPat
     const claim = await regularText(`${registry}/lanes/lane-${index}.json`)
     const id = claim === undefined ? undefined : claimedPatch(claim)
     const ref = id ? await patchRef(registry, id) : undefined
-    if (ref?.kind === "ok") held.push({ id: ref.id, status: ref.status, applied: ref.applied, createdAt: ref.createdAt, workspace: ref.workspace })
+    if (ref?.kind === "ok")
+      held.push({
+        id: ref.id,
+        status: ref.status,
+        applied: ref.applied,
+        createdAt: ref.createdAt,
+        workspace: ref.workspace,
+      })
     else held.push({ id: id ?? `lane-${index}`, status: "unreadable", createdAt: "", workspace: "" })
   }
   return held.sort((a, b) => a.createdAt.localeCompare(b.createdAt))

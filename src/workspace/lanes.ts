@@ -64,7 +64,12 @@ export const CREATING_MS = 60_000
  * enough (a claim naming some unrelated process would hold for as long as it runs): its creator holds
  * it only until the patch record exists, and from then on the record does.
  */
-async function examine(registry: string, worktrees: string, lane: string, bounds: Pick<LaneBounds, "inUse">): Promise<Verdict> {
+async function examine(
+  registry: string,
+  worktrees: string,
+  lane: string,
+  bounds: Pick<LaneBounds, "inUse">,
+): Promise<Verdict> {
   const text = await claimText(claimFile(registry, lane))
   if (text === undefined) return { held: false }
   const claim = parseClaim(text)
@@ -95,7 +100,12 @@ async function examine(registry: string, worktrees: string, lane: string, bounds
  * is judged gone again. A move-aside-then-put-back would leave the name empty while a live taker's claim
  * was aside, and a third taker linking then would share the lane with the one displaced.
  */
-async function live(registry: string, worktrees: string, lane: string, bounds: Pick<LaneBounds, "inUse">): Promise<boolean> {
+async function live(
+  registry: string,
+  worktrees: string,
+  lane: string,
+  bounds: Pick<LaneBounds, "inUse">,
+): Promise<boolean> {
   const file = claimFile(registry, lane)
   const judged = await lstat(file).catch(() => undefined) // absent: free, as examine says next
   const verdict = await examine(registry, worktrees, lane, bounds)
@@ -115,7 +125,12 @@ async function live(registry: string, worktrees: string, lane: string, bounds: P
 }
 
 function reclaimed(worktrees: string, lane: string, verdict: Extract<Verdict, { held: false }>): false {
-  noteReclaim({ lane, dir: `${worktrees}/${lane}`, reason: verdict.reason ?? "its claim no longer holds", patchId: verdict.patchId })
+  noteReclaim({
+    lane,
+    dir: `${worktrees}/${lane}`,
+    reason: verdict.reason ?? "its claim no longer holds",
+    patchId: verdict.patchId,
+  })
   return false
 }
 
@@ -124,7 +139,13 @@ function reclaimed(worktrees: string, lane: string, verdict: Extract<Verdict, { 
  * returns its name; its directory is the caller's to empty and fill. When all `bounds.max` lanes are
  * held, refuses with the oldest waiting patches to apply or discard.
  */
-export async function claimLane(root: string, registry: string, patchId: string, taskId: string | undefined, bounds: LaneBounds): Promise<string> {
+export async function claimLane(
+  root: string,
+  registry: string,
+  patchId: string,
+  taskId: string | undefined,
+  bounds: LaneBounds,
+): Promise<string> {
   await mkdir(lanesDir(registry), { recursive: true, mode: 0o700 })
   const temp = `${lanesDir(registry)}/.${patchId}.${process.pid}.tmp`
   const since = new Date().toISOString()
@@ -175,7 +196,10 @@ export async function releaseLane(registry: string, lane: string, patchId: strin
 }
 
 /** Who holds the lane now (its claim as written, live or not), or undefined when nobody's claim can be read. */
-export async function laneHolder(registry: string, lane: string): Promise<Pick<Claim, "patchId" | "taskId"> | undefined> {
+export async function laneHolder(
+  registry: string,
+  lane: string,
+): Promise<Pick<Claim, "patchId" | "taskId"> | undefined> {
   if (!LANE_NAME.test(lane)) return undefined
   const text = await claimText(claimFile(registry, lane))
   const claim = text === undefined ? undefined : parseClaim(text)
@@ -185,10 +209,16 @@ export async function laneHolder(registry: string, lane: string): Promise<Pick<C
 /** The lanes currently claimed, for listings and tests. */
 export async function claimedLanes(registry: string): Promise<string[]> {
   const names = await readdir(lanesDir(registry)).catch(() => [] as string[]) // no lanes dir yet: none claimed
-  return names.filter((name) => name.endsWith(".json") && LANE_NAME.test(name.slice(0, -5))).map((name) => name.slice(0, -5))
+  return names
+    .filter((name) => name.endsWith(".json") && LANE_NAME.test(name.slice(0, -5)))
+    .map((name) => name.slice(0, -5))
 }
 
 /** Every claimed lane examined, and the ones that no longer hold taken back and reported (doctor, task_list). */
-export async function auditLanes(registry: string, worktrees: string, bounds: Pick<LaneBounds, "inUse">): Promise<void> {
+export async function auditLanes(
+  registry: string,
+  worktrees: string,
+  bounds: Pick<LaneBounds, "inUse">,
+): Promise<void> {
   for (const lane of await claimedLanes(registry)) await live(registry, worktrees, lane, bounds)
 }

@@ -33,7 +33,8 @@ export function riskyLinks(files: PatchFile[], base: string, now: EntryAt): Link
     if (file.oldPath) after.set(rel(file.oldPath), undefined)
     after.set(rel(file.path), isLink(file.newMode) ? (file.linkTarget ?? "") : undefined)
   }
-  const linkAt = (path: string) => (after.has(path) ? after.get(path) : now(path)?.kind === "link" ? (now(path)?.target ?? "") : undefined)
+  const linkAt = (path: string) =>
+    after.has(path) ? after.get(path) : now(path)?.kind === "link" ? (now(path)?.target ?? "") : undefined
 
   const findings: LinkFinding[] = []
   for (const file of files.filter((f) => isLink(f.newMode))) {
@@ -55,7 +56,12 @@ export function riskyLinks(files: PatchFile[], base: string, now: EntryAt): Link
 }
 
 /** Where `target`, read in directory `dir`, ends up (path components from the root), or why it leaves. */
-function resolve(target: string, dir: string[], linkAt: (path: string) => string | undefined, budget: { left: number }): string[] | string {
+function resolve(
+  target: string,
+  dir: string[],
+  linkAt: (path: string) => string | undefined,
+  budget: { left: number },
+): string[] | string {
   if (target === "") return "its target is empty"
   if (target.startsWith("/")) return "it points to an absolute path"
   let stack = [...dir]
@@ -78,7 +84,8 @@ function resolve(target: string, dir: string[], linkAt: (path: string) => string
     stack.pop()
     const outcome = resolve(next, stack, linkAt, budget)
     // The innermost link that led out is named once; a cycle is named as one.
-    if (typeof outcome === "string") return outcome.includes("(through the link") || outcome === TOO_MANY ? outcome : leaves(outcome)
+    if (typeof outcome === "string")
+      return outcome.includes("(through the link") || outcome === TOO_MANY ? outcome : leaves(outcome)
     stack = outcome
   }
   return stack

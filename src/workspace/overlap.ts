@@ -28,7 +28,8 @@ export function editedRanges(text: string): Map<string, Ranges> {
     const header = HEADER.exec(section)
     if (!header) continue
     const [, oldPath, newPath] = header as unknown as [string, string, string]
-    const whole = oldPath !== newPath || /^(new file|deleted file|old mode|Binary files|GIT binary patch)/m.test(section)
+    const whole =
+      oldPath !== newPath || /^(new file|deleted file|old mode|Binary files|GIT binary patch)/m.test(section)
     const ranges: Array<[number, number]> = []
     for (const hunk of section.matchAll(HUNK)) {
       const start = Number(hunk[1])
@@ -36,12 +37,14 @@ export function editedRanges(text: string): Map<string, Ranges> {
       // A pure insertion (count 0) sits after line `start`: it touches that line.
       ranges.push(count === 0 ? [start, start + 1] : [start, start + count])
     }
-    for (const path of new Set([oldPath, newPath])) files.set(path, whole || ranges.length === 0 ? undefined : [...(files.get(path) ?? []), ...ranges])
+    for (const path of new Set([oldPath, newPath]))
+      files.set(path, whole || ranges.length === 0 ? undefined : [...(files.get(path) ?? []), ...ranges])
   }
   return files
 }
 
-const touch = (a: Ranges, b: Ranges) => a === undefined || b === undefined || a.some(([s1, e1]) => b.some(([s2, e2]) => s1 <= e2 && s2 <= e1))
+const touch = (a: Ranges, b: Ranges) =>
+  a === undefined || b === undefined || a.some(([s1, e1]) => b.some(([s2, e2]) => s1 <= e2 && s2 <= e1))
 
 /** Every file two or more patches change at the same place, with the patches that do. Pure. */
 export function overlaps(patches: PatchEdits[]): Overlap[] {

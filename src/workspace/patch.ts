@@ -33,7 +33,13 @@ export function parseDiff(raw: string, numstat: string): PatchFile[] {
   for (let i = 0; i < fields.length; i++) {
     const head = fields[i]!
     if (!head.startsWith(":")) continue
-    const [oldMode, newMode, oldOid, newOid, status] = head.slice(1).split(" ") as [string, string, string, string, string]
+    const [oldMode, newMode, oldOid, newOid, status] = head.slice(1).split(" ") as [
+      string,
+      string,
+      string,
+      string,
+      string,
+    ]
     const letter = status[0]!
     const renamed = letter === "R" || letter === "C"
     const first = fields[++i]!
@@ -69,7 +75,8 @@ export function parseDiff(raw: string, numstat: string): PatchFile[] {
 const modeName = (mode?: string) => (mode === "120000" ? "symlink" : mode === "100755" ? "executable" : "file")
 
 /** The link's target, escaped like a name, so a reviewer sees where every link goes. */
-const linkFact = (file: PatchFile) => `→ ${file.linkTarget === undefined ? "(target not recorded)" : shownName(file.linkTarget)}`
+const linkFact = (file: PatchFile) =>
+  `→ ${file.linkTarget === undefined ? "(target not recorded)" : shownName(file.linkTarget)}`
 
 /** One line per file, cut to SUMMARY_MAX_BYTES with a count of what was left out. Pure. */
 export function summarize(files: PatchFile[]): string {
@@ -78,7 +85,8 @@ export function summarize(files: PatchFile[]): string {
   const head = `${files.length} file${files.length === 1 ? "" : "s"} changed, +${added} -${removed}`
   const lines = files.map((file) => {
     const facts = [file.change, file.binary ? "binary" : `+${file.additions} -${file.deletions}`]
-    if (file.oldMode && file.newMode && file.oldMode !== file.newMode) facts.push(`${modeName(file.oldMode)} → ${modeName(file.newMode)}`)
+    if (file.oldMode && file.newMode && file.oldMode !== file.newMode)
+      facts.push(`${modeName(file.oldMode)} → ${modeName(file.newMode)}`)
     else if (file.newMode === "120000" || (!file.newMode && file.oldMode === "120000")) facts.push("symlink")
     if (file.newMode === "120000") facts.push(linkFact(file))
     return `${file.oldPath ? `${shownName(file.oldPath)} → ` : ""}${shownName(file.path)} (${facts.join(", ")})`
@@ -109,9 +117,15 @@ export async function fileDigest(base: string, path: string): Promise<string> {
   return hash.digest("hex")
 }
 
-export async function collectPatch(record: PatchRecord, patchesDir: string, host: HostContext, maxPatchBytes = PATCH_BYTES_BOUNDS.fallback): Promise<PatchRecord> {
+export async function collectPatch(
+  record: PatchRecord,
+  patchesDir: string,
+  host: HostContext,
+  maxPatchBytes = PATCH_BYTES_BOUNDS.fallback,
+): Promise<PatchRecord> {
   const layout = record.layout
-  const git = (args: string[], what = "collect the patch") => privateGit(layout, host, args, what, { timeoutMs: 120_000 })
+  const git = (args: string[], what = "collect the patch") =>
+    privateGit(layout, host, args, what, { timeoutMs: 120_000 })
   const warnings: string[] = []
   await git(["add", "-A", "--", "."])
   const embedded = (await git(["ls-files", "-z", "-s"]))
@@ -138,7 +152,10 @@ export async function collectPatch(record: PatchRecord, patchesDir: string, host
         { oversize: true },
       )
     }
-    const files = parseDiff(await git([...diff, "--raw", "--no-abbrev", "-z", record.base, after]), await git([...diff, "--numstat", "-z", record.base, after]))
+    const files = parseDiff(
+      await git([...diff, "--raw", "--no-abbrev", "-z", record.base, after]),
+      await git([...diff, "--numstat", "-z", record.base, after]),
+    )
     readLinkTargets(layout.tree, files)
     const digest = await fileDigest(record.base, output)
     await storePatchFile(patchesDir, record.id, output)
@@ -178,10 +195,18 @@ function readLinkTargets(tree: string, files: PatchFile[]) {
 }
 
 /** git writes a change between a symlink and a file as a deletion and an addition: two sections. */
-const isTypeChange = (file: PatchFile) => file.oldMode !== undefined && file.newMode !== undefined && (file.oldMode === "120000") !== (file.newMode === "120000")
+const isTypeChange = (file: PatchFile) =>
+  file.oldMode !== undefined &&
+  file.newMode !== undefined &&
+  (file.oldMode === "120000") !== (file.newMode === "120000")
 
 /** Where one file's one or two sections are in a patch of `size` bytes whose sections start at `starts`; undefined when it has none. Pure. */
-export function fileRange(starts: number[], size: number, files: PatchFile[], index: number): { start: number; end: number } | undefined {
+export function fileRange(
+  starts: number[],
+  size: number,
+  files: PatchFile[],
+  index: number,
+): { start: number; end: number } | undefined {
   if (index < 0 || index >= files.length) return undefined
   let at = 0
   for (let i = 0; i < index; i++) at += isTypeChange(files[i]!) ? 2 : 1
@@ -247,6 +272,7 @@ export function fileSections(text: string): string[] {
   // Content lines of a unified diff start with " ", "+" or "-", and base85 lines with a length letter:
   // only a file header starts with "diff --git ".
   const starts: number[] = text.startsWith("diff --git ") ? [0] : []
-  for (let at = text.indexOf("\ndiff --git "); at !== -1; at = text.indexOf("\ndiff --git ", at + 1)) starts.push(at + 1)
+  for (let at = text.indexOf("\ndiff --git "); at !== -1; at = text.indexOf("\ndiff --git ", at + 1))
+    starts.push(at + 1)
   return starts.map((start, index) => text.slice(start, starts[index + 1] ?? text.length))
 }

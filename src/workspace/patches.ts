@@ -84,7 +84,12 @@ export interface DiscardedPatch {
 }
 
 export function checkPatchId(id: string): void {
-  if (!PATCH_ID.test(id)) throw fail("Usage", `"${id.slice(0, 80)}" is not a patch id.`, 'Pass the patch_id a worker with isolation "worktree" returned, or call task_list.')
+  if (!PATCH_ID.test(id))
+    throw fail(
+      "Usage",
+      `"${id.slice(0, 80)}" is not a patch id.`,
+      'Pass the patch_id a worker with isolation "worktree" returned, or call task_list.',
+    )
 }
 
 export const patchRecordFile = (dir: string, id: string) => `${dir}/${id}.json`
@@ -138,14 +143,26 @@ const PatchRecordSchema = z.looseObject({
   appliedDigest: z.string().optional(),
 })
 
-const DiscardedSchema = z.looseObject({ version: z.literal(1), id: z.string().regex(PATCH_ID), discardedAt: date, workspace: absolute, appliedAt: date.optional() })
+const DiscardedSchema = z.looseObject({
+  version: z.literal(1),
+  id: z.string().regex(PATCH_ID),
+  discardedAt: date,
+  workspace: absolute,
+  appliedAt: date.optional(),
+})
 
-const FIX = "Its worker's patch can no longer be applied from this record: inspect the moved file, delete it once you " + "no longer need it, and run the worker again if you still want its edits."
+const FIX =
+  "Its worker's patch can no longer be applied from this record: inspect the moved file, delete it once you " +
+  "no longer need it, and run the worker again if you still want its edits."
 
 /** Reads one record; one that fails its schema (or answers for another id) is set aside. */
 async function readPatch(dir: string, id: string): Promise<{ value?: PatchRecord; setAside?: SetAside }> {
-  const named = (record: { id: string }) => (record.id === id ? undefined : `its id ${JSON.stringify(record.id)} is not its file name's ${id}`)
-  return (await readState(patchRecordFile(dir, id), PatchRecordSchema, FIX, named)) as { value?: PatchRecord; setAside?: SetAside }
+  const named = (record: { id: string }) =>
+    record.id === id ? undefined : `its id ${JSON.stringify(record.id)} is not its file name's ${id}`
+  return (await readState(patchRecordFile(dir, id), PatchRecordSchema, FIX, named)) as {
+    value?: PatchRecord
+    setAside?: SetAside
+  }
 }
 
 export async function readPatchRecord(dir: string, id: string): Promise<PatchRecord | undefined> {
@@ -156,13 +173,20 @@ export async function readPatchRecord(dir: string, id: string): Promise<PatchRec
 /** A discarded patch's tombstone, or undefined (none, or one that failed its schema: set aside, then unknown). */
 export async function readDiscarded(dir: string, id: string): Promise<DiscardedPatch | undefined> {
   checkPatchId(id)
-  const named = (entry: { id: string }) => (entry.id === id ? undefined : `its id ${JSON.stringify(entry.id)} is not its file name's ${id}`)
+  const named = (entry: { id: string }) =>
+    entry.id === id ? undefined : `its id ${JSON.stringify(entry.id)} is not its file name's ${id}`
   const fix = "It only said when the patch was discarded: delete it."
   return (await readState(discardedFile(dir, id), DiscardedSchema, fix, named)).value as DiscardedPatch | undefined
 }
 
 export function saveDiscarded(dir: string, record: PatchRecord, discardedAt: string): Promise<void> {
-  const entry: DiscardedPatch = { version: 1, id: record.id, discardedAt, workspace: record.source.workspace, appliedAt: record.appliedAt }
+  const entry: DiscardedPatch = {
+    version: 1,
+    id: record.id,
+    discardedAt,
+    workspace: record.source.workspace,
+    appliedAt: record.appliedAt,
+  }
   return writeJson(discardedFile(dir, record.id), entry, 0o600)
 }
 
@@ -181,7 +205,12 @@ export async function markApplied(dir: string, id: string, digest: string, appli
 export async function loadPatch(dir: string, id: string): Promise<{ record: PatchRecord; file: string; size: number }> {
   checkPatchId(id)
   const { value: record, setAside } = await readPatch(dir, id)
-  if (setAside) throw fail("Usage", `The record of patch ${id} could not be read (${setAside.reason}); it was moved to ${setAside.movedTo}.`, setAside.fix)
+  if (setAside)
+    throw fail(
+      "Usage",
+      `The record of patch ${id} could not be read (${setAside.reason}); it was moved to ${setAside.movedTo}.`,
+      setAside.fix,
+    )
   if (!record) {
     const gone = await readDiscarded(dir, id)
     if (gone)
@@ -190,20 +219,43 @@ export async function loadPatch(dir: string, id: string): Promise<{ record: Patc
         `Patch ${id} was discarded at ${gone.discardedAt}${gone.appliedAt ? ` (applied at ${gone.appliedAt})` : ""}: its diff and worktree are gone.`,
         "Nothing to do for it; run the worker again if you want its edits back.",
       )
-    throw fail("Usage", `No patch ${id}.`, "It never existed here, or its record was lost; task_result of the worker shows its patch_id, task_list the stored patches.")
+    throw fail(
+      "Usage",
+      `No patch ${id}.`,
+      "It never existed here, or its record was lost; task_result of the worker shows its patch_id, task_list the stored patches.",
+    )
   }
-  if (record.refused) throw fail("Usage", `Patch ${id} was not stored: ${record.refused}`, `The worker's files stay in its worktree ${record.layout.tree}; patch_discard removes them.`)
-  if (record.status !== "ready" || !record.digest) throw fail("Usage", `Patch ${id} is not collected yet: its worker is still running.`, "Wait for the worker with task_status, then retry.")
+  if (record.refused)
+    throw fail(
+      "Usage",
+      `Patch ${id} was not stored: ${record.refused}`,
+      `The worker's files stay in its worktree ${record.layout.tree}; patch_discard removes them.`,
+    )
+  if (record.status !== "ready" || !record.digest)
+    throw fail(
+      "Usage",
+      `Patch ${id} is not collected yet: its worker is still running.`,
+      "Wait for the worker with task_status, then retry.",
+    )
   const file = Bun.file(patchFile(dir, id))
-  if (!(await file.exists())) throw fail("Server", `The patch file of ${id} is missing from ${dir}.`, "Discard it with patch_discard and run the worker again.")
+  if (!(await file.exists()))
+    throw fail(
+      "Server",
+      `The patch file of ${id} is missing from ${dir}.`,
+      "Discard it with patch_discard and run the worker again.",
+    )
   return { record, file: patchFile(dir, id), size: file.size }
 }
 
 /** Every stored patch record, newest first (task_list and doctor show the waiting ones), and those set aside now. */
 export async function listPatches(dir: string): Promise<{ records: PatchRecord[]; setAside: SetAside[] }> {
   const names = await readdir(dir).catch(() => [] as string[]) // no patches dir yet: no patches
-  const ids = names.filter((name) => name.endsWith(".json") && PATCH_ID.test(name.slice(0, -5))).map((name) => name.slice(0, -5))
+  const ids = names
+    .filter((name) => name.endsWith(".json") && PATCH_ID.test(name.slice(0, -5)))
+    .map((name) => name.slice(0, -5))
   const reads = await Promise.all(ids.map((id) => readPatch(dir, id)))
-  const records = reads.flatMap((read) => (read.value ? [read.value] : [])).sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+  const records = reads
+    .flatMap((read) => (read.value ? [read.value] : []))
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
   return { records, setAside: reads.flatMap((read) => (read.setAside ? [read.setAside] : [])) }
 }

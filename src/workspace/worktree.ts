@@ -53,15 +53,30 @@ export interface WorktreeLayout {
   gitDir: string
 }
 
-export const layoutOf = (worktreesDir: string, id: string): WorktreeLayout => ({ dir: `${worktreesDir}/${id}`, tree: `${worktreesDir}/${id}/tree`, gitDir: `${worktreesDir}/${id}/git` })
+export const layoutOf = (worktreesDir: string, id: string): WorktreeLayout => ({
+  dir: `${worktreesDir}/${id}`,
+  tree: `${worktreesDir}/${id}/tree`,
+  gitDir: `${worktreesDir}/${id}/git`,
+})
 
 /** git on a worktree's private repository, in a writable sandbox over its directory; fails with `what` when git does. */
-export async function privateGit(layout: WorktreeLayout, host: HostContext, args: string[], what: string, options: GitOptions = {}): Promise<string> {
-  const result = await gitInSandbox({ workspace: layout.dir, gitDir: layout.gitDir, workTree: layout.tree, writable: true }, host, [...PRIVATE_GIT, ...args], {
-    cwd: layout.tree,
-    ...options,
-    env: { GIT_INDEX_FILE: `${layout.gitDir}/index`, ...options.env },
-  })
+export async function privateGit(
+  layout: WorktreeLayout,
+  host: HostContext,
+  args: string[],
+  what: string,
+  options: GitOptions = {},
+): Promise<string> {
+  const result = await gitInSandbox(
+    { workspace: layout.dir, gitDir: layout.gitDir, workTree: layout.tree, writable: true },
+    host,
+    [...PRIVATE_GIT, ...args],
+    {
+      cwd: layout.tree,
+      ...options,
+      env: { GIT_INDEX_FILE: `${layout.gitDir}/index`, ...options.env },
+    },
+  )
   if (result?.code !== 0)
     throw fail(
       "Server",
@@ -85,9 +100,14 @@ async function userGit(repository: Repository, host: HostContext, args: string[]
 /** A name git printed that is not UTF-8 arrives with U+FFFD in it: it could not be named to tar again. */
 function checkName(path: string) {
   if (path.includes("\uFFFD"))
-    throw fail("Usage", `The workspace holds a file whose name is not valid UTF-8 (${JSON.stringify(path)}); isolated worktrees copy UTF-8 names only.`, 'Rename it, or use isolation "in_place".', {
-      path,
-    })
+    throw fail(
+      "Usage",
+      `The workspace holds a file whose name is not valid UTF-8 (${JSON.stringify(path)}); isolated worktrees copy UTF-8 names only.`,
+      'Rename it, or use isolation "in_place".',
+      {
+        path,
+      },
+    )
 }
 
 /** What the snapshot copies: paths relative to the workspace, tracked (from the index) and untracked. Pure. */
@@ -111,7 +131,12 @@ export function snapshotPaths(staged: string, untracked: string): string[] {
     checkName(path)
     // ls-files shows a nested repository as its directory, with a trailing slash.
     if (path.endsWith("/"))
-      throw fail("Usage", `The workspace holds a nested Git repository at ${path}; isolated worktrees do not copy it.`, 'Use isolation "in_place", or delegate inside that repository.', { path })
+      throw fail(
+        "Usage",
+        `The workspace holds a nested Git repository at ${path}; isolated worktrees do not copy it.`,
+        'Use isolation "in_place", or delegate inside that repository.',
+        { path },
+      )
     paths.add(path)
   }
   return [...paths].sort()
@@ -154,13 +179,28 @@ export async function createWorktree(
 ): Promise<Created> {
   const repository = locateRepository(workspace, host)
   if (repository instanceof AppError) throw repository
-  if (!repository) throw fail("Usage", `${workspace} is not inside a Git repository; isolation "worktree" snapshots one.`, 'Use isolation "in_place" outside a repository.')
-  const head = (await sandboxedGit(repository, host, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]))?.stdout.trim() || undefined
+  if (!repository)
+    throw fail(
+      "Usage",
+      `${workspace} is not inside a Git repository; isolation "worktree" snapshots one.`,
+      'Use isolation "in_place" outside a repository.',
+    )
+  const head =
+    (await sandboxedGit(repository, host, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]))?.stdout.trim() || undefined
   const staged = await userGit(repository, host, ["ls-files", "-z", "-s", "--", "."], workspace)
-  const untracked = await userGit(repository, host, ["ls-files", "-z", "--others", "--exclude-standard", "--", "."], workspace)
+  const untracked = await userGit(
+    repository,
+    host,
+    ["ls-files", "-z", "--others", "--exclude-standard", "--", "."],
+    workspace,
+  )
   const files = snapshotPaths(staged, untracked)
   if (files.length > limits.files)
-    throw fail("Usage", `The snapshot would hold ${files.length} files, more than the ${limits.files} an isolated worktree takes.`, 'Delegate in a subdirectory (cwd), or use isolation "in_place".')
+    throw fail(
+      "Usage",
+      `The snapshot would hold ${files.length} files, more than the ${limits.files} an isolated worktree takes.`,
+      'Delegate in a subdirectory (cwd), or use isolation "in_place".',
+    )
   // Sizes first, so an oversized snapshot is refused before anything is copied. Synchronous: thousands
   // of lstat calls cost a tenth of their promise-based form, and this is metadata only.
   const seen = new Map<string, boolean>()
@@ -174,7 +214,11 @@ export async function createWorktree(
     entries.push(path)
   }
   if (bytes > limits.bytes)
-    throw fail("Usage", `The snapshot would copy ${bytes} bytes, more than the ${limits.bytes} an isolated worktree takes.`, 'Delegate in a subdirectory (cwd), or use isolation "in_place".')
+    throw fail(
+      "Usage",
+      `The snapshot would copy ${bytes} bytes, more than the ${limits.bytes} an isolated worktree takes.`,
+      'Delegate in a subdirectory (cwd), or use isolation "in_place".',
+    )
 
   const id = `patch_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
   const layout = layoutOf(paths.worktreesDir, await claimLane(paths.worktreesDir, paths.patchesDir, id, taskId, lanes))
@@ -200,7 +244,13 @@ export async function createWorktree(
     // Every file above core.bigFileThreshold is streamed into one pack instead of a loose object each:
     // 5,000 small files become 2 files on disk (0.4 s instead of 3 s here). Only for this call: a
     // diff treats files above the threshold as binary.
-    await privateGit(layout, host, ["-c", "core.bigFileThreshold=1", "add", "-A", "-f", "--", "."], "record the snapshot", { timeoutMs: 120_000 })
+    await privateGit(
+      layout,
+      host,
+      ["-c", "core.bigFileThreshold=1", "add", "-A", "-f", "--", "."],
+      "record the snapshot",
+      { timeoutMs: 120_000 },
+    )
     record.base = (await privateGit(layout, host, ["write-tree"], "record the snapshot")).trim()
     await savePatchRecord(paths.patchesDir, record)
     return { record, layout }
@@ -213,10 +263,23 @@ export async function createWorktree(
 /** tar from the workspace (read-only) into the worktree (writable), in one sandbox; symlinks stay symlinks. */
 async function copyInSandbox(workspace: string, entries: string[], layout: WorktreeLayout, host: HostContext) {
   if (!entries.length) return
-  const plan = planSandbox({ profile: { kind: "runner", workspace: "writable", network: "disabled" }, workspace: layout.dir, readOnly: [workspace], host }, hostFs)
+  const plan = planSandbox(
+    {
+      profile: { kind: "runner", workspace: "writable", network: "disabled" },
+      workspace: layout.dir,
+      readOnly: [workspace],
+      host,
+    },
+    hostFs,
+  )
   // --verbatim-files-from: a listed name starting with "-" is a name, not an option.
-  const script = 'tar -C "$1" --null --verbatim-files-from --no-recursion --ignore-failed-read -T - -cf - | tar -C "$2" --no-same-owner -xpf -'
-  const result = await runSandboxed(plan, ["sh", "-c", script, "sh", workspace, layout.tree], { timeoutMs: 300_000, maxOutputBytes: 64 * 1024, stdin: `${entries.join("\0")}\0` })
+  const script =
+    'tar -C "$1" --null --verbatim-files-from --no-recursion --ignore-failed-read -T - -cf - | tar -C "$2" --no-same-owner -xpf -'
+  const result = await runSandboxed(plan, ["sh", "-c", script, "sh", workspace, layout.tree], {
+    timeoutMs: 300_000,
+    maxOutputBytes: 64 * 1024,
+    stdin: `${entries.join("\0")}\0`,
+  })
   if (result.failure || result.exitCode !== 0)
     throw fail(
       "Server",
@@ -238,7 +301,10 @@ const emptyLane = async (layout: WorktreeLayout) => {
  * Removes a worktree's files and its registry entry and patch, then frees its lane (patch_discard; a
  * snapshot that failed half-way). A worktree made before lanes goes with its directory.
  */
-export async function removeWorktree(paths: Pick<Paths, "worktreesDir" | "patchesDir">, record: Pick<PatchRecord, "id" | "layout">): Promise<void> {
+export async function removeWorktree(
+  paths: Pick<Paths, "worktreesDir" | "patchesDir">,
+  record: Pick<PatchRecord, "id" | "layout">,
+): Promise<void> {
   const lane = record.layout.dir.slice(paths.worktreesDir.length + 1)
   if (LANE_NAME.test(lane)) await emptyLane(record.layout)
   else await rm(record.layout.dir, { recursive: true, force: true })

@@ -6,22 +6,30 @@ import { LOG_TOOLS, SANDBOX_TOOLS } from "../../src/agents/names"
 import { renderAgents } from "../../src/agents/render"
 
 const render = (input: Record<string, unknown> = {}) => renderAgents(ConfigSchema.parse({ version: 1, ...input }))
-const byName = (input: Record<string, unknown> = {}) => Object.fromEntries(render(input).map((agent) => [agent.name, agent]))
+const byName = (input: Record<string, unknown> = {}) =>
+  Object.fromEntries(render(input).map((agent) => [agent.name, agent]))
 
 describe("budgets", () => {
   test.each([
     ["standard", undefined, { scout: [16, 4, 12], worker: [32, 7, 25], runner: [40, 8, 32] }],
     ["extended", { profile: "extended" }, { scout: [32, 7, 25], worker: [48, 10, 38], runner: [64, 13, 51] }],
-    ["custom", { profile: "custom", scout: 4, worker: 10, runner: 256 }, { scout: [4, 2, 2], worker: [10, 2, 8], runner: [256, 52, 204] }],
-  ] as const)("%s profile: steps in frontmatter, reserve (20%%, at least 2) in the prompt", (_, stepLimits, expected) => {
-    for (const agent of render(stepLimits ? { stepLimits } : {})) {
-      const [steps, reserve, lastWork] = expected[agent.role]
-      expect(agent.content).toContain(`\nsteps: ${steps}\n`)
-      expect(agent.content).toContain(`at most ${steps} steps`)
-      expect(agent.content).toContain(`the last ${reserve} steps are reserved`)
-      expect(agent.content.replace(/\s+/g, " ")).toContain(`step ${lastWork} at the latest`)
-    }
-  })
+    [
+      "custom",
+      { profile: "custom", scout: 4, worker: 10, runner: 256 },
+      { scout: [4, 2, 2], worker: [10, 2, 8], runner: [256, 52, 204] },
+    ],
+  ] as const)(
+    "%s profile: steps in frontmatter, reserve (20%%, at least 2) in the prompt",
+    (_, stepLimits, expected) => {
+      for (const agent of render(stepLimits ? { stepLimits } : {})) {
+        const [steps, reserve, lastWork] = expected[agent.role]
+        expect(agent.content).toContain(`\nsteps: ${steps}\n`)
+        expect(agent.content).toContain(`at most ${steps} steps`)
+        expect(agent.content).toContain(`the last ${reserve} steps are reserved`)
+        expect(agent.content.replace(/\s+/g, " ")).toContain(`step ${lastWork} at the latest`)
+      }
+    },
+  )
 })
 
 describe("permissions", () => {
@@ -68,7 +76,8 @@ describe("permissions", () => {
     for (const [name, agent] of Object.entries(agents)) {
       if (name.endsWith("-worker")) {
         expect(agent.content).toContain('"edit":\n    "*": "allow"')
-        for (const pattern of [".git", ".git/*", "**/.git", "**/.git/*"]) expect(agent.content).toContain(`"${pattern}": "deny"`)
+        for (const pattern of [".git", ".git/*", "**/.git", "**/.git/*"])
+          expect(agent.content).toContain(`"${pattern}": "deny"`)
       } else expect(agent.content).toContain('"edit": "deny"')
     }
   })

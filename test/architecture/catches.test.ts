@@ -13,7 +13,8 @@ export function unexplained(source: string): number[] {
   lines.forEach((line, index) => {
     if (!SILENT.test(line)) return
     const context = lines.slice(Math.max(0, index - 2), index + 1)
-    if (!context.some((candidate) => candidate.includes("//") || candidate.trimStart().startsWith("*"))) found.push(index + 1)
+    if (!context.some((candidate) => candidate.includes("//") || candidate.trimStart().startsWith("*")))
+      found.push(index + 1)
   })
   return found
 }
@@ -28,7 +29,9 @@ describe("dropped errors", () => {
   test("every one in src/ and plugin/ says why", async () => {
     const missing: string[] = []
     for (const dir of ["src", "plugin"])
-      for await (const file of new Bun.Glob("**/*.ts").scan(`${ROOT}/${dir}`)) for (const line of unexplained(await Bun.file(`${ROOT}/${dir}/${file}`).text())) missing.push(`${dir}/${file}:${line}`)
+      for await (const file of new Bun.Glob("**/*.ts").scan(`${ROOT}/${dir}`))
+        for (const line of unexplained(await Bun.file(`${ROOT}/${dir}/${file}`).text()))
+          missing.push(`${dir}/${file}:${line}`)
     expect(missing).toEqual([])
   })
 })

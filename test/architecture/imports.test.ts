@@ -44,7 +44,13 @@ function violations(rule: Rule, file: string, source: string): string[] {
 
 async function sources(folder: string): Promise<Array<[string, string]>> {
   const files = await Array.fromAsync(new Bun.Glob("**/*.ts").scan({ cwd: resolve(ROOT, folder) }))
-  return Promise.all(files.sort().map(async (file) => [`${folder}/${file}`, await Bun.file(resolve(ROOT, folder, file)).text()] as [string, string]))
+  return Promise.all(
+    files
+      .sort()
+      .map(
+        async (file) => [`${folder}/${file}`, await Bun.file(resolve(ROOT, folder, file)).text()] as [string, string],
+      ),
+  )
 }
 
 describe("the matcher", () => {
@@ -70,12 +76,18 @@ describe("the matcher", () => {
   test("an excepted file passes, its neighbour does not", () => {
     const plugin = RULES[2]!
     expect(violations(plugin, "plugin/roles.ts", 'import { agentName } from "../src/agents/names"')).toEqual([])
-    expect(violations(plugin, "plugin/roles.ts", 'import { renderAgents } from "../src/agents/render"')).toEqual(["plugin/roles.ts: src/agents/render"])
+    expect(violations(plugin, "plugin/roles.ts", 'import { renderAgents } from "../src/agents/render"')).toEqual([
+      "plugin/roles.ts: src/agents/render",
+    ])
   })
 })
 
 describe("the sources", () => {
-  test.each(RULES.map((rule) => [`${rule.from} → ${rule.to}${rule.except ? ` (except ${rule.except.join(", ")})` : ""}`, rule] as const))("no import %s", async (_, rule) => {
+  test.each(
+    RULES.map(
+      (rule) => [`${rule.from} → ${rule.to}${rule.except ? ` (except ${rule.except.join(", ")})` : ""}`, rule] as const,
+    ),
+  )("no import %s", async (_, rule) => {
     const files = await sources(rule.from)
     expect(files.length).toBeGreaterThan(3)
     expect(files.flatMap(([file, source]) => violations(rule, file, source))).toEqual([])

@@ -49,12 +49,18 @@ async function table(): Promise<Case[]> {
     const options = Object.entries(defs)
       .filter(([, d]) => d.type !== "positional")
       .map(([name]) => name)
-    const listing = options.length ? `Options of ${command}: ${options.map((name) => `--${name}`).join(", ")}.` : `${command} takes no options.`
+    const listing = options.length
+      ? `Options of ${command}: ${options.map((name) => `--${name}`).join(", ")}.`
+      : `${command} takes no options.`
     const first = options[0]
     if (first) cases.push({ command, args: [`--${first.slice(0, -1)}`], advice: `Did you mean --${first}` })
     cases.push({ command, args: ["--zzz-not-an-option"], advice: listing })
     const positionals = Object.values(defs).filter((d) => d.type === "positional").length
-    cases.push({ command, args: Array.from({ length: positionals + 1 }, (_, i) => `stray${i}`), advice: "is one too many" })
+    cases.push({
+      command,
+      args: Array.from({ length: positionals + 1 }, (_, i) => `stray${i}`),
+      advice: "is one too many",
+    })
   }
   return cases
 }
@@ -64,7 +70,8 @@ const cases = await table()
 test("the table holds every registered subcommand, the ones the issue names among them", async () => {
   const commands = new Set(cases.map((c) => c.command))
   expect(commands.size).toBe((await subcommands(main)).size)
-  for (const name of ["install", "doctor", "uninstall", "serve", "models", "tasks", "stats", "sessions"]) expect(commands).toContain(name)
+  for (const name of ["install", "doctor", "uninstall", "serve", "models", "tasks", "stats", "sessions"])
+    expect(commands).toContain(name)
 })
 
 describe("an argument the subcommand does not define", () => {
@@ -116,7 +123,18 @@ describe("controls: valid arguments still work", () => {
   test("install --yes --dry-run --models with space-separated roles plans and changes nothing", async () => {
     // A home with an OpenCode config whose offline provider has the models named here.
     using m = machine()
-    const args = ["install", "--yes", "--dry-run", "--models", "scout=local/m", "worker=local/n", "--integrations", "none", "--binary", m.binary]
+    const args = [
+      "install",
+      "--yes",
+      "--dry-run",
+      "--models",
+      "scout=local/m",
+      "worker=local/n",
+      "--integrations",
+      "none",
+      "--binary",
+      m.binary,
+    ]
     const outcome = await run([process.execPath, MAIN, ...args], { env: m.env, timeoutMs: 120_000 })
     expect(outcome.stderr).toBe("")
     expect(outcome.stdout).toContain("Dry run: nothing was changed.")
@@ -143,7 +161,8 @@ describe("--help", () => {
     await using home = await tempDir("cli-strict-")
     const command = `${process.execPath} ${MAIN} doctor --help`
     const env = { HOME: home.path, PATH: "/usr/bin:/bin", TERM: "xterm", BUN_RUNTIME_TRANSPILER_CACHE_PATH: "0" }
-    const onTerminal = (extra: Record<string, string>) => run(["script", "-qec", command, "/dev/null"], { env: { ...env, ...extra }, timeoutMs: 60_000 })
+    const onTerminal = (extra: Record<string, string>) =>
+      run(["script", "-qec", command, "/dev/null"], { env: { ...env, ...extra }, timeoutMs: 60_000 })
     const coloured = await onTerminal({})
     expect(coloured.code).toBe(0)
     expect(coloured.stdout).toContain("\u001b[")

@@ -57,7 +57,8 @@ describe("checkArgs", () => {
     [["yes"], /Did you mean --yes\?/],
     [["--", "stray"], /"stray" is one too many/],
   ]
-  for (const [args, pattern] of refused) test(`refuses ${JSON.stringify(args)}`, () => expect(refusal(args)).toMatch(pattern))
+  for (const [args, pattern] of refused)
+    test(`refuses ${JSON.stringify(args)}`, () => expect(refusal(args)).toMatch(pattern))
 
   test("a positional argument the command defines is accepted, one more is not", () => {
     const defs = { filter: { type: "positional", required: false }, json: { type: "boolean" } } as const
@@ -78,7 +79,8 @@ describe("nearest", () => {
     ["frobnicate", ["json", "limit"], []],
     ["x", ["json"], []],
   ]
-  for (const [word, candidates, expected] of table) test(`${word} → ${expected.join(", ") || "nothing"}`, () => expect(nearest(word, candidates)).toEqual(expected))
+  for (const [word, candidates, expected] of table)
+    test(`${word} → ${expected.join(", ") || "nothing"}`, () => expect(nearest(word, candidates)).toEqual(expected))
 })
 
 test("colour only on a terminal, and never with NO_COLOR or TERM=dumb", () => {

@@ -37,7 +37,17 @@ describe("a syntax error in config.json", () => {
 
   // The scanner must agree with JSON.parse on what is JSON, or it would place errors that are not there.
   test("the scanner agrees with JSON.parse on 3,000 mutations of a real config", () => {
-    const base = JSON.stringify({ version: 1, models: { scout: "local/m" }, maxParallel: 3, policy: { relay: ["question"], requireTier: false }, x: [1.5e3, -0, "\u00e9\\n", null, true] }, null, 2)
+    const base = JSON.stringify(
+      {
+        version: 1,
+        models: { scout: "local/m" },
+        maxParallel: 3,
+        policy: { relay: ["question"], requireTier: false },
+        x: [1.5e3, -0, "\u00e9\\n", null, true],
+      },
+      null,
+      2,
+    )
     const alphabet = ['"', ",", ":", "{", "}", "[", "]", " ", "\n", "0", "-", ".", "e", "\\", "u", "t", "n", "1"]
     let seed = 7
     const random = (n: number) => {
@@ -51,7 +61,12 @@ describe("a syntax error in config.json", () => {
         const at = random(text.length + 1)
         const kind = random(3)
         const char = alphabet[random(alphabet.length)]!
-        text = kind === 0 ? text.slice(0, at) + text.slice(at + 1) : kind === 1 ? text.slice(0, at) + char + text.slice(at) : text.slice(0, at) + char + text.slice(at + 1)
+        text =
+          kind === 0
+            ? text.slice(0, at) + text.slice(at + 1)
+            : kind === 1
+              ? text.slice(0, at) + char + text.slice(at)
+              : text.slice(0, at) + char + text.slice(at + 1)
       }
       let valid = true
       try {
@@ -75,11 +90,21 @@ describe("an unknown key in config.json", () => {
     [{ version: 1, maxParalel: 2 }, /\(top level\): unknown field "maxParalel"; did you mean "maxParallel"\?/],
     [{ version: 1, model: {} }, /unknown field "model"; did you mean "models"\?/],
     [{ version: 1, models: { scuot: "a/b" } }, /models: unknown field "scuot"; did you mean "scout"\?/],
-    [{ version: 1, policy: { requireTeir: true } }, /policy: unknown field "requireTeir"; did you mean "requireTier"\?/],
-    [{ version: 1, sandboxRuntime: { trustedRoots: [{ root: "/opt/x", pathEntry: [] }] } }, /sandboxRuntime\.trustedRoots\.0: unknown field "pathEntry"; did you mean "pathEntries"\?/],
-    [{ version: 1, stepLimits: { profile: "custom", scout: 8, worker: 8, runner: 8, runer: 9 } }, /stepLimits: unknown field "runer"; did you mean "runner"\?/],
+    [
+      { version: 1, policy: { requireTeir: true } },
+      /policy: unknown field "requireTeir"; did you mean "requireTier"\?/,
+    ],
+    [
+      { version: 1, sandboxRuntime: { trustedRoots: [{ root: "/opt/x", pathEntry: [] }] } },
+      /sandboxRuntime\.trustedRoots\.0: unknown field "pathEntry"; did you mean "pathEntries"\?/,
+    ],
+    [
+      { version: 1, stepLimits: { profile: "custom", scout: 8, worker: 8, runner: 8, runer: 9 } },
+      /stepLimits: unknown field "runer"; did you mean "runner"\?/,
+    ],
   ]
-  for (const [raw, pattern] of table) test(JSON.stringify(raw), async () => expect(await message(() => parseConfig(raw, "config.json"))).toMatch(pattern))
+  for (const [raw, pattern] of table)
+    test(JSON.stringify(raw), async () => expect(await message(() => parseConfig(raw, "config.json"))).toMatch(pattern))
 
   test("control: a key like nothing known says only to remove it", async () => {
     const said = await message(() => parseConfig({ version: 1, frobnicate: true }, "config.json"))

@@ -41,7 +41,9 @@ describe("the matcher", () => {
     ['const shared = env?.[SHARED_SERVER_VARIABLE] === "1"', "a variable read by index"],
     ["const { HOME, PATH } = ctx.env", "a variable destructured"],
   ]
-  for (const [line, what] of planted) test(`finds ${what} in \`${line}\``, () => expect(envReads(line).map((found) => found.split(":")[0])).toContain(what))
+  for (const [line, what] of planted)
+    test(`finds ${what} in \`${line}\``, () =>
+      expect(envReads(line).map((found) => found.split(":")[0])).toContain(what))
 
   const innocent = [
     "// the CLI reads process.env once",

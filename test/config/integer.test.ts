@@ -52,7 +52,9 @@ describe("parseInteger", () => {
     test(`${name} (${JSON.stringify(raw)}) is a usage error naming the variable, with a hint`, () => {
       const error = errorOf(raw)
       expect(error.kind).toBe("Usage")
-      expect(error.message).toBe(`${VARIABLE}=${JSON.stringify(raw)} is invalid: expected an integer from 1000 to 3600000.`)
+      expect(error.message).toBe(
+        `${VARIABLE}=${JSON.stringify(raw)} is invalid: expected an integer from 1000 to 3600000.`,
+      )
       expect(error.hint).toContain(VARIABLE)
       expect(error.hint).toMatch(hint)
       expect(error.hint).toContain("unset")
@@ -60,7 +62,9 @@ describe("parseInteger", () => {
     })
 
   test("the message names the default when there is one", () => {
-    expect(() => parseInteger(VARIABLE, "x", { ...range, fallback: 5000 })).toThrow("expected an integer from 1000 to 3600000 (default 5000).")
+    expect(() => parseInteger(VARIABLE, "x", { ...range, fallback: 5000 })).toThrow(
+      "expected an integer from 1000 to 3600000 (default 5000).",
+    )
   })
 
   test("the error exits with the documented usage code and reads like any other error in an MCP result", () => {
@@ -84,12 +88,27 @@ describe("readFlags: one rule for empty values, one HOME fallback", () => {
   })
 
   test("empty string variables are unset too", () => {
-    const flags = readFlags({ HOME: "/h", PATH: "", OPENCODE_MCP_ORCHESTRATOR_OPENCODE: "", OPENCODE_SANDBOX_TOOLCHAIN_DIRS: "", CODEX_HOME: "", TMPDIR: "" })
-    expect(flags).toMatchObject({ path: undefined, opencodeBin: "opencode", sandbox: { toolchainDirs: undefined }, codexHome: "/h/.codex", tmpDir: "/tmp" })
+    const flags = readFlags({
+      HOME: "/h",
+      PATH: "",
+      OPENCODE_MCP_ORCHESTRATOR_OPENCODE: "",
+      OPENCODE_SANDBOX_TOOLCHAIN_DIRS: "",
+      CODEX_HOME: "",
+      TMPDIR: "",
+    })
+    expect(flags).toMatchObject({
+      path: undefined,
+      opencodeBin: "opencode",
+      sandbox: { toolchainDirs: undefined },
+      codexHome: "/h/.codex",
+      tmpDir: "/tmp",
+    })
   })
 
   test("a bad integer variable stops readFlags with its name", () => {
-    expect(() => readFlags({ HOME: "/h", OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS: "5m" })).toThrow('OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS="5m" is invalid')
+    expect(() => readFlags({ HOME: "/h", OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS: "5m" })).toThrow(
+      'OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS="5m" is invalid',
+    )
   })
 
   test("HOME unset or empty falls back to os.homedir() (the account's home), like an unset one", () => {
@@ -99,7 +118,18 @@ describe("readFlags: one rule for empty values, one HOME fallback", () => {
   })
 
   test("relocations apply only as absolute paths", () => {
-    const flags = readFlags({ HOME: "/h", XDG_STATE_HOME: "relative", CODEX_HOME: "/c", CLAUDE_CONFIG_DIR: "relative", TMPDIR: "/t" })
-    expect(flags).toMatchObject({ xdgStateHome: "/h/.local/state", codexHome: "/c", claudeConfigDir: undefined, tmpDir: "/t" })
+    const flags = readFlags({
+      HOME: "/h",
+      XDG_STATE_HOME: "relative",
+      CODEX_HOME: "/c",
+      CLAUDE_CONFIG_DIR: "relative",
+      TMPDIR: "/t",
+    })
+    expect(flags).toMatchObject({
+      xdgStateHome: "/h/.local/state",
+      codexHome: "/c",
+      claudeConfigDir: undefined,
+      tmpDir: "/t",
+    })
   })
 })

@@ -34,7 +34,8 @@ describe("sandbox limits from the environment", () => {
     ["OPENCODE_SANDBOX_RUN_RETENTION_COUNT", "007", "runRetentionCount", 7],
     ["OPENCODE_SANDBOX_FILE_MAX_BYTES", "68719476736", "fileMaxBytes", 68_719_476_736],
   ]
-  for (const [variable, raw, key, value] of accepted) test(`${variable}=${JSON.stringify(raw)} → ${value}`, () => expect(limitsOf({ [variable]: raw })[key]).toBe(value))
+  for (const [variable, raw, key, value] of accepted)
+    test(`${variable}=${JSON.stringify(raw)} → ${value}`, () => expect(limitsOf({ [variable]: raw })[key]).toBe(value))
 
   const rejected: [string, string][] = [
     ["OPENCODE_SANDBOX_SHELL_TIMEOUT_MS", "999"],

@@ -45,7 +45,13 @@ describe("doctor", () => {
     ])
   }, 60_000)
 
-  const broken: Array<{ name: string; breakIt: (m: Machine) => Partial<Parameters<typeof doctorDepsFor>[1]> | undefined; id: string; detail: RegExp; fix: RegExp }> = [
+  const broken: Array<{
+    name: string
+    breakIt: (m: Machine) => Partial<Parameters<typeof doctorDepsFor>[1]> | undefined
+    id: string
+    detail: RegExp
+    fix: RegExp
+  }> = [
     {
       name: "missing bwrap",
       breakIt: (m) => ({ launchers: { ...LAUNCHERS, bwrap: `${m.dir}/no-such-bwrap` } }),
@@ -55,7 +61,12 @@ describe("doctor", () => {
     },
     {
       name: "old bwrap",
-      breakIt: (m) => ({ launchers: { ...LAUNCHERS, bwrap: m.write(`${m.dir}/old-bwrap`, "#!/bin/sh\necho 'bubblewrap 0.8.0'\n", 0o755) } }),
+      breakIt: (m) => ({
+        launchers: {
+          ...LAUNCHERS,
+          bwrap: m.write(`${m.dir}/old-bwrap`, "#!/bin/sh\necho 'bubblewrap 0.8.0'\n", 0o755),
+        },
+      }),
       id: "bwrap",
       detail: /bubblewrap 0\.8\.0 is older than 0\.12\.0/,
       fix: /github\.com\/containers\/bubblewrap\/releases/,
@@ -141,13 +152,22 @@ describe("doctor", () => {
     await installed(m)
     const config = JSON.parse(readFileSync(m.paths.configFile, "utf8"))
     m.write(m.paths.configFile, JSON.stringify({ ...config, models: { ...config.models, scout: "local/mm" } }))
-    const agent = (await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: false })).checks.find((c) => c.id === "agent:opencode-orchestrator-scout")
-    expect(agent).toMatchObject({ status: "fail", detail: expect.stringContaining("rendered from an earlier config.json") })
-    expect(agent?.fix).toBe("Run `opencode-mcp-orchestrator install --yes` to render the agents from config.json again.")
+    const agent = (await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: false })).checks.find(
+      (c) => c.id === "agent:opencode-orchestrator-scout",
+    )
+    expect(agent).toMatchObject({
+      status: "fail",
+      detail: expect.stringContaining("rendered from an earlier config.json"),
+    })
+    expect(agent?.fix).toBe(
+      "Run `opencode-mcp-orchestrator install --yes` to render the agents from config.json again.",
+    )
     // Control: the same file edited by hand is the user's, and doctor says so.
     const file = `${m.paths.opencodeAgentsDir}/opencode-orchestrator-scout.md`
     m.write(file, `${readFileSync(file, "utf8")}\nmy own note\n`)
-    const edited = (await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: false })).checks.find((c) => c.id === "agent:opencode-orchestrator-scout")
+    const edited = (await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: false })).checks.find(
+      (c) => c.id === "agent:opencode-orchestrator-scout",
+    )
     expect(edited).toMatchObject({ status: "fail", detail: `${file} was edited after install.` })
     expect(edited?.fix).toContain("Move your edits elsewhere")
   }, 60_000)
@@ -161,7 +181,10 @@ describe("doctor", () => {
       probed = true
       return []
     }
-    const report = await runDoctor(doctorDepsFor(m, { launchers: { ...LAUNCHERS, bwrap }, probes }), { sandboxProbes: true, live: false })
+    const report = await runDoctor(doctorDepsFor(m, { launchers: { ...LAUNCHERS, bwrap }, probes }), {
+      sandboxProbes: true,
+      live: false,
+    })
     expect(failures(report).map((f) => [f.id, f.detail])).toEqual([["bwrap", `${bwrap} is not executable`]])
     expect(report.checks.find((c) => c.id === "sandbox")).toMatchObject({ status: "skip" })
     expect(probed).toBe(false)
@@ -187,9 +210,17 @@ describe("doctor", () => {
     using m = machine()
     await installed(m)
     const none = await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: false })
-    expect(none.checks.find((c) => c.id === "patches")).toMatchObject({ status: "pass", detail: "no worker patches waiting" })
+    expect(none.checks.find((c) => c.id === "patches")).toMatchObject({
+      status: "pass",
+      detail: "no worker patches waiting",
+    })
     const layout = layoutOf(`${m.dir}/worktrees`, "patch_a1_00ff")
-    const base = { version: 1 as const, layout, source: { workspace: `${m.dir}/repo`, root: `${m.dir}/repo`, gitDir: `${m.dir}/repo/.git` }, base: "0".repeat(40) }
+    const base = {
+      version: 1 as const,
+      layout,
+      source: { workspace: `${m.dir}/repo`, root: `${m.dir}/repo`, gitDir: `${m.dir}/repo/.git` },
+      base: "0".repeat(40),
+    }
     const file = { path: "src/a.ts", change: "modified" as const, additions: 3, deletions: 1, binary: false }
     await savePatchRecord(m.paths.patchesDir, {
       ...base,
@@ -200,10 +231,27 @@ describe("doctor", () => {
       bytes: 1234,
       disk: { bytes: 5 * 1024 * 1024, entries: 9, partial: false },
     })
-    await savePatchRecord(m.paths.patchesDir, { ...base, id: "patch_a2_00ee", status: "open", createdAt: "2026-11-30T11:00:00Z" })
+    await savePatchRecord(m.paths.patchesDir, {
+      ...base,
+      id: "patch_a2_00ee",
+      status: "open",
+      createdAt: "2026-11-30T11:00:00Z",
+    })
     // Applied: no longer waiting, named as kept until patch_discard.
-    const applied = { ...base, id: "patch_a3_00dd", status: "ready" as const, createdAt: "2026-11-30T12:00:00Z", files: [file], bytes: 99, digest: "d".repeat(64) }
-    await savePatchRecord(m.paths.patchesDir, { ...applied, appliedDigest: applied.digest, appliedAt: "2026-11-30T12:30:00.000Z" })
+    const applied = {
+      ...base,
+      id: "patch_a3_00dd",
+      status: "ready" as const,
+      createdAt: "2026-11-30T12:00:00Z",
+      files: [file],
+      bytes: 99,
+      digest: "d".repeat(64),
+    }
+    await savePatchRecord(m.paths.patchesDir, {
+      ...applied,
+      appliedDigest: applied.digest,
+      appliedAt: "2026-11-30T12:30:00.000Z",
+    })
     const report = await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: false })
     const check = report.checks.find((c) => c.id === "patches")!
     expect(check.status).toBe("pass")

@@ -25,7 +25,12 @@ const longestSilence = (heard: Heard[], started: number, ended: number) => {
 }
 
 /** An `opencode` that answers like the real one, after SLOW_MS for `models`. */
-const slowOpencode = (m: ReturnType<typeof machine>) => m.write(`${m.dir}/slow-opencode`, `#!/bin/sh\n[ "$1" = models ] && sleep ${SLOW_MS / 1000}\nexec ${m.opencode} "$@"\n`, 0o755)
+const slowOpencode = (m: ReturnType<typeof machine>) =>
+  m.write(
+    `${m.dir}/slow-opencode`,
+    `#!/bin/sh\n[ "$1" = models ] && sleep ${SLOW_MS / 1000}\nexec ${m.opencode} "$@"\n`,
+    0o755,
+  )
 
 test("doctor streams each check's line as it finishes and names what it waits for at least every 5 s", async () => {
   using m = machine()
@@ -60,7 +65,10 @@ test("control: the same slow doctor printed as one report at the end is silent f
   using m = machine()
   m.write(m.paths.configFile, JSON.stringify({ version: 1, models: { scout: "local/m" } }))
   const started = Date.now()
-  const report = await runDoctor({ ...doctorDepsFor(m), opencode: slowOpencode(m), env: { ...m.env } }, { sandboxProbes: false, live: false })
+  const report = await runDoctor(
+    { ...doctorDepsFor(m), opencode: slowOpencode(m), env: { ...m.env } },
+    { sandboxProbes: false, live: false },
+  )
   const at = Date.now()
   const heard = formatReport(report)
     .split("\n")

@@ -27,19 +27,37 @@ let home: IsolatedHome
 let repo: string
 
 beforeAll(async () => {
-  repo = await createRepository("oc-orch-repo-", { "README.md": "# tally\n", "src/tally.ts": "export const count = (words: string[]) => words.length\n" })
+  repo = await createRepository("oc-orch-repo-", {
+    "README.md": "# tally\n",
+    "src/tally.ts": "export const count = (words: string[]) => words.length\n",
+  })
   model = await startScriptedModel({
     scripts: {
       // The OpenCode scout: asks, then reports what the question tool returned.
       ask: { turns: askingTurns(NO_ANSWER) },
       // Claude Code's own turn: delegate to the scout, then say what it returned.
-      parent: { turns: [{ steps: [{ tool: "mcp__orch__scout", args: { cwd: repo, task: "Find out what is needed. [script:ask]" } }, { text: "Scout said: {{lastToolOutput}}" }] }] },
+      parent: {
+        turns: [
+          {
+            steps: [
+              { tool: "mcp__orch__scout", args: { cwd: repo, task: "Find out what is needed. [script:ask]" } },
+              { text: "Scout said: {{lastToolOutput}}" },
+            ],
+          },
+        ],
+      },
     },
   })
-  home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH }, config: { policy: { requireTier: false, relay: ["question"] } } })
+  home = await createIsolatedHome({
+    modelUrl: model.url,
+    env: { PATH: TEST_PATH },
+    config: { policy: { requireTier: false, relay: ["question"] } },
+  })
   await mkdir(`${home.root}/.claude`, { recursive: true })
   // Claude Code starts the server with its own environment, which is the isolated home's.
-  await writeJson(`${home.root}/mcp.json`, { mcpServers: { orch: { type: "stdio", command: BINARY, args: ["serve"] } } })
+  await writeJson(`${home.root}/mcp.json`, {
+    mcpServers: { orch: { type: "stdio", command: BINARY, args: ["serve"] } },
+  })
 })
 
 afterAll(async () => {
@@ -56,7 +74,9 @@ async function hookSettings(answer: Record<string, unknown>): Promise<string> {
   await Bun.write(script, `#!/bin/sh\ncat > "${home.root}/asked.json"\nprintf '%s\\n' '${output}'\n`)
   await chmod(script, 0o755)
   const settings = `${home.root}/settings.json`
-  await writeJson(settings, { hooks: { Elicitation: [{ matcher: "orch", hooks: [{ type: "command", command: script }] }] } })
+  await writeJson(settings, {
+    hooks: { Elicitation: [{ matcher: "orch", hooks: [{ type: "command", command: script }] }] },
+  })
   return settings
 }
 
@@ -64,7 +84,18 @@ async function hookSettings(answer: Record<string, unknown>): Promise<string> {
 async function claude(settings?: string) {
   model.reset()
   await rm(`${home.root}/asked.json`, { force: true })
-  const argv = [CLAUDE, "-p", "Ask the scout. [script:parent]", "--model", "fast", "--mcp-config", `${home.root}/mcp.json`, "--strict-mcp-config", "--allowedTools", "mcp__orch__scout"]
+  const argv = [
+    CLAUDE,
+    "-p",
+    "Ask the scout. [script:parent]",
+    "--model",
+    "fast",
+    "--mcp-config",
+    `${home.root}/mcp.json`,
+    "--strict-mcp-config",
+    "--allowedTools",
+    "mcp__orch__scout",
+  ]
   const result = await run(settings ? [...argv, "--settings", settings] : argv, {
     cwd: repo,
     timeoutMs: 90_000,
@@ -99,7 +130,11 @@ test("Claude Code's Elicitation hook answers the scout's question, and the OpenC
     mcp_server_name: "orch",
     mode: "form",
     message: `A delegated OpenCode agent asks: ${QUESTION.question}`,
-    requested_schema: { type: "object", properties: { q1: { type: "string", title: "Name", enum: ["countWords", "tally"] } }, required: ["q1"] },
+    requested_schema: {
+      type: "object",
+      properties: { q1: { type: "string", title: "Name", enum: ["countWords", "tally"] } },
+      required: ["q1"],
+    },
   })
   expect(progress).toContain(`asked the person: ${QUESTION.question}`)
   expect(progress).toContain("the person answered: countWords")

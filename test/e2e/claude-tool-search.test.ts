@@ -19,7 +19,11 @@ const OURS = "cwd must be an absolute path"
 const SEARCHES = [
   { words: "investigate the codebase", tool: "scout", args: { cwd: "repo", task: "Where is count defined?" } },
   { words: "delegate a small change", tool: "worker", args: { cwd: "repo", task: "Rename count to tally." } },
-  { words: "run the tests and summarise", tool: "runner", args: { cwd: "repo", command: "bun test", objective: "Do they pass?" } },
+  {
+    words: "run the tests and summarise",
+    tool: "runner",
+    args: { cwd: "repo", command: "bun test", objective: "Do they pass?" },
+  },
 ] as const
 
 // Allowed up front, so a call is stopped only by the tool not being loaded, never by a permission prompt.
@@ -31,17 +35,33 @@ let home: TempDir
 beforeAll(async () => {
   const searching = SEARCHES.map((s) => [
     s.tool,
-    { turns: [{ steps: [{ tool: "ToolSearch", args: { query: s.words, max_results: 3 } }, { tool: `mcp__orch__${s.tool}`, args: s.args }, { text: "{{lastToolOutput}}" }] }] },
+    {
+      turns: [
+        {
+          steps: [
+            { tool: "ToolSearch", args: { query: s.words, max_results: 3 } },
+            { tool: `mcp__orch__${s.tool}`, args: s.args },
+            { text: "{{lastToolOutput}}" },
+          ],
+        },
+      ],
+    },
   ])
   model = await startScriptedModel({
     scripts: {
       ...Object.fromEntries(searching),
-      elsewhere: { turns: [{ steps: [{ tool: "ToolSearch", args: { query: "schedule a cron job", max_results: 3 } }, { text: "done" }] }] },
+      elsewhere: {
+        turns: [
+          { steps: [{ tool: "ToolSearch", args: { query: "schedule a cron job", max_results: 3 } }, { text: "done" }] },
+        ],
+      },
     },
   })
   home = await tempDir("oc-orch-toolsearch-")
   await mkdir(`${home.path}/.claude`, { recursive: true })
-  await writeJson(`${home.path}/mcp.json`, { mcpServers: { orch: { type: "stdio", command: BINARY, args: ["serve"] } } })
+  await writeJson(`${home.path}/mcp.json`, {
+    mcpServers: { orch: { type: "stdio", command: BINARY, args: ["serve"] } },
+  })
 })
 
 afterAll(async () => {
@@ -52,19 +72,35 @@ afterAll(async () => {
 /** One `claude -p` turn playing `script`; the MCP tools each request offered, and what each call got back. */
 async function claude(script: string) {
   model.reset()
-  const result = await run([CLAUDE, "-p", `Go. [script:${script}]`, "--model", "fast", "--mcp-config", `${home.path}/mcp.json`, "--strict-mcp-config", "--allowedTools", ALLOWED], {
-    cwd: home.path,
-    timeoutMs: 90_000,
-    env: {
-      HOME: home.path,
-      PATH: TEST_PATH,
-      CLAUDE_CONFIG_DIR: `${home.path}/.claude`,
-      ANTHROPIC_BASE_URL: model.origin,
-      ANTHROPIC_API_KEY: "sk-scripted",
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+  const result = await run(
+    [
+      CLAUDE,
+      "-p",
+      `Go. [script:${script}]`,
+      "--model",
+      "fast",
+      "--mcp-config",
+      `${home.path}/mcp.json`,
+      "--strict-mcp-config",
+      "--allowedTools",
+      ALLOWED,
+    ],
+    {
+      cwd: home.path,
+      timeoutMs: 90_000,
+      env: {
+        HOME: home.path,
+        PATH: TEST_PATH,
+        CLAUDE_CONFIG_DIR: `${home.path}/.claude`,
+        ANTHROPIC_BASE_URL: model.origin,
+        ANTHROPIC_API_KEY: "sk-scripted",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      },
     },
-  })
-  const offered = model.requests.filter((r) => r.api === "messages").map((r) => (r.body.tools ?? []).map((tool) => tool.function.name))
+  )
+  const offered = model.requests
+    .filter((r) => r.api === "messages")
+    .map((r) => (r.body.tools ?? []).map((tool) => tool.function.name))
   return { result, offered, results: model.toolResults() }
 }
 

@@ -31,19 +31,51 @@ let codexHome: string
 let repo: string
 
 /** A suite with one failure among passing lines, for the runner to digest. */
-const SUITE = 'for i in range(400): print("(pass) case %d" % i)\nprint("(fail) parser > rejects trailing commas")\nprint(" 400 pass\\n 1 fail")\nraise SystemExit(1)\n'
+const SUITE =
+  'for i in range(400): print("(pass) case %d" % i)\nprint("(fail) parser > rejects trailing commas")\nprint(" 400 pass\\n 1 fail")\nraise SystemExit(1)\n'
 
 beforeAll(async () => {
   repo = await createRepository("oc-orch-codex-repo-", { "README.md": "# tally\n", "suite.py": SUITE })
   model = await startScriptedModel({
     scripts: {
       // The OpenCode sessions the delegations run.
-      edit: { turns: [{ steps: [{ tool: "write", args: { filePath: "note.txt", content: "written by the worker\n" } }, { text: "Wrote note.txt." }] }] },
-      held: { turns: [{ steps: [{ tool: "write", args: { filePath: "held.txt", content: "held as a patch\n" } }, { text: "Wrote held.txt." }] }] },
-      suite: { turns: [{ steps: [{ tool: "sandbox_run_ro", args: { command: "python3 suite.py", timeout_seconds: 60 } }, { text: "{{lastToolOutput}}" }] }] },
+      edit: {
+        turns: [
+          {
+            steps: [
+              { tool: "write", args: { filePath: "note.txt", content: "written by the worker\n" } },
+              { text: "Wrote note.txt." },
+            ],
+          },
+        ],
+      },
+      held: {
+        turns: [
+          {
+            steps: [
+              { tool: "write", args: { filePath: "held.txt", content: "held as a patch\n" } },
+              { text: "Wrote held.txt." },
+            ],
+          },
+        ],
+      },
+      suite: {
+        turns: [
+          {
+            steps: [
+              { tool: "sandbox_run_ro", args: { command: "python3 suite.py", timeout_seconds: 60 } },
+              { text: "{{lastToolOutput}}" },
+            ],
+          },
+        ],
+      },
     },
   })
-  home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH }, config: { policy: { requireTier: false } } })
+  home = await createIsolatedHome({
+    modelUrl: model.url,
+    env: { PATH: TEST_PATH },
+    config: { policy: { requireTier: false } },
+  })
   codexHome = `${home.root}/.codex`
   await mkdir(codexHome, { recursive: true })
   // What a user's config needs: the provider, and our server. Codex 0.171's `exec` runs with
@@ -100,7 +132,10 @@ async function codex(name: string, tool: string, args: Record<string, unknown>, 
 }
 
 test("scout: Codex's model receives the scout's report in its next request", async () => {
-  const { result, parent, output, got } = await codex("parent_scout", TOOL("scout"), { cwd: repo, task: "What does the README say?" })
+  const { result, parent, output, got } = await codex("parent_scout", TOOL("scout"), {
+    cwd: repo,
+    task: "What does the README say?",
+  })
   expect(result.code).toBe(0)
   expect(parent).toHaveLength(2)
   expect(parent[0]?.body.tools?.map((t) => t.function.name)).toContain(TOOL("scout"))
@@ -123,7 +158,12 @@ const exists = (path: string) => Bun.file(path).exists()
 
 test("control: without the approval, exec refuses the worker before our server sees it, and nothing is written", async () => {
   const auto = ["-c", 'mcp_servers.opencode-agents.tools.worker.approval_mode="auto"']
-  const { result, parent, output, got } = await codex("parent_unapproved", TOOL("worker"), { cwd: repo, task: "Write the note. [script:edit]" }, auto)
+  const { result, parent, output, got } = await codex(
+    "parent_unapproved",
+    TOOL("worker"),
+    { cwd: repo, task: "Write the note. [script:edit]" },
+    auto,
+  )
   expect(result.code).toBe(0)
   expect(parent).toHaveLength(2)
   expect(output?.output).toContain("MCP tool call requires approval, but approval policy is never")
@@ -133,7 +173,10 @@ test("control: without the approval, exec refuses the worker before our server s
 }, 180_000)
 
 test("worker: its edit lands in the repository and Codex's model receives the changed file", async () => {
-  const { result, parent, got } = await codex("parent_worker", TOOL("worker"), { cwd: repo, task: "Write the note. [script:edit]" })
+  const { result, parent, got } = await codex("parent_worker", TOOL("worker"), {
+    cwd: repo,
+    task: "Write the note. [script:edit]",
+  })
   expect(result.code).toBe(0)
   expect(parent).toHaveLength(2)
   expect(got).toMatchObject({ status: "succeeded" })
@@ -153,15 +196,27 @@ test("runner: Codex's model receives the digest naming the failure and the exit 
 }, 180_000)
 
 test("isolated worker: Codex's model receives the patch, the repository is untouched, and patch_apply writes it", async () => {
-  const worker = await codex("parent_isolated", TOOL("worker"), { cwd: repo, task: "Write it aside. [script:held]", isolation: "worktree" })
+  const worker = await codex("parent_isolated", TOOL("worker"), {
+    cwd: repo,
+    task: "Write it aside. [script:held]",
+    isolation: "worktree",
+  })
   expect(worker.result.code).toBe(0)
   const patch = worker.got.patch as { patch_id: string; digest: string; files: Array<{ path: string }> } | undefined
   expect(patch?.files.map((file) => file.path)).toEqual(["held.txt"])
   expect(await exists(`${repo}/held.txt`)).toBe(false)
 
-  const applied = await codex("parent_apply", TOOL("patch_apply"), { patch_id: patch?.patch_id, digest: patch?.digest, cwd: repo })
+  const applied = await codex("parent_apply", TOOL("patch_apply"), {
+    patch_id: patch?.patch_id,
+    digest: patch?.digest,
+    cwd: repo,
+  })
   expect(applied.result.code).toBe(0)
   expect(applied.parent).toHaveLength(2)
-  expect(applied.got).toMatchObject({ patch_id: patch?.patch_id, state: "applied", applied: [{ path: "held.txt", change: "added" }] })
+  expect(applied.got).toMatchObject({
+    patch_id: patch?.patch_id,
+    state: "applied",
+    applied: [{ path: "held.txt", change: "added" }],
+  })
   expect(await Bun.file(`${repo}/held.txt`).text()).toBe("held as a patch\n")
 }, 240_000)

@@ -29,8 +29,12 @@ beforeAll(async () => {
     hostname: "127.0.0.1",
     port: 0,
     async fetch(request) {
-      if (new URL(request.url).pathname.endsWith("/responses")) bodies.push((await request.json()) as { tools?: Namespace[] })
-      return Response.json({ error: { message: "recorded, not answered", type: "invalid_request_error" } }, { status: 400 })
+      if (new URL(request.url).pathname.endsWith("/responses"))
+        bodies.push((await request.json()) as { tools?: Namespace[] })
+      return Response.json(
+        { error: { message: "recorded, not answered", type: "invalid_request_error" } },
+        { status: 400 },
+      )
     },
   })
   home = await tempDir("oc-orch-codex-surface-")
@@ -57,7 +61,11 @@ afterAll(async () => {
 
 test("Codex hands its model our tools and instructions in at most 12 KB", async () => {
   const env = { HOME: home.path, PATH: TEST_PATH, CODEX_HOME: `${home.path}/.codex`, RECORDER_KEY: "recorded" }
-  await run([`${ROOT}/node_modules/.bin/codex`, "exec", "--skip-git-repo-check", "hi"], { cwd: home.path, env, timeoutMs: 90_000 })
+  await run([`${ROOT}/node_modules/.bin/codex`, "exec", "--skip-git-repo-check", "hi"], {
+    cwd: home.path,
+    env,
+    timeoutMs: 90_000,
+  })
   const ours = bodies[0]?.tools?.find((tool) => tool.name === "mcp__opencode_agents")
   expect(ours?.type).toBe("namespace")
   expect(Buffer.byteLength(JSON.stringify(ours))).toBeLessThanOrEqual(12_000)

@@ -43,7 +43,8 @@ afterAll(async () => {
 })
 
 /** The command run in a mount namespace with `mounts` (bwrap arguments), or as it is without any. */
-const inWorld = (mounts: string[], command: string[]) => (mounts.length ? ["/usr/bin/bwrap", "--dev-bind", "/", "/", ...mounts, "--die-with-parent", "--", ...command] : command)
+const inWorld = (mounts: string[], command: string[]) =>
+  mounts.length ? ["/usr/bin/bwrap", "--dev-bind", "/", "/", ...mounts, "--die-with-parent", "--", ...command] : command
 
 async function doctorIn(mounts: string[]): Promise<Check[]> {
   const result = await run(inWorld(mounts, [BINARY, "doctor", "--json"]), { env: home.env, timeoutMs: 120_000 })
@@ -53,13 +54,17 @@ async function doctorIn(mounts: string[]): Promise<Check[]> {
 async function scoutIn(mounts: string[]): Promise<CallToolResult> {
   const mcp = await connectStdio(home.env, inWorld(mounts, [BINARY, "serve"]))
   try {
-    return (await mcp.client.callTool({ name: "scout", arguments: { cwd: repo, task: "read the README" } })) as CallToolResult
+    return (await mcp.client.callTool({
+      name: "scout",
+      arguments: { cwd: repo, task: "read the README" },
+    })) as CallToolResult
   } finally {
     await mcp.close()
   }
 }
 
-const taskRecords = () => (existsSync(home.paths.tasksDir) ? readdirSync(home.paths.tasksDir).filter((name) => name.endsWith(".json")).length : 0)
+const taskRecords = () =>
+  existsSync(home.paths.tasksDir) ? readdirSync(home.paths.tasksDir).filter((name) => name.endsWith(".json")).length : 0
 const READINESS = ["launcher:python3", "bwrap", "state-dir", "model:scout"]
 
 describe("doctor and serve share one set of readiness checks", () => {
@@ -77,7 +82,14 @@ describe("doctor and serve share one set of readiness checks", () => {
     expect(textOf(scout)).toContain("status: succeeded")
   }, 180_000)
 
-  const worlds: Array<{ name: string; mounts: () => string[]; edit?: () => () => void; id: string; detail: RegExp; fix: RegExp }> = [
+  const worlds: Array<{
+    name: string
+    mounts: () => string[]
+    edit?: () => () => void
+    id: string
+    detail: RegExp
+    fix: RegExp
+  }> = [
     {
       name: "a read-only state dir",
       mounts: () => ["--ro-bind", home.paths.stateDir, home.paths.stateDir],
@@ -113,7 +125,10 @@ describe("doctor and serve share one set of readiness checks", () => {
       edit: () => {
         const before = readFileSync(home.paths.configFile, "utf8")
         const config = JSON.parse(before)
-        writeFileSync(home.paths.configFile, JSON.stringify({ ...config, models: { ...config.models, scout: `${config.models.scout}x` } }))
+        writeFileSync(
+          home.paths.configFile,
+          JSON.stringify({ ...config, models: { ...config.models, scout: `${config.models.scout}x` } }),
+        )
         return () => writeFileSync(home.paths.configFile, before)
       },
       id: "model:scout",
@@ -133,7 +148,10 @@ describe("doctor and serve share one set of readiness checks", () => {
         expect(failed?.fix).toMatch(world.fix)
         expect(failed?.fix).not.toContain("scripts/")
         // One line for a bwrap that cannot be used: no probe failures and no user-namespace hint under it.
-        if (world.id === "bwrap") expect(checks.filter((c) => c.status === "fail").map((c) => c.id)).not.toContainEqual(expect.stringMatching(/^sandbox/))
+        if (world.id === "bwrap")
+          expect(checks.filter((c) => c.status === "fail").map((c) => c.id)).not.toContainEqual(
+            expect.stringMatching(/^sandbox/),
+          )
         const records = taskRecords()
         const scout = await scoutIn(world.mounts())
         expect(scout.isError).toBe(true)

@@ -32,7 +32,8 @@ afterAll(async () => {
   if (repo) await rm(repo, { recursive: true, force: true })
 })
 
-const call = (args: Record<string, unknown>) => mcp.client.callTool({ name: "scout", arguments: args }) as Promise<CallToolResult>
+const call = (args: Record<string, unknown>) =>
+  mcp.client.callTool({ name: "scout", arguments: args }) as Promise<CallToolResult>
 
 async function sessionsIn(directory: string) {
   const record = await readServerRecord(home.paths)
@@ -112,7 +113,11 @@ describe("bad input is a clear error and leaves no session", () => {
     ["a relative workspace", { cwd: "repo", task: "x" }, "absolute path"],
     ["a file as workspace", { cwd: "/etc/hostname", task: "x" }, "not a directory"],
     ["an unknown model", { cwd: import.meta.dir, task: "x", model: "scripted/nope" }, 'no model "scripted/nope"'],
-    ["an unknown variant", { cwd: import.meta.dir, task: "x", model: "scripted/fast", variant: "max" }, 'no variant "max"'],
+    [
+      "an unknown variant",
+      { cwd: import.meta.dir, task: "x", model: "scripted/fast", variant: "max" },
+      'no variant "max"',
+    ],
   ])("%s", async (_, args, message) => {
     const before = await sessionsIn(import.meta.dir)
     const result = await call(args)
@@ -144,7 +149,10 @@ describe("bad input is a clear error and leaves no session", () => {
     other.env.PATH = `${other.root}/bin`
     const bare = await connectStdio(other.env)
     try {
-      const result = (await bare.client.callTool({ name: "scout", arguments: { cwd: repo, task: "x" } })) as CallToolResult
+      const result = (await bare.client.callTool({
+        name: "scout",
+        arguments: { cwd: repo, task: "x" },
+      })) as CallToolResult
       expect(result.isError).toBe(true)
       expect(textOf(result)).toContain('"opencode" was not found on PATH')
     } finally {
@@ -155,7 +163,10 @@ describe("bad input is a clear error and leaves no session", () => {
     other.env.PATH = `${other.root}/nothing`
     const bareer = await connectStdio(other.env)
     try {
-      const result = (await bareer.client.callTool({ name: "scout", arguments: { cwd: repo, task: "x" } })) as CallToolResult
+      const result = (await bareer.client.callTool({
+        name: "scout",
+        arguments: { cwd: repo, task: "x" },
+      })) as CallToolResult
       expect(result.isError).toBe(true)
       expect(textOf(result)).toMatch(/"(opencode|git)" was not found on PATH/)
       expect(textOf(result)).not.toContain("internal error")

@@ -24,22 +24,41 @@ describe("planBudget accepts the profiles as shipped", () => {
     ["worker", extended, 1_500_000],
     ["runner", extended, 1_800_000],
   ] as const)("%s on %j", (role, limits, operationMs) => {
-    expect(planBudget({ operation: role, role, limits })).toEqual({ operation: role, operationMs, parentMs: limits.parent * 1000, reserveMs: RESERVE_MS })
+    expect(planBudget({ operation: role, role, limits })).toEqual({
+      operation: role,
+      operationMs,
+      parentMs: limits.parent * 1000,
+      reserveMs: RESERVE_MS,
+    })
   })
 
   test("the bridge override replaces the role deadline; a test override wins over both", () => {
-    expect(planBudget({ operation: "worker", role: "worker", limits: standard, bridgeTimeoutMs: 5000 }).operationMs).toBe(5000)
-    expect(planBudget({ operation: "worker", role: "worker", limits: standard, bridgeTimeoutMs: 5000, overrideMs: 2000 }).operationMs).toBe(2000)
+    expect(
+      planBudget({ operation: "worker", role: "worker", limits: standard, bridgeTimeoutMs: 5000 }).operationMs,
+    ).toBe(5000)
+    expect(
+      planBudget({ operation: "worker", role: "worker", limits: standard, bridgeTimeoutMs: 5000, overrideMs: 2000 })
+        .operationMs,
+    ).toBe(2000)
   })
 
   test("a call's timeout_seconds within the role's budget becomes the deadline, up to the budget itself", () => {
-    expect(planBudget({ operation: "scout", role: "scout", limits: standard, callTimeoutS: 45 }).operationMs).toBe(45_000)
-    expect(planBudget({ operation: "scout", role: "scout", limits: standard, callTimeoutS: 300 }).operationMs).toBe(300_000)
-    expect(planBudget({ operation: "worker", role: "worker", limits: standard, bridgeTimeoutMs: 120_000, callTimeoutS: 60 }).operationMs).toBe(60_000)
+    expect(planBudget({ operation: "scout", role: "scout", limits: standard, callTimeoutS: 45 }).operationMs).toBe(
+      45_000,
+    )
+    expect(planBudget({ operation: "scout", role: "scout", limits: standard, callTimeoutS: 300 }).operationMs).toBe(
+      300_000,
+    )
+    expect(
+      planBudget({ operation: "worker", role: "worker", limits: standard, bridgeTimeoutMs: 120_000, callTimeoutS: 60 })
+        .operationMs,
+    ).toBe(60_000)
   })
 
   test("a runner command that leaves exactly 60s fits", () => {
-    expect(planBudget({ operation: "runner", role: "runner", limits: standard, commandTimeoutS: 1140 }).operationMs).toBe(1_200_000)
+    expect(
+      planBudget({ operation: "runner", role: "runner", limits: standard, commandTimeoutS: 1140 }).operationMs,
+    ).toBe(1_200_000)
   })
 })
 
@@ -57,12 +76,25 @@ const impossible: [string, BudgetInput, AppError["kind"], string[]][] = [
     "Config",
     ["runner budget (1200s)"],
   ],
-  ["parent equal to the role", { operation: "worker", role: "worker", limits: { scout: 600, worker: 600, runner: 600, parent: 600 } }, "Config", ["parent budget (600s)", "budget (600s)"]],
+  [
+    "parent equal to the role",
+    { operation: "worker", role: "worker", limits: { scout: 600, worker: 600, runner: 600, parent: 600 } },
+    "Config",
+    ["parent budget (600s)", "budget (600s)"],
+  ],
   [
     "bridge override plus reserve beyond the parent",
     { operation: "worker", role: "worker", limits: standard, bridgeTimeoutMs: 1_470_000 },
     "Config",
-    ["worker:", "1470s", "OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS", "40s reserve", "30s cleanup", "10s result", "parent budget of 1500s"],
+    [
+      "worker:",
+      "1470s",
+      "OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS",
+      "40s reserve",
+      "30s cleanup",
+      "10s result",
+      "parent budget of 1500s",
+    ],
   ],
   [
     "bridge override of an hour on the standard parent",
@@ -76,17 +108,42 @@ const impossible: [string, BudgetInput, AppError["kind"], string[]][] = [
     "Config",
     ["task_continue (worker):", "the requested timeout", "40s reserve"],
   ],
-  ["scout call timeout over the scout budget", { operation: "scout", role: "scout", limits: standard, callTimeoutS: 301 }, "Usage", ["scout:", "timeout_seconds 301", "300s", "timeoutLimits.scout"]],
+  [
+    "scout call timeout over the scout budget",
+    { operation: "scout", role: "scout", limits: standard, callTimeoutS: 301 },
+    "Usage",
+    ["scout:", "timeout_seconds 301", "300s", "timeoutLimits.scout"],
+  ],
   [
     "worker call timeout over a bridge override",
     { operation: "worker", role: "worker", limits: standard, bridgeTimeoutMs: 120_000, callTimeoutS: 121 },
     "Usage",
     ["worker:", "timeout_seconds 121", "120s", "OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS"],
   ],
-  ["operation under a second", { operation: "scout", role: "scout", limits: standard, overrideMs: 500 }, "Usage", ["scout:", "0.5s", "too short"]],
-  ["runner command leaving 59s", { operation: "runner", role: "runner", limits: standard, commandTimeoutS: 1141 }, "Usage", ["runner:", "1141s", "less than 60s", "1200s"]],
-  ["runner command longer than the runner", { operation: "runner", role: "runner", limits: standard, commandTimeoutS: 5000 }, "Usage", ["5000s"]],
-  ["runner command under a bridge override", { operation: "runner", role: "runner", limits: standard, bridgeTimeoutMs: 90_000, commandTimeoutS: 31 }, "Usage", ["31s", "90s"]],
+  [
+    "operation under a second",
+    { operation: "scout", role: "scout", limits: standard, overrideMs: 500 },
+    "Usage",
+    ["scout:", "0.5s", "too short"],
+  ],
+  [
+    "runner command leaving 59s",
+    { operation: "runner", role: "runner", limits: standard, commandTimeoutS: 1141 },
+    "Usage",
+    ["runner:", "1141s", "less than 60s", "1200s"],
+  ],
+  [
+    "runner command longer than the runner",
+    { operation: "runner", role: "runner", limits: standard, commandTimeoutS: 5000 },
+    "Usage",
+    ["5000s"],
+  ],
+  [
+    "runner command under a bridge override",
+    { operation: "runner", role: "runner", limits: standard, bridgeTimeoutMs: 90_000, commandTimeoutS: 31 },
+    "Usage",
+    ["31s", "90s"],
+  ],
 ]
 
 describe("planBudget refuses impossible combinations with the operation, budget and reserve named", () => {
@@ -100,8 +157,17 @@ describe("planBudget refuses impossible combinations with the operation, budget 
 
   test("no error carries the brief", () => {
     // planBudget never sees the task text; the input type has no field for it. Pin that by shape.
-    const keys: (keyof BudgetInput)[] = ["operation", "role", "limits", "bridgeTimeoutMs", "overrideMs", "callTimeoutS", "commandTimeoutS"]
-    for (const [, input] of impossible) for (const key of Object.keys(input)) expect(keys).toContain(key as keyof BudgetInput)
+    const keys: (keyof BudgetInput)[] = [
+      "operation",
+      "role",
+      "limits",
+      "bridgeTimeoutMs",
+      "overrideMs",
+      "callTimeoutS",
+      "commandTimeoutS",
+    ]
+    for (const [, input] of impossible)
+      for (const key of Object.keys(input)) expect(keys).toContain(key as keyof BudgetInput)
   })
 
   test("checkLimits accepts both profiles", () => {
@@ -113,10 +179,26 @@ describe("planBudget refuses impossible combinations with the operation, budget 
 describe("syncBudgetMs", () => {
   test.each([
     ["no client name: the parent budget less the reserve", { parentS: 1500, registrationRaised: false }, 1_460_000],
-    ["Codex with its 60s default", { parentS: 1500, clientName: "codex-mcp-client", registrationRaised: false }, 45_000],
-    ["Codex registered by our installer with the parent timeout", { parentS: 1500, clientName: "codex-mcp-client", registrationRaised: true }, 1_460_000],
-    ["Claude Code: long default, parent budget applies", { parentS: 2100, clientName: "claude-code", registrationRaised: false }, 2_060_000],
-    ["the environment override wins", { parentS: 1500, clientName: "codex-mcp-client", registrationRaised: false, overrideMs: 1500 }, 1500],
+    [
+      "Codex with its 60s default",
+      { parentS: 1500, clientName: "codex-mcp-client", registrationRaised: false },
+      45_000,
+    ],
+    [
+      "Codex registered by our installer with the parent timeout",
+      { parentS: 1500, clientName: "codex-mcp-client", registrationRaised: true },
+      1_460_000,
+    ],
+    [
+      "Claude Code: long default, parent budget applies",
+      { parentS: 2100, clientName: "claude-code", registrationRaised: false },
+      2_060_000,
+    ],
+    [
+      "the environment override wins",
+      { parentS: 1500, clientName: "codex-mcp-client", registrationRaised: false, overrideMs: 1500 },
+      1500,
+    ],
   ] as const)("%s", (_, input, expected) => {
     expect(syncBudgetMs(input)).toBe(expected)
   })

@@ -3,7 +3,17 @@
 // scripts/capture-provider-errors.ts); the kinds the scripted model cannot provoke are built from
 // OpenCode's SDK error types and say so in their names.
 import { describe, expect, test } from "bun:test"
-import { adviceTable, classifyFailure, ERROR_KINDS, retryDelay, type ErrorKind, type Failure, type FailureFacts, type OpencodeError, type RetryFacts } from "../../src/engine/failure"
+import {
+  adviceTable,
+  classifyFailure,
+  ERROR_KINDS,
+  retryDelay,
+  type ErrorKind,
+  type Failure,
+  type FailureFacts,
+  type OpencodeError,
+  type RetryFacts,
+} from "../../src/engine/failure"
 import type { Status } from "../../src/engine/result"
 import fixtures from "./fixtures/provider-errors.json"
 
@@ -62,22 +72,58 @@ describe("captured from OpenCode driving the scripted model", () => {
   })
 })
 
-const facts = (status: Status, error?: OpencodeError, more: Partial<FailureFacts> = {}): FailureFacts => ({ status, error, ...more })
+const facts = (status: Status, error?: OpencodeError, more: Partial<FailureFacts> = {}): FailureFacts => ({
+  status,
+  error,
+  ...more,
+})
 
 describe("built from OpenCode's SDK error types (the scripted model cannot provoke these)", () => {
   test.each<[string, FailureFacts, ErrorKind]>([
-    ["ProviderAuthError (OpenCode has no credentials for the provider)", facts("failed", { name: "ProviderAuthError", data: { providerID: "anthropic", message: "no key" } }), "auth"],
+    [
+      "ProviderAuthError (OpenCode has no credentials for the provider)",
+      facts("failed", { name: "ProviderAuthError", data: { providerID: "anthropic", message: "no key" } }),
+      "auth",
+    ],
     ["MessageOutputLengthError", facts("failed", { name: "MessageOutputLengthError", data: {} }), "output_limit"],
-    ["MessageAbortedError (cancelled from the TUI)", facts("cancelled", { name: "MessageAbortedError", data: { message: "Aborted" } }), "cancelled"],
+    [
+      "MessageAbortedError (cancelled from the TUI)",
+      facts("cancelled", { name: "MessageAbortedError", data: { message: "Aborted" } }),
+      "cancelled",
+    ],
     [
       "APIError 529 from an Anthropic-style body",
-      facts("failed", { name: "APIError", data: { message: "Overloaded", statusCode: 529, isRetryable: true, responseBody: '{"type":"error","error":{"type":"overloaded_error"}}' } }),
+      facts("failed", {
+        name: "APIError",
+        data: {
+          message: "Overloaded",
+          statusCode: 529,
+          isRetryable: true,
+          responseBody: '{"type":"error","error":{"type":"overloaded_error"}}',
+        },
+      }),
       "overloaded",
     ],
-    ["APIError 402 payment required", facts("failed", { name: "APIError", data: { message: "Payment Required", statusCode: 402, isRetryable: false } }), "quota"],
-    ["OpenCode's retry wording for too_many_requests", facts("timed_out", undefined, { retrying: "retrying (Too Many Requests), attempt 3" }), "rate_limit"],
-    ["OpenCode's retry wording for resource_exhausted", facts("timed_out", undefined, { retrying: "retrying (Provider is overloaded), attempt 3" }), "overloaded"],
-    ["UnknownError with nothing recognisable", facts("failed", { name: "UnknownError", data: { message: "no_kv_space" } }), "unknown"],
+    [
+      "APIError 402 payment required",
+      facts("failed", { name: "APIError", data: { message: "Payment Required", statusCode: 402, isRetryable: false } }),
+      "quota",
+    ],
+    [
+      "OpenCode's retry wording for too_many_requests",
+      facts("timed_out", undefined, { retrying: "retrying (Too Many Requests), attempt 3" }),
+      "rate_limit",
+    ],
+    [
+      "OpenCode's retry wording for resource_exhausted",
+      facts("timed_out", undefined, { retrying: "retrying (Provider is overloaded), attempt 3" }),
+      "overloaded",
+    ],
+    [
+      "UnknownError with nothing recognisable",
+      facts("failed", { name: "UnknownError", data: { message: "no_kv_space" } }),
+      "unknown",
+    ],
   ])("%s", (_name, input, kind) => {
     expect(classifyFailure(input)?.kind).toBe(kind)
   })
@@ -86,16 +132,34 @@ describe("built from OpenCode's SDK error types (the scripted model cannot provo
 describe("from how the turn ended", () => {
   test.each<[string, FailureFacts, ErrorKind]>([
     ["a deadline with no provider error is a timeout", facts("timed_out"), "timeout"],
-    ["the deadline's own abort is a timeout", facts("timed_out", { name: "MessageAbortedError", data: { message: "Aborted" } }), "timeout"],
-    ["a lost server", facts("failed", undefined, { lost: true, text: "server_lost: the shared OpenCode server stopped" }), "server_lost"],
+    [
+      "the deadline's own abort is a timeout",
+      facts("timed_out", { name: "MessageAbortedError", data: { message: "Aborted" } }),
+      "timeout",
+    ],
+    [
+      "a lost server",
+      facts("failed", undefined, { lost: true, text: "server_lost: the shared OpenCode server stopped" }),
+      "server_lost",
+    ],
     [
       "the sandbox plugin not loaded (our own refusal, no OpenCode error)",
-      facts("failed", undefined, { text: "The shared OpenCode server has not loaded this program's sandbox plugin for /w, so delegated agents would read and write files on the host" }),
+      facts("failed", undefined, {
+        text: "The shared OpenCode server has not loaded this program's sandbox plugin for /w, so delegated agents would read and write files on the host",
+      }),
       "sandbox",
     ],
     ["a cancel", facts("cancelled"), "cancelled"],
-    ["our stop for a spent cap (the session's abort is ours, not a cancel)", facts("failed", { name: "MessageAbortedError", data: { message: "Aborted" } }, { overBudget: true }), "budget"],
-    ["control: the same abort without a spent cap is a cancel", facts("cancelled", { name: "MessageAbortedError", data: { message: "Aborted" } }), "cancelled"],
+    [
+      "our stop for a spent cap (the session's abort is ours, not a cancel)",
+      facts("failed", { name: "MessageAbortedError", data: { message: "Aborted" } }, { overBudget: true }),
+      "budget",
+    ],
+    [
+      "control: the same abort without a spent cap is a cancel",
+      facts("cancelled", { name: "MessageAbortedError", data: { message: "Aborted" } }),
+      "cancelled",
+    ],
   ])("%s", (_name, input, kind) => {
     expect(classifyFailure(input)?.kind).toBe(kind)
   })
@@ -113,7 +177,10 @@ test("every kind has advice and a next step", () => {
 
 describe("retryDelay: a read-only turn that failed transiently before producing output runs again", () => {
   const rateLimited = classifyFailure(factsOf(captured["429"]!))!
-  const network: Failure = { ...classifyFailure({ status: "failed", text: "Connection reset by server" })!, retryAfterS: undefined }
+  const network: Failure = {
+    ...classifyFailure({ status: "failed", text: "Connection reset by server" })!,
+    retryAfterS: undefined,
+  }
   const base: RetryFacts = { failure: rateLimited, writable: false, produced: false, retries: 0, msLeft: 300_000 }
   test.each<[string, Partial<RetryFacts>, number | undefined]>([
     ["a scout's 429 waits the provider's retry-after", {}, 2000],
@@ -123,8 +190,16 @@ describe("retryDelay: a read-only turn that failed transiently before producing 
     ["at most twice", { retries: 2 }, undefined],
     ["not when the wait would leave under 10 s of the deadline", { msLeft: 11_000 }, undefined],
     ["not an auth failure", { failure: classifyFailure(factsOf(captured["401"]!)) }, undefined],
-    ["not a provider that kept failing until the deadline", { failure: classifyFailure(factsOf(captured["500"]!)) }, undefined],
-    ["not a lost server (drive runs that again itself, once)", { failure: classifyFailure({ status: "failed", lost: true }) }, undefined],
+    [
+      "not a provider that kept failing until the deadline",
+      { failure: classifyFailure(factsOf(captured["500"]!)) },
+      undefined,
+    ],
+    [
+      "not a lost server (drive runs that again itself, once)",
+      { failure: classifyFailure({ status: "failed", lost: true }) },
+      undefined,
+    ],
     ["not a turn that did not fail", { failure: undefined }, undefined],
   ])("%s", (_name, change, delay) => {
     expect(retryDelay({ ...base, ...change })).toBe(delay)

@@ -10,7 +10,16 @@ import { instancesToRelease } from "../../src/engine/instance-plan"
 import { Instances } from "../../src/engine/instances"
 import { disposeInstance, sessionRunningIn } from "../../src/opencode/instances"
 import { readServerRecord } from "../../src/opencode/server"
-import { front, makeRepo, runAgent, startWorld, stopWorld, structuredOf, type Front, type World } from "../escape/_world"
+import {
+  front,
+  makeRepo,
+  runAgent,
+  startWorld,
+  stopWorld,
+  structuredOf,
+  type Front,
+  type World,
+} from "../escape/_world"
 import { footprint } from "../helpers/footprint"
 
 const read = (filePath: string) => ({ tool: "read", args: { filePath } })
@@ -23,7 +32,11 @@ async function settled(pid: number) {
     await Bun.sleep(1000)
     readings.push(await footprint(pid))
   }
-  return { rssMb: Math.min(...readings.map((r) => r.rssMb)), threads: Math.min(...readings.map((r) => r.threads)), fds: Math.min(...readings.map((r) => r.fds)) }
+  return {
+    rssMb: Math.min(...readings.map((r) => r.rssMb)),
+    threads: Math.min(...readings.map((r) => r.threads)),
+    fds: Math.min(...readings.map((r) => r.fds)),
+  }
 }
 
 describe("instancesToRelease", () => {
@@ -31,8 +44,20 @@ describe("instancesToRelease", () => {
   test.each([
     ["idle past the limit", [use("a", 0), use("b", 900)], 1000, { idleMs: 500, maxLive: 8 }, ["a"]],
     ["a held one is never chosen, however old", [use("a", 0, 1)], 1_000_000, { idleMs: 1, maxLive: 8 }, []],
-    ["beyond the bound, least recently used first", [use("c", 30), use("a", 10), use("b", 20)], 40, { idleMs: 1000, maxLive: 1 }, ["a", "b"]],
-    ["held ones count against the bound but stay", [use("a", 10, 1), use("b", 20), use("c", 30)], 40, { idleMs: 1000, maxLive: 1 }, ["b", "c"]],
+    [
+      "beyond the bound, least recently used first",
+      [use("c", 30), use("a", 10), use("b", 20)],
+      40,
+      { idleMs: 1000, maxLive: 1 },
+      ["a", "b"],
+    ],
+    [
+      "held ones count against the bound but stay",
+      [use("a", 10, 1), use("b", 20), use("c", 30)],
+      40,
+      { idleMs: 1000, maxLive: 1 },
+      ["b", "c"],
+    ],
     ["within every limit", [use("a", 10)], 20, { idleMs: 1000, maxLive: 1 }, []],
   ] as const)("%s", (_name, uses, now, limits, expected) => {
     expect(instancesToRelease([...uses], now, limits)).toEqual([...expected])
@@ -58,8 +83,10 @@ describe("instances on the real OpenCode", () => {
     await stopWorld(world)
   })
 
-  const scout = async (cwd: string) => structuredOf(await mcp.call("scout", { cwd, task: "[script:read_readme] read" })).status
-  const setConfig = (extra: Record<string, unknown>) => Bun.write(world.home.paths.configFile, JSON.stringify({ version: 1, ...extra }))
+  const scout = async (cwd: string) =>
+    structuredOf(await mcp.call("scout", { cwd, task: "[script:read_readme] read" })).status
+  const setConfig = (extra: Record<string, unknown>) =>
+    Bun.write(world.home.paths.configFile, JSON.stringify({ version: 1, ...extra }))
   let client: () => OpencodeClient
   const disposed = (directory: string) =>
     new Promise<void>((resolve) => {
@@ -163,7 +190,13 @@ describe("instances on the real OpenCode", () => {
     const ourCall = mcp.call("scout", { cwd: ours, task: "[script:slow] wait" })
     const theirRun = runAgent(world, "opencode-orchestrator-scout", theirs, "slow")
     world.runtime.instances.touch(theirs)
-    for (let i = 0; i < 100 && !((await sessionRunningIn(client(), ours).catch(() => false)) && (await sessionRunningIn(client(), theirs))); i++) await Bun.sleep(100)
+    for (
+      let i = 0;
+      i < 100 &&
+      !((await sessionRunningIn(client(), ours).catch(() => false)) && (await sessionRunningIn(client(), theirs)));
+      i++
+    )
+      await Bun.sleep(100)
     expect(await sessionRunningIn(client(), theirs)).toBe(true)
     const farFuture = Date.now() + 86_400_000
     expect(await world.runtime.instances.sweep(farFuture)).not.toContain(ours)

@@ -11,7 +11,15 @@ let next = 0
 function record(
   role: "scout" | "worker" | "runner",
   status: Status,
-  fields: { model?: string; hoursAgo?: number; input?: number; output?: number; cost?: number; ms?: number; keptOut?: number },
+  fields: {
+    model?: string
+    hoursAgo?: number
+    input?: number
+    output?: number
+    cost?: number
+    ms?: number
+    keptOut?: number
+  },
 ): TaskRecord {
   const finishedAt = new Date(NOW - (fields.hoursAgo ?? 1) * 3_600_000).toISOString()
   const result: DelegationResult = {
@@ -58,7 +66,15 @@ const records = [
   record("scout", "failed", { model: "p/cheap", input: 50, output: 0, cost: 0.005, ms: 2000, keptOut: 0 }),
   record("scout", "succeeded", { model: "p/other", input: 1, output: 1, ms: 9000, keptOut: 1 }),
   record("worker", "timed_out", { model: "p/cheap", input: 400, output: 40, cost: 0.04, ms: 60_000, keptOut: 20_000 }),
-  record("worker", "succeeded", { model: "p/cheap", input: 300, output: 30, cost: 0.03, ms: 20_000, hoursAgo: 48, keptOut: 9000 }),
+  record("worker", "succeeded", {
+    model: "p/cheap",
+    input: 300,
+    output: 30,
+    cost: 0.03,
+    ms: 20_000,
+    hoursAgo: 48,
+    keptOut: 9000,
+  }),
   record("worker", "running", { model: "p/cheap" }),
 ]
 
@@ -71,7 +87,13 @@ test("per role and model: tasks, success rate, sums of tokens, cost and bytes ke
   expect(scoutCheap.cost).toBeCloseTo(0.035)
   const worker = stats.rows.find((r) => r.role === "worker")!
   // Two finished workers (the running one is not counted), median of 20 s and 60 s.
-  expect(worker).toMatchObject({ tasks: 2, succeeded: 1, successRate: 0.5, medianDurationMs: 40_000, bytesKeptOut: 29_000 })
+  expect(worker).toMatchObject({
+    tasks: 2,
+    succeeded: 1,
+    successRate: 0.5,
+    medianDurationMs: 40_000,
+    bytesKeptOut: 29_000,
+  })
   expect(stats.rows.map((r) => `${r.role} ${r.model}`)).toEqual(["scout p/cheap", "scout p/other", "worker p/cheap"])
 })
 

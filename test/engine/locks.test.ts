@@ -8,7 +8,11 @@ test("two lock tables on one directory (two MCP processes) admit one writer per 
   await using dir = await tempDir("oc-orch-locks-")
   const a = new WriterLocks(`${dir.path}/locks`)
   const b = new WriterLocks(`${dir.path}/locks`)
-  const results = await Promise.all([a.tryAcquire("/repo", "task_a_1"), b.tryAcquire("/repo", "task_b_2"), b.tryAcquire("/other", "task_c_3")])
+  const results = await Promise.all([
+    a.tryAcquire("/repo", "task_a_1"),
+    b.tryAcquire("/repo", "task_b_2"),
+    b.tryAcquire("/other", "task_c_3"),
+  ])
   expect(results.filter((r) => r.acquired).length).toBe(2)
   const refused = results.find((r) => !r.acquired)
   if (refused?.acquired !== false) throw new Error("expected a refusal")
@@ -31,7 +35,11 @@ test("writer states conflict along the path: an ancestor, a descendant, never a 
     const refused = await locks.tryAcquire(workspace, id)
     if (refused.acquired) throw new Error(`${workspace} was admitted beside /repo/sub`)
     expect(refused.holder.taskID).toBe("task_in_1")
-    expect(lockedError(refused.holder, workspace).message).toContain(workspace === "/repo/sub" ? "The workspace /repo/sub is held by task task_in_1" : `${workspace} overlaps /repo/sub`)
+    expect(lockedError(refused.holder, workspace).message).toContain(
+      workspace === "/repo/sub"
+        ? "The workspace /repo/sub is held by task task_in_1"
+        : `${workspace} overlaps /repo/sub`,
+    )
   }
   // The refused acquirers left no state behind: once the holder clears, the ancestor is free.
   expect((await locks.list()).map((lock) => lock.workspace)).toEqual(["/repo/sub"])
@@ -43,7 +51,10 @@ test("writer states conflict along the path: an ancestor, a descendant, never a 
   // Racing acquirers on nested paths: never both.
   for (let round = 0; round < 20; round++) {
     const table = new WriterLocks(`${dir.path}/race-${round}`)
-    const both = await Promise.all([table.tryAcquire("/r", `task_a_${round}`), new WriterLocks(`${dir.path}/race-${round}`).tryAcquire("/r/s", `task_b_${round}`)])
+    const both = await Promise.all([
+      table.tryAcquire("/r", `task_a_${round}`),
+      new WriterLocks(`${dir.path}/race-${round}`).tryAcquire("/r/s", `task_b_${round}`),
+    ])
     expect(both.filter((r) => r.acquired).length).toBeLessThanOrEqual(1)
   }
 })

@@ -25,7 +25,12 @@ test("a live owner's claim holds against a taker (control for the reclaims below
   await using dir = await tempDir("oc-orch-owners-")
   const owner = spawn(["sleep", "30"])
   try {
-    await writeJson(`${dir.path}/owners/${ID}.json`, { taskID: ID, ownerPid: owner.pid, ownerStart: processStart(owner.pid), since: new Date().toISOString() })
+    await writeJson(`${dir.path}/owners/${ID}.json`, {
+      taskID: ID,
+      ownerPid: owner.pid,
+      ownerStart: processStart(owner.pid),
+      since: new Date().toISOString(),
+    })
     const owners = new TaskOwners(`${dir.path}/owners`)
     expect(await owners.claim(ID)).toBe(false)
     // Not ours to give up either.

@@ -1,9 +1,22 @@
 // Bounded results: a long report is cut to fit the text block, head and tail kept, the other fields whole.
 import { describe, expect, test } from "bun:test"
-import { boundReport, fromTranscript, MIN_REPORT_BYTES, renderText, type DelegationResult } from "../../src/engine/result"
+import {
+  boundReport,
+  fromTranscript,
+  MIN_REPORT_BYTES,
+  renderText,
+  type DelegationResult,
+} from "../../src/engine/result"
 
 const base = (report: string, extra: Partial<DelegationResult> = {}): DelegationResult => ({
-  ...fromTranscript({ role: "scout", workspace: "/srv/project", taskID: "task_abc", sessionID: "ses_1", durationMs: 1200, status: "succeeded" }),
+  ...fromTranscript({
+    role: "scout",
+    workspace: "/srv/project",
+    taskID: "task_abc",
+    sessionID: "ses_1",
+    durationMs: 1200,
+    status: "succeeded",
+  }),
   report,
   ...extra,
 })

@@ -10,7 +10,13 @@ import { readFlags } from "../../src/config/flags"
 import { Delegations } from "../../src/engine/lifecycle"
 import { Runtime } from "../../src/engine/runtime"
 import { newTaskId, TaskStore, type TaskRecord } from "../../src/engine/tasks"
-import { discardedFile, patchFile, patchRecordFile, readPatchRecord, savePatchRecord } from "../../src/workspace/patches"
+import {
+  discardedFile,
+  patchFile,
+  patchRecordFile,
+  readPatchRecord,
+  savePatchRecord,
+} from "../../src/workspace/patches"
 import { connect, startWorld, stopWorld, structured, type Connected, type World } from "../mcp/_setup"
 import { git } from "../patches/_repo"
 
@@ -19,7 +25,11 @@ let world: World
 let producer: Connected
 
 beforeAll(async () => {
-  const add = { turns: [{ steps: [{ tool: "write", args: { filePath: "added.txt", content: "from the worker\n" } }, { text: "Added." }] }] }
+  const add = {
+    turns: [
+      { steps: [{ tool: "write", args: { filePath: "added.txt", content: "from the worker\n" } }, { text: "Added." }] },
+    ],
+  }
   world = await startWorld({ add }, { retentionIntervalSeconds: 1 })
   producer = await connect(world)
 })
@@ -40,7 +50,12 @@ async function repo(): Promise<string> {
 }
 
 async function isolated(cwd: string): Promise<{ patch_id: string; digest: string }> {
-  const out = structured(await producer.client.callTool({ name: "worker", arguments: { cwd, task: "Add a file. [script:add]", isolation: "worktree" } }))
+  const out = structured(
+    await producer.client.callTool({
+      name: "worker",
+      arguments: { cwd, task: "Add a file. [script:add]", isolation: "worktree" },
+    }),
+  )
   expect(out.status).toBe("succeeded")
   return out.patch as { patch_id: string; digest: string }
 }
@@ -48,14 +63,44 @@ async function isolated(cwd: string): Promise<{ patch_id: string; digest: string
 function finished(daysAgo: number, fields: Partial<TaskRecord> = {}): TaskRecord {
   const at = new Date(Date.now() - daysAgo * DAY).toISOString()
   return {
-    ...{ version: 1, id: newTaskId(), role: "scout", agent: "opencode-orchestrator-scout", workspace: "/tmp", title: "t", writable: false, status: "succeeded" },
-    ...{ sessions: [], ownerPid: 1, createdAt: at, updatedAt: at, finishedAt: at, deadline: 0, operationMs: 0, turns: 1, revision: 1, progress: [] },
+    ...{
+      version: 1,
+      id: newTaskId(),
+      role: "scout",
+      agent: "opencode-orchestrator-scout",
+      workspace: "/tmp",
+      title: "t",
+      writable: false,
+      status: "succeeded",
+    },
+    ...{
+      sessions: [],
+      ownerPid: 1,
+      createdAt: at,
+      updatedAt: at,
+      finishedAt: at,
+      deadline: 0,
+      operationMs: 0,
+      turns: 1,
+      revision: 1,
+      progress: [],
+    },
     ...fields,
   }
 }
 
-const group = (daysAgo: number) => ({ version: 1, id: `group_${Math.random().toString(36).slice(2, 8)}_ab12`, createdAt: new Date(Date.now() - daysAgo * DAY).toISOString(), tasks: [] })
-const tombstone = (id: string, daysAgo: number) => ({ version: 1, id, discardedAt: new Date(Date.now() - daysAgo * DAY).toISOString(), workspace: "/tmp" })
+const group = (daysAgo: number) => ({
+  version: 1,
+  id: `group_${Math.random().toString(36).slice(2, 8)}_ab12`,
+  createdAt: new Date(Date.now() - daysAgo * DAY).toISOString(),
+  tasks: [],
+})
+const tombstone = (id: string, daysAgo: number) => ({
+  version: 1,
+  id,
+  discardedAt: new Date(Date.now() - daysAgo * DAY).toISOString(),
+  workspace: "/tmp",
+})
 
 async function passes(delegations: Delegations, count: number) {
   const deadline = Date.now() + 60_000
@@ -68,7 +113,10 @@ test("a process that never restarts prunes on schedule; an applied patch past re
   const cwd = await repo()
   const waiting = await isolated(cwd)
   const applied = await isolated(cwd)
-  const wrote = await producer.client.callTool({ name: "patch_apply", arguments: { patch_id: applied.patch_id, digest: applied.digest } })
+  const wrote = await producer.client.callTool({
+    name: "patch_apply",
+    arguments: { patch_id: applied.patch_id, digest: applied.digest },
+  })
   expect(structured(wrote).state).toBe("applied")
   // Both patches look old: the applied one was applied 8 days ago, the waiting one was collected 30 days ago.
   const appliedRecord = (await readPatchRecord(paths.patchesDir, applied.patch_id))!

@@ -125,7 +125,8 @@ describe("prune on the real OpenCode", () => {
     return made
   }
 
-  const listed = async (client: OpencodeClient) => new Set(((await client.session.list({ directory: workspace })).data ?? []).map((s) => s.id))
+  const listed = async (client: OpencodeClient) =>
+    new Set(((await client.session.list({ directory: workspace })).data ?? []).map((s) => s.id))
 
   test("a pass removes at most perPass sessions; the next passes finish the rest", async () => {
     const client = connect(await ensureServer({ paths: home.paths, binary: "opencode", env: home.env }))
@@ -155,8 +156,10 @@ describe("prune on the real OpenCode", () => {
     expect(one.sessionsRemoved + two.sessionsRemoved).toBeGreaterThanOrEqual(6)
     expect(one.recordsRemoved + two.recordsRemoved).toBeGreaterThanOrEqual(5)
     const live = await listed(a)
-    for (const r of fresh) expect([live.has(r.sessionID!), (await storeB.read(r.id))?.sessionID]).toEqual([true, r.sessionID])
-    for (const r of dayOld) expect([live.has(r.sessionID!), (await storeB.read(r.id))?.status]).toEqual([false, "succeeded"])
+    for (const r of fresh)
+      expect([live.has(r.sessionID!), (await storeB.read(r.id))?.sessionID]).toEqual([true, r.sessionID])
+    for (const r of dayOld)
+      expect([live.has(r.sessionID!), (await storeB.read(r.id))?.status]).toEqual([false, "succeeded"])
     for (const r of weekOld) expect(await storeB.read(r.id)).toBeUndefined()
   })
 
@@ -177,7 +180,13 @@ describe("prune on the real OpenCode", () => {
                 return async (args: { sessionID: string; directory: string }) => {
                   if (args.sessionID === raced!.sessionID) {
                     const current = (await racing.read(raced!.id))!
-                    await racing.save({ ...current, status: "running", sessionID: next, sessions: [...current.sessions, next], revision: current.revision + 1 })
+                    await racing.save({
+                      ...current,
+                      status: "running",
+                      sessionID: next,
+                      sessions: [...current.sessions, next],
+                      revision: current.revision + 1,
+                    })
                   }
                   return session.delete(args)
                 }

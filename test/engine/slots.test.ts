@@ -38,8 +38,18 @@ test("a dead owner's slot and ticket are reclaimed; an aborted wait leaves no ti
   await using dir = await tempDir("oc-orch-slots-")
   const slots = new Slots(`${dir.path}/slots`, async () => 1)
   // PID 2^22 + 1 is above pid_max's default ceiling for most systems: no such process.
-  await writeJson(`${dir.path}/slots/slot-0.json`, { taskID: "task_dead_1", ownerPid: 4_194_305, ownerStart: "0:0", since: new Date().toISOString() })
-  await writeJson(`${dir.path}/slots/queue/000000000000001-task_dead_2.json`, { taskID: "task_dead_2", ownerPid: 4_194_305, ownerStart: "0:0", since: new Date().toISOString() })
+  await writeJson(`${dir.path}/slots/slot-0.json`, {
+    taskID: "task_dead_1",
+    ownerPid: 4_194_305,
+    ownerStart: "0:0",
+    since: new Date().toISOString(),
+  })
+  await writeJson(`${dir.path}/slots/queue/000000000000001-task_dead_2.json`, {
+    taskID: "task_dead_2",
+    ownerPid: 4_194_305,
+    ownerStart: "0:0",
+    since: new Date().toISOString(),
+  })
   const slot = await slots.take("task_live_1", "/ws", never, () => {})
   expect(slot).toBeDefined()
   const controller = new AbortController()
@@ -127,5 +137,7 @@ test("a process taking a task over adopts that task's slot, never another task's
   expect(await slots.held(2)).toBe(2)
   await adopted!.release()
   expect(await readdir(`${dir.path}/slots`)).toEqual(expect.not.arrayContaining(["slot-0.json"]))
-  expect((await readdir(`${dir.path}/slots`)).filter((name) => name.includes(".adopt") || name.endsWith(".tmp"))).toEqual([])
+  expect(
+    (await readdir(`${dir.path}/slots`)).filter((name) => name.includes(".adopt") || name.endsWith(".tmp")),
+  ).toEqual([])
 })

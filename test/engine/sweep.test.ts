@@ -15,8 +15,17 @@ let paths: Paths
 
 beforeAll(async () => {
   root = await mkdtemp(`${tmpdir()}/oc-orch-sweep-`)
-  paths = resolvePaths(readFlags({ HOME: root, XDG_STATE_HOME: `${root}/state`, XDG_CONFIG_HOME: `${root}/config`, XDG_CACHE_HOME: `${root}/cache`, XDG_DATA_HOME: `${root}/data` }))
-  for (const dir of [paths.tasksDir, paths.groupsDir, paths.patchesDir, paths.ownersDir]) await mkdir(dir, { recursive: true })
+  paths = resolvePaths(
+    readFlags({
+      HOME: root,
+      XDG_STATE_HOME: `${root}/state`,
+      XDG_CONFIG_HOME: `${root}/config`,
+      XDG_CACHE_HOME: `${root}/cache`,
+      XDG_DATA_HOME: `${root}/data`,
+    }),
+  )
+  for (const dir of [paths.tasksDir, paths.groupsDir, paths.patchesDir, paths.ownersDir])
+    await mkdir(dir, { recursive: true })
 })
 
 afterAll(() => rm(root, { recursive: true, force: true }))

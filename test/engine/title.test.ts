@@ -6,7 +6,11 @@ test.each([
   ["no label", ["scout", "Find where count is\nthen say so"], "scout · Find where count is"],
   ["a label", ["worker", "Rename count to total", "lane-a"], "lane-a · worker · Rename count to total"],
   ["blank leading lines skipped", ["scout", "\n  \n  Look here  "], "scout · Look here"],
-  ["brackets dropped: nothing may look like a task id", ["scout", "fix [task_abc] now", "[lane]"], "lane · scout · fix task_abc now"],
+  [
+    "brackets dropped: nothing may look like a task id",
+    ["scout", "fix [task_abc] now", "[lane]"],
+    "lane · scout · fix task_abc now",
+  ],
   ["the first line cut to 60", ["runner", "x".repeat(100)], `runner · ${"x".repeat(60)}`],
   ["an empty brief leaves the role", ["scout", "   "], "scout"],
 ] as const)("%s", (_, args, title) => {

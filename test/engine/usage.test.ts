@@ -3,9 +3,26 @@
 // reconciled to the larger of the two; and the first cap passed is named in one line.
 import { expect, test } from "bun:test"
 import type { Event } from "../../src/opencode/client"
-import { addStep, closeSegment, openSegment, overCap, seedSegment, settleSegment, spendingOf, SpendingSchema, tokenTotal, totalOf, type Spending } from "../../src/engine/usage"
+import {
+  addStep,
+  closeSegment,
+  openSegment,
+  overCap,
+  seedSegment,
+  settleSegment,
+  spendingOf,
+  SpendingSchema,
+  tokenTotal,
+  totalOf,
+  type Spending,
+} from "../../src/engine/usage"
 
-const stepFinish = (id: string, tokens: { input: number; output: number; reasoning?: number; read?: number; write?: number }, cost = 0, sessionID = "ses_1") =>
+const stepFinish = (
+  id: string,
+  tokens: { input: number; output: number; reasoning?: number; read?: number; write?: number },
+  cost = 0,
+  sessionID = "ses_1",
+) =>
   ({
     type: "message.part.updated",
     properties: {
@@ -16,20 +33,32 @@ const stepFinish = (id: string, tokens: { input: number; output: number; reasoni
         type: "step-finish",
         reason: "tool-calls",
         cost,
-        tokens: { input: tokens.input, output: tokens.output, reasoning: tokens.reasoning ?? 0, cache: { read: tokens.read ?? 0, write: tokens.write ?? 0 } },
+        tokens: {
+          input: tokens.input,
+          output: tokens.output,
+          reasoning: tokens.reasoning ?? 0,
+          cache: { read: tokens.read ?? 0, write: tokens.write ?? 0 },
+        },
       },
     },
   }) as unknown as Event
 
-const textPart = { type: "message.part.updated", properties: { part: { id: "prt_t", sessionID: "ses_1", messageID: "msg_1", type: "text", text: "hello" } } } as unknown as Event
+const textPart = {
+  type: "message.part.updated",
+  properties: { part: { id: "prt_t", sessionID: "ses_1", messageID: "msg_1", type: "text", text: "hello" } },
+} as unknown as Event
 const fresh = (): Spending => spendingOf({})
 const tokens = (input: number, output = 0) => ({ input, output, reasoning: 0, cacheRead: 0, cacheWrite: 0 })
 
 test("every kind of token of a finished step counts, each step once, and nothing else (or another session) counts", () => {
   const spending = fresh()
   openSegment(spending, "ses_1")
-  expect(addStep(spending, stepFinish("prt_1", { input: 1000, output: 200, reasoning: 50, read: 400, write: 10 }, 0.01))).toBe(true)
-  expect(addStep(spending, stepFinish("prt_1", { input: 1000, output: 200, reasoning: 50, read: 400, write: 10 }, 0.01))).toBe(false)
+  expect(
+    addStep(spending, stepFinish("prt_1", { input: 1000, output: 200, reasoning: 50, read: 400, write: 10 }, 0.01)),
+  ).toBe(true)
+  expect(
+    addStep(spending, stepFinish("prt_1", { input: 1000, output: 200, reasoning: 50, read: 400, write: 10 }, 0.01)),
+  ).toBe(false)
   expect(addStep(spending, textPart)).toBe(false)
   expect(addStep(spending, stepFinish("prt_x", { input: 9999, output: 9 }, 1, "ses_other"))).toBe(false)
   addStep(spending, stepFinish("prt_2", { input: 1500, output: 100 }, 0.02))
@@ -85,13 +114,20 @@ test("a record from before the running total starts from its result's tokens and
 })
 
 test("the schema refuses garbage counts, so a bad record is set aside rather than summed", () => {
-  for (const bad of [{ spent: { tokens: tokens(-1), cost: 0 } }, { spent: { tokens: { ...tokens(1), input: "9" }, cost: 0 } }, { spent: { tokens: tokens(1), cost: null } }, { open: {} }])
+  for (const bad of [
+    { spent: { tokens: tokens(-1), cost: 0 } },
+    { spent: { tokens: { ...tokens(1), input: "9" }, cost: 0 } },
+    { spent: { tokens: tokens(1), cost: null } },
+    { open: {} },
+  ])
     expect(SpendingSchema.safeParse(bad).success).toBe(false)
 })
 
 test("overCap names the cap passed; within every cap (or with none) it is quiet", () => {
   const spent = { tokens: tokens(41_000, 230), cost: 0.12 }
-  expect(overCap(spent, { tokens: 40_000 })).toBe("the task used 41,230 tokens, past its cap of 40,000 (maxTokensPerTask)")
+  expect(overCap(spent, { tokens: 40_000 })).toBe(
+    "the task used 41,230 tokens, past its cap of 40,000 (maxTokensPerTask)",
+  )
   expect(overCap(spent, { cost: 0.1 })).toBe("the task cost 0.1200, past its cap of 0.1 (maxCostPerTask)")
   expect(overCap(spent, { tokens: 41_230, cost: 0.12 })).toBeUndefined()
   expect(overCap(spent, {})).toBeUndefined()

@@ -36,8 +36,10 @@ export async function front(world: World): Promise<Front> {
   }
 }
 
-export const textOf = (result: CallToolResult) => result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n")
-export const structuredOf = (result: CallToolResult) => result.structuredContent as Record<string, unknown> & { status: string; warnings?: string[] }
+export const textOf = (result: CallToolResult) =>
+  result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n")
+export const structuredOf = (result: CallToolResult) =>
+  result.structuredContent as Record<string, unknown> & { status: string; warnings?: string[] }
 
 /** A scratch directory the world removes at the end. */
 export async function scratch(world: World, prefix = "oc-orch-escape-"): Promise<string> {
@@ -46,4 +48,5 @@ export async function scratch(world: World, prefix = "oc-orch-escape-"): Promise
   return dir
 }
 
-export const taskCount = async (world: World) => (await readdir(world.home.paths.tasksDir).catch(() => [] as string[])).filter((name) => name.endsWith(".json")).length
+export const taskCount = async (world: World) =>
+  (await readdir(world.home.paths.tasksDir).catch(() => [] as string[])).filter((name) => name.endsWith(".json")).length

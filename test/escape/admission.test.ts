@@ -5,7 +5,19 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { mkdir, readdir, symlink, writeFile } from "node:fs/promises"
 import { stopServer } from "../../src/opencode/server"
-import { front, makeRepo, runAgent, scratch, startWorld, stopWorld, structuredOf, taskCount, textOf, type Front, type World } from "./_world"
+import {
+  front,
+  makeRepo,
+  runAgent,
+  scratch,
+  startWorld,
+  stopWorld,
+  structuredOf,
+  taskCount,
+  textOf,
+  type Front,
+  type World,
+} from "./_world"
 
 const SCOUT = "opencode-orchestrator-scout"
 const done = { text: "report: {{toolOutputs}}" }
@@ -122,7 +134,9 @@ describe("dangerous cwd: refused before any record, lock or session", () => {
       const refused = await mcp.call("scout", { cwd: other, task: "[script:read_readme] read" })
       expect(refused.isError).toBe(true)
       expect(textOf(refused)).toContain("outside every workspaceRoots entry")
-      expect(structuredOf(await mcp.call("scout", { cwd: allowed, task: "[script:read_readme] read" })).status).toBe("succeeded")
+      expect(structuredOf(await mcp.call("scout", { cwd: allowed, task: "[script:read_readme] read" })).status).toBe(
+        "succeeded",
+      )
     } finally {
       await Bun.write(world.home.paths.configFile, JSON.stringify(config))
     }
@@ -144,7 +158,10 @@ describe("dangerous cwd: refused before any record, lock or session", () => {
     const first = await makeRepo(world)
     const second = await makeRepo(world)
     const key = `key-${Date.now()}`
-    expect(structuredOf(await mcp.call("scout", { cwd: first, task: "[script:read_readme] read", idempotency_key: key })).status).toBe("succeeded")
+    expect(
+      structuredOf(await mcp.call("scout", { cwd: first, task: "[script:read_readme] read", idempotency_key: key }))
+        .status,
+    ).toBe("succeeded")
     const other = await mcp.call("scout", { cwd: second, task: "[script:read_readme] read", idempotency_key: key })
     expect(other.isError).toBe(true)
     expect(textOf(other)).toContain(`idempotency_key "${key}" belongs to scout task`)
@@ -267,7 +284,9 @@ describe("project config never runs on the host", () => {
     const config = await Bun.file(world.home.paths.configFile).json()
     await Bun.write(world.home.paths.configFile, JSON.stringify({ ...config, trustedProjectConfig: [repo] }))
     try {
-      expect(structuredOf(await mcp.call("scout", { cwd: repo, task: "[script:read_readme] read" })).status).toBe("succeeded")
+      expect(structuredOf(await mcp.call("scout", { cwd: repo, task: "[script:read_readme] read" })).status).toBe(
+        "succeeded",
+      )
     } finally {
       await Bun.write(world.home.paths.configFile, JSON.stringify(config))
     }

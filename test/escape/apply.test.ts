@@ -77,7 +77,12 @@ interface Patch {
 }
 
 /** An isolated worker's patch made by `command` in a repository prepared by `arrange`. */
-async function workerPatch(name: string, command: string, arrange?: (repo: string) => Promise<void>, status = "succeeded"): Promise<{ repo: string; patch: Patch; text: string }> {
+async function workerPatch(
+  name: string,
+  command: string,
+  arrange?: (repo: string) => Promise<void>,
+  status = "succeeded",
+): Promise<{ repo: string; patch: Patch; text: string }> {
   const repo = await makeRepo(world)
   if (arrange) {
     await arrange(repo)
@@ -85,7 +90,11 @@ async function workerPatch(name: string, command: string, arrange?: (repo: strin
     await git(repo, "commit", "-qm", "arranged")
   }
   world.model.setScript(name, { turns: [{ steps: [shell(command), done] }] })
-  const result = await mcp.call("worker", { cwd: repo, task: `Make the change. [script:${name}]`, isolation: "worktree" })
+  const result = await mcp.call("worker", {
+    cwd: repo,
+    task: `Make the change. [script:${name}]`,
+    isolation: "worktree",
+  })
   const out = structuredOf(result)
   expect(out.status).toBe(status)
   expect(out.patch).toBeDefined()
@@ -107,7 +116,8 @@ const bashrcPatch = (name: string) =>
     "needs_review",
   )
 
-const apply = (patch: Patch, extra: Record<string, unknown> = {}) => mcp.call("patch_apply", { patch_id: patch.patch_id, digest: patch.digest, allow_autorun: true, ...extra })
+const apply = (patch: Patch, extra: Record<string, unknown> = {}) =>
+  mcp.call("patch_apply", { patch_id: patch.patch_id, digest: patch.digest, allow_autorun: true, ...extra })
 
 describe("a directory swapped for a symlink to HOME while patch_apply writes", () => {
   test("control: with nothing swapping, the patch applies in a plain repository", async () => {
@@ -123,7 +133,14 @@ describe("a directory swapped for a symlink to HOME while patch_apply writes", (
     await resetHome()
     const { repo, patch } = await bashrcPatch("bashrc_worker_patch")
     world.model.setScript("swap_worker", {
-      turns: [{ steps: [shell(`ln -s ${home} dlink && touch started && python3 -c '${swapCode("d", "dlink", 20)}'; echo swapped`), done] }],
+      turns: [
+        {
+          steps: [
+            shell(`ln -s ${home} dlink && touch started && python3 -c '${swapCode("d", "dlink", 20)}'; echo swapped`),
+            done,
+          ],
+        },
+      ],
     })
     const worker = mcp.call("worker", { cwd: `${repo}/sub`, task: "Swap. [script:swap_worker]" })
     await until(() => existsSync(`${repo}/sub/started`))
@@ -152,7 +169,9 @@ describe("a directory swapped for a symlink to HOME while patch_apply writes", (
     } finally {
       await locks.clear(repo, "patch_held_1")
     }
-    expect(structuredOf(await mcp.call("worker", { cwd: `${repo}/sub`, task: "Write. [script:sub_worker]" })).status).toBe("succeeded")
+    expect(
+      structuredOf(await mcp.call("worker", { cwd: `${repo}/sub`, task: "Write. [script:sub_worker]" })).status,
+    ).toBe("succeeded")
     expect(readFileSync(`${repo}/sub/hi.txt`, "utf8")).toBe("hi\n")
   }, 120_000)
 
@@ -209,7 +228,10 @@ describe("a directory swapped for a symlink to HOME while patch_apply writes", (
     await resetHome()
     const request = await swappedRequest()
     const self = selfStep()
-    const plan = stepSandbox(request, hostContext(world.runtime.flags), [...self.programs, realpathSync(import.meta.dir)])
+    const plan = stepSandbox(request, hostContext(world.runtime.flags), [
+      ...self.programs,
+      realpathSync(import.meta.dir),
+    ])
     const confined = await runSandboxed(plan, [self.command[0]!, `${realpathSync(import.meta.dir)}/_write-step.ts`], {
       timeoutMs: 60_000,
       maxOutputBytes: 64 * 1024,
@@ -285,7 +307,13 @@ describe("patches that smuggle links", () => {
   }, 120_000)
 
   test("control: links that stay inside the repository, chained ones too, apply without allow_links, exactly", async () => {
-    const command = ["ln -s README.md readme", "mkdir -p docs/deep && ln -s ../../README.md docs/deep/readme", "ln -s docs dlink", "ln -s dlink/deep/readme chained", "echo linked"].join(" && ")
+    const command = [
+      "ln -s README.md readme",
+      "mkdir -p docs/deep && ln -s ../../README.md docs/deep/readme",
+      "ln -s docs dlink",
+      "ln -s dlink/deep/readme chained",
+      "echo linked",
+    ].join(" && ")
     const { repo, patch } = await workerPatch("links_in", command)
     const applied = await apply(patch)
     expect(applied.isError).toBeFalsy()
@@ -298,7 +326,10 @@ describe("patches that smuggle links", () => {
 
 describe("patches that smuggle names", () => {
   test("a name with a newline forges no line in the result, patch_show or task_list; it is shown escaped and refused to write", async () => {
-    const { repo, patch, text } = await workerPatch("newline_name", `printf x > "$(printf 'evil\\nREADME.md (modified)')" && echo made`)
+    const { repo, patch, text } = await workerPatch(
+      "newline_name",
+      `printf x > "$(printf 'evil\\nREADME.md (modified)')" && echo made`,
+    )
     const forged = (output: string) => output.split("\n").filter((line) => line.startsWith("README.md"))
     expect(patch.summary).toContain('"evil\\u000aREADME.md (modified)" (added')
     expect(forged(text)).toEqual([])
@@ -316,10 +347,14 @@ describe("patches that smuggle names", () => {
 
   test("names of 254 and 255 bytes apply, new and modified: the temporary name always fits", async () => {
     const [n254, n255, deep] = ["a".repeat(254), "b".repeat(255), "c".repeat(255)]
-    const { repo, patch } = await workerPatch("long_names", `echo one > ${n254} && echo two > ${n255} && echo edited >> long/${deep} && echo made`, async (dir) => {
-      await mkdir(`${dir}/long`)
-      await writeFile(`${dir}/long/${deep}`, "base\n")
-    })
+    const { repo, patch } = await workerPatch(
+      "long_names",
+      `echo one > ${n254} && echo two > ${n255} && echo edited >> long/${deep} && echo made`,
+      async (dir) => {
+        await mkdir(`${dir}/long`)
+        await writeFile(`${dir}/long/${deep}`, "base\n")
+      },
+    )
     // Control: the temporary name beside the target the old scheme used would not fit a name this long.
     expect(Buffer.byteLength(`${n254}.oc-orch-00000000`)).toBeGreaterThan(255)
     const applied = await apply(patch)

@@ -18,7 +18,8 @@ const TASKS = '{"version":"2.0.0","tasks":[{"label":"x","command":"sh","runOptio
 const PLANT = `mkdir -p editor && printf '%s' '${TASKS}' > editor/tasks.json && ln -s editor .vscode && echo planted`
 
 /** Links that lead to no entry: an ordinary directory, and a dot-file linked to a file. */
-const ORDINARY_LINKS = "mkdir -p handbook config && echo '# hi' > handbook/index.md && ln -s handbook docs && echo '{}' > config/eslint.json && ln -s config/eslint.json .eslintrc.json"
+const ORDINARY_LINKS =
+  "mkdir -p handbook config && echo '# hi' > handbook/index.md && ln -s handbook docs && echo '{}' > config/eslint.json && ln -s config/eslint.json .eslintrc.json"
 
 let world: World
 let mcp: Front
@@ -26,7 +27,11 @@ let mcp: Front
 beforeAll(async () => {
   world = await startWorld({
     link_plant: { turns: [{ steps: [shell(PLANT), done] }] },
-    file_only: { turns: [{ steps: [shell(`mkdir -p editor && printf '%s' '${TASKS}' > editor/tasks.json && echo written`), done] }] },
+    file_only: {
+      turns: [
+        { steps: [shell(`mkdir -p editor && printf '%s' '${TASKS}' > editor/tasks.json && echo written`), done] },
+      ],
+    },
     edit_behind: { turns: [{ steps: [shell(`printf '%s' '${TASKS}' > editor/tasks.json && echo edited`), done] }] },
     docs_link: { turns: [{ steps: [shell(`${ORDINARY_LINKS} && echo linked`), done] }] },
   })
@@ -41,7 +46,10 @@ afterAll(async () => {
 const gitEnv = { PATH: "/usr/bin:/bin", HOME: "/nonexistent", GIT_CONFIG_NOSYSTEM: "1" }
 async function commit(dir: string) {
   await run(["git", "add", "-A"], { cwd: dir, env: gitEnv })
-  await run(["git", "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "layout"], { cwd: dir, env: gitEnv })
+  await run(["git", "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "layout"], {
+    cwd: dir,
+    env: gitEnv,
+  })
 }
 
 interface PatchOut {
@@ -52,7 +60,9 @@ interface PatchOut {
 describe("in place, with the sandbox shell", () => {
   test("a link .vscode -> editor with editor/tasks.json ends needs_review naming .vscode; the file alone does not", async () => {
     const control = await makeRepo(world)
-    const plain = structuredOf(await mcp.call("worker", { cwd: control, task: "[script:file_only] add an editor file" }))
+    const plain = structuredOf(
+      await mcp.call("worker", { cwd: control, task: "[script:file_only] add an editor file" }),
+    )
     expect(existsSync(`${control}/editor/tasks.json`)).toBe(true)
     expect(plain.status).toBe("succeeded")
     expect(plain.warnings ?? []).toEqual([])
@@ -87,7 +97,9 @@ describe("in place, with the sandbox shell", () => {
 describe("through patch_apply", () => {
   test("an isolated worker's patch adding .vscode -> editor and editor/tasks.json needs allow_autorun", async () => {
     const cwd = await makeRepo(world)
-    const out = structuredOf(await mcp.call("worker", { cwd, isolation: "worktree", task: "[script:link_plant] set up the editor" }))
+    const out = structuredOf(
+      await mcp.call("worker", { cwd, isolation: "worktree", task: "[script:link_plant] set up the editor" }),
+    )
     const { patch_id, digest } = out.patch as PatchOut
     const refused = await mcp.call("patch_apply", { patch_id, digest })
     expect(existsSync(`${cwd}/.vscode`)).toBe(false)
@@ -101,7 +113,9 @@ describe("through patch_apply", () => {
 
   test("control: a patch linking docs -> handbook and .eslintrc.json to a file applies without allow_autorun", async () => {
     const cwd = await makeRepo(world)
-    const out = structuredOf(await mcp.call("worker", { cwd, isolation: "worktree", task: "[script:docs_link] link the docs" }))
+    const out = structuredOf(
+      await mcp.call("worker", { cwd, isolation: "worktree", task: "[script:docs_link] link the docs" }),
+    )
     const { patch_id, digest } = out.patch as PatchOut
     expect((await mcp.call("patch_apply", { patch_id, digest })).isError).toBeFalsy()
     expect(await readFile(`${cwd}/docs/index.md`, "utf8")).toBe("# hi\n")

@@ -24,11 +24,20 @@ beforeAll(async () => {
       turns: [
         { steps: [write("a.txt", "A1\n"), { text: "Wrote a.txt." }] },
         // What the first task's model would do in a lane that is now another repository's worktree.
-        { steps: [shell("cat b-secret.txt; ls"), write("b-secret.txt", "overwritten by A\n"), { text: "A again: {{toolOutputs}}" }] },
+        {
+          steps: [
+            shell("cat b-secret.txt; ls"),
+            write("b-secret.txt", "overwritten by A\n"),
+            { text: "A again: {{toolOutputs}}" },
+          ],
+        },
       ],
     },
     lane_b: {
-      turns: [{ steps: [write("b.txt", "B1\n"), { text: "Wrote b.txt." }] }, { steps: [write("b2.txt", "B2\n"), { text: "Wrote b2.txt." }] }],
+      turns: [
+        { steps: [write("b.txt", "B1\n"), { text: "Wrote b.txt." }] },
+        { steps: [write("b2.txt", "B2\n"), { text: "Wrote b2.txt." }] },
+      ],
     },
     two_turns: {
       turns: [
@@ -39,7 +48,10 @@ beforeAll(async () => {
     },
     runner_two: { turns: [{ steps: [{ text: "Ran it." }] }, { steps: [{ text: "Ran it again." }] }] },
     drop_marker: {
-      turns: [{ steps: [shell("rm .opencode-mcp-orchestrator/sensitive && echo removed"), { text: "Removed the marker." }] }, { steps: [write("after.txt", "after\n"), { text: "Wrote after.txt." }] }],
+      turns: [
+        { steps: [shell("rm .opencode-mcp-orchestrator/sensitive && echo removed"), { text: "Removed the marker." }] },
+        { steps: [write("after.txt", "after\n"), { text: "Wrote after.txt." }] },
+      ],
     },
   })
   mcp = await front(world)
@@ -50,7 +62,8 @@ afterAll(async () => {
   await stopWorld(world)
 })
 
-const record = (id: unknown) => readJson<TaskRecord>(`${world.home.paths.tasksDir}/${String(id)}.json`) as Promise<TaskRecord>
+const record = (id: unknown) =>
+  readJson<TaskRecord>(`${world.home.paths.tasksDir}/${String(id)}.json`) as Promise<TaskRecord>
 
 async function listing(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {}
@@ -84,7 +97,9 @@ describe("a continued task runs only in a worktree that is still its own", () =>
     await writeFile(`${repoB}/b-secret.txt`, `${B_SECRET}\n`)
     const a = await worker(repoA, "Write a.txt. [script:lane_a]", { isolation: "worktree" })
     const taskA = await record(a.task_id)
-    expect((await mcp.call("patch_discard", { patch_id: (a.patch as { patch_id: string }).patch_id })).isError).toBeFalsy()
+    expect(
+      (await mcp.call("patch_discard", { patch_id: (a.patch as { patch_id: string }).patch_id })).isError,
+    ).toBeFalsy()
     const b = await worker(repoB, "Write b.txt. [script:lane_b]", { isolation: "worktree" })
     const taskB = await record(b.task_id)
     // The attack's premise: B's worktree is where A's session ran.
@@ -102,7 +117,10 @@ describe("a continued task runs only in a worktree that is still its own", () =>
     // Control: the lane's holder continues there as before, and its patch has both rounds.
     const again = structuredOf(await mcp.call("task_continue", { task_id: b.task_id, task: "Also write b2.txt." }))
     expect(again.status).toBe("succeeded")
-    expect((again.patch as { files: Array<{ path: string }> }).files.map((file) => file.path).sort()).toEqual(["b.txt", "b2.txt"])
+    expect((again.patch as { files: Array<{ path: string }> }).files.map((file) => file.path).sort()).toEqual([
+      "b.txt",
+      "b2.txt",
+    ])
   }, 180_000)
 
   test("a lane claim turned to garbage: the lane is not given to another worker while its patch exists, and the task's continue is refused", async () => {
@@ -142,13 +160,18 @@ describe("a continue racing patch_discard", () => {
       world.model.reset()
       // The discard is sent a little later each round, so both orders of the two calls' steps occur.
       const discard = Bun.sleep(round * 2).then(() => mcp.call("patch_discard", { patch_id: patchId }))
-      const [continued, discarded] = await Promise.all([mcp.call("task_continue", { task_id: first.task_id, task: "Write two.txt." }), discard])
+      const [continued, discarded] = await Promise.all([
+        mcp.call("task_continue", { task_id: first.task_id, task: "Write two.txt." }),
+        discard,
+      ])
       const patchExists = existsSync(`${world.home.paths.patchesDir}/${patchId}.json`)
       if (!continued.isError) {
         // The continue won: the patch stayed (the discard was refused) and holds the new round.
         expect(discarded.isError).toBe(true)
         expect(patchExists).toBe(true)
-        expect((structuredOf(continued).patch as { files: Array<{ path: string }> }).files.map((file) => file.path)).toEqual(["one.txt", "two.txt"])
+        expect(
+          (structuredOf(continued).patch as { files: Array<{ path: string }> }).files.map((file) => file.path),
+        ).toEqual(["one.txt", "two.txt"])
         expect((await mcp.call("patch_discard", { patch_id: patchId })).isError).toBeFalsy()
         outcomes.push("continued")
       } else {
@@ -174,11 +197,15 @@ describe("a continued task runs only in the directory it ran in", () => {
     await rename(repo, `${parent}/a.moved`)
     await symlink(other, repo)
     const before = await listing(other)
-    expect(await refusedContinue({ task_id: first.task_id, task: "Write two.txt." })).toContain(`its workspace ${repo} now resolves to ${other}, another directory`)
+    expect(await refusedContinue({ task_id: first.task_id, task: "Write two.txt." })).toContain(
+      `its workspace ${repo} now resolves to ${other}, another directory`,
+    )
     expect(await listing(other)).toEqual(before)
     await rm(repo)
     await rename(`${parent}/a.moved`, repo)
-    expect(structuredOf(await mcp.call("task_continue", { task_id: first.task_id, task: "Write two.txt." })).status).toBe("succeeded")
+    expect(
+      structuredOf(await mcp.call("task_continue", { task_id: first.task_id, task: "Write two.txt." })).status,
+    ).toBe("succeeded")
     expect(await Bun.file(`${repo}/two.txt`).text()).toBe("2\n")
   }, 180_000)
 })
@@ -187,7 +214,14 @@ describe("every continue passes the policy gate a new call passes", () => {
   test("runners in a repository marked sensitive after they ran: the writable one's continue is refused, the read-only one's runs (control)", async () => {
     const repo = await makeRepo(world)
     const run = async (access: string) => {
-      const out = structuredOf(await mcp.call("runner", { cwd: repo, command: "true", objective: "see it pass [script:runner_two]", workspace_access: access }))
+      const out = structuredOf(
+        await mcp.call("runner", {
+          cwd: repo,
+          command: "true",
+          objective: "see it pass [script:runner_two]",
+          workspace_access: access,
+        }),
+      )
       expect(["succeeded", "needs_review"]).toContain(out.status)
       return out.task_id
     }
@@ -195,8 +229,12 @@ describe("every continue passes the policy gate a new call passes", () => {
     const readOnly = await run("read_only")
     await mkdir(`${repo}/.claude`, { recursive: true })
     await writeFile(`${repo}/.claude/sensitive`, "")
-    expect(await refusedContinue({ task_id: writable, task: "Run it again." })).toContain("Refused by policy (sensitive mode): A runner with a writable workspace is refused")
-    expect(["succeeded", "needs_review"]).toContain(structuredOf(await mcp.call("task_continue", { task_id: readOnly, task: "Run it again." })).status)
+    expect(await refusedContinue({ task_id: writable, task: "Run it again." })).toContain(
+      "Refused by policy (sensitive mode): A runner with a writable workspace is refused",
+    )
+    expect(["succeeded", "needs_review"]).toContain(
+      structuredOf(await mcp.call("task_continue", { task_id: readOnly, task: "Run it again." })).status,
+    )
   }, 180_000)
 
   test("a repository marked .claude/sensitive after the worker ran: a non-mechanical continue is refused; the marker gone, the continue runs (blueprint control)", async () => {
@@ -221,15 +259,27 @@ describe("every continue passes the policy gate a new call passes", () => {
     await mkdir(`${repo}/.claude`, { recursive: true })
     await writeFile(`${repo}/.claude/sensitive`, "")
     // Control of the premise: a new non-mechanical worker there is refused by the same rule.
-    expect(textOf(await mcp.call("worker", { cwd: repo, task: "Write one.txt. [script:two_turns]" }))).toContain("Refused by policy (sensitive mode)")
+    expect(textOf(await mcp.call("worker", { cwd: repo, task: "Write one.txt. [script:two_turns]" }))).toContain(
+      "Refused by policy (sensitive mode)",
+    )
     const first = await worker(repo, "Write one.txt. [script:two_turns]", { mechanical: true })
     for (const args of [{}, { mechanical: false }]) {
-      const text = await refusedContinue({ task_id: first.task_id, task: "Now redesign whatever you think needs it.", ...args })
+      const text = await refusedContinue({
+        task_id: first.task_id,
+        task: "Now redesign whatever you think needs it.",
+        ...args,
+      })
       expect(text).toContain("Refused by policy (sensitive mode): A worker is refused")
       expect(text).toContain("mechanical: true")
     }
     expect(existsSync(`${repo}/two.txt`)).toBe(false)
-    const again = structuredOf(await mcp.call("task_continue", { task_id: first.task_id, task: "Write two.txt containing 2.", mechanical: true }))
+    const again = structuredOf(
+      await mcp.call("task_continue", {
+        task_id: first.task_id,
+        task: "Write two.txt containing 2.",
+        mechanical: true,
+      }),
+    )
     expect(again.status).toBe("succeeded")
     expect(await Bun.file(`${repo}/two.txt`).text()).toBe("2\n")
     expect((again.warnings ?? []).filter((warning) => warning.includes("weakened"))).toEqual([])
@@ -239,9 +289,14 @@ describe("every continue passes the policy gate a new call passes", () => {
     const repo = await makeRepo(world)
     const first = await worker(repo, "Write one.txt. [script:two_turns]")
     for (const tier of ["hard", "unsure"])
-      expect(await refusedContinue({ task_id: first.task_id, task: "Write two.txt.", tier })).toContain(`Refused by policy (tier): A delegation marked tier "${tier}"`)
+      expect(await refusedContinue({ task_id: first.task_id, task: "Write two.txt.", tier })).toContain(
+        `Refused by policy (tier): A delegation marked tier "${tier}"`,
+      )
     expect(existsSync(`${repo}/two.txt`)).toBe(false)
-    expect(structuredOf(await mcp.call("task_continue", { task_id: first.task_id, task: "Write two.txt.", tier: "easy" })).status).toBe("succeeded")
+    expect(
+      structuredOf(await mcp.call("task_continue", { task_id: first.task_id, task: "Write two.txt.", tier: "easy" }))
+        .status,
+    ).toBe("succeeded")
   }, 180_000)
 
   test("a continue whose secret the guard finds is refused, as a new call's brief would be", async () => {
@@ -260,9 +315,13 @@ describe("every continue passes the policy gate a new call passes", () => {
       await mkdir(`${repo}/.opencode/plugins`, { recursive: true })
       await writeFile(`${repo}/.opencode/plugins/evil.js`, "export default async () => ({})\n")
       const text = await refusedContinue({ task_id: first.task_id, task: "Write two.txt." })
-      expect(text).toContain(`Refusing workspace ${repo}: OpenCode would run project plugin code from ${repo}/.opencode/plugins/evil.js`)
+      expect(text).toContain(
+        `Refusing workspace ${repo}: OpenCode would run project plugin code from ${repo}/.opencode/plugins/evil.js`,
+      )
       await rm(`${repo}/.opencode`, { recursive: true })
-      expect(structuredOf(await mcp.call("task_continue", { task_id: first.task_id, task: "Write two.txt." })).status).toBe("succeeded")
+      expect(
+        structuredOf(await mcp.call("task_continue", { task_id: first.task_id, task: "Write two.txt." })).status,
+      ).toBe("succeeded")
     }, 180_000)
 })
 
@@ -274,13 +333,17 @@ describe("a mode that weakened since the task's previous call is reported", () =
     const kept = await record(first.task_id)
     for (const calls of ["sensitive", [{ turn: 1, mode: "paranoid", source: "x", delegation: { role: "worker" } }]]) {
       await writeFile(file, JSON.stringify({ ...kept, calls }))
-      expect(await refusedContinue({ task_id: first.task_id, task: "Write two.txt." })).toContain(`No task ${first.task_id}`)
+      expect(await refusedContinue({ task_id: first.task_id, task: "Write two.txt." })).toContain(
+        `No task ${first.task_id}`,
+      )
       expect(existsSync(`${file}.corrupt`)).toBe(true)
       await rm(`${file}.corrupt`)
     }
     // Control: the record as it was continues.
     await writeFile(file, JSON.stringify(kept))
-    expect(structuredOf(await mcp.call("task_continue", { task_id: first.task_id, task: "Write two.txt." })).status).toBe("succeeded")
+    expect(
+      structuredOf(await mcp.call("task_continue", { task_id: first.task_id, task: "Write two.txt." })).status,
+    ).toBe("succeeded")
     expect(await Bun.file(`${repo}/two.txt`).text()).toBe("2\n")
   }, 120_000)
 
@@ -289,13 +352,17 @@ describe("a mode that weakened since the task's previous call is reported", () =
     const marker = `${repo}/.opencode-mcp-orchestrator/sensitive`
     await mkdir(`${repo}/.opencode-mcp-orchestrator`, { recursive: true })
     await writeFile(marker, "")
-    const first = structuredOf(await mcp.call("worker", { cwd: repo, task: "Tidy up. [script:drop_marker]", mechanical: true }))
+    const first = structuredOf(
+      await mcp.call("worker", { cwd: repo, task: "Tidy up. [script:drop_marker]", mechanical: true }),
+    )
     expect(["succeeded", "needs_review"]).toContain(first.status)
     expect(existsSync(marker)).toBe(false)
     const again = structuredOf(await mcp.call("task_continue", { task_id: first.task_id, task: "Write after.txt." }))
     expect(again.status).toBe("succeeded")
     const warning = (again.warnings ?? []).find((line) => line.includes("weakened"))
-    expect(warning).toContain(`it was sensitive (marker file ${marker}), now blueprint (the default: nothing states a mode)`)
+    expect(warning).toContain(
+      `it was sensitive (marker file ${marker}), now blueprint (the default: nothing states a mode)`,
+    )
     expect((await record(first.task_id)).calls?.map((call) => [call.turn, call.mode])).toEqual([
       [1, "sensitive"],
       [2, "blueprint"],

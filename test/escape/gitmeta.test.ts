@@ -9,7 +9,19 @@ import { mkdir, readdir, writeFile } from "node:fs/promises"
 import { readFlags } from "../../src/config/flags"
 import { hostContext, hostFs, planSandbox, runSandboxed } from "../../src/sandbox"
 import { run, spawn } from "../../src/util/process"
-import { front, makeRepo, runAgent, scratch, startWorld, stopWorld, structuredOf, taskCount, textOf, type Front, type World } from "./_world"
+import {
+  front,
+  makeRepo,
+  runAgent,
+  scratch,
+  startWorld,
+  stopWorld,
+  structuredOf,
+  taskCount,
+  textOf,
+  type Front,
+  type World,
+} from "./_world"
 
 const SCOUT = "opencode-orchestrator-scout"
 const WORKER = "opencode-orchestrator-worker"
@@ -22,7 +34,8 @@ const SSH_KEY = "DOTFILES-SSH-KEY-7f3a"
 const AWS_KEY = "DOTFILES-AWS-SECRET-c4e1"
 const MAIN_NOTE = "MAIN-REPOSITORY-NOTE-0b9e"
 /** What a scout tries: the repository its `.git` leads to, as git inside the sandbox sees it. */
-const EXFILTRATE = "git show HEAD:NOTE.txt; git show HEAD:.ssh/id_rsa; git show HEAD:.aws/credentials; git config --get remote.origin.url; echo END"
+const EXFILTRATE =
+  "git show HEAD:NOTE.txt; git show HEAD:.ssh/id_rsa; git show HEAD:.aws/credentials; git config --get remote.origin.url; echo END"
 const LEAKS = [VICTIM_NOTE, TOKEN, SSH_KEY, AWS_KEY]
 
 let world: World
@@ -73,9 +86,21 @@ async function archive(plant: (dir: string) => Promise<void>): Promise<string> {
 }
 
 const pointers: [string, (dir: string) => Promise<void>, RegExp][] = [
-  ["a .git file naming another repository's .git", (dir) => writeFile(`${dir}/.git`, `gitdir: ${victim}/.git\n`), /does not link back to this workspace/],
-  ["the same pointer, relative", async (dir) => writeFile(`${dir}/.git`, `gitdir: ../${victim.split("/").pop()}/.git\n`), /does not link back/],
-  ["a .git file naming HOME's dotfiles repository", (dir) => writeFile(`${dir}/.git`, `gitdir: ${dotfiles}\n`), /does not link back to this workspace/],
+  [
+    "a .git file naming another repository's .git",
+    (dir) => writeFile(`${dir}/.git`, `gitdir: ${victim}/.git\n`),
+    /does not link back to this workspace/,
+  ],
+  [
+    "the same pointer, relative",
+    async (dir) => writeFile(`${dir}/.git`, `gitdir: ../${victim.split("/").pop()}/.git\n`),
+    /does not link back/,
+  ],
+  [
+    "a .git file naming HOME's dotfiles repository",
+    (dir) => writeFile(`${dir}/.git`, `gitdir: ${dotfiles}\n`),
+    /does not link back to this workspace/,
+  ],
   [
     "a .git directory whose commondir is HOME's dotfiles repository",
     async (dir) => {
@@ -123,13 +148,16 @@ describe("a .git pointer never mounts another repository or HOME", () => {
     expect(await readdir(world.home.paths.locksDir).catch(() => [])).toEqual([])
   })
 
-  test.each(pointers)("%s: a session forced there (no MCP admission) gets nothing from the plugin", async (_, plant) => {
-    const dir = await archive(plant)
-    const { results } = await runAgent(world, SCOUT, dir, "exfiltrate")
-    expect(results.map((r) => r.tool)).toEqual(["sandbox_shell"])
-    expect(results[0]!.output).toMatch(/Refusing workspace .*: its Git metadata/)
-    for (const leak of LEAKS) expect(results[0]!.output).not.toContain(leak)
-  })
+  test.each(pointers)(
+    "%s: a session forced there (no MCP admission) gets nothing from the plugin",
+    async (_, plant) => {
+      const dir = await archive(plant)
+      const { results } = await runAgent(world, SCOUT, dir, "exfiltrate")
+      expect(results.map((r) => r.tool)).toEqual(["sandbox_shell"])
+      expect(results[0]!.output).toMatch(/Refusing workspace .*: its Git metadata/)
+      for (const leak of LEAKS) expect(results[0]!.output).not.toContain(leak)
+    },
+  )
 
   test("a worker that plants the pointer by its sandboxed shell is refused at its next tool, and so is the next scout", async () => {
     const dir = await archive(async () => {})
@@ -165,8 +193,14 @@ describe("a .git pointer never mounts another repository or HOME", () => {
   test("an isolated worker below a refused pointer is refused with the rule: the snapshot never follows it", async () => {
     const dir = await archive((root) => writeFile(`${root}/.git`, `gitdir: ${victim}/.git\n`))
     await mkdir(`${dir}/pkg`)
-    world.model.setScript("touch_note", { turns: [{ steps: [{ tool: "write", args: { filePath: "NOTE.md", content: "n\n" } }, done] }] })
-    const result = await mcp.call("worker", { cwd: `${dir}/pkg`, task: "[script:touch_note] write a note", isolation: "worktree" })
+    world.model.setScript("touch_note", {
+      turns: [{ steps: [{ tool: "write", args: { filePath: "NOTE.md", content: "n\n" } }, done] }],
+    })
+    const result = await mcp.call("worker", {
+      cwd: `${dir}/pkg`,
+      task: "[script:touch_note] write a note",
+      isolation: "worktree",
+    })
     expect(result.isError).toBe(true)
     expect(textOf(result)).toMatch(/Refusing workspace .*: its Git metadata .*does not link back/)
     for (const leak of LEAKS) expect(textOf(result)).not.toContain(leak)
@@ -176,8 +210,14 @@ describe("a .git pointer never mounts another repository or HOME", () => {
     const main = await makeRepo(world)
     const linked = `${await scratch(world, "oc-orch-linked-")}/wt`
     await git(main, "worktree", "add", "-q", linked)
-    world.model.setScript("touch_note", { turns: [{ steps: [{ tool: "write", args: { filePath: "NOTE.md", content: "n\n" } }, done] }] })
-    const result = await mcp.call("worker", { cwd: linked, task: "[script:touch_note] write a note", isolation: "worktree" })
+    world.model.setScript("touch_note", {
+      turns: [{ steps: [{ tool: "write", args: { filePath: "NOTE.md", content: "n\n" } }, done] }],
+    })
+    const result = await mcp.call("worker", {
+      cwd: linked,
+      task: "[script:touch_note] write a note",
+      isolation: "worktree",
+    })
     expect(structuredOf(result).status).toBe("succeeded")
     const patch = structuredOf(result).patch as { patch_id: string; files: { path: string; change: string }[] }
     expect(patch.patch_id).toMatch(/^patch_/)
@@ -196,7 +236,8 @@ describe("a .git pointer never mounts another repository or HOME", () => {
 
 describe("a planted .git never hides the repository's sensitive marker", () => {
   const plants = {
-    "a .git directory": "mkdir -p pkg/.git/objects pkg/.git/refs && printf 'ref: refs/heads/main\\n' > pkg/.git/HEAD && echo planted",
+    "a .git directory":
+      "mkdir -p pkg/.git/objects pkg/.git/refs && printf 'ref: refs/heads/main\\n' > pkg/.git/HEAD && echo planted",
     "a .git file": "printf 'gitdir: ../.git\\n' > pkg/.git && echo planted",
   }
 
@@ -223,7 +264,11 @@ describe("a planted .git never hides the repository's sensitive marker", () => {
     test(`${kind} planted in pkg by a worker's shell: a call in pkg is still sensitive`, async () => {
       const repo = await plantedRepo(true, plant)
       const policy = structuredOf(await mcp.call("policy", { cwd: `${repo}/pkg` }))
-      expect(policy).toMatchObject({ mode: "sensitive", source: `marker file ${repo}/.opencode-mcp-orchestrator/sensitive`, project_root: repo })
+      expect(policy).toMatchObject({
+        mode: "sensitive",
+        source: `marker file ${repo}/.opencode-mcp-orchestrator/sensitive`,
+        project_root: repo,
+      })
       const tasks = await taskCount(world)
       const worker = await mcp.call("worker", { cwd: `${repo}/pkg`, task: "[script:plant_git] rewrite everything" })
       expect(worker.isError).toBe(true)
@@ -274,7 +319,10 @@ describe("a checked mount swapped while bwrap starts", () => {
         } catch {
           continue // the planner saw the link this time
         }
-        const result = await runSandboxed({ ...plan, pins: [] }, ["/bin/cat", "id_rsa"], { timeoutMs: 5000, maxOutputBytes: 4096 })
+        const result = await runSandboxed({ ...plan, pins: [] }, ["/bin/cat", "id_rsa"], {
+          timeoutMs: 5000,
+          maxOutputBytes: 4096,
+        })
         if (result.stdout.includes(SSH_KEY)) leaked++
       }
     } finally {
@@ -285,12 +333,18 @@ describe("a checked mount swapped while bwrap starts", () => {
 
   test("a worker in the repository swaps sub for a link to ~/.ssh while a scout in sub runs 48 shells: no key read", async () => {
     const repo = await nested()
-    world.model.setScript("swap_sub", { turns: [{ steps: [shell(`${swapper("sub", "sublink", 30)}; echo swapped`), done] }] })
+    world.model.setScript("swap_sub", {
+      turns: [{ steps: [shell(`${swapper("sub", "sublink", 30)}; echo swapped`), done] }],
+    })
     // Six parallel shells a step (the scout's step budget is small), each command distinct.
-    const steps = Array.from({ length: 8 }, (_, step) => ({ tools: Array.from({ length: 6 }, (_, i) => shell(`cat mine.txt id_rsa 2>&1; echo read ${step}.${i}`)) }))
+    const steps = Array.from({ length: 8 }, (_, step) => ({
+      tools: Array.from({ length: 6 }, (_, i) => shell(`cat mine.txt id_rsa 2>&1; echo read ${step}.${i}`)),
+    }))
     // The scout's session starts before the swap (in the real sub); its reads wait until the swap runs.
     const ready = shell("echo session-started")
-    world.model.setScript("read_sub", { turns: [{ steps: [ready, { ...steps[0]!, delayMs: 4000 }, ...steps.slice(1), done] }] })
+    world.model.setScript("read_sub", {
+      turns: [{ steps: [ready, { ...steps[0]!, delayMs: 4000 }, ...steps.slice(1), done] }],
+    })
     const before = world.model.toolResults().length
     const scout = runAgent(world, SCOUT, `${repo}/sub`, "read_sub")
     while (

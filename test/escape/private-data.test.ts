@@ -18,7 +18,15 @@ let world: World
 beforeAll(async () => {
   world = await startWorld({
     read_env: {
-      turns: [{ steps: [{ tool: "sandbox_shell", args: { command: "cat .env" } }, { tool: "read", args: { filePath: ".env" } }, { text: "read it" }] }],
+      turns: [
+        {
+          steps: [
+            { tool: "sandbox_shell", args: { command: "cat .env" } },
+            { tool: "read", args: { filePath: ".env" } },
+            { text: "read it" },
+          ],
+        },
+      ],
     },
   })
 }, 120_000)
@@ -81,10 +89,23 @@ test("control: a plain opencode serve, started with the usual umask, leaves its 
   let plain: Spawned | undefined
   const previous = process.umask(0o022)
   try {
-    plain = spawn([`${import.meta.dir}/../../node_modules/.bin/opencode`, "serve", "--port", "0", "--hostname", "127.0.0.1", "--print-logs", "--log-level", "WARN"], {
-      env: { ...env, XDG_DATA_HOME: `${data}/share`, OPENCODE_SERVER_PASSWORD: "control-password" },
-      logFile: log,
-    })
+    plain = spawn(
+      [
+        `${import.meta.dir}/../../node_modules/.bin/opencode`,
+        "serve",
+        "--port",
+        "0",
+        "--hostname",
+        "127.0.0.1",
+        "--print-logs",
+        "--log-level",
+        "WARN",
+      ],
+      {
+        env: { ...env, XDG_DATA_HOME: `${data}/share`, OPENCODE_SERVER_PASSWORD: "control-password" },
+        logFile: log,
+      },
+    )
     let url: string | undefined
     for (let waited = 0; !url && waited < 30_000; waited += 100) {
       url = (existsSync(log) ? readFileSync(log, "utf8") : "").match(/listening on (http:\/\/127\.0\.0\.1:\d+)/)?.[1]

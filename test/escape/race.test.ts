@@ -52,7 +52,8 @@ describe("rename-exchange race against the file tools", () => {
     try {
       while (!leaked && Date.now() < deadline) {
         // The old design: the guard checks the path, then the host opens it by name.
-        if (refuseCall({ tool: "read", args: { filePath: `${repo}/d/id_rsa` }, workspace: repo, host }, hostFs)) continue
+        if (refuseCall({ tool: "read", args: { filePath: `${repo}/d/id_rsa` }, workspace: repo, host }, hostFs))
+          continue
         try {
           if (readFileSync(`${repo}/d/id_rsa`, "utf8").includes(SECRET)) leaked++
         } catch {}
@@ -70,8 +71,14 @@ describe("rename-exchange race against the file tools", () => {
     await writeFile(`${repo}/d/id_rsa`, "decoy\n")
     await mkdir(`${repo}/w`)
     // Each call differs (limit), or OpenCode would see a loop of identical calls.
-    const reads = Array.from({ length: CALLS }, (_, i) => ({ tool: "read", args: { filePath: `${repo}/d/id_rsa`, limit: 10 + i } }))
-    const writes = Array.from({ length: CALLS }, (_, i) => ({ tool: "write", args: { filePath: `${repo}/w/evil${i}.js`, content: "console.log('pwned')\n" } }))
+    const reads = Array.from({ length: CALLS }, (_, i) => ({
+      tool: "read",
+      args: { filePath: `${repo}/d/id_rsa`, limit: 10 + i },
+    }))
+    const writes = Array.from({ length: CALLS }, (_, i) => ({
+      tool: "write",
+      args: { filePath: `${repo}/w/evil${i}.js`, content: "console.log('pwned')\n" },
+    }))
     const plant = `ln -sfn ${home}/.ssh dlink && ln -sfn ${home}/.config/opencode/plugins wlink && echo links`
     const race = `(${swapper("d", "dlink", 6)}) & (${swapper("w", "wlink", 6)}); wait; echo swapped`
     world.model.setScript("race", {
@@ -79,7 +86,9 @@ describe("rename-exchange race against the file tools", () => {
         {
           steps: [
             { tool: "sandbox_shell", args: { command: plant } },
-            ...Array.from({ length: ROUNDS }, () => ({ tools: [{ tool: "sandbox_shell", args: { command: race } }, ...reads, ...writes] })),
+            ...Array.from({ length: ROUNDS }, () => ({
+              tools: [{ tool: "sandbox_shell", args: { command: race } }, ...reads, ...writes],
+            })),
             done,
           ],
         },
@@ -117,16 +126,29 @@ describe("the shared server's password", () => {
       `(exec 3<>/dev/tcp/127.0.0.1/${port} && printf 'GET /session HTTP/1.0\\r\\n\\r\\n' >&3 && head -1 <&3) 2>&1`,
       "echo probed",
     ].join("; ")
-    const runners = (["read_only", "writable"] as const).flatMap((access) => (["disabled", "host"] as const).map((network) => ({ access, network })))
-    const tool = (access: string, network: string) => `sandbox_run${network === "host" ? "_network" : ""}${access === "read_only" ? "_ro" : ""}`
+    const runners = (["read_only", "writable"] as const).flatMap((access) =>
+      (["disabled", "host"] as const).map((network) => ({ access, network })),
+    )
+    const tool = (access: string, network: string) =>
+      `sandbox_run${network === "host" ? "_network" : ""}${access === "read_only" ? "_ro" : ""}`
     const outputs: string[] = []
     for (const agent of [SCOUT, WORKER]) {
-      world.model.setScript("password", { turns: [{ steps: [{ tool: "sandbox_shell", args: { command: probe } }, done] }] })
+      world.model.setScript("password", {
+        turns: [{ steps: [{ tool: "sandbox_shell", args: { command: probe } }, done] }],
+      })
       outputs.push((await runAgent(world, agent, await makeRepo(world), "password")).results[0]!.output)
     }
     for (const { access, network } of runners) {
       world.model.setScript("password", {
-        turns: [{ steps: [{ tool: tool(access, network), args: { command: probe, timeout_seconds: 20 } }, { tool: "sandbox_log_read", args: { run_id: "", offset: 1, limit: 200 } }, done] }],
+        turns: [
+          {
+            steps: [
+              { tool: tool(access, network), args: { command: probe, timeout_seconds: 20 } },
+              { tool: "sandbox_log_read", args: { run_id: "", offset: 1, limit: 200 } },
+              done,
+            ],
+          },
+        ],
       })
       const { results } = await runAgent(world, runnerAgentName(access, network), await makeRepo(world), "password")
       outputs.push(results.map((r) => r.output).join("\n"))
@@ -168,8 +190,11 @@ describe("special files and huge lines", () => {
 
   test("a 1 MB single-line runner output digests without stalling the shared server", async () => {
     const repo = await makeRepo(world)
-    const line = "python3 -c \"import sys; sys.stdout.write(' ' * 300000 + 'at ' * 100000 + ':' * 200000 + '(' * 200000 + '\\n'); print('(fail) math > adds'); sys.exit(3)\""
-    world.model.setScript("long_line", { turns: [{ steps: [{ tool: "sandbox_run_ro", args: { command: line, timeout_seconds: 60 } }, done] }] })
+    const line =
+      "python3 -c \"import sys; sys.stdout.write(' ' * 300000 + 'at ' * 100000 + ':' * 200000 + '(' * 200000 + '\\n'); print('(fail) math > adds'); sys.exit(3)\""
+    world.model.setScript("long_line", {
+      turns: [{ steps: [{ tool: "sandbox_run_ro", args: { command: line, timeout_seconds: 60 } }, done] }],
+    })
     world.model.setScript("quick", { turns: [{ steps: [{ text: "quick answer" }] }] })
     const slow = runAgent(world, runnerAgentName("read_only", "disabled"), repo, "long_line")
     // Another session on the same server answers meanwhile: the digest does not block its event loop.

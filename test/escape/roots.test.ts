@@ -26,9 +26,22 @@ beforeAll(async () => {
     plant_github: { turns: [{ steps: [shell("mkdir -p .github/.git docs/.git && echo planted"), done] }] },
     pkg_edit: { turns: [{ steps: [write("a.ts", "export const a = 2\n"), done] }] },
     workflow_tool: { turns: [{ steps: [write("workflows/deploy.yml", "on: push\n"), done] }] },
-    workflow_shell: { turns: [{ steps: [shell("mkdir -p workflows && echo 'on: push' > workflows/release.yml && echo shelled"), done] }] },
+    workflow_shell: {
+      turns: [
+        { steps: [shell("mkdir -p workflows && echo 'on: push' > workflows/release.yml && echo shelled"), done] },
+      ],
+    },
     docs_edit: { turns: [{ steps: [write("guide.md", "# guide\n"), done] }] },
-    init_github: { turns: [{ steps: [shell(`git init -q .github && git -C .github ${IDENTITY} commit -q --allow-empty -m init && echo planted`), done] }] },
+    init_github: {
+      turns: [
+        {
+          steps: [
+            shell(`git init -q .github && git -C .github ${IDENTITY} commit -q --allow-empty -m init && echo planted`),
+            done,
+          ],
+        },
+      ],
+    },
   })
   mcp = await front(world)
 }, 120_000)
@@ -51,7 +64,10 @@ async function repo(markers: string[] = []): Promise<string> {
     await writeFile(`${dir}/${marker}`, "")
   }
   await run(["git", "add", "-A"], { cwd: dir, env: gitEnv })
-  await run(["git", "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "layout"], { cwd: dir, env: gitEnv })
+  await run(["git", "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "layout"], {
+    cwd: dir,
+    env: gitEnv,
+  })
   return dir
 }
 
@@ -65,7 +81,9 @@ describe("a planted .git does not hide the repository's policy markers", () => {
     expect(before.isError).toBe(true)
     expect(textOf(before)).toContain(`${cwd}/.claude/sensitive`)
 
-    const planted = structuredOf(await mcp.call("worker", { cwd, mechanical: true, task: "[script:plant_pkg] make the directory pkg/.git" }))
+    const planted = structuredOf(
+      await mcp.call("worker", { cwd, mechanical: true, task: "[script:plant_pkg] make the directory pkg/.git" }),
+    )
     expect(existsSync(`${cwd}/pkg/.git`)).toBe(true)
     expect(planted.status).toBe("needs_review")
     expect(String(planted.warnings)).toContain("pkg/.git (new)")
@@ -107,7 +125,9 @@ describe("a planted .git does not make .github a repository root", () => {
 
     // The attacks: the file tool and the shell, from inside the planted "repository".
     seen = toolResults().length
-    const tool = structuredOf(await mcp.call("worker", { cwd: `${cwd}/.github`, task: "[script:workflow_tool] add a workflow" }))
+    const tool = structuredOf(
+      await mcp.call("worker", { cwd: `${cwd}/.github`, task: "[script:workflow_tool] add a workflow" }),
+    )
     expect(
       toolResults()
         .slice(seen)
@@ -115,13 +135,17 @@ describe("a planted .git does not make .github a repository root", () => {
     ).toContain("are not written by delegated agents")
     expect(existsSync(`${cwd}/.github/workflows/deploy.yml`)).toBe(false)
     expect(tool.status).toBe("succeeded")
-    const shelled = structuredOf(await mcp.call("worker", { cwd: `${cwd}/.github`, task: "[script:workflow_shell] add a workflow" }))
+    const shelled = structuredOf(
+      await mcp.call("worker", { cwd: `${cwd}/.github`, task: "[script:workflow_shell] add a workflow" }),
+    )
     expect(existsSync(`${cwd}/.github/workflows/release.yml`)).toBe(true)
     expect(shelled.status).toBe("needs_review")
     expect(String(shelled.warnings)).toContain("workflows")
 
     // Control: docs/ with a planted .git is still ordinary.
-    const docs = structuredOf(await mcp.call("worker", { cwd: `${cwd}/docs`, task: "[script:docs_edit] write a guide" }))
+    const docs = structuredOf(
+      await mcp.call("worker", { cwd: `${cwd}/docs`, task: "[script:docs_edit] write a guide" }),
+    )
     expect(docs.status).toBe("succeeded")
     expect(docs.warnings ?? []).toEqual([])
     expect(await readFile(`${cwd}/docs/guide.md`, "utf8")).toBe("# guide\n")
@@ -136,11 +160,19 @@ interface PatchOut {
 describe("a planted repository does not make patch_apply's review ordinary", () => {
   test("an isolated worker's patch from a planted `git init .github` adding workflows/ needs allow_autorun", async () => {
     const cwd = await repo()
-    const planted = structuredOf(await mcp.call("worker", { cwd, task: "[script:init_github] make .github a repository" }))
+    const planted = structuredOf(
+      await mcp.call("worker", { cwd, task: "[script:init_github] make .github a repository" }),
+    )
     expect(planted.status).toBe("needs_review")
     expect(String(planted.warnings)).toContain(".github/.git")
 
-    const out = structuredOf(await mcp.call("worker", { cwd: `${cwd}/.github`, isolation: "worktree", task: "[script:workflow_tool] add a workflow" }))
+    const out = structuredOf(
+      await mcp.call("worker", {
+        cwd: `${cwd}/.github`,
+        isolation: "worktree",
+        task: "[script:workflow_tool] add a workflow",
+      }),
+    )
     expect(out.status).toBe("succeeded")
     const { patch_id, digest } = out.patch as PatchOut
     // The attack: the patch's repository is .github's own, where workflows/ is an ordinary name.

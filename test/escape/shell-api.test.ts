@@ -19,8 +19,19 @@ let world: World
 
 beforeAll(async () => {
   world = await startWorld({
-    host_bash: { turns: [{ steps: [{ tool: "bash", args: { command: `touch ${BASH_MARKER}`, description: "touch a file" } }, { text: "done" }] }] },
-    sandboxed: { turns: [{ steps: [{ tool: "sandbox_shell", args: { command: "echo sandboxed-ok" } }, { text: "done" }] }] },
+    host_bash: {
+      turns: [
+        {
+          steps: [
+            { tool: "bash", args: { command: `touch ${BASH_MARKER}`, description: "touch a file" } },
+            { text: "done" },
+          ],
+        },
+      ],
+    },
+    sandboxed: {
+      turns: [{ steps: [{ tool: "sandbox_shell", args: { command: "echo sandboxed-ok" } }, { text: "done" }] }],
+    },
   })
 }, 120_000)
 afterAll(async () => {
@@ -37,7 +48,11 @@ async function call(target: Target, method: string, path: string, directory: str
   const separator = path.includes("?") ? "&" : "?"
   const response = await fetch(`${target.url}${path}${separator}directory=${encodeURIComponent(directory)}`, {
     method,
-    headers: { authorization: target.authorization, "content-type": "application/json", "x-opencode-directory": directory },
+    headers: {
+      authorization: target.authorization,
+      "content-type": "application/json",
+      "x-opencode-directory": directory,
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(30_000),
   })
@@ -46,14 +61,20 @@ async function call(target: Target, method: string, path: string, directory: str
 
 /** Every way in that runs a command on the host, each aimed at its own marker; returns the markers. */
 async function attack(target: Target, directory: string, markers: string): Promise<string[]> {
-  const created = JSON.parse((await call(target, "POST", "/session", directory, { title: "attacker" })).body) as { id: string }
+  const created = JSON.parse((await call(target, "POST", "/session", directory, { title: "attacker" })).body) as {
+    id: string
+  }
   const paths: string[] = []
   const marker = (name: string) => {
     const path = `${markers}/${name}`
     paths.push(path)
     return path
   }
-  for (const agent of [SCOUT, "build"]) await call(target, "POST", `/session/${created.id}/shell`, directory, { agent, command: `touch ${marker(`shell-${agent}`)}` })
+  for (const agent of [SCOUT, "build"])
+    await call(target, "POST", `/session/${created.id}/shell`, directory, {
+      agent,
+      command: `touch ${marker(`shell-${agent}`)}`,
+    })
   await call(target, "POST", "/pty", directory, { command: "/bin/sh", args: ["-c", `touch ${marker("pty")}`] })
   await call(target, "POST", "/api/pty", directory, { command: "/bin/sh", args: ["-c", `touch ${marker("api-pty")}`] })
   return paths
@@ -64,13 +85,25 @@ async function attack(target: Target, directory: string, markers: string): Promi
  * approved by the attacker (who holds the password); resolves once the session answered or 30 s passed.
  */
 async function bashThroughBuild(target: Target, directory: string, label: string) {
-  const session = (JSON.parse((await call(target, "POST", "/session", directory, { title: `attacker ${label}` })).body) as { id: string }).id
-  const prompt = { agent: "build", model: { providerID: "scripted", modelID: "fast" }, parts: [{ type: "text", text: `[script:host_bash] go ${label}` }] }
+  const session = (
+    JSON.parse((await call(target, "POST", "/session", directory, { title: `attacker ${label}` })).body) as {
+      id: string
+    }
+  ).id
+  const prompt = {
+    agent: "build",
+    model: { providerID: "scripted", modelID: "fast" },
+    parts: [{ type: "text", text: `[script:host_bash] go ${label}` }],
+  }
   await call(target, "POST", `/session/${session}/prompt_async`, directory, prompt)
   const deadline = Date.now() + 30_000
   while (Date.now() < deadline) {
-    const asks = JSON.parse((await call(target, "GET", "/permission", directory)).body) as Array<{ id: string; sessionID: string }>
-    for (const ask of asks.filter((a) => a.sessionID === session)) await call(target, "POST", `/permission/${ask.id}/reply`, directory, { reply: "once" })
+    const asks = JSON.parse((await call(target, "GET", "/permission", directory)).body) as Array<{
+      id: string
+      sessionID: string
+    }>
+    for (const ask of asks.filter((a) => a.sessionID === session))
+      await call(target, "POST", `/permission/${ask.id}/reply`, directory, { reply: "once" })
     const messages = JSON.parse((await call(target, "GET", `/session/${session}/message`, directory)).body) as Array<{
       info: { role: string; time: { completed?: number }; finish?: string }
       parts: Array<{ type: string; tool?: string; state?: { output?: string; error?: string } }>
@@ -129,10 +162,23 @@ test("control: the same calls on a plain opencode serve of the same home run hos
   const env = Object.fromEntries(Object.entries(world.home.env).filter(([name]) => !(name in SHARED_SERVER_ENV)))
   let plain: Spawned | undefined
   try {
-    plain = spawn([`${import.meta.dir}/../../node_modules/.bin/opencode`, "serve", "--port", "0", "--hostname", "127.0.0.1", "--print-logs", "--log-level", "WARN"], {
-      env: { ...env, OPENCODE_SERVER_PASSWORD: password },
-      logFile: log,
-    })
+    plain = spawn(
+      [
+        `${import.meta.dir}/../../node_modules/.bin/opencode`,
+        "serve",
+        "--port",
+        "0",
+        "--hostname",
+        "127.0.0.1",
+        "--print-logs",
+        "--log-level",
+        "WARN",
+      ],
+      {
+        env: { ...env, OPENCODE_SERVER_PASSWORD: password },
+        logFile: log,
+      },
+    )
     let url: string | undefined
     await until(() => {
       url = (existsSync(log) ? readFileSync(log, "utf8") : "").match(/listening on (http:\/\/127\.0\.0\.1:\d+)/)?.[1]

@@ -97,8 +97,14 @@ async function repo(): Promise<string> {
 /** Every brief distinct, so the scripted model never takes two conversations for one. */
 let briefs = 0
 const fanOut = (mcp: Connected, cwd: string, count: number) => {
-  const members = Array.from({ length: count }, () => ({ role: "scout", cwd, task: `Look slowly, number ${++briefs}. [script:slow]` }))
-  return mcp.client.callTool({ name: "delegate_parallel", arguments: { briefs: members } }, undefined, { timeout: 600_000 })
+  const members = Array.from({ length: count }, () => ({
+    role: "scout",
+    cwd,
+    task: `Look slowly, number ${++briefs}. [script:slow]`,
+  }))
+  return mcp.client.callTool({ name: "delegate_parallel", arguments: { briefs: members } }, undefined, {
+    timeout: 600_000,
+  })
 }
 
 /** The detached watchdog (`supervise --parent <pid>`) the serve process started with its first task. */
@@ -111,7 +117,8 @@ async function watchdogOf(pid: number): Promise<number | undefined> {
   return undefined
 }
 
-const settled = (ids: string[]) => async () => (await records()).filter((r) => ids.includes(r.id)).every((r) => r.status !== "running")
+const settled = (ids: string[]) => async () =>
+  (await records()).filter((r) => ids.includes(r.id)).every((r) => r.status !== "running")
 
 /** A fan-out of 3 in a serve SIGKILLed while 2 sessions work, then a fan-out of 2 in a second serve; the most busy at once. */
 async function killDuringFanOut(killWatchdog: boolean) {
@@ -130,7 +137,13 @@ async function killDuringFanOut(killWatchdog: boolean) {
     const dead = (await records()).filter((r) => !before.has(r.id))
     expect(dead.length).toBe(3)
     // With the watchdog alive, it takes the three over before the next serve looks (one owner at a time).
-    if (!killWatchdog) expect(await until(async () => (await records()).filter((r) => !before.has(r.id)).every((r) => r.ownerPid !== first.pid), 15_000)).toBe(true)
+    if (!killWatchdog)
+      expect(
+        await until(
+          async () => (await records()).filter((r) => !before.has(r.id)).every((r) => r.ownerPid !== first.pid),
+          15_000,
+        ),
+      ).toBe(true)
     second = await serve()
     await fanOut(second, cwd, 2)
     const ids = (await records()).filter((r) => !before.has(r.id)).map((r) => r.id)
@@ -151,7 +164,11 @@ test("control: three scouts started without a fan-out run at once, and the sampl
   const sampled = sampler(cwd)
   try {
     const before = new Set((await records()).map((r) => r.id))
-    for (let i = 0; i < 3; i++) await mcp.client.callTool({ name: "scout", arguments: { cwd, task: `Look slowly, number ${++briefs}. [script:slow]` } })
+    for (let i = 0; i < 3; i++)
+      await mcp.client.callTool({
+        name: "scout",
+        arguments: { cwd, task: `Look slowly, number ${++briefs}. [script:slow]` },
+      })
     expect(await until(() => sampled.busiest() >= 3, 30_000)).toBe(true)
     const ids = (await records()).filter((r) => !before.has(r.id)).map((r) => r.id)
     expect(await until(settled(ids), 60_000)).toBe(true)

@@ -16,7 +16,9 @@ export function listing(root: string): string[] {
         lines.push(`${path}/ ${mode}`)
         walk(path)
       } else {
-        const bytes = info.isSymbolicLink() ? Buffer.from(readlinkSync(`${root}/${path}`)) : readFileSync(`${root}/${path}`)
+        const bytes = info.isSymbolicLink()
+          ? Buffer.from(readlinkSync(`${root}/${path}`))
+          : readFileSync(`${root}/${path}`)
         lines.push(`${path} ${mode} ${createHash("sha256").update(bytes).digest("hex")}`)
       }
     }

@@ -29,18 +29,27 @@ let before: string[]
 let after: string[]
 
 beforeAll(async () => {
-  world = await startWorld({ large: { turns: [{ steps: [{ tool: "sandbox_shell", args: { command: MAKE } }, { text: "Made the files." }] }] } })
+  world = await startWorld({
+    large: { turns: [{ steps: [{ tool: "sandbox_shell", args: { command: MAKE } }, { text: "Made the files." }] }] },
+  })
   mcp = await connect(world, { syncBudgetMs: 3000 })
   repo = await makeRepo(world)
   before = listing(repo)
-  let out = structured(await mcp.client.callTool({ name: "worker", arguments: { cwd: repo, task: "Make them. [script:large]", isolation: "worktree" } }))
+  let out = structured(
+    await mcp.client.callTool({
+      name: "worker",
+      arguments: { cwd: repo, task: "Make them. [script:large]", isolation: "worktree" },
+    }),
+  )
   while (out.status === "running") {
     await Bun.sleep(500)
     out = structured(await mcp.client.callTool({ name: "task_result", arguments: { task_id: out.task_id } }))
   }
   const result = out.patch as { patch_id: string; digest: string }
   expect(result?.patch_id, JSON.stringify(out).slice(0, 600)).toBeString()
-  const record = (await Bun.file(`${world.home.paths.patchesDir}/${result.patch_id}.json`).json()) as { layout: { dir: string } }
+  const record = (await Bun.file(`${world.home.paths.patchesDir}/${result.patch_id}.json`).json()) as {
+    layout: { dir: string }
+  }
   patch = { id: result.patch_id, digest: result.digest, lane: record.layout.dir }
 }, 300_000)
 afterAll(async () => {
@@ -49,14 +58,18 @@ afterAll(async () => {
 })
 
 const apply = (serve: Awaited<ReturnType<typeof connectStdio>>) =>
-  serve.client.callTool({ name: "patch_apply", arguments: { patch_id: patch.id, digest: patch.digest } }, undefined, { timeout: 300_000 }) as Promise<CallToolResult>
+  serve.client.callTool({ name: "patch_apply", arguments: { patch_id: patch.id, digest: patch.digest } }, undefined, {
+    timeout: 300_000,
+  }) as Promise<CallToolResult>
 
 /** A fresh `serve` (the next process) doing one call, then gone. */
 async function nextProcess(tool: string): Promise<CallToolResult> {
   const serve = await connectStdio(world.home.env)
   try {
     const args = tool === "patch_apply" ? { patch_id: patch.id, digest: patch.digest } : { patch_id: patch.id }
-    return (await serve.client.callTool({ name: tool, arguments: args }, undefined, { timeout: 300_000 })) as CallToolResult
+    return (await serve.client.callTool({ name: tool, arguments: args }, undefined, {
+      timeout: 300_000,
+    })) as CallToolResult
   } finally {
     await serve.close()
   }
@@ -73,7 +86,11 @@ async function reset() {
   expect(listing(repo)).toEqual(before)
   const file = `${world.home.paths.patchesDir}/${patch.id}.json`
   if (!existsSync(file)) return
-  const { appliedAt: _at, appliedDigest: _digest, ...waiting } = (await Bun.file(file).json()) as Record<string, unknown>
+  const {
+    appliedAt: _at,
+    appliedDigest: _digest,
+    ...waiting
+  } = (await Bun.file(file).json()) as Record<string, unknown>
   await writeFile(file, JSON.stringify(waiting, null, 2))
 }
 
@@ -82,7 +99,8 @@ const runs = () => readdirSync(patch.lane).filter((name) => STAGING.test(name))
 /** No temporary in the repository or the state and cache dirs; no staging in the lane. */
 function expectClean() {
   expect(namesBelow(repo, TEMPS)).toEqual([])
-  for (const dir of [world.home.paths.stateDir, `${world.home.paths.worktreesDir}/..`]) expect(namesBelow(dir, TEMPS)).toEqual([])
+  for (const dir of [world.home.paths.stateDir, `${world.home.paths.worktreesDir}/..`])
+    expect(namesBelow(dir, TEMPS)).toEqual([])
   expect(runs()).toEqual([])
 }
 
@@ -124,7 +142,8 @@ test("control: the same apply with no fault succeeds, every file written, nothin
 }, 300_000)
 
 test("SIGKILL during staging: nothing was written; the next patch_apply applies the patch whole", async () => {
-  const staging = () => runs().some((run) => existsSync(`${patch.lane}/${run}/tree`) && !existsSync(`${patch.lane}/${run}/journal.json`))
+  const staging = () =>
+    runs().some((run) => existsSync(`${patch.lane}/${run}/tree`) && !existsSync(`${patch.lane}/${run}/journal.json`))
   await killWhen(staging)
   expect(listing(repo)).toEqual(before)
   expect((await doctor()).status).toBe("pass")

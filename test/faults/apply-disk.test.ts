@@ -23,7 +23,11 @@ let mcp: Connected
 beforeAll(async () => {
   world = await startWorld({
     blob: { turns: [{ steps: [{ tool: "sandbox_shell", args: { command: MAKE } }, { text: "Made the files." }] }] },
-    small: { turns: [{ steps: [{ tool: "write", args: { filePath: "note.txt", content: "a note\n" } }, { text: "Wrote it." }] }] },
+    small: {
+      turns: [
+        { steps: [{ tool: "write", args: { filePath: "note.txt", content: "a note\n" } }, { text: "Wrote it." }] },
+      ],
+    },
   })
   mcp = await connect(world, { syncBudgetMs: 3000 })
 }, 120_000)
@@ -39,7 +43,12 @@ interface Patch {
 
 /** An isolated worker's patch of `repo`, run to its end. */
 async function workerPatch(repo: string, script: string): Promise<Patch> {
-  let out = structured(await mcp.client.callTool({ name: "worker", arguments: { cwd: repo, task: `Work. [script:${script}]`, isolation: "worktree" } }))
+  let out = structured(
+    await mcp.client.callTool({
+      name: "worker",
+      arguments: { cwd: repo, task: `Work. [script:${script}]`, isolation: "worktree" },
+    }),
+  )
   while (out.status === "running") {
     await Bun.sleep(500)
     out = structured(await mcp.client.callTool({ name: "task_result", arguments: { task_id: out.task_id } }))
@@ -49,7 +58,8 @@ async function workerPatch(repo: string, script: string): Promise<Patch> {
   return patch!
 }
 
-const laneOf = async (id: string) => ((await Bun.file(`${world.home.paths.patchesDir}/${id}.json`).json()) as { layout: { dir: string } }).layout.dir
+const laneOf = async (id: string) =>
+  ((await Bun.file(`${world.home.paths.patchesDir}/${id}.json`).json()) as { layout: { dir: string } }).layout.dir
 
 /**
  * patch_apply by a `serve` whose view of `repo` is a 16 MiB tmpfs holding a copy of it, filled to
@@ -84,8 +94,18 @@ async function applyOnTmpfs(repo: string, patch: Patch, free?: number) {
     const child = Number((await Bun.file(`/proc/${serve.pid}/task/${serve.pid}/children`).text()).trim().split(" ")[0])
     const inside = `/proc/${child}/root${repo}`
     const before = listing(inside)
-    const result = (await serve.client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } }, undefined, { timeout: 120_000 })) as CallToolResult
-    return { result, before, after: listing(inside), temps: namesBelow(inside, TEMPS), blob: existsSync(`${inside}/blob.bin`) ? statSync(`${inside}/blob.bin`).size : -1 }
+    const result = (await serve.client.callTool(
+      { name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } },
+      undefined,
+      { timeout: 120_000 },
+    )) as CallToolResult
+    return {
+      result,
+      before,
+      after: listing(inside),
+      temps: namesBelow(inside, TEMPS),
+      blob: existsSync(`${inside}/blob.bin`) ? statSync(`${inside}/blob.bin`).size : -1,
+    }
   } finally {
     await serve.close()
     await rm(source, { recursive: true, force: true })
@@ -113,7 +133,9 @@ test("ENOSPC mid-apply: the repository is as before and no temporary stays; cont
   // Neither namespace wrote to the host's repository, and neither left staging in the lane.
   expect(listing(repo)).toEqual(host)
   expect(readdirSync(await laneOf(patch.patch_id)).filter((name) => STAGING.test(name))).toEqual([])
-  expect((await mcp.client.callTool({ name: "patch_discard", arguments: { patch_id: patch.patch_id } })).isError).toBeFalsy()
+  expect(
+    (await mcp.client.callTool({ name: "patch_discard", arguments: { patch_id: patch.patch_id } })).isError,
+  ).toBeFalsy()
 }, 300_000)
 
 test("staging left in a lane goes with patch_apply, patch_discard and the lane's reuse, garbage journals too; control: it is there until then", async () => {
@@ -133,12 +155,17 @@ test("staging left in a lane goes with patch_apply, patch_discard and the lane's
   await spawn(["mkfifo", `${lane}/apply-00000003/journal.json`]).exited
   await symlink("/dev/zero", `${lane}/apply-00000004/journal.json`)
   expect((await applies({ paths: world.home.paths } as unknown as DoctorContext))[0]!.status).toBe("pass")
-  const applied = await mcp.client.callTool({ name: "patch_apply", arguments: { patch_id: first.patch_id, digest: first.digest } })
+  const applied = await mcp.client.callTool({
+    name: "patch_apply",
+    arguments: { patch_id: first.patch_id, digest: first.digest },
+  })
   expect(applied.isError).toBeFalsy()
   expect(await Bun.file(`${repo}/note.txt`).text()).toBe("a note\n")
   expect(readdirSync(lane).filter((name) => STAGING.test(name))).toEqual([])
   await mkdir(`${lane}/apply-0badc0de/tree`, { recursive: true })
-  expect((await mcp.client.callTool({ name: "patch_discard", arguments: { patch_id: first.patch_id } })).isError).toBeFalsy()
+  expect(
+    (await mcp.client.callTool({ name: "patch_discard", arguments: { patch_id: first.patch_id } })).isError,
+  ).toBeFalsy()
   expect(existsSync(`${lane}/apply-0badc0de`)).toBe(false)
 
   // A lane freed without passing through discard's emptying (staging planted after it) is emptied on reuse.
@@ -146,5 +173,7 @@ test("staging left in a lane goes with patch_apply, patch_discard and the lane's
   const second = await workerPatch(repo, "small")
   expect(await laneOf(second.patch_id)).toBe(lane)
   expect(existsSync(`${lane}/apply-0badc0de`)).toBe(false)
-  expect((await mcp.client.callTool({ name: "patch_discard", arguments: { patch_id: second.patch_id } })).isError).toBeFalsy()
+  expect(
+    (await mcp.client.callTool({ name: "patch_discard", arguments: { patch_id: second.patch_id } })).isError,
+  ).toBeFalsy()
 }, 300_000)

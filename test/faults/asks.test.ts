@@ -40,14 +40,26 @@ beforeAll(async () => {
   const url = `http://127.0.0.1:${site.port}/notes`
   model = await startScriptedModel({
     scripts: {
-      ask: { turns: [{ steps: [{ tool: "question", args: { questions: [QUESTION] } }, { text: "Asked. {{lastToolOutput}}" }] }] },
+      ask: {
+        turns: [
+          { steps: [{ tool: "question", args: { questions: [QUESTION] } }, { text: "Asked. {{lastToolOutput}}" }] },
+        ],
+      },
       // No timeout argument, as models write it: OpenCode 1.18.33 then cannot list the pending ask
       // (GET /permission answers 400, "metadata.timeout"), so only its id, kept in the record, answers it.
-      fetch: { turns: [{ steps: [{ tool: "webfetch", args: { url, format: "text" } }, { text: "Fetch done. {{lastToolOutput}}" }] }] },
+      fetch: {
+        turns: [
+          { steps: [{ tool: "webfetch", args: { url, format: "text" } }, { text: "Fetch done. {{lastToolOutput}}" }] },
+        ],
+      },
     },
   })
   // The default deadline (600 s) stands: the test fails long before a lock held until then is freed.
-  home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH }, config: { policy: { relay: ["question", "webfetch"] } } })
+  home = await createIsolatedHome({
+    modelUrl: model.url,
+    env: { PATH: TEST_PATH },
+    config: { policy: { relay: ["question", "webfetch"] } },
+  })
 })
 
 afterAll(async () => {
@@ -66,7 +78,8 @@ async function until(check: () => Promise<boolean> | boolean, ms: number): Promi
 }
 
 /** The writer lock of `repo` (engine/locks.ts names it by a hash of the workspace), if held. */
-const lockOf = (repo: string) => Bun.file(`${home.paths.locksDir}/${createHash("sha256").update(repo).digest("hex").slice(0, 32)}.json`).exists()
+const lockOf = (repo: string) =>
+  Bun.file(`${home.paths.locksDir}/${createHash("sha256").update(repo).digest("hex").slice(0, 32)}.json`).exists()
 
 async function recordOf(repo: string): Promise<TaskRecord | undefined> {
   const dir = home.paths.tasksDir
@@ -82,18 +95,31 @@ const toolResult = (tag: string, tool: string) =>
   model
     .toolResults()
     .filter((result) => result.tool === tool)
-    .find((result) => model.requests.some((request) => JSON.stringify(request.body.messages).includes(tag) && JSON.stringify(request.body.messages).includes(result.callId)))
+    .find((result) =>
+      model.requests.some(
+        (request) =>
+          JSON.stringify(request.body.messages).includes(tag) &&
+          JSON.stringify(request.body.messages).includes(result.callId),
+      ),
+    )
 
 /** A compiled serve with a client that declares elicitation; `answer` is the person (undefined: never answers). */
 async function connectPerson(answer?: ElicitResult) {
-  const transport = new StdioClientTransport({ command: BINARY, args: ["serve"], env: home.env as Record<string, string>, stderr: "pipe" })
+  const transport = new StdioClientTransport({
+    command: BINARY,
+    args: ["serve"],
+    env: home.env as Record<string, string>,
+    stderr: "pipe",
+  })
   const client = new Client({ name: "asks-tests", version: "1" }, { capabilities: { elicitation: {} } })
   let asked = 0
   client.setRequestHandler(ElicitRequestSchema, (_request, extra) => {
     asked++
     if (answer) return answer
     // Never answers: the person walked away.
-    return new Promise<ElicitResult>((_, reject) => extra.signal.addEventListener("abort", () => reject(new Error("gone")), { once: true }))
+    return new Promise<ElicitResult>((_, reject) =>
+      extra.signal.addEventListener("abort", () => reject(new Error("gone")), { once: true }),
+    )
   })
   await client.connect(transport)
   return { client, pid: transport.pid!, asked: () => asked }
@@ -104,7 +130,11 @@ async function askThenLeave(leave: "close" | "sigkill", script = "ask", tool = "
   repos.push(repo)
   const tag = `asks-${leave}-${Date.now()}`
   const person = await connectPerson()
-  const call = person.client.callTool({ name: "worker", arguments: { cwd: repo, task: `Ask first (${tag}). [script:${script}]` } }, undefined, { timeout: 600_000 })
+  const call = person.client.callTool(
+    { name: "worker", arguments: { cwd: repo, task: `Ask first (${tag}). [script:${script}]` } },
+    undefined,
+    { timeout: 600_000 },
+  )
   void call.catch(() => undefined)
   // The question is open and put to the person, who does not answer.
   expect(await until(() => person.asked() === 1, 60_000)).toBe(true)
@@ -122,7 +152,11 @@ test("control: with the client connected, the question is relayed and the person
   repos.push(repo)
   const person = await connectPerson({ action: "accept", content: { q1: "countWords" } })
   try {
-    await person.client.callTool({ name: "worker", arguments: { cwd: repo, task: "Ask first (asks-control). [script:ask]" } }, undefined, { timeout: 120_000 })
+    await person.client.callTool(
+      { name: "worker", arguments: { cwd: repo, task: "Ask first (asks-control). [script:ask]" } },
+      undefined,
+      { timeout: 120_000 },
+    )
     expect(await until(async () => (await recordOf(repo))?.status !== "running", 60_000)).toBe(true)
     expect(person.asked()).toBe(1)
     const record = (await recordOf(repo))!
@@ -152,7 +186,11 @@ for (const leave of ["close", "sigkill"] as const)
   test(`attack: ${leave === "close" ? "the client closes" : "the serve is SIGKILLed"} while a relayed fetch waits for permission: refused with the reason, nothing fetched`, async () => {
     hits = 0
     const { record, told } = await askThenLeave(leave, "fetch", "webfetch")
-    expect(told).toContain(leave === "close" ? "Refused: the MCP client that could put it to the person closed" : "Refused: the MCP server process that could put it to the person stopped")
+    expect(told).toContain(
+      leave === "close"
+        ? "Refused: the MCP client that could put it to the person closed"
+        : "Refused: the MCP server process that could put it to the person stopped",
+    )
     expect(hits).toBe(0)
     expect(record.status).toBe("succeeded")
     expect(record.progress.some((line) => line.startsWith("withdrew a permission request (webfetch"))).toBe(true)

@@ -49,7 +49,12 @@ for (const [shape, plant] of Object.entries(SHAPES)) {
     await plant(`${base}/slot-0.json`)
     await plant(`${base}/queue/000000000000001-task_x_1.json`)
     const slots = new Slots(base, async () => 1)
-    const slot = await slots.take("task_aaaaaaaa_00000001", "/nonexistent", AbortSignal.timeout(10_000), () => undefined)
+    const slot = await slots.take(
+      "task_aaaaaaaa_00000001",
+      "/nonexistent",
+      AbortSignal.timeout(10_000),
+      () => undefined,
+    )
     expect(slot).toBeDefined()
     expect(await setAside(base)).toEqual(["slot-0.json.corrupt"])
     expect(await setAside(`${base}/queue`)).toHaveLength(1)
@@ -62,7 +67,9 @@ for (const [shape, plant] of Object.entries(SHAPES)) {
     await plant(`${registry}/lanes/lane-1.json`)
     expect(await claimLane("/nonexistent", registry, "patch_aaaaaaaa_00000001", undefined, NO_TASKS)).toBe("lane-1")
     // Reclaimed (lanes.ts reports it, and task_list and doctor name it once): the claim is now ours.
-    expect(JSON.parse(readFileSync(`${registry}/lanes/lane-1.json`, "utf8"))).toMatchObject({ patchId: "patch_aaaaaaaa_00000001" })
+    expect(JSON.parse(readFileSync(`${registry}/lanes/lane-1.json`, "utf8"))).toMatchObject({
+      patchId: "patch_aaaaaaaa_00000001",
+    })
     await releaseLane(registry, "lane-1", "patch_aaaaaaaa_00000001")
   })
 
@@ -79,7 +86,9 @@ for (const [shape, plant] of Object.entries(SHAPES)) {
     await mkdir(paths.stateDir, { recursive: true })
     await plant(paths.serverFile)
     expect(await readServerRecord(paths)).toBeUndefined()
-    expect((await setAside(base)).sort()).toEqual([`${lockName}.corrupt`, "group_aaaaaaaa_00000001.json.corrupt"].sort())
+    expect((await setAside(base)).sort()).toEqual(
+      [`${lockName}.corrupt`, "group_aaaaaaaa_00000001.json.corrupt"].sort(),
+    )
     expect(existsSync(`${paths.serverFile}.corrupt`)).toBe(true)
   })
 }
@@ -90,11 +99,18 @@ test("control: a slot and a lane claimed by a live holder stay held; a good grou
   const first = await slots.take("task_aaaaaaaa_00000002", "/nonexistent", AbortSignal.timeout(10_000), () => undefined)
   expect(first).toBeDefined()
   // The cap is 1 and the slot is held: a second taker waits until its signal ends.
-  expect(await slots.take("task_aaaaaaaa_00000003", "/nonexistent", AbortSignal.timeout(600), () => undefined)).toBeUndefined()
+  expect(
+    await slots.take("task_aaaaaaaa_00000003", "/nonexistent", AbortSignal.timeout(600), () => undefined),
+  ).toBeUndefined()
   await first!.release()
   const registry = await fresh()
   await mkdir(`${registry}/lanes`, { recursive: true })
-  const claim = { patchId: "patch_aaaaaaaa_00000009", ownerPid: process.pid, ownerStart: selfStart(), since: new Date().toISOString() }
+  const claim = {
+    patchId: "patch_aaaaaaaa_00000009",
+    ownerPid: process.pid,
+    ownerStart: selfStart(),
+    since: new Date().toISOString(),
+  }
   await writeFile(`${registry}/lanes/lane-1.json`, JSON.stringify(claim))
   expect(await claimLane("/nonexistent", registry, "patch_aaaaaaaa_00000002", undefined, NO_TASKS)).toBe("lane-2")
   const group = { version: 1, id: "group_aaaaaaaa_00000002", createdAt: new Date().toISOString(), tasks: [] }

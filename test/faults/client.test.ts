@@ -56,14 +56,28 @@ const until = async (check: () => Promise<boolean> | boolean, ms: number) => {
 async function records() {
   const dir = home.paths.tasksDir
   const names = (await readdir(dir).catch(() => [] as string[])).filter((name) => name.endsWith(".json"))
-  return Promise.all(names.map(async (name) => JSON.parse(await Bun.file(`${dir}/${name}`).text()) as { id: string; status: string; result?: { durationMs: number }; title: string }))
+  return Promise.all(
+    names.map(
+      async (name) =>
+        JSON.parse(await Bun.file(`${dir}/${name}`).text()) as {
+          id: string
+          status: string
+          result?: { durationMs: number }
+          title: string
+        },
+    ),
+  )
 }
 
 async function disconnectDuring(task: string, env: Record<string, string | undefined> = {}, kill = false) {
   const repo = await createRepository("oc-orch-client-", { "README.md": "# r\n" })
   repos.push(repo)
   const mcp = await connectStdio({ ...home.env, ...env })
-  void mcp.client.callTool({ name: task.includes("hung") ? "scout" : "worker", arguments: { cwd: repo, task } }, undefined, { timeout: 600_000 }).catch(() => undefined)
+  void mcp.client
+    .callTool({ name: task.includes("hung") ? "scout" : "worker", arguments: { cwd: repo, task } }, undefined, {
+      timeout: 600_000,
+    })
+    .catch(() => undefined)
   await until(async () => (await records()).some((r) => r.status === "running"), 20_000)
   const server = (await readServerRecord(home.paths))!
   // SIGKILL leaves the process no time to hand anything over: only its watchdog can.
@@ -90,7 +104,9 @@ test("a worker whose client disconnects still finishes: edit on disk, truthful r
 }, 90_000)
 
 test("a hung model with no client: the deadline still fires, the record says timed_out, and everything stops", async () => {
-  const { pid, server } = await disconnectDuring("[script:hung] look", { OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS: "12000" })
+  const { pid, server } = await disconnectDuring("[script:hung] look", {
+    OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS: "12000",
+  })
   expect(await until(() => !alive(pid), 10_000)).toBe(true)
   expect(await until(async () => (await records()).every((r) => r.status !== "running"), 60_000)).toBe(true)
   const record = (await records()).find((r) => r.title.startsWith("scout"))!
@@ -151,7 +167,9 @@ describe("a task left before its session existed", () => {
     const mcp = await connectStdio(home.env)
     try {
       await mcp.client.callTool({ name: "task_list", arguments: {} })
-      expect(await until(async () => (await records()).find((r) => r.id === id)?.status !== "running", 30_000)).toBe(true)
+      expect(await until(async () => (await records()).find((r) => r.id === id)?.status !== "running", 30_000)).toBe(
+        true,
+      )
     } finally {
       await mcp.close()
     }

@@ -69,7 +69,10 @@ test("serve answers tools/list on a full state disk, and a delegation is refused
   try {
     const { tools } = await mcp.client.listTools()
     expect(tools.map((tool) => tool.name)).toContain("scout")
-    const scout = (await mcp.client.callTool({ name: "scout", arguments: { cwd: `${import.meta.dir}`, task: "look" } })) as CallToolResult
+    const scout = (await mcp.client.callTool({
+      name: "scout",
+      arguments: { cwd: `${import.meta.dir}`, task: "look" },
+    })) as CallToolResult
     expect(scout.isError).toBe(true)
     expect(textOf(scout)).toMatch(/The state dir .* has \d+ bytes free; a task needs at least 1048576/)
     expect(textOf(scout)).toContain("next: Free space")
@@ -82,7 +85,10 @@ test("serve answers tools/list on a full state disk, and a delegation is refused
 test("control: with room on a small disk, the space check passes (the refusal is the disk, not the setup)", async () => {
   const mcp = await serveOnTinyDisk(false)
   try {
-    const scout = (await mcp.client.callTool({ name: "scout", arguments: { cwd: "/nonexistent/dir", task: "look" } })) as CallToolResult
+    const scout = (await mcp.client.callTool({
+      name: "scout",
+      arguments: { cwd: "/nonexistent/dir", task: "look" },
+    })) as CallToolResult
     expect(textOf(scout)).not.toContain("bytes free")
     expect(textOf(scout)).toContain("does not exist")
   } finally {
@@ -92,10 +98,25 @@ test("control: with room on a small disk, the space check passes (the refusal is
 
 test("a read-only state dir: serve answers, and a delegation is refused as read-only before anything starts", async () => {
   const state = home.env.XDG_STATE_HOME!
-  const mcp = await connectStdio(home.env, ["/usr/bin/bwrap", "--dev-bind", "/", "/", "--ro-bind", state, state, "--die-with-parent", "--", BINARY, "serve"])
+  const mcp = await connectStdio(home.env, [
+    "/usr/bin/bwrap",
+    "--dev-bind",
+    "/",
+    "/",
+    "--ro-bind",
+    state,
+    state,
+    "--die-with-parent",
+    "--",
+    BINARY,
+    "serve",
+  ])
   try {
     expect((await mcp.client.listTools()).tools.length).toBeGreaterThan(5)
-    const scout = (await mcp.client.callTool({ name: "scout", arguments: { cwd: `${import.meta.dir}`, task: "look" } })) as CallToolResult
+    const scout = (await mcp.client.callTool({
+      name: "scout",
+      arguments: { cwd: `${import.meta.dir}`, task: "look" },
+    })) as CallToolResult
     expect(scout.isError).toBe(true)
     expect(textOf(scout)).toMatch(/The state dir .* cannot be written: the filesystem is read-only \(EROFS\)/)
     expect(model.stepRequests().length).toBe(0)
@@ -134,7 +155,11 @@ test("the disk fills mid-task: the worker's result still arrives, the workspace 
   try {
     const serve = Number((await Bun.file(`/proc/${mcp.pid}/task/${mcp.pid}/children`).text()).trim().split(" ")[0])
     const inside = (path: string) => `/proc/${serve}/root${path}`
-    const call = mcp.client.callTool({ name: "worker", arguments: { cwd: repo, task: "[script:slow_edit] edit" } }, undefined, { timeout: 120_000 }) as Promise<CallToolResult>
+    const call = mcp.client.callTool(
+      { name: "worker", arguments: { cwd: repo, task: "[script:slow_edit] edit" } },
+      undefined,
+      { timeout: 120_000 },
+    ) as Promise<CallToolResult>
     const deadline = Date.now() + 30_000
     while (!(await Bun.file(`${repo}/edited.txt`).exists()) && Date.now() < deadline) await Bun.sleep(100)
     await Bun.write(fill, "")
@@ -152,10 +177,17 @@ test("the disk fills mid-task: the worker's result still arrives, the workspace 
     }
     while (!(await full()) && Date.now() < deadline) await Bun.sleep(50)
     const result = await call
-    const structured = result.structuredContent as { status: string; files_changed: { path: string }[]; warnings?: string[]; task_id: string }
+    const structured = result.structuredContent as {
+      status: string
+      files_changed: { path: string }[]
+      warnings?: string[]
+      task_id: string
+    }
     expect(structured.status).toBe("succeeded")
     expect(structured.files_changed.map((file) => file.path)).toEqual(["edited.txt"])
-    expect(structured.warnings?.join(" ")).toMatch(/record could not be written: Cannot write .*: the disk is full \(ENOSPC\)/)
+    expect(structured.warnings?.join(" ")).toMatch(
+      /record could not be written: Cannot write .*: the disk is full \(ENOSPC\)/,
+    )
     // The workspace is free, and nothing half-written is left in the state dir.
     const files = await Array.fromAsync(new Bun.Glob("**/*").scan({ cwd: inside(state), dot: true }))
     expect(files.filter((name) => name.endsWith(".tmp"))).toEqual([])
@@ -173,7 +205,11 @@ test("the disk fills mid-task: the worker's result still arrives, the workspace 
     const until = Date.now() + 20_000
     while ((await record()) !== "succeeded" && Date.now() < until) await Bun.sleep(200)
     expect(await record()).toBe("succeeded")
-    const next = (await mcp.client.callTool({ name: "scout", arguments: { cwd: repo, task: "[script:quick] look" } }, undefined, { timeout: 60_000 })) as CallToolResult
+    const next = (await mcp.client.callTool(
+      { name: "scout", arguments: { cwd: repo, task: "[script:quick] look" } },
+      undefined,
+      { timeout: 60_000 },
+    )) as CallToolResult
     expect((next.structuredContent as { status: string }).status).toBe("succeeded")
   } finally {
     await Bun.write(fill, "")

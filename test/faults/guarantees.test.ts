@@ -17,9 +17,23 @@ let mcp: Connected
 beforeAll(async () => {
   world = await startWorld({
     quick: { turns: [{ steps: [{ text: "quick report" }] }] },
-    empty_then_report: { turns: [{ steps: [{ tool: "read", args: { filePath: "README.md" } }, { text: "" }] }, { steps: [{ text: "the report, after one nudge" }] }] },
+    empty_then_report: {
+      turns: [
+        { steps: [{ tool: "read", args: { filePath: "README.md" } }, { text: "" }] },
+        { steps: [{ text: "the report, after one nudge" }] },
+      ],
+    },
     empty_twice: { turns: [{ steps: [{ text: "" }] }, { steps: [{ text: "" }] }] },
-    long_command: { turns: [{ steps: [{ tool: "sandbox_shell", args: { command: `(sleep ${MARKER} &); sleep ${MARKER}` } }, { text: "not reached" }] }] },
+    long_command: {
+      turns: [
+        {
+          steps: [
+            { tool: "sandbox_shell", args: { command: `(sleep ${MARKER} &); sleep ${MARKER}` } },
+            { text: "not reached" },
+          ],
+        },
+      ],
+    },
   })
   mcp = await connect(world)
 }, 120_000)
@@ -28,7 +42,8 @@ afterAll(async () => {
   await stopWorld(world)
 })
 
-const call = (client: Connected, name: string, args: Record<string, unknown>) => client.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })
+const call = (client: Connected, name: string, args: Record<string, unknown>) =>
+  client.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })
 
 test("preserved: with OPENCODE_MCP_ORCHESTRATOR_PRESERVE_SESSIONS=1 a writer's session is kept and the workspace held until a restart", async () => {
   const preserving = await connect(world, { preserveSessions: true }, "preserving")
@@ -48,7 +63,9 @@ test("preserved: with OPENCODE_MCP_ORCHESTRATOR_PRESERVE_SESSIONS=1 a writer's s
     expect(text(second)).toContain("writer state preserved")
     expect(text(second)).toContain("Session preservation is on")
     // Control: a read-only scout is not held.
-    expect(structured(await call(preserving, "scout", { cwd: repo, task: "[script:quick] look" })).status).toBe("succeeded")
+    expect(structured(await call(preserving, "scout", { cwd: repo, task: "[script:quick] look" })).status).toBe(
+      "succeeded",
+    )
     await rm(`${world.home.paths.locksDir}/${locks[0]}`)
   } finally {
     await preserving.close()
@@ -62,7 +79,9 @@ test("an empty final answer gets one follow-up asking for the report", async () 
   expect(result.status).toBe("succeeded")
   expect(result.report).toBe("the report, after one nudge")
   const requests = world.model.stepRequests().slice(before)
-  expect(requests.filter((r) => JSON.stringify(r).includes("did not contain the report")).length).toBeGreaterThanOrEqual(1)
+  expect(
+    requests.filter((r) => JSON.stringify(r).includes("did not contain the report")).length,
+  ).toBeGreaterThanOrEqual(1)
   // Control: a model that stays empty is asked once, not again and again, and the task says so.
   const twice = structured(await call(mcp, "scout", { cwd: repo, task: "[script:empty_twice] look" }))
   expect(twice.status).toBe("needs_review")
@@ -75,7 +94,9 @@ test("the models tool lists what OpenCode offers and each role's route", async (
   expect(ids).toContain("scripted/fast")
   expect(ids).toContain("scripted/second")
   expect((result.roles as Record<string, { model?: string }>).scout?.model).toBe("scripted/fast")
-  expect((structured(await call(mcp, "models", { filter: "second" })).models as { id: string }[]).map((m) => m.id)).toEqual(["scripted/second"])
+  expect(
+    (structured(await call(mcp, "models", { filter: "second" })).models as { id: string }[]).map((m) => m.id),
+  ).toEqual(["scripted/second"])
 })
 
 test("task_cancel kills the sandbox command running at that moment, with what it started", async () => {

@@ -18,7 +18,16 @@ let mcp: Connected
 beforeAll(async () => {
   world = await startWorld(
     {
-      edit: { turns: [{ steps: [{ tool: "write", args: { filePath: "note.txt", content: "a small edit\n" } }, { text: "Wrote note.txt." }] }] },
+      edit: {
+        turns: [
+          {
+            steps: [
+              { tool: "write", args: { filePath: "note.txt", content: "a small edit\n" } },
+              { text: "Wrote note.txt." },
+            ],
+          },
+        ],
+      },
       slow: {
         turns: [
           {
@@ -56,7 +65,10 @@ interface Reclaimed {
 
 /** A repository whose snapshot weighs 1 MB (random bytes: git cannot pack them smaller). */
 async function bigRepo(): Promise<string> {
-  const dir = await createRepository("oc-orch-lanes-", { "README.md": "# lanes\n", "data.bin": randomBytes(1024 * 1024).toString("base64") })
+  const dir = await createRepository("oc-orch-lanes-", {
+    "README.md": "# lanes\n",
+    "data.bin": randomBytes(1024 * 1024).toString("base64"),
+  })
   world.repos.push(dir)
   return dir
 }
@@ -83,7 +95,8 @@ async function deadPid(): Promise<number> {
 
 async function discardAll() {
   const listed = structured(await call("task_list", {}))
-  for (const patch of (listed.patches ?? []) as Patch[]) expect((await call("patch_discard", { patch_id: patch.patch_id })).isError).toBeFalsy()
+  for (const patch of (listed.patches ?? []) as Patch[])
+    expect((await call("patch_discard", { patch_id: patch.patch_id })).isError).toBeFalsy()
 }
 
 test("past maxWorktreeLanes an isolated worker is refused before any session, naming the oldest waiting patches; disk use is reported truthfully; below the bound it works (control)", async () => {
@@ -135,7 +148,10 @@ test("a garbage claim and a claim naming an unreadable patch record, their owner
   await mkdir(lanesDir(), { recursive: true })
   const since = new Date().toISOString()
   await writeFile(`${lanesDir()}/lane-1.json`, "\u0000 not a claim")
-  await writeFile(`${lanesDir()}/lane-2.json`, JSON.stringify({ patchId: "patch_zz_0badf00d", ownerPid: await deadPid(), ownerStart: "gone", since }))
+  await writeFile(
+    `${lanesDir()}/lane-2.json`,
+    JSON.stringify({ patchId: "patch_zz_0badf00d", ownerPid: await deadPid(), ownerStart: "gone", since }),
+  )
   await writeFile(`${paths().patchesDir}/patch_zz_0badf00d.json`, "{ torn record")
   // Without the reclaim both lanes stay claimed and this worker is refused.
   const worker = await done(cwd)
@@ -145,7 +161,9 @@ test("a garbage claim and a claim naming an unreadable patch record, their owner
   expect(reclaimed.map((entry) => entry.lane).sort()).toEqual(["lane-1", "lane-2"])
   expect(reclaimed.find((entry) => entry.lane === "lane-1")?.reason).toContain("its claim cannot be read")
   // The torn record is set aside by whichever read meets it first (the patch store's schema check, or the audit).
-  expect(reclaimed.find((entry) => entry.lane === "lane-2")?.reason).toMatch(/patch_zz_0badf00d('s record cannot be read| has no record)/)
+  expect(reclaimed.find((entry) => entry.lane === "lane-2")?.reason).toMatch(
+    /patch_zz_0badf00d('s record cannot be read| has no record)/,
+  )
   expect(text(await call("task_list", {}))).not.toContain("reclaimed worktree")
   expect(structured(await call("task_list", {})).reclaimed_lanes).toBeUndefined()
   // The unreadable record is the patch store's to report: the reclaim never removes it, the store sets it aside whole.
@@ -163,14 +181,22 @@ test("a damaged claim is kept while a readable patch record or an unfinished tas
   const running = structured(await isolated(cwd, "slow"))
   expect(running.status).toBe("running")
   const claims = Object.fromEntries(
-    await Promise.all(["lane-1", "lane-2"].map(async (lane) => [lane, JSON.parse(await Bun.file(`${lanesDir()}/${lane}.json`).text()) as { patchId: string }] as const)),
+    await Promise.all(
+      ["lane-1", "lane-2"].map(
+        async (lane) =>
+          [lane, JSON.parse(await Bun.file(`${lanesDir()}/${lane}.json`).text()) as { patchId: string }] as const,
+      ),
+    ),
   )
   const waitingLane = claims["lane-1"]!.patchId === patch.patch_id ? "lane-1" : "lane-2"
   const runningLane = waitingLane === "lane-1" ? "lane-2" : "lane-1"
   const runningPatch = claims[runningLane]!.patchId
   // The waiting patch's claim is garbage; the running worker's claim names a dead owner and its record is garbage.
   await writeFile(`${lanesDir()}/${waitingLane}.json`, "{ torn")
-  await writeFile(`${lanesDir()}/${runningLane}.json`, JSON.stringify({ ...claims[runningLane], ownerPid: await deadPid(), ownerStart: "gone" }))
+  await writeFile(
+    `${lanesDir()}/${runningLane}.json`,
+    JSON.stringify({ ...claims[runningLane], ownerPid: await deadPid(), ownerStart: "gone" }),
+  )
   await writeFile(`${paths().patchesDir}/${runningPatch}.json`, "\u0000 torn record")
 
   const refused = await isolated(cwd, "edit")
@@ -193,7 +219,11 @@ test("a damaged claim is kept while a readable patch record or an unfinished tas
 test("a fan-out asking for more isolated workers than there are lanes: the members beyond are not started, each with the next step; the others run", async () => {
   const cwd = await bigRepo()
   const briefs = [0, 1, 2].map(() => ({ role: "worker", cwd, task: "Work. [script:edit]" }))
-  let group = structured(await call("delegate_parallel", { briefs })) as { group_id?: string; status: string; tasks: Array<{ status: string; error?: string }> }
+  let group = structured(await call("delegate_parallel", { briefs })) as {
+    group_id?: string
+    status: string
+    tasks: Array<{ status: string; error?: string }>
+  }
   // The member not started is in the answer that started the group (the group lists the started ones).
   const refused = group.tasks.filter((task) => task.status === "failed")
   expect(refused.length).toBe(1)
@@ -205,6 +235,9 @@ test("a fan-out asking for more isolated workers than there are lanes: the membe
     group = structured(await call("delegate_parallel", { group_id: group.group_id })) as typeof group
   }
   // Followed by group_id, the group lists the two started; an answer that finished at once lists all three.
-  expect(group.tasks.map((task) => task.status).filter((status) => status !== "failed")).toEqual(["succeeded", "succeeded"])
+  expect(group.tasks.map((task) => task.status).filter((status) => status !== "failed")).toEqual([
+    "succeeded",
+    "succeeded",
+  ])
   await discardAll()
 }, 120_000)

@@ -23,11 +23,17 @@ const edit = { tool: "write", args: { filePath: "kept.txt", content: "kept\n" } 
 beforeAll(async () => {
   model = await startScriptedModel({
     scripts: {
-      rate_limited: { turns: [{ steps: [edit, { text: "done after a 429", fail: { kind: "429", times: 2, retryAfterSeconds: 1 } }] }] },
+      rate_limited: {
+        turns: [{ steps: [edit, { text: "done after a 429", fail: { kind: "429", times: 2, retryAfterSeconds: 1 } }] }],
+      },
       cut: { turns: [{ steps: [edit, { text: "done after a cut stream", fail: { kind: "cut" } }] }] },
       failing: { turns: [{ steps: [edit, { text: "never", fail: { kind: "500", times: "always" } }] }] },
       hung: { turns: [{ steps: [edit, { text: "never", delayMs: 3_600_000 }] }] },
-      next: { turns: [{ steps: [{ tool: "write", args: { filePath: "next.txt", content: "next\n" } }, { text: "next done" }] }] },
+      next: {
+        turns: [
+          { steps: [{ tool: "write", args: { filePath: "next.txt", content: "next\n" } }, { text: "next done" }] },
+        ],
+      },
     },
   })
   home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH } })
@@ -42,21 +48,40 @@ afterAll(async () => {
   for (const repo of repos) await rm(repo, { recursive: true, force: true })
 })
 
-type Structured = Record<string, unknown> & { status: string; task_id: string; files_changed?: { path: string }[]; error?: string }
+type Structured = Record<string, unknown> & {
+  status: string
+  task_id: string
+  files_changed?: { path: string }[]
+  error?: string
+}
 const worker = async (cwd: string, script: string) =>
-  (await mcp.client.callTool({ name: "worker", arguments: { cwd, task: `[script:${script}] edit` } }, undefined, { timeout: 120_000 })).structuredContent as Structured
+  (
+    await mcp.client.callTool({ name: "worker", arguments: { cwd, task: `[script:${script}] edit` } }, undefined, {
+      timeout: 120_000,
+    })
+  ).structuredContent as Structured
 
 async function settle(result: Structured) {
   let current = result
   for (let i = 0; i < 30 && current.status === "running"; i++)
-    current = (await mcp.client.callTool({ name: "task_status", arguments: { task_id: current.task_id, wait_seconds: 10 } }, undefined, { timeout: 60_000 })).structuredContent as Structured
+    current = (
+      await mcp.client.callTool(
+        { name: "task_status", arguments: { task_id: current.task_id, wait_seconds: 10 } },
+        undefined,
+        { timeout: 60_000 },
+      )
+    ).structuredContent as Structured
   return current
 }
 
 test.each([
   ["a 429 twice (retry-after 1 s) is retried by OpenCode", "rate_limited", "succeeded"],
   ["a stream cut mid-answer is retried", "cut", "succeeded"],
-  ["a provider that keeps answering 500 is retried until the deadline, and the result names its error", "failing", "timed_out"],
+  [
+    "a provider that keeps answering 500 is retried until the deadline, and the result names its error",
+    "failing",
+    "timed_out",
+  ],
   ["a model that hangs is stopped at the deadline", "hung", "timed_out"],
 ])(
   "%s: the edit is kept, the record is truthful, the workspace is free and works again",

@@ -37,8 +37,18 @@ function random(seed: number) {
 }
 
 /** A raw stdio peer: frames out, parsed responses in. */
-async function raw(): Promise<{ proc: Spawned; send(line: string): void; responses: Record<string, unknown>[]; close(): Promise<void> }> {
-  const proc = Bun.spawn([BINARY, "serve"], { env: home.env as Record<string, string>, stdin: "pipe", stdout: "pipe", stderr: "ignore" })
+async function raw(): Promise<{
+  proc: Spawned
+  send(line: string): void
+  responses: Record<string, unknown>[]
+  close(): Promise<void>
+}> {
+  const proc = Bun.spawn([BINARY, "serve"], {
+    env: home.env as Record<string, string>,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "ignore",
+  })
   const responses: Record<string, unknown>[] = []
   void (async () => {
     let buffer = ""
@@ -50,7 +60,13 @@ async function raw(): Promise<{ proc: Spawned; send(line: string): void; respons
     }
   })()
   return {
-    proc: { pid: proc.pid, exited: proc.exited, stdout: proc.stdout, stderr: new ReadableStream(), kill: async () => proc.kill() },
+    proc: {
+      pid: proc.pid,
+      exited: proc.exited,
+      stdout: proc.stdout,
+      stderr: new ReadableStream(),
+      kill: async () => proc.kill(),
+    },
     send: (line) => {
       proc.stdin.write(`${line}\n`)
       void proc.stdin.flush()
@@ -70,23 +86,50 @@ const until = async (check: () => boolean, ms = 15_000) => {
   return check()
 }
 
-const initialize = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } } })
+const initialize = (id: number) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } },
+  })
 
 test("edges: before initialize, bad params, reserved names, an 11 MB line; every id answered, the server lives on", async () => {
   const peer = await raw()
   try {
-    const byId = (id: number) => peer.responses.find((r) => r.id === id) as { error?: { code: number; message: string }; result?: CallToolResult } | undefined
-    peer.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "scout", arguments: { cwd: "/tmp", task: "x" } } }))
+    const byId = (id: number) =>
+      peer.responses.find((r) => r.id === id) as
+        | { error?: { code: number; message: string }; result?: CallToolResult }
+        | undefined
+    peer.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "scout", arguments: { cwd: "/tmp", task: "x" } },
+      }),
+    )
     expect(await until(() => byId(1) !== undefined)).toBe(true)
     expect(byId(1)!.error).toMatchObject({ code: -32002 })
     peer.send(initialize(2))
     peer.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }))
     peer.send(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "scout", arguments: 5 } }))
-    peer.send(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "scout", arguments: { constructor: 1, cwd: "/x", task: "y" } } }))
+    peer.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 4,
+        method: "tools/call",
+        params: { name: "scout", arguments: { constructor: 1, cwd: "/x", task: "y" } },
+      }),
+    )
     peer.send(JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: 5 }))
     peer.send(JSON.stringify({ jsonrpc: "2.0", id: 6, method: "tools/list", params: "x" }))
-    peer.send(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "scout", arguments: { cwd: 5 } } }))
-    peer.send(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"scout","arguments":{"cwd":"/x","task":"${"x".repeat(11 * 1024 * 1024)}"}}}`)
+    peer.send(
+      JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "scout", arguments: { cwd: 5 } } }),
+    )
+    peer.send(
+      `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"scout","arguments":{"cwd":"/x","task":"${"x".repeat(11 * 1024 * 1024)}"}}}`,
+    )
     peer.send(JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }))
     expect(await until(() => [2, 3, 4, 5, 6, 7, 9].every((id) => byId(id)))).toBe(true)
     expect(byId(3)!.result!.isError).toBe(true)
@@ -96,7 +139,11 @@ test("edges: before initialize, bad params, reserved names, an 11 MB line; every
     expect(byId(6)!.error).toMatchObject({ code: -32602 })
     expect(textOf(byId(7)!.result!)).toMatch(/^Invalid arguments for scout:\n {2}- cwd: .*expected string/)
     expect(textOf(byId(7)!.result!)).toContain("next:")
-    expect(peer.responses.some((r) => r.id === null && String((r.error as { message: string }).message).startsWith("Request too large"))).toBe(true)
+    expect(
+      peer.responses.some(
+        (r) => r.id === null && String((r.error as { message: string }).message).startsWith("Request too large"),
+      ),
+    ).toBe(true)
     expect((byId(9)!.result as unknown as { tools: unknown[] }).tools.length).toBeGreaterThan(5)
     expect(model.stepRequests().length).toBe(0)
   } finally {
@@ -105,7 +152,19 @@ test("edges: before initialize, bad params, reserved names, an 11 MB line; every
 }, 60_000)
 
 const TOOLS = ["scout", "worker", "runner", "task_status", "task_result", "task_cancel", "task_list", "task_continue"]
-const BAD_CWDS = ["", "relative/dir", "/", "/etc", "/nonexistent/x", "/proc/self", "/tmp", "~", "/dev/null", "\u0000", "/tmp/../etc"]
+const BAD_CWDS = [
+  "",
+  "relative/dir",
+  "/",
+  "/etc",
+  "/nonexistent/x",
+  "/proc/self",
+  "/tmp",
+  "~",
+  "/dev/null",
+  "\u0000",
+  "/tmp/../etc",
+]
 
 function fuzzValue(next: () => number, depth = 0): unknown {
   const pick = Math.floor(next() * 10)
@@ -130,13 +189,29 @@ test("fuzz: 3,000 invalid tool calls and 300 raw frames, seeded; no crash, no ha
     for (let i = 0; i < 3000; i++) {
       const tool = TOOLS[Math.floor(next() * TOOLS.length)]!
       const args: Record<string, unknown> = {}
-      for (const name of ["cwd", "task", "command", "objective", "task_id", "wait_seconds", "status", "limit", "timeout_seconds", "model", "idempotency_key", "extra"])
+      for (const name of [
+        "cwd",
+        "task",
+        "command",
+        "objective",
+        "task_id",
+        "wait_seconds",
+        "status",
+        "limit",
+        "timeout_seconds",
+        "model",
+        "idempotency_key",
+        "extra",
+      ])
         if (next() < 0.4) args[name] = fuzzValue(next)
       // Every delegation gets a workspace it may not use, so a call that passes validation is still refused.
       if (["scout", "worker", "runner"].includes(tool)) args.cwd = BAD_CWDS[Math.floor(next() * BAD_CWDS.length)]
-      const result = (await client.client.callTool({ name: tool, arguments: args }, undefined, { timeout: 30_000 })) as CallToolResult
+      const result = (await client.client.callTool({ name: tool, arguments: args }, undefined, {
+        timeout: 30_000,
+      })) as CallToolResult
       expect(Array.isArray(result.content)).toBe(true)
-      if (!result.isError && tool !== "task_list") throw new Error(`seed ${seed} call ${i}: ${tool} ${JSON.stringify(args).slice(0, 200)} was accepted`)
+      if (!result.isError && tool !== "task_list")
+        throw new Error(`seed ${seed} call ${i}: ${tool} ${JSON.stringify(args).slice(0, 200)} was accepted`)
       answered++
     }
   } finally {
@@ -155,7 +230,11 @@ test("fuzz: 3,000 invalid tool calls and 300 raw frames, seeded; no crash, no ha
       const frame: Record<string, unknown> = { jsonrpc: "2.0", id: i }
       if (shape === 0) frame.method = "tools/call"
       else if (shape === 1) Object.assign(frame, { method: "tools/call", params: fuzzValue(next) })
-      else if (shape === 2) Object.assign(frame, { method: "tools/call", params: { name: TOOLS[i % TOOLS.length], arguments: fuzzValue(next) } })
+      else if (shape === 2)
+        Object.assign(frame, {
+          method: "tools/call",
+          params: { name: TOOLS[i % TOOLS.length], arguments: fuzzValue(next) },
+        })
       else if (shape === 3) Object.assign(frame, { method: `no/such/${i}`, params: {} })
       else if (shape === 4) Object.assign(frame, { jsonrpc: "1.0", method: "tools/list" })
       else if (shape === 5) Object.assign(frame, { method: "tools/list", params: fuzzValue(next) })

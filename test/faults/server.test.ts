@@ -37,7 +37,10 @@ afterAll(async () => {
   await stopWorld(world)
 })
 
-const scout = (mcp: Connected, cwd: string, script: string) => mcp.client.callTool({ name: "scout", arguments: { cwd, task: `[script:${script}] look` } }, undefined, { timeout: 120_000 })
+const scout = (mcp: Connected, cwd: string, script: string) =>
+  mcp.client.callTool({ name: "scout", arguments: { cwd, task: `[script:${script}] look` } }, undefined, {
+    timeout: 120_000,
+  })
 
 test("a server stalled for 8 s (SIGSTOP) is waited out by another process's call: same server, both tasks finish", async () => {
   const repo = await makeRepo(world)
@@ -83,7 +86,11 @@ test.each([
     await Bun.sleep(200)
     const fake: ServerRecord = { ...real, ...shape(pid), url: "http://127.0.0.1:9" }
     await writeJson(world.home.paths.serverFile, fake, 0o600)
-    const record = await ensureServer({ paths: world.home.paths, binary: world.home.env.OPENCODE_MCP_ORCHESTRATOR_OPENCODE ?? "opencode", env: world.home.env })
+    const record = await ensureServer({
+      paths: world.home.paths,
+      binary: world.home.env.OPENCODE_MCP_ORCHESTRATOR_OPENCODE ?? "opencode",
+      env: world.home.env,
+    })
     expect(record.pid).not.toBe(pid)
     expect(alive(pid)).toBe(true)
     expect(record.start).toBe(processStart(record.pid))
@@ -122,7 +129,11 @@ const killServer = async (mcp: Connected) => {
 test("a server killed under a worker: the task ends failed with server_lost within seconds, the edit kept, the workspace free", async () => {
   const repo = await makeRepo(world)
   const started = Date.now()
-  const call = first.client.callTool({ name: "worker", arguments: { cwd: repo, task: "[script:edit_then_wait] edit" } }, undefined, { timeout: 120_000 })
+  const call = first.client.callTool(
+    { name: "worker", arguments: { cwd: repo, task: "[script:edit_then_wait] edit" } },
+    undefined,
+    { timeout: 120_000 },
+  )
   const deadline = Date.now() + 20_000
   while (!(await Bun.file(`${repo}/kept.txt`).exists()) && Date.now() < deadline) await Bun.sleep(100)
   const killed = await killServer(first)

@@ -15,7 +15,13 @@ let stranger: Spawned
 const cleanups: Array<() => Promise<void>> = []
 
 beforeAll(async () => {
-  world = await startWorld({ quick: { turns: [{ steps: [{ text: "quick report" }] }] }, slow: { turns: [{ steps: [{ text: "too late", delayMs: 120_000 }] }] } }, { maxParallel: 1 })
+  world = await startWorld(
+    {
+      quick: { turns: [{ steps: [{ text: "quick report" }] }] },
+      slow: { turns: [{ steps: [{ text: "too late", delayMs: 120_000 }] }] },
+    },
+    { maxParallel: 1 },
+  )
   mcp = await connect(world, { syncBudgetMs: 20_000 })
   stranger = spawn(["sleep", "600"])
 }, 120_000)
@@ -60,7 +66,9 @@ test.each([
       // A plain scout holds no slot; its record names this process as its follower, not the stranger.
       const cwd = await makeRepo(world)
       const { client, close } = await connect(world, { syncBudgetMs: 1000 })
-      const running = structured(await client.callTool({ name: "scout", arguments: { cwd, task: "[script:slow] look" } }))
+      const running = structured(
+        await client.callTool({ name: "scout", arguments: { cwd, task: "[script:slow] look" } }),
+      )
       expect(running.status).toBe("running")
       cleanups.push(async () => {
         await client.callTool({ name: "task_cancel", arguments: { task_id: running.task_id } })
@@ -76,7 +84,9 @@ test.each([
     await plant(await taskOf(), cwd)
     // Control, the unprotected path: a slot check that trusts any live process holds the planted slot.
     expect(await new Slots(slots(), async () => 1).held(1)).toBe(1)
-    const group = structured(await call("delegate_parallel", { briefs: [{ role: "scout", cwd, task: "Look. [script:quick]" }] })) as unknown as Group
+    const group = structured(
+      await call("delegate_parallel", { briefs: [{ role: "scout", cwd, task: "Look. [script:quick]" }] }),
+    ) as unknown as Group
     expect(group.status).toBe("finished")
     expect(group.tasks.map((task) => task.status)).toEqual(["succeeded"])
     expect((await readdir(`${slots()}/queue`)).filter((name) => name.endsWith(".json"))).toEqual([])
@@ -89,20 +99,40 @@ test("control: a real member's slot holds; the next cap-1 fan-out waits for it a
   const cwd = await makeRepo(world)
   const { client, close } = await connect(world, { syncBudgetMs: 1000 })
   try {
-    const first = structured(await client.callTool({ name: "delegate_parallel", arguments: { briefs: [{ role: "scout", cwd, task: "Look slowly. [script:slow]" }] } })) as unknown as Group
+    const first = structured(
+      await client.callTool({
+        name: "delegate_parallel",
+        arguments: { briefs: [{ role: "scout", cwd, task: "Look slowly. [script:slow]" }] },
+      }),
+    ) as unknown as Group
     expect(first.status).toBe("running")
     // Until the slow member has its session it may still be queued itself; wait until it runs.
-    for (let i = 0; i < 100 && !world.model.stepRequests().some((request) => request.play.kind === "step" && request.play.script === "slow"); i++) await Bun.sleep(200)
-    const second = structured(await client.callTool({ name: "delegate_parallel", arguments: { briefs: [{ role: "scout", cwd, task: "Look. [script:quick]" }] } })) as unknown as Group
+    for (
+      let i = 0;
+      i < 100 &&
+      !world.model.stepRequests().some((request) => request.play.kind === "step" && request.play.script === "slow");
+      i++
+    )
+      await Bun.sleep(200)
+    const second = structured(
+      await client.callTool({
+        name: "delegate_parallel",
+        arguments: { briefs: [{ role: "scout", cwd, task: "Look. [script:quick]" }] },
+      }),
+    ) as unknown as Group
     await Bun.sleep(2000)
-    const waiting = structured(await client.callTool({ name: "delegate_parallel", arguments: { group_id: second.group_id } })) as unknown as Group
+    const waiting = structured(
+      await client.callTool({ name: "delegate_parallel", arguments: { group_id: second.group_id } }),
+    ) as unknown as Group
     expect(waiting.status).toBe("running")
     expect(waiting.tasks[0]!.report).toMatch(/^queued \(\d+ ahead\)$/)
     await client.callTool({ name: "delegate_parallel", arguments: { group_id: first.group_id, cancel: true } })
     let after = waiting
     for (let i = 0; i < 60 && after.status !== "finished"; i++) {
       await Bun.sleep(500)
-      after = structured(await client.callTool({ name: "delegate_parallel", arguments: { group_id: second.group_id } })) as unknown as Group
+      after = structured(
+        await client.callTool({ name: "delegate_parallel", arguments: { group_id: second.group_id } }),
+      ) as unknown as Group
     }
     expect(after.tasks.map((task) => task.status)).toEqual(["succeeded"])
   } finally {

@@ -10,7 +10,17 @@ import type { TaskRecord } from "../../src/engine/tasks"
 import { readJson, writeJson } from "../../src/util/fs"
 import { alive } from "../../src/util/process"
 import { connectStdio, ROOT } from "../helpers/mcp"
-import { connect, makeRepo, startWorld, stopWorld, structured, text, type Connected, type Structured, type World } from "../mcp/_setup"
+import {
+  connect,
+  makeRepo,
+  startWorld,
+  stopWorld,
+  structured,
+  text,
+  type Connected,
+  type Structured,
+  type World,
+} from "../mcp/_setup"
 
 let world: World
 let mcp: Connected
@@ -20,14 +30,37 @@ const read = (filePath: string, delayMs?: number) => ({ tool: "read", args: { fi
 beforeAll(async () => {
   world = await startWorld({
     plain: { turns: [{ steps: [read("README.md"), { text: "plain report" }] }] },
-    slow_spend: { turns: [{ steps: [read("README.md"), read("src/tally.ts"), { text: "after the loss", delayMs: 5000 }] }] },
+    slow_spend: {
+      turns: [{ steps: [read("README.md"), read("src/tally.ts"), { text: "after the loss", delayMs: 5000 }] }],
+    },
     // An empty answer gets the nudge; the nudge is rate limited until OpenCode gives up, so nothing was produced.
     empty_429: {
-      turns: [{ steps: [{ text: "", reasoning: "thinking it over" }] }, { steps: [{ text: "report after the retry", fail: { kind: "429", times: 7, per: "server", retryAfterSeconds: 1 } }] }],
+      turns: [
+        { steps: [{ text: "", reasoning: "thinking it over" }] },
+        {
+          steps: [
+            { text: "report after the retry", fail: { kind: "429", times: 7, per: "server", retryAfterSeconds: 1 } },
+          ],
+        },
+      ],
     },
-    two_turns: { turns: [{ steps: [read("README.md"), { text: "first turn" }] }, { steps: [read("src/tally.ts"), { text: "second turn" }] }] },
-    slow_second: { turns: [{ steps: [read("README.md"), { text: "first turn" }] }, { steps: [read("src/tally.ts"), { text: "second turn", delayMs: 4000 }] }] },
-    long_spend: { turns: [{ steps: [...Array.from({ length: 12 }, () => read("src/tally.ts", 700)), { text: "read it twelve times" }] }] },
+    two_turns: {
+      turns: [
+        { steps: [read("README.md"), { text: "first turn" }] },
+        { steps: [read("src/tally.ts"), { text: "second turn" }] },
+      ],
+    },
+    slow_second: {
+      turns: [
+        { steps: [read("README.md"), { text: "first turn" }] },
+        { steps: [read("src/tally.ts"), { text: "second turn", delayMs: 4000 }] },
+      ],
+    },
+    long_spend: {
+      turns: [
+        { steps: [...Array.from({ length: 12 }, () => read("src/tally.ts", 700)), { text: "read it twelve times" }] },
+      ],
+    },
   })
   mcp = await connect(world)
 }, 60_000)
@@ -37,10 +70,18 @@ afterAll(async () => {
   await stopWorld(world)
 })
 
-async function call(name: string, args: Record<string, unknown>, on: Connected["client"] = mcp.client): Promise<Structured> {
+async function call(
+  name: string,
+  args: Record<string, unknown>,
+  on: Connected["client"] = mcp.client,
+): Promise<Structured> {
   let result = structured(await on.callTool({ name, arguments: args }, undefined, { timeout: 120_000 }))
   for (let i = 0; i < 20 && result.status === "running"; i++)
-    result = structured(await on.callTool({ name: "task_status", arguments: { task_id: result.task_id, wait_seconds: 20 } }, undefined, { timeout: 60_000 }))
+    result = structured(
+      await on.callTool({ name: "task_status", arguments: { task_id: result.task_id, wait_seconds: 20 } }, undefined, {
+        timeout: 60_000,
+      }),
+    )
   return result
 }
 
@@ -64,11 +105,15 @@ const billed = (bill: Bill) => bill.input + bill.output
 
 type Tokens = { input: number; output: number; reasoning: number; cache_read: number; cache_write: number }
 const tokensOf = (result: Structured) => result.tokens as Tokens
-const sumOf = (tokens: Tokens) => tokens.input + tokens.output + tokens.reasoning + tokens.cache_read + tokens.cache_write
+const sumOf = (tokens: Tokens) =>
+  tokens.input + tokens.output + tokens.reasoning + tokens.cache_read + tokens.cache_write
 
 async function stats() {
   type SetAside = { path: string; reason: string }
-  return structured(await mcp.client.callTool({ name: "stats", arguments: {} })) as unknown as { total: { tasks: number; tokens: Tokens; cost: number }; set_aside?: SetAside[] }
+  return structured(await mcp.client.callTool({ name: "stats", arguments: {} })) as unknown as {
+    total: { tasks: number; tokens: Tokens; cost: number }
+    set_aside?: SetAside[]
+  }
 }
 
 async function withCap(cap: number, work: () => Promise<void>) {
@@ -99,7 +144,10 @@ test("control: a single-session scout's tokens and cost are OpenCode's own total
     }
   const tokens = tokensOf(result)
   expect(own.input).toBeGreaterThan(0)
-  expect({ input: tokens.input + tokens.cache_read + tokens.cache_write, output: tokens.output + tokens.reasoning }).toEqual({ input: own.input, output: own.output })
+  expect({
+    input: tokens.input + tokens.cache_read + tokens.cache_write,
+    output: tokens.output + tokens.reasoning,
+  }).toEqual({ input: own.input, output: own.output })
   expect(result.cost).toBeCloseTo(own.cost)
   expect({ input: tokens.input, output: tokens.output }).toEqual(billOf(record.sessions))
 }, 60_000)
@@ -114,16 +162,24 @@ async function killServer() {
 test("a scout rerun after its server was SIGKILLed reports both sessions' spending, in its result and in stats", async () => {
   const repo = await makeRepo(world)
   const before = await stats()
-  const running = mcp.client.callTool({ name: "scout", arguments: { cwd: repo, task: "[script:slow_spend] look" } }, undefined, { timeout: 120_000 })
+  const running = mcp.client.callTool(
+    { name: "scout", arguments: { cwd: repo, task: "[script:slow_spend] look" } },
+    undefined,
+    { timeout: 120_000 },
+  )
   // Killed while the first session waits on its third answer: two steps are spent and counted.
   const deadline = Date.now() + 30_000
-  const slow = () => world.model.requests.filter((r) => r.play.kind === "step" && r.play.script === "slow_spend" && r.play.step === 2)
+  const slow = () =>
+    world.model.requests.filter((r) => r.play.kind === "step" && r.play.script === "slow_spend" && r.play.step === 2)
   while (slow().length === 0 && Date.now() < deadline) await Bun.sleep(50)
   const first = slow()[0]!.sessionId!
   await Bun.sleep(300)
   servers.push(await killServer())
   let result = structured(await running)
-  for (let i = 0; i < 10 && result.status === "running"; i++) result = structured(await mcp.client.callTool({ name: "task_status", arguments: { task_id: result.task_id, wait_seconds: 20 } }))
+  for (let i = 0; i < 10 && result.status === "running"; i++)
+    result = structured(
+      await mcp.client.callTool({ name: "task_status", arguments: { task_id: result.task_id, wait_seconds: 20 } }),
+    )
   servers.push((await mcp.runtime.opencode()).record.pid)
   expect(result.status).toBe("succeeded")
   const record = await recordOf(result.task_id)
@@ -133,7 +189,10 @@ test("a scout rerun after its server was SIGKILLed reports both sessions' spendi
   expect(billed(lost)).toBeGreaterThan(0)
   expect(billed(rerun)).toBeGreaterThan(0)
   // The sum of both sessions, not the last transcript's alone (what the result said before).
-  expect({ input: tokensOf(result).input, output: tokensOf(result).output }).toEqual({ input: lost.input + rerun.input, output: lost.output + rerun.output })
+  expect({ input: tokensOf(result).input, output: tokensOf(result).output }).toEqual({
+    input: lost.input + rerun.input,
+    output: lost.output + rerun.output,
+  })
   const after = await stats()
   expect(after.total.tasks).toBe(before.total.tasks + 1)
   expect(after.total.tokens.input - before.total.tokens.input).toBe(lost.input + rerun.input)
@@ -145,7 +204,9 @@ test("a scout run again in a fresh session after OpenCode gave up on a 429 repor
   expect(result.status).toBe("succeeded")
   expect(result.report).toBe("report after the retry")
   const record = await recordOf(result.task_id)
-  expect(record.progress.some((line) => line.startsWith("rate_limit: running the task again in a new session"))).toBe(true)
+  expect(record.progress.some((line) => line.startsWith("rate_limit: running the task again in a new session"))).toBe(
+    true,
+  )
   const sessions = record.sessions.filter((id) => billed(billOf([id])) > 0)
   expect(sessions.length).toBe(2)
   const bill = billOf(record.sessions)
@@ -168,7 +229,10 @@ test("a task_continue turn adds to the task's total; a task already past its cap
   expect(sumOf(tokensOf(second))).toBeGreaterThan(firstTotal)
   // The cap counts the whole task: below what it already spent, a further turn would stop at once.
   await withCap(Math.max(1000, firstTotal - 1), async () => {
-    const refused = await mcp.client.callTool({ name: "task_continue", arguments: { task_id: first.task_id, task: "once more" } })
+    const refused = await mcp.client.callTool({
+      name: "task_continue",
+      arguments: { task_id: first.task_id, task: "once more" },
+    })
     expect(refused.isError).toBe(true)
     expect(text(refused)).toContain("past its cap of")
     expect(text(refused)).toContain("next:")
@@ -193,7 +257,8 @@ test("a record whose running total is garbage is set aside and reported; stats a
     [],
   ]
   const ids = shapes.map((_, i) => `task_aaaaaaaa_0000000${i}`)
-  for (const [i, spending] of shapes.entries()) await writeJson(`${world.home.paths.tasksDir}/${ids[i]}.json`, { ...good, id: ids[i], spending })
+  for (const [i, spending] of shapes.entries())
+    await writeJson(`${world.home.paths.tasksDir}/${ids[i]}.json`, { ...good, id: ids[i], spending })
   // Control: the same record with its own total is counted.
   const control = "task_aaaaaaaa_00000009"
   await writeJson(`${world.home.paths.tasksDir}/${control}.json`, { ...good, id: control })
@@ -230,13 +295,21 @@ test("a capped scout taken over by the watchdog after its serve was SIGKILLed co
   expect(uncapped.status).toBe("succeeded")
   const whole = sumOf(tokensOf(uncapped))
   const uncappedRecord = await recordOf(uncapped.task_id)
-  expect(world.model.requests.filter((r) => r.play.kind !== "title" && r.sessionId === uncappedRecord.sessions[0]).length).toBe(13)
+  expect(
+    world.model.requests.filter((r) => r.play.kind !== "title" && r.sessionId === uncappedRecord.sessions[0]).length,
+  ).toBe(13)
   const cap = Math.floor(whole * 0.7)
   await withCap(cap, async () => {
-    const serve = await connectStdio({ ...world.home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "1000" }, [process.execPath, `${ROOT}/src/cli/main.ts`, "serve"])
+    const serve = await connectStdio({ ...world.home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "1000" }, [
+      process.execPath,
+      `${ROOT}/src/cli/main.ts`,
+      "serve",
+    ])
     servers.push(serve.pid)
     try {
-      const started = structured(await serve.client.callTool({ name: "scout", arguments: { cwd: repo, task: "[script:long_spend] read it" } }))
+      const started = structured(
+        await serve.client.callTool({ name: "scout", arguments: { cwd: repo, task: "[script:long_spend] read it" } }),
+      )
       expect(started.status).toBe("running")
       const id = started.task_id
       let session: string | undefined
@@ -278,14 +351,23 @@ test("a worker's task_continue turn taken over after its serve was SIGKILLed add
   const repo = await makeRepo(world)
   const first = await call("worker", { cwd: repo, task: "[script:slow_second] look" })
   expect(first.status).toBe("succeeded")
-  const serve = await connectStdio({ ...world.home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "1000" }, [process.execPath, `${ROOT}/src/cli/main.ts`, "serve"])
+  const serve = await connectStdio({ ...world.home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "1000" }, [
+    process.execPath,
+    `${ROOT}/src/cli/main.ts`,
+    "serve",
+  ])
   servers.push(serve.pid)
   try {
     const id = first.task_id
-    const continued = structured(await serve.client.callTool({ name: "task_continue", arguments: { task_id: id, task: "and the source" } }))
+    const continued = structured(
+      await serve.client.callTool({ name: "task_continue", arguments: { task_id: id, task: "and the source" } }),
+    )
     expect(continued.status).toBe("running")
     // Killed while the continued turn waits on its last answer.
-    const waiting = () => world.model.requests.some((r) => r.play.kind === "step" && r.play.script === "slow_second" && r.play.turn === 1 && r.play.step === 1)
+    const waiting = () =>
+      world.model.requests.some(
+        (r) => r.play.kind === "step" && r.play.script === "slow_second" && r.play.turn === 1 && r.play.step === 1,
+      )
     const deadline = Date.now() + 30_000
     while (!waiting() && Date.now() < deadline) await Bun.sleep(50)
     await Bun.sleep(300)
@@ -309,11 +391,19 @@ test("a continued turn that finished while no process followed it (serve and wat
   const repo = await makeRepo(world)
   const first = await call("worker", { cwd: repo, task: "[script:slow_second] look" })
   expect(first.status).toBe("succeeded")
-  const serve = await connectStdio({ ...world.home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "1000" }, [process.execPath, `${ROOT}/src/cli/main.ts`, "serve"])
+  const serve = await connectStdio({ ...world.home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "1000" }, [
+    process.execPath,
+    `${ROOT}/src/cli/main.ts`,
+    "serve",
+  ])
   servers.push(serve.pid)
   const id = first.task_id
   try {
-    expect(structured(await serve.client.callTool({ name: "task_continue", arguments: { task_id: id, task: "and the source" } })).status).toBe("running")
+    expect(
+      structured(
+        await serve.client.callTool({ name: "task_continue", arguments: { task_id: id, task: "and the source" } }),
+      ).status,
+    ).toBe("running")
     const last = () => lastOf(id)
     const deadline = Date.now() + 30_000
     while (!(await last()) && Date.now() < deadline) await Bun.sleep(50)
@@ -332,7 +422,9 @@ test("a continued turn that finished while no process followed it (serve and wat
     const record = (await next.delegations.follow(String(id), { budgetMs: 60_000 }))!
     expect(record.status).toBe("succeeded")
     expect(record.result!.report).toBe("second turn")
-    expect({ input: record.result!.tokens.input, output: record.result!.tokens.output }).toEqual(billOf(record.sessions))
+    expect({ input: record.result!.tokens.input, output: record.result!.tokens.output }).toEqual(
+      billOf(record.sessions),
+    )
   } finally {
     await next.close()
   }
@@ -341,5 +433,12 @@ test("a continued turn that finished while no process followed it (serve and wat
 /** The continued turn's last request: in the task's newest session, its second step. */
 async function lastOf(id: unknown) {
   const sessions = (await recordOf(id)).sessions
-  return world.model.requests.find((r) => r.play.kind === "step" && r.play.script === "slow_second" && r.play.turn === 1 && r.play.step === 1 && sessions.includes(r.sessionId ?? ""))
+  return world.model.requests.find(
+    (r) =>
+      r.play.kind === "step" &&
+      r.play.script === "slow_second" &&
+      r.play.turn === 1 &&
+      r.play.step === 1 &&
+      sessions.includes(r.sessionId ?? ""),
+  )
 }

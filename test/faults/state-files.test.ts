@@ -22,11 +22,14 @@ afterAll(async () => {
 })
 
 const call = async (name: string, args: Record<string, unknown>) => mcp.client.callTool({ name, arguments: args })
-const lockFile = (workspace: string) => `${world.home.paths.locksDir}/${createHash("sha256").update(workspace).digest("hex").slice(0, 32)}.json`
+const lockFile = (workspace: string) =>
+  `${world.home.paths.locksDir}/${createHash("sha256").update(workspace).digest("hex").slice(0, 32)}.json`
 
 test("a malformed record and one answering for another task are moved aside; task_list and idempotency keys keep working", async () => {
   const repo = await makeRepo(world)
-  const first = structured(await call("scout", { cwd: repo, task: "[script:quick] look", idempotency_key: "state-files-1" }))
+  const first = structured(
+    await call("scout", { cwd: repo, task: "[script:quick] look", idempotency_key: "state-files-1" }),
+  )
   expect(first.status).toBe("succeeded")
   const tasks = world.home.paths.tasksDir
   const good = JSON.parse(await Bun.file(`${tasks}/${first.task_id}.json`).text())
@@ -39,8 +42,14 @@ test("a malformed record and one answering for another task are moved aside; tas
   const listed = structured(await call("task_list", {}))
   expect((listed.tasks as { task_id: string }[]).map((t) => t.task_id)).toContain(String(first.task_id))
   const corrupt = listed.corrupt_files as { path: string; moved_to: string; reason: string; fix: string }[]
-  expect(corrupt.map((c) => c.path.split("/").at(-1)).sort()).toEqual(["task_aaaaaaaa_00000001.json", "task_aaaaaaaa_00000002.json", "task_aaaaaaaa_00000003.json"])
-  expect(corrupt.find((c) => c.path.endsWith("00000002.json"))?.reason).toContain(`is not its file name's task_aaaaaaaa_00000002`)
+  expect(corrupt.map((c) => c.path.split("/").at(-1)).sort()).toEqual([
+    "task_aaaaaaaa_00000001.json",
+    "task_aaaaaaaa_00000002.json",
+    "task_aaaaaaaa_00000003.json",
+  ])
+  expect(corrupt.find((c) => c.path.endsWith("00000002.json"))?.reason).toContain(
+    `is not its file name's task_aaaaaaaa_00000002`,
+  )
   expect(corrupt.find((c) => c.path.endsWith("00000001.json"))?.reason).toContain("workspace")
   for (const file of corrupt) expect(existsSync(file.moved_to)).toBe(true)
   // Reported once.
@@ -48,19 +57,35 @@ test("a malformed record and one answering for another task are moved aside; tas
   // The other task's report is not served under the wrong id.
   expect(text(await call("task_result", { task_id: "task_aaaaaaaa_00000002" }))).toContain("No task")
   // A key lookup reads every record: it still works, and still attaches to its own task.
-  const again = structured(await call("scout", { cwd: repo, task: "[script:quick] look", idempotency_key: "state-files-1" }))
+  const again = structured(
+    await call("scout", { cwd: repo, task: "[script:quick] look", idempotency_key: "state-files-1" }),
+  )
   expect(again.task_id).toBe(first.task_id)
 })
 
 test.each([
   ["garbage", "\u0000\u0001 not a lock"],
   ["an empty object", "{}"],
-  ["a reused PID (init, alive, but not the owner)", JSON.stringify({ state: "active", taskID: "task_zzzzzzzz_00000009", ownerPid: 1, since: new Date().toISOString() })],
-  ["a dead owner", JSON.stringify({ state: "active", taskID: "task_zzzzzzzz_00000009", ownerPid: 2 ** 22 + 7, ownerStart: "x:1", since: new Date().toISOString() })],
+  [
+    "a reused PID (init, alive, but not the owner)",
+    JSON.stringify({ state: "active", taskID: "task_zzzzzzzz_00000009", ownerPid: 1, since: new Date().toISOString() }),
+  ],
+  [
+    "a dead owner",
+    JSON.stringify({
+      state: "active",
+      taskID: "task_zzzzzzzz_00000009",
+      ownerPid: 2 ** 22 + 7,
+      ownerStart: "x:1",
+      since: new Date().toISOString(),
+    }),
+  ],
 ])("a lock file holding %s does not lock the workspace", async (_, content) => {
   const repo = await makeRepo(world)
   await mkdir(world.home.paths.locksDir, { recursive: true })
-  const withWorkspace = content.startsWith('{"state"') ? JSON.stringify({ ...JSON.parse(content), workspace: repo }) : content
+  const withWorkspace = content.startsWith('{"state"')
+    ? JSON.stringify({ ...JSON.parse(content), workspace: repo })
+    : content
   await writeFile(lockFile(repo), withWorkspace)
   const result = await call("worker", { cwd: repo, task: "[script:quick] edit" })
   expect(structured(result).status).toBe("succeeded")
@@ -70,7 +95,14 @@ test.each([
 test("control: a lock held by a live owner (PID and start time) refuses a second writer", async () => {
   const repo = await makeRepo(world)
   await mkdir(world.home.paths.locksDir, { recursive: true })
-  const lock = { workspace: repo, state: "active", taskID: "task_yyyyyyyy_00000001", ownerPid: process.pid, ownerStart: selfStart(), since: new Date().toISOString() }
+  const lock = {
+    workspace: repo,
+    state: "active",
+    taskID: "task_yyyyyyyy_00000001",
+    ownerPid: process.pid,
+    ownerStart: selfStart(),
+    since: new Date().toISOString(),
+  }
   await writeFile(lockFile(repo), JSON.stringify(lock))
   const result = await call("worker", { cwd: repo, task: "[script:quick] edit" })
   expect(text(result)).toContain("is held by task task_yyyyyyyy_00000001")
@@ -85,7 +117,9 @@ test("config.json that is a directory, or routes a role to an unknown model, is 
   try {
     await Bun.write(file, JSON.stringify({ version: 1, models: { scout: "scripted/no-such-model" } }))
     const unknown = await call("scout", { cwd: repo, task: "[script:quick] look" })
-    expect(text(unknown)).toContain('config.json routes scout to "scripted/no-such-model", which OpenCode does not list')
+    expect(text(unknown)).toContain(
+      'config.json routes scout to "scripted/no-such-model", which OpenCode does not list',
+    )
     expect(text(unknown)).toContain("next: Set models.scout in")
     const { rm } = await import("node:fs/promises")
     await rm(file)

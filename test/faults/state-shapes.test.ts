@@ -32,7 +32,9 @@ beforeAll(async () => {
   world = await startWorld({ quick: { turns: [{ steps: [{ text: "quick report" }] }] } })
   mcp = await connect(world)
   const repo = await makeRepo(world)
-  const first = structured(await mcp.client.callTool({ name: "scout", arguments: { cwd: repo, task: "[script:quick] look" } }))
+  const first = structured(
+    await mcp.client.callTool({ name: "scout", arguments: { cwd: repo, task: "[script:quick] look" } }),
+  )
   expect(first.status).toBe("succeeded")
   goodId = String(first.task_id)
   good = JSON.parse(await Bun.file(`${world.home.paths.tasksDir}/${goodId}.json`).text())
@@ -80,7 +82,11 @@ const PLANTS: Record<string, Plant> = {
 }
 
 const TASK_SHAPES: Record<string, Plant> = {
-  "a result without tokens": (file) => writeFile(file, record({ result: Object.fromEntries(Object.entries(result()).filter(([key]) => key !== "tokens")) })),
+  "a result without tokens": (file) =>
+    writeFile(
+      file,
+      record({ result: Object.fromEntries(Object.entries(result()).filter(([key]) => key !== "tokens")) }),
+    ),
   "a result with tokens null": text(() => withResult({ tokens: null })),
   "a result with a string cost": text(() => withResult({ cost: "0.25" })),
   "a createdAt that is not a date": text(() => record({ createdAt: "yesterday" })),
@@ -92,7 +98,9 @@ const PATCH_SHAPES: Record<string, Plant> = {
   "{}": text(() => "{}"),
   null: text(() => "null"),
   "an array": text(() => "[]"),
-  "a record without source": text(() => JSON.stringify(Object.fromEntries(Object.entries(patchRecord(BAD_PATCH)).filter(([key]) => key !== "source")))),
+  "a record without source": text(() =>
+    JSON.stringify(Object.fromEntries(Object.entries(patchRecord(BAD_PATCH)).filter(([key]) => key !== "source"))),
+  ),
   garbage: text(() => "\u0000\u0001 not a record"),
   ...PLANTS,
 }
@@ -107,7 +115,8 @@ const doctorCheck = async () => (await stateFiles({ paths: world.home.paths } as
 /** Removes what a test moved aside, so the next one starts from good files only. */
 async function sweep() {
   for (const dir of [world.home.paths.tasksDir, world.home.paths.patchesDir])
-    for (const name of await readdir(dir).catch(() => [] as string[])) if (name.includes("bad1")) await rm(`${dir}/${name}`, { recursive: true, force: true })
+    for (const name of await readdir(dir).catch(() => [] as string[]))
+      if (name.includes("bad1")) await rm(`${dir}/${name}`, { recursive: true, force: true })
 }
 
 async function expectAnswersForOthers(file: string, listedFirst: "task_list" | "stats") {
@@ -148,7 +157,10 @@ for (const [shape, plant] of Object.entries(PATCH_SHAPES))
   test(`a patch record that is ${shape} is set aside; task_list lists the good patch, and doctor names the bad one`, async () => {
     await mkdir(world.home.paths.patchesDir, { recursive: true })
     const file = `${world.home.paths.patchesDir}/${BAD_PATCH}.json`
-    await writeFile(`${world.home.paths.patchesDir}/patch_aaaaaaaa_0000900d.json`, JSON.stringify(patchRecord("patch_aaaaaaaa_0000900d")))
+    await writeFile(
+      `${world.home.paths.patchesDir}/patch_aaaaaaaa_0000900d.json`,
+      JSON.stringify(patchRecord("patch_aaaaaaaa_0000900d")),
+    )
     await plant(file)
     const listed = structured(await call("task_list"))
     expect((listed.patches as { patch_id: string }[]).map((p) => p.patch_id)).toEqual(["patch_aaaaaaaa_0000900d"])
@@ -175,7 +187,9 @@ test("doctor reads the records itself: a bad one found first by doctor is named 
   const report = await runDoctor(deps, { sandboxProbes: false, live: false })
   const check = report.checks.find((c) => c.id === "state-files")!
   expect(check.status).toBe("fail")
-  expect(check.detail).toContain(`${file} (moved to ${file}.corrupt: it does not have the expected shape (result.tokens`)
+  expect(check.detail).toContain(
+    `${file} (moved to ${file}.corrupt: it does not have the expected shape (result.tokens`,
+  )
   expect(check.fix).toContain("delete it")
   expect(structured(await call("task_list")).corrupt_files).toBeUndefined()
   await sweep()

@@ -109,7 +109,9 @@ function sampler(ids: () => Promise<TaskRecord[]>) {
         const counts = await Promise.all(
           workspaces.map(async (directory) => {
             const status = await client.session.status({ directory }).catch(() => undefined)
-            return Object.values((status?.data ?? {}) as Record<string, { type: string }>).filter((state) => state.type !== "idle").length
+            return Object.values((status?.data ?? {}) as Record<string, { type: string }>).filter(
+              (state) => state.type !== "idle",
+            ).length
           }),
         )
         perWorkspace = Math.max(perWorkspace, ...counts, 0)
@@ -133,7 +135,11 @@ function sampler(ids: () => Promise<TaskRecord[]>) {
 
 /** The scripted model's step requests of one member, told apart by the tag in its brief. */
 function conversationOf(tag: string) {
-  const requests = model.stepRequests().filter((request) => request.body.messages.some((message) => message.role === "user" && textOf(message).includes(tag)))
+  const requests = model
+    .stepRequests()
+    .filter((request) =>
+      request.body.messages.some((message) => message.role === "user" && textOf(message).includes(tag)),
+    )
   return { requests: requests.length, sessions: new Set(requests.map((request) => request.sessionId)).size }
 }
 
@@ -163,7 +169,9 @@ async function fanOut(kill: Kill) {
   const sampled = sampler(mine)
   try {
     const briefs = tags.map((tag) => ({ role: "worker", cwd, task: `Write the member file (${tag}). [script:edit]` }))
-    const call = first.client.callTool({ name: "delegate_parallel", arguments: { briefs } }, undefined, { timeout: 600_000 })
+    const call = first.client.callTool({ name: "delegate_parallel", arguments: { briefs } }, undefined, {
+      timeout: 600_000,
+    })
     if (kill === "none") await call
     else {
       void call.catch(() => undefined)
@@ -178,7 +186,12 @@ async function fanOut(kill: Kill) {
       if (kill === "watchdog and successor") successor = await serve()
       await successor?.client.callTool({ name: "task_list", arguments: {} })
     }
-    expect(await until(async () => (await mine()).length === 6 && (await mine()).every((record) => record.status !== "running"), 150_000)).toBe(true)
+    expect(
+      await until(
+        async () => (await mine()).length === 6 && (await mine()).every((record) => record.status !== "running"),
+        150_000,
+      ),
+    ).toBe(true)
     return { ended: await mine(), conversations: tags.map(conversationOf), sampled: await sampled.stop() }
   } finally {
     await sampled.stop()
@@ -253,7 +266,9 @@ async function takeOverPlanted(takers: number) {
   const mine = async () => (await records()).filter((record) => ids.includes(record.id))
   const sampled = sampler(mine)
   // Watchdogs of the dead process, as a serve starts them, and a serve: all three look at once.
-  const watchdogs = Array.from({ length: takers - 1 }, () => spawn([BINARY, "supervise", "--parent", String(dead)], { env: home.env }))
+  const watchdogs = Array.from({ length: takers - 1 }, () =>
+    spawn([BINARY, "supervise", "--parent", String(dead)], { env: home.env }),
+  )
   const next = await serve()
   try {
     await next.client.callTool({ name: "task_list", arguments: {} })
@@ -268,14 +283,18 @@ async function takeOverPlanted(takers: number) {
 
 test("control: one taker starts each planted queued member once, under the cap, though its first deadline passed", async () => {
   const { ended, conversations, sampled } = await takeOverPlanted(1)
-  expect(ended.map((record) => [record.status, record.result?.report])).toEqual(Array(3).fill(["succeeded", "look report"]))
+  expect(ended.map((record) => [record.status, record.result?.report])).toEqual(
+    Array(3).fill(["succeeded", "look report"]),
+  )
   expect(conversations).toEqual(Array(3).fill({ requests: 2, sessions: 1 }))
   expect(sampled.total).toBeLessThanOrEqual(CAP)
 }, 150_000)
 
 test("attack: three takers at once (two watchdogs, a serve): each planted member runs once, its brief sent once", async () => {
   const { ended, conversations, sampled } = await takeOverPlanted(3)
-  expect(ended.map((record) => [record.status, record.result?.report])).toEqual(Array(3).fill(["succeeded", "look report"]))
+  expect(ended.map((record) => [record.status, record.result?.report])).toEqual(
+    Array(3).fill(["succeeded", "look report"]),
+  )
   expect(ended.every((record) => record.sessions.length === 1)).toBe(true)
   expect(conversations).toEqual(Array(3).fill({ requests: 2, sessions: 1 }))
   expect(sampled.total).toBeLessThanOrEqual(CAP)

@@ -11,6 +11,11 @@ export const TEST_PATH = `${ROOT}/node_modules/.bin:/usr/local/bin:/usr/bin:/bin
 
 export type { Connected }
 
-export const connectStdio = (env: Env, command = [BINARY, "serve"], clientName = "orchestrator-tests"): Promise<Connected> => connect(command, env, { clientName })
+export const connectStdio = (
+  env: Env,
+  command = [BINARY, "serve"],
+  clientName = "orchestrator-tests",
+): Promise<Connected> => connect(command, env, { clientName })
 
-export const textOf = (result: CallToolResult) => result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n")
+export const textOf = (result: CallToolResult) =>
+  result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n")

@@ -10,4 +10,7 @@ export const QUESTION = {
 }
 
 /** A turn that asks QUESTION and reports OpenCode's answer line, then one that reports without it. */
-export const askingTurns = (noAnswer: string) => [{ steps: [{ tool: "question", args: { questions: [QUESTION] } }, { text: "Asked. {{lastToolOutput}}" }] }, { steps: [{ text: noAnswer }] }]
+export const askingTurns = (noAnswer: string) => [
+  { steps: [{ tool: "question", args: { questions: [QUESTION] } }, { text: "Asked. {{lastToolOutput}}" }] },
+  { steps: [{ text: noAnswer }] },
+]

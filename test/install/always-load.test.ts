@@ -20,7 +20,10 @@ beforeAll(() => {
     port: 0,
     async fetch(request) {
       if (new URL(request.url).pathname.endsWith("/messages")) bodies.push((await request.json()) as Sent)
-      return Response.json({ type: "error", error: { type: "invalid_request_error", message: "recorded, not answered" } }, { status: 400 })
+      return Response.json(
+        { type: "error", error: { type: "invalid_request_error", message: "recorded, not answered" } },
+        { status: 400 },
+      )
     },
   })
 })
@@ -30,15 +33,25 @@ afterAll(() => endpoint?.stop(true))
 /** The tool names of Claude Code's first request that had its tool search on. */
 async function offered(m: Machine): Promise<string[]> {
   bodies = []
-  const env = { ...m.env, ANTHROPIC_BASE_URL: `http://127.0.0.1:${endpoint.port}`, ANTHROPIC_API_KEY: "sk-recorded", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" }
-  await run([`${BIN}/claude`, "-p", "investigate the codebase", "--model", "claude-opus-4-5"], { cwd: m.home, env, timeoutMs: 90_000 })
+  const env = {
+    ...m.env,
+    ANTHROPIC_BASE_URL: `http://127.0.0.1:${endpoint.port}`,
+    ANTHROPIC_API_KEY: "sk-recorded",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+  }
+  await run([`${BIN}/claude`, "-p", "investigate the codebase", "--model", "claude-opus-4-5"], {
+    cwd: m.home,
+    env,
+    timeoutMs: 90_000,
+  })
   const searching = bodies.find((body) => body.tools?.some((tool) => tool.name === "ToolSearch"))
   expect(searching).toBeDefined()
   return (searching?.tools ?? []).map((tool) => tool.name)
 }
 
 const ours = (names: string[]) => names.filter((name) => name.startsWith("mcp__opencode-agents__"))
-const entryOf = async (m: Machine) => (await Bun.file(`${m.env.CLAUDE_CONFIG_DIR}/.claude.json`).json()).mcpServers["opencode-agents"]
+const entryOf = async (m: Machine) =>
+  (await Bun.file(`${m.env.CLAUDE_CONFIG_DIR}/.claude.json`).json()).mcpServers["opencode-agents"]
 
 describe("Claude Code's alwaysLoad, set by install only when asked", () => {
   test("control: a plain install leaves alwaysLoad out, and Claude Code defers our tools behind its tool search", async () => {

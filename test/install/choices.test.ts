@@ -1,7 +1,15 @@
 import { describe, expect, test } from "bun:test"
 import { defaultConfig } from "../../src/config/schema"
 import { AppError } from "../../src/errors"
-import { checkModels, choicesFromFlags, configFromChoices, parseRoleList, parseSteps, parseTimeouts, roleArg } from "../../src/install/choices"
+import {
+  checkModels,
+  choicesFromFlags,
+  configFromChoices,
+  parseRoleList,
+  parseSteps,
+  parseTimeouts,
+  roleArg,
+} from "../../src/install/choices"
 
 const catalog = [
   { id: "local/m", name: "m", variants: ["low", "high"] },
@@ -20,13 +28,24 @@ describe("flags", () => {
   test("profiles", () => {
     expect(parseSteps("extended")).toEqual({ profile: "extended" })
     expect(parseSteps("custom:8,16,24")).toEqual({ profile: "custom", scout: 8, worker: 16, runner: 24 })
-    expect(parseTimeouts("custom:60,120,180,300")).toEqual({ profile: "custom", scout: 60, worker: 120, runner: 180, parent: 300 })
+    expect(parseTimeouts("custom:60,120,180,300")).toEqual({
+      profile: "custom",
+      scout: 60,
+      worker: 120,
+      runner: 180,
+      parent: 300,
+    })
     expect(() => parseSteps("huge")).toThrow(/step profile/)
     expect(() => parseTimeouts("custom:1,2")).toThrow(/4 whole numbers/)
   })
 
   test("--steps extended picks the extended timeouts too; the config keeps what was not chosen again", () => {
-    const existing = { ...defaultConfig(), models: { scout: "local/m" }, modelVariants: { scout: "low" }, integrations: ["claude" as const] }
+    const existing = {
+      ...defaultConfig(),
+      models: { scout: "local/m" },
+      modelVariants: { scout: "low" },
+      integrations: ["claude" as const],
+    }
     const choices = choicesFromFlags({ steps: "extended" }, existing, ["codex"], true)
     expect(choices.timeoutLimits).toEqual({ profile: "extended" })
     expect(choices.models).toEqual({ scout: "local/m" })
@@ -36,14 +55,20 @@ describe("flags", () => {
   })
 
   test("a role given another model drops its old variant; default clears a variant", () => {
-    const existing = { ...defaultConfig(), models: { scout: "local/m", worker: "local/m" }, modelVariants: { scout: "low", worker: "high" } }
+    const existing = {
+      ...defaultConfig(),
+      models: { scout: "local/m", worker: "local/m" },
+      modelVariants: { scout: "low", worker: "high" },
+    }
     const choices = choicesFromFlags({ models: "scout=local/n", variants: "worker=default" }, existing, [], true)
     expect(choices.variants).toEqual({ scout: undefined, worker: undefined, runner: undefined })
   })
 
   test("models and variants are checked against OpenCode's catalog with the fix named", () => {
     expect(() => checkModels({ models: { scout: "local/zz" }, variants: {} }, catalog)).toThrow(/no model "local\/zz"/)
-    expect(() => checkModels({ models: { scout: "local/m" }, variants: { scout: "max" } }, catalog)).toThrow(/no variant "max"/)
+    expect(() => checkModels({ models: { scout: "local/m" }, variants: { scout: "max" } }, catalog)).toThrow(
+      /no variant "max"/,
+    )
     expect(() => checkModels({ models: { scout: "local/m" }, variants: { scout: "low" } }, catalog)).not.toThrow()
   })
 

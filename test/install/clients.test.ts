@@ -21,7 +21,9 @@ args = ["stdio"]
 # trailing comment of github
 `
 
-async function codexServers(m: Machine): Promise<Array<{ name: string; transport: { command: string; args: string[] }; tool_timeout_sec: number | null }>> {
+async function codexServers(
+  m: Machine,
+): Promise<Array<{ name: string; transport: { command: string; args: string[] }; tool_timeout_sec: number | null }>> {
   const listed = await codex(m, "mcp", "list", "--json")
   expect(listed.code).toBe(0)
   return JSON.parse(listed.stdout)
@@ -45,7 +47,12 @@ describe("real clients in isolated homes", () => {
     const listed = await claude(m, "mcp", "list")
     expect(listed.stdout).toContain(`opencode-agents: ${ours(m)} serve`)
     const claudeJson = await Bun.file(`${m.env.CLAUDE_CONFIG_DIR}/.claude.json`).json()
-    expect(claudeJson.mcpServers["opencode-agents"]).toEqual({ type: "stdio", command: ours(m), args: ["serve"], timeout: 2_100_000 })
+    expect(claudeJson.mcpServers["opencode-agents"]).toEqual({
+      type: "stdio",
+      command: ours(m),
+      args: ["serve"],
+      timeout: 2_100_000,
+    })
 
     // Codex sees the skill where it looks for user skills.
     const prompt = await codex(m, "debug", "prompt-input", "hello")
@@ -77,8 +84,12 @@ describe("real clients in isolated homes", () => {
     m.write(skill, "my own orchestrate notes\n")
     const lines: string[] = []
     const flags = readFlags(m.env)
-    expect(await uninstall({ paths: m.paths, homes: clientHomes(flags), env: m.env, run, print: (l) => lines.push(l) }, {})).toBe(0)
-    expect(lines.join("\n")).toMatch(/LEAVE +~\/\.claude\/skills\/orchestrate\/SKILL\.md: modified since it was installed/)
+    expect(
+      await uninstall({ paths: m.paths, homes: clientHomes(flags), env: m.env, run, print: (l) => lines.push(l) }, {}),
+    ).toBe(0)
+    expect(lines.join("\n")).toMatch(
+      /LEAVE +~\/\.claude\/skills\/orchestrate\/SKILL\.md: modified since it was installed/,
+    )
     expect(await Bun.file(skill).text()).toBe("my own orchestrate notes\n")
     expect(existsSync(`${m.home}/.agents/skills/orchestrate/SKILL.md`)).toBe(false)
     expect(existsSync(m.paths.current)).toBe(false)

@@ -45,6 +45,8 @@ describe("config.toml edits keep every byte we do not own", () => {
   })
 
   test("invalid TOML is refused with the file named, never rewritten", () => {
-    expect(() => upsertCodexEntry("model = \n[[", entry, "/h/.codex/config.toml")).toThrow(/\/h\/\.codex\/config\.toml is not valid TOML/)
+    expect(() => upsertCodexEntry("model = \n[[", entry, "/h/.codex/config.toml")).toThrow(
+      /\/h\/\.codex\/config\.toml is not valid TOML/,
+    )
   })
 })

@@ -10,7 +10,10 @@ test("install --yes with no models: one line per role, naming the flag that choo
   const { code, lines } = await installYes(m, { integrations: "none", dryRun: true })
   expect(code).toBe(0)
   const how = "(`opencode-mcp-orchestrator models` lists them) or run `install` on a terminal."
-  const expected = ["scout", "worker", "runner"].map((role) => `Model: ${role} stays on OpenCode's default model; choose one with --models ${role}=PROVIDER/MODEL ${how}`)
+  const expected = ["scout", "worker", "runner"].map(
+    (role) =>
+      `Model: ${role} stays on OpenCode's default model; choose one with --models ${role}=PROVIDER/MODEL ${how}`,
+  )
   expect(notes(lines)).toEqual(expected)
 }, 120_000)
 
@@ -24,6 +27,9 @@ test("only the roles left out are named", async () => {
 test("control: every role chosen (by flag, or kept from config.json) prints no such line", async () => {
   using m = machine()
   expect(notes((await installYes(m, { integrations: "none", dryRun: true, models: "local/m" })).lines)).toEqual([])
-  m.write(m.paths.configFile, JSON.stringify({ version: 1, models: { scout: "local/m", worker: "local/m", runner: "local/n" } }))
+  m.write(
+    m.paths.configFile,
+    JSON.stringify({ version: 1, models: { scout: "local/m", worker: "local/m", runner: "local/n" } }),
+  )
   expect(notes((await installYes(m, { integrations: "none", dryRun: true })).lines)).toEqual([])
 }, 120_000)

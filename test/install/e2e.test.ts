@@ -7,7 +7,11 @@ import { run } from "../../src/util/process"
 import { BIN, ROOT, machine, type Machine } from "./helpers"
 
 const BINARY = `${ROOT}/dist/opencode-mcp-orchestrator`
-const cli = (m: Machine, ...args: string[]) => run([BINARY, ...args], { env: { ...m.env, OPENCODE_MCP_ORCHESTRATOR_OPENCODE: `${BIN}/opencode` }, timeoutMs: 300_000 })
+const cli = (m: Machine, ...args: string[]) =>
+  run([BINARY, ...args], {
+    env: { ...m.env, OPENCODE_MCP_ORCHESTRATOR_OPENCODE: `${BIN}/opencode` },
+    timeoutMs: 300_000,
+  })
 
 describe("compiled binary", () => {
   test("binary exists (build with `bun scripts/build.ts --host-only`)", () => {
@@ -21,7 +25,19 @@ describe("compiled binary", () => {
     expect(dry.stdout).toContain("Dry run: nothing was changed.")
     expect(existsSync(m.paths.dataDir)).toBe(false)
 
-    const installed = await cli(m, "install", "--yes", "--models", "scout=local/m", "worker=local/n", "runner=local/m", "--variants", "scout=high", "--integrations", "codex,claude")
+    const installed = await cli(
+      m,
+      "install",
+      "--yes",
+      "--models",
+      "scout=local/m",
+      "worker=local/n",
+      "runner=local/m",
+      "--variants",
+      "scout=high",
+      "--integrations",
+      "codex,claude",
+    )
     expect(installed.stderr).toBe("")
     expect(installed.code).toBe(0)
     expect(installed.stdout.trim().split("\n").at(-1)).toBe("DOCTOR_HEALTHY")
@@ -30,7 +46,10 @@ describe("compiled binary", () => {
     expect((await run([copy, "--version"])).code).toBe(0)
 
     const codex = await run([`${BIN}/codex`, "mcp", "get", "opencode-agents", "--json"], { env: m.env })
-    expect(JSON.parse(codex.stdout)).toMatchObject({ transport: { command: copy, args: ["serve"] }, tool_timeout_sec: 1500 })
+    expect(JSON.parse(codex.stdout)).toMatchObject({
+      transport: { command: copy, args: ["serve"] },
+      tool_timeout_sec: 1500,
+    })
     const claude = await run([`${BIN}/claude`, "mcp", "get", "opencode-agents"], { env: m.env })
     expect(claude.stdout).toContain(`Command: ${copy}`)
 

@@ -23,7 +23,11 @@ export const OPENCODE_CONFIG = {
       npm: "@ai-sdk/openai-compatible",
       options: { baseURL: "http://127.0.0.1:9/v1", apiKey: "x" },
       models: {
-        m: { tool_call: true, limit: { context: 100000, output: 4096 }, variants: { low: { reasoningEffort: "low" }, high: { reasoningEffort: "high" } } },
+        m: {
+          tool_call: true,
+          limit: { context: 100000, output: 4096 },
+          variants: { low: { reasoningEffort: "low" }, high: { reasoningEffort: "high" } },
+        },
         n: { tool_call: true, limit: { context: 100000, output: 4096 } },
       },
     },
@@ -105,7 +109,8 @@ export function installDepsFor(m: Machine, over: Partial<InstallDeps> = {}): Ins
     binary: m.binary,
     appVersion: "0.0.0-test",
     print: (line) => lines.push(line),
-    doctor: async () => ((await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: false })).verdict === "DOCTOR_UNHEALTHY" ? 1 : 0),
+    doctor: async () =>
+      (await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: false })).verdict === "DOCTOR_UNHEALTHY" ? 1 : 0,
     lines,
     ...over,
   }

@@ -15,14 +15,18 @@ import { uninstall } from "../../src/install/uninstall"
 import { run, spawn } from "../../src/util/process"
 import { installYes, machine, ROOT, type Machine } from "./helpers"
 
-const manifestOf = (m: Machine) => InstallManifestSchema.parse(JSON.parse(readFileSync(m.paths.installManifest, "utf8")))
+const manifestOf = (m: Machine) =>
+  InstallManifestSchema.parse(JSON.parse(readFileSync(m.paths.installManifest, "utf8")))
 const homesOf = (m: Machine) => clientHomes(readFlags(m.env))
 const binaryOf = (m: Machine) => `${m.paths.current}/bin/opencode-mcp-orchestrator`
-const uninstallIn = (m: Machine, lines: string[] = []) => uninstall({ paths: m.paths, homes: homesOf(m), env: m.env, run, print: (l) => lines.push(l) }, {})
+const uninstallIn = (m: Machine, lines: string[] = []) =>
+  uninstall({ paths: m.paths, homes: homesOf(m), env: m.env, run, print: (l) => lines.push(l) }, {})
 
 /** Every file of an installation with its hash: what "untouched" is checked against. */
 function snapshot(m: Machine): Record<string, string> {
-  return Object.fromEntries(manifestOf(m).files.map((file) => [file.path, existsSync(file.path) ? sha256(readFileSync(file.path)) : "missing"]))
+  return Object.fromEntries(
+    manifestOf(m).files.map((file) => [file.path, existsSync(file.path) ? sha256(readFileSync(file.path)) : "missing"]),
+  )
 }
 
 /** A manifest for `m` (as install writes it) with `files` added. */
@@ -63,7 +67,11 @@ describe("the manifest's paths, judged without the disk", () => {
       integrations: ["codex"],
       registrations: { codex: { configFile: `${other}/.codex/config.toml` } },
       files: [
-        { path: `${other}${agents.slice(m.home.length)}/opencode-orchestrator-a.md`, sha256: "a".repeat(64), owner: "opencode" },
+        {
+          path: `${other}${agents.slice(m.home.length)}/opencode-orchestrator-a.md`,
+          sha256: "a".repeat(64),
+          owner: "opencode",
+        },
         { path: "/etc/passwd", sha256: "b".repeat(64), owner: "opencode" },
         { path: `${other}/.bashrc`, sha256: "c".repeat(64), owner: "core" },
       ],
@@ -75,7 +83,13 @@ describe("the manifest's paths, judged without the disk", () => {
     expect(skipped.map((s) => s.path)).toEqual(["/etc/passwd", `${other}/.bashrc`])
     // Control: a manifest of this HOME is used as it is.
     const own = { ...foreign, home: m.home, registrations: { codex: { configFile: `${m.home}/.codex/config.toml` } } }
-    expect(adoptManifest({ ...own, files: [{ ...foreign.files[0]!, path: `${agents}/opencode-orchestrator-a.md` }] }, scope, homesOf(m)).skipped).toEqual([])
+    expect(
+      adoptManifest(
+        { ...own, files: [{ ...foreign.files[0]!, path: `${agents}/opencode-orchestrator-a.md` }] },
+        scope,
+        homesOf(m),
+      ).skipped,
+    ).toEqual([])
   })
 })
 
@@ -198,7 +212,20 @@ describe("install in real homes", () => {
     // A binary other than the installed one (a newer version), so that the install has to copy it.
     const newer = `${m.dir}/newer-binary`
     writeFileSync(newer, Buffer.concat([readFileSync(m.binary), Buffer.from("\n")]), { mode: 0o755 })
-    proc = spawn([process.execPath, `${ROOT}/src/cli/main.ts`, "install", "--yes", "--integrations", "none", "--binary", newer, "--no-sandbox-probes"], { env: m.env })
+    proc = spawn(
+      [
+        process.execPath,
+        `${ROOT}/src/cli/main.ts`,
+        "install",
+        "--yes",
+        "--integrations",
+        "none",
+        "--binary",
+        newer,
+        "--no-sandbox-probes",
+      ],
+      { env: m.env },
+    )
     try {
       const ended = proc.exited.then((code) => `the install ended (${code}) before it copied the binary`)
       expect(await Promise.race([started.then(() => "killed"), ended])).toBe("killed")

@@ -21,13 +21,15 @@ function fakePrompter(answers: { select?: Answer[]; multiselect?: Answer[]; text
   const prompter: Prompter = {
     select: async (q) => {
       const answer = queue("select", q.message)
-      if (answer !== CANCEL && !q.options.some((o) => o.value === answer)) throw new Error(`"${String(answer)}" is not offered for "${q.message}"`)
+      if (answer !== CANCEL && !q.options.some((o) => o.value === answer))
+        throw new Error(`"${String(answer)}" is not offered for "${q.message}"`)
       return answer as never
     },
     multiselect: async (q) => queue("multiselect", q.message) as never,
     text: async (q) => {
       const answer = queue("text", q.message)
-      if (typeof answer === "string" && q.validate?.(answer)) throw new Error(`"${answer}" rejected: ${q.validate(answer)}`)
+      if (typeof answer === "string" && q.validate?.(answer))
+        throw new Error(`"${answer}" rejected: ${q.validate(answer)}`)
       return answer as never
     },
     confirm: async (q) => queue("confirm", q.message) as never,
@@ -66,7 +68,12 @@ describe("wizard", () => {
       multiselect: [[]],
     })
     const choices = await runWizard(prompter, { catalog, detected: [], start })
-    expect(choices).toMatchObject({ models: {}, stepLimits: { profile: "custom", scout: 8, worker: 16, runner: 24 }, timeoutLimits: { profile: "extended" }, integrations: [] })
+    expect(choices).toMatchObject({
+      models: {},
+      stepLimits: { profile: "custom", scout: 8, worker: 16, runner: 24 },
+      timeoutLimits: { profile: "extended" },
+      integrations: [],
+    })
   })
 
   const cancelAt: Array<[string, Parameters<typeof fakePrompter>[0]]> = [
@@ -83,7 +90,10 @@ describe("wizard", () => {
 })
 
 describe("install with the wizard", () => {
-  const full = () => ({ select: ["local/m", "high", "local/n", "local/n", "extended"], multiselect: [["codex"]] as Answer[] })
+  const full = () => ({
+    select: ["local/m", "high", "local/n", "local/n", "extended"],
+    multiselect: [["codex"]] as Answer[],
+  })
 
   test("cancelling at the final confirmation writes nothing at all", async () => {
     using m = machine()
@@ -113,7 +123,12 @@ describe("install with the wizard", () => {
     const { code } = await installYes(m, {}, { prompter })
     expect(code).toBe(0)
     const config = await Bun.file(m.paths.configFile).json()
-    expect(config).toMatchObject({ models: { scout: "local/m", worker: "local/n", runner: "local/n" }, modelVariants: { scout: "high" }, stepLimits: { profile: "extended" }, integrations: ["codex"] })
+    expect(config).toMatchObject({
+      models: { scout: "local/m", worker: "local/n", runner: "local/n" },
+      modelVariants: { scout: "high" },
+      stepLimits: { profile: "extended" },
+      integrations: ["codex"],
+    })
     expect(await Bun.file(`${m.paths.opencodeAgentsDir}/opencode-orchestrator-scout.md`).text()).toContain("steps: 32")
   })
 })

@@ -3,7 +3,12 @@
 // SDK Client over an in-memory transport pair; throwaway git repositories.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
-import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js"
+import {
+  ElicitRequestSchema,
+  type CallToolResult,
+  type ElicitRequest,
+  type ElicitResult,
+} from "@modelcontextprotocol/sdk/types.js"
 import { readdir, rm } from "node:fs/promises"
 import { readFlags, type Flags } from "../../src/config/flags"
 import type { ConfigInput } from "../../src/config/schema"
@@ -48,7 +53,12 @@ export interface Connected {
 /** The person behind a client that declares elicitation: answers each `elicitation/create`. */
 export type Person = (request: ElicitRequest, extra: { signal: AbortSignal }) => ElicitResult | Promise<ElicitResult>
 
-export async function connect(world: World, flags: Partial<Flags> = {}, clientName = "orchestrator-tests", person?: Person): Promise<Connected> {
+export async function connect(
+  world: World,
+  flags: Partial<Flags> = {},
+  clientName = "orchestrator-tests",
+  person?: Person,
+): Promise<Connected> {
   const runtime = new Runtime({ ...readFlags(world.home.env), ...flags })
   const delegations = new Delegations(runtime, { recover: true })
   const server = createServer(runtime, delegations)
@@ -85,7 +95,10 @@ export async function makeRepo(world: World): Promise<string> {
 export type Structured = Record<string, unknown> & { status: string; task_id?: string; next?: string }
 
 export const structured = (result: unknown) => (result as CallToolResult).structuredContent as Structured
-export const text = (result: unknown) => (result as CallToolResult).content.map((c) => (c.type === "text" ? c.text : "")).join("\n")
+export const text = (result: unknown) =>
+  (result as CallToolResult).content.map((c) => (c.type === "text" ? c.text : "")).join("\n")
 
-export const lockFiles = async (world: World) => (await readdir(world.home.paths.locksDir).catch(() => [] as string[])).filter((name) => name.endsWith(".json"))
-export const taskFiles = async (world: World) => (await readdir(world.home.paths.tasksDir).catch(() => [] as string[])).filter((name) => name.endsWith(".json"))
+export const lockFiles = async (world: World) =>
+  (await readdir(world.home.paths.locksDir).catch(() => [] as string[])).filter((name) => name.endsWith(".json"))
+export const taskFiles = async (world: World) =>
+  (await readdir(world.home.paths.tasksDir).catch(() => [] as string[])).filter((name) => name.endsWith(".json"))

@@ -26,7 +26,16 @@ export async function listOurTools(flags: Flags): Promise<Tool[]> {
 
 /** UTF-8 bytes of the tools array as Claude Code puts it in its Messages request: no output schema, names prefixed. */
 export const clientToolBytes = (tools: Tool[], server: string) =>
-  Buffer.byteLength(JSON.stringify(tools.map((tool) => ({ name: `mcp__${server}__${tool.name}`, description: tool.description, input_schema: tool.inputSchema }))))
+  Buffer.byteLength(
+    JSON.stringify(
+      tools.map((tool) => ({
+        name: `mcp__${server}__${tool.name}`,
+        description: tool.description,
+        input_schema: tool.inputSchema,
+      })),
+    ),
+  )
 
 /** Registered tools the text never names as `name` (in backticks, as a reader can search for it). */
-export const unnamedTools = (text: string, tools: Tool[]) => tools.map((tool) => tool.name).filter((name) => !text.includes(`\`${name}\``))
+export const unnamedTools = (text: string, tools: Tool[]) =>
+  tools.map((tool) => tool.name).filter((name) => !text.includes(`\`${name}\``))

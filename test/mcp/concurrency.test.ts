@@ -56,7 +56,8 @@ test("8 scouts, then 8 workers, at once on one shared server: all succeed, each 
         expect(String(answer.report)).toContain(`lane ${i}`)
         expect(progress[i]!.some((line) => line.startsWith("step 2"))).toBe(true)
       })
-      if (role === "worker") for (const cwd of repos) expect(await Bun.file(`${cwd}/src/added.ts`).text()).toBe("export const added = 1\n")
+      if (role === "worker")
+        for (const cwd of repos) expect(await Bun.file(`${cwd}/src/added.ts`).text()).toBe("export const added = 1\n")
     }
     const log = await Bun.file(world.home.paths.serverLog).text()
     expect(log).not.toMatch(/database is locked|SQLITE_BUSY/i)

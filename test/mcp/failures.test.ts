@@ -5,7 +5,17 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import type { TaskRecord } from "../../src/engine/tasks"
 import { readJson, writeJson } from "../../src/util/fs"
-import { connect, makeRepo, startWorld, stopWorld, structured, text, type Connected, type Structured, type World } from "./_setup"
+import {
+  connect,
+  makeRepo,
+  startWorld,
+  stopWorld,
+  structured,
+  text,
+  type Connected,
+  type Structured,
+  type World,
+} from "./_setup"
 
 let world: World
 let mcp: Connected
@@ -18,7 +28,16 @@ beforeAll(async () => {
     scout_429: { turns: [{ steps: [{ text: "found it after the rate limit", fail: rateLimited }] }] },
     worker_429: { turns: [{ steps: [{ text: "never", fail: rateLimited }] }] },
     bad_key: { turns: [{ steps: [{ text: "never", fail: { kind: "401", times: "always" } }] }] },
-    long_read: { turns: [{ steps: [...Array.from({ length: 9 }, () => ({ tool: "read", args: { filePath: "src/tally.ts" } })), { text: "read it nine times" }] }] },
+    long_read: {
+      turns: [
+        {
+          steps: [
+            ...Array.from({ length: 9 }, () => ({ tool: "read", args: { filePath: "src/tally.ts" } })),
+            { text: "read it nine times" },
+          ],
+        },
+      ],
+    },
   })
   mcp = await connect(world)
 }, 60_000)
@@ -30,12 +49,21 @@ afterAll(async () => {
 async function call(name: string, args: Record<string, unknown>): Promise<Structured> {
   let result = structured(await mcp.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 }))
   for (let i = 0; i < 20 && result.status === "running"; i++)
-    result = structured(await mcp.client.callTool({ name: "task_status", arguments: { task_id: result.task_id, wait_seconds: 20 } }, undefined, { timeout: 60_000 }))
+    result = structured(
+      await mcp.client.callTool(
+        { name: "task_status", arguments: { task_id: result.task_id, wait_seconds: 20 } },
+        undefined,
+        { timeout: 60_000 },
+      ),
+    )
   return result
 }
 
 const recordOf = async (id: unknown) => (await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${id}.json`))!
-const sessionsHit = (script: string) => new Set(world.model.requests.filter((r) => r.play.kind !== "title" && r.play.script === script).map((r) => r.sessionId)).size
+const sessionsHit = (script: string) =>
+  new Set(
+    world.model.requests.filter((r) => r.play.kind !== "title" && r.play.script === script).map((r) => r.sessionId),
+  ).size
 
 test("a scout rate limited until OpenCode gives up is run again in a new session, visibly, and succeeds", async () => {
   const repo = await makeRepo(world)
@@ -44,7 +72,9 @@ test("a scout rate limited until OpenCode gives up is run again in a new session
   expect(result.report).toBe("found it after the rate limit")
   expect(result.error_kind).toBeUndefined()
   const record = await recordOf(result.task_id)
-  expect(record.progress.some((line) => line.startsWith("rate_limit: running the task again in a new session"))).toBe(true)
+  expect(record.progress.some((line) => line.startsWith("rate_limit: running the task again in a new session"))).toBe(
+    true,
+  )
   expect(sessionsHit("scout_429")).toBeGreaterThanOrEqual(2)
 }, 120_000)
 
@@ -73,13 +103,28 @@ test("stats over the tasks above: the ledger's sums match the task records, and 
   const records = (await mcp.delegations.list()).filter((record) => record.result)
   expect(records.length).toBe(3)
   const stats = structured(await mcp.client.callTool({ name: "stats", arguments: { since: "1h" } })) as unknown as {
-    rows: { role: string; tasks: number; succeeded: number; cost: number; bytes_kept_out: number; tokens: { input: number } }[]
-    total: { tasks: number; succeeded: number; tokens: { input: number }; bytes_kept_out: number; bytes_returned: number }
+    rows: {
+      role: string
+      tasks: number
+      succeeded: number
+      cost: number
+      bytes_kept_out: number
+      tokens: { input: number }
+    }[]
+    total: {
+      tasks: number
+      succeeded: number
+      tokens: { input: number }
+      bytes_kept_out: number
+      bytes_returned: number
+    }
   }
   expect(stats.total.tasks).toBe(3)
   expect(stats.total.succeeded).toBe(1)
   expect(stats.total.tokens.input).toBe(records.reduce((sum, record) => sum + record.result!.tokens.input, 0))
-  expect(stats.total.bytes_kept_out).toBe(records.reduce((sum, record) => sum + (record.result!.bytes?.keptOut ?? 0), 0))
+  expect(stats.total.bytes_kept_out).toBe(
+    records.reduce((sum, record) => sum + (record.result!.bytes?.keptOut ?? 0), 0),
+  )
   expect(stats.rows.find((row) => row.role === "scout")).toMatchObject({ tasks: 2, succeeded: 1 })
   const scout = records.find((record) => record.status === "succeeded")!.result!
   expect(scout.bytes!.transcript).toBeGreaterThan(0)
@@ -88,7 +133,9 @@ test("stats over the tasks above: the ledger's sums match the task records, and 
   expect(scout.bytes!.returned).toBe(Buffer.byteLength(JSON.stringify(fetched.structuredContent)))
   expect(scout.bytes!.returned).toBeGreaterThan(Buffer.byteLength(text(fetched)))
   expect(scout.bytes!.keptOut).toBe(Math.max(0, scout.bytes!.transcript + scout.bytes!.logs - scout.bytes!.returned))
-  expect(stats.total).toMatchObject({ bytes_returned: records.reduce((sum, record) => sum + (record.result!.bytes?.returned ?? 0), 0) })
+  expect(stats.total).toMatchObject({
+    bytes_returned: records.reduce((sum, record) => sum + (record.result!.bytes?.returned ?? 0), 0),
+  })
   // Nothing finished in the future: the period is honoured.
   const none = await mcp.client.callTool({ name: "stats", arguments: { since: "2099-01-01" } })
   expect(text(none)).toBe("No finished tasks since 2099-01-01T00:00:00.000Z.")
@@ -96,7 +143,8 @@ test("stats over the tasks above: the ledger's sums match the task records, and 
 
 test("a scout past its token cap stops at the next finished step and fails as budget; uncapped, the same scout runs to its end (control)", async () => {
   const repo = await makeRepo(world)
-  const requestsOf = (id: string) => world.model.requests.filter((r) => r.play.kind !== "title" && r.sessionId === id).length
+  const requestsOf = (id: string) =>
+    world.model.requests.filter((r) => r.play.kind !== "title" && r.sessionId === id).length
   const uncapped = await call("scout", { cwd: repo, task: "[script:long_read] read it" })
   expect(uncapped.status).toBe("succeeded")
   const spent = (await recordOf(uncapped.task_id)).result!.tokens

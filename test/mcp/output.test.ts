@@ -17,7 +17,11 @@ beforeAll(async () => {
     look: {
       turns: [
         {
-          steps: [{ tool: "read", args: { filePath: "src/tally.ts" } }, { tool: "grep", args: { pattern: "count" } }, { text: "count is in src/tally.ts: {{lastToolOutput}}" }],
+          steps: [
+            { tool: "read", args: { filePath: "src/tally.ts" } },
+            { tool: "grep", args: { pattern: "count" } },
+            { text: "count is in src/tally.ts: {{lastToolOutput}}" },
+          ],
         },
       ],
     },
@@ -30,12 +34,25 @@ afterAll(async () => {
   await stopWorld(world)
 })
 
-type Output = { session_id: string; answer?: string; entries?: { index: number; kind: string; tool?: string; text: string }[]; total?: number; next_cursor?: string }
-const output = async (args: Record<string, unknown>) => structured(await mcp.client.callTool({ name: "session_output", arguments: args })) as unknown as Output
+type Output = {
+  session_id: string
+  answer?: string
+  entries?: { index: number; kind: string; tool?: string; text: string }[]
+  total?: number
+  next_cursor?: string
+}
+const output = async (args: Record<string, unknown>) =>
+  structured(await mcp.client.callTool({ name: "session_output", arguments: args })) as unknown as Output
 
 test("a finished scout's conversation: the answer, the latest events, and every entry through the pages", async () => {
   const repo = await makeRepo(world)
-  const scout = structured(await mcp.client.callTool({ name: "scout", arguments: { cwd: repo, task: "[script:look] where is count?" } }, undefined, { timeout: 120_000 }))
+  const scout = structured(
+    await mcp.client.callTool(
+      { name: "scout", arguments: { cwd: repo, task: "[script:look] where is count?" } },
+      undefined,
+      { timeout: 120_000 },
+    ),
+  )
   expect(scout.status).toBe("succeeded")
 
   const answer = await output({ task_id: scout.task_id })
@@ -48,7 +65,12 @@ test("a finished scout's conversation: the answer, the latest events, and every 
   const seen: number[] = []
   let cursor: string | undefined
   do {
-    const current = await output({ task_id: scout.task_id, view: "transcript", page_size: 2, ...(cursor && { cursor }) })
+    const current = await output({
+      task_id: scout.task_id,
+      view: "transcript",
+      page_size: 2,
+      ...(cursor && { cursor }),
+    })
     seen.push(...(current.entries ?? []).map((entry) => entry.index))
     cursor = current.next_cursor
   } while (cursor)
@@ -65,13 +87,20 @@ test("an unknown session or both ids are refused with what to do", async () => {
   const unknown = await mcp.client.callTool({ name: "session_output", arguments: { session_id: "ses_doesnotexist" } })
   expect(unknown.isError).toBe(true)
   expect(text(unknown)).toContain("OpenCode has no session ses_doesnotexist")
-  const both = await mcp.client.callTool({ name: "session_output", arguments: { session_id: "ses_x", task_id: "task_x" } })
+  const both = await mcp.client.callTool({
+    name: "session_output",
+    arguments: { session_id: "ses_x", task_id: "task_x" },
+  })
   expect(text(both)).toContain("Pass either task_id or session_id.")
 }, 30_000)
 
 test("a 50 KB report reaches the parent as at most 2 KB with its head and tail; session_output has it whole", async () => {
   const repo = await makeRepo(world)
-  const result = await mcp.client.callTool({ name: "scout", arguments: { cwd: repo, task: "[script:long] where is count?" } }, undefined, { timeout: 120_000 })
+  const result = await mcp.client.callTool(
+    { name: "scout", arguments: { cwd: repo, task: "[script:long] where is count?" } },
+    undefined,
+    { timeout: 120_000 },
+  )
   const scout = structured(result)
   expect(scout.status).toBe("succeeded")
   expect(Buffer.byteLength(LONG_REPORT)).toBeGreaterThan(50_000)
@@ -82,7 +111,9 @@ test("a 50 KB report reaches the parent as at most 2 KB with its head and tail; 
   expect(report).toContain(`read it whole with session_output with task_id "${scout.task_id}"`)
   // The structured fields are whole, and the ledger counts what the parent's model receives: the
   // structured content (both clients pass it instead of the text block), far more than the 2 KB text.
-  expect([scout.task_id, scout.session_id, scout.workspace].every((field) => typeof field === "string" && field.length > 0)).toBe(true)
+  expect(
+    [scout.task_id, scout.session_id, scout.workspace].every((field) => typeof field === "string" && field.length > 0),
+  ).toBe(true)
   const returned = (scout.bytes as { returned: number }).returned
   expect(returned).toBe(Buffer.byteLength(JSON.stringify(result.structuredContent)))
   expect(returned).toBeGreaterThan(Buffer.byteLength(text(result)))
@@ -91,13 +122,34 @@ test("a 50 KB report reaches the parent as at most 2 KB with its head and tail; 
   expect(whole.answer).toBe(LONG_REPORT)
 }, 120_000)
 
-type Row = { session_id: string; title: string; directory: string; state: string; age_s: number; task_id?: string; tokens_in: number; tokens_out: number; last_tool?: string; model?: string }
-const sessions = async (args: Record<string, unknown> = {}) => structured(await mcp.client.callTool({ name: "sessions", arguments: args })) as unknown as { sessions: Row[]; total: number }
+type Row = {
+  session_id: string
+  title: string
+  directory: string
+  state: string
+  age_s: number
+  task_id?: string
+  tokens_in: number
+  tokens_out: number
+  last_tool?: string
+  model?: string
+}
+const sessions = async (args: Record<string, unknown> = {}) =>
+  structured(await mcp.client.callTool({ name: "sessions", arguments: args })) as unknown as {
+    sessions: Row[]
+    total: number
+  }
 
 test("sessions lists ours with their task and a session started outside the product, across directories", async () => {
   const repo = await makeRepo(world)
   const elsewhere = await makeRepo(world)
-  const scout = structured(await mcp.client.callTool({ name: "scout", arguments: { cwd: repo, task: "[script:look] where is count?" } }, undefined, { timeout: 120_000 }))
+  const scout = structured(
+    await mcp.client.callTool(
+      { name: "scout", arguments: { cwd: repo, task: "[script:look] where is count?" } },
+      undefined,
+      { timeout: 120_000 },
+    ),
+  )
   expect(scout.status).toBe("succeeded")
   // A person's session, on the same shared server, in another directory.
   const { client } = await mcp.runtime.opencode()
@@ -105,20 +157,32 @@ test("sessions lists ours with their task and a session started outside the prod
 
   const all = await sessions()
   const mine = all.sessions.find((row) => row.session_id === scout.session_id)
-  expect(mine).toMatchObject({ directory: repo, state: "idle", task_id: String(scout.task_id), last_tool: "grep count", model: "scripted/fast" })
+  expect(mine).toMatchObject({
+    directory: repo,
+    state: "idle",
+    task_id: String(scout.task_id),
+    last_tool: "grep count",
+    model: "scripted/fast",
+  })
   // The session's own totals, as the task's record summed them from its messages.
   const spent = (await mcp.delegations.read(String(scout.task_id)))!.result!.tokens
   expect(mine!.tokens_in).toBe(spent.input + spent.cacheRead + spent.cacheWrite)
   expect(mine!.tokens_out).toBe(spent.output + spent.reasoning)
   expect(mine!.tokens_in).toBeGreaterThan(0)
-  expect(all.sessions.find((row) => row.session_id === outside)).toMatchObject({ title: "a person's own session", directory: elsewhere, state: "idle" })
+  expect(all.sessions.find((row) => row.session_id === outside)).toMatchObject({
+    title: "a person's own session",
+    directory: elsewhere,
+    state: "idle",
+  })
   expect(all.sessions.find((row) => row.session_id === outside)?.task_id).toBeUndefined()
 
   expect((await sessions({ scope: "ours" })).sessions.map((row) => row.session_id)).not.toContain(outside)
   expect((await sessions({ directory: elsewhere })).sessions.map((row) => row.session_id)).toEqual([outside])
   expect((await sessions({ state: "busy", directory: elsewhere })).sessions).toEqual([])
   // since: active in the last hour lists both; nothing is active after a future date.
-  expect((await sessions({ since: "1h" })).sessions.map((row) => row.session_id)).toEqual(expect.arrayContaining([scout.session_id, outside]))
+  expect((await sessions({ since: "1h" })).sessions.map((row) => row.session_id)).toEqual(
+    expect.arrayContaining([scout.session_id, outside]),
+  )
   expect((await sessions({ since: "2099-01-01" })).total).toBe(0)
 
   // The CLI reads the same list from the running server, never starting one.

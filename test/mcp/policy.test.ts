@@ -12,13 +12,34 @@ let world: World
 beforeAll(async () => {
   world = await startWorld({
     rename: {
-      turns: [{ steps: [{ tool: "edit", args: { filePath: "src/tally.ts", oldString: "export function count", newString: "export function countWords" } }, { text: "Renamed count to countWords." }] }],
+      turns: [
+        {
+          steps: [
+            {
+              tool: "edit",
+              args: {
+                filePath: "src/tally.ts",
+                oldString: "export function count",
+                newString: "export function countWords",
+              },
+            },
+            { text: "Renamed count to countWords." },
+          ],
+        },
+      ],
     },
     ask: {
       turns: [
         {
           steps: [
-            { tool: "question", args: { questions: [{ question: "Which name?", header: "Name", options: [{ label: "countWords", description: "clear" }] }] } },
+            {
+              tool: "question",
+              args: {
+                questions: [
+                  { question: "Which name?", header: "Name", options: [{ label: "countWords", description: "clear" }] },
+                ],
+              },
+            },
             { text: "Question tool said: {{lastToolOutput}}" },
           ],
         },
@@ -39,7 +60,10 @@ async function sessionsIn(directory: string) {
 }
 
 /** Nothing ran: the scripted model saw no request, and no record, lock or session was added. */
-async function expectNothingStarted(repo: string, before: { tasks: string[]; sessions: string[] } = { tasks: [], sessions: [] }) {
+async function expectNothingStarted(
+  repo: string,
+  before: { tasks: string[]; sessions: string[] } = { tasks: [], sessions: [] },
+) {
   expect(world.model.requests).toEqual([])
   expect(await taskFiles(world)).toEqual(before.tasks)
   expect(await lockFiles(world)).toEqual([])
@@ -53,12 +77,17 @@ test("a brief carrying a GitHub token is refused with its kind and position, nev
     world.model.reset()
     for (const call of [
       { name: "worker", arguments: { cwd: repo, task: `Set up the release.\nUse ${FAKE_TOKEN} to push.` } },
-      { name: "runner", arguments: { cwd: repo, command: `GH_TOKEN=${FAKE_TOKEN} gh release list`, objective: "see the releases" } },
+      {
+        name: "runner",
+        arguments: { cwd: repo, command: `GH_TOKEN=${FAKE_TOKEN} gh release list`, objective: "see the releases" },
+      },
     ]) {
       const result = await client.callTool(call)
       expect(result.isError).toBe(true)
       expect(text(result)).toContain("Refused by policy (secret guard)")
-      expect(text(result)).toContain(call.name === "worker" ? "GitHub token at task 2:5" : "GitHub token at command 1:10")
+      expect(text(result)).toContain(
+        call.name === "worker" ? "GitHub token at task 2:5" : "GitHub token at command 1:10",
+      )
       expect(text(result)).toContain("next: Remove the secret")
       expect(text(result)).not.toContain(FAKE_TOKEN.slice(4))
     }
@@ -74,7 +103,10 @@ test('tier "hard" (and "unsure") is refused, telling the parent to do the work i
   try {
     world.model.reset()
     for (const tier of ["hard", "unsure"]) {
-      const result = await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Redesign the storage layer. [script:demo]", tier } })
+      const result = await client.callTool({
+        name: "scout",
+        arguments: { cwd: repo, task: "Redesign the storage layer. [script:demo]", tier },
+      })
       expect(result.isError).toBe(true)
       expect(text(result)).toContain(`Refused by policy (tier): A delegation marked tier "${tier}" is not delegated`)
       expect(text(result)).toContain("next: Do this work yourself")
@@ -92,7 +124,12 @@ test("in a workspace marked .claude/sensitive a scout runs, while a worker is re
   const { client, close } = await connect(world)
   try {
     // Control first, so the refusals below happen with OpenCode up and a task already recorded.
-    const scout = structured(await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Look around. [script:demo]", tier: "easy" } }))
+    const scout = structured(
+      await client.callTool({
+        name: "scout",
+        arguments: { cwd: repo, task: "Look around. [script:demo]", tier: "easy" },
+      }),
+    )
     expect(scout.status).toBe("succeeded")
 
     world.model.reset()
@@ -100,8 +137,14 @@ test("in a workspace marked .claude/sensitive a scout runs, while a worker is re
     expect(before.tasks).toHaveLength(1)
     const refusedCalls = [
       { name: "worker", arguments: { cwd: repo, task: "Count distinct words. [script:rename]" } },
-      { name: "worker", arguments: { cwd: `${repo}/src`, task: "Count distinct words. [script:rename]", mode: "insensitive" } },
-      { name: "runner", arguments: { cwd: repo, command: "bun test", objective: "do the tests pass", workspace_access: "writable" } },
+      {
+        name: "worker",
+        arguments: { cwd: `${repo}/src`, task: "Count distinct words. [script:rename]", mode: "insensitive" },
+      },
+      {
+        name: "runner",
+        arguments: { cwd: repo, command: "bun test", objective: "do the tests pass", workspace_access: "writable" },
+      },
     ]
     for (const call of refusedCalls) {
       const result = await client.callTool(call)
@@ -121,12 +164,21 @@ test("in a workspace marked .claude/sensitive a scout runs, while a worker is re
       source: `marker file ${repo}/.claude/sensitive`,
       statements: [{ source: "marker", mode: "sensitive", where: `${repo}/.claude/sensitive` }],
       overruled: [],
-      allowed: { scout: "allowed", worker: "only with mechanical: true (a change the brief spells out exactly)", runner: 'only workspace_access "read_only" with network_access "disabled"' },
+      allowed: {
+        scout: "allowed",
+        worker: "only with mechanical: true (a change the brief spells out exactly)",
+        runner: 'only workspace_access "read_only" with network_access "disabled"',
+      },
       tiers: { required: false, delegated: ["easy", "medium"], refused: ["hard", "unsure"] },
     })
     expect(text(policy)).toContain(`mode: sensitive (marker file ${repo}/.claude/sensitive)`)
 
-    const worker = structured(await client.callTool({ name: "worker", arguments: { cwd: repo, task: "Rename count to countWords in src/tally.ts. [script:rename]", mechanical: true } }))
+    const worker = structured(
+      await client.callTool({
+        name: "worker",
+        arguments: { cwd: repo, task: "Rename count to countWords in src/tally.ts. [script:rename]", mechanical: true },
+      }),
+    )
     expect(worker.status).toBe("succeeded")
     expect(worker.files_changed).toEqual([{ path: "src/tally.ts", change: "modified" }])
   } finally {
@@ -156,11 +208,17 @@ test("config.json policy.requireTier refuses a call without a tier; OPENCODE_MCP
   try {
     world.model.reset()
     const before = { tasks: await taskFiles(world), sessions: await sessionsIn(repo) }
-    const untiered = await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Look around. [script:demo]" } })
+    const untiered = await client.callTool({
+      name: "scout",
+      arguments: { cwd: repo, task: "Look around. [script:demo]" },
+    })
     expect(untiered.isError).toBe(true)
     expect(text(untiered)).toContain("Refused by policy (tier)")
     expect(text(untiered)).toContain("policy.requireTier")
-    const worker = await client.callTool({ name: "worker", arguments: { cwd: repo, task: "Count distinct words. [script:rename]", tier: "easy" } })
+    const worker = await client.callTool({
+      name: "worker",
+      arguments: { cwd: repo, task: "Count distinct words. [script:rename]", tier: "easy" },
+    })
     expect(worker.isError).toBe(true)
     expect(text(worker)).toContain("OPENCODE_MCP_ORCHESTRATOR_MODE in the server's environment")
     await expectNothingStarted(repo, before)
@@ -178,12 +236,15 @@ test("scout, worker and runner list the published arguments as required and the 
     expect(byName.scout!.inputSchema.required).toEqual(["cwd", "task"])
     expect(byName.worker!.inputSchema.required).toEqual(["cwd", "task"])
     expect(byName.runner!.inputSchema.required).toEqual(["cwd", "command", "objective"])
-    for (const name of ["scout", "worker", "runner"]) expect(Object.keys(byName[name]!.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["tier", "mode"]))
+    for (const name of ["scout", "worker", "runner"])
+      expect(Object.keys(byName[name]!.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["tier", "mode"]))
     expect(Object.keys(byName.worker!.inputSchema.properties ?? {})).toContain("mechanical")
     expect(Object.keys(byName.scout!.inputSchema.properties ?? {})).not.toContain("mechanical")
     // A continue passes the same policy, so it states the same arguments.
     expect(byName.task_continue!.inputSchema.required).toEqual(["task_id", "task"])
-    expect(Object.keys(byName.task_continue!.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["tier", "mode", "mechanical"]))
+    expect(Object.keys(byName.task_continue!.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(["tier", "mode", "mechanical"]),
+    )
     expect(byName.policy!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
   } finally {
     await close()
@@ -201,7 +262,11 @@ test("by default (config.json policy.relay empty) no ask reaches anyone: questio
     world.model.reset()
     const progress: string[] = []
     const result = structured(
-      await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Ask which name. [script:ask]" } }, undefined, { onprogress: (note) => void progress.push(note.message ?? "") }),
+      await client.callTool(
+        { name: "scout", arguments: { cwd: repo, task: "Ask which name. [script:ask]" } },
+        undefined,
+        { onprogress: (note) => void progress.push(note.message ?? "") },
+      ),
     )
     const offered = world.model.stepRequests()[0]!.body.tools?.map((tool) => tool.function.name) ?? []
     expect(offered).toContain("read")
@@ -222,18 +287,52 @@ test("a brief carrying a credential in a form the guard used to miss (escaped, f
   const repo = await makeRepo(world)
   const body = FAKE_TOKEN.slice(4).repeat(8)
   const pem = [0, 1, 2, 3].map((line) => body.slice(line * 9, line * 9 + 64)).join("\n")
-  const serviceAccount = JSON.stringify({ type: "service_account", private_key: `-----BEGIN PRIVATE KEY-----\n${pem}\n-----END PRIVATE KEY-----\n` })
+  const serviceAccount = JSON.stringify({
+    type: "service_account",
+    private_key: `-----BEGIN PRIVATE KEY-----\n${pem}\n-----END PRIVATE KEY-----\n`,
+  })
   const split = `${FAKE_TOKEN.slice(0, 12)}\u200b${FAKE_TOKEN.slice(12)}`
   const { client, close } = await connect(world)
   try {
     world.model.reset()
     const before = { tasks: await taskFiles(world), sessions: await sessionsIn(repo) }
     const calls: [{ name: string; arguments: Record<string, unknown> }, string][] = [
-      [{ name: "worker", arguments: { cwd: repo, task: `Deploy with this account:\n${serviceAccount}` } }, `private key at task 2:${serviceAccount.indexOf("-----BEGIN") + 1}`],
-      [{ name: "scout", arguments: { cwd: repo, task: `Check the push works with ${split}` } }, "GitHub token at task 1:27"],
-      [{ name: "runner", arguments: { cwd: repo, command: "psql postgres://app:pass@db.internal/orders -c 'select 1'", objective: "db up?" } }, "password in a URL at command 1:21"],
-      [{ name: "scout", arguments: { cwd: repo, task: `curl -H "Authorization: Bearer ${FAKE_TOKEN.slice(4)}" https://api.test/repos` } }, "credential in an Authorization header at task 1:32"],
-      [{ name: "worker", arguments: { cwd: repo, task: "Log in to the staging admin as root; the password is Sup3r-S3cret-2024." } }, "credential given in prose at task 1:54"],
+      [
+        { name: "worker", arguments: { cwd: repo, task: `Deploy with this account:\n${serviceAccount}` } },
+        `private key at task 2:${serviceAccount.indexOf("-----BEGIN") + 1}`,
+      ],
+      [
+        { name: "scout", arguments: { cwd: repo, task: `Check the push works with ${split}` } },
+        "GitHub token at task 1:27",
+      ],
+      [
+        {
+          name: "runner",
+          arguments: {
+            cwd: repo,
+            command: "psql postgres://app:pass@db.internal/orders -c 'select 1'",
+            objective: "db up?",
+          },
+        },
+        "password in a URL at command 1:21",
+      ],
+      [
+        {
+          name: "scout",
+          arguments: {
+            cwd: repo,
+            task: `curl -H "Authorization: Bearer ${FAKE_TOKEN.slice(4)}" https://api.test/repos`,
+          },
+        },
+        "credential in an Authorization header at task 1:32",
+      ],
+      [
+        {
+          name: "worker",
+          arguments: { cwd: repo, task: "Log in to the staging admin as root; the password is Sup3r-S3cret-2024." },
+        },
+        "credential given in prose at task 1:54",
+      ],
     ]
     for (const [call, finding] of calls) {
       const result = await client.callTool(call)

@@ -35,7 +35,8 @@ describe("the form", () => {
   test("a permission is one line to accept or decline, with no fields", () => {
     expect(elicitation(fetch)).toEqual({
       mode: "form",
-      message: "A delegated OpenCode agent asks for webfetch https://example.com/a. Accept to allow it once; decline to refuse.",
+      message:
+        "A delegated OpenCode agent asks for webfetch https://example.com/a. Accept to allow it once; decline to refuse.",
       requestedSchema: { type: "object", properties: {} },
     })
   })
@@ -51,7 +52,9 @@ describe("the form", () => {
         q3: { type: "string", title: "Notes" },
       },
     })
-    expect((form.requestedSchema.properties.q1 as { description: string }).description).toBe("Which name?\ncountWords: clear\ntally: short")
+    expect((form.requestedSchema.properties.q1 as { description: string }).description).toBe(
+      "Which name?\ncountWords: clear\ntally: short",
+    )
   })
 })
 
@@ -66,9 +69,24 @@ describe("the reply", () => {
       { action: "accept", content: { q1: "tally", q2: ["lint", "types"], q3: "keep it short" } },
       { kind: "answered", answers: [["tally"], ["lint", "types"], ["keep it short"]] },
     ],
-    ["a question left blank is unanswered", questions, { action: "accept", content: { q1: "tally", q3: "" } }, { kind: "answered", answers: [["tally"], [], []] }],
-    ["accepting with nothing answered refuses", questions, { action: "accept", content: {} }, { kind: "refused", reason: "the person accepted without answering" }],
-    ["declining a question refuses it", questions, { action: "decline" }, { kind: "refused", reason: "the person declined" }],
+    [
+      "a question left blank is unanswered",
+      questions,
+      { action: "accept", content: { q1: "tally", q3: "" } },
+      { kind: "answered", answers: [["tally"], [], []] },
+    ],
+    [
+      "accepting with nothing answered refuses",
+      questions,
+      { action: "accept", content: {} },
+      { kind: "refused", reason: "the person accepted without answering" },
+    ],
+    [
+      "declining a question refuses it",
+      questions,
+      { action: "decline" },
+      { kind: "refused", reason: "the person declined" },
+    ],
   ] as [string, Ask, ElicitResult, Verdict][])("%s", (_, ask, result, verdict) => {
     expect(verdictOf(ask, result)).toEqual(verdict)
   })
@@ -94,34 +112,65 @@ describe("the bounds on what a form shows (RELAY_BOUNDS)", () => {
     const form = elicitation(huge)
     expect(JSON.stringify(form).length).toBeLessThan(8_000)
     const q1 = form.requestedSchema.properties.q1 as { title: string; description: string; enum: string[] }
-    expect(q1.description).toStartWith(`${big.slice(0, RELAY_BOUNDS.questionChars)}… [clipped: ${big.length} characters in all]`)
+    expect(q1.description).toStartWith(
+      `${big.slice(0, RELAY_BOUNDS.questionChars)}… [clipped: ${big.length} characters in all]`,
+    )
     expect(q1.title.length).toBeLessThan(RELAY_BOUNDS.headerChars + 40)
     expect(q1.enum).toEqual(["yes", "no"])
-    expect(form.message).toContain(`Clipped for this form: question 1: ${big.length} characters, the first ${RELAY_BOUNDS.questionChars} shown`)
+    expect(form.message).toContain(
+      `Clipped for this form: question 1: ${big.length} characters, the first ${RELAY_BOUNDS.questionChars} shown`,
+    )
     expect(form.message.length).toBeLessThan(RELAY_BOUNDS.messageChars + 300)
   })
 
   test("25 questions in one ask: the first 5 are fields, the rest are left unanswered and the form says so", () => {
-    const many: Ask = { kind: "question", questions: Array.from({ length: 25 }, (_, i) => ({ question: `Question ${i + 1}?`, header: `Q${i + 1}`, options: [] })) }
+    const many: Ask = {
+      kind: "question",
+      questions: Array.from({ length: 25 }, (_, i) => ({
+        question: `Question ${i + 1}?`,
+        header: `Q${i + 1}`,
+        options: [],
+      })),
+    }
     const form = elicitation(many)
     expect(Object.keys(form.requestedSchema.properties)).toEqual(["q1", "q2", "q3", "q4", "q5"])
     expect(form.message).toContain("20 more questions not shown (left unanswered)")
     const verdict = verdictOf(many, { action: "accept", content: { q1: "one", q5: "five", q6: "smuggled" } })
-    expect(verdict).toEqual({ kind: "answered", answers: [["one"], [], [], [], ["five"], ...Array.from({ length: 20 }, () => [])] })
+    expect(verdict).toEqual({
+      kind: "answered",
+      answers: [["one"], [], [], [], ["five"], ...Array.from({ length: 20 }, () => [])],
+    })
   })
 
   test("a long option label is shown clipped and answered as the agent's own label; clipped labels that collide stay distinct", () => {
     const label = (n: number) => `${"option ".repeat(40)}${n}`
-    const ask: Ask = { kind: "question", questions: [{ question: "Which?", header: "Pick", options: [1, 2].map((n) => ({ label: label(n), description: "" })), multiple: true }] }
+    const ask: Ask = {
+      kind: "question",
+      questions: [
+        {
+          question: "Which?",
+          header: "Pick",
+          options: [1, 2].map((n) => ({ label: label(n), description: "" })),
+          multiple: true,
+        },
+      ],
+    }
     const shown = (elicitation(ask).requestedSchema.properties.q1 as { items: { enum: string[] } }).items.enum
     expect(shown).toHaveLength(2)
     expect(new Set(shown).size).toBe(2)
     for (const value of shown) expect(value.length).toBeLessThan(RELAY_BOUNDS.labelChars + 50)
-    expect(verdictOf(ask, { action: "accept", content: { q1: [shown[1]!] } })).toEqual({ kind: "answered", answers: [[label(2)]] })
+    expect(verdictOf(ask, { action: "accept", content: { q1: [shown[1]!] } })).toEqual({
+      kind: "answered",
+      answers: [[label(2)]],
+    })
   })
 
   test("a permission for a 300 KB URL is one clipped line", () => {
-    const ask: Ask = { kind: "permission", permission: "webfetch", patterns: [`https://example.com/${"x".repeat(300_000)}`] }
+    const ask: Ask = {
+      kind: "permission",
+      permission: "webfetch",
+      patterns: [`https://example.com/${"x".repeat(300_000)}`],
+    }
     const form = elicitation(ask)
     expect(form.message.length).toBeLessThan(RELAY_BOUNDS.messageChars + 300)
     expect(form.message).toContain("[clipped: ")
@@ -129,7 +178,11 @@ describe("the bounds on what a form shows (RELAY_BOUNDS)", () => {
 
   test("control: an ask within the bounds is shown whole, with no clipping note", () => {
     expect(elicitation(questions).message).not.toContain("Clipped")
-    expect(shownAsk(questions)).toEqual({ ask: questions, labels: [["countWords", "tally"], ["lint", "types"], []], clipped: [] })
+    expect(shownAsk(questions)).toEqual({
+      ask: questions,
+      labels: [["countWords", "tally"], ["lint", "types"], []],
+      clipped: [],
+    })
     expect(clip("short", 10)).toBe("short")
   })
 })

@@ -28,7 +28,9 @@ describe("the relay gate", () => {
     await Bun.sleep(0)
     const refusals = admitted.filter((entry) => "refused" in entry)
     expect(refusals).toHaveLength(20)
-    expect((refusals[0] as { refused: string }).refused).toContain("5 asks from this task are already open or waiting for the person")
+    expect((refusals[0] as { refused: string }).refused).toContain(
+      "5 asks from this task are already open or waiting for the person",
+    )
     expect(admitted.filter((entry) => "release" in entry)).toHaveLength(1)
     expect(ledger).toEqual({ asked: 5, open: 1 })
     // Each answer lets the next one through, one at a time.

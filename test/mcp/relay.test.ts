@@ -19,7 +19,9 @@ const yesNo = (n: number) => ({
     { label: "no", description: "" },
   ],
 })
-const askAll = (from: number, count: number) => ({ tools: Array.from({ length: count }, (_, i) => ({ tool: "question", args: { questions: [yesNo(from + i)] } })) })
+const askAll = (from: number, count: number) => ({
+  tools: Array.from({ length: count }, (_, i) => ({ tool: "question", args: { questions: [yesNo(from + i)] } })),
+})
 let site: ReturnType<typeof Bun.serve>
 let hits = 0
 const NOTES = "relay notes: the nightly build is green"
@@ -41,15 +43,49 @@ beforeAll(async () => {
       ask: {
         turns: askingTurns("No answer from the person; reporting without one."),
       },
-      fetch: { turns: [{ steps: [{ tool: "webfetch", args: { url, format: "text" } }, { text: "Fetched. {{lastToolOutput}}" }] }] },
+      fetch: {
+        turns: [
+          { steps: [{ tool: "webfetch", args: { url, format: "text" } }, { text: "Fetched. {{lastToolOutput}}" }] },
+        ],
+      },
       // The rework (task_continue, the second turn) is what fetches.
-      rework: { turns: [{ steps: [{ text: "Looked around." }] }, { steps: [{ tool: "webfetch", args: { url, format: "text" } }, { text: "Fetched on rework. {{lastToolOutput}}" }] }] },
+      rework: {
+        turns: [
+          { steps: [{ text: "Looked around." }] },
+          {
+            steps: [
+              { tool: "webfetch", args: { url, format: "text" } },
+              { text: "Fetched on rework. {{lastToolOutput}}" },
+            ],
+          },
+        ],
+      },
       // The fetch comes only after the call has returned `running` (a 1 s sync budget).
-      "big-ask": { turns: [{ steps: [{ tool: "question", args: { questions: [{ ...QUESTION, question: BIG }] } }, { text: "Asked. {{lastToolOutput}}" }] }] },
+      "big-ask": {
+        turns: [
+          {
+            steps: [
+              { tool: "question", args: { questions: [{ ...QUESTION, question: BIG }] } },
+              { text: "Asked. {{lastToolOutput}}" },
+            ],
+          },
+        ],
+      },
       "many-asks": { turns: [{ steps: [askAll(1, 25), { text: "Asked many. {{toolOutputs}}" }] }] },
       // Six steps of four questions each: within the bound at once, over the task's total of 20.
-      "ask-often": { turns: [{ steps: [...[0, 1, 2, 3, 4, 5].map((step) => askAll(step * 4 + 1, 4)), { text: "Asked often." }] }] },
-      "late-fetch": { turns: [{ steps: [{ tool: "webfetch", args: { url, format: "text" }, delayMs: 3000 }, { text: "Fetched late. {{lastToolOutput}}" }] }] },
+      "ask-often": {
+        turns: [{ steps: [...[0, 1, 2, 3, 4, 5].map((step) => askAll(step * 4 + 1, 4)), { text: "Asked often." }] }],
+      },
+      "late-fetch": {
+        turns: [
+          {
+            steps: [
+              { tool: "webfetch", args: { url, format: "text" }, delayMs: 3000 },
+              { text: "Fetched late. {{lastToolOutput}}" },
+            ],
+          },
+        ],
+      },
     },
     { policy: { relay: ["question", "webfetch"] } },
   )
@@ -68,17 +104,23 @@ function person(...answers: (ElicitResult | "silent")[]): Person & { asked: Elic
     const next = answers.shift() ?? { action: "cancel" }
     if (next !== "silent") return next
     // Never answers: the server withdraws the request when its bound passes.
-    return new Promise((_, reject) => extra.signal.addEventListener("abort", () => reject(new Error("withdrawn")), { once: true }))
+    return new Promise((_, reject) =>
+      extra.signal.addEventListener("abort", () => reject(new Error("withdrawn")), { once: true }),
+    )
   }
   return Object.assign(answer, { asked })
 }
 
 async function scout(client: Awaited<ReturnType<typeof connect>>["client"], repo: string, script: string) {
   const progress: string[] = []
-  const result = await client.callTool({ name: "scout", arguments: { cwd: repo, task: `Find out what is needed. [script:${script}]` } }, undefined, {
-    onprogress: (note) => void progress.push(note.message ?? ""),
-    timeout: 120_000,
-  })
+  const result = await client.callTool(
+    { name: "scout", arguments: { cwd: repo, task: `Find out what is needed. [script:${script}]` } },
+    undefined,
+    {
+      onprogress: (note) => void progress.push(note.message ?? ""),
+      timeout: 120_000,
+    },
+  )
   return { result: structured(result), progress }
 }
 
@@ -108,7 +150,11 @@ test("a question is put to the person as a choice of its options, and the model 
     expect(answering.asked).toHaveLength(1)
     expect(answering.asked[0]).toMatchObject({
       message: `A delegated OpenCode agent asks: ${QUESTION.question}`,
-      requestedSchema: { type: "object", properties: { q1: { type: "string", title: "Name", enum: ["countWords", "tally"] } }, required: ["q1"] },
+      requestedSchema: {
+        type: "object",
+        properties: { q1: { type: "string", title: "Name", enum: ["countWords", "tally"] } },
+        required: ["q1"],
+      },
     })
     expect(progress).toContain(`asked the person: ${QUESTION.question}`)
     expect(progress).toContain("the person answered: countWords")
@@ -128,7 +174,9 @@ test("a fetch the person accepts runs once; one they decline is refused with the
   try {
     hits = 0
     const accepted = await scout(client, repo, "fetch")
-    expect(answering.asked[0]!.message).toBe(`A delegated OpenCode agent asks for webfetch http://127.0.0.1:${site.port}/notes. Accept to allow it once; decline to refuse.`)
+    expect(answering.asked[0]!.message).toBe(
+      `A delegated OpenCode agent asks for webfetch http://127.0.0.1:${site.port}/notes. Accept to allow it once; decline to refuse.`,
+    )
     expect(accepted.progress).toContain(`asked the person: webfetch http://127.0.0.1:${site.port}/notes`)
     expect(accepted.progress).toContain("the person answered: allowed once")
     expect(hits).toBe(1)
@@ -138,7 +186,9 @@ test("a fetch the person accepts runs once; one they decline is refused with the
     const declined = await scout(client, repo, "fetch")
     expect(answering.asked).toHaveLength(2)
     expect(hits).toBe(0)
-    expect(declined.progress).toContain(`refused a permission request (webfetch http://127.0.0.1:${site.port}/notes): the person declined`)
+    expect(declined.progress).toContain(
+      `refused a permission request (webfetch http://127.0.0.1:${site.port}/notes): the person declined`,
+    )
     expect(lastToolResult()?.output).toContain("refused by policy (the person declined)")
     expect(declined.result.report).not.toContain(NOTES)
   } finally {
@@ -155,7 +205,9 @@ test("no answer within the bound: the ask is withdrawn and refused, saying so", 
     const { result, progress } = await scout(client, repo, "fetch")
     expect(answering.asked).toHaveLength(1)
     expect(hits).toBe(0)
-    expect(progress).toContain(`refused a permission request (webfetch http://127.0.0.1:${site.port}/notes): no answer from the person within 1s`)
+    expect(progress).toContain(
+      `refused a permission request (webfetch http://127.0.0.1:${site.port}/notes): no answer from the person within 1s`,
+    )
     expect(lastToolResult()?.output).toContain("no answer from the person within 1s")
     expect(result.status).toBe("succeeded")
   } finally {
@@ -170,11 +222,15 @@ test("a client without elicitation: the ask is refused by policy as before, the 
     hits = 0
     const { progress } = await scout(client, repo, "fetch")
     expect(hits).toBe(0)
-    expect(progress.find((line) => line.startsWith("refused a permission request (webfetch"))).toContain("no one to ask: the calling client cannot relay asks to the person (no MCP elicitation)")
+    expect(progress.find((line) => line.startsWith("refused a permission request (webfetch"))).toContain(
+      "no one to ask: the calling client cannot relay asks to the person (no MCP elicitation)",
+    )
     expect(lastToolResult()?.output).toContain("no MCP elicitation")
 
     const question = await scout(client, repo, "ask")
-    expect(question.progress.find((line) => line.startsWith("refused a question request"))).toContain("no MCP elicitation")
+    expect(question.progress.find((line) => line.startsWith("refused a question request"))).toContain(
+      "no MCP elicitation",
+    )
     // OpenCode ends the step on a dismissed question; the report is then asked for once (delegate.ts).
     expect(lastToolResult()).toMatchObject({ tool: "question", output: "The user dismissed this question" })
     expect(question.result.report).toBe("No answer from the person; reporting without one.")
@@ -194,7 +250,9 @@ test("an ask raised after the call returned `running` is refused: the call had r
     const final = await delegations.follow(result.task_id!)
     expect(answering.asked).toHaveLength(0)
     expect(hits).toBe(0)
-    expect(final?.progress.find((line) => line.startsWith("refused a permission request (webfetch"))).toContain("the call had returned; no one to ask")
+    expect(final?.progress.find((line) => line.startsWith("refused a permission request (webfetch"))).toContain(
+      "the call had returned; no one to ask",
+    )
     expect(final?.result?.report).toContain("the call had returned")
   } finally {
     await close()
@@ -212,10 +270,14 @@ test("task_continue relays too: the rework's fetch is asked for and, accepted, r
     expect(answering.asked).toHaveLength(0)
     const progress: string[] = []
     const rework = structured(
-      await client.callTool({ name: "task_continue", arguments: { task_id: first.result.task_id, task: "Now fetch the notes." } }, undefined, {
-        onprogress: (note) => void progress.push(note.message ?? ""),
-        timeout: 120_000,
-      }),
+      await client.callTool(
+        { name: "task_continue", arguments: { task_id: first.result.task_id, task: "Now fetch the notes." } },
+        undefined,
+        {
+          onprogress: (note) => void progress.push(note.message ?? ""),
+          timeout: 120_000,
+        },
+      ),
     )
     expect(answering.asked).toHaveLength(1)
     expect(progress).toContain("the person answered: allowed once")
@@ -262,7 +324,9 @@ test("25 questions in one step: one form open at a time, four wait their turn, a
       .map((entry) => entry.output)
     expect(outputs).toHaveLength(25)
     expect(outputs.filter((output) => output.includes('="yes"'))).toHaveLength(5)
-    const refused = outputs.filter((output) => output.includes("[not put to the person: 5 asks from this task are already open or waiting"))
+    const refused = outputs.filter((output) =>
+      output.includes("[not put to the person: 5 asks from this task are already open or waiting"),
+    )
     expect(refused).toHaveLength(20)
     expect(refused[0]).toContain("ask one thing at a time")
     expect(result.status).toBe("succeeded")
@@ -285,7 +349,9 @@ test("a task puts at most 20 asks to the person in its life: the 21st and later 
       .filter((entry) => entry.tool === "question")
       .map((entry) => entry.output)
     expect(outputs).toHaveLength(24)
-    expect(outputs.filter((output) => output.includes("[not put to the person: this task has already put 20 asks"))).toHaveLength(4)
+    expect(
+      outputs.filter((output) => output.includes("[not put to the person: this task has already put 20 asks")),
+    ).toHaveLength(4)
     expect(result.status).toBe("succeeded")
   } finally {
     await close()

@@ -13,7 +13,16 @@ let world: World
 
 beforeAll(async () => {
   world = await startWorld({
-    restart: { turns: [{ steps: [{ tool: "write", args: { filePath: "src/after.ts", content: "export const after = 1\n" }, delayMs: 5000 }, { text: "restart report" }] }] },
+    restart: {
+      turns: [
+        {
+          steps: [
+            { tool: "write", args: { filePath: "src/after.ts", content: "export const after = 1\n" }, delayMs: 5000 },
+            { text: "restart report" },
+          ],
+        },
+      ],
+    },
     long: {
       turns: [
         {
@@ -29,7 +38,12 @@ beforeAll(async () => {
 
 afterAll(() => stopWorld(world))
 
-const serve = () => connectStdio({ ...world.home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "1000" }, [process.execPath, `${ROOT}/src/cli/main.ts`, "serve"])
+const serve = () =>
+  connectStdio({ ...world.home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "1000" }, [
+    process.execPath,
+    `${ROOT}/src/cli/main.ts`,
+    "serve",
+  ])
 const recordOf = (id: string) => readJson<TaskRecord>(`${world.home.paths.tasksDir}/${id}.json`)
 
 async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
@@ -47,8 +61,15 @@ test("killing and restarting the MCP server mid-task loses no record", async () 
   const first = await serve()
   let second: Awaited<ReturnType<typeof serve>> | undefined
   try {
-    const a = structured(await first.client.callTool({ name: "worker", arguments: { cwd: followed, task: "Add after.ts [script:restart]" } }))
-    const b = structured(await first.client.callTool({ name: "worker", arguments: { cwd: orphaned, task: "Slow [script:long]" } }))
+    const a = structured(
+      await first.client.callTool({
+        name: "worker",
+        arguments: { cwd: followed, task: "Add after.ts [script:restart]" },
+      }),
+    )
+    const b = structured(
+      await first.client.callTool({ name: "worker", arguments: { cwd: orphaned, task: "Slow [script:long]" } }),
+    )
     expect([a.status, b.status]).toEqual(["running", "running"])
     const idA = String(a.task_id)
     const idB = String(b.task_id)
@@ -78,11 +99,16 @@ test("killing and restarting the MCP server mid-task loses no record", async () 
     await connectOpencode(server).session.delete({ sessionID: sessionB, directory: (await recordOf(idB))!.workspace })
 
     second = await serve()
-    const list = structured(await second.client.callTool({ name: "task_list", arguments: {} })) as unknown as { tasks: { task_id: string }[] }
+    const list = structured(await second.client.callTool({ name: "task_list", arguments: {} })) as unknown as {
+      tasks: { task_id: string }[]
+    }
     expect(list.tasks.map((t) => t.task_id)).toEqual(expect.arrayContaining([idA, idB]))
 
     let status = structured(await second.client.callTool({ name: "task_status", arguments: { task_id: idA } }))
-    for (let i = 0; i < 20 && status.status === "running"; i++) status = structured(await second.client.callTool({ name: "task_status", arguments: { task_id: idA, wait_seconds: 10 } }))
+    for (let i = 0; i < 20 && status.status === "running"; i++)
+      status = structured(
+        await second.client.callTool({ name: "task_status", arguments: { task_id: idA, wait_seconds: 10 } }),
+      )
     const resultA = structured(await second.client.callTool({ name: "task_result", arguments: { task_id: idA } }))
     expect(resultA.status).toBe("succeeded")
     expect(resultA.report).toBe("restart report")

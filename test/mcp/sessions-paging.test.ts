@@ -23,7 +23,11 @@ beforeAll(async () => {
   const { client } = await mcp.runtime.opencode()
   // Eight at a time: many share a millisecond, as sessions a fan-out starts do.
   for (let at = 0; at < COUNT; at += 8) {
-    const ids = await Promise.all(Array.from({ length: Math.min(8, COUNT - at) }, (_, i) => client.session.create({ directory: repo, title: `bulk ${at + i}` })))
+    const ids = await Promise.all(
+      Array.from({ length: Math.min(8, COUNT - at) }, (_, i) =>
+        client.session.create({ directory: repo, title: `bulk ${at + i}` }),
+      ),
+    )
     for (const id of ids) created.add(id.data!.id)
   }
 }, 180_000)
@@ -70,8 +74,14 @@ test("sessions reports the true total over 1,010 sessions, reading one request p
   expect(tool.total).toBe(COUNT)
   expect((tool.sessions as unknown[]).length).toBe(200)
   // A state filter reads each candidate's state: all idle, none busy.
-  expect(structured(await mcp.client.callTool({ name: "sessions", arguments: { directory: repo, state: "idle", limit: 10 } })).total).toBe(COUNT)
-  expect(structured(await mcp.client.callTool({ name: "sessions", arguments: { directory: repo, state: "busy" } })).total).toBe(0)
+  expect(
+    structured(
+      await mcp.client.callTool({ name: "sessions", arguments: { directory: repo, state: "idle", limit: 10 } }),
+    ).total,
+  ).toBe(COUNT)
+  expect(
+    structured(await mcp.client.callTool({ name: "sessions", arguments: { directory: repo, state: "busy" } })).total,
+  ).toBe(0)
 }, 120_000)
 
 test("pages of 7 over 1,010 sessions return each exactly once: the boundary re-read from its millisecond is deduplicated", async () => {

@@ -40,7 +40,11 @@ describe("the tool surface as a client hands it to the model", () => {
   })
 
   test("control: the surface before, as Claude Code sent it, measures over 12 KB the same way", () => {
-    const captured: Tool[] = before.tools.map((tool) => ({ name: tool.name.replace(/^mcp__orch__/, ""), description: tool.description, inputSchema: tool.input_schema }))
+    const captured: Tool[] = before.tools.map((tool) => ({
+      name: tool.name.replace(/^mcp__orch__/, ""),
+      description: tool.description,
+      inputSchema: tool.input_schema,
+    }))
     // The measurement reproduces Claude Code's own bytes for the captured request (server "orch").
     expect(clientToolBytes(captured, "orch")).toBe(Buffer.byteLength(JSON.stringify(before.tools)))
     expect(clientToolBytes(captured, SERVER_NAME)).toBeGreaterThan(LIMIT)
@@ -48,7 +52,9 @@ describe("the tool surface as a client hands it to the model", () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual(captured.map((tool) => tool.name).sort())
     for (const old of captured) {
       const now = tools.find((tool) => tool.name === old.name)!
-      expect(Object.keys(now.inputSchema.properties ?? {}).sort()).toEqual(Object.keys(old.inputSchema.properties ?? {}).sort())
+      expect(Object.keys(now.inputSchema.properties ?? {}).sort()).toEqual(
+        Object.keys(old.inputSchema.properties ?? {}).sort(),
+      )
       expect(now.inputSchema.required ?? []).toEqual(old.inputSchema.required ?? [])
     }
   })

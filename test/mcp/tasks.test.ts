@@ -23,7 +23,10 @@ beforeAll(async () => {
         {
           steps: [
             { tool: "read", args: { filePath: "src/tally.ts" }, fail: { kind: "429", retryAfterSeconds: 0 } },
-            { tool: "edit", args: { filePath: "src/tally.ts", oldString: "words.length", newString: "words.length + 0" } },
+            {
+              tool: "edit",
+              args: { filePath: "src/tally.ts", oldString: "words.length", newString: "words.length + 0" },
+            },
             { text: "Edited src/tally.ts." },
           ],
         },
@@ -40,7 +43,16 @@ beforeAll(async () => {
       ],
     },
     quick: { turns: [{ steps: [{ text: "quick report" }] }] },
-    ask: { turns: [{ steps: [{ tool: "read", args: { filePath: "README.md" } }, { text: "Reading was refused: {{lastToolOutput}}" }] }] },
+    ask: {
+      turns: [
+        {
+          steps: [
+            { tool: "read", args: { filePath: "README.md" } },
+            { text: "Reading was refused: {{lastToolOutput}}" },
+          ],
+        },
+      ],
+    },
   })
 })
 
@@ -50,7 +62,9 @@ test("a task longer than the sync budget returns running; task_status waits on p
   const repo = await makeRepo(world)
   const { client, close } = await connect(world, { syncBudgetMs: 1000 })
   try {
-    const first = structured(await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Slow look [script:slow]" } }))
+    const first = structured(
+      await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Slow look [script:slow]" } }),
+    )
     // The script takes 4 s of model time: "running" is the proof the call came back before the task
     // ended (a wall-clock bound here only measured how loaded the machine was).
     expect(first.status).toBe("running")
@@ -63,7 +77,12 @@ test("a task longer than the sync budget returns running; task_status waits on p
     const seen: number[] = []
     while (status.status === "running") {
       seen.push(Number(status.revision))
-      status = structured(await client.callTool({ name: "task_status", arguments: { task_id: id, wait_seconds: 20, after_revision: Number(status.revision) } }))
+      status = structured(
+        await client.callTool({
+          name: "task_status",
+          arguments: { task_id: id, wait_seconds: 20, after_revision: Number(status.revision) },
+        }),
+      )
     }
     expect(status.status).toBe("succeeded")
     // The waits woke on progress (several revisions), not once at the end.
@@ -82,7 +101,9 @@ test("task_cancel on a finished task cancels nothing and says so; its status and
   const repo = await makeRepo(world)
   const { client, close } = await connect(world)
   try {
-    const done = structured(await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Quick look [script:quick]" } }))
+    const done = structured(
+      await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Quick look [script:quick]" } }),
+    )
     expect(done.status).toBe("succeeded")
     const id = String(done.task_id)
     const answer = await client.callTool({ name: "task_cancel", arguments: { task_id: id } })
@@ -93,7 +114,9 @@ test("task_cancel on a finished task cancels nothing and says so; its status and
     expect(text(answer).split("\n")[0]).toBe(`Task ${id} had already finished (succeeded); nothing was cancelled.`)
     expect(answer.isError).toBeFalsy()
     // Cancelling again is the same answer; the stored task is unchanged.
-    expect(structured(await client.callTool({ name: "task_cancel", arguments: { task_id: id } })).status).toBe("succeeded")
+    expect(structured(await client.callTool({ name: "task_cancel", arguments: { task_id: id } })).status).toBe(
+      "succeeded",
+    )
     const result = structured(await client.callTool({ name: "task_result", arguments: { task_id: id } }))
     expect([result.status, result.report, result.next]).toEqual([done.status, done.report, done.next])
   } finally {
@@ -105,7 +128,9 @@ test("control: task_cancel on a running task cancels it, with no such note", asy
   const repo = await makeRepo(world)
   const { client, close } = await connect(world, { syncBudgetMs: 1000 })
   try {
-    const first = structured(await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Slow look [script:slow]" } }))
+    const first = structured(
+      await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Slow look [script:slow]" } }),
+    )
     expect(first.status).toBe("running")
     const cancelled = await client.callTool({ name: "task_cancel", arguments: { task_id: String(first.task_id) } })
     expect(structured(cancelled).status).toBe("cancelled")
@@ -119,9 +144,12 @@ test("task_status shows a running task's liveness: its step, its last tool and t
   const repo = await makeRepo(world)
   const { client, close } = await connect(world, { syncBudgetMs: 1000 })
   try {
-    const first = structured(await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Quiet look [script:quiet]" } }))
+    const first = structured(
+      await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Quiet look [script:quiet]" } }),
+    )
     const id = String(first.task_id)
-    const status = async (wait = 0) => structured(await client.callTool({ name: "task_status", arguments: { task_id: id, wait_seconds: wait } }))
+    const status = async (wait = 0) =>
+      structured(await client.callTool({ name: "task_status", arguments: { task_id: id, wait_seconds: wait } }))
     // Step 2 begins once the read is done; the model then sends its first chunk and goes quiet.
     let current = await status()
     for (let i = 0; i < 40 && !(current.step === 2 && current.last_tool === "read"); i++) {
@@ -148,9 +176,13 @@ test("progress notifications arrive in order: steps, the retry, tool calls with 
   const { client, close } = await connect(world)
   try {
     const lines: { progress: number; message: string }[] = []
-    const result = await client.callTool({ name: "worker", arguments: { cwd: repo, task: "Touch tally [script:progress]" } }, undefined, {
-      onprogress: (p) => lines.push({ progress: p.progress, message: p.message ?? "" }),
-    })
+    const result = await client.callTool(
+      { name: "worker", arguments: { cwd: repo, task: "Touch tally [script:progress]" } },
+      undefined,
+      {
+        onprogress: (p) => lines.push({ progress: p.progress, message: p.message ?? "" }),
+      },
+    )
     expect(structured(result).status).toBe("succeeded")
     const messages = lines.map((line) => line.message)
     console.log(messages.join(" | "))
@@ -176,7 +208,11 @@ test("a permission ask from an orchestrator session is answered by policy, so th
   try {
     const { client, hub } = await runtime.opencode()
     // The session's own ruleset turns `read` into `ask`: OpenCode raises permission.asked and waits.
-    const created = await client.session.create({ directory: repo, title: "ask probe", permission: [{ permission: "read", pattern: "*", action: "ask" }] })
+    const created = await client.session.create({
+      directory: repo,
+      title: "ask probe",
+      permission: [{ permission: "read", pattern: "*", action: "ask" }],
+    })
     const sessionID = created.data!.id
     const lines: string[] = []
     const turn = await runTurn(

@@ -14,11 +14,23 @@ beforeAll(async () => {
         {
           steps: [
             { tool: "read", args: { filePath: "src/tally.ts" } },
-            { tool: "edit", args: { filePath: "src/tally.ts", oldString: "return words.length", newString: "return new Set(words).size" } },
+            {
+              tool: "edit",
+              args: {
+                filePath: "src/tally.ts",
+                oldString: "return words.length",
+                newString: "return new Set(words).size",
+              },
+            },
             { text: "Done: src/tally.ts now counts distinct words. No commands run." },
           ],
         },
-        { steps: [{ tool: "write", args: { filePath: "src/extra.ts", content: "export const extra = 1\n" } }, { text: "Added src/extra.ts." }] },
+        {
+          steps: [
+            { tool: "write", args: { filePath: "src/extra.ts", content: "export const extra = 1\n" } },
+            { text: "Added src/extra.ts." },
+          ],
+        },
       ],
     },
     long: {
@@ -35,7 +47,13 @@ beforeAll(async () => {
       turns: [
         {
           steps: [
-            { tool: "sandbox_shell", args: { command: "mkdir -p vendor/lib/.git/hooks && printf '#!/bin/sh\\necho pwned\\n' > vendor/lib/.git/hooks/pre-commit && echo planted" } },
+            {
+              tool: "sandbox_shell",
+              args: {
+                command:
+                  "mkdir -p vendor/lib/.git/hooks && printf '#!/bin/sh\\necho pwned\\n' > vendor/lib/.git/hooks/pre-commit && echo planted",
+              },
+            },
             { text: "Done." },
           ],
         },
@@ -50,7 +68,10 @@ test("a worker edits one file; the result lists exactly that file from git, and 
   const repo = await makeRepo(world)
   const { client, close } = await connect(world)
   try {
-    const result = await client.callTool({ name: "worker", arguments: { cwd: repo, task: "Count distinct words. [script:edit]" } })
+    const result = await client.callTool({
+      name: "worker",
+      arguments: { cwd: repo, task: "Count distinct words. [script:edit]" },
+    })
     const out = structured(result)
     expect(out.status).toBe("succeeded")
     expect(out.files_changed).toEqual([{ path: "src/tally.ts", change: "modified" }])
@@ -62,7 +83,12 @@ test("a worker edits one file; the result lists exactly that file from git, and 
     expect(record?.status).toBe("succeeded")
     expect(await lockFiles(world)).toEqual([])
 
-    const again = structured(await client.callTool({ name: "task_continue", arguments: { task_id: out.task_id, task: "Also add src/extra.ts." } }))
+    const again = structured(
+      await client.callTool({
+        name: "task_continue",
+        arguments: { task_id: out.task_id, task: "Also add src/extra.ts." },
+      }),
+    )
     expect(again.status).toBe("succeeded")
     expect(again.task_id).toBe(out.task_id)
     expect(again.files_changed).toEqual([{ path: "src/extra.ts", change: "added" }])
@@ -77,13 +103,23 @@ test("a second writer is refused while the first runs; the same idempotency key 
   const repo = await makeRepo(world)
   const { client, close } = await connect(world, { syncBudgetMs: 1000 })
   try {
-    const first = structured(await client.callTool({ name: "worker", arguments: { cwd: repo, task: "Slow work [script:long]", idempotency_key: "k-1" } }))
+    const first = structured(
+      await client.callTool({
+        name: "worker",
+        arguments: { cwd: repo, task: "Slow work [script:long]", idempotency_key: "k-1" },
+      }),
+    )
     expect(first.status).toBe("running")
     expect(first.next).toContain("task_status")
     const [lock] = await lockFiles(world)
     expect(lock).toBeDefined()
 
-    const retry = structured(await client.callTool({ name: "worker", arguments: { cwd: repo, task: "Slow work [script:long]", idempotency_key: "k-1" } }))
+    const retry = structured(
+      await client.callTool({
+        name: "worker",
+        arguments: { cwd: repo, task: "Slow work [script:long]", idempotency_key: "k-1" },
+      }),
+    )
     expect(retry.task_id).toBe(first.task_id)
 
     const second = await client.callTool({ name: "worker", arguments: { cwd: repo, task: "Other work [script:edit]" } })
@@ -92,11 +128,17 @@ test("a second writer is refused while the first runs; the same idempotency key 
     expect(text(second)).toContain("task_cancel")
 
     // Read-only work never consults the writer state.
-    const scout = structured(await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Look around. [script:demo]" } }))
+    const scout = structured(
+      await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Look around. [script:demo]" } }),
+    )
     expect(["succeeded", "running"]).toContain(scout.status)
 
     // Cancel a session that is really working (its creation can take seconds on a loaded machine).
-    await waitFor(async () => Boolean((await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${first.task_id}.json`))?.sessionID), 60_000)
+    await waitFor(
+      async () =>
+        Boolean((await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${first.task_id}.json`))?.sessionID),
+      60_000,
+    )
     const started = performance.now()
     const cancelled = structured(await client.callTool({ name: "task_cancel", arguments: { task_id: first.task_id } }))
     const settledMs = performance.now() - started
@@ -116,24 +158,38 @@ test("notifications/cancelled for the call cancels its task and leaves the works
   const { client, close } = await connect(world)
   try {
     const controller = new AbortController()
-    const call = client.callTool({ name: "worker", arguments: { cwd: repo, task: "Slow work [script:long]" } }, undefined, { signal: controller.signal })
+    const call = client.callTool(
+      { name: "worker", arguments: { cwd: repo, task: "Slow work [script:long]" } },
+      undefined,
+      { signal: controller.signal },
+    )
     await waitFor(async () => (await lockFiles(world)).length === 1)
     controller.abort("the parent gave up")
     const started = performance.now()
     await expect(call).rejects.toThrow()
     let id = ""
     await waitFor(async () => {
-      const list = structured(await client.callTool({ name: "task_list", arguments: { cwd: repo } })) as unknown as { tasks: { task_id: string }[] }
+      const list = structured(await client.callTool({ name: "task_list", arguments: { cwd: repo } })) as unknown as {
+        tasks: { task_id: string }[]
+      }
       id = list.tasks[0]?.task_id ?? ""
       return id !== ""
     })
-    await waitFor(async () => (await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${id}.json`))?.status === "cancelled")
+    await waitFor(
+      async () => (await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${id}.json`))?.status === "cancelled",
+    )
     console.log(`notifications/cancelled → settled: ${(performance.now() - started).toFixed(0)} ms`)
     expect(performance.now() - started).toBeLessThan(5000)
     // Cancelled before OpenCode finished creating the session: quarantined with the reason until that
     // late session is removed; otherwise already released.
-    const lock = await readJson<{ state: string; reason?: string }>(`${world.home.paths.locksDir}/${(await lockFiles(world))[0]}`)
-    if (lock) expect(lock).toMatchObject({ state: "quarantined", reason: expect.stringContaining("still creating its session") })
+    const lock = await readJson<{ state: string; reason?: string }>(
+      `${world.home.paths.locksDir}/${(await lockFiles(world))[0]}`,
+    )
+    if (lock)
+      expect(lock).toMatchObject({
+        state: "quarantined",
+        reason: expect.stringContaining("still creating its session"),
+      })
     await waitFor(async () => (await lockFiles(world)).length === 0, 60_000)
     expect(await taskFiles(world)).toContain(`${id}.json`)
   } finally {
@@ -145,7 +201,9 @@ test("a timeout aborts the session, records timed_out with what changed, and unl
   const repo = await makeRepo(world)
   const { client, close } = await connect(world, { bridgeTimeoutMs: 3000 })
   try {
-    const out = structured(await client.callTool({ name: "worker", arguments: { cwd: repo, task: "Slow work [script:long]" } }))
+    const out = structured(
+      await client.callTool({ name: "worker", arguments: { cwd: repo, task: "Slow work [script:long]" } }),
+    )
     expect(out.status).toBe("timed_out")
     expect(out.next).toContain("3s budget")
     expect(out.files_changed).toEqual([])
@@ -162,7 +220,10 @@ test("an impossible budget is refused before any record, lock or session", async
   try {
     const tasks = await taskFiles(world)
     const requests = world.model.requests.length
-    const result = await client.callTool({ name: "worker", arguments: { cwd: repo, task: "secret-brief-words [script:edit]" } })
+    const result = await client.callTool({
+      name: "worker",
+      arguments: { cwd: repo, task: "secret-brief-words [script:edit]" },
+    })
     expect(result.isError).toBe(true)
     expect(text(result)).toContain("worker: the operation budget of 1470s")
     expect(text(result)).toContain("40s reserve")
@@ -188,12 +249,17 @@ test("a worker that plants git metadata through its shell ends needs_review with
   const repo = await makeRepo(world)
   const { client, close } = await connect(world)
   try {
-    const result = await client.callTool({ name: "worker", arguments: { cwd: repo, task: "Vendor the library. [script:plant]" } })
+    const result = await client.callTool({
+      name: "worker",
+      arguments: { cwd: repo, task: "Vendor the library. [script:plant]" },
+    })
     const out = structured(result)
     expect(world.model.toolResults().some((r) => r.tool === "sandbox_shell" && r.output.includes("planted"))).toBe(true)
     expect(out.status).toBe("needs_review")
     expect(String(out.warnings)).toContain("vendor/lib/.git")
-    expect(text(result)).toContain("warning: Files that other programs run on their own appeared or changed in the workspace: vendor/lib/.git (new)")
+    expect(text(result)).toContain(
+      "warning: Files that other programs run on their own appeared or changed in the workspace: vendor/lib/.git (new)",
+    )
     expect(await lockFiles(world)).toEqual([])
   } finally {
     await close()

@@ -10,7 +10,16 @@ let model: ScriptedModel
 beforeAll(async () => {
   model = await startScriptedModel({
     scripts: {
-      scout: { turns: [{ steps: [{ tool: "mcp__orch__scout", args: { cwd: "/repo", task: "look" } }, { text: "Scout said: {{lastToolOutput}}" }] }] },
+      scout: {
+        turns: [
+          {
+            steps: [
+              { tool: "mcp__orch__scout", args: { cwd: "/repo", task: "look" } },
+              { text: "Scout said: {{lastToolOutput}}" },
+            ],
+          },
+        ],
+      },
       limited: { turns: [{ steps: [{ text: "after a wait", fail: { kind: "429", retryAfterSeconds: 2 } }] }] },
       cut: { turns: [{ steps: [{ text: "the whole answer", fail: { kind: "cut" } }] }] },
     },
@@ -22,10 +31,23 @@ const tools = [{ name: "mcp__orch__scout", description: "d", input_schema: { typ
 const post = (body: Record<string, unknown>, session: string = crypto.randomUUID(), path = "/v1/messages") =>
   fetch(`${model.origin}${path}`, {
     method: "POST",
-    headers: { "content-type": "application/json", "anthropic-version": "2023-06-01", "x-claude-code-session-id": session },
-    body: JSON.stringify({ model: "fast", max_tokens: 1024, stream: true, tools, system: [{ type: "text", text: "You are Claude Code." }], ...body }),
+    headers: {
+      "content-type": "application/json",
+      "anthropic-version": "2023-06-01",
+      "x-claude-code-session-id": session,
+    },
+    body: JSON.stringify({
+      model: "fast",
+      max_tokens: 1024,
+      stream: true,
+      tools,
+      system: [{ type: "text", text: "You are Claude Code." }],
+      ...body,
+    }),
   })
-const ask = (text: string, more: unknown[] = []) => ({ messages: [{ role: "user", content: [{ type: "text", text }] }, ...more] })
+const ask = (text: string, more: unknown[] = []) => ({
+  messages: [{ role: "user", content: [{ type: "text", text }] }, ...more],
+})
 
 interface Event {
   type: string
@@ -47,7 +69,8 @@ async function events(response: Response): Promise<Event[]> {
   })
 }
 
-const joined = (list: Event[], kind: "text" | "partial_json") => list.map((e) => (kind === "text" ? e.delta?.text : e.delta?.partial_json) ?? "").join("")
+const joined = (list: Event[], kind: "text" | "partial_json") =>
+  list.map((e) => (kind === "text" ? e.delta?.text : e.delta?.partial_json) ?? "").join("")
 
 describe("toChatRequest", () => {
   test("system blocks, tool_use and tool_result become the chat messages the scripts read", () => {
@@ -85,7 +108,13 @@ describe("toChatRequest", () => {
         { role: "system", content: "You are Claude Code." },
         { role: "user", content: "go [script:scout]" },
         { role: "system", content: "# Environment" },
-        { role: "assistant", content: "", tool_calls: [{ id: "call_1", type: "function", function: { name: "mcp__orch__scout", arguments: '{"task":"look"}' } }] },
+        {
+          role: "assistant",
+          content: "",
+          tool_calls: [
+            { id: "call_1", type: "function", function: { name: "mcp__orch__scout", arguments: '{"task":"look"}' } },
+          ],
+        },
         { role: "tool", tool_call_id: "call_1", content: '{"status":"succeeded"}' },
       ],
       tools: [{ type: "function", function: { name: "mcp__orch__scout" } }],
@@ -98,12 +127,23 @@ describe("POST /v1/messages", () => {
     const response = await post(ask("Ask the scout. [script:scout]"))
     expect(response.headers.get("content-type")).toBe("text/event-stream")
     const list = await events(response)
-    expect(list.map((e) => e.type)).toEqual(["message_start", "content_block_start", "content_block_delta", "content_block_delta", "content_block_stop", "message_delta", "message_stop"])
+    expect(list.map((e) => e.type)).toEqual([
+      "message_start",
+      "content_block_start",
+      "content_block_delta",
+      "content_block_delta",
+      "content_block_stop",
+      "message_delta",
+      "message_stop",
+    ])
     expect(list[0]!.message).toMatchObject({ role: "assistant", usage: { input_tokens: expect.any(Number) } })
     expect(list[1]!.content_block).toMatchObject({ type: "tool_use", name: "mcp__orch__scout" })
     expect(list[1]!.content_block?.id).toStartWith("call_")
     expect(JSON.parse(joined(list, "partial_json"))).toEqual({ cwd: "/repo", task: "look" })
-    expect(list.at(-2)).toMatchObject({ delta: { stop_reason: "tool_use" }, usage: { output_tokens: expect.any(Number) } })
+    expect(list.at(-2)).toMatchObject({
+      delta: { stop_reason: "tool_use" },
+      usage: { output_tokens: expect.any(Number) },
+    })
   })
 
   test("the tool_result of the next request fills the text step, and is recorded with its tool's name", async () => {
@@ -111,8 +151,14 @@ describe("POST /v1/messages", () => {
     const first = await events(await post(ask("Ask the scout. [script:scout]"), session))
     const id = first[1]!.content_block!.id!
     const history = [
-      { role: "assistant", content: [{ type: "tool_use", id, name: "mcp__orch__scout", input: { cwd: "/repo", task: "look" } }] },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: [{ type: "text", text: "the report" }] }] },
+      {
+        role: "assistant",
+        content: [{ type: "tool_use", id, name: "mcp__orch__scout", input: { cwd: "/repo", task: "look" } }],
+      },
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: id, content: [{ type: "text", text: "the report" }] }],
+      },
     ]
     const second = await events(await post(ask("Ask the scout. [script:scout]", history), session))
     expect(second.map((e) => e.type)).toContain("content_block_start")
@@ -120,8 +166,17 @@ describe("POST /v1/messages", () => {
     expect(joined(second, "text")).toBe("Scout said: the report")
     expect(second.at(-2)?.delta?.stop_reason).toBe("end_turn")
     const recorded = model.requests.at(-1)!
-    expect(recorded).toMatchObject({ api: "messages", sessionId: session, play: { kind: "step", script: "scout", step: 1 } })
-    expect(model.toolResults()).toContainEqual({ callId: id, tool: "mcp__orch__scout", args: '{"cwd":"/repo","task":"look"}', output: "the report" })
+    expect(recorded).toMatchObject({
+      api: "messages",
+      sessionId: session,
+      play: { kind: "step", script: "scout", step: 1 },
+    })
+    expect(model.toolResults()).toContainEqual({
+      callId: id,
+      tool: "mcp__orch__scout",
+      args: '{"cwd":"/repo","task":"look"}',
+      output: "the report",
+    })
   })
 
   test("a non-streaming request gets one message body", async () => {
@@ -140,7 +195,10 @@ describe("POST /v1/messages", () => {
     const first = await post(ask("[script:limited]"), "a-429")
     expect(first.status).toBe(429)
     expect(first.headers.get("retry-after")).toBe("2")
-    expect(await first.json()).toEqual({ type: "error", error: { type: "rate_limit_error", message: "Rate limit reached (scripted)." } })
+    expect(await first.json()).toEqual({
+      type: "error",
+      error: { type: "rate_limit_error", message: "Rate limit reached (scripted)." },
+    })
     expect(joined(await events(await post(ask("[script:limited]"), "a-429")), "text")).toBe("after a wait")
   })
 
@@ -161,7 +219,9 @@ describe("POST /v1/messages", () => {
   })
 
   test("count_tokens answers a count; a body that is not a Messages request is a 400 invalid_request_error", async () => {
-    const counted = (await (await post(ask("hello"), undefined, "/v1/messages/count_tokens")).json()) as { input_tokens: number }
+    const counted = (await (await post(ask("hello"), undefined, "/v1/messages/count_tokens")).json()) as {
+      input_tokens: number
+    }
     expect(counted.input_tokens).toBeGreaterThan(0)
     const bad = await fetch(`${model.origin}/v1/messages`, { method: "POST", body: "{}" })
     expect(bad.status).toBe(400)

@@ -35,7 +35,12 @@ test("serves the script file, prints the base URL first, and stops on SIGTERM", 
 
   const response = await fetch(`${url}/chat/completions`, {
     method: "POST",
-    body: JSON.stringify({ model: "fast", stream: false, messages: [{ role: "user", content: "hi" }], tools: [{ type: "function", function: { name: "read" } }] }),
+    body: JSON.stringify({
+      model: "fast",
+      stream: false,
+      messages: [{ role: "user", content: "hi" }],
+      tools: [{ type: "function", function: { name: "read" } }],
+    }),
   })
   const body = (await response.json()) as { choices: { message: { content: string } }[] }
   expect(body.choices[0]?.message.content).toBe("from the file")

@@ -1,10 +1,22 @@
 import { describe, expect, test } from "bun:test"
-import { isTitleRequest, positionOf, scriptMarker, templateValues, toolResultsOf, type ChatRequest, type Message } from "../../src/model/conversation"
+import {
+  isTitleRequest,
+  positionOf,
+  scriptMarker,
+  templateValues,
+  toolResultsOf,
+  type ChatRequest,
+  type Message,
+} from "../../src/model/conversation"
 import { decide } from "../../src/model/play"
 import { builtinScripts, parseScript } from "../../src/model/script"
 
 const tools = [{ type: "function", function: { name: "read" } }]
-const request = (messages: Message[], withTools = true): ChatRequest => ({ model: "fast", messages, ...(withTools && { tools }) })
+const request = (messages: Message[], withTools = true): ChatRequest => ({
+  model: "fast",
+  messages,
+  ...(withTools && { tools }),
+})
 const system: Message = { role: "system", content: "You are opencode." }
 const user = (text: string): Message => ({ role: "user", content: text })
 const call = (id: string, name = "read"): Message => ({
@@ -21,23 +33,57 @@ describe("positionOf", () => {
     ["after one tool call", [system, user("go"), call("a"), result("a", "x")], { turn: 0, step: 1, maxSteps: false }],
     [
       "after parallel calls (one assistant message, two results)",
-      [system, user("go"), { role: "assistant", content: "", tool_calls: [...call("a").tool_calls!, ...call("b").tool_calls!] }, result("a", "x"), result("b", "y")],
+      [
+        system,
+        user("go"),
+        { role: "assistant", content: "", tool_calls: [...call("a").tool_calls!, ...call("b").tool_calls!] },
+        result("a", "x"),
+        result("b", "y"),
+      ],
       { turn: 0, step: 1, maxSteps: false },
     ],
     [
       "the empty assistant message a cut stream leaves does not count",
-      [system, user("go"), call("a"), result("a", "x"), { role: "assistant", content: "" }, call("b"), result("b", "y")],
+      [
+        system,
+        user("go"),
+        call("a"),
+        result("a", "x"),
+        { role: "assistant", content: "" },
+        call("b"),
+        result("b", "y"),
+      ],
       { turn: 0, step: 2, maxSteps: false },
     ],
-    ["second user turn starts over", [system, user("go"), call("a"), result("a", "x"), { role: "assistant", content: "done" }, user("more")], { turn: 1, step: 0, maxSteps: false }],
-    ["consecutive user messages are one turn", [system, user("go"), { role: "user", content: [{ type: "text", text: "also" }] }], { turn: 0, step: 0, maxSteps: false }],
-    ["OpenCode's max-steps message is not a step", [system, user("go"), call("a"), result("a", "x"), maxSteps], { turn: 0, step: 1, maxSteps: true }],
+    [
+      "second user turn starts over",
+      [system, user("go"), call("a"), result("a", "x"), { role: "assistant", content: "done" }, user("more")],
+      { turn: 1, step: 0, maxSteps: false },
+    ],
+    [
+      "consecutive user messages are one turn",
+      [system, user("go"), { role: "user", content: [{ type: "text", text: "also" }] }],
+      { turn: 0, step: 0, maxSteps: false },
+    ],
+    [
+      "OpenCode's max-steps message is not a step",
+      [system, user("go"), call("a"), result("a", "x"), maxSteps],
+      { turn: 0, step: 1, maxSteps: true },
+    ],
   ]
-  for (const [name, messages, expected] of cases) test(name, () => expect(positionOf(request(messages))).toEqual(expected))
+  for (const [name, messages, expected] of cases)
+    test(name, () => expect(positionOf(request(messages))).toEqual(expected))
 })
 
 test("the title generator's request is recognised, a tool-less step request is not", () => {
-  const title = request([{ role: "system", content: "You are a title generator. You output ONLY a thread title." }, user("Generate a title for this conversation:\n"), user('"fix it"')], false)
+  const title = request(
+    [
+      { role: "system", content: "You are a title generator. You output ONLY a thread title." },
+      user("Generate a title for this conversation:\n"),
+      user('"fix it"'),
+    ],
+    false,
+  )
   expect(isTitleRequest(title)).toBe(true)
   expect(isTitleRequest(request([system, user("go")], false))).toBe(false)
   expect(isTitleRequest(request([system, user("go")]))).toBe(false)
@@ -55,26 +101,67 @@ test("tool results carry the name of the call that produced them", () => {
     ["grep", "found"],
     ["read", "read it"],
   ])
-  expect(templateValues(request(messages))).toEqual({ lastToolOutput: "read it", toolOutputs: "found\n\nread it", userMessage: "go" })
+  expect(templateValues(request(messages))).toEqual({
+    lastToolOutput: "read it",
+    toolOutputs: "found\n\nread it",
+    userMessage: "go",
+  })
 })
 
 describe("decide", () => {
   const scripts = new Map(Object.entries(builtinScripts()))
-  scripts.set("short", parseScript({ turns: [{ steps: [{ tool: "read", args: { filePath: "a" } }, { tool: "read", args: {} }, { text: "saw {{lastToolOutput}}" }] }] }))
+  scripts.set(
+    "short",
+    parseScript({
+      turns: [
+        {
+          steps: [
+            { tool: "read", args: { filePath: "a" } },
+            { tool: "read", args: {} },
+            { text: "saw {{lastToolOutput}}" },
+          ],
+        },
+      ],
+    }),
+  )
 
   test("plays the step after the answered ones, with call ids unique per session", () => {
-    const play = decide(scripts, "demo", request([system, user("go [script:short]"), call("a"), result("a", "x")]), "s1")
+    const play = decide(
+      scripts,
+      "demo",
+      request([system, user("go [script:short]"), call("a"), result("a", "x")]),
+      "s1",
+    )
     expect(play.kind === "step" && play.reply.calls).toEqual([{ id: "call_s1_0_1_0", name: "read", arguments: "{}" }])
   })
 
   test("on the last allowed step it jumps to the turn's text", () => {
-    const play = decide(scripts, "demo", request([system, user("go [script:short]"), call("a"), result("a", "42"), maxSteps]))
+    const play = decide(
+      scripts,
+      "demo",
+      request([system, user("go [script:short]"), call("a"), result("a", "42"), maxSteps]),
+    )
     expect(play).toMatchObject({ kind: "step", step: 2, maxSteps: true, reply: { text: "saw 42", calls: [] } })
   })
 
   test("an unknown script or a step past the end answers with text that says so", () => {
-    expect(decide(scripts, "demo", request([system, user("[script:nope]")])).reply.text).toContain('no script named "nope"')
-    const past = decide(scripts, "demo", request([system, user("x"), user("y"), { role: "assistant", content: "ok" }, user("z"), user("w"), { role: "assistant", content: "ok" }, user("again")]))
+    expect(decide(scripts, "demo", request([system, user("[script:nope]")])).reply.text).toContain(
+      'no script named "nope"',
+    )
+    const past = decide(
+      scripts,
+      "demo",
+      request([
+        system,
+        user("x"),
+        user("y"),
+        { role: "assistant", content: "ok" },
+        user("z"),
+        user("w"),
+        { role: "assistant", content: "ok" },
+        user("again"),
+      ]),
+    )
     expect(past).toMatchObject({ kind: "missing", turn: 2 })
     expect(past.reply.text).toContain("has no turn 3")
   })

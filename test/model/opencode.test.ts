@@ -21,8 +21,18 @@ beforeAll(async () => {
     scripts: {
       fixture: {
         turns: [
-          { steps: [{ tool: "read", args: { filePath: "notes.txt" }, fail: { kind: "429" } }, { text: "The file says: {{lastToolOutput}}" }] },
-          { steps: [{ tool: "bash", args: { command: "cat second.txt", description: "Show second.txt" } }, { text: "Second turn saw: {{lastToolOutput}}" }] },
+          {
+            steps: [
+              { tool: "read", args: { filePath: "notes.txt" }, fail: { kind: "429" } },
+              { text: "The file says: {{lastToolOutput}}" },
+            ],
+          },
+          {
+            steps: [
+              { tool: "bash", args: { command: "cat second.txt", description: "Show second.txt" } },
+              { text: "Second turn saw: {{lastToolOutput}}" },
+            ],
+          },
         ],
       },
     },
@@ -31,7 +41,10 @@ beforeAll(async () => {
   for (const dir of ["home", "config", "data", "state", "cache", "project"]) await mkdir(`${root}/${dir}`)
   await Bun.write(`${root}/project/notes.txt`, `the secret is ${SECRET}\n`)
   await Bun.write(`${root}/project/second.txt`, "second file\n")
-  const config = { ...opencodeProviderConfig(model.url), permission: { bash: "allow", external_directory: "deny", doom_loop: "deny" } }
+  const config = {
+    ...opencodeProviderConfig(model.url),
+    permission: { bash: "allow", external_directory: "deny", doom_loop: "deny" },
+  }
   env = {
     PATH: `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
     HOME: `${root}/home`,
@@ -60,7 +73,11 @@ interface RunEvent {
 }
 
 async function opencodeRun(...args: string[]) {
-  const result = await run([OPENCODE, "run", "--format", "json", ...args], { cwd: `${root}/project`, env, timeoutMs: 90_000 })
+  const result = await run([OPENCODE, "run", "--format", "json", ...args], {
+    cwd: `${root}/project`,
+    env,
+    timeoutMs: 90_000,
+  })
   expect({ code: result.code, stderr: result.stderr.slice(-2000) }).toEqual({ code: 0, stderr: expect.any(String) })
   const events = result.stdout
     .split("\n")

@@ -10,7 +10,16 @@ let model: ScriptedModel
 beforeAll(async () => {
   model = await startScriptedModel({
     scripts: {
-      scout: { turns: [{ steps: [{ tool: "mcp__orch__scout", args: { cwd: "/repo", task: "look" } }, { text: "Scout said: {{lastToolOutput}}" }] }] },
+      scout: {
+        turns: [
+          {
+            steps: [
+              { tool: "mcp__orch__scout", args: { cwd: "/repo", task: "look" } },
+              { text: "Scout said: {{lastToolOutput}}" },
+            ],
+          },
+        ],
+      },
       plain: { turns: [{ steps: [{ tool: "shell", args: { command: ["ls"] } }] }] },
       limited: { turns: [{ steps: [{ text: "after a wait", fail: { kind: "429", retryAfterSeconds: 2 } }] }] },
       cut: { turns: [{ steps: [{ text: "the whole answer", fail: { kind: "cut" } }] }] },
@@ -21,7 +30,12 @@ afterAll(() => model.stop())
 
 const tools = [
   { type: "function", name: "shell", parameters: { type: "object" } },
-  { type: "namespace", name: "mcp__orch", description: "ours", tools: [{ name: "scout", description: "d", parameters: { type: "object" } }] },
+  {
+    type: "namespace",
+    name: "mcp__orch",
+    description: "ours",
+    tools: [{ name: "scout", description: "d", parameters: { type: "object" } }],
+  },
 ]
 const post = (body: Record<string, unknown>, session: string = crypto.randomUUID()) =>
   fetch(`${model.url}/responses`, {
@@ -36,8 +50,20 @@ interface Event {
   type: string
   output_index?: number
   delta?: string
-  item?: { type: string; id?: string; name?: string; namespace?: string; call_id?: string; arguments?: string; content?: Array<{ text: string }> }
-  response?: { id: string; status: string; usage?: { input_tokens: number; output_tokens: number; total_tokens: number } }
+  item?: {
+    type: string
+    id?: string
+    name?: string
+    namespace?: string
+    call_id?: string
+    arguments?: string
+    content?: Array<{ text: string }>
+  }
+  response?: {
+    id: string
+    status: string
+    usage?: { input_tokens: number; output_tokens: number; total_tokens: number }
+  }
 }
 
 /** The SSE events of a body, checking each `event:` line names its data's type. */
@@ -64,7 +90,13 @@ describe("toChatRequestFromResponses", () => {
         user("go [script:scout]"),
         { type: "reasoning", summary: [] },
         { type: "message", role: "assistant", content: [{ type: "output_text", text: "Asking." }] },
-        { type: "function_call", call_id: "call_1", name: "scout", namespace: "mcp__orch", arguments: '{"task":"look"}' },
+        {
+          type: "function_call",
+          call_id: "call_1",
+          name: "scout",
+          namespace: "mcp__orch",
+          arguments: '{"task":"look"}',
+        },
         { type: "function_call", call_id: "call_2", name: "shell", arguments: "{}" },
         { type: "function_call_output", call_id: "call_1", output: '{"status":"succeeded"}' },
         { type: "function_call_output", call_id: "call_2", output: [{ type: "input_text", text: "listed" }] },
@@ -101,12 +133,21 @@ describe("toChatRequestFromResponses", () => {
 describe("POST /v1/responses", () => {
   test("a namespaced tool step streams created, the call added and done as {namespace, name}, and completed with usage", async () => {
     const list = await events(await post(ask("Ask the scout. [script:scout]")))
-    expect(list.map((e) => e.type)).toEqual(["response.created", "response.output_item.added", "response.output_item.done", "response.completed"])
+    expect(list.map((e) => e.type)).toEqual([
+      "response.created",
+      "response.output_item.added",
+      "response.output_item.done",
+      "response.completed",
+    ])
     const [call] = done(list)
     expect(call).toMatchObject({ type: "function_call", namespace: "mcp__orch", name: "scout" })
     expect(call?.call_id).toStartWith("call_")
     expect(JSON.parse(call!.arguments!)).toEqual({ cwd: "/repo", task: "look" })
-    expect(list.at(-1)?.response).toMatchObject({ id: list[0]!.response!.id, status: "completed", usage: { input_tokens: expect.any(Number), output_tokens: expect.any(Number) } })
+    expect(list.at(-1)?.response).toMatchObject({
+      id: list[0]!.response!.id,
+      status: "completed",
+      usage: { input_tokens: expect.any(Number), output_tokens: expect.any(Number) },
+    })
   })
 
   test("control: a tool outside every namespace goes out by its plain name", async () => {
@@ -119,7 +160,13 @@ describe("POST /v1/responses", () => {
     const session = crypto.randomUUID()
     const [call] = done(await events(await post(ask("Ask the scout. [script:scout]"), session)))
     const history = [
-      { type: "function_call", call_id: call!.call_id, name: "scout", namespace: "mcp__orch", arguments: call!.arguments },
+      {
+        type: "function_call",
+        call_id: call!.call_id,
+        name: "scout",
+        namespace: "mcp__orch",
+        arguments: call!.arguments,
+      },
       { type: "function_call_output", call_id: call!.call_id, output: "the report" },
     ]
     const second = await events(await post(ask("Ask the scout. [script:scout]", history), session))
@@ -137,14 +184,31 @@ describe("POST /v1/responses", () => {
         .map((e) => e.delta)
         .join(""),
     ).toBe("Scout said: the report")
-    expect(done(second)[0]).toMatchObject({ type: "message", role: "assistant", content: [{ text: "Scout said: the report" }] })
-    expect(model.requests.at(-1)).toMatchObject({ api: "responses", sessionId: session, play: { kind: "step", script: "scout", step: 1 } })
-    expect(model.toolResults()).toContainEqual({ callId: call!.call_id!, tool: "mcp__orch__scout", args: '{"cwd":"/repo","task":"look"}', output: "the report" })
+    expect(done(second)[0]).toMatchObject({
+      type: "message",
+      role: "assistant",
+      content: [{ text: "Scout said: the report" }],
+    })
+    expect(model.requests.at(-1)).toMatchObject({
+      api: "responses",
+      sessionId: session,
+      play: { kind: "step", script: "scout", step: 1 },
+    })
+    expect(model.toolResults()).toContainEqual({
+      callId: call!.call_id!,
+      tool: "mcp__orch__scout",
+      args: '{"cwd":"/repo","task":"look"}',
+      output: "the report",
+    })
   })
 
   test("a non-streaming request gets one response body", async () => {
     const body = (await (await post({ ...ask("[script:scout]"), stream: false })).json()) as Record<string, unknown>
-    expect(body).toMatchObject({ object: "response", status: "completed", output: [{ type: "function_call", name: "scout", namespace: "mcp__orch" }] })
+    expect(body).toMatchObject({
+      object: "response",
+      status: "completed",
+      output: [{ type: "function_call", name: "scout", namespace: "mcp__orch" }],
+    })
     expect(String(body.id)).toStartWith("resp_")
   })
 
@@ -171,6 +235,8 @@ describe("POST /v1/responses", () => {
   test("a body that is not a Responses request is a 400 invalid_request_error naming the API", async () => {
     const bad = await fetch(`${model.url}/responses`, { method: "POST", body: "{}" })
     expect(bad.status).toBe(400)
-    expect(await bad.json()).toMatchObject({ error: { type: "invalid_request_error", message: "invalid responses request" } })
+    expect(await bad.json()).toMatchObject({
+      error: { type: "invalid_request_error", message: "invalid responses request" },
+    })
   })
 })

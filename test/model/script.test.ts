@@ -37,7 +37,12 @@ test("step kinds, defaults and failures parse", () => {
 test("a file holds one script (registered under the fallback name) or named scripts", () => {
   const single = parseScriptFile(JSON.stringify({ turns: [{ steps: [{ text: "hi" }] }] }), "one.json", "mine")
   expect(Object.keys(single)).toEqual(["mine"])
-  const named = parseScriptFile(JSON.stringify({ scripts: { a: { turns: [{ steps: [{ text: "a" }] }] }, b: { turns: [{ steps: [{ text: "b" }] }] } } }), "set.json")
+  const named = parseScriptFile(
+    JSON.stringify({
+      scripts: { a: { turns: [{ steps: [{ text: "a" }] }] }, b: { turns: [{ steps: [{ text: "b" }] }] } },
+    }),
+    "set.json",
+  )
   expect(Object.keys(named)).toEqual(["a", "b"])
 })
 
@@ -49,7 +54,9 @@ test("a bad file is a usage error that names the step and the field", () => {
       return error
     }
   }
-  const bad = attempt(JSON.stringify({ turns: [{ steps: [{ tool: "read" }, { txt: "x" }, { text: "t", fail: { kind: "404" } }] }] }))
+  const bad = attempt(
+    JSON.stringify({ turns: [{ steps: [{ tool: "read" }, { txt: "x" }, { text: "t", fail: { kind: "404" } }] }] }),
+  )
   expect(bad).toBeInstanceOf(AppError)
   expect((bad as AppError).kind).toBe("Usage")
   expect((bad as AppError).message).toContain("turns.0.steps.1")

@@ -47,7 +47,9 @@ const post = (body: Record<string, unknown>, session: string = crypto.randomUUID
     headers: { "content-type": "application/json", "x-session-id": session },
     body: JSON.stringify({ model: "fast", stream: true, stream_options: { include_usage: true }, tools, ...body }),
   })
-const ask = (text: string, more: unknown[] = []) => ({ messages: [{ role: "system", content: "sys" }, { role: "user", content: text }, ...more] })
+const ask = (text: string, more: unknown[] = []) => ({
+  messages: [{ role: "system", content: "sys" }, { role: "user", content: text }, ...more],
+})
 
 interface ToolDelta {
   index: number
@@ -56,11 +58,15 @@ interface ToolDelta {
   function: { name?: string; arguments: string }
 }
 interface Chunk {
-  choices: { delta: { role?: string; content?: string; reasoning_content?: string; tool_calls?: ToolDelta[] }; finish_reason: string | null }[]
+  choices: {
+    delta: { role?: string; content?: string; reasoning_content?: string; tool_calls?: ToolDelta[] }
+    finish_reason: string | null
+  }[]
   usage?: { prompt_tokens: number; completion_tokens: number }
 }
 
-const toolDeltas = (chunks: Chunk[]) => chunks.flatMap((c) => c.choices.flatMap((choice) => choice.delta.tool_calls ?? []))
+const toolDeltas = (chunks: Chunk[]) =>
+  chunks.flatMap((c) => c.choices.flatMap((choice) => choice.delta.tool_calls ?? []))
 const textOf = (chunks: Chunk[]) => chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")
 
 /** The `data:` payloads of an SSE body, parsed, and whether it ended with [DONE]. */
@@ -88,7 +94,10 @@ test("a tool step streams OpenAI tool-call deltas, finish_reason tool_calls, usa
   const args = deltas.map((d) => d.function.arguments).join("")
   expect(JSON.parse(args)).toEqual({ pattern: "TODO" })
   expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe("tool_calls")
-  expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) } })
+  expect(chunks.at(-1)).toMatchObject({
+    choices: [],
+    usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) },
+  })
 })
 
 test("parallel calls share one step; the next request's tool results feed the text", async () => {
@@ -97,7 +106,15 @@ test("parallel calls share one step; the next request's tool results feed the te
   const ids = calls.filter((c) => c.id).map((c) => c.id)
   expect(calls.filter((c) => c.id).map((c) => c.index)).toEqual([0, 1])
   const history = [
-    { role: "assistant", content: "", tool_calls: ids.map((id, i) => ({ id, type: "function", function: { name: i ? "grep" : "read", arguments: "{}" } })) },
+    {
+      role: "assistant",
+      content: "",
+      tool_calls: ids.map((id, i) => ({
+        id,
+        type: "function",
+        function: { name: i ? "grep" : "read", arguments: "{}" },
+      })),
+    },
     { role: "tool", tool_call_id: ids[0], content: "contents of a.txt" },
     { role: "tool", tool_call_id: ids[1], content: "no match" },
   ]
@@ -114,14 +131,27 @@ test("a step's reasoning streams as reasoning_content deltas before its tool cal
     body: JSON.stringify({ model: "fast", stream: true, tools, ...ask("[script:thinking]") }),
   })
   const { chunks } = await events(response)
-  const kinds = chunks.slice(1).map((c) => (c.choices[0]?.delta.reasoning_content !== undefined ? "reasoning" : c.choices[0]?.delta.tool_calls ? "call" : "end"))
+  const kinds = chunks
+    .slice(1)
+    .map((c) =>
+      c.choices[0]?.delta.reasoning_content !== undefined
+        ? "reasoning"
+        : c.choices[0]?.delta.tool_calls
+          ? "call"
+          : "end",
+    )
   expect(kinds).toEqual(["reasoning", "reasoning", "call", "call", "end"])
   expect(chunks.map((c) => c.choices[0]?.delta.reasoning_content ?? "").join("")).toBe("look at a.txt first")
   expect(toolDeltas(chunks)[0]?.id).toStartWith("call_ses_thinking_")
   expect(model.requests.at(-1)?.sessionId).toBe("ses_thinking")
 
-  const body = (await (await post({ ...ask("[script:thinking]"), stream: false })).json()) as { choices: { message: Record<string, unknown> }[] }
-  expect(body.choices[0]?.message).toMatchObject({ reasoning_content: "look at a.txt first", tool_calls: [{ function: { name: "read" } }] })
+  const body = (await (await post({ ...ask("[script:thinking]"), stream: false })).json()) as {
+    choices: { message: Record<string, unknown> }[]
+  }
+  expect(body.choices[0]?.message).toMatchObject({
+    reasoning_content: "look at a.txt first",
+    tool_calls: [{ function: { name: "read" } }],
+  })
   // A step without reasoning sends none.
   expect(JSON.stringify((await events(await post(ask("go")))).chunks)).not.toContain("reasoning_content")
 })
@@ -129,7 +159,10 @@ test("a step's reasoning streams as reasoning_content deltas before its tool cal
 test("non-streaming requests get one chat.completion body", async () => {
   const body = (await (await post({ ...ask("go"), stream: false })).json()) as { object: string; choices: unknown[] }
   expect(body.object).toBe("chat.completion")
-  expect(body.choices[0]).toMatchObject({ finish_reason: "tool_calls", message: { role: "assistant", tool_calls: [{ type: "function", function: { name: "grep" } }] } })
+  expect(body.choices[0]).toMatchObject({
+    finish_reason: "tool_calls",
+    message: { role: "assistant", tool_calls: [{ type: "function", function: { name: "grep" } }] },
+  })
 })
 
 test("a 429 once carries retry-after, and the retry of the same step succeeds", async () => {
@@ -174,7 +207,8 @@ test("with a delay the first chunk arrives at once and the rest later", async ()
   await reader.read()
   expect(performance.now() - started).toBeLessThan(300)
   let rest = ""
-  for (let part = await reader.read(); !part.done; part = await reader.read()) rest += new TextDecoder().decode(part.value)
+  for (let part = await reader.read(); !part.done; part = await reader.read())
+    rest += new TextDecoder().decode(part.value)
   expect(performance.now() - started).toBeGreaterThanOrEqual(390)
   expect(rest).toContain('"content":"la"')
   expect(rest).toContain("[DONE]")

@@ -6,15 +6,31 @@ import { entriesOf, lastAnswer, page, renderEntries } from "../../src/opencode/o
 
 type Turn = { info: Message; parts: Part[] }
 const user = (text: string): Turn => ({ info: { role: "user" } as Message, parts: [{ type: "text", text } as Part] })
-const assistant = (parts: Part[], error?: { name: string; data: { message: string } }): Turn => ({ info: { role: "assistant", ...(error && { error }) } as unknown as Message, parts })
+const assistant = (parts: Part[], error?: { name: string; data: { message: string } }): Turn => ({
+  info: { role: "assistant", ...(error && { error }) } as unknown as Message,
+  parts,
+})
 const text = (value: string) => ({ type: "text", text: value }) as Part
 const reasoning = (value: string) => ({ type: "reasoning", text: value }) as Part
-const tool = (name: string, path: string, output: string) => ({ type: "tool", tool: name, callID: path, state: { status: "completed", input: { filePath: path }, output } }) as unknown as Part
+const tool = (name: string, path: string, output: string) =>
+  ({
+    type: "tool",
+    tool: name,
+    callID: path,
+    state: { status: "completed", input: { filePath: path }, output },
+  }) as unknown as Part
 
 /** A brief, then 249 steps of (reasoning, a read, a line of text), then the report: 500 entries. */
 function longSession(): Turn[] {
   const turns: Turn[] = [user("Find the bug")]
-  for (let i = 0; i < 249; i++) turns.push(assistant([reasoning(`secret thought ${i}`), tool("read", `src/f${i}.ts`, `contents ${i}`), text(`looked at f${i}`)]))
+  for (let i = 0; i < 249; i++)
+    turns.push(
+      assistant([
+        reasoning(`secret thought ${i}`),
+        tool("read", `src/f${i}.ts`, `contents ${i}`),
+        text(`looked at f${i}`),
+      ]),
+    )
   turns.push(assistant([text("The bug is in f42.")]))
   return turns
 }
@@ -48,7 +64,10 @@ test("the last page has no cursor, and a cursor that is not one is refused", () 
 })
 
 test("tool outputs and texts longer than the clip are cut and marked", () => {
-  const entries = entriesOf([user("go"), assistant([tool("bash", "ls", "x".repeat(10_000)), text("é".repeat(3000))])], 500)
+  const entries = entriesOf(
+    [user("go"), assistant([tool("bash", "ls", "x".repeat(10_000)), text("é".repeat(3000))])],
+    500,
+  )
   expect(entries[1]!.clipped).toBe(true)
   expect(Buffer.byteLength(entries[1]!.text)).toBeLessThanOrEqual(504)
   // Cut on a character boundary: no broken multi-byte character.
@@ -57,7 +76,10 @@ test("tool outputs and texts longer than the clip are cut and marked", () => {
 })
 
 test("the last answer is the newest assistant text; an assistant error is an entry", () => {
-  const turns = [...longSession(), assistant([reasoning("hmm")], { name: "APIError", data: { message: "rate limited" } })]
+  const turns = [
+    ...longSession(),
+    assistant([reasoning("hmm")], { name: "APIError", data: { message: "rate limited" } }),
+  ]
   expect(lastAnswer(turns)).toBe("The bug is in f42.")
   expect(entriesOf(turns).at(-1)).toMatchObject({ kind: "error", text: "APIError: rate limited" })
 })

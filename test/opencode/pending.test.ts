@@ -13,7 +13,11 @@ test.each([
   ["an unknown kind", [{ ...ask, kind: "shell" }], []],
   ["an empty id", [{ ...ask, id: "" }], []],
   ["a question count that is not a count", [{ ...ask, kind: "question", questions: -1 }], []],
-  ["well formed", [ask, { ...ask, id: "que_1", kind: "question", questions: 2 }], [ask, { ...ask, id: "que_1", kind: "question", questions: 2 }]],
+  [
+    "well formed",
+    [ask, { ...ask, id: "que_1", kind: "question", questions: 2 }],
+    [ask, { ...ask, id: "que_1", kind: "question", questions: 2 }],
+  ],
 ])("a record's asks, %s", (_, value, expected) => {
   expect(knownAsks(value)).toEqual(expected as ReturnType<typeof knownAsks>)
 })

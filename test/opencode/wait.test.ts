@@ -15,7 +15,10 @@ test("an already-aborted signal resolves to aborted and unsubscribes", async () 
   } as unknown as EventHub
   const controller = new AbortController()
   controller.abort()
-  const outcome = await waitIdle({} as OpencodeClient, hub, "ses_x", "/tmp", { signal: controller.signal, deadline: Date.now() + 60_000 })
+  const outcome = await waitIdle({} as OpencodeClient, hub, "ses_x", "/tmp", {
+    signal: controller.signal,
+    deadline: Date.now() + 60_000,
+  })
   expect(outcome).toEqual({ kind: "aborted" })
   expect(subscribed).toBe(0)
 })

@@ -7,7 +7,12 @@ import { resolvePaths } from "../../src/config/paths"
 import { hostContext } from "../../src/sandbox"
 import { run } from "../../src/util/process"
 
-const GIT_ENV = { PATH: "/usr/bin:/bin", HOME: "/nonexistent", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" }
+const GIT_ENV = {
+  PATH: "/usr/bin:/bin",
+  HOME: "/nonexistent",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+}
 
 export async function git(cwd: string, ...args: string[]): Promise<string> {
   const result = await run(["git", "-c", "user.name=t", "-c", "user.email=t@localhost", ...args], { cwd, env: GIT_ENV })
@@ -87,7 +92,10 @@ export const EVERY_CHANGE_SHELL = [
 ].join(" && ")
 
 /** Every file and symlink under `dir` (not `.git`, not ignored logs when `skip` says so): path → mode and content. */
-export async function listing(dir: string, skip: (path: string) => boolean = () => false): Promise<Record<string, string>> {
+export async function listing(
+  dir: string,
+  skip: (path: string) => boolean = () => false,
+): Promise<Record<string, string>> {
   const out: Record<string, string> = {}
   for (const path of (await readdir(dir, { recursive: true })).sort()) {
     if (path === ".git" || path.startsWith(".git/") || skip(path)) continue

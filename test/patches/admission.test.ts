@@ -21,7 +21,8 @@ async function setup(dir: string) {
   await mkdir(`${paths.patchesDir}/lanes`, { recursive: true })
   await writeFile(`${paths.patchesDir}/${ID}.json`, "{}")
   // Lanes: lane-1 claimed (its claim is in the registry), lane-2 not, lane-01 not a lane name.
-  for (const lane of ["lane-1", "lane-2", "lane-01"]) await mkdir(`${paths.worktreesDir}/${lane}/tree`, { recursive: true })
+  for (const lane of ["lane-1", "lane-2", "lane-01"])
+    await mkdir(`${paths.worktreesDir}/${lane}/tree`, { recursive: true })
   await writeFile(`${paths.patchesDir}/lanes/lane-1.json`, "{}")
   await writeFile(`${paths.patchesDir}/lanes/lane-01.json`, "{}")
   return { host, paths }
@@ -33,8 +34,12 @@ test("a claimed lane is admitted for the engine and the plugin; an unclaimed one
   const lane = `${paths.worktreesDir}/lane-1/tree`
   expect(admitWorkspace(lane, host, OPEN_POLICY, hostFs)).toBe(lane)
   expect(planSandbox({ profile: { kind: "worker" }, workspace: lane, host }, hostFs).workspace).toBe(lane)
-  expect(() => admitWorkspace(`${paths.worktreesDir}/lane-2/tree`, host, OPEN_POLICY, hostFs)).toThrow(/credential store/)
-  expect(() => admitWorkspace(`${paths.worktreesDir}/lane-01/tree`, host, OPEN_POLICY, hostFs)).toThrow(/credential store/)
+  expect(() => admitWorkspace(`${paths.worktreesDir}/lane-2/tree`, host, OPEN_POLICY, hostFs)).toThrow(
+    /credential store/,
+  )
+  expect(() => admitWorkspace(`${paths.worktreesDir}/lane-01/tree`, host, OPEN_POLICY, hostFs)).toThrow(
+    /credential store/,
+  )
   // A caller's cwd naming the claimed lane is still refused.
   await expect(canonicalWorkspace(lane, host, OPEN_POLICY)).rejects.toThrow(/credential store/)
 })
@@ -75,11 +80,26 @@ test("planSandbox's extra read-only directories are admitted like a workspace an
   const { host, paths } = await setup(dir.path)
   const container = `${paths.worktreesDir}/${ID}`
   await mkdir(`${dir.path}/repo`)
-  const plan = planSandbox({ profile: { kind: "runner", workspace: "writable", network: "disabled" }, workspace: container, readOnly: [`${dir.path}/repo`], host }, hostFs)
+  const plan = planSandbox(
+    {
+      profile: { kind: "runner", workspace: "writable", network: "disabled" },
+      workspace: container,
+      readOnly: [`${dir.path}/repo`],
+      host,
+    },
+    hostFs,
+  )
   expect(plan.mounts).toContainEqual({ op: "ro-bind", source: `${dir.path}/repo`, dest: `${dir.path}/repo` })
   expect(plan.mounts).toContainEqual({ op: "bind", source: container, dest: container })
-  expect(() => planSandbox({ profile: { kind: "scout" }, workspace: container, readOnly: [`${paths.cacheDir}/other`], host }, hostFs)).toThrow(/credential store/)
-  expect(() => planSandbox({ profile: { kind: "scout" }, workspace: container, readOnly: [`${container}/tree`], host }, hostFs)).toThrow(/overlaps/)
+  expect(() =>
+    planSandbox(
+      { profile: { kind: "scout" }, workspace: container, readOnly: [`${paths.cacheDir}/other`], host },
+      hostFs,
+    ),
+  ).toThrow(/credential store/)
+  expect(() =>
+    planSandbox({ profile: { kind: "scout" }, workspace: container, readOnly: [`${container}/tree`], host }, hostFs),
+  ).toThrow(/overlaps/)
 })
 
 test("with an owner (a continue), a lane is admitted only while its claim names that patch; a garbage or another's claim admits nobody", async () => {

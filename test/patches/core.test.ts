@@ -47,7 +47,9 @@ test("a dirty tree is snapshotted exactly, every kind of change round-trips thro
 
   const patchFile = `${paths.patchesDir}/${record.id}.patch`
   // dir/keep.txt turns from a file into a link: written only when the caller allows links.
-  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(/dir\/keep\.txt → \.\.\/README\.md \(it turns a file into a link\)/)
+  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(
+    /dir\/keep\.txt → \.\.\/README\.md \(it turns a file into a link\)/,
+  )
   await applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host, allowLinks: true })
   expect(await listing(repo, notLogs)).toEqual(await listing(layout.tree, notLogs))
   // Nothing staged or committed: the index still holds only the user's staged edit.
@@ -67,10 +69,26 @@ type Case = { repo: string; dir: string; patchFile: string; digest: string; reco
 
 const REFUSALS: Array<[string, RegExp, (c: Case) => Promise<Partial<Case> | undefined>]> = [
   ["a stale digest", /digest does not match/, async () => ({ digest: "0".repeat(64) })],
-  ["a moved HEAD", /HEAD moved/, async ({ repo }) => void (await git(repo, "commit", "-q", "--allow-empty", "-m", "moved"))],
-  ["a target changed since the snapshot", /src\/a\.txt changed since the snapshot/, async ({ repo }) => void (await writeFile(`${repo}/src/a.txt`, "one\ntwo (staged)\nthree\nedited by the user\n"))],
-  ["a conflicting edit on the hunk's lines", /src\/a\.txt changed since the snapshot/, async ({ repo }) => void (await writeFile(`${repo}/src/a.txt`, "one\ntwo (staged)\nTHREE\n"))],
-  ["a file the patch creates already there", /new\.bin exists/, async ({ repo }) => void (await writeFile(`${repo}/new.bin`, "mine\n"))],
+  [
+    "a moved HEAD",
+    /HEAD moved/,
+    async ({ repo }) => void (await git(repo, "commit", "-q", "--allow-empty", "-m", "moved")),
+  ],
+  [
+    "a target changed since the snapshot",
+    /src\/a\.txt changed since the snapshot/,
+    async ({ repo }) => void (await writeFile(`${repo}/src/a.txt`, "one\ntwo (staged)\nthree\nedited by the user\n")),
+  ],
+  [
+    "a conflicting edit on the hunk's lines",
+    /src\/a\.txt changed since the snapshot/,
+    async ({ repo }) => void (await writeFile(`${repo}/src/a.txt`, "one\ntwo (staged)\nTHREE\n")),
+  ],
+  [
+    "a file the patch creates already there",
+    /new\.bin exists/,
+    async ({ repo }) => void (await writeFile(`${repo}/new.bin`, "mine\n")),
+  ],
   [
     "a symlinked parent directory",
     /added dir is a symlink/,
@@ -93,9 +111,16 @@ const REFUSALS: Array<[string, RegExp, (c: Case) => Promise<Partial<Case> | unde
     /a hunk does not apply/,
     async ({ patchFile, record, dir }) => {
       const bytes = await Bun.file(patchFile).bytes()
-      const altered = Buffer.from(Buffer.from(bytes).toString("latin1").replace(" two (staged)\n three\n+four", " two (staged)\n 3\n+four"), "latin1")
+      const altered = Buffer.from(
+        Buffer.from(bytes).toString("latin1").replace(" two (staged)\n three\n+four", " two (staged)\n 3\n+four"),
+        "latin1",
+      )
       await writeFile(`${dir}/altered.patch`, altered)
-      return { patchFile: `${dir}/altered.patch`, digest: patchDigest(record.base, altered), record: { ...record, digest: patchDigest(record.base, altered) } }
+      return {
+        patchFile: `${dir}/altered.patch`,
+        digest: patchDigest(record.base, altered),
+        record: { ...record, digest: patchDigest(record.base, altered) },
+      }
     },
   ],
 ]
@@ -113,7 +138,16 @@ test.each(REFUSALS)(
     const target = { ...base, ...(await arrange(base)) }
     const before = await listing(target.repo)
     const metadata = await fingerprintTree(`${target.repo}/.git`)
-    await expect(applyPatch({ record: target.record, patchFile: target.patchFile, digest: target.digest, workspace: target.repo, host, allowLinks: true })).rejects.toThrow(refusal)
+    await expect(
+      applyPatch({
+        record: target.record,
+        patchFile: target.patchFile,
+        digest: target.digest,
+        workspace: target.repo,
+        host,
+        allowLinks: true,
+      }),
+    ).rejects.toThrow(refusal)
     expect(await listing(target.repo)).toEqual(before)
     expect(await fingerprintTree(`${target.repo}/.git`)).toBe(metadata)
     // Control: where the repository itself was left as it was, the genuine patch applies to it.
@@ -134,7 +168,9 @@ test("a patch that changes files other programs run on their own is refused unle
   const patch = await collectPatch(record, paths.patchesDir, host)
   const patchFile = `${paths.patchesDir}/${record.id}.patch`
   const before = await listing(repo)
-  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(/run on their own: \.envrc, \.github\/workflows\/ci\.yml/)
+  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(
+    /run on their own: \.envrc, \.github\/workflows\/ci\.yml/,
+  )
   expect(await listing(repo)).toEqual(before)
   await applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host, allowAutorun: true })
   expect(await Bun.file(`${repo}/.envrc`).text()).toBe("export X=1\n")
@@ -151,7 +187,9 @@ test("a patch changing what a link in an autorun entry reaches is refused; the s
   await writeFile(`${layout.tree}/ci/deploy.yml`, "on: push\njobs: { x: { steps: [curl attacker] } }\n")
   const patch = await collectPatch(record, paths.patchesDir, host)
   const patchFile = `${paths.patchesDir}/${record.id}.patch`
-  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(/run on their own: ci\/deploy\.yml\. .*reached through \.github\/workflows/)
+  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(
+    /run on their own: ci\/deploy\.yml\. .*reached through \.github\/workflows/,
+  )
   expect(await Bun.file(`${repo}/ci/deploy.yml`).text()).toBe("on: push\n")
   // Control: without the link, ci/ is an ordinary directory and the same patch applies.
   await rm(`${repo}/.github/workflows`)
@@ -170,7 +208,13 @@ test("a directory replaced by a file of its name, and a file replaced by a direc
   await mkdir(`${layout.tree}/del.txt`)
   await writeFile(`${layout.tree}/del.txt/inside.txt`, "now a directory\n")
   const patch = await collectPatch(record, paths.patchesDir, host)
-  await applyPatch({ record: patch, patchFile: `${paths.patchesDir}/${record.id}.patch`, digest: patch.digest!, workspace: repo, host })
+  await applyPatch({
+    record: patch,
+    patchFile: `${paths.patchesDir}/${record.id}.patch`,
+    digest: patch.digest!,
+    workspace: repo,
+    host,
+  })
   expect(await listing(repo, notLogs)).toEqual(await listing(layout.tree, notLogs))
 }, 60_000)
 
@@ -186,7 +230,9 @@ test("a stored patch changed on disk after review is refused: patch_apply re-has
   const before = await listing(repo)
   // A run directory a killed apply left behind goes with the next apply.
   await mkdir(`${layout.dir}/apply-deadbeef/tree`, { recursive: true })
-  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(/does not match its digest/)
+  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(
+    /does not match its digest/,
+  )
   expect(existsSync(`${layout.dir}/apply-deadbeef`)).toBe(false)
   expect(await listing(repo)).toEqual(before)
   // Control: the bytes as reviewed apply.
@@ -208,7 +254,9 @@ test("an apply killed while writing (a journal, no done mark) is rolled back by 
   await applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host, allowLinks: true })
   await cp(`${pristine}/src/a.txt`, `${repo}/src/a.txt`)
   const halfWritten = await listing(repo)
-  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host, allowLinks: true })).rejects.toThrow(/changed since the snapshot/)
+  await expect(
+    applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host, allowLinks: true }),
+  ).rejects.toThrow(/changed since the snapshot/)
   expect(await listing(repo)).toEqual(halfWritten)
   const run = `${layout.dir}/apply-0badf00d`
   for (const file of patch.files!.filter((f) => f.oldOid)) {
@@ -219,9 +267,9 @@ test("an apply killed while writing (a journal, no done mark) is rolled back by 
   await writeFile(`${run}/journal.json`, JSON.stringify({ workspace: repo, files: patch.files }))
   // Someone edited a file the killed apply had written: the rollback keeps it, names it, and stops.
   await writeFile(`${repo}/new.bin`, "mine\n")
-  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host, allowLinks: true })).rejects.toThrow(
-    /killed while writing; it was rolled back except for new\.bin, changed since/,
-  )
+  await expect(
+    applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host, allowLinks: true }),
+  ).rejects.toThrow(/killed while writing; it was rolled back except for new\.bin, changed since/)
   expect(await Bun.file(`${repo}/new.bin`).text()).toBe("mine\n")
   expect(existsSync(run)).toBe(false)
   await rm(`${repo}/new.bin`)

@@ -15,7 +15,10 @@ test("two worktrees at once take two lanes; a discarded one's lane is the next o
   const { repo, host, paths } = await patchWorld(dir.path)
   const first = await createWorktree(repo, host, paths)
   const second = await createWorktree(repo, host, paths)
-  expect([first.layout.dir, second.layout.dir]).toEqual([`${paths.worktreesDir}/lane-1`, `${paths.worktreesDir}/lane-2`])
+  expect([first.layout.dir, second.layout.dir]).toEqual([
+    `${paths.worktreesDir}/lane-1`,
+    `${paths.worktreesDir}/lane-2`,
+  ])
   expect(await claimedLanes(paths.patchesDir)).toEqual(expect.arrayContaining(["lane-1", "lane-2"]))
   await writeFile(`${first.layout.tree}/left-by-the-first.txt`, "x")
   await removeWorktree(paths, first.record)
@@ -38,11 +41,19 @@ test("a claim by a dead process whose patch is gone is taken back; one whose pat
   const dead = spawn(["true"])
   await dead.exited
   await mkdir(`${paths.patchesDir}/lanes`, { recursive: true })
-  const claim = (patchId: string) => JSON.stringify({ patchId, ownerPid: dead.pid, ownerStart: "gone", since: new Date().toISOString() })
+  const claim = (patchId: string) =>
+    JSON.stringify({ patchId, ownerPid: dead.pid, ownerStart: "gone", since: new Date().toISOString() })
   await writeFile(`${paths.patchesDir}/lanes/lane-1.json`, claim("patch_a_01"))
   await writeFile(`${paths.patchesDir}/lanes/lane-2.json`, claim("patch_b_02"))
   // A detail that fails its shape (the disk figure) does not cost the patch its lane.
-  const record = { id: "patch_a_01", status: "ready", createdAt: new Date().toISOString(), layout: { dir: `${paths.worktreesDir}/lane-1` }, source: { workspace: "/w" }, disk: "lots" }
+  const record = {
+    id: "patch_a_01",
+    status: "ready",
+    createdAt: new Date().toISOString(),
+    layout: { dir: `${paths.worktreesDir}/lane-1` },
+    source: { workspace: "/w" },
+    disk: "lots",
+  }
   await writeFile(`${paths.patchesDir}/patch_a_01.json`, JSON.stringify(record))
   const bounds = { max: MAX_LANES, inUse: async () => false }
   // lane-1's patch exists: it holds. lane-2's patch is gone and its owner dead: it is free.
@@ -57,7 +68,11 @@ test("a claim that is a FIFO, a link or a directory is never read through; with 
   await run(["mkfifo", `${paths.patchesDir}/lanes/lane-1.json`])
   await symlink("/dev/zero", `${paths.patchesDir}/lanes/lane-2.json`)
   const bounds = { max: 4, inUse: async () => false }
-  const taken = await Promise.all(["patch_e_05", "patch_f_06", "patch_g_07"].map((id) => claimLane(paths.worktreesDir, paths.patchesDir, id, undefined, bounds)))
+  const taken = await Promise.all(
+    ["patch_e_05", "patch_f_06", "patch_g_07"].map((id) =>
+      claimLane(paths.worktreesDir, paths.patchesDir, id, undefined, bounds),
+    ),
+  )
   expect(taken.sort()).toEqual(["lane-1", "lane-2", "lane-3"])
   // Control: the same FIFO claim on a lane an unfinished task still runs in is kept.
   await run(["mkfifo", `${paths.patchesDir}/lanes/lane-9.json`])
@@ -72,13 +87,22 @@ test("a claim naming a live unrelated process (its real start time) and no patch
   const stranger = spawn(["sleep", "60"])
   try {
     await mkdir(`${paths.patchesDir}/lanes`, { recursive: true })
-    const claim = (patchId: string, since: Date) => JSON.stringify({ patchId, ownerPid: stranger.pid, ownerStart: processStart(stranger.pid), since: since.toISOString() })
+    const claim = (patchId: string, since: Date) =>
+      JSON.stringify({
+        patchId,
+        ownerPid: stranger.pid,
+        ownerStart: processStart(stranger.pid),
+        since: since.toISOString(),
+      })
     const hour = 3_600_000
     await writeFile(`${paths.patchesDir}/lanes/lane-1.json`, claim("patch_i_09", new Date(Date.now() - hour)))
     await writeFile(`${paths.patchesDir}/lanes/lane-2.json`, claim("patch_j_0a", new Date(Date.now() + hour)))
     await writeFile(`${paths.patchesDir}/lanes/lane-3.json`, claim("patch_k_0b", new Date()))
     const bounds = { max: 4, inUse: async () => false }
-    const taken = [await claimLane(paths.worktreesDir, paths.patchesDir, "patch_l_0c", undefined, bounds), await claimLane(paths.worktreesDir, paths.patchesDir, "patch_m_0d", undefined, bounds)]
+    const taken = [
+      await claimLane(paths.worktreesDir, paths.patchesDir, "patch_l_0c", undefined, bounds),
+      await claimLane(paths.worktreesDir, paths.patchesDir, "patch_m_0d", undefined, bounds),
+    ]
     // An hour old, and one dated an hour ahead: neither is being created. The fresh one is.
     expect(taken).toEqual(["lane-1", "lane-2"])
     expect(await claimLane(paths.worktreesDir, paths.patchesDir, "patch_n_0e", undefined, bounds)).toBe("lane-4")

@@ -15,7 +15,16 @@ let world: World
 
 beforeAll(async () => {
   world = await startWorld({
-    add: { turns: [{ steps: [{ tool: "write", args: { filePath: "added.txt", content: "from the worker\n" } }, { text: "Added added.txt." }] }] },
+    add: {
+      turns: [
+        {
+          steps: [
+            { tool: "write", args: { filePath: "added.txt", content: "from the worker\n" } },
+            { text: "Added added.txt." },
+          ],
+        },
+      ],
+    },
   })
 })
 
@@ -37,8 +46,16 @@ interface Listed {
 
 type Client = Awaited<ReturnType<typeof connect>>["client"]
 
-async function isolated(client: Client, cwd: string): Promise<{ patch_id: string; digest: string; state: string; task_id: string }> {
-  const out = structured(await client.callTool({ name: "worker", arguments: { cwd, task: "Add a file. [script:add]", isolation: "worktree" } }))
+async function isolated(
+  client: Client,
+  cwd: string,
+): Promise<{ patch_id: string; digest: string; state: string; task_id: string }> {
+  const out = structured(
+    await client.callTool({
+      name: "worker",
+      arguments: { cwd, task: "Add a file. [script:add]", isolation: "worktree" },
+    }),
+  )
   expect(out.status).toBe("succeeded")
   return { ...(out.patch as { patch_id: string; digest: string; state: string }), task_id: String(out.task_id) }
 }
@@ -54,7 +71,8 @@ async function resultState(client: Client, taskId: string) {
   }
 }
 
-const listed = async (client: Client, cwd: string) => structured(await client.callTool({ name: "task_list", arguments: { cwd } })) as unknown as Listed
+const listed = async (client: Client, cwd: string) =>
+  structured(await client.callTool({ name: "task_list", arguments: { cwd } })) as unknown as Listed
 
 test("waiting, applied, discarded: every listing says which; a second apply and a second discard are answered plainly", async () => {
   const cwd = await repo()
@@ -62,11 +80,21 @@ test("waiting, applied, discarded: every listing says which; a second apply and 
   try {
     const patch = await isolated(client, cwd)
     expect(patch.state).toBe("waiting")
-    expect(await resultState(client, patch.task_id)).toEqual({ state: "waiting", line: expect.stringContaining(`patch: ${patch.patch_id} (waiting, digest`) })
-    expect((await listed(client, cwd)).patches).toEqual([expect.objectContaining({ patch_id: patch.patch_id, state: "waiting" })])
-    expect(structured(await client.callTool({ name: "patch_show", arguments: { patch_id: patch.patch_id } })).state).toBe("waiting")
+    expect(await resultState(client, patch.task_id)).toEqual({
+      state: "waiting",
+      line: expect.stringContaining(`patch: ${patch.patch_id} (waiting, digest`),
+    })
+    expect((await listed(client, cwd)).patches).toEqual([
+      expect.objectContaining({ patch_id: patch.patch_id, state: "waiting" }),
+    ])
+    expect(
+      structured(await client.callTool({ name: "patch_show", arguments: { patch_id: patch.patch_id } })).state,
+    ).toBe("waiting")
 
-    const applied = await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } })
+    const applied = await client.callTool({
+      name: "patch_apply",
+      arguments: { patch_id: patch.patch_id, digest: patch.digest },
+    })
     expect(applied.isError).toBeFalsy()
     expect(text(applied)).toMatch(/\nnext: .*patch_discard \(patch_id "patch_/)
     const out = structured(applied)
@@ -75,23 +103,36 @@ test("waiting, applied, discarded: every listing says which; a second apply and 
     expect(await Bun.file(`${cwd}/added.txt`).text()).toBe("from the worker\n")
 
     const list = await listed(client, cwd)
-    expect(list.patches).toEqual([expect.objectContaining({ patch_id: patch.patch_id, state: "applied", applied_at: out.applied_at })])
-    expect(text(await client.callTool({ name: "task_list", arguments: { cwd } }))).toContain(`${patch.patch_id}  applied at ${out.applied_at}`)
-    expect(await resultState(client, patch.task_id)).toEqual({ state: "applied", line: expect.stringContaining(`patch: ${patch.patch_id} (applied, digest`) })
+    expect(list.patches).toEqual([
+      expect.objectContaining({ patch_id: patch.patch_id, state: "applied", applied_at: out.applied_at }),
+    ])
+    expect(text(await client.callTool({ name: "task_list", arguments: { cwd } }))).toContain(
+      `${patch.patch_id}  applied at ${out.applied_at}`,
+    )
+    expect(await resultState(client, patch.task_id)).toEqual({
+      state: "applied",
+      line: expect.stringContaining(`patch: ${patch.patch_id} (applied, digest`),
+    })
     const shown = await client.callTool({ name: "patch_show", arguments: { patch_id: patch.patch_id } })
     expect(structured(shown)).toMatchObject({ state: "applied", applied_at: out.applied_at })
     expect(text(shown)).toContain(`· applied at ${out.applied_at}`)
 
     // The user edits the applied file: a second apply must neither refuse as "changed since the snapshot" nor write.
     await writeFile(`${cwd}/added.txt`, "the user's edit\n")
-    const again = await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } })
+    const again = await client.callTool({
+      name: "patch_apply",
+      arguments: { patch_id: patch.patch_id, digest: patch.digest },
+    })
     expect(again.isError).toBeFalsy()
     expect(text(again)).toContain(`already applied at ${out.applied_at}`)
     expect(text(again)).not.toContain("changed since")
     expect(String(structured(again).next)).toContain("patch_discard")
     expect(await Bun.file(`${cwd}/added.txt`).text()).toBe("the user's edit\n")
     // Control: a digest that is not the patch's is still refused, applied or not.
-    const wrong = await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: "0".repeat(64) } })
+    const wrong = await client.callTool({
+      name: "patch_apply",
+      arguments: { patch_id: patch.patch_id, digest: "0".repeat(64) },
+    })
     expect(wrong.isError).toBe(true)
     expect(text(wrong)).toContain("digest does not match")
 
@@ -105,7 +146,9 @@ test("waiting, applied, discarded: every listing says which; a second apply and 
     for (const tool of ["patch_show", "patch_apply"]) {
       const late = await client.callTool({ name: tool, arguments: { patch_id: patch.patch_id, digest: patch.digest } })
       expect(late.isError).toBe(true)
-      expect(text(late)).toContain(`was discarded at ${structured(discarded).discarded_at} (applied at ${out.applied_at})`)
+      expect(text(late)).toContain(
+        `was discarded at ${structured(discarded).discarded_at} (applied at ${out.applied_at})`,
+      )
     }
     expect((await listed(client, cwd)).patches).toBeUndefined()
     expect((await resultState(client, patch.task_id)).state).toBe("discarded")
@@ -123,16 +166,25 @@ test("two patch_apply calls racing on one patch write it once; the loser is answ
   const { client, close } = await connect(world)
   try {
     const patch = await isolated(client, cwd)
-    const calls = await Promise.all([0, 1, 2].map(() => client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } })))
+    const calls = await Promise.all(
+      [0, 1, 2].map(() =>
+        client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } }),
+      ),
+    )
     const wrote = calls.filter((call) => !call.isError && text(call).startsWith("Applied patch"))
     expect(wrote.length).toBe(1)
     // The others were answered: already applied, or refused while the first held the workspace; never "changed since".
     for (const call of calls.filter((c) => !wrote.includes(c))) expect(text(call)).toMatch(/already applied at|held by/)
     expect(calls.map(text).join("\n")).not.toContain("changed since")
-    const after = await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } })
+    const after = await client.callTool({
+      name: "patch_apply",
+      arguments: { patch_id: patch.patch_id, digest: patch.digest },
+    })
     expect(text(after)).toContain("already applied at")
     expect(await Bun.file(`${cwd}/added.txt`).text()).toBe("from the worker\n")
-    expect((await client.callTool({ name: "patch_discard", arguments: { patch_id: patch.patch_id } })).isError).toBeFalsy()
+    expect(
+      (await client.callTool({ name: "patch_discard", arguments: { patch_id: patch.patch_id } })).isError,
+    ).toBeFalsy()
   } finally {
     await close()
   }
@@ -145,8 +197,13 @@ test("a discard killed after its tombstone, a garbage tombstone, and one a worke
   try {
     const victim = await isolated(client, cwd)
     // Killed between the tombstone and the record's removal: the record still answers, and a discard again finishes.
-    await writeFile(discardedFile(dir, victim.patch_id), JSON.stringify({ version: 1, id: victim.patch_id, discardedAt: new Date().toISOString(), workspace: cwd }))
-    expect((await listed(client, cwd)).patches).toEqual([expect.objectContaining({ patch_id: victim.patch_id, state: "waiting" })])
+    await writeFile(
+      discardedFile(dir, victim.patch_id),
+      JSON.stringify({ version: 1, id: victim.patch_id, discardedAt: new Date().toISOString(), workspace: cwd }),
+    )
+    expect((await listed(client, cwd)).patches).toEqual([
+      expect.objectContaining({ patch_id: victim.patch_id, state: "waiting" }),
+    ])
     const finished = await client.callTool({ name: "patch_discard", arguments: { patch_id: victim.patch_id } })
     expect(text(finished)).toStartWith(`Discarded patch ${victim.patch_id}`)
     expect(existsSync(patchRecordFile(dir, victim.patch_id))).toBe(false)
@@ -161,18 +218,40 @@ test("a discard killed after its tombstone, a garbage tombstone, and one a worke
     // A worker's shell writes a tombstone for a waiting patch into the state dir: the sandbox has no such path.
     const waiting = await isolated(client, cwd)
     const forge = `mkdir -p ${dir} && echo '{"version":1,"id":"${waiting.patch_id}","discardedAt":"2026-01-01T00:00:00.000Z","workspace":"${cwd}"}' > ${discardedFile(dir, waiting.patch_id)}; echo done`
-    world.model.setScript("forge", { turns: [{ steps: [{ tool: "sandbox_shell", args: { command: forge } }, { text: "Tried." }] }] })
-    const attacker = structured(await client.callTool({ name: "worker", arguments: { cwd, task: "Forge. [script:forge]", isolation: "worktree" } }))
+    world.model.setScript("forge", {
+      turns: [{ steps: [{ tool: "sandbox_shell", args: { command: forge } }, { text: "Tried." }] }],
+    })
+    const attacker = structured(
+      await client.callTool({
+        name: "worker",
+        arguments: { cwd, task: "Forge. [script:forge]", isolation: "worktree" },
+      }),
+    )
     expect(attacker.commands).toHaveLength(1)
     expect(existsSync(discardedFile(dir, waiting.patch_id))).toBe(false)
-    expect((await listed(client, cwd)).patches?.map((patch) => [patch.patch_id, patch.state])).toContainEqual([waiting.patch_id, "waiting"])
+    expect((await listed(client, cwd)).patches?.map((patch) => [patch.patch_id, patch.state])).toContainEqual([
+      waiting.patch_id,
+      "waiting",
+    ])
     // Control: the same command on the host, outside the sandbox, does write the tombstone.
     expect((await Bun.$`sh -c ${forge}`.quiet()).exitCode).toBe(0)
     expect(existsSync(discardedFile(dir, waiting.patch_id))).toBe(true)
     // ...and even then the stored record wins: the patch is listed waiting and discarded for real.
-    expect((await listed(client, cwd)).patches?.map((patch) => [patch.patch_id, patch.state])).toContainEqual([waiting.patch_id, "waiting"])
-    expect(text(await client.callTool({ name: "patch_discard", arguments: { patch_id: waiting.patch_id } }))).toStartWith(`Discarded patch ${waiting.patch_id}`)
-    expect((await client.callTool({ name: "patch_discard", arguments: { patch_id: String((attacker.patch as { patch_id: string }).patch_id) } })).isError).toBeFalsy()
+    expect((await listed(client, cwd)).patches?.map((patch) => [patch.patch_id, patch.state])).toContainEqual([
+      waiting.patch_id,
+      "waiting",
+    ])
+    expect(
+      text(await client.callTool({ name: "patch_discard", arguments: { patch_id: waiting.patch_id } })),
+    ).toStartWith(`Discarded patch ${waiting.patch_id}`)
+    expect(
+      (
+        await client.callTool({
+          name: "patch_discard",
+          arguments: { patch_id: String((attacker.patch as { patch_id: string }).patch_id) },
+        })
+      ).isError,
+    ).toBeFalsy()
   } finally {
     await close()
   }

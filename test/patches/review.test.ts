@@ -7,7 +7,14 @@ import { blobId } from "../../src/workspace/apply-step"
 import { riskyLinks, type EntryAt } from "../../src/workspace/links"
 import { hasControl, shownName } from "../../src/workspace/names"
 import { editedRanges } from "../../src/workspace/overlap"
-import { fileRange, fileSections, patchOutline, sectionStarts, sectionStartsOf, summarize } from "../../src/workspace/patch"
+import {
+  fileRange,
+  fileSections,
+  patchOutline,
+  sectionStarts,
+  sectionStartsOf,
+  summarize,
+} from "../../src/workspace/patch"
 import type { PatchFile } from "../../src/workspace/patches"
 import { tempDir } from "../helpers/temp"
 
@@ -22,7 +29,16 @@ const link = (path: string, target: string, extra: Partial<PatchFile> = {}): Pat
   linkTarget: target,
   ...extra,
 })
-const file = (path: string, extra: Partial<PatchFile> = {}): PatchFile => ({ path, change: "added", additions: 1, deletions: 0, binary: false, newMode: "100644", newOid: blobId("x"), ...extra })
+const file = (path: string, extra: Partial<PatchFile> = {}): PatchFile => ({
+  path,
+  change: "added",
+  additions: 1,
+  deletions: 0,
+  binary: false,
+  newMode: "100644",
+  newOid: blobId("x"),
+  ...extra,
+})
 
 /** The repository as it is: README.md, src/ (a directory), old -> src (a link), out -> ../.. (a link). */
 const TREE: Record<string, ReturnType<EntryAt>> = {
@@ -36,24 +52,77 @@ const now: EntryAt = (rel) => TREE[rel]
 
 const CASES: Array<[string, PatchFile[], string, string[]]> = [
   ["a link to a sibling", [link("r", "README.md")], "", []],
-  ["a link into a subdirectory, and one climbing back from it", [link("s", "src/a.ts"), link("src/up", "../README.md")], "", []],
+  [
+    "a link into a subdirectory, and one climbing back from it",
+    [link("s", "src/a.ts"), link("src/up", "../README.md")],
+    "",
+    [],
+  ],
   ["a link to the root itself from a subdirectory", [link("src/root", "..")], "", []],
   ["an absolute target", [link("k", "/home/u/.ssh/id_rsa")], "", ["k: it points to an absolute path"]],
   ["a target climbing out", [link("k", "../x")], "", ["k: it points outside the repository"]],
   ["a target climbing out of a workspace below the root stays inside the repository", [link("k", "../x")], "pkg", []],
   ["…but not above the root", [link("k", "../../x")], "pkg", ["k: it points outside the repository"]],
   ["a target into .git", [link("k", "sub/.GIT/hooks")], "", ["k: it points into Git metadata"]],
-  ["through an existing link whose target climbs out", [link("k", "out/x")], "", ["k: it points outside the repository (through the link out)"]],
+  [
+    "through an existing link whose target climbs out",
+    [link("k", "out/x")],
+    "",
+    ["k: it points outside the repository (through the link out)"],
+  ],
   ["through an existing link that stays inside", [link("k", "old/a.ts")], "", []],
-  ["`..` after a link leaves from the link's target", [link("sub/up", ".."), link("esc", "sub/up/../x")], "", ["esc: it points outside the repository (through the link sub/up)"]],
-  ["through a link the same patch adds", [link("a", "b"), link("b", "../x")], "", ["a: it points outside the repository (through the link b)", "b: it points outside the repository"]],
-  ["a cycle", [link("a", "b"), link("b", "a")], "", ["a: it resolves through too many links", "b: it resolves through too many links"]],
-  ["an existing link the patch deletes no longer counts", [link("k", "out/x"), { ...file("out"), newMode: undefined, newOid: undefined, oldMode: "120000", change: "deleted" }], "", []],
-  ["a file turned into a link", [link("README.md", "src/a.ts", { oldMode: "100644", oldOid: blobId("x"), change: "modified" })], "", ["README.md: it turns a file into a link"]],
+  [
+    "`..` after a link leaves from the link's target",
+    [link("sub/up", ".."), link("esc", "sub/up/../x")],
+    "",
+    ["esc: it points outside the repository (through the link sub/up)"],
+  ],
+  [
+    "through a link the same patch adds",
+    [link("a", "b"), link("b", "../x")],
+    "",
+    ["a: it points outside the repository (through the link b)", "b: it points outside the repository"],
+  ],
+  [
+    "a cycle",
+    [link("a", "b"), link("b", "a")],
+    "",
+    ["a: it resolves through too many links", "b: it resolves through too many links"],
+  ],
+  [
+    "an existing link the patch deletes no longer counts",
+    [
+      link("k", "out/x"),
+      { ...file("out"), newMode: undefined, newOid: undefined, oldMode: "120000", change: "deleted" },
+    ],
+    "",
+    [],
+  ],
+  [
+    "a file turned into a link",
+    [link("README.md", "src/a.ts", { oldMode: "100644", oldOid: blobId("x"), change: "modified" })],
+    "",
+    ["README.md: it turns a file into a link"],
+  ],
   ["a directory replaced by a link", [link("src", "README.md")], "", ["src: it replaces a directory"]],
-  ["a link whose recorded target is not its blob", [link("k", "README.md", { newOid: blobId("elsewhere") })], "", ["k: its target was not recorded"]],
-  ["a link with no recorded target", [link("k", "README.md", { linkTarget: undefined })], "", ["k: its target was not recorded"]],
-  ["a link renamed to where its relative target climbs out", [link("src/deep/r", "../../../x", { oldPath: "src/r", change: "renamed" })], "", ["src/deep/r: it points outside the repository"]],
+  [
+    "a link whose recorded target is not its blob",
+    [link("k", "README.md", { newOid: blobId("elsewhere") })],
+    "",
+    ["k: its target was not recorded"],
+  ],
+  [
+    "a link with no recorded target",
+    [link("k", "README.md", { linkTarget: undefined })],
+    "",
+    ["k: its target was not recorded"],
+  ],
+  [
+    "a link renamed to where its relative target climbs out",
+    [link("src/deep/r", "../../../x", { oldPath: "src/r", change: "renamed" })],
+    "",
+    ["src/deep/r: it points outside the repository"],
+  ],
 ]
 
 test.each(CASES)("links: %s", (_, files, base, expected) => {
@@ -80,7 +149,11 @@ test("control characters (not format characters) are refused as names to write",
 })
 
 test("the summary names every link with its target and escapes every name", () => {
-  const summary = summarize([link("key", "/home/u/.ssh/id_rsa"), file("x\ny (modified)"), link("README.md", "a\nb", { oldMode: "100644", change: "modified" })])
+  const summary = summarize([
+    link("key", "/home/u/.ssh/id_rsa"),
+    file("x\ny (modified)"),
+    link("README.md", "a\nb", { oldMode: "100644", change: "modified" }),
+  ])
   expect(summary.split("\n")).toEqual([
     "3 files changed, +3 -0",
     "key (added, +1 -0, symlink, → /home/u/.ssh/id_rsa)",
@@ -91,7 +164,12 @@ test("the summary names every link with its target and escapes every name", () =
 
 test("section offsets read in small chunks match the sections of the whole text, for every chunk edge", async () => {
   await using dir = await tempDir("oc-orch-sections-")
-  const sections = ["diff --git a/a b/a\n+1\n", "diff --git a/b b/b\n-diff --git not a header\n", "diff --git a/c b/c\nGIT binary patch\nzdiff --git\n", "diff --git a/d b/d\n+x"]
+  const sections = [
+    "diff --git a/a b/a\n+1\n",
+    "diff --git a/b b/b\n-diff --git not a header\n",
+    "diff --git a/c b/c\nGIT binary patch\nzdiff --git\n",
+    "diff --git a/d b/d\n+x",
+  ]
   const text = sections.join("")
   const path = `${dir.path}/p.patch`
   await writeFile(path, text)

@@ -34,11 +34,17 @@ test.each([
 })
 
 test("snapshotPaths keeps tracked and untracked paths once each, whatever their names", () => {
-  expect(snapshotPaths("100644 aa 1\tx y.txt\x00100644 bb 2\tx y.txt\x00100755 cc 0\t-n\x00", "ünï.txt\x00")).toEqual(["-n", "x y.txt", "ünï.txt"])
+  expect(snapshotPaths("100644 aa 1\tx y.txt\x00100644 bb 2\tx y.txt\x00100755 cc 0\t-n\x00", "ünï.txt\x00")).toEqual([
+    "-n",
+    "x y.txt",
+    "ünï.txt",
+  ])
 })
 
 // Every row has its limits (or undefined): a callback with more parameters than the row is taken for a done-callback test.
-const refusals: Array<[string, (repo: string, dir: string) => Promise<string>, RegExp, { files: number; bytes: number } | undefined]> = [
+const refusals: Array<
+  [string, (repo: string, dir: string) => Promise<string>, RegExp, { files: number; bytes: number } | undefined]
+> = [
   [
     "a directory outside any repository",
     async (_, dir) => {
@@ -75,14 +81,17 @@ const refusals: Array<[string, (repo: string, dir: string) => Promise<string>, R
   ["too many bytes", async (repo) => repo, /would copy 6 bytes, more than the 5/, { files: 100, bytes: 5 }],
 ]
 
-test.each(refusals)("the snapshot of %s is refused before anything is copied or registered", async (_, arrange, refusal, limits) => {
-  await using dir = await tempDir("oc-orch-snap-")
-  const { repo, host, paths } = await world(dir.path)
-  const cwd = await arrange(repo, dir.path)
-  await expect(createWorktree(cwd, host, paths, limits)).rejects.toThrow(refusal)
-  expect(existsSync(paths.worktreesDir) ? await readdir(paths.worktreesDir) : []).toEqual([])
-  expect(existsSync(paths.patchesDir) ? await readdir(paths.patchesDir) : []).toEqual([])
-})
+test.each(refusals)(
+  "the snapshot of %s is refused before anything is copied or registered",
+  async (_, arrange, refusal, limits) => {
+    await using dir = await tempDir("oc-orch-snap-")
+    const { repo, host, paths } = await world(dir.path)
+    const cwd = await arrange(repo, dir.path)
+    await expect(createWorktree(cwd, host, paths, limits)).rejects.toThrow(refusal)
+    expect(existsSync(paths.worktreesDir) ? await readdir(paths.worktreesDir) : []).toEqual([])
+    expect(existsSync(paths.patchesDir) ? await readdir(paths.patchesDir) : []).toEqual([])
+  },
+)
 
 test("a subdirectory as cwd: the snapshot is that directory, and the patch applies there", async () => {
   await using dir = await tempDir("oc-orch-snap-")
@@ -97,7 +106,9 @@ test("a subdirectory as cwd: the snapshot is that directory, and the patch appli
   expect(await Bun.file(`${repo}/pkg/a.txt`).text()).toBe("a\nb\n")
   expect(await Bun.file(`${repo}/top.txt`).text()).toBe("top\n")
   // The same patch names the repository root as another workspace.
-  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(/not the workspace/)
+  await expect(applyPatch({ record: patch, patchFile, digest: patch.digest!, workspace: repo, host })).rejects.toThrow(
+    /not the workspace/,
+  )
 })
 
 test.each([

@@ -15,7 +15,16 @@ const notLogs = (path: string) => path.endsWith(".log")
 
 beforeAll(async () => {
   world = await startWorld({
-    every: { turns: [{ steps: [{ tool: "sandbox_shell", args: { command: EVERY_CHANGE_SHELL } }, { text: "Done: every kind of change made." }] }] },
+    every: {
+      turns: [
+        {
+          steps: [
+            { tool: "sandbox_shell", args: { command: EVERY_CHANGE_SHELL } },
+            { text: "Done: every kind of change made." },
+          ],
+        },
+      ],
+    },
     long: {
       turns: [
         {
@@ -26,13 +35,34 @@ beforeAll(async () => {
         },
       ],
     },
-    big: { turns: [{ steps: [{ tool: "sandbox_shell", args: { command: "head -c 1500000 /dev/urandom > big.bin && echo small > small.txt && echo wrote" } }, { text: "Wrote big.bin." }] }] },
+    big: {
+      turns: [
+        {
+          steps: [
+            {
+              tool: "sandbox_shell",
+              args: { command: "head -c 1500000 /dev/urandom > big.bin && echo small > small.txt && echo wrote" },
+            },
+            { text: "Wrote big.bin." },
+          ],
+        },
+      ],
+    },
     peek: {
       turns: [
         {
-          steps: [{ tool: "sandbox_shell", args: { command: "ls ../git" } }, { tool: "sandbox_shell", args: { command: "ls -d ." } }, { text: "Looked around; changed nothing." }],
+          steps: [
+            { tool: "sandbox_shell", args: { command: "ls ../git" } },
+            { tool: "sandbox_shell", args: { command: "ls -d ." } },
+            { text: "Looked around; changed nothing." },
+          ],
         },
-        { steps: [{ tool: "write", args: { filePath: "second.txt", content: "second turn\n" } }, { text: "Added second.txt." }] },
+        {
+          steps: [
+            { tool: "write", args: { filePath: "second.txt", content: "second turn\n" } },
+            { text: "Added second.txt." },
+          ],
+        },
       ],
     },
   })
@@ -59,7 +89,10 @@ test("an isolated worker leaves the user's tree and .git alone; its patch applie
   const metadata = await fingerprintTree(`${cwd}/.git`)
   const { client, close } = await connect(world)
   try {
-    const result = await client.callTool({ name: "worker", arguments: { cwd, task: "Make every kind of change. [script:every]", isolation: "worktree" } })
+    const result = await client.callTool({
+      name: "worker",
+      arguments: { cwd, task: "Make every kind of change. [script:every]", isolation: "worktree" },
+    })
     const out = structured(result)
     expect(out.status).toBe("succeeded")
     const patch = out.patch as PatchOut
@@ -74,24 +107,37 @@ test("an isolated worker leaves the user's tree and .git alone; its patch applie
     const worktree = record!.workspace
     expect(worktree).toMatch(new RegExp(`^${world.home.paths.worktreesDir}/lane-[0-9]+/tree$`))
 
-    const whole = structured(await client.callTool({ name: "patch_show", arguments: { patch_id: patch.patch_id, limit: 1000 } }))
+    const whole = structured(
+      await client.callTool({ name: "patch_show", arguments: { patch_id: patch.patch_id, limit: 1000 } }),
+    )
     expect(whole.digest).toBe(patch.digest)
     expect(whole.next_offset).toBe(1000)
-    const one = structured(await client.callTool({ name: "patch_show", arguments: { patch_id: patch.patch_id, file: "img.bin" } }))
+    const one = structured(
+      await client.callTool({ name: "patch_show", arguments: { patch_id: patch.patch_id, file: "img.bin" } }),
+    )
     expect(String(one.diff)).toContain("GIT binary patch")
     expect(String(one.diff)).not.toContain("README.md")
 
-    const stale = await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: "0".repeat(64) } })
+    const stale = await client.callTool({
+      name: "patch_apply",
+      arguments: { patch_id: patch.patch_id, digest: "0".repeat(64) },
+    })
     expect(stale.isError).toBe(true)
     expect(text(stale)).toContain("digest")
     expect(await listing(cwd)).toEqual(tree)
 
     // dir/keep.txt turns from a file into a link: refused, named with its target, until allow_links says so.
-    const linked = await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } })
+    const linked = await client.callTool({
+      name: "patch_apply",
+      arguments: { patch_id: patch.patch_id, digest: patch.digest },
+    })
     expect(linked.isError).toBe(true)
     expect(text(linked)).toContain("dir/keep.txt → ../README.md (it turns a file into a link)")
     expect(await listing(cwd)).toEqual(tree)
-    const applied = await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest, allow_links: true } })
+    const applied = await client.callTool({
+      name: "patch_apply",
+      arguments: { patch_id: patch.patch_id, digest: patch.digest, allow_links: true },
+    })
     expect(applied.isError).toBeFalsy()
     expect(await listing(cwd, notLogs)).toEqual(await listing(worktree, notLogs))
     expect(await fingerprintTree(`${cwd}/.git`)).toBe(metadata)
@@ -122,7 +168,12 @@ test("a caller cannot point a delegation at an isolated worktree", async () => {
   const cwd = await repo()
   const { client, close } = await connect(world)
   try {
-    const out = structured(await client.callTool({ name: "worker", arguments: { cwd, task: "Make every kind of change. [script:every]", isolation: "worktree" } }))
+    const out = structured(
+      await client.callTool({
+        name: "worker",
+        arguments: { cwd, task: "Make every kind of change. [script:every]", isolation: "worktree" },
+      }),
+    )
     const record = await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${out.task_id}.json`)
     const refused = await client.callTool({ name: "scout", arguments: { cwd: record!.workspace, task: "look" } })
     expect(refused.isError).toBe(true)
@@ -137,7 +188,12 @@ test("the worker's sandbox shows no Git directory; task_continue works in the sa
   const tree = await listing(cwd)
   const { client, close } = await connect(world)
   try {
-    const first = structured(await client.callTool({ name: "worker", arguments: { cwd, task: "Look around. [script:peek]", isolation: "worktree" } }))
+    const first = structured(
+      await client.callTool({
+        name: "worker",
+        arguments: { cwd, task: "Look around. [script:peek]", isolation: "worktree" },
+      }),
+    )
     expect(first.status).toBe("succeeded")
     // The private Git directory sits beside the worktree on the host, and is not in the sandbox.
     expect(first.commands).toEqual([
@@ -148,7 +204,9 @@ test("the worker's sandbox shows no Git directory; task_continue works in the sa
     expect(empty.files).toEqual([])
     expect(String(first.next)).toContain("changed nothing")
 
-    const again = structured(await client.callTool({ name: "task_continue", arguments: { task_id: first.task_id, task: "Add second.txt." } }))
+    const again = structured(
+      await client.callTool({ name: "task_continue", arguments: { task_id: first.task_id, task: "Add second.txt." } }),
+    )
     expect(again.status).toBe("succeeded")
     const patch = again.patch as PatchOut
     expect(patch.patch_id).toBe(empty.patch_id)
@@ -156,11 +214,19 @@ test("the worker's sandbox shows no Git directory; task_continue works in the sa
     expect(patch.digest).not.toBe(empty.digest)
     expect(await listing(cwd)).toEqual(tree)
 
-    const stale = await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: empty.digest } })
+    const stale = await client.callTool({
+      name: "patch_apply",
+      arguments: { patch_id: patch.patch_id, digest: empty.digest },
+    })
     expect(stale.isError).toBe(true)
-    expect((await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } })).isError).toBeFalsy()
+    expect(
+      (await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } }))
+        .isError,
+    ).toBeFalsy()
     expect(await Bun.file(`${cwd}/second.txt`).text()).toBe("second turn\n")
-    expect((await client.callTool({ name: "patch_discard", arguments: { patch_id: patch.patch_id } })).isError).toBeFalsy()
+    expect(
+      (await client.callTool({ name: "patch_discard", arguments: { patch_id: patch.patch_id } })).isError,
+    ).toBeFalsy()
   } finally {
     await close()
   }
@@ -170,18 +236,37 @@ test("patch_apply is refused while an in-place worker holds the workspace, and a
   const cwd = await repo()
   const { client, close } = await connect(world, { syncBudgetMs: 1500 })
   try {
-    const isolated = structured(await client.callTool({ name: "worker", arguments: { cwd, task: "Make every kind of change. [script:every]", isolation: "worktree" } }))
+    const isolated = structured(
+      await client.callTool({
+        name: "worker",
+        arguments: { cwd, task: "Make every kind of change. [script:every]", isolation: "worktree" },
+      }),
+    )
     expect(isolated.status).toBe("succeeded")
     const patch = isolated.patch as PatchOut
-    const writer = structured(await client.callTool({ name: "worker", arguments: { cwd, task: "Slow in-place work [script:long]" } }))
+    const writer = structured(
+      await client.callTool({ name: "worker", arguments: { cwd, task: "Slow in-place work [script:long]" } }),
+    )
     expect(writer.status).toBe("running")
     const before = await listing(cwd)
-    const held = await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } })
+    const held = await client.callTool({
+      name: "patch_apply",
+      arguments: { patch_id: patch.patch_id, digest: patch.digest },
+    })
     expect(held.isError).toBe(true)
     expect(text(held)).toContain(`held by task ${writer.task_id}`)
     expect(await listing(cwd)).toEqual(before)
-    expect(structured(await client.callTool({ name: "task_cancel", arguments: { task_id: writer.task_id } })).status).toBe("cancelled")
-    expect((await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest, allow_links: true } })).isError).toBeFalsy()
+    expect(
+      structured(await client.callTool({ name: "task_cancel", arguments: { task_id: writer.task_id } })).status,
+    ).toBe("cancelled")
+    expect(
+      (
+        await client.callTool({
+          name: "patch_apply",
+          arguments: { patch_id: patch.patch_id, digest: patch.digest, allow_links: true },
+        })
+      ).isError,
+    ).toBeFalsy()
     expect(await Bun.file(`${cwd}/new name.txt`).exists()).toBe(true)
     expect(await lockFiles(world)).toEqual([])
   } finally {
@@ -193,7 +278,12 @@ test("patch_discard is refused while the isolated worker runs; a cancelled isola
   const cwd = await repo()
   const { client, close } = await connect(world, { syncBudgetMs: 1500 })
   try {
-    const running = structured(await client.callTool({ name: "worker", arguments: { cwd, task: "Slow isolated work [script:long]", isolation: "worktree" } }))
+    const running = structured(
+      await client.callTool({
+        name: "worker",
+        arguments: { cwd, task: "Slow isolated work [script:long]", isolation: "worktree" },
+      }),
+    )
     expect(running.status).toBe("running")
     const record = await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${running.task_id}.json`)
     const patchId = record!.isolation!.patchId
@@ -201,7 +291,9 @@ test("patch_discard is refused while the isolated worker runs; a cancelled isola
     expect(refused.isError).toBe(true)
     expect(text(refused)).toContain(`${running.task_id}, which is still running`)
     expect(existsSync(record!.workspace)).toBe(true)
-    const cancelled = structured(await client.callTool({ name: "task_cancel", arguments: { task_id: running.task_id } }))
+    const cancelled = structured(
+      await client.callTool({ name: "task_cancel", arguments: { task_id: running.task_id } }),
+    )
     expect(cancelled.status).toBe("cancelled")
     expect((cancelled.patch as PatchOut).patch_id).toBe(patchId)
     expect((cancelled.patch as PatchOut).files).toEqual([])
@@ -217,14 +309,24 @@ test("a patch over maxPatchBytes is not stored: the worker ends needs_review wit
   const config = await Bun.file(world.home.paths.configFile).json()
   const { client, close } = await connect(world)
   try {
-    const stored = structured(await client.callTool({ name: "worker", arguments: { cwd, task: "Write a big file. [script:big]", isolation: "worktree" } }))
+    const stored = structured(
+      await client.callTool({
+        name: "worker",
+        arguments: { cwd, task: "Write a big file. [script:big]", isolation: "worktree" },
+      }),
+    )
     expect(stored.status).toBe("succeeded")
     const under = stored.patch as PatchOut
     expect(existsSync(`${world.home.paths.patchesDir}/${under.patch_id}.patch`)).toBe(true)
-    expect((await client.callTool({ name: "patch_discard", arguments: { patch_id: under.patch_id } })).isError).toBeFalsy()
+    expect(
+      (await client.callTool({ name: "patch_discard", arguments: { patch_id: under.patch_id } })).isError,
+    ).toBeFalsy()
 
     await Bun.write(world.home.paths.configFile, JSON.stringify({ ...config, maxPatchBytes: 1024 * 1024 }))
-    const result = await client.callTool({ name: "worker", arguments: { cwd, task: "Write a big file. [script:big]", isolation: "worktree" } })
+    const result = await client.callTool({
+      name: "worker",
+      arguments: { cwd, task: "Write a big file. [script:big]", isolation: "worktree" },
+    })
     const out = structured(result)
     expect(out.status).toBe("needs_review")
     expect(out.patch).toBeUndefined()

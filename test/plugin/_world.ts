@@ -31,7 +31,10 @@ export interface World {
 }
 
 /** `home` adds to the isolated home: extra variables (PATH is the test one), config, providers. */
-export async function startWorld(scripts: Record<string, ScriptInput>, home: Omit<HomeOptions, "modelUrl"> = {}): Promise<World> {
+export async function startWorld(
+  scripts: Record<string, ScriptInput>,
+  home: Omit<HomeOptions, "modelUrl"> = {},
+): Promise<World> {
   await buildPlugin()
   const model = await startScriptedModel({ scripts })
   const isolated = await createIsolatedHome({ ...home, modelUrl: model.url, env: { PATH: TEST_PATH, ...home.env } })
@@ -53,7 +56,8 @@ export async function makeRepo(world: World): Promise<string> {
   const dir = await mkdtemp(`${tmpdir()}/oc-orch-plugin-`)
   world.dirs.push(dir)
   await Bun.write(`${dir}/README.md`, "# fixture\n")
-  const git = (...args: string[]) => run(["git", ...args], { cwd: dir, env: { PATH: "/usr/bin:/bin", HOME: dir, GIT_CONFIG_NOSYSTEM: "1" } })
+  const git = (...args: string[]) =>
+    run(["git", ...args], { cwd: dir, env: { PATH: "/usr/bin:/bin", HOME: dir, GIT_CONFIG_NOSYSTEM: "1" } })
   await git("init", "-q")
   await git("add", ".")
   await git("-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "initial")
@@ -64,7 +68,13 @@ export async function makeRepo(world: World): Promise<string> {
  * Runs `agent` in `dir` on the named script (on `model`, default `scripted/fast`) and returns the turn,
  * the tool results of this session and its id.
  */
-export async function runAgent(world: World, agent: string, dir: string, script: string, model = "scripted/fast"): Promise<{ turn: Turn; results: ToolResult[]; sessionID: string }> {
+export async function runAgent(
+  world: World,
+  agent: string,
+  dir: string,
+  script: string,
+  model = "scripted/fast",
+): Promise<{ turn: Turn; results: ToolResult[]; sessionID: string }> {
   const { client, hub } = await world.runtime.opencode()
   let sessionID = ""
   const before = world.model.toolResults().length

@@ -1,12 +1,24 @@
 // The pure half of the sandboxed file tools: the formats and errors OpenCode's built-ins print (so a
 // model sees what it would have seen), the edit replacement and the apply_patch grammar.
 import { describe, expect, test } from "bun:test"
-import { applyHunks, EditError, formatDirectory, formatRead, parsePatch, patchTargets, replaceText } from "../../plugin/files/text"
+import {
+  applyHunks,
+  EditError,
+  formatDirectory,
+  formatRead,
+  parsePatch,
+  patchTargets,
+  replaceText,
+} from "../../plugin/files/text"
 
 describe("read's format", () => {
   test("numbered lines from the offset, with the end-of-file note", () => {
-    expect(formatRead("/w/a.txt", "one\ntwo\nthree\n")).toBe("<path>/w/a.txt</path>\n<type>file</type>\n<content>\n1: one\n2: two\n3: three\n\n(End of file - total 3 lines)\n</content>")
-    expect(formatRead("/w/a.txt", "one\ntwo\nthree\n", 2, 1)).toContain("2: two\n\n(Showing lines 2-2 of 3. Use offset=3 to continue.)")
+    expect(formatRead("/w/a.txt", "one\ntwo\nthree\n")).toBe(
+      "<path>/w/a.txt</path>\n<type>file</type>\n<content>\n1: one\n2: two\n3: three\n\n(End of file - total 3 lines)\n</content>",
+    )
+    expect(formatRead("/w/a.txt", "one\ntwo\nthree\n", 2, 1)).toContain(
+      "2: two\n\n(Showing lines 2-2 of 3. Use offset=3 to continue.)",
+    )
   })
 
   test("long lines are cut, and an offset past the end is an error", () => {
@@ -15,8 +27,12 @@ describe("read's format", () => {
   })
 
   test("a directory lists sorted entries and their count", () => {
-    expect(formatDirectory("/w", ["b.txt", "a/", ".git/"])).toBe("<path>/w</path>\n<type>directory</type>\n<entries>\n.git/\na/\nb.txt\n\n(3 entries)\n</entries>")
-    expect(formatDirectory("/w", ["a", "b", "c"], 1, 2)).toContain("(Showing 2 of 3 entries. Use 'offset' parameter to read beyond entry 2)")
+    expect(formatDirectory("/w", ["b.txt", "a/", ".git/"])).toBe(
+      "<path>/w</path>\n<type>directory</type>\n<entries>\n.git/\na/\nb.txt\n\n(3 entries)\n</entries>",
+    )
+    expect(formatDirectory("/w", ["a", "b", "c"], 1, 2)).toContain(
+      "(Showing 2 of 3 entries. Use 'offset' parameter to read beyond entry 2)",
+    )
   })
 })
 
@@ -24,8 +40,22 @@ describe("edit's replacement", () => {
   test.each([
     ["exact, once", "a\nb\nc\n", "b", "B", false, "a\nB\nc\n"],
     ["every occurrence with replaceAll", "x x x", "x", "y", true, "y y y"],
-    ["a loose match whose replacement holds $& literally", "  a = 1\n  b\n", "a = 1\nb", "a = '$&'", false, "a = '$&'\n"],
-    ["the same lines with other indentation", "  if (a) {\n    go()\n  }\n", "if (a) {\ngo()\n}", "if (b) {\n  stop()\n}", false, "if (b) {\n  stop()\n}\n"],
+    [
+      "a loose match whose replacement holds $& literally",
+      "  a = 1\n  b\n",
+      "a = 1\nb",
+      "a = '$&'",
+      false,
+      "a = '$&'\n",
+    ],
+    [
+      "the same lines with other indentation",
+      "  if (a) {\n    go()\n  }\n",
+      "if (a) {\ngo()\n}",
+      "if (b) {\n  stop()\n}",
+      false,
+      "if (b) {\n  stop()\n}\n",
+    ],
   ])("%s", (_, content, oldString, newString, all, expected) => {
     expect(replaceText(content, oldString, newString, all)).toBe(expected)
   })

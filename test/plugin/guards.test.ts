@@ -38,29 +38,52 @@ beforeAll(async () => {
 afterAll(() => rm(root, { recursive: true, force: true }))
 
 const host = () => hostContext(readFlags({ HOME: "/nonexistent-home" }))
-const check = (tool: string, args: Record<string, unknown>, workspace = ws) => refuseCall({ tool, args, workspace, host: host() }, hostFs)
+const check = (tool: string, args: Record<string, unknown>, workspace = ws) =>
+  refuseCall({ tool, args, workspace, host: host() }, hostFs)
 
 describe("refused", () => {
   test.each([
     ["bash", "bash", { command: "ls" }, /built-in bash tool is disabled/],
     ["write into .git", "write", { filePath: ".git/hooks/pre-commit", content: "" }, /Git metadata is read-only/],
-    ["edit .git by absolute path", "edit", { filePath: "WS/.git/config", oldString: "a", newString: "b" }, /Git metadata is read-only/],
+    [
+      "edit .git by absolute path",
+      "edit",
+      { filePath: "WS/.git/config", oldString: "a", newString: "b" },
+      /Git metadata is read-only/,
+    ],
     ["a nested .git", "write", { filePath: "vendor/lib/.git/config" }, /Git metadata is read-only/],
     ["outside by absolute path", "write", { filePath: "/etc/passwd" }, /outside the workspace/],
     ["outside by ..", "write", { filePath: "src/../../outside/x" }, /outside the workspace/],
     ["outside through a symlink", "write", { filePath: "out/x.txt" }, /outside the workspace/],
     [".git through a symlink", "write", { filePath: "g/hooks/post-checkout" }, /the path is Git metadata/],
-    ["a patch touching .git", "apply_patch", { patchText: "*** Begin Patch\n*** Add File: src/ok.ts\n+x\n*** Update File: .git/config\n*** End Patch" }, /Git metadata is read-only/],
-    ["a patch moving a file out", "apply_patch", { patchText: "*** Begin Patch\n*** Update File: src/a.ts\n*** Move to: ../../x.ts\n*** End Patch" }, /outside the workspace/],
+    [
+      "a patch touching .git",
+      "apply_patch",
+      { patchText: "*** Begin Patch\n*** Add File: src/ok.ts\n+x\n*** Update File: .git/config\n*** End Patch" },
+      /Git metadata is read-only/,
+    ],
+    [
+      "a patch moving a file out",
+      "apply_patch",
+      { patchText: "*** Begin Patch\n*** Update File: src/a.ts\n*** Move to: ../../x.ts\n*** End Patch" },
+      /outside the workspace/,
+    ],
     ["a write with no target", "write", { content: "x" }, /no target path/],
-    ["a write through a dangling symlink", "write", { filePath: "dangling", content: "ssh-ed25519 AAAA" }, /outside the workspace/],
+    [
+      "a write through a dangling symlink",
+      "write",
+      { filePath: "dangling", content: "ssh-ed25519 AAAA" },
+      /outside the workspace/,
+    ],
     ["a write under a dangling directory link", "write", { filePath: "dangling-dir/x" }, /outside the workspace/],
     ["a read through a symlink out", "read", { filePath: "secret-link" }, /outside the workspace/],
     ["a read by absolute path outside", "read", { filePath: "/etc/hostname" }, /outside the workspace/],
     ["a grep outside", "grep", { pattern: "x", path: "out" }, /outside the workspace/],
     ["a list outside", "list", { path: "/" }, /outside the workspace/],
   ] as const)("%s", (_, tool, args, reason) => {
-    const fixed = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === "string" ? v.replace("WS", ws) : v]))
+    const fixed = Object.fromEntries(
+      Object.entries(args).map(([k, v]) => [k, typeof v === "string" ? v.replace("WS", ws) : v]),
+    )
     expect(check(tool, fixed)).toMatch(reason)
   })
 
@@ -81,13 +104,17 @@ describe("allowed", () => {
     ["a grep of the whole workspace", "grep", { pattern: "x" }],
     ["a sandbox tool", "sandbox_shell", { command: "rm -rf /" }],
   ] as const)("%s", (_, tool, args) => {
-    const fixed = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === "string" ? v.replace("WS", ws) : v]))
+    const fixed = Object.fromEntries(
+      Object.entries(args).map(([k, v]) => [k, typeof v === "string" ? v.replace("WS", ws) : v]),
+    )
     expect(check(tool, fixed)).toBeUndefined()
   })
 })
 
 test("patch and argument targets", () => {
-  expect(patchTargets("*** Add File: a\n*** Delete File: b\n*** Update File: c\n*** Move to: d\n+*** Add File: e")).toEqual(["a", "b", "c", "d"])
+  expect(
+    patchTargets("*** Add File: a\n*** Delete File: b\n*** Update File: c\n*** Move to: d\n+*** Add File: e"),
+  ).toEqual(["a", "b", "c", "d"])
   // OpenCode takes the path with no space after the colon too.
   expect(patchTargets("*** Add File:/abs/x\n*** Update File:\trel")).toEqual(["/abs/x", "rel"])
   expect(writeTargets({ filePath: "x", patchText: "*** Add File: y" })).toEqual(["x", "y"])

@@ -20,7 +20,17 @@ beforeAll(async () => {
   world = await startWorld(
     {
       think: {
-        turns: [{ steps: [read("one"), read("two"), read("three"), { tool: "read", args: { filePath: "README.md" } }, { text: "report: {{lastToolOutput}}", reasoning: "hidden last" }] }],
+        turns: [
+          {
+            steps: [
+              read("one"),
+              read("two"),
+              read("three"),
+              { tool: "read", args: { filePath: "README.md" } },
+              { text: "report: {{lastToolOutput}}", reasoning: "hidden last" },
+            ],
+          },
+        ],
       },
     },
     {
@@ -35,7 +45,8 @@ afterAll(() => stopWorld(world))
 const requestsOf = (sessionID: string) => world.model.stepRequests().filter((r) => r.sessionId === sessionID)
 
 /** Reasoning replayed on the assistant messages of a request. */
-const replayed = (request: RecordedRequest) => request.body.messages.flatMap((m) => (m.role === "assistant" && m.reasoning_content ? [m.reasoning_content] : []))
+const replayed = (request: RecordedRequest) =>
+  request.body.messages.flatMap((m) => (m.role === "assistant" && m.reasoning_content ? [m.reasoning_content] : []))
 
 const callsReplayed = (request: RecordedRequest) => request.body.messages.flatMap((m) => m.tool_calls ?? []).length
 
@@ -50,7 +61,9 @@ async function run(agent: string, model: string) {
 async function storedReasoning(sessionID: string, directory: string) {
   const { client } = await world.runtime.opencode()
   const { data } = await client.session.messages({ sessionID, directory })
-  return (data ?? []).flatMap((message) => message.parts.flatMap((part) => (part.type === "reasoning" ? [part.text] : [])))
+  return (data ?? []).flatMap((message) =>
+    message.parts.flatMap((part) => (part.type === "reasoning" ? [part.text] : [])),
+  )
 }
 
 test("a scout on opencode/muse-spark-*: later requests carry no reasoning, the tool history and the report stay", async () => {
@@ -68,7 +81,12 @@ test("a scout on opencode/muse-spark-*: later requests carry no reasoning, the t
 
 test("control: the same scout on a model that is not Muse Spark gets its reasoning replayed", async () => {
   const { requests } = await run(SCOUT, OTHER)
-  expect(requests.map(replayed)).toEqual([[], ["hidden one"], ["hidden one", "hidden two"], ["hidden one", "hidden two", "hidden three"]])
+  expect(requests.map(replayed)).toEqual([
+    [],
+    ["hidden one"],
+    ["hidden one", "hidden two"],
+    ["hidden one", "hidden two", "hidden three"],
+  ])
 }, 120_000)
 
 test("control: another agent on the Muse Spark model gets its reasoning replayed", async () => {

@@ -24,11 +24,34 @@ let world: World
 beforeAll(async () => {
   world = await startWorld({
     scout_write: { turns: [{ steps: [shell("echo hi > scout.txt; echo exit=$?"), shell("cat README.md"), done] }] },
-    worker_write: { turns: [{ steps: [shell("echo hi > worker.txt && cat worker.txt"), shell("echo x >> .git/config; touch .git/hooks/pre-commit; echo status=$?"), done] }] },
-    worker_edit_refused: {
-      turns: [{ steps: [write(".git/hooks/post-checkout"), write(OUTSIDE), write("link/escaped.txt"), write("gitlink/hooks/pre-commit"), write("wt/.git"), done] }],
+    worker_write: {
+      turns: [
+        {
+          steps: [
+            shell("echo hi > worker.txt && cat worker.txt"),
+            shell("echo x >> .git/config; touch .git/hooks/pre-commit; echo status=$?"),
+            done,
+          ],
+        },
+      ],
     },
-    worker_edit_inside: { turns: [{ steps: [{ tool: "write", args: { filePath: "src/new.ts", content: "export const x = 1\n" } }, done] }] },
+    worker_edit_refused: {
+      turns: [
+        {
+          steps: [
+            write(".git/hooks/post-checkout"),
+            write(OUTSIDE),
+            write("link/escaped.txt"),
+            write("gitlink/hooks/pre-commit"),
+            write("wt/.git"),
+            done,
+          ],
+        },
+      ],
+    },
+    worker_edit_inside: {
+      turns: [{ steps: [{ tool: "write", args: { filePath: "src/new.ts", content: "export const x = 1\n" } }, done] }],
+    },
     build_shell: {
       turns: [
         {
@@ -42,12 +65,21 @@ beforeAll(async () => {
         },
       ],
     },
-    runner_wrong: { turns: [{ steps: [{ tool: "sandbox_run", args: { command: "touch x", timeout_seconds: 10 } }, done] }] },
+    runner_wrong: {
+      turns: [{ steps: [{ tool: "sandbox_run", args: { command: "touch x", timeout_seconds: 10 } }, done] }],
+    },
     runner_digest: {
       turns: [
         {
           steps: [
-            { tool: "sandbox_run_ro", args: { command: "for i in $(seq 1 2000); do echo noise $i; done; echo '(fail) math > adds [0.2ms]'; echo ' 1 fail'; exit 3", timeout_seconds: 30 } },
+            {
+              tool: "sandbox_run_ro",
+              args: {
+                command:
+                  "for i in $(seq 1 2000); do echo noise $i; done; echo '(fail) math > adds [0.2ms]'; echo ' 1 fail'; exit 3",
+                timeout_seconds: 30,
+              },
+            },
             { tool: "sandbox_log_grep", args: { run_id: "", pattern: "noise 1999" } },
             { tool: "sandbox_log_read", args: { run_id: "", offset: 2001, limit: 5 } },
             done,
@@ -55,7 +87,16 @@ beforeAll(async () => {
         },
       ],
     },
-    runner_timeout: { turns: [{ steps: [{ tool: "sandbox_run_ro", args: { command: `(sleep ${MARKER} &) ; sleep ${MARKER}`, timeout_seconds: 1 } }, done] }] },
+    runner_timeout: {
+      turns: [
+        {
+          steps: [
+            { tool: "sandbox_run_ro", args: { command: `(sleep ${MARKER} &) ; sleep ${MARKER}`, timeout_seconds: 1 } },
+            done,
+          ],
+        },
+      ],
+    },
   })
 }, 120_000)
 afterAll(() => stopWorld(world))
@@ -109,7 +150,9 @@ test("another agent cannot use the sandbox tools, nor the shared server's file t
   const { results } = await runAgent(world, "build", repo, "build_shell")
   expect(results[0]!.output).toMatch(/only for the orchestrator's scout and worker agents, not "build"/)
   expect(results[0]!.output).not.toContain("from-build")
-  expect(results[1]!.output).toMatch(/sandbox_run_network is only for the agent opencode-orchestrator-runner-writable-network, not "build"/)
+  expect(results[1]!.output).toMatch(
+    /sandbox_run_network is only for the agent opencode-orchestrator-runner-writable-network, not "build"/,
+  )
   expect(results[2]!.output).toMatch(/Runner logs are only for the orchestrator's runner agents, not "build"/)
   // The shared server's read/write/edit are ours (sandboxed), and serve the orchestrator's agents only.
   expect(results[3]!.output).toMatch(/file tools serve the orchestrator's agents only, not "build"/)
@@ -119,7 +162,9 @@ test("another agent cannot use the sandbox tools, nor the shared server's file t
 test("a runner agent cannot use another runner mode's tool", async () => {
   const repo = await makeRepo(world)
   const { results } = await runAgent(world, runnerAgentName("read_only", "disabled"), repo, "runner_wrong")
-  expect(results[0]!.output).toMatch(/only for the agent opencode-orchestrator-runner-writable|denied|not available|invalid/i)
+  expect(results[0]!.output).toMatch(
+    /only for the agent opencode-orchestrator-runner-writable|denied|not available|invalid/i,
+  )
   expect(existsSync(`${repo}/x`)).toBe(false)
 })
 

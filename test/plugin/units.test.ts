@@ -4,7 +4,15 @@
 // agents only.
 import { describe, expect, test } from "bun:test"
 import { trustedRootsOf } from "../../plugin/env"
-import { isOrchestratorAgent, isRunnerAgent, RUNNER_TOOL_SPECS, runnerProfile, SHELL_PROFILES, shellProfile, type RunnerTool } from "../../plugin/roles"
+import {
+  isOrchestratorAgent,
+  isRunnerAgent,
+  RUNNER_TOOL_SPECS,
+  runnerProfile,
+  SHELL_PROFILES,
+  shellProfile,
+  type RunnerTool,
+} from "../../plugin/roles"
 import { isMuseSpark, omitHiddenReasoning } from "../../plugin/quirks"
 import { timeoutSeconds } from "../../plugin/runner"
 import type { ChatMessage } from "../../plugin/types"
@@ -41,9 +49,13 @@ test("the plugin's agent table is the one src/agents renders", () => {
 test("each tool refuses every agent but its own", () => {
   expect(shellProfile(agentName("scout"))).toEqual({ kind: "scout" })
   expect(shellProfile(agentName("worker"))).toEqual({ kind: "worker" })
-  expect(() => shellProfile(runnerAgentName("writable", "host"))).toThrow("only for the orchestrator's scout and worker")
+  expect(() => shellProfile(runnerAgentName("writable", "host"))).toThrow(
+    "only for the orchestrator's scout and worker",
+  )
   expect(() => shellProfile("build")).toThrow('not "build"')
-  expect(() => runnerProfile("sandbox_run_network", runnerAgentName("writable", "disabled"))).toThrow("only for the agent opencode-orchestrator-runner-writable-network")
+  expect(() => runnerProfile("sandbox_run_network", runnerAgentName("writable", "disabled"))).toThrow(
+    "only for the agent opencode-orchestrator-runner-writable-network",
+  )
   expect(isRunnerAgent(agentName("scout"))).toBe(false)
   expect(isRunnerAgent(runnerAgentName("read_only", "host"))).toBe(true)
 })
@@ -64,8 +76,16 @@ describe("trusted roots from config.json", () => {
     ["not an object", 3, /not a JSON object/],
     ["trustedRoots not a list", { sandboxRuntime: { trustedRoots: {} } }, /is not a list/],
     ["an entry without root", { sandboxRuntime: { trustedRoots: [{ pathEntries: [] }] } }, /\[0\] has no "root"/],
-    ["pathEntries not strings", { sandboxRuntime: { trustedRoots: [{ root: "/opt", pathEntries: [1] }] } }, /pathEntries is not a list of strings/],
-    ["environment not strings", { sandboxRuntime: { trustedRoots: [{ root: "/opt", environment: { A: 1 } }] } }, /environment is not an object of strings/],
+    [
+      "pathEntries not strings",
+      { sandboxRuntime: { trustedRoots: [{ root: "/opt", pathEntries: [1] }] } },
+      /pathEntries is not a list of strings/,
+    ],
+    [
+      "environment not strings",
+      { sandboxRuntime: { trustedRoots: [{ root: "/opt", environment: { A: 1 } }] } },
+      /environment is not an object of strings/,
+    ],
   ] as const)("refused: %s", (_, raw, reason) => {
     expect(() => trustedRootsOf(raw, "c.json")).toThrow(reason)
   })
@@ -81,35 +101,72 @@ test("arguments are checked by the tools (OpenCode does not validate plugin tool
   for (const bad of [0, 3601, 1.5, "ten", -1]) expect(() => timeoutSeconds(bad)).toThrow("from 1 to 3600")
 })
 
-const result = (over: Partial<SandboxRunResult>): SandboxRunResult => ({ exitCode: 0, signal: null, stdout: "", stderr: "", timedOut: false, aborted: false, truncated: false, durationMs: 1, ...over })
+const result = (over: Partial<SandboxRunResult>): SandboxRunResult => ({
+  exitCode: 0,
+  signal: null,
+  stdout: "",
+  stderr: "",
+  timedOut: false,
+  aborted: false,
+  truncated: false,
+  durationMs: 1,
+  ...over,
+})
 
 test("shell output: stdout then stderr, cut at the cap, with the exit code and what happened", () => {
-  expect(shellOutput(result({ stdout: "out\n", stderr: "err\n", exitCode: 2 }), 4096, 1000)).toBe("out\nerr\n[exit code: 2]")
+  expect(shellOutput(result({ stdout: "out\n", stderr: "err\n", exitCode: 2 }), 4096, 1000)).toBe(
+    "out\nerr\n[exit code: 2]",
+  )
   const cut = shellOutput(result({ stdout: "x".repeat(5000), truncated: true }), 4096, 1000)
   expect(cut).toContain(`${"x".repeat(4096)}\n[output cut at 4096 bytes`)
   expect(cut.length).toBeLessThan(4300)
   expect(shellOutput(result({ exitCode: null, signal: "SIGTERM", timedOut: true }), 4096, 120_000)).toBe(
     "[timed out after 120s; the command and everything it started were killed]\n[exit code: none (SIGTERM)]",
   )
-  expect(shellOutput(result({ exitCode: 1, failure: { code: "userns-restricted", detail: "setting up uid map: Permission denied", hint: "Allow user namespaces." } }), 4096, 1000)).toBe(
+  expect(
+    shellOutput(
+      result({
+        exitCode: 1,
+        failure: {
+          code: "userns-restricted",
+          detail: "setting up uid map: Permission denied",
+          hint: "Allow user namespaces.",
+        },
+      }),
+      4096,
+      1000,
+    ),
+  ).toBe(
     "The sandbox could not start (userns-restricted): setting up uid map: Permission denied\nAllow user namespaces.",
   )
 })
 
 test("the runner brief carries the command verbatim in a fence it cannot close", () => {
-  const brief = runnerBrief({ command: "echo ```; bun test", objective: "see what fails", timeoutSeconds: 300, tool: "sandbox_run_ro" })
-  expect(brief).toContain("Run this command once with `sandbox_run_ro`, passing it exactly as written and timeout_seconds 300:")
+  const brief = runnerBrief({
+    command: "echo ```; bun test",
+    objective: "see what fails",
+    timeoutSeconds: 300,
+    tool: "sandbox_run_ro",
+  })
+  expect(brief).toContain(
+    "Run this command once with `sandbox_run_ro`, passing it exactly as written and timeout_seconds 300:",
+  )
   expect(brief).toContain("````\necho ```; bun test\n````")
   expect(brief).toContain("Objective: see what fails")
   expect(brief).toContain("No expected outcome was given")
-  expect(runnerBrief({ command: "make", objective: "o", expected: "builds", timeoutSeconds: 1, tool: "t" })).toContain("Expected outcome: builds")
+  expect(runnerBrief({ command: "make", objective: "o", expected: "builds", timeoutSeconds: 1, tool: "t" })).toContain(
+    "Expected outcome: builds",
+  )
 })
 
 describe("Muse Spark: hidden reasoning left out of requests", () => {
   const muse = { providerID: "opencode", modelID: "muse-spark-1-3" }
   const session = (agent: string, model: { providerID: string; modelID: string }): ChatMessage[] => [
     { info: { role: "user", agent, model }, parts: [{ type: "text" }] },
-    { info: { role: "assistant" }, parts: [{ type: "step-start" }, { type: "reasoning" }, { type: "tool" }, { type: "step-finish" }] },
+    {
+      info: { role: "assistant" },
+      parts: [{ type: "step-start" }, { type: "reasoning" }, { type: "tool" }, { type: "step-finish" }],
+    },
     { info: { role: "assistant" }, parts: [{ type: "reasoning" }, { type: "text" }] },
   ]
   const kinds = (messages: ChatMessage[]) => messages.map((m) => m.parts.map((p) => p.type).join(","))
@@ -119,7 +176,12 @@ describe("Muse Spark: hidden reasoning left out of requests", () => {
     ["a runner on opencode/muse-spark-*", runnerAgentName("writable", "host"), muse, 2],
     ["build (not ours)", "build", muse, 0],
     ["scout on another opencode model", agentName("scout"), { providerID: "opencode", modelID: "spark-muse" }, 0],
-    ["scout on muse-spark from another provider", agentName("scout"), { providerID: "openrouter", modelID: "muse-spark-1-3" }, 0],
+    [
+      "scout on muse-spark from another provider",
+      agentName("scout"),
+      { providerID: "openrouter", modelID: "muse-spark-1-3" },
+      0,
+    ],
   ])("%s", (_name, agent, model, omitted) => {
     const messages = session(agent, model)
     const before = kinds(messages)
@@ -129,7 +191,10 @@ describe("Muse Spark: hidden reasoning left out of requests", () => {
   })
 
   test("the latest user message decides: a session switched to another agent keeps its reasoning", () => {
-    const messages = [...session(agentName("scout"), muse), { info: { role: "user", agent: "build", model: muse }, parts: [{ type: "text" }] }]
+    const messages = [
+      ...session(agentName("scout"), muse),
+      { info: { role: "user", agent: "build", model: muse }, parts: [{ type: "text" }] },
+    ]
     expect(omitHiddenReasoning(messages)).toBe(0)
     expect(omitHiddenReasoning(messages.slice(0, 3))).toBe(2)
     expect(isMuseSpark(undefined)).toBe(false)

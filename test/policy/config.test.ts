@@ -12,17 +12,24 @@ describe("config.json policy", () => {
   })
 
   test("mode and requireTier are read; a policy written before relay existed relays nothing", () => {
-    expect(parseConfig({ version: 1, policy: { mode: "sensitive", requireTier: true } }, "config.json").policy).toEqual({ mode: "sensitive", requireTier: true, relay: [] })
+    expect(parseConfig({ version: 1, policy: { mode: "sensitive", requireTier: true } }, "config.json").policy).toEqual(
+      { mode: "sensitive", requireTier: true, relay: [] },
+    )
   })
 
   test("relay takes question, webfetch and websearch; bash or a sandbox tool is refused, naming the field", () => {
-    expect(parseConfig({ version: 1, policy: { relay: ["question", "webfetch", "websearch"] } }, "config.json").policy.relay).toEqual(["question", "webfetch", "websearch"])
-    for (const tool of ["bash", "sandbox_shell", "edit"]) expect(() => parseConfig({ version: 1, policy: { relay: [tool] } }, "config.json")).toThrow(/policy\.relay/)
+    expect(
+      parseConfig({ version: 1, policy: { relay: ["question", "webfetch", "websearch"] } }, "config.json").policy.relay,
+    ).toEqual(["question", "webfetch", "websearch"])
+    for (const tool of ["bash", "sandbox_shell", "edit"])
+      expect(() => parseConfig({ version: 1, policy: { relay: [tool] } }, "config.json")).toThrow(/policy\.relay/)
   })
 
   test("an unknown mode or field names the field", () => {
     expect(() => parseConfig({ version: 1, policy: { mode: "paranoid" } }, "config.json")).toThrow(/policy\.mode/)
-    expect(() => parseConfig({ version: 1, policy: { requireTeir: true } }, "config.json")).toThrow(/policy: unknown field "requireTeir"/)
+    expect(() => parseConfig({ version: 1, policy: { requireTeir: true } }, "config.json")).toThrow(
+      /policy: unknown field "requireTeir"/,
+    )
   })
 })
 
@@ -35,6 +42,8 @@ describe("OPENCODE_MCP_ORCHESTRATOR_MODE", () => {
 
   test("anything else is refused at startup, naming the values it takes", () => {
     expect(() => readFlags({ HOME: "/h", OPENCODE_MCP_ORCHESTRATOR_MODE: "Sensitive" })).toThrow(AppError)
-    expect(() => readFlags({ HOME: "/h", OPENCODE_MCP_ORCHESTRATOR_MODE: "strict" })).toThrow(/one of blueprint, sensitive, insensitive/)
+    expect(() => readFlags({ HOME: "/h", OPENCODE_MCP_ORCHESTRATOR_MODE: "strict" })).toThrow(
+      /one of blueprint, sensitive, insensitive/,
+    )
   })
 })

@@ -5,7 +5,12 @@ import { markerCandidates, markerDirectories } from "../../src/policy/markers"
 
 describe("markerDirectories", () => {
   test.each([
-    ["a repository under HOME", "/home/u/src/repo/pkg", "/home/u", ["/home/u/src/repo/pkg", "/home/u/src/repo", "/home/u/src"]],
+    [
+      "a repository under HOME",
+      "/home/u/src/repo/pkg",
+      "/home/u",
+      ["/home/u/src/repo/pkg", "/home/u/src/repo", "/home/u/src"],
+    ],
     ["HOME itself", "/home/u", "/home/u", []],
     ["above HOME", "/home", "/home/u", []],
     ["a project outside HOME", "/srv/work/repo", "/home/u", ["/srv/work/repo", "/srv/work"]],

@@ -1,7 +1,15 @@
 // Which mode a workspace is in when the four places that may state one agree, stay silent or
 // disagree, and what each mode lets scout, worker and runner do.
 import { describe, expect, test } from "bun:test"
-import { checkMode, resolveMode, weakenedMode, type Delegation, type Mode, type ModeSourceKind, type ModeStatement } from "../../src/policy/mode"
+import {
+  checkMode,
+  resolveMode,
+  weakenedMode,
+  type Delegation,
+  type Mode,
+  type ModeSourceKind,
+  type ModeStatement,
+} from "../../src/policy/mode"
 
 const say = (source: ModeSourceKind, mode: Mode): ModeStatement => ({ source, mode, where: source })
 
@@ -14,16 +22,46 @@ const cases: [string, ModeStatement[], Mode, ModeSourceKind | undefined][] = [
   ["config alone", [say("config", "sensitive")], "sensitive", "config"],
   [
     "argument before environment, marker and config",
-    [say("config", "insensitive"), say("marker", "blueprint"), say("environment", "insensitive"), say("argument", "blueprint")],
+    [
+      say("config", "insensitive"),
+      say("marker", "blueprint"),
+      say("environment", "insensitive"),
+      say("argument", "blueprint"),
+    ],
     "blueprint",
     "argument",
   ],
-  ["environment before marker and config", [say("config", "blueprint"), say("environment", "insensitive"), say("marker", "blueprint")], "insensitive", "environment"],
+  [
+    "environment before marker and config",
+    [say("config", "blueprint"), say("environment", "insensitive"), say("marker", "blueprint")],
+    "insensitive",
+    "environment",
+  ],
   ["marker before config", [say("config", "blueprint"), say("marker", "insensitive")], "insensitive", "marker"],
-  ["sensitive in config beats an insensitive argument", [say("argument", "insensitive"), say("config", "sensitive")], "sensitive", "config"],
-  ["a sensitive marker beats an insensitive argument and environment", [say("argument", "insensitive"), say("environment", "blueprint"), say("marker", "sensitive")], "sensitive", "marker"],
-  ["both markers present: sensitive wins", [say("marker", "insensitive"), say("marker", "sensitive")], "sensitive", "marker"],
-  ["several say sensitive: the first read is named", [say("config", "sensitive"), say("argument", "sensitive")], "sensitive", "argument"],
+  [
+    "sensitive in config beats an insensitive argument",
+    [say("argument", "insensitive"), say("config", "sensitive")],
+    "sensitive",
+    "config",
+  ],
+  [
+    "a sensitive marker beats an insensitive argument and environment",
+    [say("argument", "insensitive"), say("environment", "blueprint"), say("marker", "sensitive")],
+    "sensitive",
+    "marker",
+  ],
+  [
+    "both markers present: sensitive wins",
+    [say("marker", "insensitive"), say("marker", "sensitive")],
+    "sensitive",
+    "marker",
+  ],
+  [
+    "several say sensitive: the first read is named",
+    [say("config", "sensitive"), say("argument", "sensitive")],
+    "sensitive",
+    "argument",
+  ],
 ]
 
 describe("resolveMode", () => {
@@ -32,11 +70,17 @@ describe("resolveMode", () => {
     expect(resolved.mode).toBe(mode)
     expect(resolved.decidedBy?.source).toBe(source)
     expect(resolved.overruled.every((s) => s.mode !== mode)).toBe(true)
-    expect(resolved.statements.map((s) => s.source)).toEqual([...statements.map((s) => s.source)].sort((a, b) => order(a) - order(b)))
+    expect(resolved.statements.map((s) => s.source)).toEqual(
+      [...statements.map((s) => s.source)].sort((a, b) => order(a) - order(b)),
+    )
   })
 
   test("the overruled statements are the ones that disagreed", () => {
-    const resolved = resolveMode([say("argument", "insensitive"), say("marker", "sensitive"), say("config", "sensitive")])
+    const resolved = resolveMode([
+      say("argument", "insensitive"),
+      say("marker", "sensitive"),
+      say("config", "sensitive"),
+    ])
     expect(resolved.overruled).toEqual([say("argument", "insensitive")])
   })
 })
@@ -45,7 +89,11 @@ const order = (source: ModeSourceKind) => ["argument", "environment", "marker", 
 
 const scout: Delegation = { role: "scout" }
 const worker = (mechanical: boolean): Delegation => ({ role: "worker", mechanical })
-const runner = (workspaceAccess: "read_only" | "writable", networkAccess: "disabled" | "host"): Delegation => ({ role: "runner", workspaceAccess, networkAccess })
+const runner = (workspaceAccess: "read_only" | "writable", networkAccess: "disabled" | "host"): Delegation => ({
+  role: "runner",
+  workspaceAccess,
+  networkAccess,
+})
 
 const permissions: [string, Delegation, boolean][] = [
   // [delegation, allowed in sensitive mode]
@@ -69,7 +117,8 @@ describe("checkMode", () => {
   })
 
   test.each(["blueprint", "insensitive"] as const)("%s allows every delegation", (mode) => {
-    for (const [, delegation] of permissions) expect(checkMode(resolveMode([say("argument", mode)]), delegation)).toBeUndefined()
+    for (const [, delegation] of permissions)
+      expect(checkMode(resolveMode([say("argument", mode)]), delegation)).toBeUndefined()
   })
 })
 

@@ -4,40 +4,81 @@
 import { describe, expect, test } from "bun:test"
 import { findSecrets, isPlaceholder, MIN_ENTROPY, MIN_SECRET_LENGTH, shannonEntropy } from "../../src/policy/secrets"
 
-const walk = (length: number, alphabet = "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0uVwXyZ") => Array.from({ length }, (_, i) => alphabet[(i * 7) % alphabet.length]).join("")
-const pemBody = Array.from({ length: 4 }, () => walk(64, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")).join("\n")
+const walk = (length: number, alphabet = "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0uVwXyZ") =>
+  Array.from({ length }, (_, i) => alphabet[(i * 7) % alphabet.length]).join("")
+const pemBody = Array.from({ length: 4 }, () =>
+  walk(64, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"),
+).join("\n")
 
 const secrets: [string, string, string][] = [
   // [what, brief, kind at line:column]
-  ["an RSA private key block", `Deploy with this key:\n-----BEGIN RSA PRIVATE KEY-----\n${pemBody}\n-----END RSA PRIVATE KEY-----\n`, "private key 2:1"],
-  ["an OpenSSH private key block", `-----BEGIN OPENSSH PRIVATE KEY-----\n${pemBody}\n-----END OPENSSH PRIVATE KEY-----`, "private key 1:1"],
+  [
+    "an RSA private key block",
+    `Deploy with this key:\n-----BEGIN RSA PRIVATE KEY-----\n${pemBody}\n-----END RSA PRIVATE KEY-----\n`,
+    "private key 2:1",
+  ],
+  [
+    "an OpenSSH private key block",
+    `-----BEGIN OPENSSH PRIVATE KEY-----\n${pemBody}\n-----END OPENSSH PRIVATE KEY-----`,
+    "private key 1:1",
+  ],
   ["a classic GitHub token in prose", `Push with ghp_${walk(36)} please`, "GitHub token 1:11"],
   ["a GitHub OAuth token", `gho_${walk(36)}`, "GitHub token 1:1"],
   ["a GitHub server token", `x ghs_${walk(36)}`, "GitHub token 1:3"],
   ["a fine-grained GitHub token", `github_pat_${walk(22)}_${walk(59)}`, "GitHub token 1:1"],
   ["an AWS access key id", "aws configure set aws_access_key_id AKIA2E0A8F3B244C9986", "AWS access key id 1:37"],
-  ["a Slack bot token", `curl -H "Authorization: Bearer xoxb-${walk(12, "0123456789")}-${walk(24)}"`, "Slack token 1:32"],
+  [
+    "a Slack bot token",
+    `curl -H "Authorization: Bearer xoxb-${walk(12, "0123456789")}-${walk(24)}"`,
+    "Slack token 1:32",
+  ],
   ["an OpenAI key", `OPENAI=sk-${walk(48)}`, "OpenAI API key 1:8"],
-  ["an OpenAI project key", `use sk-proj-${walk(60, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")}`, "OpenAI API key 1:5"],
+  [
+    "an OpenAI project key",
+    `use sk-proj-${walk(60, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")}`,
+    "OpenAI API key 1:5",
+  ],
   ["an Anthropic key", `key sk-ant-api03-${walk(80)}`, "Anthropic API key 1:5"],
   ["a Google API key", `maps?key=AIza${walk(35)}&q=1`, "Google API key 1:10"],
   ["a JWT", `Cookie: session=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.${walk(43)}`, "JWT 1:17"],
-  ["a password assignment in an env file", "DB_HOST=localhost\nDB_PASSWORD=Xk9#mQ2$vL7pR4wz\n", "high-entropy value assigned to DB_PASSWORD 2:13"],
+  [
+    "a password assignment in an env file",
+    "DB_HOST=localhost\nDB_PASSWORD=Xk9#mQ2$vL7pR4wz\n",
+    "high-entropy value assigned to DB_PASSWORD 2:13",
+  ],
   ["a quoted api_key in JSON", `{"api_key": "${walk(32)}"}`, "high-entropy value assigned to api_key 1:14"],
   ["a token= query parameter", `GET /hook?token=${walk(24)}`, "high-entropy value assigned to token 1:17"],
   ["a passwd: in YAML", `user: app\npasswd: ${walk(16)}`, "high-entropy value assigned to passwd 2:9"],
-  ["a secret= in a shell line", `export CLIENT_SECRET=${walk(40)}`, "high-entropy value assigned to CLIENT_SECRET 1:22"],
-  ["a sha256 digest assigned to a token name", `token=${"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}`, "high-entropy value assigned to token 1:7"],
-  ["a UUID assigned to an api key (some APIs use them as keys)", `apiKey: "550e8400-e29b-41d4-a716-446655440000"`, "high-entropy value assigned to apiKey 1:10"],
+  [
+    "a secret= in a shell line",
+    `export CLIENT_SECRET=${walk(40)}`,
+    "high-entropy value assigned to CLIENT_SECRET 1:22",
+  ],
+  [
+    "a sha256 digest assigned to a token name",
+    `token=${"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}`,
+    "high-entropy value assigned to token 1:7",
+  ],
+  [
+    "a UUID assigned to an api key (some APIs use them as keys)",
+    `apiKey: "550e8400-e29b-41d4-a716-446655440000"`,
+    "high-entropy value assigned to apiKey 1:10",
+  ],
 ]
 
 const clean: [string, string][] = [
-  ["ordinary TypeScript", 'const token = await getToken()\nif (password !== confirm) throw new Error("mismatch")\nconst max_tokens = 4096'],
+  [
+    "ordinary TypeScript",
+    'const token = await getToken()\nif (password !== confirm) throw new Error("mismatch")\nconst max_tokens = 4096',
+  ],
   ["a type annotation", "interface Login { password: string; apiKey?: string; token: Token }"],
   ["a zod schema", 'token: z.string().min(1).describe("the token")'],
   ["an arrow function", "tokens.map((token) => token.trim())"],
   ["code references, unquoted", "const options = { secret: config.sessionSecret, token: authToken }"],
-  ["a sha256 digest in prose", "The tarball's sha256 is 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08; check it."],
+  [
+    "a sha256 digest in prose",
+    "The tarball's sha256 is 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08; check it.",
+  ],
   ["a commit id", "Revert 5ac971b2f0a3c9d8e7f6a5b4c3d2e1f0a9b8c7d6 and rerun."],
   ["a bare UUID", "request 550e8400-e29b-41d4-a716-446655440000 failed"],
   ["base64 of a short word under a secret name", "secret=aGVsbG8="],
@@ -52,7 +93,10 @@ const clean: [string, string][] = [
   ["process.env", "const apiKey = process.env.OPENAI_API_KEY"],
   ["a template GitHub token", "Tokens look like ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"],
   ["AWS's documented example key", "aws_access_key_id = AKIAIOSFODNN7EXAMPLE"],
-  ["a private key header without a key", "Reject files that start with -----BEGIN RSA PRIVATE KEY----- in the upload handler."],
+  [
+    "a private key header without a key",
+    "Reject files that start with -----BEGIN RSA PRIVATE KEY----- in the upload handler.",
+  ],
   ["kebab-case after sk-", "pip install sk-learn-compatible-pipeline-tools"],
   ["a secret-sounding name that does not end in the word", "secret_name=production-database-credentials-v2"],
   ["a path", "token_file: /run/secrets/token and PWD=/home/user/projects/app"],
@@ -73,7 +117,10 @@ describe("the secret guard refuses", () => {
 
   test("reports every secret in a brief, in order", () => {
     const brief = `AKIA2E0A8F3B244C9986\nthen ghp_${walk(36)}`
-    expect(findSecrets(brief).map((f) => `${f.kind} ${f.line}:${f.column}`)).toEqual(["AWS access key id 1:1", "GitHub token 2:6"])
+    expect(findSecrets(brief).map((f) => `${f.kind} ${f.line}:${f.column}`)).toEqual([
+      "AWS access key id 1:1",
+      "GitHub token 2:6",
+    ])
   })
 })
 
@@ -86,12 +133,57 @@ describe("the secret guard lets through", () => {
 describe("cost", () => {
   // The guard reads every brief before the size cap applies, and the MCP gate lets ~10 MiB through.
   test.each([
-    ...["sk-", "ghp_", "xoxb-", "a_", "password=", "eyJaaaaaaaaaaaa.", "--token ", 'token: "', "Authorization: ", "Bearer 1"],
+    ...[
+      "sk-",
+      "ghp_",
+      "xoxb-",
+      "a_",
+      "password=",
+      "eyJaaaaaaaaaaaa.",
+      "--token ",
+      'token: "',
+      "Authorization: ",
+      "Bearer 1",
+    ],
     // The contexts and the normalised view: URLs, curl -u, .netrc, escapes, invisible and fullwidth characters.
-    ...["a://b:c@", "x://a:", "curl -u a:", "machine a ", "-----BEGIN PRIVATE KEY----- ", "\\", "\\u200b", "\u200b", "\uff47hp_"],
-    ...["mysql -u ", "sshpass -p ", "Server=a;Password=", "<password>", '<add key="token" value="', "\\x6", "e\u0301", " => ", "\ufdfa"],
-    ...["docker login ", "docker login -p", "secret set a ", "--from-literal=a=", "-pass pass:", "LS0tLS1CRUdJTi", "curl -u a:b;"],
-    ...["- name: a_token\n  value: ", '"token", ', 'name="token" ', 'env["token"] = ', '-----BEGIN PRIVATE KEY-----" + "'],
+    ...[
+      "a://b:c@",
+      "x://a:",
+      "curl -u a:",
+      "machine a ",
+      "-----BEGIN PRIVATE KEY----- ",
+      "\\",
+      "\\u200b",
+      "\u200b",
+      "\uff47hp_",
+    ],
+    ...[
+      "mysql -u ",
+      "sshpass -p ",
+      "Server=a;Password=",
+      "<password>",
+      '<add key="token" value="',
+      "\\x6",
+      "e\u0301",
+      " => ",
+      "\ufdfa",
+    ],
+    ...[
+      "docker login ",
+      "docker login -p",
+      "secret set a ",
+      "--from-literal=a=",
+      "-pass pass:",
+      "LS0tLS1CRUdJTi",
+      "curl -u a:b;",
+    ],
+    ...[
+      "- name: a_token\n  value: ",
+      '"token", ',
+      'name="token" ',
+      'env["token"] = ',
+      '-----BEGIN PRIVATE KEY-----" + "',
+    ],
   ])("a megabyte of %p is scanned in well under a second", (unit) => {
     const started = performance.now()
     findSecrets(unit.repeat(Math.ceil(1_048_576 / unit.length)))
@@ -107,10 +199,21 @@ describe("the thresholds", () => {
     expect(MIN_SECRET_LENGTH).toBe(12)
   })
 
-  test.each(["<your-key>", "[token]", "xxx", "****", "changeme", "${VAR}", "$TOKEN", "%API_KEY%", "process.env.X", 'os.environ["KEY"]', "getSecret()", "your_api_key_here", "REDACTED"])(
-    "%s is a placeholder",
-    (value) => {
-      expect(isPlaceholder(value)).toBe(true)
-    },
-  )
+  test.each([
+    "<your-key>",
+    "[token]",
+    "xxx",
+    "****",
+    "changeme",
+    "${VAR}",
+    "$TOKEN",
+    "%API_KEY%",
+    "process.env.X",
+    'os.environ["KEY"]',
+    "getSecret()",
+    "your_api_key_here",
+    "REDACTED",
+  ])("%s is a placeholder", (value) => {
+    expect(isPlaceholder(value)).toBe(true)
+  })
 })

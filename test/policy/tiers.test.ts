@@ -20,6 +20,7 @@ describe("checkTier", () => {
   })
 
   test("hard and unsure tell the parent to do the work itself", () => {
-    for (const tier of ["hard", "unsure"] as const) expect(checkTier(tier, false)!.next).toContain("Do this work yourself")
+    for (const tier of ["hard", "unsure"] as const)
+      expect(checkTier(tier, false)!.next).toContain("Do this work yourself")
   })
 })

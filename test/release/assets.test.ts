@@ -1,6 +1,16 @@
 // The pure parts of a release: argument checks, names, SHA256SUMS text, install.sh rendering.
 import { describe, expect, test } from "bun:test"
-import { INSTALL_TEMPLATE, archiveName, checkRepository, checkVersion, formatChecksums, releaseBase, renderInstallScript, sbomName, stemOf } from "../../scripts/release/assets"
+import {
+  INSTALL_TEMPLATE,
+  archiveName,
+  checkRepository,
+  checkVersion,
+  formatChecksums,
+  releaseBase,
+  renderInstallScript,
+  sbomName,
+  stemOf,
+} from "../../scripts/release/assets"
 import { run } from "../../src/util/process"
 
 describe("checkVersion", () => {
@@ -16,7 +26,16 @@ describe("checkRepository", () => {
   test.each(["acme/orch", "Mesya82/opencode-mcp-orchestrator", "a-b/c.d_e"])("accepts %s", (repository) => {
     expect(checkRepository(repository)).toBe(repository)
   })
-  test.each([undefined, "acme", "acme/orch/x", "-acme/orch", "acme/..", "acme/$(id)", "acme/orch'", "https://github.com/a/b"])("refuses %j", (repository) => {
+  test.each([
+    undefined,
+    "acme",
+    "acme/orch/x",
+    "-acme/orch",
+    "acme/..",
+    "acme/$(id)",
+    "acme/orch'",
+    "https://github.com/a/b",
+  ])("refuses %j", (repository) => {
     expect(() => checkRepository(repository)).toThrow()
   })
 })
@@ -51,7 +70,9 @@ describe("formatChecksums", () => {
 
 describe("renderInstallScript", () => {
   test("fills every placeholder and refuses unknown ones", () => {
-    expect(renderInstallScript("@@VERSION@@ @@REPOSITORY@@ @@RELEASE_BASE@@", "acme/orch", "1.2.3")).toBe("1.2.3 acme/orch https://github.com/acme/orch/releases/download/v1.2.3")
+    expect(renderInstallScript("@@VERSION@@ @@REPOSITORY@@ @@RELEASE_BASE@@", "acme/orch", "1.2.3")).toBe(
+      "1.2.3 acme/orch https://github.com/acme/orch/releases/download/v1.2.3",
+    )
     expect(() => renderInstallScript("@@NOPE@@", "acme/orch", "1.2.3")).toThrow(/unknown placeholder/)
     expect(() => renderInstallScript("x", "acme/$(id)", "1.2.3")).toThrow()
   })
@@ -59,7 +80,9 @@ describe("renderInstallScript", () => {
   test("the real template renders to POSIX sh that dash parses, with the download base baked in", async () => {
     const script = renderInstallScript(await Bun.file(INSTALL_TEMPLATE).text(), "acme/orch", "0.2.0")
     expect(script).not.toContain("@@")
-    expect(script).toContain(`BASE="\${OPENCODE_MCP_ORCHESTRATOR_RELEASE_BASE:-https://github.com/acme/orch/releases/download/v0.2.0}"`)
+    expect(script).toContain(
+      `BASE="\${OPENCODE_MCP_ORCHESTRATOR_RELEASE_BASE:-https://github.com/acme/orch/releases/download/v0.2.0}"`,
+    )
     expect(script).toContain("VERSION='0.2.0'")
     expect(script.startsWith("#!/bin/sh\n")).toBe(true)
     const parsed = await run(["dash", "-n"], { stdin: script })

@@ -21,11 +21,25 @@ beforeAll(async () => {
   release = join(work, "release")
   // `bun run test` has just built dist/ for this version; reuse it rather than compile again.
   const built = await exists(join(root, "dist", `${APP}-linux-${arch}`))
-  packaged = await run(["bun", "scripts/package-release.ts", "--version", version, "--repository", "acme/orch", "--host-only", "--out", release, ...(built ? ["--skip-build"] : [])], {
-    cwd: root,
-    env: { ...process.env, SOURCE_DATE_EPOCH: "1700000000" },
-    timeoutMs: 300_000,
-  })
+  packaged = await run(
+    [
+      "bun",
+      "scripts/package-release.ts",
+      "--version",
+      version,
+      "--repository",
+      "acme/orch",
+      "--host-only",
+      "--out",
+      release,
+      ...(built ? ["--skip-build"] : []),
+    ],
+    {
+      cwd: root,
+      env: { ...process.env, SOURCE_DATE_EPOCH: "1700000000" },
+      timeoutMs: 300_000,
+    },
+  )
   server = serveDirectory(release)
 }, 320_000)
 
@@ -39,17 +53,26 @@ describe("package-release", () => {
   test("writes the archive, SHA256SUMS, SBOM and install.sh", async () => {
     expect(packaged.stderr).toBe("")
     expect(packaged.code).toBe(0)
-    expect((await readdir(release)).sort()).toEqual(["SHA256SUMS", archiveName(version, arch), sbomName(version), "install.sh"].sort())
+    expect((await readdir(release)).sort()).toEqual(
+      ["SHA256SUMS", archiveName(version, arch), sbomName(version), "install.sh"].sort(),
+    )
     const check = await run(["sha256sum", "--check", "--strict", "SHA256SUMS"], { cwd: release })
     expect(check.code).toBe(0)
     expect(check.stdout.trim().split("\n")).toHaveLength(3)
   })
 
   test("the archive is one top-level dir of files owned by 0/0 with one mtime", async () => {
-    const listed = await run(["tar", "--full-time", "--numeric-owner", "-tvzf", archiveName(version, arch)], { cwd: release })
+    const listed = await run(["tar", "--full-time", "--numeric-owner", "-tvzf", archiveName(version, arch)], {
+      cwd: release,
+    })
     const lines = listed.stdout.trim().split("\n")
     const stem = stemOf(version, arch)
-    expect(lines.map((line) => line.split(/\s+/).slice(5).join(" "))).toEqual([`${stem}/`, `${stem}/LICENSE`, `${stem}/README.md`, `${stem}/${APP}`])
+    expect(lines.map((line) => line.split(/\s+/).slice(5).join(" "))).toEqual([
+      `${stem}/`,
+      `${stem}/LICENSE`,
+      `${stem}/README.md`,
+      `${stem}/${APP}`,
+    ])
     for (const line of lines) expect(line).toMatch(/^(-rw-r--r--|-rwxr-xr-x|drwxr-xr-x) 0\/0 +\d+ 2023-11-14 22:13:20 /)
   })
 
@@ -69,9 +92,14 @@ describe("package-release", () => {
   })
 
   test("the SBOM names the release and the runtime dependencies, not the dev ones", async () => {
-    const sbom = (await Bun.file(join(release, sbomName(version))).json()) as { metadata: { component: { version: string } }; components: { name: string; group?: string }[] }
+    const sbom = (await Bun.file(join(release, sbomName(version))).json()) as {
+      metadata: { component: { version: string } }
+      components: { name: string; group?: string }[]
+    }
     expect(sbom.metadata.component.version).toBe(version)
-    const names = sbom.components.map((component) => (component.group ? `${component.group}/${component.name}` : component.name))
+    const names = sbom.components.map((component) =>
+      component.group ? `${component.group}/${component.name}` : component.name,
+    )
     expect(names).toContain("@modelcontextprotocol/sdk")
     expect(names).toContain("bun")
     expect(names).not.toContain("typescript")
@@ -84,7 +112,13 @@ const opencodeConfig = JSON.stringify({
   model: "local/m",
   small_model: "local/m",
   enabled_providers: ["local"],
-  provider: { local: { npm: "@ai-sdk/openai-compatible", options: { baseURL: "http://127.0.0.1:9/v1", apiKey: "x" }, models: { m: { tool_call: true, limit: { context: 100000, output: 4096 } } } } },
+  provider: {
+    local: {
+      npm: "@ai-sdk/openai-compatible",
+      options: { baseURL: "http://127.0.0.1:9/v1", apiKey: "x" },
+      models: { m: { tool_call: true, limit: { context: 100000, output: 4096 } } },
+    },
+  },
 })
 
 describe("install.sh with the real binary", () => {
@@ -134,10 +168,17 @@ describe("install.sh with the real binary", () => {
       .map((line) => line.trim())
     expect(block[1]).toContain('| OPENCODE_MCP_ORCHESTRATOR_RELEASE_BASE="$BASE" sh')
     const asWritten = `BASE=${server.url}; ${block[1]} --dry-run --models local/m --integrations none`
-    const curlSide = asWritten.replace('| OPENCODE_MCP_ORCHESTRATOR_RELEASE_BASE="$BASE" sh', "| sh").replace("curl", 'OPENCODE_MCP_ORCHESTRATOR_RELEASE_BASE="$BASE" curl')
+    const curlSide = asWritten
+      .replace('| OPENCODE_MCP_ORCHESTRATOR_RELEASE_BASE="$BASE" sh', "| sh")
+      .replace("curl", 'OPENCODE_MCP_ORCHESTRATOR_RELEASE_BASE="$BASE" curl')
     const shell = (command: string) =>
       run(["setsid", "-w", "sh", "-c", command], {
-        env: { PATH: `${join(root, "node_modules", ".bin")}:/usr/local/bin:/usr/bin:/bin`, HOME: join(work, "mirror-home"), TMPDIR: tmp, OPENCODE_CONFIG_CONTENT: opencodeConfig },
+        env: {
+          PATH: `${join(root, "node_modules", ".bin")}:/usr/local/bin:/usr/bin:/bin`,
+          HOME: join(work, "mirror-home"),
+          TMPDIR: tmp,
+          OPENCODE_CONFIG_CONTENT: opencodeConfig,
+        },
         timeoutMs: 120_000,
       })
     const mirrored = await shell(asWritten)

@@ -87,7 +87,9 @@ describe("install.sh installs", () => {
     expect(result.stderr).toBe("")
     expect(result.code).toBe(0)
     expect(result.stdout).toContain("Checksum verified")
-    expect(await Bun.file(join(current(where.home), "args")).text()).toBe("install\n--yes\n--models\nlocal/m\n--integrations\ncodex\n")
+    expect(await Bun.file(join(current(where.home), "args")).text()).toBe(
+      "install\n--yes\n--models\nlocal/m\n--integrations\ncodex\n",
+    )
     expect(await readdir(where.tmp)).toEqual([])
   })
 
@@ -103,7 +105,12 @@ describe("install.sh installs", () => {
     const release = await publish("tty")
     const where = await cleanHome()
     // script(1) gives install.sh a pseudo-terminal as stdin, as when a person runs it.
-    const result = await install({ ...release, script: "" }, where, [], shimX64, ["script", "-qec", `dash ${release.script} --models local/m`, "/dev/null"])
+    const result = await install({ ...release, script: "" }, where, [], shimX64, [
+      "script",
+      "-qec",
+      `dash ${release.script} --models local/m`,
+      "/dev/null",
+    ])
     expect(result.code).toBe(0)
     expect(await Bun.file(join(current(where.home), "args")).text()).toBe("install\n--models\nlocal/m\n")
   })
@@ -127,20 +134,24 @@ describe("install.sh installs", () => {
     expect(await Bun.file(join(current(where.home), "version")).text()).toBe("0.0.9\n")
   })
 
-  test.skipIf(!Bun.which("wget"))("downloads with wget when curl is missing, and says so when neither is there", async () => {
-    const release = await publish("wget")
-    // A PATH holding only what install.sh and the stand-in binary use, without curl.
-    const bin = join(root, "bin-no-curl")
-    await mkdir(bin, { recursive: true })
-    for (const tool of ["tar", "gzip", "mktemp", "awk", "sha256sum", "rm", "mkdir", "chmod", "head", "cat", "wget"]) await symlink(Bun.which(tool)!, join(bin, tool)).catch(() => undefined)
-    const where = await cleanHome()
-    const viaWget = await install(release, where, ["--yes"], `${shimX64}:${bin}`)
-    expect(viaWget.stderr).toBe("")
-    expect(viaWget.code).toBe(0)
-    await rm(join(bin, "wget"))
-    const neither = await install(release, await cleanHome(), ["--yes"], `${shimX64}:${bin}`)
-    expect(neither.stderr).toBe("install.sh: curl or wget is required but neither was found on PATH\n")
-  })
+  test.skipIf(!Bun.which("wget"))(
+    "downloads with wget when curl is missing, and says so when neither is there",
+    async () => {
+      const release = await publish("wget")
+      // A PATH holding only what install.sh and the stand-in binary use, without curl.
+      const bin = join(root, "bin-no-curl")
+      await mkdir(bin, { recursive: true })
+      for (const tool of ["tar", "gzip", "mktemp", "awk", "sha256sum", "rm", "mkdir", "chmod", "head", "cat", "wget"])
+        await symlink(Bun.which(tool)!, join(bin, tool)).catch(() => undefined)
+      const where = await cleanHome()
+      const viaWget = await install(release, where, ["--yes"], `${shimX64}:${bin}`)
+      expect(viaWget.stderr).toBe("")
+      expect(viaWget.code).toBe(0)
+      await rm(join(bin, "wget"))
+      const neither = await install(release, await cleanHome(), ["--yes"], `${shimX64}:${bin}`)
+      expect(neither.stderr).toBe("install.sh: curl or wget is required but neither was found on PATH\n")
+    },
+  )
 
   test("aarch64 picks the arm64 archive", async () => {
     const release = await publish("arm")
@@ -156,26 +167,78 @@ const withEntries = (...extra: TarEntry[]) => tarGz([...good(), ...extra])
 const refusals: { name: string; release: () => Parameters<typeof publish>[1]; machine?: string; reason: RegExp }[] = [
   {
     name: "tampered archive",
-    release: () => ({ sums: `${sha256(tarGz(good()))}  ${ARCHIVE}\n`, archive: withEntries({ name: `${STEM}/extra`, type: "0", body: "x" }) }),
+    release: () => ({
+      sums: `${sha256(tarGz(good()))}  ${ARCHIVE}\n`,
+      archive: withEntries({ name: `${STEM}/extra`, type: "0", body: "x" }),
+    }),
     reason: /checksum mismatch for/,
   },
-  { name: "checksum line for other content", release: () => ({ sums: `${sha256("other")}  ${ARCHIVE}\n` }), reason: /checksum mismatch/ },
-  { name: "no line for the archive", release: () => ({ sums: `${sha256(tarGz(good()))}  other.tar.gz\n` }), reason: /exactly one well-formed line/ },
-  { name: "two lines for the archive", release: () => ({ sums: `${sha256(tarGz(good()))}  ${ARCHIVE}\n`.repeat(2) }), reason: /exactly one well-formed line/ },
-  { name: "malformed hash", release: () => ({ sums: `${sha256(tarGz(good())).slice(1)}  ${ARCHIVE}\n` }), reason: /exactly one well-formed line/ },
-  { name: "'..' entry", release: () => ({ archive: withEntries({ name: `${STEM}/../../evil`, type: "0", body: "x" }) }), reason: /".." component/ },
-  { name: "absolute path", release: () => ({ archive: withEntries({ name: "/tmp/evil", type: "0", body: "x" }) }), reason: /absolute path/ },
-  { name: "symlink leaving the dir", release: () => ({ archive: withEntries({ name: `${STEM}/link`, type: "2", linkname: "../../.." }) }), reason: /link .* leaves the extraction directory/ },
+  {
+    name: "checksum line for other content",
+    release: () => ({ sums: `${sha256("other")}  ${ARCHIVE}\n` }),
+    reason: /checksum mismatch/,
+  },
+  {
+    name: "no line for the archive",
+    release: () => ({ sums: `${sha256(tarGz(good()))}  other.tar.gz\n` }),
+    reason: /exactly one well-formed line/,
+  },
+  {
+    name: "two lines for the archive",
+    release: () => ({ sums: `${sha256(tarGz(good()))}  ${ARCHIVE}\n`.repeat(2) }),
+    reason: /exactly one well-formed line/,
+  },
+  {
+    name: "malformed hash",
+    release: () => ({ sums: `${sha256(tarGz(good())).slice(1)}  ${ARCHIVE}\n` }),
+    reason: /exactly one well-formed line/,
+  },
+  {
+    name: "'..' entry",
+    release: () => ({ archive: withEntries({ name: `${STEM}/../../evil`, type: "0", body: "x" }) }),
+    reason: /".." component/,
+  },
+  {
+    name: "absolute path",
+    release: () => ({ archive: withEntries({ name: "/tmp/evil", type: "0", body: "x" }) }),
+    reason: /absolute path/,
+  },
+  {
+    name: "symlink leaving the dir",
+    release: () => ({ archive: withEntries({ name: `${STEM}/link`, type: "2", linkname: "../../.." }) }),
+    reason: /link .* leaves the extraction directory/,
+  },
   {
     name: "symlink to an absolute path",
     release: () => ({ archive: withEntries({ name: `${STEM}/link`, type: "2", linkname: "/etc" }) }),
     reason: /leaves the extraction directory \(absolute path\)/,
   },
-  { name: "hardlink leaving the dir", release: () => ({ archive: withEntries({ name: `${STEM}/hard`, type: "1", linkname: "../etc/passwd" }) }), reason: /Removing leading/ },
-  { name: "entry outside the top-level dir", release: () => ({ archive: withEntries({ name: "other/file", type: "0", body: "x" }) }), reason: /outside the top-level directory/ },
-  { name: "not a tar archive", release: () => ({ archive: new TextEncoder().encode("<html>not found</html>") }), reason: /not a gzip-compressed tar archive/ },
-  { name: "archive without the binary", release: () => ({ archive: tarGz(good().slice(0, 2)) }), reason: /has no .*\/opencode-mcp-orchestrator binary/ },
-  { name: "unsupported architecture", release: () => ({}), machine: "riscv64", reason: /unsupported architecture 'riscv64'/ },
+  {
+    name: "hardlink leaving the dir",
+    release: () => ({ archive: withEntries({ name: `${STEM}/hard`, type: "1", linkname: "../etc/passwd" }) }),
+    reason: /Removing leading/,
+  },
+  {
+    name: "entry outside the top-level dir",
+    release: () => ({ archive: withEntries({ name: "other/file", type: "0", body: "x" }) }),
+    reason: /outside the top-level directory/,
+  },
+  {
+    name: "not a tar archive",
+    release: () => ({ archive: new TextEncoder().encode("<html>not found</html>") }),
+    reason: /not a gzip-compressed tar archive/,
+  },
+  {
+    name: "archive without the binary",
+    release: () => ({ archive: tarGz(good().slice(0, 2)) }),
+    reason: /has no .*\/opencode-mcp-orchestrator binary/,
+  },
+  {
+    name: "unsupported architecture",
+    release: () => ({}),
+    machine: "riscv64",
+    reason: /unsupported architecture 'riscv64'/,
+  },
 ]
 
 describe("install.sh refuses, changing nothing in HOME, with one line", () => {

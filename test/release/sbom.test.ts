@@ -77,14 +77,22 @@ describe("buildSbom", () => {
     repository: "acme/orch",
     bunVersion: "1.4.5",
     timestamp: 1_700_000_000,
-    readManifest: (p: { name: string; version: string }) => (p.name === "ms" && p.version === "2.1.3" ? { name: "ms", version: "2.1.3", license: "MIT" } : undefined),
+    readManifest: (p: { name: string; version: string }) =>
+      p.name === "ms" && p.version === "2.1.3" ? { name: "ms", version: "2.1.3", license: "MIT" } : undefined,
     toolManifest: { name: "@cyclonedx/cyclonedx-library", version: "10.3.0" },
   }
   const json = serializeSbom(buildSbom(input))
   const sbom = JSON.parse(json) as {
     serialNumber: string
     metadata: { timestamp: string; component: { name: string; version: string; purl: string } }
-    components: { name: string; group?: string; version: string; purl: string; hashes?: unknown[]; licenses?: unknown[] }[]
+    components: {
+      name: string
+      group?: string
+      version: string
+      purl: string
+      hashes?: unknown[]
+      licenses?: unknown[]
+    }[]
     dependencies: { ref: string; dependsOn?: string[] }[]
   }
 
@@ -93,7 +101,11 @@ describe("buildSbom", () => {
   })
 
   test("describes the release, the embedded runtime and each name@version once", () => {
-    expect(sbom.metadata.component).toMatchObject({ name: "opencode-mcp-orchestrator", version: "1.2.3", purl: "pkg:github/acme/orch@v1.2.3" })
+    expect(sbom.metadata.component).toMatchObject({
+      name: "opencode-mcp-orchestrator",
+      version: "1.2.3",
+      purl: "pkg:github/acme/orch@v1.2.3",
+    })
     expect(sbom.metadata.timestamp).toBe("2023-11-14T22:13:20.000Z")
     expect(sbom.components.map((c) => c.purl).sort()).toEqual([
       "pkg:npm/%40scope/lib@1.0.0",
@@ -113,7 +125,10 @@ describe("buildSbom", () => {
   test("records the dependency graph from the root down", () => {
     const root = sbom.dependencies.find((d) => d.ref === "opencode-mcp-orchestrator")!
     expect(root.dependsOn?.sort()).toEqual(["pkg:npm/%40scope/lib@1.0.0", "pkg:npm/bun@1.4.5", "pkg:npm/express@5.0.0"])
-    expect(sbom.dependencies.find((d) => d.ref === "pkg:npm/express@5.0.0")!.dependsOn?.sort()).toEqual(["pkg:npm/content-type@2.1.0", "pkg:npm/debug@4.4.3"])
+    expect(sbom.dependencies.find((d) => d.ref === "pkg:npm/express@5.0.0")!.dependsOn?.sort()).toEqual([
+      "pkg:npm/content-type@2.1.0",
+      "pkg:npm/debug@4.4.3",
+    ])
   })
 
   test("the same inputs give byte-identical output (serial number included)", () => {

@@ -14,7 +14,9 @@ interface Workflow {
   jobs: Record<string, { steps: Step[]; env?: Record<string, string> }>
 }
 
-const workflow = Bun.YAML.parse(await Bun.file(`${import.meta.dir}/../../.github/workflows/release.yml`).text()) as Workflow
+const workflow = Bun.YAML.parse(
+  await Bun.file(`${import.meta.dir}/../../.github/workflows/release.yml`).text(),
+) as Workflow
 const job = workflow.jobs.release!
 const runs = job.steps.map((step) => step.run ?? "")
 const indexOf = (needle: string) => runs.findIndex((run) => run.includes(needle))
@@ -36,7 +38,9 @@ test("sets up and tests exactly as .ci/run does, before packaging", async () => 
 test("packages the tag's version for this repository, then verifies and publishes all assets", () => {
   expect(job.env?.TAG).toBe("${{ github.ref_name }}")
   expect(job.env?.REPOSITORY).toBe("${{ github.repository }}")
-  expect(runs[indexOf("package-release")]).toContain('bun scripts/package-release.ts --version "$version" --repository "$REPOSITORY"')
+  expect(runs[indexOf("package-release")]).toContain(
+    'bun scripts/package-release.ts --version "$version" --repository "$REPOSITORY"',
+  )
   expect(runs[indexOf("package-release")]).not.toContain("--host-only")
   expect(indexOf("sha256sum --check")).toBeGreaterThan(indexOf("package-release"))
   expect(indexOf("gh release create")).toBeGreaterThan(indexOf("sha256sum --check"))

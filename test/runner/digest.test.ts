@@ -7,7 +7,14 @@ import { eachLine } from "../../src/runner/logs"
 import * as patterns from "../../src/runner/patterns"
 import { tempDir } from "../helpers/temp"
 
-const cases: { name: string; output: string; tests?: string[]; errors?: string[]; summary?: string[]; trace?: string }[] = [
+const cases: {
+  name: string
+  output: string
+  tests?: string[]
+  errors?: string[]
+  summary?: string[]
+  trace?: string
+}[] = [
   {
     name: "bun test",
     output:
@@ -17,7 +24,8 @@ const cases: { name: string; output: string; tests?: string[]; errors?: string[]
   },
   {
     name: "jest",
-    output: " FAIL  src/sum.test.js\n  sum\n    ✓ adds (2 ms)\n    ✕ subtracts (5 ms)\n\n  ● sum › subtracts\n\n    expect(received).toBe(expected)\n\nTests:       1 failed, 1 passed, 2 total",
+    output:
+      " FAIL  src/sum.test.js\n  sum\n    ✓ adds (2 ms)\n    ✕ subtracts (5 ms)\n\n  ● sum › subtracts\n\n    expect(received).toBe(expected)\n\nTests:       1 failed, 1 passed, 2 total",
     tests: ["subtracts", "sum › subtracts"],
     summary: ["Tests:       1 failed, 1 passed, 2 total"],
   },
@@ -60,8 +68,12 @@ const cases: { name: string; output: string; tests?: string[]; errors?: string[]
   },
   {
     name: "tsc",
-    output: "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.\nsrc/b.ts:10:1 - error TS2304: Cannot find name 'foo'.\n\nFound 2 errors in 2 files.",
-    errors: ["src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.", "src/b.ts:10:1 - error TS2304: Cannot find name 'foo'."],
+    output:
+      "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.\nsrc/b.ts:10:1 - error TS2304: Cannot find name 'foo'.\n\nFound 2 errors in 2 files.",
+    errors: [
+      "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.",
+      "src/b.ts:10:1 - error TS2304: Cannot find name 'foo'.",
+    ],
     summary: ["Found 2 errors in 2 files."],
   },
   {
@@ -78,17 +90,20 @@ const cases: { name: string; output: string; tests?: string[]; errors?: string[]
   },
   {
     name: "rustc",
-    output: 'error[E0308]: mismatched types\n --> src/main.rs:4:18\n  |\nerror: could not compile `demo` (bin "demo") due to 1 previous error',
+    output:
+      'error[E0308]: mismatched types\n --> src/main.rs:4:18\n  |\nerror: could not compile `demo` (bin "demo") due to 1 previous error',
     errors: ["error[E0308]: mismatched types", 'error: could not compile `demo` (bin "demo") due to 1 previous error'],
   },
   {
     name: "a Python traceback",
-    output: 'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n    main()\n  File "app.py", line 2, in main\n    raise ValueError("bad input")\nValueError: bad input',
+    output:
+      'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n    main()\n  File "app.py", line 2, in main\n    raise ValueError("bad input")\nValueError: bad input',
     trace: "ValueError: bad input",
   },
   {
     name: "a Node stack trace",
-    output: "TypeError: Cannot read properties of undefined (reading 'x')\n    at f (/app/a.js:3:11)\n    at Object.<anonymous> (/app/a.js:5:1)\nnext line",
+    output:
+      "TypeError: Cannot read properties of undefined (reading 'x')\n    at f (/app/a.js:3:11)\n    at Object.<anonymous> (/app/a.js:5:1)\nnext line",
     trace: "    at f (/app/a.js:3:11)",
   },
   {
@@ -108,7 +123,8 @@ const cases: { name: string; output: string; tests?: string[]; errors?: string[]
   },
   {
     name: "a Java stack trace",
-    output: 'Exception in thread "main" java.lang.IllegalStateException: x\n\tat Main.run(Main.java:3)\n\tat Main.main(Main.java:1)\ndone',
+    output:
+      'Exception in thread "main" java.lang.IllegalStateException: x\n\tat Main.run(Main.java:3)\n\tat Main.main(Main.java:1)\ndone',
     trace: "\tat Main.run(Main.java:3)",
   },
   {
@@ -118,7 +134,13 @@ const cases: { name: string; output: string; tests?: string[]; errors?: string[]
   },
   {
     name: "mocha: an indented block longer than any title is not a test name",
-    output: ["  1 failing", "", "  1) suite", ...Array.from({ length: 20 }, (_, i) => `       line ${i}`), "       end:"].join("\n"),
+    output: [
+      "  1 failing",
+      "",
+      "  1) suite",
+      ...Array.from({ length: 20 }, (_, i) => `       line ${i}`),
+      "       end:",
+    ].join("\n"),
     summary: ["1 failing"],
   },
 ]
@@ -149,7 +171,13 @@ test("a failing test reported twice is listed once, and lists stop at their cap"
 })
 
 describe("rendering", () => {
-  const facts = { exitCode: 1, runId: "run-20260101T000000-abcdef", logPath: "/s/runs/x/output.log", bytesSeen: 5_300_000, bytesKept: 5_300_000 }
+  const facts = {
+    exitCode: 1,
+    runId: "run-20260101T000000-abcdef",
+    logPath: "/s/runs/x/output.log",
+    bytesSeen: 5_300_000,
+    bytesKept: 5_300_000,
+  }
 
   test("exit code first, then failures with line numbers, then where to read more", () => {
     const text = renderDigest(digestText("noise\n(fail) a > b [1ms]\n 1 fail"), facts)
@@ -161,7 +189,11 @@ describe("rendering", () => {
 
   test.each([
     ["success", { exitCode: 0 }, "exit code: 0 (succeeded)"],
-    ["timeout", { exitCode: null, timedOut: true, durationMs: 30_000 }, "exit code: none (timed out after 30s (killed with everything it started))"],
+    [
+      "timeout",
+      { exitCode: null, timedOut: true, durationMs: 30_000 },
+      "exit code: none (timed out after 30s (killed with everything it started))",
+    ],
     ["signal", { exitCode: null, signal: "SIGKILL" }, "exit code: none (killed by SIGKILL)"],
     ["cancel", { exitCode: 143, aborted: true }, "exit code: 143 (cancelled (killed with everything it started))"],
   ] as const)("outcome: %s", (_, run, line) => {
@@ -169,12 +201,17 @@ describe("rendering", () => {
   })
 
   test("a truncated log says so", () => {
-    expect(renderDigest(digestText("x"), { exitCode: 0, bytesSeen: 3_000_000, bytesKept: 1_048_576 })).toContain("log truncated: kept 1.0 MB of 2.9 MB")
+    expect(renderDigest(digestText("x"), { exitCode: 0, bytesSeen: 3_000_000, bytesKept: 1_048_576 })).toContain(
+      "log truncated: kept 1.0 MB of 2.9 MB",
+    )
   })
 
   test("the total stays under the cap, shortening last lines before failing tests", () => {
     const long = "y".repeat(190)
-    const output = [...Array.from({ length: 30 }, (_, i) => `(fail) test number ${i} ${long}`), ...Array.from({ length: 50 }, (_, i) => `tail ${i} ${long}`)].join("\n")
+    const output = [
+      ...Array.from({ length: 30 }, (_, i) => `(fail) test number ${i} ${long}`),
+      ...Array.from({ length: 50 }, (_, i) => `tail ${i} ${long}`),
+    ].join("\n")
     const text = renderDigest(digestText(output), facts)
     expect(text.length).toBeLessThanOrEqual(LIMITS.total)
     expect(text).toContain("test number 0 ")
@@ -238,7 +275,11 @@ describe("linear time on hostile lines", () => {
   type Pattern = RegExp | patterns.LineTest | patterns.TestPattern
   const byName = Object.entries(patterns).flatMap(([name, value]): [string, patterns.LineTest][] => {
     if (value instanceof RegExp) return [[name, value]]
-    if (Array.isArray(value)) return (value as readonly Pattern[]).map((item, index) => [`${name}[${index}]`, "pattern" in item ? item.pattern : item])
+    if (Array.isArray(value))
+      return (value as readonly Pattern[]).map((item, index) => [
+        `${name}[${index}]`,
+        "pattern" in item ? item.pattern : item,
+      ])
     return []
   })
   byName.push(["stripAnsi", { test: (line) => patterns.stripAnsi(line) === line }])
@@ -272,7 +313,14 @@ describe("linear time on hostile lines", () => {
       // Whole within the MATCH_CHARS the patterns see (its end included), then more of the same to 1 MB.
       const line = hostile(MATCH_CHARS, prefix, runs, end) + hostile(1_000_000 - MATCH_CHARS, "", runs, end)
       // A trace and a mocha listing open before it, so the frame and mocha patterns see it too.
-      const output = ["TypeError: boom", "  2 failing", line, "(fail) math > adds [0.1ms]", "src/a.ts(3,5): error TS2322: bad", " 1 fail"].join("\n")
+      const output = [
+        "TypeError: boom",
+        "  2 failing",
+        line,
+        "(fail) math > adds [0.1ms]",
+        "src/a.ts(3,5): error TS2322: bad",
+        " 1 fail",
+      ].join("\n")
       const started = performance.now()
       const digest = digestText(output)
       const elapsed = performance.now() - started
@@ -287,7 +335,9 @@ describe("linear time on hostile lines", () => {
     })
 
   test("control: the full pytest summary line is still recognised", () => {
-    expect(digestText("==== 1 failed, 2 passed in 0.12s ====").summary.map((s) => s.text)).toEqual(["==== 1 failed, 2 passed in 0.12s ===="])
+    expect(digestText("==== 1 failed, 2 passed in 0.12s ====").summary.map((s) => s.text)).toEqual([
+      "==== 1 failed, 2 passed in 0.12s ====",
+    ])
   })
 })
 

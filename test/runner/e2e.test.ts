@@ -30,7 +30,11 @@ beforeAll(async () => {
   await buildPlugin()
   world = await startWorld({
     suite: { turns: [{ steps: [run("sandbox_run_ro", "python3 suite.py"), { text: "{{lastToolOutput}}" }] }] },
-    writable_net: { turns: [{ steps: [run("sandbox_run_network", "echo built > out.txt; cat out.txt"), { text: "{{lastToolOutput}}" }] }] },
+    writable_net: {
+      turns: [
+        { steps: [run("sandbox_run_network", "echo built > out.txt; cat out.txt"), { text: "{{lastToolOutput}}" }] },
+      ],
+    },
   })
 }, 120_000)
 afterAll(() => stopWorld(world))
@@ -41,7 +45,15 @@ test("5 MB of test output with three buried failures reaches the parent as < 4 K
   const { client, close } = await connect(world)
   try {
     const result = await client.callTool(
-      { name: "runner", arguments: { cwd: repo, command: "python3 suite.py", objective: "Which tests fail? [script:suite]", expected: "all tests pass" } },
+      {
+        name: "runner",
+        arguments: {
+          cwd: repo,
+          command: "python3 suite.py",
+          objective: "Which tests fail? [script:suite]",
+          expected: "all tests pass",
+        },
+      },
       undefined,
       { timeout: 120_000 },
     )
@@ -54,7 +66,11 @@ test("5 MB of test output with three buried failures reaches the parent as < 4 K
 
     // What the runner tool handed the model: the digest, naming all three with their log lines.
     const digest = world.model.toolResults().find((r) => r.tool === "sandbox_run_ro")!.output
-    for (const name of ["parser > rejects trailing commas", "cache > evicts the oldest entry", "cli > exits 2 on a bad flag"]) {
+    for (const name of [
+      "parser > rejects trailing commas",
+      "cache > evicts the oldest entry",
+      "cli > exits 2 on a bad flag",
+    ]) {
       expect(digest).toContain(name)
       expect(out.report).toContain(name)
     }
@@ -62,7 +78,9 @@ test("5 MB of test output with three buried failures reaches the parent as < 4 K
     expect(digest).toContain("3 fail")
 
     const parentBytes = { structured: JSON.stringify(out).length, text: text(result).length }
-    console.log(`runner e2e: the parent received ${parentBytes.structured} bytes structured, ${parentBytes.text} bytes text`)
+    console.log(
+      `runner e2e: the parent received ${parentBytes.structured} bytes structured, ${parentBytes.text} bytes text`,
+    )
     expect(parentBytes.structured).toBeLessThan(4096)
     expect(parentBytes.text).toBeLessThan(4096)
     expect(text(result)).toContain(`runner: exit code 1, 120010 lines of output in ${log}`)
@@ -81,7 +99,14 @@ test("workspace_access and network_access pick the runner agent and its tool", a
   try {
     const result = await client.callTool({
       name: "runner",
-      arguments: { cwd: repo, command: "echo built > out.txt; cat out.txt", objective: "[script:writable_net]", workspace_access: "writable", network_access: "host", timeout_seconds: 60 },
+      arguments: {
+        cwd: repo,
+        command: "echo built > out.txt; cat out.txt",
+        objective: "[script:writable_net]",
+        workspace_access: "writable",
+        network_access: "host",
+        timeout_seconds: 60,
+      },
     })
     const out = structured(result)
     expect(out.exit_code).toBe(0)
@@ -98,11 +123,17 @@ test("a command timeout that leaves the runner under 60 s is refused before any 
   const { client, close } = await connect(world)
   try {
     const before = (await taskFiles(world)).length
-    const result = await client.callTool({ name: "runner", arguments: { cwd: repo, command: "true", objective: "x", timeout_seconds: 1150 } })
+    const result = await client.callTool({
+      name: "runner",
+      arguments: { cwd: repo, command: "true", objective: "x", timeout_seconds: 1150 },
+    })
     expect(result.isError).toBe(true)
     expect(text(result)).toContain("a command timeout of 1150s leaves less than 60s of the 1200s operation budget")
     expect((await taskFiles(world)).length).toBe(before)
-    const bad = await client.callTool({ name: "runner", arguments: { cwd: repo, command: "true", objective: "x", timeout_seconds: 0 } })
+    const bad = await client.callTool({
+      name: "runner",
+      arguments: { cwd: repo, command: "true", objective: "x", timeout_seconds: 0 },
+    })
     expect(bad.isError).toBe(true)
   } finally {
     await close()
@@ -115,13 +146,22 @@ test("scout, worker and runner keep the arguments and annotations the opencode-a
     const tools = (await client.listTools()).tools
     const tool = (name: string) => tools.find((t) => t.name === name)!
     for (const name of ["scout", "worker"]) expect(tool(name).inputSchema.required).toEqual(["cwd", "task"])
-    expect(tool("scout").annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false })
-    expect(tool("worker").annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: false })
+    expect(tool("scout").annotations).toMatchObject({
+      readOnlyHint: true,
+      destructiveHint: false,
+      openWorldHint: false,
+    })
+    expect(tool("worker").annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+      openWorldHint: false,
+    })
     const runner = tool("runner")
     expect(runner.inputSchema.required).toEqual(["cwd", "command", "objective"])
     expect(runner.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: true })
     const props = runner.inputSchema.properties as Record<string, Record<string, unknown>>
-    for (const name of ["cwd", "command", "objective"]) expect(props[name]).toMatchObject({ type: "string", minLength: 1 })
+    for (const name of ["cwd", "command", "objective"])
+      expect(props[name]).toMatchObject({ type: "string", minLength: 1 })
     expect(props.expected).toMatchObject({ type: "string" })
     expect(props.timeout_seconds).toMatchObject({ type: "integer", minimum: 1, maximum: 3600 })
     expect(props.workspace_access).toMatchObject({ enum: ["read_only", "writable"], default: "read_only" })

@@ -1,7 +1,21 @@
 // Runner logs: which runs retention removes (a table), and reading a log back in numbered slices and
 // by search with the caps that keep a model's context small.
 import { expect, test } from "bun:test"
-import { createRun, grepLog, latestRunOf, listRuns, logPath, newRunId, pruneRuns, READ_LIMITS, readRun, readSlice, RUN_ID, runsToPrune, searchPattern } from "../../src/runner/logs"
+import {
+  createRun,
+  grepLog,
+  latestRunOf,
+  listRuns,
+  logPath,
+  newRunId,
+  pruneRuns,
+  READ_LIMITS,
+  readRun,
+  readSlice,
+  RUN_ID,
+  runsToPrune,
+  searchPattern,
+} from "../../src/runner/logs"
 import { tempDir } from "../helpers/temp"
 
 const NOW = Date.parse("2026-06-01T12:00:00Z")
@@ -13,7 +27,13 @@ test.each([
   ["past the count, oldest first", [at(3, "c"), at(1, "a"), at(2, "b")], { hours: 24, count: 2 }, [], ["c"]],
   ["both limits", [at(1, "a"), at(2, "b"), at(30, "c")], { hours: 24, count: 1 }, [], ["b", "c"]],
   ["the current run is kept even past the count", [at(1, "a"), at(2, "b")], { hours: 24, count: 1 }, ["b"], []],
-  ["an unreadable start time counts as old", [{ id: "x", startedAt: "garbage" }, at(1, "a")], { hours: 24, count: 20 }, [], ["x"]],
+  [
+    "an unreadable start time counts as old",
+    [{ id: "x", startedAt: "garbage" }, at(1, "a")],
+    { hours: 24, count: 20 },
+    [],
+    ["x"],
+  ],
 ] as const)("retention: %s", (_, runs, retention, keep, doomed) => {
   expect(runsToPrune(runs, retention, NOW, keep).sort()).toEqual([...doomed])
 })
@@ -46,21 +66,36 @@ test.each([
   ["null", "null"],
   ["an array", "[]"],
   ["{}", "{}"],
-  ["a record answering for another run", JSON.stringify({ id: "run-20260102T030405-zzzzzz", sessionID: "s1", startedAt: "2026-01-02T03:04:05Z" })],
+  [
+    "a record answering for another run",
+    JSON.stringify({ id: "run-20260102T030405-zzzzzz", sessionID: "s1", startedAt: "2026-01-02T03:04:05Z" }),
+  ],
   ["a start time that is not a date", JSON.stringify({ id: "ID", sessionID: "s1", startedAt: "soon" })],
-])("a run record that is %s reads as absent; listing, the latest run and pruning answer for the others", async (_, content) => {
-  await using dir = await tempDir("oc-orch-runs-")
-  const good = await createRun(dir.path, { agent: "a", profile: "runner-read_only-disabled", workspace: "/w", command: "true", sessionID: "s1" })
-  const bad = newRunId()
-  await Bun.write(`${dir.path}/${bad}/run.json`, content.replace('"ID"', JSON.stringify(bad)))
-  expect(await readRun(dir.path, bad)).toBeUndefined()
-  expect((await listRuns(dir.path)).map((r) => r.id)).toEqual([good.id])
-  expect((await latestRunOf(dir.path, ["s1"]))?.id).toBe(good.id)
-  expect(await pruneRuns(dir.path, { hours: 24, count: 20 })).toEqual([])
-  // Control: the same record made whole reads.
-  await Bun.write(`${dir.path}/${bad}/run.json`, JSON.stringify({ id: bad, sessionID: "s2", startedAt: new Date().toISOString() }))
-  expect((await readRun(dir.path, bad))?.id).toBe(bad)
-})
+])(
+  "a run record that is %s reads as absent; listing, the latest run and pruning answer for the others",
+  async (_, content) => {
+    await using dir = await tempDir("oc-orch-runs-")
+    const good = await createRun(dir.path, {
+      agent: "a",
+      profile: "runner-read_only-disabled",
+      workspace: "/w",
+      command: "true",
+      sessionID: "s1",
+    })
+    const bad = newRunId()
+    await Bun.write(`${dir.path}/${bad}/run.json`, content.replace('"ID"', JSON.stringify(bad)))
+    expect(await readRun(dir.path, bad)).toBeUndefined()
+    expect((await listRuns(dir.path)).map((r) => r.id)).toEqual([good.id])
+    expect((await latestRunOf(dir.path, ["s1"]))?.id).toBe(good.id)
+    expect(await pruneRuns(dir.path, { hours: 24, count: 20 })).toEqual([])
+    // Control: the same record made whole reads.
+    await Bun.write(
+      `${dir.path}/${bad}/run.json`,
+      JSON.stringify({ id: bad, sessionID: "s2", startedAt: new Date().toISOString() }),
+    )
+    expect((await readRun(dir.path, bad))?.id).toBe(bad)
+  },
+)
 
 test("readSlice numbers lines, stops at its limits and says where the log ends", async () => {
   await using dir = await tempDir("oc-orch-runs-")
@@ -78,7 +113,9 @@ test("grepLog finds lines by regex or literal text, case-insensitively, with a c
   await using dir = await tempDir("oc-orch-runs-")
   const file = `${dir.path}/log`
   await Bun.write(file, ["ok", "FAIL: parser (a+b)", "ok", "fail: cache"].join("\n"))
-  expect(await grepLog(file, "fail: \\w+")).toBe("2 of 4 lines match /fail: \\w+/i:\n2: FAIL: parser (a+b)\n4: fail: cache")
+  expect(await grepLog(file, "fail: \\w+")).toBe(
+    "2 of 4 lines match /fail: \\w+/i:\n2: FAIL: parser (a+b)\n4: fail: cache",
+  )
   expect(await grepLog(file, "(a+b")).toContain("2: FAIL: parser (a+b)")
   expect(await grepLog(file, "nothing")).toBe("no line of 4 matches /nothing/i.")
   expect(() => searchPattern("")).toThrow("empty")

@@ -34,9 +34,14 @@ const removeLeftovers = (attempt: Attempt) => {
 
 const TEST_TIMEOUT_MS = 30_000
 
-const succeeded = (attempt: Attempt, fx: Fixture, code: number | null) => (attempt.evidence ? attempt.evidence(fx) : code === 0)
+const succeeded = (attempt: Attempt, fx: Fixture, code: number | null) =>
+  attempt.evidence ? attempt.evidence(fx) : code === 0
 
-export function runBattery(title: string, attempts: readonly Attempt[], extra: () => Record<string, string> = () => ({})) {
+export function runBattery(
+  title: string,
+  attempts: readonly Attempt[],
+  extra: () => Record<string, string> = () => ({}),
+) {
   const names = new Set<string>()
   for (const attempt of attempts) {
     if (names.has(attempt.name)) throw new Error(`duplicate attempt ${attempt.name}`)
@@ -55,9 +60,14 @@ export function runBattery(title: string, attempts: readonly Attempt[], extra: (
               const script = fill(attempt.script, fx, extra())
               const cwd = attempt.useWorktree ? fx.worktree : fx.workspace
               const profile = attempt.profiles[0]!
-              const result = attempt.control === "weakened" ? await inWeakenedSandbox(profile, fx, script) : await onHost(fx, script, { cwd, timeoutMs: attempt.timeoutMs })
+              const result =
+                attempt.control === "weakened"
+                  ? await inWeakenedSandbox(profile, fx, script)
+                  : await onHost(fx, script, { cwd, timeoutMs: attempt.timeoutMs })
               if (attempt.settleMs) await Bun.sleep(attempt.settleMs)
-              expect({ worked: succeeded(attempt, fx, result.code), stderr: result.stderr }).toMatchObject({ worked: true })
+              expect({ worked: succeeded(attempt, fx, result.code), stderr: result.stderr }).toMatchObject({
+                worked: true,
+              })
             } finally {
               fx.cleanup()
               removeLeftovers(attempt)
@@ -80,7 +90,9 @@ export function runBattery(title: string, attempts: readonly Attempt[], extra: (
                 expect(result.failure).toBeUndefined()
                 expect(result.stdout).toContain(STARTED)
                 if (attempt.settleMs) await Bun.sleep(attempt.settleMs)
-                expect({ worked: succeeded(attempt, fx, result.exitCode), stdout: result.stdout }).toMatchObject({ worked: false })
+                expect({ worked: succeeded(attempt, fx, result.exitCode), stdout: result.stdout }).toMatchObject({
+                  worked: false,
+                })
               } finally {
                 fx.cleanup()
               }

@@ -20,7 +20,10 @@ export interface Fixture {
 }
 
 const git = async (cwd: string, ...args: string[]) => {
-  const result = await run(["/usr/bin/git", ...args], { cwd, env: { PATH: "/usr/bin:/bin", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1" } })
+  const result = await run(["/usr/bin/git", ...args], {
+    cwd,
+    env: { PATH: "/usr/bin:/bin", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1" },
+  })
   if (result.code !== 0) throw new Error(`git ${args.join(" ")}: ${result.stderr}`)
 }
 
@@ -30,7 +33,8 @@ export async function makeFixture(options: { worktree?: boolean } = {}): Promise
   const workspace = `${root}/ws`
   const outside = `${root}/outside`
   const home = `${root}/home`
-  for (const dir of [workspace, outside, `${home}/.ssh`, `${home}/.aws`, `${home}/.local/share/opencode`]) mkdirSync(dir, { recursive: true })
+  for (const dir of [workspace, outside, `${home}/.ssh`, `${home}/.aws`, `${home}/.local/share/opencode`])
+    mkdirSync(dir, { recursive: true })
   writeFileSync(`${home}/.ssh/id_ed25519`, "FAKE-SSH-KEY\n")
   writeFileSync(`${home}/.aws/credentials`, "aws_secret_access_key=FAKE-AWS\n")
   writeFileSync(`${home}/.local/share/opencode/auth.json`, '{"key":"FAKE-OPENCODE"}\n')
@@ -44,18 +48,38 @@ export async function makeFixture(options: { worktree?: boolean } = {}): Promise
     await git(workspace, "worktree", "add", "-q", worktree)
   }
   const host: HostContext = { home, path: "/usr/local/bin:/usr/bin:/bin", trustedRoots: [], credentials: [] }
-  return { root, workspace, worktree, outside, home, host, cleanup: () => rmSync(root, { recursive: true, force: true }) }
+  return {
+    root,
+    workspace,
+    worktree,
+    outside,
+    home,
+    host,
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  }
 }
 
 /** Substitutes the fixture's paths into an attack script ({WS}, {WT}, {OUT}, {HOME}, {ROOT}, and extras). */
 export function fill(script: string, fx: Fixture, extra: Record<string, string> = {}): string {
-  const values: Record<string, string> = { WS: fx.workspace, WT: fx.worktree, OUT: fx.outside, HOME: fx.home, ROOT: fx.root, ...extra }
+  const values: Record<string, string> = {
+    WS: fx.workspace,
+    WT: fx.worktree,
+    OUT: fx.outside,
+    HOME: fx.home,
+    ROOT: fx.root,
+    ...extra,
+  }
   return script.replace(/\{([A-Z_]+)\}/g, (whole, name: string) => values[name] ?? whole)
 }
 
 export const STARTED = "SANDBOX_STARTED"
 
-export async function inSandbox(profile: SandboxProfile, fx: Fixture, script: string, options: { workspace?: string; timeoutMs?: number; maxOutputBytes?: number } = {}): Promise<SandboxRunResult> {
+export async function inSandbox(
+  profile: SandboxProfile,
+  fx: Fixture,
+  script: string,
+  options: { workspace?: string; timeoutMs?: number; maxOutputBytes?: number } = {},
+): Promise<SandboxRunResult> {
   const plan = planSandbox({ profile, workspace: options.workspace ?? fx.workspace, host: fx.host }, hostFs)
   // The marker proves the command ran, so a denial is the sandbox's, not a bwrap setup failure.
   return runSandboxed(plan, ["/bin/bash", "-c", `echo ${STARTED}; ${script}`], {
@@ -65,8 +89,16 @@ export async function inSandbox(profile: SandboxProfile, fx: Fixture, script: st
 }
 
 /** The same attack with no sandbox at all, from the same directory, with the test's own environment. */
-export function onHost(fx: Fixture, script: string, options: { cwd?: string; timeoutMs?: number } = {}): Promise<RunResult> {
-  return run(["/bin/bash", "-c", script], { cwd: options.cwd ?? fx.workspace, env: { ...process.env }, timeoutMs: options.timeoutMs ?? 15_000 })
+export function onHost(
+  fx: Fixture,
+  script: string,
+  options: { cwd?: string; timeoutMs?: number } = {},
+): Promise<RunResult> {
+  return run(["/bin/bash", "-c", script], {
+    cwd: options.cwd ?? fx.workspace,
+    env: { ...process.env },
+    timeoutMs: options.timeoutMs ?? 15_000,
+  })
 }
 
 /**

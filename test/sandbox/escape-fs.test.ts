@@ -10,12 +10,20 @@ const has = (path: string, text: string) => existsSync(path) && readFileSync(pat
 const reads: Attempt[] = [
   { name: "read a fake ~/.ssh key", profiles: EVERY, script: "grep -q FAKE-SSH-KEY {HOME}/.ssh/id_ed25519" },
   { name: "read fake ~/.aws/credentials", profiles: EVERY, script: "grep -q FAKE-AWS {HOME}/.aws/credentials" },
-  { name: "read OpenCode's auth.json", profiles: EVERY, script: "grep -q FAKE-OPENCODE {HOME}/.local/share/opencode/auth.json" },
+  {
+    name: "read OpenCode's auth.json",
+    profiles: EVERY,
+    script: "grep -q FAKE-OPENCODE {HOME}/.local/share/opencode/auth.json",
+  },
   { name: "read /etc/shadow", profiles: EVERY, script: "grep -q '^root:' /etc/shadow" },
   { name: "list /root", profiles: EVERY, script: "ls -A /root | grep -q ." },
   { name: "read a file outside the workspace", profiles: EVERY, script: "grep -q OUTSIDE-SECRET {OUT}/secret.txt" },
   { name: "read outside via ..", profiles: EVERY, script: "cd {WS} && grep -q OUTSIDE-SECRET ../outside/secret.txt" },
-  { name: "read /etc/shadow via /proc/self/root", profiles: EVERY, script: "grep -q '^root:' /proc/self/root/etc/shadow" },
+  {
+    name: "read /etc/shadow via /proc/self/root",
+    profiles: EVERY,
+    script: "grep -q '^root:' /proc/self/root/etc/shadow",
+  },
   {
     name: "read through a workspace symlink to a file outside",
     profiles: EVERY,
@@ -37,9 +45,24 @@ const reads: Attempt[] = [
 ]
 
 const writes: Attempt[] = [
-  { name: "write a file outside the workspace", profiles: EVERY, script: "echo x > {OUT}/pwned", evidence: (fx) => existsSync(`${fx.outside}/pwned`) },
-  { name: "write into the fake HOME", profiles: EVERY, script: "echo x > {HOME}/pwned", evidence: (fx) => existsSync(`${fx.home}/pwned`) },
-  { name: "write outside via ..", profiles: EVERY, script: "echo x > {WS}/../pwned", evidence: (fx) => existsSync(`${fx.root}/pwned`) },
+  {
+    name: "write a file outside the workspace",
+    profiles: EVERY,
+    script: "echo x > {OUT}/pwned",
+    evidence: (fx) => existsSync(`${fx.outside}/pwned`),
+  },
+  {
+    name: "write into the fake HOME",
+    profiles: EVERY,
+    script: "echo x > {HOME}/pwned",
+    evidence: (fx) => existsSync(`${fx.home}/pwned`),
+  },
+  {
+    name: "write outside via ..",
+    profiles: EVERY,
+    script: "echo x > {WS}/../pwned",
+    evidence: (fx) => existsSync(`${fx.root}/pwned`),
+  },
   {
     name: "write the host's /tmp",
     profiles: EVERY,
@@ -67,8 +90,18 @@ const writes: Attempt[] = [
     script: "ln -s {OUT} {WS}/out-link && echo x > {WS}/out-link/pwned",
     evidence: (fx) => existsSync(`${fx.outside}/pwned`),
   },
-  { name: "write the read-only workspace", profiles: READ_ONLY, script: "echo x > {WS}/pwned", evidence: (fx) => existsSync(`${fx.workspace}/pwned`) },
-  { name: "delete from the read-only workspace", profiles: READ_ONLY, script: "rm {WS}/a.txt", evidence: (fx) => !existsSync(`${fx.workspace}/a.txt`) },
+  {
+    name: "write the read-only workspace",
+    profiles: READ_ONLY,
+    script: "echo x > {WS}/pwned",
+    evidence: (fx) => existsSync(`${fx.workspace}/pwned`),
+  },
+  {
+    name: "delete from the read-only workspace",
+    profiles: READ_ONLY,
+    script: "rm {WS}/a.txt",
+    evidence: (fx) => !existsSync(`${fx.workspace}/a.txt`),
+  },
 ]
 
 const gitMetadata: Attempt[] = [
@@ -90,7 +123,12 @@ const gitMetadata: Attempt[] = [
     script: "mv {WS}/.git {WS}/.git-old && mkdir {WS}/.git",
     evidence: (fx) => existsSync(`${fx.workspace}/.git-old`),
   },
-  { name: "delete .git/refs", profiles: EVERY, script: "rm -rf {WS}/.git/refs", evidence: (fx) => !existsSync(`${fx.workspace}/.git/refs`) },
+  {
+    name: "delete .git/refs",
+    profiles: EVERY,
+    script: "rm -rf {WS}/.git/refs",
+    evidence: (fx) => !existsSync(`${fx.workspace}/.git/refs`),
+  },
   {
     name: "write a worktree's gitdir target",
     profiles: EVERY,

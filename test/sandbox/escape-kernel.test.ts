@@ -73,7 +73,11 @@ const processes: Attempt[] = [
     script: `cat /proc/1/environ /proc/self/environ /proc/$PPID/environ 2>/dev/null | tr '\\0' '\\n' | grep -q '^${SECRET_VAR}='`,
   },
   { name: "see the fake secret in the environment", profiles: EVERY, script: `env | grep -q '${SECRET_VAR}'` },
-  { name: "see the host HOME in the environment", profiles: EVERY, script: `[ "$HOME" = "${process.env.HOME ?? "/root"}" ]` },
+  {
+    name: "see the host HOME in the environment",
+    profiles: EVERY,
+    script: `[ "$HOME" = "${process.env.HOME ?? "/root"}" ]`,
+  },
   { name: "signal the test process", profiles: EVERY, script: `kill -0 ${process.pid}` },
   { name: "read the test process's command line", profiles: EVERY, script: `grep -q . /proc/${process.pid}/cmdline` },
   { name: "read the host's network interfaces from /sys", profiles: EVERY, script: "ls /sys/class/net | grep -q ." },

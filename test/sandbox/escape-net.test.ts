@@ -35,13 +35,18 @@ const ports = () => ({ HTTP_PORT: String(http?.port ?? 0), TCP_PORT: String(tcp?
 
 const CURL = "curl -s --max-time 3 http://127.0.0.1:{HTTP_PORT}/ | grep -q pong"
 const DEV_TCP = 'exec 3<>/dev/tcp/127.0.0.1/{TCP_PORT} && read -t 3 line <&3 && [ "$line" = pong ]'
-const ABSTRACT_SOCKET = "/usr/bin/python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.settimeout(3); s.connect('\\0{ABSTRACT}'); assert s.recv(4) == b'pong'\""
+const ABSTRACT_SOCKET =
+  "/usr/bin/python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.settimeout(3); s.connect('\\0{ABSTRACT}'); assert s.recv(4) == b'pong'\""
 
 const attempts: Attempt[] = [
   { name: "HTTP to a 127.0.0.1 listener with curl", profiles: NETLESS, script: CURL },
   { name: "TCP to a 127.0.0.1 listener with bash /dev/tcp", profiles: NETLESS, script: DEV_TCP },
   { name: "connect to an abstract unix socket", profiles: NETLESS, script: ABSTRACT_SOCKET },
-  { name: "see a network interface besides lo", profiles: NETLESS, script: "tail -n +3 /proc/net/dev | grep -qv '^ *lo:'" },
+  {
+    name: "see a network interface besides lo",
+    profiles: NETLESS,
+    script: "tail -n +3 /proc/net/dev | grep -qv '^ *lo:'",
+  },
   { name: "read the host's resolver configuration", profiles: NETLESS, script: "grep -q . /etc/resolv.conf" },
 ]
 

@@ -13,7 +13,10 @@ let root = ""
 let rules: PathRules
 const git = async (cwd: string, ...args: string[]) => {
   const env = { PATH: "/usr/bin:/bin", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" }
-  const result = await run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "protocol.file.allow=always", ...args], { cwd, env })
+  const result = await run(
+    ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "protocol.file.allow=always", ...args],
+    { cwd, env },
+  )
   if (result.code !== 0) throw new Error(`git ${args.join(" ")}: ${result.stderr}`)
 }
 const repo = async (dir: string, ...init: string[]) => {
@@ -86,28 +89,65 @@ describe("admitted: links git made both ways", () => {
   test("no .git: nothing to mount", () => expect(paths(mkdtempSync(`${root}/ws-`))).toEqual([]))
   test("a plain clone's .git directory", () => expect(paths(`${root}/victim`)).toEqual([`${root}/victim/.git`]))
   test("a `git worktree add` worktree: its .git file, its gitdir and the common dir", () =>
-    expect(paths(`${root}/linked`)).toEqual([`${root}/linked/.git`, `${root}/main/.git/worktrees/linked`, `${root}/main/.git`]))
+    expect(paths(`${root}/linked`)).toEqual([
+      `${root}/linked/.git`,
+      `${root}/main/.git/worktrees/linked`,
+      `${root}/main/.git`,
+    ]))
   test("the same worktree with its pointer rewritten relative (git's --relative-paths form)", () => {
     writeFileSync(`${root}/other-linked/.git`, "gitdir: ../main/.git/worktrees/other-linked\n")
-    expect(paths(`${root}/other-linked`)).toEqual([`${root}/other-linked/.git`, `${root}/main/.git/worktrees/other-linked`, `${root}/main/.git`])
+    expect(paths(`${root}/other-linked`)).toEqual([
+      `${root}/other-linked/.git`,
+      `${root}/main/.git/worktrees/other-linked`,
+      `${root}/main/.git`,
+    ])
   })
-  test("an absorbed submodule: core.worktree in its modules dir names it", () => expect(paths(`${root}/main/mods/sub`)).toEqual([`${root}/main/mods/sub/.git`, `${root}/main/.git/modules/mods/sub`]))
-  test("a --separate-git-dir repository once core.worktree records the link", () => expect(paths(`${root}/separate-linked`)).toEqual([`${root}/separate-linked/.git`, `${root}/separate-linked.git`]))
+  test("an absorbed submodule: core.worktree in its modules dir names it", () =>
+    expect(paths(`${root}/main/mods/sub`)).toEqual([
+      `${root}/main/mods/sub/.git`,
+      `${root}/main/.git/modules/mods/sub`,
+    ]))
+  test("a --separate-git-dir repository once core.worktree records the link", () =>
+    expect(paths(`${root}/separate-linked`)).toEqual([`${root}/separate-linked/.git`, `${root}/separate-linked.git`]))
 })
 
 describe("refused: pointers without a link back, with the rule and the fix", () => {
   const cases: [string, () => string, RegExp][] = [
-    ["a pointer at another repository's .git", () => pointerWorkspace(`gitdir: ${root}/victim/.git\n`), /does not link back to this workspace/],
+    [
+      "a pointer at another repository's .git",
+      () => pointerWorkspace(`gitdir: ${root}/victim/.git\n`),
+      /does not link back to this workspace/,
+    ],
     ["the same, relative", () => pointerWorkspace("gitdir: ../victim/.git\n"), /does not link back to this workspace/],
-    ["a pointer at another worktree's gitdir", () => pointerWorkspace(`gitdir: ${root}/main/.git/worktrees/linked\n`), /does not link back to this worktree/],
-    ["a pointer at a submodule's modules dir from elsewhere", () => pointerWorkspace(`gitdir: ${root}/main/.git/modules/mods/sub\n`), /core\.worktree is .*mods\/sub, not/],
-    ["a pointer at a bare dotfiles repository in HOME", () => pointerWorkspace(`gitdir: ${root}/home/.dotfiles\n`), /core\.worktree is .*\/home, not/],
+    [
+      "a pointer at another worktree's gitdir",
+      () => pointerWorkspace(`gitdir: ${root}/main/.git/worktrees/linked\n`),
+      /does not link back to this worktree/,
+    ],
+    [
+      "a pointer at a submodule's modules dir from elsewhere",
+      () => pointerWorkspace(`gitdir: ${root}/main/.git/modules/mods/sub\n`),
+      /core\.worktree is .*mods\/sub, not/,
+    ],
+    [
+      "a pointer at a bare dotfiles repository in HOME",
+      () => pointerWorkspace(`gitdir: ${root}/home/.dotfiles\n`),
+      /core\.worktree is .*\/home, not/,
+    ],
     ["a pointer into a credential store", () => pointerWorkspace(`gitdir: ${root}/home/.ssh\n`), /credential store/],
     ["a pointer at HOME", () => pointerWorkspace(`gitdir: ${root}/home\n`), /HOME itself/],
     ["a --separate-git-dir repository without core.worktree", () => `${root}/separate`, /core\.worktree is not set/],
-    ["a genuine worktree whose repository is inside a credential store", () => `${root}/aws-linked`, /credential store/],
+    [
+      "a genuine worktree whose repository is inside a credential store",
+      () => `${root}/aws-linked`,
+      /credential store/,
+    ],
     ["a genuine worktree of HOME's dotfiles repository", () => `${root}/dotfiles-linked`, /is the repository of HOME/],
-    ["a FIFO as the .git file (refused at once, never read)", () => `${root}/fifo-dotgit`, /is a special file, not a directory or a gitdir file/],
+    [
+      "a FIFO as the .git file (refused at once, never read)",
+      () => `${root}/fifo-dotgit`,
+      /is a special file, not a directory or a gitdir file/,
+    ],
     ["a FIFO as a gitdir's back-link file", () => `${root}/fifo-backlink`, /does not link back to this worktree/],
     [
       "a forged worktrees/<name> in the workspace whose commondir names the dotfiles repository",

@@ -42,16 +42,52 @@ const refused = (mounts: Mount[]) => {
 
 describe("checkMounts", () => {
   const cases: [string, () => Mount, RegExp | undefined][] = [
-    ["a file onto an existing file in the workspace", () => ({ op: "ro-bind", source: `${root}/file`, dest: `${root}/ws/plain` }), undefined],
-    ["a directory onto an existing directory", () => ({ op: "ro-bind", source: `${root}/target`, dest: `${root}/ws/sub` }), undefined],
-    ["the GHSA pattern: destination parent is a /oldroot symlink", () => ({ op: "ro-bind", source: `${root}/file`, dest: `${root}/ws/link/created` }), /ws\/link on the host is a symlink/],
-    ["destination parent is an absolute symlink", () => ({ op: "ro-bind", source: `${root}/file`, dest: `${root}/ws/abs-link/created` }), /symlink/],
-    ["destination parent is a relative symlink", () => ({ op: "ro-bind", source: `${root}/file`, dest: `${root}/ws/rel-link/x` }), /symlink/],
-    ["destination itself is a symlink", () => ({ op: "ro-bind", source: `${root}/target`, dest: `${root}/ws/abs-link` }), /symlink/],
-    ["destination would be created on the host", () => ({ op: "ro-bind", source: `${root}/file`, dest: `${root}/ws/new-file` }), /does not exist on the host/],
-    ["destination has a .. component", () => ({ op: "ro-bind", source: `${root}/file`, dest: `${root}/ws/../file` }), /not a normal absolute path/],
+    [
+      "a file onto an existing file in the workspace",
+      () => ({ op: "ro-bind", source: `${root}/file`, dest: `${root}/ws/plain` }),
+      undefined,
+    ],
+    [
+      "a directory onto an existing directory",
+      () => ({ op: "ro-bind", source: `${root}/target`, dest: `${root}/ws/sub` }),
+      undefined,
+    ],
+    [
+      "the GHSA pattern: destination parent is a /oldroot symlink",
+      () => ({ op: "ro-bind", source: `${root}/file`, dest: `${root}/ws/link/created` }),
+      /ws\/link on the host is a symlink/,
+    ],
+    [
+      "destination parent is an absolute symlink",
+      () => ({ op: "ro-bind", source: `${root}/file`, dest: `${root}/ws/abs-link/created` }),
+      /symlink/,
+    ],
+    [
+      "destination parent is a relative symlink",
+      () => ({ op: "ro-bind", source: `${root}/file`, dest: `${root}/ws/rel-link/x` }),
+      /symlink/,
+    ],
+    [
+      "destination itself is a symlink",
+      () => ({ op: "ro-bind", source: `${root}/target`, dest: `${root}/ws/abs-link` }),
+      /symlink/,
+    ],
+    [
+      "destination would be created on the host",
+      () => ({ op: "ro-bind", source: `${root}/file`, dest: `${root}/ws/new-file` }),
+      /does not exist on the host/,
+    ],
+    [
+      "destination has a .. component",
+      () => ({ op: "ro-bind", source: `${root}/file`, dest: `${root}/ws/../file` }),
+      /not a normal absolute path/,
+    ],
     ["destination is relative", () => ({ op: "tmpfs", dest: "tmp/x" }), /not a normal absolute path/],
-    ["source goes through a symlink", () => ({ op: "ro-bind", source: `${root}/ws-alias/plain`, dest: `${root}/ws/plain` }), /not a canonical path/],
+    [
+      "source goes through a symlink",
+      () => ({ op: "ro-bind", source: `${root}/ws-alias/plain`, dest: `${root}/ws/plain` }),
+      /not a canonical path/,
+    ],
     ["destination under a sandbox symlink", () => ({ op: "tmpfs", dest: "/tmp/lnk/x" }), /symlink in the sandbox/],
   ]
   for (const [name, mount, expected] of cases)
@@ -75,19 +111,28 @@ describe("GHSA-pxhw-h44j-8pfx on the real binaries", () => {
     ...base(),
     { op: "ro-bind", source: `${root}/file`, dest: `${root}/ws/link/created` },
   ]
-  const argv = (bwrap: string) => [bwrap, "--unshare-all", "--die-with-parent", ...ghsa().flatMap(mountArgs), "/bin/true"]
+  const argv = (bwrap: string) => [
+    bwrap,
+    "--unshare-all",
+    "--die-with-parent",
+    ...ghsa().flatMap(mountArgs),
+    "/bin/true",
+  ]
 
   test("checkMounts refuses it before any bwrap runs", () => {
     expect(refused(ghsa())).toMatch(/is a symlink/)
   })
 
   const old = "/usr/bin/bwrap.debian"
-  test.skipIf(!existsSync(old))("control: Debian's bwrap 0.8.0 creates a file on the host when not stopped first", async () => {
-    rmSync(`${root}/target/created`, { force: true })
-    await run(argv(old), { env: {}, timeoutMs: 10_000 })
-    expect(existsSync(`${root}/target/created`)).toBe(true)
-    rmSync(`${root}/target/created`, { force: true })
-  })
+  test.skipIf(!existsSync(old))(
+    "control: Debian's bwrap 0.8.0 creates a file on the host when not stopped first",
+    async () => {
+      rmSync(`${root}/target/created`, { force: true })
+      await run(argv(old), { env: {}, timeoutMs: 10_000 })
+      expect(existsSync(`${root}/target/created`)).toBe(true)
+      rmSync(`${root}/target/created`, { force: true })
+    },
+  )
 
   test("/usr/bin/bwrap (>= 0.12) refuses it as well", async () => {
     const result = await run(argv("/usr/bin/bwrap"), { env: {}, timeoutMs: 10_000 })

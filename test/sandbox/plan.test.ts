@@ -23,8 +23,14 @@ beforeAll(() => {
 })
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
-const plan = (profile: SandboxProfile, workspace = `${root}/ws`, extra: Partial<HostContext> = {}, fs: FsView = hostFs) => planSandbox({ profile, workspace, host: { ...host, ...extra } }, fs)
-const pairs = (args: string[], flag: string) => args.flatMap((arg, i) => (arg === flag ? [`${args[i + 1]} ${args[i + 2]}`] : []))
+const plan = (
+  profile: SandboxProfile,
+  workspace = `${root}/ws`,
+  extra: Partial<HostContext> = {},
+  fs: FsView = hostFs,
+) => planSandbox({ profile, workspace, host: { ...host, ...extra } }, fs)
+const pairs = (args: string[], flag: string) =>
+  args.flatMap((arg, i) => (arg === flag ? [`${args[i + 1]} ${args[i + 2]}`] : []))
 
 describe("bwrapArgs per profile", () => {
   const expectations: Record<string, { workspace: "--bind" | "--ro-bind"; shareNet: boolean }> = {
@@ -86,10 +92,20 @@ describe("planSandbox refuses", () => {
     ["a relative workspace", () => plan({ kind: "scout" }, "ws"), /not an absolute path/],
     ["a missing workspace", () => plan({ kind: "scout" }, `${root}/nope`), /does not exist/],
     ["Git metadata as workspace", () => plan({ kind: "worker" }, `${root}/ws/.git`), /Git metadata/],
-    ["a cwd outside the workspace", () => planSandbox({ profile: { kind: "scout" }, workspace: `${root}/ws`, cwd: root, host }, hostFs), /not a directory inside the workspace/],
+    [
+      "a cwd outside the workspace",
+      () => planSandbox({ profile: { kind: "scout" }, workspace: `${root}/ws`, cwd: root, host }, hostFs),
+      /not a directory inside the workspace/,
+    ],
     [
       "host networking without a resolver",
-      () => plan({ kind: "runner", workspace: "read_only", network: "host" }, `${root}/ws`, {}, { ...hostFs, realpath: (p) => (p === "/etc/resolv.conf" ? undefined : hostFs.realpath(p)) }),
+      () =>
+        plan(
+          { kind: "runner", workspace: "read_only", network: "host" },
+          `${root}/ws`,
+          {},
+          { ...hostFs, realpath: (p) => (p === "/etc/resolv.conf" ? undefined : hostFs.realpath(p)) },
+        ),
       /needs \/etc\/resolv.conf/,
     ],
     [
@@ -99,7 +115,10 @@ describe("planSandbox refuses", () => {
           { kind: "runner", workspace: "writable", network: "host" },
           `${root}/ws`,
           {},
-          { ...hostFs, realpath: (p) => (p.startsWith("/etc/ssl") || p.startsWith("/etc/pki") ? undefined : hostFs.realpath(p)) },
+          {
+            ...hostFs,
+            realpath: (p) => (p.startsWith("/etc/ssl") || p.startsWith("/etc/pki") ? undefined : hostFs.realpath(p)),
+          },
         ),
       /CA trust source/,
     ],
@@ -133,7 +152,15 @@ describe("planSandbox refuses", () => {
 
 describe("hostContext", () => {
   test("takes HOME, PATH, toolchain dirs, caps and XDG-relocated credential dirs from the flags", () => {
-    const context = hostContext(readFlags({ HOME: "/h", PATH: "/usr/bin", OPENCODE_SANDBOX_TOOLCHAIN_DIRS: "/opt/t", OPENCODE_SANDBOX_MAX_PROCESSES: "64", XDG_DATA_HOME: "/d" }))
+    const context = hostContext(
+      readFlags({
+        HOME: "/h",
+        PATH: "/usr/bin",
+        OPENCODE_SANDBOX_TOOLCHAIN_DIRS: "/opt/t",
+        OPENCODE_SANDBOX_MAX_PROCESSES: "64",
+        XDG_DATA_HOME: "/d",
+      }),
+    )
     expect(context).toMatchObject({ home: "/h", path: "/usr/bin", toolchainDirs: "/opt/t", caps: { maxProcesses: 64 } })
     // Only the relocated base adds entries: the HOME-relative defaults are host-paths' own list.
     expect(context.credentials).toEqual(["/d/opencode", "/d/opencode-mcp-orchestrator"])
@@ -142,21 +169,30 @@ describe("hostContext", () => {
 
 describe("extra writable directories and our own programs (patch_apply's write step)", () => {
   const runner = { kind: "runner", workspace: "writable", network: "disabled" } as const
-  const request = (extra: { writable?: string[]; programs?: string[] }) => planSandbox({ profile: runner, workspace: `${root}/ws`, host, ...extra }, hostFs)
+  const request = (extra: { writable?: string[]; programs?: string[] }) =>
+    planSandbox({ profile: runner, workspace: `${root}/ws`, host, ...extra }, hostFs)
 
   test("a writable directory is bound read-write, a program file and a program directory read-only", () => {
     mkdirSync(`${root}/run`, { recursive: true })
     mkdirSync(`${root}/prog`, { recursive: true })
     writeFileSync(`${root}/prog/bin`, "")
-    const args = bwrapArgs(request({ writable: [`${root}/run`], programs: [`${root}/prog/bin`, `${root}/prog`] }), ["/bin/true"])
+    const args = bwrapArgs(request({ writable: [`${root}/run`], programs: [`${root}/prog/bin`, `${root}/prog`] }), [
+      "/bin/true",
+    ])
     expect(pairs(args, "--bind")).toContain(`${root}/run ${root}/run`)
-    expect(pairs(args, "--ro-bind")).toEqual(expect.arrayContaining([`${root}/prog/bin ${root}/prog/bin`, `${root}/prog ${root}/prog`]))
+    expect(pairs(args, "--ro-bind")).toEqual(
+      expect.arrayContaining([`${root}/prog/bin ${root}/prog/bin`, `${root}/prog ${root}/prog`]),
+    )
   })
 
   // Built when the test runs: the temporary root exists only from beforeAll on.
   test.each([
     ["a writable directory inside the workspace", () => ({ writable: [`${root}/ws/src`] }), /overlaps/],
-    ["a writable directory that is HOME's credential store", () => ({ writable: [`${root}/home/.ssh`] }), /credential store/],
+    [
+      "a writable directory that is HOME's credential store",
+      () => ({ writable: [`${root}/home/.ssh`] }),
+      /credential store/,
+    ],
     ["a program that is a symlink to HOME", () => ({ programs: [`${root}/home-alias`] }), /it is HOME itself/],
     ["a program directory containing HOME", () => ({ programs: [root] }), /contains HOME/],
   ] as const)("refuses %s", (_, extra, refusal) => {

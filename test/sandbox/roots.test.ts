@@ -27,7 +27,11 @@ const DIRS = ["/r/.git", "/r/.git/worktrees/x", "/r/.github", "/r/.claude/worktr
 describe("a planted .git does not end the walk", () => {
   test.each([
     ["an empty directory", ["/r/.github/.git"], {}],
-    ["a pointer to a gitdir the worker made, naming it back", ["/r/.fake"], { "/r/.github/.git": "gitdir: ../.fake", "/r/.fake/gitdir": "/r/.github/.git" }],
+    [
+      "a pointer to a gitdir the worker made, naming it back",
+      ["/r/.fake"],
+      { "/r/.github/.git": "gitdir: ../.fake", "/r/.fake/gitdir": "/r/.github/.git" },
+    ],
     ["a pointer borrowing a genuine worktree's gitdir", [], { "/r/.github/.git": "gitdir: /r/.git/worktrees/x" }],
     ["a pointer with no gitdir line", [], { "/r/.github/.git": "nothing here" }],
   ])("%s: both repositories count, and workflows/ is a workflow", (_, dirs, files) => {

@@ -18,11 +18,15 @@ beforeAll(async () => {
 afterAll(() => fx.cleanup())
 
 const sh = (script: string, options: Partial<Parameters<typeof runSandboxed>[2]> = {}) =>
-  runSandboxed(planSandbox({ profile: { kind: "worker" }, workspace: fx.workspace, host: fx.host }, hostFs), ["/bin/bash", "-c", script], {
-    timeoutMs: 10_000,
-    maxOutputBytes: 4096,
-    ...options,
-  })
+  runSandboxed(
+    planSandbox({ profile: { kind: "worker" }, workspace: fx.workspace, host: fx.host }, hostFs),
+    ["/bin/bash", "-c", script],
+    {
+      timeoutMs: 10_000,
+      maxOutputBytes: 4096,
+      ...options,
+    },
+  )
 
 describe("runSandboxed", () => {
   test("returns the exit code, stdout and stderr of the command", async () => {
@@ -39,7 +43,10 @@ describe("runSandboxed", () => {
 
   test("streams everything to the log file up to its limit, noting what was dropped", async () => {
     const logFile = `${fx.root}/run.log`
-    const result = await sh("for i in $(seq 1 20000); do echo line-$i; done; echo done >&2", { logFile, logLimitBytes: 50_000 })
+    const result = await sh("for i in $(seq 1 20000); do echo line-$i; done; echo done >&2", {
+      logFile,
+      logLimitBytes: 50_000,
+    })
     expect(result.log).toMatchObject({ path: logFile, bytesWritten: 50_000 })
     expect(result.log!.bytesSeen).toBeGreaterThan(150_000)
     const text = readFileSync(logFile, "utf8")
@@ -72,7 +79,11 @@ describe("runSandboxed", () => {
   })
 
   test("a bwrap setup failure is classified, not passed off as the command's exit", async () => {
-    const missing = await runSandboxed(planSandbox({ profile: { kind: "scout" }, workspace: fx.workspace, host: fx.host }, hostFs), ["/no/such/command"], { timeoutMs: 5000, maxOutputBytes: 4096 })
+    const missing = await runSandboxed(
+      planSandbox({ profile: { kind: "scout" }, workspace: fx.workspace, host: fx.host }, hostFs),
+      ["/no/such/command"],
+      { timeoutMs: 5000, maxOutputBytes: 4096 },
+    )
     expect(missing.failure?.code).toBe("exec-failed")
   })
 })
@@ -83,7 +94,9 @@ describe("checked mounts are pinned", () => {
     const plan = planSandbox({ profile: { kind: "scout" }, workspace: fx.workspace, host: fx.host }, hostFs)
     expect(plan.pins.map((pin) => pin.path)).toEqual([fx.workspace, `${fx.workspace}/.git`])
     // Control: unswapped, the command runs and sees the real .git.
-    expect((await runSandboxed(plan, ["/bin/ls", ".git"], { timeoutMs: 10_000, maxOutputBytes: 4096 })).stdout).toContain("HEAD")
+    expect(
+      (await runSandboxed(plan, ["/bin/ls", ".git"], { timeoutMs: 10_000, maxOutputBytes: 4096 })).stdout,
+    ).toContain("HEAD")
     // The swap a racing process makes in the window: the planned .git moves away, another takes its name.
     renameSync(`${fx.workspace}/.git`, `${fx.workspace}/.git-real`)
     mkdirSync(`${fx.workspace}/.git`)
@@ -161,11 +174,17 @@ describe("probeSandboxProfiles", () => {
 
 describe("resource caps", () => {
   test("/tmp, file size and process count are capped; a control under the caps succeeds", async () => {
-    const host = { ...fx.host, caps: { tmpMaxBytes: 16 * 1024 * 1024, fileMaxBytes: 4 * 1024 * 1024, maxProcesses: 64 } }
+    const host = {
+      ...fx.host,
+      caps: { tmpMaxBytes: 16 * 1024 * 1024, fileMaxBytes: 4 * 1024 * 1024, maxProcesses: 64 },
+    }
     const plan = planSandbox({ profile: { kind: "worker" }, workspace: fx.workspace, host }, hostFs)
-    const sh = (script: string) => runSandboxed(plan, ["/bin/bash", "-c", script], { timeoutMs: 30_000, maxOutputBytes: 4096 })
+    const sh = (script: string) =>
+      runSandboxed(plan, ["/bin/bash", "-c", script], { timeoutMs: 30_000, maxOutputBytes: 4096 })
     // Control: small writes go through.
-    expect((await sh("head -c 1000000 /dev/zero > /tmp/small && head -c 1000000 /dev/zero > small.bin && echo ok")).stdout).toContain("ok")
+    expect(
+      (await sh("head -c 1000000 /dev/zero > /tmp/small && head -c 1000000 /dev/zero > small.bin && echo ok")).stdout,
+    ).toContain("ok")
     // 2 GB into RAM-backed /tmp stops at the tmpfs size (ENOSPC) or the file cap, never fills memory.
     const tmp = await sh("head -c 2000000000 /dev/zero > /tmp/big; echo exit=$?; du -b /tmp/big | cut -f1")
     expect(tmp.stdout).toMatch(/exit=[1-9]/)

@@ -3,12 +3,27 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { hostFs } from "../../src/sandbox/fs-view"
 import { pathRules } from "../../src/sandbox/host-paths"
-import { DEFAULT_PATH, inheritedUsrEntries, resolveToolchain, type TrustedRootInput } from "../../src/sandbox/toolchains"
+import {
+  DEFAULT_PATH,
+  inheritedUsrEntries,
+  resolveToolchain,
+  type TrustedRootInput,
+} from "../../src/sandbox/toolchains"
 
 let root = ""
 beforeAll(() => {
   root = mkdtempSync("/tmp/orch-toolchain-test-")
-  for (const dir of ["rt/bin", "rt/share", "extra/bin", "home/.ssh", "home/.config/opencode", "home/.nvm/bin", "repo/.git", "bare/objects"]) mkdirSync(`${root}/${dir}`, { recursive: true })
+  for (const dir of [
+    "rt/bin",
+    "rt/share",
+    "extra/bin",
+    "home/.ssh",
+    "home/.config/opencode",
+    "home/.nvm/bin",
+    "repo/.git",
+    "bare/objects",
+  ])
+    mkdirSync(`${root}/${dir}`, { recursive: true })
   writeFileSync(`${root}/bare/HEAD`, "ref: refs/heads/main\n")
   symlinkSync("/usr/bin", `${root}/usr-alias`)
   symlinkSync("/etc", `${root}/rt/etc-link`)
@@ -16,17 +31,26 @@ beforeAll(() => {
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
 const rules = () => pathRules(`${root}/home`, [], hostFs)
-const resolve = (roots: TrustedRootInput[], dirs?: string, path = "/usr/bin") => resolveToolchain(path, roots, dirs, rules(), hostFs)
+const resolve = (roots: TrustedRootInput[], dirs?: string, path = "/usr/bin") =>
+  resolveToolchain(path, roots, dirs, rules(), hostFs)
 
 describe("inherited PATH", () => {
   test("keeps entries that canonicalize under /usr, as their canonical path, and drops the rest", () => {
-    expect(inheritedUsrEntries(`${root}/usr-alias:/root/.cargo/bin:relative/bin:/bin:${root}/home/.nvm/bin:/usr/local/bin`, hostFs)).toEqual(["/usr/bin", "/usr/bin", "/usr/local/bin"])
+    expect(
+      inheritedUsrEntries(
+        `${root}/usr-alias:/root/.cargo/bin:relative/bin:/bin:${root}/home/.nvm/bin:/usr/local/bin`,
+        hostFs,
+      ),
+    ).toEqual(["/usr/bin", "/usr/bin", "/usr/local/bin"])
   })
 })
 
 describe("trusted roots", () => {
   test("mounted read-only, pathEntries first on PATH, environment relative to the root, toolchain dirs last", () => {
-    const chain = resolve([{ root: `${root}/rt`, pathEntries: ["bin"], environment: { RT_HOME: ".", RT_SHARE: "share" } }], `${root}/extra/bin`)
+    const chain = resolve(
+      [{ root: `${root}/rt`, pathEntries: ["bin"], environment: { RT_HOME: ".", RT_SHARE: "share" } }],
+      `${root}/extra/bin`,
+    )
     expect(chain.mounts).toEqual([`${root}/rt`, `${root}/extra/bin`])
     expect(chain.path[0]).toBe(`${root}/rt/bin`)
     expect(chain.path.at(-1)).toBe(`${root}/extra/bin`)
@@ -47,7 +71,11 @@ describe("trusted roots", () => {
     ["/opt itself", () => ({ root: "/opt" }), /broad system root/],
     ["HOME", () => ({ root: `${root}/home` }), /HOME itself/],
     ["a credential store", () => ({ root: `${root}/home/.ssh` }), /credential store/],
-    ["a directory holding OpenCode's config", () => ({ root: `${root}/home/.config` }), /contains the credential store/],
+    [
+      "a directory holding OpenCode's config",
+      () => ({ root: `${root}/home/.config` }),
+      /contains the credential store/,
+    ],
     ["a .git directory", () => ({ root: `${root}/repo/.git` }), /Git metadata/],
     ["a bare repository", () => ({ root: `${root}/bare` }), /Git metadata/],
     ["a relative root", () => ({ root: "rt" }), /not an absolute path/],
@@ -58,9 +86,14 @@ describe("trusted roots", () => {
     ["overriding HOME", () => ({ root: `${root}/rt`, environment: { HOME: "." } }), /not allowed/],
     ["overriding PATH", () => ({ root: `${root}/rt`, environment: { PATH: "bin" } }), /not allowed/],
     ["a malformed variable name", () => ({ root: `${root}/rt`, environment: { "A=B": "." } }), /not allowed/],
-    ["an environment value climbing out", () => ({ root: `${root}/rt`, environment: { X: "../.." } }), /inside the root/],
+    [
+      "an environment value climbing out",
+      () => ({ root: `${root}/rt`, environment: { X: "../.." } }),
+      /inside the root/,
+    ],
   ]
-  for (const [name, input, message] of refused) test(`refuses ${name}`, () => expect(() => resolve([input()])).toThrow(message))
+  for (const [name, input, message] of refused)
+    test(`refuses ${name}`, () => expect(() => resolve([input()])).toThrow(message))
 
   test("OPENCODE_SANDBOX_TOOLCHAIN_DIRS follows the same rules", () => {
     expect(() => resolve([], `${root}/extra/bin:${root}/home/.ssh`)).toThrow(/credential store/)

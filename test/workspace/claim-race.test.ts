@@ -16,7 +16,12 @@ const ROUNDS = 100
 const NO_TASKS = { max: MAX_LANES, inUse: async () => false }
 const TAKERS = 12
 /** A claim whose owner is not running and whose patch has no record: anyone may take it back. */
-const STALE = JSON.stringify({ patchId: "p_gone", ownerPid: 2 ** 22 + 7, ownerStart: "never", since: new Date(0).toISOString() })
+const STALE = JSON.stringify({
+  patchId: "p_gone",
+  ownerPid: 2 ** 22 + 7,
+  ownerStart: "never",
+  since: new Date(0).toISOString(),
+})
 
 describe("a stale lane claim raced for", () => {
   test(`${ROUNDS} rounds of ${TAKERS} concurrent takers: lane-1 goes to one, every lane to one, no reclaim lock left`, async () => {
@@ -26,7 +31,9 @@ describe("a stale lane claim raced for", () => {
       const registry = `${dir.path}/r${round}`
       await mkdir(`${registry}/lanes`, { recursive: true })
       await writeFile(`${registry}/lanes/lane-1.json`, STALE)
-      const lanes = await Promise.all(Array.from({ length: TAKERS }, (_, i) => claimLane(dir.path, registry, `p_${round}_${i}`, undefined, NO_TASKS)))
+      const lanes = await Promise.all(
+        Array.from({ length: TAKERS }, (_, i) => claimLane(dir.path, registry, `p_${round}_${i}`, undefined, NO_TASKS)),
+      )
       if (lanes.filter((lane) => lane === "lane-1").length !== 1 || new Set(lanes).size !== TAKERS) shared++
       expect((await readdir(`${registry}/lanes`)).filter((name) => !name.endsWith(".json"))).toEqual([])
     }

@@ -15,7 +15,12 @@ test.each([
     ["diff --git a/n.ts b/n.ts\nnew file mode 100644\n--- /dev/null\n+++ b/n.ts\n@@ -0,0 +1 @@\n+y\n"],
     ["n.ts"],
   ],
-  ["a rename against an edit of the old name", ["diff --git a/old.ts b/new.ts\nsimilarity index 90%\nrename from old.ts\nrename to new.ts\n"], [hunk("old.ts", 50, 2)], ["old.ts"]],
+  [
+    "a rename against an edit of the old name",
+    ["diff --git a/old.ts b/new.ts\nsimilarity index 90%\nrename from old.ts\nrename to new.ts\n"],
+    [hunk("old.ts", 50, 2)],
+    ["old.ts"],
+  ],
   [
     "binary on both sides",
     ["diff --git a/i.bin b/i.bin\nindex 1..2 100644\nGIT binary patch\nliteral 1\n"],

@@ -26,7 +26,11 @@ export const claudeServer = (entry: McpEntry) => ({
 })
 
 export async function readClaudeEntry(file: string): Promise<ClaudeEntry | undefined> {
-  const doc = await readJsonFile(file, "Install", `Let Claude Code repair ${file} (run \`claude\` once) or fix it by hand, then rerun the command.`)
+  const doc = await readJsonFile(
+    file,
+    "Install",
+    `Let Claude Code repair ${file} (run \`claude\` once) or fix it by hand, then rerun the command.`,
+  )
   if (typeof doc !== "object" || doc === null || !("mcpServers" in doc)) return undefined
   const servers = doc.mcpServers
   if (typeof servers !== "object" || servers === null || !(SERVER_NAME in servers)) return undefined
@@ -44,17 +48,33 @@ export const claudeMatches = (found: ClaudeEntry | undefined, entry: McpEntry) =
 function check(result: RunResult, what: string): void {
   if (result.code === 0) return
   const output = (result.stderr || result.stdout).trim().split("\n").slice(-3).join(" ")
-  throw fail("Install", `\`claude ${what}\` failed (exit ${result.code}): ${output}`, "Run the same `claude mcp` command by hand to see why, fix it, then rerun install.")
+  throw fail(
+    "Install",
+    `\`claude ${what}\` failed (exit ${result.code}): ${output}`,
+    "Run the same `claude mcp` command by hand to see why, fix it, then rerun install.",
+  )
 }
 
-export async function registerClaude(run: Run, claude: string, entry: McpEntry, env: Record<string, string | undefined>): Promise<void> {
+export async function registerClaude(
+  run: Run,
+  claude: string,
+  entry: McpEntry,
+  env: Record<string, string | undefined>,
+): Promise<void> {
   // add-json refuses an existing name, so an outdated entry is removed first.
   await run([claude, "mcp", "remove", "--scope", "user", SERVER_NAME], { env, timeoutMs: 60_000 })
-  const added = await run([claude, "mcp", "add-json", "--scope", "user", SERVER_NAME, JSON.stringify(claudeServer(entry))], { env, timeoutMs: 60_000 })
+  const added = await run(
+    [claude, "mcp", "add-json", "--scope", "user", SERVER_NAME, JSON.stringify(claudeServer(entry))],
+    { env, timeoutMs: 60_000 },
+  )
   check(added, "mcp add-json --scope user")
 }
 
-export async function unregisterClaude(run: Run, claude: string, env: Record<string, string | undefined>): Promise<void> {
+export async function unregisterClaude(
+  run: Run,
+  claude: string,
+  env: Record<string, string | undefined>,
+): Promise<void> {
   const removed = await run([claude, "mcp", "remove", "--scope", "user", SERVER_NAME], { env, timeoutMs: 60_000 })
   check(removed, "mcp remove --scope user")
 }

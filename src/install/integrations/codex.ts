@@ -31,7 +31,11 @@ function parseToml(text: string, file: string): Table {
     const doc: unknown = parse(text)
     return isTable(doc) ? doc : {}
   } catch (error) {
-    throw fail("Install", `${file} is not valid TOML: ${(error as Error).message}`, `Fix the TOML syntax in ${file} (it was not changed), then rerun the command.`)
+    throw fail(
+      "Install",
+      `${file} is not valid TOML: ${(error as Error).message}`,
+      `Fix the TOML syntax in ${file} (it was not changed), then rerun the command.`,
+    )
   }
 }
 
@@ -44,7 +48,13 @@ export function readCodexEntry(text: string, file = "config.toml"): CodexEntry |
 const tomlString = (value: string) => JSON.stringify(value)
 
 export function codexTable(entry: McpEntry): string {
-  return [`[mcp_servers.${SERVER_NAME}]`, `command = ${tomlString(entry.command)}`, `args = [${entry.args.map(tomlString).join(", ")}]`, `tool_timeout_sec = ${entry.timeoutSec}`, ""].join("\n")
+  return [
+    `[mcp_servers.${SERVER_NAME}]`,
+    `command = ${tomlString(entry.command)}`,
+    `args = [${entry.args.map(tomlString).join(", ")}]`,
+    `tool_timeout_sec = ${entry.timeoutSec}`,
+    "",
+  ].join("\n")
 }
 
 /** The document without our server (and without an `mcp_servers` left empty by its removal). */
@@ -58,7 +68,12 @@ function without(doc: Table): Table {
 
 function entryMatches(doc: Table, entry: McpEntry): boolean {
   const found = isTable(doc.mcp_servers) ? doc.mcp_servers[SERVER_NAME] : undefined
-  return isTable(found) && found.command === entry.command && Bun.deepEquals(found.args, entry.args) && found.tool_timeout_sec === entry.timeoutSec
+  return (
+    isTable(found) &&
+    found.command === entry.command &&
+    Bun.deepEquals(found.args, entry.args) &&
+    found.tool_timeout_sec === entry.timeoutSec
+  )
 }
 
 /** config.toml text with our server registered as `entry`; everything else unchanged. */
@@ -74,7 +89,13 @@ export function upsertCodexEntry(text: string, entry: McpEntry, file = "config.t
   }
   const servers = isTable(doc.mcp_servers) ? doc.mcp_servers : {}
   const current = isTable(servers[SERVER_NAME]) ? servers[SERVER_NAME] : {}
-  const next = { ...doc, mcp_servers: { ...servers, [SERVER_NAME]: { ...current, command: entry.command, args: entry.args, tool_timeout_sec: entry.timeoutSec } } }
+  const next = {
+    ...doc,
+    mcp_servers: {
+      ...servers,
+      [SERVER_NAME]: { ...current, command: entry.command, args: entry.args, tool_timeout_sec: entry.timeoutSec },
+    },
+  }
   return patch(text, next)
 }
 

@@ -7,7 +7,17 @@ import { agentName } from "../../agents/names"
 import type { Delegations } from "../../engine/lifecycle"
 import { sessionTitle } from "../../engine/title"
 import { startAndFollow } from "../calls"
-import { SEARCH_HINT, callTimeoutArg, idempotencyArg, labelArg, isolationArg, mechanicalArg, modelArgs, policyArgs, resultShape } from "../shared"
+import {
+  SEARCH_HINT,
+  callTimeoutArg,
+  idempotencyArg,
+  labelArg,
+  isolationArg,
+  mechanicalArg,
+  modelArgs,
+  policyArgs,
+  resultShape,
+} from "../shared"
 
 export interface BriefTool {
   role: "scout" | "worker"

@@ -18,7 +18,16 @@ import { patchOutline } from "../../workspace/patch"
 import { loadPatch } from "../../workspace/patches"
 import { overlaps } from "../../workspace/overlap"
 import { syncBudget } from "../calls"
-import { errorResult, mechanicalArg, modelArgs, policyArgs, progressReporter, resultShape, toStructured, type Extra } from "../shared"
+import {
+  errorResult,
+  mechanicalArg,
+  modelArgs,
+  policyArgs,
+  progressReporter,
+  resultShape,
+  toStructured,
+  type Extra,
+} from "../shared"
 import description from "./delegate_parallel.md" with { type: "text" }
 
 export const MAX_BRIEFS = 16
@@ -48,10 +57,16 @@ const memberShape = z.object({
 type Member = z.infer<typeof memberShape>
 
 const outputShape = {
-  group_id: z.string().describe("Pass it back as group_id to wait for the rest (with cancel: true to cancel every member)."),
-  status: z.enum(["finished", "running"]).describe("finished once every member has; running while any is queued or working."),
+  group_id: z
+    .string()
+    .describe("Pass it back as group_id to wait for the rest (with cancel: true to cancel every member)."),
+  status: z
+    .enum(["finished", "running"])
+    .describe("finished once every member has; running while any is queued or working."),
   tasks: z.array(memberShape),
-  overlaps: z.array(z.object({ path: z.string(), task_ids: z.array(z.string()) })).describe("Files two or more finished workers' patches change at the same lines."),
+  overlaps: z
+    .array(z.object({ path: z.string(), task_ids: z.array(z.string()) }))
+    .describe("Files two or more finished workers' patches change at the same lines."),
   next: z.string(),
 }
 
@@ -72,12 +87,19 @@ export function registerDelegateParallel(server: McpServer, delegations: Delegat
     },
     async (args, extra) => {
       try {
-        if ((args.briefs === undefined) === (args.group_id === undefined)) throw fail("Usage", "Pass either briefs (to start a group) or group_id (to follow one), not both or neither.")
+        if ((args.briefs === undefined) === (args.group_id === undefined))
+          throw fail("Usage", "Pass either briefs (to start a group) or group_id (to follow one), not both or neither.")
         if (args.group_id) {
           const group = await readGroup(delegations.runtime.paths.groupsDir, args.group_id)
           // A member that cannot be cancelled (its record gone) is shown as it is by the answer below.
           if (args.cancel) await Promise.all(group.tasks.map((id) => delegations.cancel(id).catch(() => undefined)))
-          return await followGroup(server, delegations, group.id, await Promise.all(group.tasks.map((id, index) => member(delegations, index, id))), extra)
+          return await followGroup(
+            server,
+            delegations,
+            group.id,
+            await Promise.all(group.tasks.map((id, index) => member(delegations, index, id))),
+            extra,
+          )
         }
         const briefs = args.briefs ?? []
         // Every brief passes the policy before any starts: a refusal leaves nothing running.
@@ -134,19 +156,34 @@ async function startMember(delegations: Delegations, brief: Brief, index: number
 
 async function member(delegations: Delegations, index: number, id: string): Promise<Member> {
   const record = await delegations.read(id)
-  return record ? memberOf(index, record) : { index, task_id: id, role: "unknown", status: "failed", report: "", error: "The task's record is gone." }
+  return record
+    ? memberOf(index, record)
+    : { index, task_id: id, role: "unknown", status: "failed", report: "", error: "The task's record is gone." }
 }
 
 function memberOf(index: number, record: TaskRecord): Member {
   if (!record.result || !isFinished(record.status))
-    return { index, task_id: record.id, role: record.role, status: record.status, report: record.progress.at(-1) ?? "", progress: record.progress.slice(-5) }
+    return {
+      index,
+      task_id: record.id,
+      role: record.role,
+      status: record.status,
+      report: record.progress.at(-1) ?? "",
+      progress: record.progress.slice(-5),
+    }
   const out = toStructured(record.result)
   const { task_id, status, report, patch, files_changed, error, error_kind, next, warnings } = out
   return { index, task_id, role: record.role, status, report, patch, files_changed, error, error_kind, next, warnings }
 }
 
 /** Waits for every started member within the sync budget; a cancelled call cancels every member. */
-async function followGroup(server: McpServer, delegations: Delegations, groupId: string, members: Member[], extra: Extra): Promise<CallToolResult> {
+async function followGroup(
+  server: McpServer,
+  delegations: Delegations,
+  groupId: string,
+  members: Member[],
+  extra: Extra,
+): Promise<CallToolResult> {
   const budgetMs = await syncBudget(server, delegations)
   const ids = members.flatMap((entry) => (entry.task_id ? [entry.task_id] : []))
   const onAbort = () =>
@@ -160,7 +197,11 @@ async function followGroup(server: McpServer, delegations: Delegations, groupId:
     const final = await Promise.all(
       members.map(async (entry) => {
         if (!entry.task_id || isFinished(entry.status)) return entry
-        const record = await delegations.follow(entry.task_id, { budgetMs, signal: extra.signal, onProgress: (line) => report(`[${entry.index}] ${line}`) })
+        const record = await delegations.follow(entry.task_id, {
+          budgetMs,
+          signal: extra.signal,
+          onProgress: (line) => report(`[${entry.index}] ${line}`),
+        })
         return record ? memberOf(entry.index, record) : entry
       }),
     )
@@ -181,17 +222,36 @@ async function groupResult(delegations: Delegations, groupId: string, tasks: Mem
         return loaded && { owner, text: await patchOutline(Bun.file(loaded.file).stream()) }
       }),
   )
-  const found = overlaps(patches.filter((patch) => patch !== undefined)).map((overlap) => ({ path: overlap.path, task_ids: overlap.owners }))
+  const found = overlaps(patches.filter((patch) => patch !== undefined)).map((overlap) => ({
+    path: overlap.path,
+    task_ids: overlap.owners,
+  }))
   const next = running
     ? `Some members are still queued or running. Call delegate_parallel with group_id "${groupId}" to wait for them (task_status takes each task_id), or with cancel: true as well to stop them all.`
     : found.length
       ? "Review the patches with patch_show. Patches listed in overlaps change the same lines: apply one of them, then review or rerun the others on the result. Apply the rest with patch_apply and their digest."
       : "Review each patch with patch_show and apply it with patch_apply and its digest; they do not overlap, so any order works."
-  const structured = { group_id: groupId, status: running ? ("running" as const) : ("finished" as const), tasks, overlaps: found, next }
+  const structured = {
+    group_id: groupId,
+    status: running ? ("running" as const) : ("finished" as const),
+    tasks,
+    overlaps: found,
+    next,
+  }
   const lines = tasks.map((entry) => {
-    const patch = entry.patch ? ` · ${entry.patch.patch_id} (${entry.patch.files.length} files, digest ${entry.patch.digest})` : ""
+    const patch = entry.patch
+      ? ` · ${entry.patch.patch_id} (${entry.patch.files.length} files, digest ${entry.patch.digest})`
+      : ""
     return `[${entry.index}] ${entry.task_id ?? "-"} ${entry.role} ${entry.status}${patch}: ${(entry.error ?? entry.report).split("\n")[0]!.slice(0, 200)}`
   })
   const overlapLines = found.map((overlap) => `overlap: ${overlap.path} changed by ${overlap.task_ids.join(", ")}`)
-  return { content: [{ type: "text", text: [`group ${groupId}: ${structured.status}`, ...lines, ...overlapLines, `next: ${next}`].join("\n") }], structuredContent: structured }
+  return {
+    content: [
+      {
+        type: "text",
+        text: [`group ${groupId}: ${structured.status}`, ...lines, ...overlapLines, `next: ${next}`].join("\n"),
+      },
+    ],
+    structuredContent: structured,
+  }
 }

@@ -28,9 +28,14 @@ export function registerModels(server: McpServer, delegations: Delegations) {
         const { client } = await runtime.opencode()
         const catalog = await readCatalog(client)
         const models = catalog.models.filter((m) => !args.filter || m.id.includes(args.filter))
-        const roles = Object.fromEntries(ROLES.map((role) => [role, { model: config.models[role], variant: config.modelVariants[role] }])) as Record<(typeof ROLES)[number], z.infer<typeof roleRoute>>
+        const roles = Object.fromEntries(
+          ROLES.map((role) => [role, { model: config.models[role], variant: config.modelVariants[role] }]),
+        ) as Record<(typeof ROLES)[number], z.infer<typeof roleRoute>>
         const lines = models.map((m) => `${m.id}${m.variants.length ? `  variants: ${m.variants.join(", ")}` : ""}`)
-        const defaults = ROLES.map((role) => `${role}: ${roles[role].model ?? "OpenCode's default"}${roles[role].variant ? `#${roles[role].variant}` : ""}`)
+        const defaults = ROLES.map(
+          (role) =>
+            `${role}: ${roles[role].model ?? "OpenCode's default"}${roles[role].variant ? `#${roles[role].variant}` : ""}`,
+        )
         return {
           content: [{ type: "text", text: [...lines, "", ...defaults].join("\n") }],
           structuredContent: { models, roles },

@@ -28,7 +28,12 @@ export function registerPatchDiscard(server: McpServer, delegations: Delegations
         const record = await readPatchRecord(paths.patchesDir, args.patch_id)
         if (!record) return await gone(paths.patchesDir, args.patch_id)
         const task = record.taskId ? await delegations.read(record.taskId) : undefined
-        if (task && !isFinished(task.status)) throw fail("Usage", `Patch ${record.id} belongs to ${task.id}, which is still ${task.status}.`, "task_cancel it first, or wait for it with task_status.")
+        if (task && !isFinished(task.status))
+          throw fail(
+            "Usage",
+            `Patch ${record.id} belongs to ${task.id}, which is still ${task.status}.`,
+            "task_cancel it first, or wait for it with task_status.",
+          )
         // Holding the worktree's writer state: a quarantined or preserved session there (one that may
         // still write) keeps the worktree, and its lane, from being emptied and given to another worker.
         // An apply killed while writing is rolled back first, holding the user's workspace: its staging
@@ -60,7 +65,14 @@ export function registerPatchDiscard(server: McpServer, delegations: Delegations
         const text = `Discarded patch ${record.id} (it was ${state}${record.appliedAt && state === "applied" ? ` at ${record.appliedAt}` : ""}) and its worktree.${rolled}`
         return {
           content: [{ type: "text", text }],
-          structuredContent: { patch_id: record.id, state: "discarded", discarded: true, discarded_at: discardedAt, was: state, ...(kept.length ? { kept } : {}) },
+          structuredContent: {
+            patch_id: record.id,
+            state: "discarded",
+            discarded: true,
+            discarded_at: discardedAt,
+            was: state,
+            ...(kept.length ? { kept } : {}),
+          },
         }
       } catch (error) {
         return errorResult(error)
@@ -72,9 +84,20 @@ export function registerPatchDiscard(server: McpServer, delegations: Delegations
 /** No record: a discarded patch is answered as such (the tool is idempotent); an unknown one is an error. */
 async function gone(dir: string, id: string): Promise<CallToolResult> {
   const tombstone = await readDiscarded(dir, id)
-  if (!tombstone) throw fail("Usage", `No patch ${id}.`, "It never existed here, or its record was lost; task_list shows the stored patches.")
+  if (!tombstone)
+    throw fail(
+      "Usage",
+      `No patch ${id}.`,
+      "It never existed here, or its record was lost; task_list shows the stored patches.",
+    )
   return {
     content: [{ type: "text", text: `Patch ${id} was already discarded at ${tombstone.discardedAt}; nothing to do.` }],
-    structuredContent: { patch_id: id, state: "discarded", discarded: true, already_discarded: true, discarded_at: tombstone.discardedAt },
+    structuredContent: {
+      patch_id: id,
+      state: "discarded",
+      discarded: true,
+      already_discarded: true,
+      discarded_at: tombstone.discardedAt,
+    },
   }
 }

@@ -25,7 +25,11 @@ export function registerPolicy(server: McpServer, delegations: Delegations) {
         mode: policyArgs.mode.describe("A mode you would pass."),
       },
       outputSchema: {
-        project_root: z.string().describe("The outermost ancestor of cwd below HOME holding a .git, else cwd. Markers count in cwd and every ancestor below HOME."),
+        project_root: z
+          .string()
+          .describe(
+            "The outermost ancestor of cwd below HOME holding a .git, else cwd. Markers count in cwd and every ancestor below HOME.",
+          ),
         mode: z.enum(MODES),
         source: z.string().describe("Where the mode came from."),
         statements: z.array(statement).describe("Every place that states a mode, in the order they are read."),
@@ -41,7 +45,11 @@ export function registerPolicy(server: McpServer, delegations: Delegations) {
         const policy = await workspacePolicy(delegations.runtime, args.cwd, args.mode)
         const { resolved } = policy
         const allowed = allowances(resolved.mode)
-        const tiers = { required: policy.requireTier, delegated: [...DELEGABLE_TIERS], refused: TIERS.filter((t) => !DELEGABLE_TIERS.includes(t)) }
+        const tiers = {
+          required: policy.requireTier,
+          delegated: [...DELEGABLE_TIERS],
+          refused: TIERS.filter((t) => !DELEGABLE_TIERS.includes(t)),
+        }
         const source = describeSource(resolved.decidedBy)
         const lines = [
           `mode: ${resolved.mode} (${source})`,

@@ -23,8 +23,17 @@ export function registerRunner(server: McpServer, delegations: Delegations) {
         command: z.string().min(1).describe("Run once with bash -c."),
         objective: z.string().min(1),
         expected: z.string().optional().describe("The outcome you expect."),
-        timeout_seconds: z.number().int().min(RUNNER_TIMEOUT.min).max(RUNNER_TIMEOUT.max).optional().describe(`Command timeout (default ${RUNNER_TIMEOUT.fallback}).`),
-        workspace_access: z.enum(["read_only", "writable"]).default("read_only").describe("writable only if it must write."),
+        timeout_seconds: z
+          .number()
+          .int()
+          .min(RUNNER_TIMEOUT.min)
+          .max(RUNNER_TIMEOUT.max)
+          .optional()
+          .describe(`Command timeout (default ${RUNNER_TIMEOUT.fallback}).`),
+        workspace_access: z
+          .enum(["read_only", "writable"])
+          .default("read_only")
+          .describe("writable only if it must write."),
         network_access: z.enum(["disabled", "host"]).default("disabled").describe("host: trusted commands only."),
         ...modelArgs,
         ...labelArg,
@@ -44,7 +53,13 @@ export function registerRunner(server: McpServer, delegations: Delegations) {
           role: "runner",
           agent: runnerAgentName(args.workspace_access, args.network_access),
           cwd: args.cwd,
-          brief: runnerBrief({ command: args.command, objective: args.objective, expected: args.expected, timeoutSeconds, tool: RUNNER_TOOLS[args.workspace_access][args.network_access] }),
+          brief: runnerBrief({
+            command: args.command,
+            objective: args.objective,
+            expected: args.expected,
+            timeoutSeconds,
+            tool: RUNNER_TOOLS[args.workspace_access][args.network_access],
+          }),
           title: sessionTitle("runner", args.command, args.label ?? delegations.runtime.flags.label),
           model: args.model,
           variant: args.variant,

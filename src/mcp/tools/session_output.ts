@@ -38,20 +38,33 @@ export function registerSessionOutput(server: McpServer, delegations: Delegation
         answer: z.string().optional(),
         entries: z.array(entryShape).optional(),
         total: z.number().optional().describe("Entries in the whole conversation."),
-        next_cursor: z.string().optional().describe("transcript: pass it as cursor for the next page; absent on the last."),
+        next_cursor: z
+          .string()
+          .optional()
+          .describe("transcript: pass it as cursor for the next page; absent on the last."),
       },
       annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
     },
     async (args) => {
       try {
-        if (Boolean(args.task_id) === Boolean(args.session_id)) throw fail("Usage", "Pass either task_id or session_id.", "task_list lists task ids; an OpenCode session id starts with ses_.")
+        if (Boolean(args.task_id) === Boolean(args.session_id))
+          throw fail(
+            "Usage",
+            "Pass either task_id or session_id.",
+            "task_list lists task ids; an OpenCode session id starts with ses_.",
+          )
         let sessionID = args.session_id
         let directory = args.cwd
         if (args.task_id) {
           checkTaskId(args.task_id)
           const record = await delegations.read(args.task_id)
           if (!record) throw fail("Usage", `No task ${args.task_id}.`, "Call task_list for the known tasks.")
-          if (!record.sessionID) throw fail("Usage", `Task ${args.task_id} kept no session (it was removed, or never started).`, "Its result (task_result) is all that is left.")
+          if (!record.sessionID)
+            throw fail(
+              "Usage",
+              `Task ${args.task_id} kept no session (it was removed, or never started).`,
+              "Its result (task_result) is all that is left.",
+            )
           sessionID = record.sessionID
           directory = record.workspace
         }
@@ -66,17 +79,31 @@ export function registerSessionOutput(server: McpServer, delegations: Delegation
           )
         if (args.view === "answer") {
           const answer = lastAnswer(messages)
-          return { content: [{ type: "text", text: answer || "(no answer yet)" }], structuredContent: { session_id: sessionID!, answer } }
+          return {
+            content: [{ type: "text", text: answer || "(no answer yet)" }],
+            structuredContent: { session_id: sessionID!, answer },
+          }
         }
         const entries = entriesOf(messages, args.clip_bytes)
-        const shown = args.view === "events" ? { entries: entries.slice(-args.last), total: entries.length } : page(entries, args.cursor, args.page_size)
-        const more = "nextCursor" in shown && shown.nextCursor ? `\n\n(more: call again with cursor "${shown.nextCursor}")` : ""
+        const shown =
+          args.view === "events"
+            ? { entries: entries.slice(-args.last), total: entries.length }
+            : page(entries, args.cursor, args.page_size)
+        const more =
+          "nextCursor" in shown && shown.nextCursor ? `\n\n(more: call again with cursor "${shown.nextCursor}")` : ""
         return {
           content: [{ type: "text", text: `${renderEntries(shown.entries) || "(no entries)"}${more}` }],
-          structuredContent: { session_id: sessionID!, entries: shown.entries, total: shown.total, next_cursor: "nextCursor" in shown ? shown.nextCursor : undefined },
+          structuredContent: {
+            session_id: sessionID!,
+            entries: shown.entries,
+            total: shown.total,
+            next_cursor: "nextCursor" in shown ? shown.nextCursor : undefined,
+          },
         }
       } catch (error) {
-        return errorResult(error instanceof RangeError ? fail("Usage", error.message, "Start again without cursor.") : error)
+        return errorResult(
+          error instanceof RangeError ? fail("Usage", error.message, "Start again without cursor.") : error,
+        )
       }
     },
   )

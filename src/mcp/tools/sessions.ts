@@ -36,16 +36,29 @@ export function registerSessions(server: McpServer, delegations: Delegations) {
         stale_seconds: z.number().int().min(30).max(86_400).default(DEFAULT_STALE_S),
         limit: z.number().int().min(1).max(200).default(50),
       },
-      outputSchema: { sessions: z.array(rowShape), total: z.number().describe("Sessions that matched, before the limit.") },
+      outputSchema: {
+        sessions: z.array(rowShape),
+        total: z.number().describe("Sessions that matched, before the limit."),
+      },
       annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
     },
     async (args) => {
       try {
         const since = args.since ? parseSince(args.since, Date.now()) : undefined
         const { client } = await delegations.runtime.opencode()
-        const filter = { scope: args.scope, directory: args.directory, state: args.state, since, staleMs: args.stale_seconds * 1000, limit: args.limit }
+        const filter = {
+          scope: args.scope,
+          directory: args.directory,
+          state: args.state,
+          since,
+          staleMs: args.stale_seconds * 1000,
+          limit: args.limit,
+        }
         const { rows, total } = await listSessions(client, await delegations.list(), filter)
-        return { content: [{ type: "text", text: renderSessions(rows, total) }], structuredContent: { sessions: rows, total } }
+        return {
+          content: [{ type: "text", text: renderSessions(rows, total) }],
+          structuredContent: { sessions: rows, total },
+        }
       } catch (error) {
         return errorResult(error)
       }

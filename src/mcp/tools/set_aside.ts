@@ -6,8 +6,12 @@ import type { SetAside } from "../../util/state-file"
 export const setAsideShape = z
   .array(z.object({ path: z.string(), moved_to: z.string(), reason: z.string(), fix: z.string() }))
   .optional()
-  .describe("State files that could not be read and were moved aside (each reported once); the rest of the answer is complete without them.")
+  .describe(
+    "State files that could not be read and were moved aside (each reported once); the rest of the answer is complete without them.",
+  )
 
-export const setAsideRows = (files: SetAside[]) => files.map((file) => ({ path: file.path, moved_to: file.movedTo, reason: file.reason, fix: file.fix }))
+export const setAsideRows = (files: SetAside[]) =>
+  files.map((file) => ({ path: file.path, moved_to: file.movedTo, reason: file.reason, fix: file.fix }))
 
-export const setAsideLines = (files: SetAside[]) => files.map((file) => `moved aside ${file.path} → ${file.movedTo}: ${file.reason}. ${file.fix}`)
+export const setAsideLines = (files: SetAside[]) =>
+  files.map((file) => `moved aside ${file.path} → ${file.movedTo}: ${file.reason}. ${file.fix}`)

@@ -12,7 +12,13 @@ const rowShape = z.object({
   tasks: z.number(),
   succeeded: z.number(),
   success_rate: z.number().describe("0 to 1."),
-  tokens: z.object({ input: z.number(), output: z.number(), reasoning: z.number(), cache_read: z.number(), cache_write: z.number() }),
+  tokens: z.object({
+    input: z.number(),
+    output: z.number(),
+    reasoning: z.number(),
+    cache_read: z.number(),
+    cache_write: z.number(),
+  }),
   cost: z.number(),
   steps: z.number(),
   bytes_kept_out: z.number(),
@@ -26,7 +32,13 @@ const toRow = (r: StatsRow): z.infer<typeof rowShape> => ({
   tasks: r.tasks,
   succeeded: r.succeeded,
   success_rate: r.successRate,
-  tokens: { input: r.tokens.input, output: r.tokens.output, reasoning: r.tokens.reasoning, cache_read: r.tokens.cacheRead, cache_write: r.tokens.cacheWrite },
+  tokens: {
+    input: r.tokens.input,
+    output: r.tokens.output,
+    reasoning: r.tokens.reasoning,
+    cache_read: r.tokens.cacheRead,
+    cache_write: r.tokens.cacheWrite,
+  },
   cost: r.cost,
   steps: r.steps,
   bytes_kept_out: r.bytesKeptOut,
@@ -41,7 +53,12 @@ export function registerStats(server: McpServer, delegations: Delegations) {
       title: "Delegation ledger",
       description,
       inputSchema: { since: z.string().min(1).max(40).optional().describe("24h, 7d, 2w or a date.") },
-      outputSchema: { since: z.string().optional(), rows: z.array(rowShape), total: rowShape, set_aside: setAsideShape },
+      outputSchema: {
+        since: z.string().optional(),
+        rows: z.array(rowShape),
+        total: rowShape,
+        set_aside: setAsideShape,
+      },
       annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
     },
     async (args) => {
@@ -51,7 +68,10 @@ export function registerStats(server: McpServer, delegations: Delegations) {
         const setAside = delegations.takeSetAside()
         const text = [renderStats(stats), ...setAsideLines(setAside)].join("\n")
         const structured = { since: stats.since, rows: stats.rows.map(toRow), total: toRow(stats.total) }
-        return { content: [{ type: "text", text }], structuredContent: { ...structured, ...(setAside.length ? { set_aside: setAsideRows(setAside) } : {}) } }
+        return {
+          content: [{ type: "text", text }],
+          structuredContent: { ...structured, ...(setAside.length ? { set_aside: setAsideRows(setAside) } : {}) },
+        }
       } catch (error) {
         return errorResult(error)
       }

@@ -37,5 +37,9 @@ function nothingCancelled(record: TaskRecord, answer: CallToolResult): CallToolR
   const text = first?.type === "text" ? `${note}\n${first.text}` : note
   const structured = answer.structuredContent
   const next = [note, structured?.next].filter((part) => typeof part === "string").join(" ")
-  return { ...answer, content: [{ type: "text", text }, ...rest], ...(structured ? { structuredContent: { ...structured, next } } : {}) }
+  return {
+    ...answer,
+    content: [{ type: "text", text }, ...rest],
+    ...(structured ? { structuredContent: { ...structured, next } } : {}),
+  }
 }

@@ -32,28 +32,51 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
               patch_id: z.string(),
               task_id: z.string().optional(),
               workspace: z.string(),
-              state: z.enum(PATCH_STATES).describe("open: its worker runs; waiting: for patch_apply or patch_discard; applied: patch_discard removes it."),
+              state: z
+                .enum(PATCH_STATES)
+                .describe(
+                  "open: its worker runs; waiting: for patch_apply or patch_discard; applied: patch_discard removes it.",
+                ),
               applied_at: z.string().optional(),
               files: z.number(),
               bytes: z.number().describe("The diff's size."),
-              disk_bytes: z.number().optional().describe("What its worktree took on disk when its patch was last collected."),
+              disk_bytes: z
+                .number()
+                .optional()
+                .describe("What its worktree took on disk when its patch was last collected."),
               created_at: z.string(),
             }),
           )
           .optional()
-          .describe("Patches of isolated workers still stored, in the listed workspace when cwd is given; each stays, applied or not, until patch_discard."),
+          .describe(
+            "Patches of isolated workers still stored, in the listed workspace when cwd is given; each stays, applied or not, until patch_discard.",
+          ),
         lanes: z
           .object({
             claimed: z.number(),
-            max: z.number().describe("config maxWorktreeLanes: an isolated worker beyond it is refused, naming the oldest waiting patches."),
+            max: z
+              .number()
+              .describe(
+                "config maxWorktreeLanes: an isolated worker beyond it is refused, naming the oldest waiting patches.",
+              ),
             disk_bytes: z.number().describe("Every worktree measured now, du-like; a lower bound when disk_partial."),
             disk_partial: z.boolean(),
           })
           .describe("Isolated worktrees: how many lanes are held and what they take on disk."),
         reclaimed_lanes: z
-          .array(z.object({ lane: z.string(), dir: z.string(), reason: z.string(), patch_id: z.string().optional(), at: z.string() }))
+          .array(
+            z.object({
+              lane: z.string(),
+              dir: z.string(),
+              reason: z.string(),
+              patch_id: z.string().optional(),
+              at: z.string(),
+            }),
+          )
           .optional()
-          .describe("Lanes whose claim could not be read, or named a missing or unreadable patch record, taken back once nothing held them (each reported once)."),
+          .describe(
+            "Lanes whose claim could not be read, or named a missing or unreadable patch record, taken back once nothing held them (each reported once).",
+          ),
         corrupt_files: setAsideShape,
       },
       annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
@@ -61,10 +84,16 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
     async (args) => {
       try {
         // An isolated worker runs in its worktree; it is listed under the workspace it was asked for.
-        const inside = (workspace: string) => !args.cwd || workspace === args.cwd || workspace.startsWith(`${args.cwd}/`)
-        const all = (await delegations.list()).filter((record) => (!args.status || record.status === args.status) && inside(record.isolation?.source ?? record.workspace))
+        const inside = (workspace: string) =>
+          !args.cwd || workspace === args.cwd || workspace.startsWith(`${args.cwd}/`)
+        const all = (await delegations.list()).filter(
+          (record) =>
+            (!args.status || record.status === args.status) && inside(record.isolation?.source ?? record.workspace),
+        )
         const tasks = all.slice(0, args.limit).map((record) => statusOfRecord(record))
-        const lines = tasks.length ? tasks.map((t) => `${t.task_id}  ${t.status.padEnd(12)} ${t.role.padEnd(7)} ${shownName(t.workspace)}`) : ["No tasks."]
+        const lines = tasks.length
+          ? tasks.map((t) => `${t.task_id}  ${t.status.padEnd(12)} ${t.role.padEnd(7)} ${shownName(t.workspace)}`)
+          : ["No tasks."]
         const stored = await listPatches(delegations.runtime.paths.patchesDir)
         const patches = stored.records
           .filter((patch) => inside(patch.source.workspace))
@@ -80,11 +109,26 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
             created_at: patch.createdAt,
           }))
         for (const patch of patches)
-          lines.push(`${patch.patch_id}  ${patchLine(patch)} for ${shownName(patch.workspace)} (${patch.state === "applied" ? "patch_discard" : "patch_apply or patch_discard"})`)
+          lines.push(
+            `${patch.patch_id}  ${patchLine(patch)} for ${shownName(patch.workspace)} (${patch.state === "applied" ? "patch_discard" : "patch_apply or patch_discard"})`,
+          )
         const state = await laneState(delegations.runtime.paths, (await delegations.runtime.config()).maxWorktreeLanes)
-        const lanes = { claimed: state.claimed, max: state.max, disk_bytes: state.disk.bytes, disk_partial: state.disk.partial }
-        lines.push(`worktrees: ${lanes.claimed} of ${lanes.max} lanes held, ${state.disk.partial ? "at least " : ""}${sizeText(lanes.disk_bytes)} on disk`)
-        const reclaimed = state.reclaimed.map((entry) => ({ lane: entry.lane, dir: entry.dir, reason: entry.reason, patch_id: entry.patchId, at: entry.at }))
+        const lanes = {
+          claimed: state.claimed,
+          max: state.max,
+          disk_bytes: state.disk.bytes,
+          disk_partial: state.disk.partial,
+        }
+        lines.push(
+          `worktrees: ${lanes.claimed} of ${lanes.max} lanes held, ${state.disk.partial ? "at least " : ""}${sizeText(lanes.disk_bytes)} on disk`,
+        )
+        const reclaimed = state.reclaimed.map((entry) => ({
+          lane: entry.lane,
+          dir: entry.dir,
+          reason: entry.reason,
+          patch_id: entry.patchId,
+          at: entry.at,
+        }))
         for (const entry of state.reclaimed) lines.push(reclaimText(entry))
         // Reported once: each file this process set aside since the last listing (records, patches).
         const setAside = [...delegations.takeSetAside(), ...stored.setAside]
@@ -109,7 +153,13 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
 }
 
 /** A stored patch's state in the listing's words. Pure. */
-function patchLine(patch: { state: PatchState; files: number; bytes: number; disk_bytes?: number; applied_at?: string }): string {
+function patchLine(patch: {
+  state: PatchState
+  files: number
+  bytes: number
+  disk_bytes?: number
+  applied_at?: string
+}): string {
   if (patch.state === "open") return "open (its worker runs)"
   const disk = patch.disk_bytes === undefined ? "" : `, ${sizeText(patch.disk_bytes)} on disk`
   if (patch.state === "applied") return `applied at ${patch.applied_at}: ${patch.files} files${disk}`

@@ -23,7 +23,12 @@ export const statusShape = {
   step: z.number().optional().describe("Running: the model step the session is in."),
   last_tool: z.string().optional().describe("Running: the latest tool the agent called."),
   last_target: z.string().optional().describe("Running: what that tool worked on (a path, a pattern, a command)."),
-  seconds_since_event: z.number().optional().describe("Running: seconds since the session's latest event. Long silence with a busy session means a stuck tool or a provider that does not answer."),
+  seconds_since_event: z
+    .number()
+    .optional()
+    .describe(
+      "Running: seconds since the session's latest event. Long silence with a busy session means a stuck tool or a provider that does not answer.",
+    ),
   note: z.string().optional(),
   next: z.string(),
 }
@@ -46,7 +51,9 @@ export function statusOfRecord(record: TaskRecord, now = Date.now()) {
     last_target: activity?.target,
     seconds_since_event: activity && Math.max(0, Math.round((now - Date.parse(activity.at)) / 1000)),
     note: record.note,
-    next: finished ? "Finished: call task_result for the report and evidence." : `Running: call task_status again with after_revision ${record.revision} and wait_seconds, or task_cancel.`,
+    next: finished
+      ? "Finished: call task_result for the report and evidence."
+      : `Running: call task_status again with after_revision ${record.revision} and wait_seconds, or task_cancel.`,
   }
 }
 
@@ -54,7 +61,9 @@ export function statusOfRecord(record: TaskRecord, now = Date.now()) {
 export function livenessLine(status: ReturnType<typeof statusOfRecord>): string | undefined {
   if (status.seconds_since_event === undefined) return undefined
   const last = status.last_tool && `last: ${[status.last_tool, status.last_target].filter(Boolean).join(" ")}`
-  return [status.step && `step ${status.step}`, last, `${status.seconds_since_event}s since the last event`].filter(Boolean).join(" · ")
+  return [status.step && `step ${status.step}`, last, `${status.seconds_since_event}s since the last event`]
+    .filter(Boolean)
+    .join(" · ")
 }
 
 export function registerTaskStatus(server: McpServer, delegations: Delegations) {
@@ -82,7 +91,14 @@ export function registerTaskStatus(server: McpServer, delegations: Delegations) 
           content: [
             {
               type: "text",
-              text: [`${status.status} · ${status.role} · ${Math.round(status.elapsed_ms / 1000)}s`, livenessLine(status), ...status.progress, `next: ${status.next}`].filter(Boolean).join("\n"),
+              text: [
+                `${status.status} · ${status.role} · ${Math.round(status.elapsed_ms / 1000)}s`,
+                livenessLine(status),
+                ...status.progress,
+                `next: ${status.next}`,
+              ]
+                .filter(Boolean)
+                .join("\n"),
             },
           ],
           structuredContent: status,
