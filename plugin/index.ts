@@ -3,15 +3,13 @@
 // export: OpenCode may treat every export of a plugin module as a plugin of its own.
 import { hostFs } from "../src/sandbox"
 import { isSharedServer, readInvocation } from "./env"
-import { fileTools } from "./files/tools"
 import { READ_TOOLS, refuseCall, WRITE_TOOLS } from "./guards"
-import { logGrepTool, logReadTool } from "./logs"
 import { omitHiddenReasoning } from "./quirks"
-import { isOrchestratorAgent, RUNNER_TOOL_SPECS, type RunnerTool } from "./roles"
-import { runnerTool } from "./runner"
-import { shellTool } from "./shell"
+import { pluginTools } from "./registry"
+import { isOrchestratorAgent } from "./roles"
 import hostShellRefused from "./text/host_shell_refused.md" with { type: "text" }
-import type { Plugin, ToolDefinition } from "./types"
+import { toolRecord } from "./tool"
+import type { Plugin } from "./types"
 
 /** Sessions remembered for the guard; the oldest are forgotten first (a long-lived server sees many). */
 const MAX_SESSIONS = 10_000
@@ -20,18 +18,8 @@ const OrchestratorPlugin: Plugin = async (input) => {
   // `tool.execute.before` is not told the agent, but `chat.params` (before every model request, so
   // before any tool call of that step) is: remember it per session.
   const agents = new Map<string, string>()
-  const tools: Record<string, ToolDefinition> = {
-    sandbox_shell: shellTool(),
-    sandbox_log_read: logReadTool(),
-    sandbox_log_grep: logGrepTool(),
-  }
-  for (const tool of Object.keys(RUNNER_TOOL_SPECS) as RunnerTool[]) tools[tool] = runnerTool(tool)
-  // The replacement is global to the server that loads it, so only our own shared server gets it: the
-  // user's own OpenCode, which loads this file too, keeps its built-ins.
-  if (isSharedServer()) Object.assign(tools, fileTools())
-
   return {
-    tool: tools,
+    tool: toolRecord(pluginTools(isSharedServer())),
     "chat.params": async ({ sessionID, agent }) => {
       agents.delete(sessionID)
       agents.set(sessionID, agent)

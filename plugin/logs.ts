@@ -6,22 +6,20 @@ import { readInvocation } from "./env"
 import { isRunnerAgent, Refused } from "./roles"
 import grepText from "./text/sandbox_log_grep.md" with { type: "text" }
 import readText from "./text/sandbox_log_read.md" with { type: "text" }
-import type { ToolContext, ToolDefinition, ToolOutput } from "./types"
+import { arg, defineTool, type PluginTool } from "./tool"
+import type { ToolContext, ToolOutput } from "./types"
 
-const RUN_ID_ARG = {
-  type: "string",
-  description: "The run_id the digest gave (empty: the latest run of this session).",
-} as const
+const runIdArg = () => arg.optionalText("The run_id the digest gave (empty: the latest run of this session).")
 
 /** The run a call names (or this session's latest), refused unless this session made it. */
 export async function ownRun(
   runsDir: string,
-  runId: unknown,
+  runId: string | undefined,
   context: Pick<ToolContext, "agent" | "sessionID">,
 ): Promise<RunRecord> {
   if (!isRunnerAgent(context.agent))
     throw new Refused(`Runner logs are only for the orchestrator's runner agents, not "${context.agent}".`)
-  if (typeof runId === "string" && runId.trim()) {
+  if (runId?.trim()) {
     const run = await readRun(runsDir, runId.trim())
     if (!run || run.sessionID !== context.sessionID)
       throw new Refused(
@@ -35,42 +33,40 @@ export async function ownRun(
   return latest
 }
 
-const integer = (value: unknown, fallback: number) => {
-  const number = typeof value === "string" ? Number(value) : value
-  return typeof number === "number" && Number.isFinite(number) ? Math.floor(number) : fallback
-}
-
-export function logReadTool(): ToolDefinition {
-  return {
+export const logReadTool = (): PluginTool =>
+  defineTool({
+    name: "sandbox_log_read",
     description: readText,
     args: {
-      run_id: RUN_ID_ARG,
-      offset: { type: "integer", minimum: 1, description: "First line to read (1-based)." },
-      limit: { type: "integer", minimum: 1, maximum: 200, description: "How many lines (at most 200)." },
+      run_id: runIdArg(),
+      offset: arg.integer("First line to read (1-based).", { minimum: 1, fallback: 1, zeroIsUnset: true }),
+      limit: arg.integer("How many lines (at most 200).", {
+        minimum: 1,
+        maximum: 200,
+        fallback: 50,
+        zeroIsUnset: true,
+      }),
     },
-    async execute(args, context): Promise<ToolOutput> {
+    async execute({ run_id, offset, limit }, context): Promise<ToolOutput> {
       const { paths } = await readInvocation()
-      const run = await ownRun(paths.runsDir, args.run_id, context)
-      const offset = integer(args.offset, 1)
-      const output = await readSlice(logPath(paths.runsDir, run.id), offset, integer(args.limit, 50))
+      const run = await ownRun(paths.runsDir, run_id, context)
+      const output = await readSlice(logPath(paths.runsDir, run.id), offset, limit)
       return { title: `${run.id} from line ${offset}`, output, metadata: { run_id: run.id } }
     },
-  }
-}
+  })
 
-export function logGrepTool(): ToolDefinition {
-  return {
+export const logGrepTool = (): PluginTool =>
+  defineTool({
+    name: "sandbox_log_grep",
     description: grepText,
     args: {
-      run_id: RUN_ID_ARG,
-      pattern: { type: "string", description: "Regular expression or text to find (case-insensitive)." },
+      run_id: runIdArg(),
+      pattern: arg.text("Regular expression or text to find (case-insensitive)."),
     },
-    async execute(args, context): Promise<ToolOutput> {
+    async execute({ run_id, pattern }, context): Promise<ToolOutput> {
       const { paths } = await readInvocation()
-      const run = await ownRun(paths.runsDir, args.run_id, context)
-      const pattern = typeof args.pattern === "string" ? args.pattern : ""
+      const run = await ownRun(paths.runsDir, run_id, context)
       const output = await grepLog(logPath(paths.runsDir, run.id), pattern)
       return { title: `${run.id} /${pattern}/`, output, metadata: { run_id: run.id } }
     },
-  }
-}
+  })

@@ -7,31 +7,18 @@ import { createRun, eachLine, logPath, pruneRuns, saveRun } from "../src/runner/
 import { hostFs, planSandbox, runSandboxed } from "../src/sandbox"
 import { admitted, readInvocation } from "./env"
 import { RUNNER_TOOL_SPECS, runnerProfile, type RunnerTool } from "./roles"
-import { SHELL_COMMAND, stringArg } from "./shell"
+import { SHELL_COMMAND } from "./shell"
 import description from "./text/sandbox_run.md" with { type: "text" }
-import type { ToolDefinition, ToolOutput } from "./types"
+import { arg, defineTool, type PluginTool } from "./tool"
+import type { ToolOutput } from "./types"
 
 /** What the runner keeps in memory of each stream; the log has everything. */
 const IN_MEMORY_BYTES = 4096
 
-export function timeoutSeconds(value: unknown): number {
-  if (value === undefined || value === null || value === "") return RUNNER_TIMEOUT.fallback
-  const seconds = typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value
-  if (
-    typeof seconds !== "number" ||
-    !Number.isInteger(seconds) ||
-    seconds < RUNNER_TIMEOUT.min ||
-    seconds > RUNNER_TIMEOUT.max
-  )
-    throw new Error(
-      `timeout_seconds must be an integer from ${RUNNER_TIMEOUT.min} to ${RUNNER_TIMEOUT.max}, got ${JSON.stringify(value)}.`,
-    )
-  return seconds
-}
-
-export function runnerTool(tool: RunnerTool): ToolDefinition {
+export function runnerTool(tool: RunnerTool): PluginTool {
   const { profile } = RUNNER_TOOL_SPECS[tool]
-  return {
+  return defineTool({
+    name: tool,
     description: description
       .replace(
         "{{access}}",
@@ -41,21 +28,15 @@ export function runnerTool(tool: RunnerTool): ToolDefinition {
       )
       .replace("{{network}}", profile.network === "host" ? "shared with the host (trusted commands only)" : "disabled"),
     args: {
-      command: {
-        type: "string",
-        description: "The command exactly as the task gives it, run with bash -c in the working directory.",
-      },
-      timeout_seconds: {
-        type: "integer",
+      command: arg.text("The command exactly as the task gives it, run with bash -c in the working directory."),
+      timeout_seconds: arg.integer("The command's timeout in seconds, as the task gives it.", {
         minimum: RUNNER_TIMEOUT.min,
         maximum: RUNNER_TIMEOUT.max,
-        description: "The command's timeout in seconds, as the task gives it.",
-      },
+        fallback: RUNNER_TIMEOUT.fallback,
+      }),
     },
-    async execute(args, context): Promise<ToolOutput> {
+    async execute({ command, timeout_seconds: seconds }, context): Promise<ToolOutput> {
       runnerProfile(tool, context.agent)
-      const command = stringArg(args, "command")
-      const seconds = timeoutSeconds(args.timeout_seconds)
       const invocation = await readInvocation()
       const { limits, host, paths } = invocation
       const plan = planSandbox({ profile, workspace: admitted(context.directory, invocation), host }, hostFs)
@@ -87,9 +68,8 @@ export function runnerTool(tool: RunnerTool): ToolDefinition {
       })
       await saveRun(paths.runsDir, run)
       // Housekeeping of old runs: failing it costs disk space later, never this run's result.
-      await pruneRuns(paths.runsDir, { hours: limits.runRetentionHours, count: limits.runRetentionCount }, [
-        run.id,
-      ]).catch(() => undefined)
+      const retention = { hours: limits.runRetentionHours, count: limits.runRetentionCount }
+      await pruneRuns(paths.runsDir, retention, [run.id]).catch(() => undefined)
       const failure = result.failure
         ? `The sandbox could not start (${result.failure.code}): ${result.failure.detail}\n${result.failure.hint}\n`
         : ""
@@ -112,5 +92,5 @@ export function runnerTool(tool: RunnerTool): ToolDefinition {
         metadata: { exit: result.exitCode, run_id: run.id, log, timedOut: result.timedOut },
       }
     },
-  }
+  })
 }

@@ -5,17 +5,10 @@ import { hostFs, planSandbox, runSandboxed, type SandboxRunResult } from "../src
 import { admitted, readInvocation } from "./env"
 import { shellProfile } from "./roles"
 import description from "./text/sandbox_shell.md" with { type: "text" }
-import type { ToolDefinition, ToolOutput } from "./types"
+import { arg, defineTool, type PluginTool } from "./tool"
+import type { ToolOutput } from "./types"
 
 export const SHELL_COMMAND = ["/bin/bash", "-c"] as const
-
-/** A required string argument; OpenCode does not validate plugin tool calls, so each tool does. */
-export function stringArg(args: Record<string, unknown>, name: string): string {
-  const value = args[name]
-  if (typeof value !== "string" || value.trim() === "")
-    throw new Error(`The "${name}" argument is required and must be a non-empty string.`)
-  return value
-}
 
 /** stdout then stderr, cut to `limit` bytes in total, with notes a model can act on. */
 export function shellOutput(result: SandboxRunResult, limit: number, timeoutMs: number): string {
@@ -37,17 +30,17 @@ export function shellOutput(result: SandboxRunResult, limit: number, timeoutMs: 
   return `${text}${text && !text.endsWith("\n") ? "\n" : ""}${notes.join("\n")}`
 }
 
-export function shellTool(): ToolDefinition {
+export function shellTool(): PluginTool {
   const limits = LIMIT_SPECS
-  return {
+  return defineTool({
+    name: "sandbox_shell",
     description: description
       .replace("{{access}}", "Scout: the workspace is read-only. Worker: the workspace is writable.")
       .replace("{{maxBytes}}", `${limits.shellMaxOutputBytes.fallback} by default`)
       .replace("{{timeoutSeconds}}", `${limits.shellTimeoutMs.fallback / 1000} by default`),
-    args: { command: { type: "string", description: "The command, run with bash -c in the working directory." } },
-    async execute(args, context): Promise<ToolOutput> {
+    args: { command: arg.text("The command, run with bash -c in the working directory.") },
+    async execute({ command }, context): Promise<ToolOutput> {
       const profile = shellProfile(context.agent)
-      const command = stringArg(args, "command")
       const invocation = await readInvocation()
       const { limits: env, host } = invocation
       const plan = planSandbox({ profile, workspace: admitted(context.directory, invocation), host }, hostFs)
@@ -67,5 +60,5 @@ export function shellTool(): ToolDefinition {
         },
       }
     },
-  }
+  })
 }

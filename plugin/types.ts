@@ -1,8 +1,8 @@
 // The slice of OpenCode's plugin interface this plugin uses, declared here so the bundle has no
-// runtime import of @opencode-ai/plugin (OpenCode installs that package lazily, and only where it can reach the npm registry).
-// Checked against opencode 1.18.33: a tool's `args` may be plain JSON Schema objects instead of zod
-// schemas; OpenCode then sends them as the tool's parameters with every key required and does not
-// validate the call, so each tool checks its own arguments.
+// runtime import of @opencode-ai/plugin (OpenCode installs that package lazily, and only where it can
+// reach the npm registry). Checked against opencode 1.18.33: a tool's `args` may be plain JSON Schema
+// objects instead of zod schemas; OpenCode then sends them as the tool's parameters with every key
+// required and does not validate the call, so plugin/tool.ts checks every call against its declaration.
 export interface ToolContext {
   sessionID: string
   messageID?: string

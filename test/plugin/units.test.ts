@@ -1,9 +1,9 @@
 // The plugin's small pure pieces: its agent table agrees with the rendered agents, config's trusted
-// roots are shape-checked (fail closed), arguments are validated, shell output is capped with notes,
+// roots are read through the zod schema (fail closed), arguments are validated, shell output is capped with notes,
 // the runner brief carries the command verbatim, and Muse Spark's reasoning is left out for our
 // agents only.
 import { describe, expect, test } from "bun:test"
-import { trustedRootsOf } from "../../plugin/env"
+import { configSliceOf } from "../../plugin/env"
 import {
   isOrchestratorAgent,
   isRunnerAgent,
@@ -14,9 +14,9 @@ import {
   type RunnerTool,
 } from "../../plugin/roles"
 import { isMuseSpark, omitHiddenReasoning } from "../../plugin/quirks"
-import { timeoutSeconds } from "../../plugin/runner"
+import { runnerTool } from "../../plugin/runner"
 import type { ChatMessage } from "../../plugin/types"
-import { shellOutput, stringArg } from "../../plugin/shell"
+import { shellOutput, shellTool } from "../../plugin/shell"
 import { agentName, RUNNER_TOOLS, runnerAgentName } from "../../src/agents/names"
 import { renderAgents } from "../../src/agents/render"
 import { ConfigSchema } from "../../src/config/schema"
@@ -61,40 +61,55 @@ test("each tool refuses every agent but its own", () => {
 })
 
 describe("trusted roots from config.json", () => {
+  const trustedRootsOf = (raw: unknown, file: string) => configSliceOf(raw, file).trustedRoots
   test.each([
-    ["no sandboxRuntime", {}, []],
-    ["no trustedRoots", { sandboxRuntime: {} }, []],
+    ["no sandboxRuntime", { version: 1 }, []],
+    ["no trustedRoots", { version: 1, sandboxRuntime: {} }, []],
     [
       "a full entry",
-      { sandboxRuntime: { trustedRoots: [{ root: "/opt/rt", pathEntries: ["bin"], environment: { RT_HOME: "." } }] } },
+      {
+        version: 1,
+        sandboxRuntime: { trustedRoots: [{ root: "/opt/rt", pathEntries: ["bin"], environment: { RT_HOME: "." } }] },
+      },
       [{ root: "/opt/rt", pathEntries: ["bin"], environment: { RT_HOME: "." } }],
     ],
   ] as const)("accepted: %s", (_, raw, roots) => {
     expect(trustedRootsOf(raw, "c.json")).toEqual(roots as never)
   })
   test.each([
-    ["not an object", 3, /not a JSON object/],
-    ["trustedRoots not a list", { sandboxRuntime: { trustedRoots: {} } }, /is not a list/],
-    ["an entry without root", { sandboxRuntime: { trustedRoots: [{ pathEntries: [] }] } }, /\[0\] has no "root"/],
+    ["not an object", 3, /\(top level\): Invalid input: expected object/],
+    [
+      "trustedRoots not a list",
+      { version: 1, sandboxRuntime: { trustedRoots: {} } },
+      /sandboxRuntime\.trustedRoots: Invalid input: expected array/,
+    ],
+    [
+      "an entry without root",
+      { version: 1, sandboxRuntime: { trustedRoots: [{ pathEntries: [] }] } },
+      /sandboxRuntime\.trustedRoots\.0\.root: /,
+    ],
     [
       "pathEntries not strings",
-      { sandboxRuntime: { trustedRoots: [{ root: "/opt", pathEntries: [1] }] } },
-      /pathEntries is not a list of strings/,
+      { version: 1, sandboxRuntime: { trustedRoots: [{ root: "/opt", pathEntries: [1] }] } },
+      /trustedRoots\.0\.pathEntries\.0: Invalid input: expected string/,
     ],
     [
       "environment not strings",
-      { sandboxRuntime: { trustedRoots: [{ root: "/opt", environment: { A: 1 } }] } },
-      /environment is not an object of strings/,
+      { version: 1, sandboxRuntime: { trustedRoots: [{ root: "/opt", environment: { A: 1 } }] } },
+      /trustedRoots\.0\.environment\.A: Invalid input: expected string/,
     ],
   ] as const)("refused: %s", (_, raw, reason) => {
     expect(() => trustedRootsOf(raw, "c.json")).toThrow(reason)
   })
 })
 
-test("arguments are checked by the tools (OpenCode does not validate plugin tool calls)", () => {
-  expect(stringArg({ command: "ls" }, "command")).toBe("ls")
-  expect(() => stringArg({}, "command")).toThrow('"command" argument is required')
-  expect(() => stringArg({ command: 3 }, "command")).toThrow("non-empty string")
+test("arguments are checked before the tools run (OpenCode does not validate plugin tool calls)", () => {
+  const shell = shellTool()
+  const runner = runnerTool("sandbox_run")
+  expect(shell.parse({ command: "ls" })).toEqual({ command: "ls" })
+  expect(() => shell.parse({})).toThrow('"command" argument is required')
+  expect(() => shell.parse({ command: 3 })).toThrow("non-empty string")
+  const timeoutSeconds = (value: unknown) => runner.parse({ command: "ls", timeout_seconds: value }).timeout_seconds
   expect(timeoutSeconds(undefined)).toBe(900)
   expect(timeoutSeconds(60)).toBe(60)
   expect(timeoutSeconds("120")).toBe(120)
