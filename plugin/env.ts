@@ -9,6 +9,7 @@ import type { SandboxLimits } from "../src/config/limits"
 import { loadConfig, parseConfig } from "../src/config/load"
 import { resolvePaths, type Paths } from "../src/config/paths"
 import type { Config } from "../src/config/schema"
+import { AppError, fail } from "../src/errors"
 import {
   admitWorkspace,
   hostContext,
@@ -18,6 +19,7 @@ import {
   type HostContext,
   type TrustedRootInput,
 } from "../src/sandbox"
+import configRefused from "./text/config_refused.md" with { type: "text" }
 
 export interface Invocation {
   limits: SandboxLimits
@@ -58,6 +60,15 @@ export const admitted = (directory: string, invocation: Invocation) =>
 export async function readInvocation(env: Env = { ...process.env }): Promise<Invocation> {
   const flags = readFlags(env)
   const paths = resolvePaths(flags)
-  const { trustedRoots, policy } = await readConfigSlice(paths.configFile)
+  const { trustedRoots, policy } = await readConfigSlice(paths.configFile).catch((error: unknown) => {
+    throw configRefusal(error)
+  })
   return { limits: flags.sandbox.limits, host: hostContext(flags, trustedRoots), policy, paths }
+}
+
+/** A config error as the agent reads it: the schema's message, the fix, and that it is the user's to make. */
+export function configRefusal(error: unknown): unknown {
+  if (!(error instanceof AppError) || error.kind !== "Config") return error
+  const text = configRefused.replace("{{error}}", error.message).replace("{{fix}}", error.hint ?? "")
+  return fail("Config", text.trim(), error.hint, error.data)
 }

@@ -111,6 +111,8 @@ test("config.json the schema refuses stops the plugin's tools with the schema's 
   }))
   expect(entry).toContain(`${world.home.paths.configFile} is invalid`)
   expect(entry).toContain('sandboxRuntime.trustedRoots.0: unknown field "pathEntrys"; did you mean "pathEntries"?')
+  expect(entry).toContain(`Edit ${world.home.paths.configFile} to fix the field above (the file was not changed)`)
+  expect(entry).toContain("it is not yours\nto change")
   expect(entry).not.toContain("ran-in-sandbox")
   const topLevel = await shellWithConfig((config) => ({ ...config, workspaceRoot: ["/nowhere"] }))
   expect(topLevel).toContain('unknown field "workspaceRoot"; did you mean "workspaceRoots"?')

@@ -5,9 +5,10 @@
 // refuses, the plugin refuses with the same message; whatever it accepts, the plugin reads as parsed.
 import { describe, expect, test } from "bun:test"
 import { readdirSync, readFileSync } from "node:fs"
-import { configSliceOf } from "../../plugin/env"
+import { configRefusal, configSliceOf } from "../../plugin/env"
 import { pluginTools } from "../../plugin/registry"
 import { parseConfig } from "../../src/config/load"
+import { AppError, fail } from "../../src/errors"
 import { FILES_MARKER } from "../../src/sandbox"
 
 const TEXT_DIR = `${import.meta.dir}/../../plugin/text`
@@ -152,4 +153,22 @@ describe("config.json: the plugin's slice is the zod schema's", () => {
       policy: { workspaceRoots: config.workspaceRoots, trustedProjectConfig: config.trustedProjectConfig },
     })
   })
+})
+
+test("the agent reads a config error with its fix and that the fix is the user's; other errors pass as they are", () => {
+  let schemaError: unknown
+  try {
+    configSliceOf({ version: 1, workspaceRoot: [] }, "c.json")
+  } catch (error) {
+    schemaError = error
+  }
+  const refusal = configRefusal(schemaError) as AppError
+  expect(refusal).toBeInstanceOf(AppError)
+  expect(refusal.message).toContain('c.json is invalid:\n  - (top level): unknown field "workspaceRoot"')
+  expect(refusal.message).toContain("Edit c.json to fix the field above")
+  expect(refusal.message).toContain("not yours\nto change")
+  const other = fail("Sandbox", "bwrap is missing")
+  expect(configRefusal(other)).toBe(other)
+  const plain = new Error("x")
+  expect(configRefusal(plain)).toBe(plain)
 })
