@@ -155,7 +155,7 @@ describe("config.json: the plugin's slice is the zod schema's", () => {
   })
 })
 
-test("the agent reads a config error with its fix and that the fix is the user's; other errors pass as they are", () => {
+test("a config error reaches the agent with its fix, as the user's to make; other errors pass as they are", () => {
   let schemaError: unknown
   try {
     configSliceOf({ version: 1, workspaceRoot: [] }, "c.json")
