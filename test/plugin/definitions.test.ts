@@ -80,6 +80,15 @@ describe("every declared argument is checked before execute", () => {
       for (const key of Object.keys(args)) {
         for (const bad of [{}, [1], { nested: "x" }])
           expect(() => tool.parse({ ...valid, [key]: bad })).toThrow(`${tool.name}: the "${key}" argument`)
+        // The bounds OpenCode shows the model are the ones checked.
+        const { minimum, maximum } = args[key]!
+        if (maximum !== undefined) {
+          expect(tool.parse({ ...valid, [key]: maximum })[key]).toBe(maximum)
+          expect(() => tool.parse({ ...valid, [key]: maximum + 1 })).toThrow(`the "${key}" argument must be`)
+        }
+        if (minimum !== undefined && minimum > 1)
+          expect(() => tool.parse({ ...valid, [key]: minimum - 1 })).toThrow(`the "${key}" argument must be`)
+        if (minimum !== undefined) expect(() => tool.parse({ ...valid, [key]: -1 })).toThrow("must be an integer")
         if (!tool.required.includes(key)) continue
         const { [key]: _, ...without } = valid
         for (const call of [without, { ...valid, [key]: null }, { ...valid, [key]: undefined }])
