@@ -108,12 +108,19 @@ describe("every declared argument is checked before execute", () => {
     expect(write.parse({ filePath: "a.txt", content: "" })).toEqual({ filePath: "a.txt", content: "" })
   })
 
+  /** A source that reads a call's arguments by hand (`args.x`, `args[x]`); `args.at(` is an array's. */
+  const readsArgs = (source: string) => /\bargs(\.(?!at\()\w|\[)/.test(source)
+
+  test("control: the scan finds a hand-read argument and passes other uses of the name", () => {
+    for (const line of ['const c = args.content ?? ""', 'const c = args["content"]', "args[key]"])
+      expect(readsArgs(line)).toBe(true)
+    for (const line of ["execute: ({ content }) => content", "args.at(-1)", "const { args } = output", "myargs.x"])
+      expect(readsArgs(line)).toBe(false)
+  })
+
   test("no tool reads its arguments by hand: only plugin/tool.ts and the guard (built-ins' calls) touch args", () => {
     const sources = [...new Bun.Glob("**/*.ts").scanSync({ cwd: `${import.meta.dir}/../../plugin` })]
-    const readers = sources.filter((file) => {
-      const source = readFileSync(`${import.meta.dir}/../../plugin/${file}`, "utf8")
-      return /\bargs(\.(?!at\()\w|\[)/.test(source)
-    })
+    const readers = sources.filter((file) => readsArgs(readFileSync(`${import.meta.dir}/../../plugin/${file}`, "utf8")))
     expect(readers.sort()).toEqual(["guards.ts", "tool.ts"])
   })
 })
