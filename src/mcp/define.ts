@@ -24,7 +24,7 @@ export interface ToolContext {
   extra: Extra
 }
 
-export interface ToolDefinition<Input extends ZodRawShapeCompat, Output extends z.ZodRawShape> {
+export interface ToolDefinition<Input extends z.ZodRawShape, Output extends z.ZodRawShape> {
   name: string
   title: string
   description: string
@@ -42,7 +42,7 @@ export interface McpTool {
   register(server: McpServer, delegations: Delegations): void
 }
 
-export function defineTool<Input extends ZodRawShapeCompat, Output extends z.ZodRawShape>(
+export function defineTool<Input extends z.ZodRawShape, Output extends z.ZodRawShape>(
   tool: ToolDefinition<Input, Output>,
 ): McpTool {
   return {
@@ -69,7 +69,7 @@ export function defineTool<Input extends ZodRawShapeCompat, Output extends z.Zod
   }
 }
 
-export function toResult(reply: Reply<Record<string, unknown>>): CallToolResult {
+function toResult(reply: Reply<Record<string, unknown>>): CallToolResult {
   return {
     content: [{ type: "text", text: reply.text }],
     structuredContent: reply.structured,
