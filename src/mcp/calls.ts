@@ -4,14 +4,13 @@
 // away does not, so the task finishes and its record says how. While the call waits, the task's
 // permission asks and questions go to the person (relay.ts); after it returned, they are refused.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { timeoutLimits } from "../config/schema"
 import { knownClient, syncBudgetMs } from "../engine/budgets"
 import type { ContinuePolicy, Delegations, StartRequest } from "../engine/lifecycle"
 import { isFinished, type TaskRecord } from "../engine/tasks"
 import { foregroundRelay, type ForegroundRelay } from "./relay"
 import { gateOf } from "./relay-gate"
-import { delegationResult, errorResult, progressReporter, runningResult, type Extra } from "./shared"
+import { delegationResult, progressReporter, runningResult, type Extra, type ResultReply } from "./shared"
 
 export async function syncBudget(server: McpServer, delegations: Delegations): Promise<number> {
   const config = await delegations.runtime.config()
@@ -31,15 +30,13 @@ export async function startAndFollow(
   delegations: Delegations,
   request: StartRequest,
   extra: Extra,
-): Promise<CallToolResult> {
+): Promise<ResultReply> {
   let foreground: ForegroundRelay | undefined
   try {
     foreground = await relayFor(server, delegations, extra)
     const { record } = await delegations.start({ ...request, relay: foreground?.relay })
     if (foreground) gateOf(server).remember(record.id, foreground.ledger)
     return await followTask(server, delegations, record, extra)
-  } catch (error) {
-    return errorResult(error)
   } finally {
     foreground?.detach()
   }
@@ -53,7 +50,7 @@ export async function continueAndFollow(
   brief: string,
   extra: Extra,
   call: ContinuePolicy,
-): Promise<CallToolResult> {
+): Promise<ResultReply> {
   let foreground: ForegroundRelay | undefined
   try {
     foreground = await relayFor(server, delegations, extra, id)
@@ -82,7 +79,7 @@ export async function followTask(
   record: TaskRecord,
   extra: Extra,
   limitMs?: number,
-): Promise<CallToolResult> {
+): Promise<ResultReply> {
   const budgetMs = Math.min(limitMs ?? Infinity, await syncBudget(server, delegations))
   const started = Date.now()
   const onAbort = () =>
@@ -112,11 +109,12 @@ export async function followTask(
   }
 }
 
-export function recordResult(record: TaskRecord, waitedMs = 0): CallToolResult {
+/** The task's answer; a finished task with no result is an internal error (thrown, as any failure is). */
+export function recordResult(record: TaskRecord, waitedMs = 0): ResultReply {
   if (isFinished(record.status) && record.result) return delegationResult(record.result)
   if (isFinished(record.status))
-    return errorResult(
-      new Error(`Task ${record.id} ended ${record.status}${record.note ? `: ${record.note}` : ""}, without a result.`),
+    throw new Error(
+      `Task ${record.id} ended ${record.status}${record.note ? `: ${record.note}` : ""}, without a result.`,
     )
   return runningResult(record, waitedMs)
 }

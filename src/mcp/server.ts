@@ -5,46 +5,55 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { Delegations } from "../engine/lifecycle"
 import type { Runtime } from "../engine/runtime"
 import { VERSION } from "../version"
+import type { McpTool } from "./define"
 import instructions from "./instructions.md" with { type: "text" }
 import { registerDelegateParallel } from "./tools/delegate_parallel"
-import { registerModels } from "./tools/models"
+import { models } from "./tools/models"
 import { registerPatchApply } from "./tools/patch_apply"
 import { registerPatchDiscard } from "./tools/patch_discard"
 import { registerPatchShow } from "./tools/patch_show"
 import { registerPolicy } from "./tools/policy"
-import { registerRunner } from "./tools/runner"
-import { registerScout } from "./tools/scout"
-import { registerSessionOutput } from "./tools/session_output"
-import { registerSessions } from "./tools/sessions"
-import { registerStats } from "./tools/stats"
-import { registerTaskCancel } from "./tools/task_cancel"
-import { registerTaskContinue } from "./tools/task_continue"
+import { runner } from "./tools/runner"
+import { scout } from "./tools/scout"
+import { sessionOutput } from "./tools/session_output"
+import { sessions } from "./tools/sessions"
+import { stats } from "./tools/stats"
+import { taskCancel } from "./tools/task_cancel"
+import { taskContinue } from "./tools/task_continue"
 import { registerTaskList } from "./tools/task_list"
-import { registerTaskResult } from "./tools/task_result"
-import { registerTaskStatus } from "./tools/task_status"
-import { registerWorker } from "./tools/worker"
+import { taskResult } from "./tools/task_result"
+import { taskStatus } from "./tools/task_status"
+import { worker } from "./tools/worker"
 
 /** MCP registration name, kept from the system this one replaces so existing prompts work. */
 export const SERVER_NAME = "opencode-agents"
 
+/** A tool still registered by its own function (not yet a definition): its name, for the tool-set test. */
+const registered = (name: string, register: McpTool["register"]): McpTool => ({ name, register })
+
+/** Every tool, in the order tools/list shows them. */
+export const TOOLS: McpTool[] = [
+  scout,
+  worker,
+  registered("delegate_parallel", registerDelegateParallel),
+  runner,
+  taskStatus,
+  taskResult,
+  taskCancel,
+  registered("task_list", registerTaskList),
+  taskContinue,
+  registered("patch_show", registerPatchShow),
+  registered("patch_apply", registerPatchApply),
+  registered("patch_discard", registerPatchDiscard),
+  models,
+  registered("policy", registerPolicy),
+  stats,
+  sessionOutput,
+  sessions,
+]
+
 export function createServer(runtime: Runtime, delegations = new Delegations(runtime, { recover: true })): McpServer {
   const server = new McpServer({ name: SERVER_NAME, version: VERSION }, { instructions, capabilities: { tools: {} } })
-  registerScout(server, delegations)
-  registerWorker(server, delegations)
-  registerDelegateParallel(server, delegations)
-  registerRunner(server, delegations)
-  registerTaskStatus(server, delegations)
-  registerTaskResult(server, delegations)
-  registerTaskCancel(server, delegations)
-  registerTaskList(server, delegations)
-  registerTaskContinue(server, delegations)
-  registerPatchShow(server, delegations)
-  registerPatchApply(server, delegations)
-  registerPatchDiscard(server, delegations)
-  registerModels(server, delegations)
-  registerPolicy(server, delegations)
-  registerStats(server, delegations)
-  registerSessionOutput(server, delegations)
-  registerSessions(server, delegations)
+  for (const tool of TOOLS) tool.register(server, delegations)
   return server
 }

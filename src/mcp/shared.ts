@@ -12,6 +12,7 @@ import { toStructured } from "../engine/structured"
 import type { TaskRecord } from "../engine/tasks"
 import { MODES } from "../policy/mode"
 import { TIERS } from "../policy/tiers"
+import type { Reply } from "./define"
 
 export { toStructured }
 
@@ -119,16 +120,15 @@ export const resultShape = {
   bytes: z.object({ transcript: z.number(), logs: z.number(), returned: z.number(), kept_out: z.number() }).optional(),
 }
 
-export function delegationResult(result: DelegationResult): CallToolResult {
-  return {
-    content: [{ type: "text", text: renderText(result) }],
-    structuredContent: toStructured(result),
-    isError: result.status === "failed",
-  }
+/** What scout, worker, runner and the task tools answer: a delegation's result in resultShape. */
+export type ResultReply = Reply<z.output<z.ZodObject<typeof resultShape>>>
+
+export function delegationResult(result: DelegationResult): ResultReply {
+  return { text: renderText(result), structured: toStructured(result), failed: result.status === "failed" }
 }
 
 /** A task that is still running: its id, what it did lately, and how to continue. */
-export function runningResult(record: TaskRecord, waitedMs: number): CallToolResult {
+export function runningResult(record: TaskRecord, waitedMs: number): ResultReply {
   const result: DelegationResult = {
     ...fromTranscript({
       role: record.role,
@@ -141,10 +141,7 @@ export function runningResult(record: TaskRecord, waitedMs: number): CallToolRes
     report: record.progress.length ? `Still running. Latest: ${record.progress.at(-1)}` : "Still running.",
     next: `The task continues in the background. Call task_status with task_id "${record.id}" and wait_seconds (up to 50) to follow it, task_result when it is done, or task_cancel to stop it. Waited ${Math.round(waitedMs / 1000)}s here so the call returns before the client's deadline.`,
   }
-  return {
-    content: [{ type: "text", text: renderText(result) }],
-    structuredContent: { ...toStructured(result), progress: record.progress.slice(-10) },
-  }
+  return { text: renderText(result), structured: { ...toStructured(result), progress: record.progress.slice(-10) } }
 }
 
 /** An expected failure (bad input, missing prerequisite) as a result the parent can act on. */
@@ -163,12 +160,8 @@ export function progressReporter(extra: Extra): (message: string) => void {
   let count = 0
   return (message) => {
     count++
+    const params = { progressToken: token, progress: count, message }
     // Progress to a client that already left has no one to tell; the task goes on.
-    void extra
-      .sendNotification({
-        method: "notifications/progress",
-        params: { progressToken: token, progress: count, message },
-      })
-      .catch(() => undefined)
+    void extra.sendNotification({ method: "notifications/progress", params }).catch(() => undefined)
   }
 }

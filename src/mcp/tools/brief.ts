@@ -1,12 +1,11 @@
 // The shape scout and worker share: `cwd` and a self-contained `task` brief, run by the role's agent
 // through the task lifecycle. Each tool file states only what differs.
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
 import { z } from "zod"
 import { agentName } from "../../agents/names"
-import type { Delegations } from "../../engine/lifecycle"
 import { sessionTitle } from "../../engine/title"
 import { startAndFollow } from "../calls"
+import { defineTool, type McpTool } from "../define"
 import {
   SEARCH_HINT,
   callTimeoutArg,
@@ -31,28 +30,26 @@ export interface BriefTool {
   searchHint: string
 }
 
-export function registerBriefTool(server: McpServer, delegations: Delegations, tool: BriefTool) {
-  server.registerTool(
-    tool.role,
-    {
-      title: tool.title,
-      description: tool.description,
-      inputSchema: {
-        cwd: z.string().min(1).describe(tool.cwd),
-        task: z.string().min(1).describe(tool.task),
-        ...callTimeoutArg(tool.role),
-        ...labelArg,
-        ...modelArgs,
-        ...idempotencyArg,
-        ...policyArgs,
-        // Only a worker changes files, so only a worker can be mechanical or isolated.
-        ...(tool.role === "worker" ? { ...mechanicalArg, ...isolationArg } : {}),
-      },
-      outputSchema: resultShape,
-      annotations: tool.annotations,
-      _meta: { [SEARCH_HINT]: tool.searchHint },
+export function briefTool(tool: BriefTool): McpTool {
+  return defineTool({
+    name: tool.role,
+    title: tool.title,
+    description: tool.description,
+    input: {
+      cwd: z.string().min(1).describe(tool.cwd),
+      task: z.string().min(1).describe(tool.task),
+      ...callTimeoutArg(tool.role),
+      ...labelArg,
+      ...modelArgs,
+      ...idempotencyArg,
+      ...policyArgs,
+      // Only a worker changes files, so only a worker can be mechanical or isolated.
+      ...(tool.role === "worker" ? { ...mechanicalArg, ...isolationArg } : {}),
     },
-    async (args, extra) => {
+    output: resultShape,
+    annotations: tool.annotations,
+    _meta: { [SEARCH_HINT]: tool.searchHint },
+    run: async (args, { server, delegations, extra }) => {
       const mechanical = "mechanical" in args && args.mechanical === true
       return startAndFollow(
         server,
@@ -79,5 +76,5 @@ export function registerBriefTool(server: McpServer, delegations: Delegations, t
         extra,
       )
     },
-  )
+  })
 }

@@ -1,9 +1,7 @@
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { z } from "zod"
 import { parseSince } from "../../engine/ledger"
-import type { Delegations } from "../../engine/lifecycle"
 import { DEFAULT_STALE_S, listSessions, renderSessions, SESSION_STATES } from "../../engine/sessions"
-import { errorResult } from "../shared"
+import { defineTool } from "../define"
 import description from "./sessions.md" with { type: "text" }
 
 const rowShape = z.object({
@@ -22,46 +20,35 @@ const rowShape = z.object({
   task_id: z.string().optional().describe("Ours: the task this session belongs to."),
 })
 
-export function registerSessions(server: McpServer, delegations: Delegations) {
-  server.registerTool(
-    "sessions",
-    {
-      title: "Sessions",
-      description,
-      inputSchema: {
-        scope: z.enum(["all", "ours"]).default("all"),
-        directory: z.string().min(1).optional(),
-        state: z.enum(SESSION_STATES).optional(),
-        since: z.string().min(1).max(40).optional().describe("30m, 24h, 7d or a date."),
-        stale_seconds: z.number().int().min(30).max(86_400).default(DEFAULT_STALE_S),
-        limit: z.number().int().min(1).max(200).default(50),
-      },
-      outputSchema: {
-        sessions: z.array(rowShape),
-        total: z.number().describe("Sessions that matched, before the limit."),
-      },
-      annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
-    },
-    async (args) => {
-      try {
-        const since = args.since ? parseSince(args.since, Date.now()) : undefined
-        const { client } = await delegations.runtime.opencode()
-        const filter = {
-          scope: args.scope,
-          directory: args.directory,
-          state: args.state,
-          since,
-          staleMs: args.stale_seconds * 1000,
-          limit: args.limit,
-        }
-        const { rows, total } = await listSessions(client, await delegations.list(), filter)
-        return {
-          content: [{ type: "text", text: renderSessions(rows, total) }],
-          structuredContent: { sessions: rows, total },
-        }
-      } catch (error) {
-        return errorResult(error)
-      }
-    },
-  )
-}
+export const sessions = defineTool({
+  name: "sessions",
+  title: "Sessions",
+  description,
+  input: {
+    scope: z.enum(["all", "ours"]).default("all"),
+    directory: z.string().min(1).optional(),
+    state: z.enum(SESSION_STATES).optional(),
+    since: z.string().min(1).max(40).optional().describe("30m, 24h, 7d or a date."),
+    stale_seconds: z.number().int().min(30).max(86_400).default(DEFAULT_STALE_S),
+    limit: z.number().int().min(1).max(200).default(50),
+  },
+  output: {
+    sessions: z.array(rowShape),
+    total: z.number().describe("Sessions that matched, before the limit."),
+  },
+  annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+  run: async (args, { delegations }) => {
+    const since = args.since ? parseSince(args.since, Date.now()) : undefined
+    const { client } = await delegations.runtime.opencode()
+    const filter = {
+      scope: args.scope,
+      directory: args.directory,
+      state: args.state,
+      since,
+      staleMs: args.stale_seconds * 1000,
+      limit: args.limit,
+    }
+    const { rows, total } = await listSessions(client, await delegations.list(), filter)
+    return { text: renderSessions(rows, total), structured: { sessions: rows, total } }
+  },
+})

@@ -1,8 +1,6 @@
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { z } from "zod"
 import { parseSince, renderStats, summarize, type StatsRow } from "../../engine/ledger"
-import type { Delegations } from "../../engine/lifecycle"
-import { errorResult } from "../shared"
+import { defineTool } from "../define"
 import { setAsideLines, setAsideRows, setAsideShape } from "./set_aside"
 import description from "./stats.md" with { type: "text" }
 
@@ -46,35 +44,19 @@ const toRow = (r: StatsRow): z.infer<typeof rowShape> => ({
   median_duration_ms: r.medianDurationMs,
 })
 
-export function registerStats(server: McpServer, delegations: Delegations) {
-  server.registerTool(
-    "stats",
-    {
-      title: "Delegation ledger",
-      description,
-      inputSchema: { since: z.string().min(1).max(40).optional().describe("24h, 7d, 2w or a date.") },
-      outputSchema: {
-        since: z.string().optional(),
-        rows: z.array(rowShape),
-        total: rowShape,
-        set_aside: setAsideShape,
-      },
-      annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
-    },
-    async (args) => {
-      try {
-        const stats = summarize(await delegations.list(), args.since ? parseSince(args.since, Date.now()) : undefined)
-        // The sum is over the records that read; one set aside is named here (once), not a reason to fail.
-        const setAside = delegations.takeSetAside()
-        const text = [renderStats(stats), ...setAsideLines(setAside)].join("\n")
-        const structured = { since: stats.since, rows: stats.rows.map(toRow), total: toRow(stats.total) }
-        return {
-          content: [{ type: "text", text }],
-          structuredContent: { ...structured, ...(setAside.length ? { set_aside: setAsideRows(setAside) } : {}) },
-        }
-      } catch (error) {
-        return errorResult(error)
-      }
-    },
-  )
-}
+export const stats = defineTool({
+  name: "stats",
+  title: "Delegation ledger",
+  description,
+  input: { since: z.string().min(1).max(40).optional().describe("24h, 7d, 2w or a date.") },
+  output: { since: z.string().optional(), rows: z.array(rowShape), total: rowShape, set_aside: setAsideShape },
+  annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+  run: async (args, { delegations }) => {
+    const stats = summarize(await delegations.list(), args.since ? parseSince(args.since, Date.now()) : undefined)
+    // The sum is over the records that read; one set aside is named here (once), not a reason to fail.
+    const setAside = delegations.takeSetAside()
+    const text = [renderStats(stats), ...setAsideLines(setAside)].join("\n")
+    const structured = { since: stats.since, rows: stats.rows.map(toRow), total: toRow(stats.total) }
+    return { text, structured: { ...structured, ...(setAside.length ? { set_aside: setAsideRows(setAside) } : {}) } }
+  },
+})

@@ -1,11 +1,9 @@
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { z } from "zod"
-import type { Delegations } from "../../engine/lifecycle"
 import { STATUSES } from "../../engine/result"
 import { checkTaskId, isFinished, type TaskRecord } from "../../engine/tasks"
 import { fail } from "../../errors"
 import { syncBudget } from "../calls"
-import { errorResult } from "../shared"
+import { defineTool } from "../define"
 import description from "./task_status.md" with { type: "text" }
 
 export const MAX_WAIT_S = 50
@@ -66,46 +64,29 @@ export function livenessLine(status: ReturnType<typeof statusOfRecord>): string 
     .join(" · ")
 }
 
-export function registerTaskStatus(server: McpServer, delegations: Delegations) {
-  server.registerTool(
-    "task_status",
-    {
-      title: "Task status",
-      description,
-      inputSchema: {
-        task_id: z.string().min(1),
-        wait_seconds: z.number().int().min(0).max(MAX_WAIT_S).default(0).describe("Wait for a change; 0: answer now."),
-        after_revision: z.number().int().min(0).optional().describe("Wait for changes after it."),
-      },
-      outputSchema: statusShape,
-      annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
-    },
-    async (args) => {
-      try {
-        checkTaskId(args.task_id)
-        const waitMs = Math.min(args.wait_seconds * 1000, await syncBudget(server, delegations))
-        const record = await delegations.wait(args.task_id, waitMs, args.after_revision)
-        if (!record) throw fail("Usage", `No task ${args.task_id}.`, "Call task_list for the known tasks.")
-        const status = statusOfRecord(record)
-        return {
-          content: [
-            {
-              type: "text",
-              text: [
-                `${status.status} · ${status.role} · ${Math.round(status.elapsed_ms / 1000)}s`,
-                livenessLine(status),
-                ...status.progress,
-                `next: ${status.next}`,
-              ]
-                .filter(Boolean)
-                .join("\n"),
-            },
-          ],
-          structuredContent: status,
-        }
-      } catch (error) {
-        return errorResult(error)
-      }
-    },
-  )
-}
+export const taskStatus = defineTool({
+  name: "task_status",
+  title: "Task status",
+  description,
+  input: {
+    task_id: z.string().min(1),
+    wait_seconds: z.number().int().min(0).max(MAX_WAIT_S).default(0).describe("Wait for a change; 0: answer now."),
+    after_revision: z.number().int().min(0).optional().describe("Wait for changes after it."),
+  },
+  output: statusShape,
+  annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+  run: async (args, { server, delegations }) => {
+    checkTaskId(args.task_id)
+    const waitMs = Math.min(args.wait_seconds * 1000, await syncBudget(server, delegations))
+    const record = await delegations.wait(args.task_id, waitMs, args.after_revision)
+    if (!record) throw fail("Usage", `No task ${args.task_id}.`, "Call task_list for the known tasks.")
+    const status = statusOfRecord(record)
+    const text = [
+      `${status.status} · ${status.role} · ${Math.round(status.elapsed_ms / 1000)}s`,
+      livenessLine(status),
+      ...status.progress,
+      `next: ${status.next}`,
+    ]
+    return { text: text.filter(Boolean).join("\n"), structured: status }
+  },
+})

@@ -1,0 +1,78 @@
+// One declaration per MCP tool: its name, the .md description, input and output schemas, annotations,
+// and a `run` that answers or throws. Registration is one wrapper for every tool: the answer becomes
+// text plus structured content, a throw becomes `isError` with its `next:` line (errorResult), so a
+// failure reads the same from every tool and no handler formats one itself.
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import type { ShapeOutput, ZodRawShapeCompat } from "@modelcontextprotocol/sdk/server/zod-compat.js"
+import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
+import type { z } from "zod"
+import type { Delegations } from "../engine/lifecycle"
+import { errorResult, type Extra } from "./shared"
+
+/** What a tool answers: the text the model reads and the structured content its output schema declares. */
+export interface Reply<Structured> {
+  text: string
+  structured: Structured
+  /** The work it reports failed (a delegation that ended `failed`): the client marks the result an error. */
+  failed?: boolean
+}
+
+/** What a call runs with: the server it came through (client name, relay), the delegations, the request. */
+export interface ToolContext {
+  server: McpServer
+  delegations: Delegations
+  extra: Extra
+}
+
+export interface ToolDefinition<Input extends z.ZodRawShape, Output extends z.ZodRawShape> {
+  name: string
+  title: string
+  description: string
+  input: Input
+  output: Output
+  annotations: ToolAnnotations
+  _meta?: Record<string, unknown>
+  /** Answers, or throws an AppError whose hint becomes the `next:` line. */
+  run(args: ShapeOutput<Input>, context: ToolContext): Promise<Reply<z.output<z.ZodObject<Output>>>>
+}
+
+/** A tool as server.ts registers it; the schemas stay inside, checked where they are declared. */
+export interface McpTool {
+  name: string
+  register(server: McpServer, delegations: Delegations): void
+}
+
+export function defineTool<Input extends z.ZodRawShape, Output extends z.ZodRawShape>(
+  tool: ToolDefinition<Input, Output>,
+): McpTool {
+  return {
+    name: tool.name,
+    register(server, delegations) {
+      const config = {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.input,
+        outputSchema: tool.output,
+        annotations: tool.annotations,
+        ...(tool._meta ? { _meta: tool._meta } : {}),
+      }
+      // Registered as any shape: the SDK's callback type does not resolve for a generic one. The SDK
+      // parses the arguments with `tool.input` before the call, so they are what run declares.
+      server.registerTool<ZodRawShapeCompat, ZodRawShapeCompat>(tool.name, config, async (args, extra) => {
+        try {
+          return toResult(await tool.run(args as ShapeOutput<Input>, { server, delegations, extra }))
+        } catch (error) {
+          return errorResult(error)
+        }
+      })
+    },
+  }
+}
+
+function toResult(reply: Reply<Record<string, unknown>>): CallToolResult {
+  return {
+    content: [{ type: "text", text: reply.text }],
+    structuredContent: reply.structured,
+    ...(reply.failed === undefined ? {} : { isError: reply.failed }),
+  }
+}
