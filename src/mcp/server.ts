@@ -6,6 +6,7 @@ import { Delegations } from "../engine/lifecycle"
 import type { Runtime } from "../engine/runtime"
 import { VERSION } from "../version"
 import instructions from "./instructions.md" with { type: "text" }
+import { offerNativeTasks, TASKS_CAPABILITY } from "./tasks"
 import { registerDelegateParallel } from "./tools/delegate_parallel"
 import { registerModels } from "./tools/models"
 import { registerPatchApply } from "./tools/patch_apply"
@@ -28,7 +29,10 @@ import { registerWorker } from "./tools/worker"
 export const SERVER_NAME = "opencode-agents"
 
 export function createServer(runtime: Runtime, delegations = new Delegations(runtime, { recover: true })): McpServer {
-  const server = new McpServer({ name: SERVER_NAME, version: VERSION }, { instructions, capabilities: { tools: {} } })
+  // No `tools` here: the McpServer declares it with the first tool, whose handlers tasks.ts wraps as they go in.
+  const capabilities = { tasks: TASKS_CAPABILITY }
+  const server = new McpServer({ name: SERVER_NAME, version: VERSION }, { instructions, capabilities })
+  offerNativeTasks(server, delegations)
   registerScout(server, delegations)
   registerWorker(server, delegations)
   registerDelegateParallel(server, delegations)
