@@ -70,8 +70,13 @@ export function offerNativeTasks(server: McpServer, delegations: Delegations): v
 
   async function callAsTask(request: CallToolRequest, extra: Extra): Promise<ServerResult> {
     const original = call!
-    if (!request.params.task || !declared() || !TASK_TOOLS.includes(request.params.name))
-      return original(request, extra)
+    if (!request.params.task || !declared()) return original(request, extra)
+    // As the spec has it for a tool whose taskSupport is forbidden, with the way out.
+    if (!TASK_TOOLS.includes(request.params.name))
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        `${request.params.name} does not run as a task.\nnext: Call it without task; ${TASK_TOOLS.join(", ")} do.`,
+      )
     const started = (await withoutWaiting(async () => original(request, extra))) as CallToolResult
     const id = idOf(started)
     // Nothing started (bad arguments, a refusal): the tool's own error, as a protocol error.

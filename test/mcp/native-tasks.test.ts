@@ -118,6 +118,9 @@ test("control: a client that does not declare tasks gets today's blocking result
     await plain.callTool({ name: "scout", arguments: { cwd: repo, task: "Look. [script:slow]" } }),
   )
   expect(answer).toMatchObject({ status: "succeeded", report: "slow report" })
+  // A client that declares tasks but calls without `task` waits for the result as today.
+  const waited = await tasking.callTool({ name: "scout", arguments: { cwd: repo, task: "Look. [script:slow]" } })
+  expect(structured(waited)).toMatchObject({ status: "succeeded", report: "slow report" })
   const offered = async (on: Client) =>
     Object.fromEntries((await on.listTools()).tools.map((tool) => [tool.name, tool.execution?.taskSupport]))
   const [today, declared] = [await offered(plain), await offered(tasking)]
@@ -185,6 +188,9 @@ test("bad input: a malformed, unknown or garbage task id, or a call starting not
   await Bun.write(`${world.home.paths.tasksDir}/task_zz_11111111.json`, "{not json")
   await expect(get("task_zz_11111111")).rejects.toThrow("No task task_zz_11111111.")
   await expect(tasking.experimental.tasks.getTaskResult("task_zz_11111111")).rejects.toThrow("No task")
+  // A tool that is no delegation does not run as a task, and the error says which do.
+  await expect(asTask("task_list", {})).rejects.toThrow("task_list does not run as a task.")
+  await expect(asTask("task_list", {})).rejects.toThrow("next: Call it without task; scout, worker, runner")
   // A call that starts nothing (its tool refuses it) says why, with the tool's own next step.
   const before = (await taskFiles(world)).length
   const refused = asTask("scout", { cwd: `${repo}/missing`, task: "Look. [script:quick]" })
