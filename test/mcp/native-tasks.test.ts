@@ -156,6 +156,19 @@ test("tasks/cancel cancels the delegation and stops its OpenCode session; a seco
   await expect(again).rejects.toThrow("next: Call tasks/result.")
 }, 120_000)
 
+test("a client abandoning tasks/result stops its wait, not the task: it runs on to its result", async () => {
+  const repo = await makeRepo(world)
+  const { task } = await asTask("scout", { cwd: repo, task: "Look around. [script:slow]" })
+  const wait = new AbortController()
+  const abandoned = tasking.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema, { signal: wait.signal })
+  // Control: the task is still working when the wait is abandoned (and the server holds that wait:
+  // this answer comes after the tasks/result request on the same ordered transport).
+  expect((await tasking.experimental.tasks.getTask(task.taskId)).status).toBe("working")
+  wait.abort("gave up")
+  await expect(abandoned).rejects.toThrow("gave up")
+  expect(structured(await taskResult(task.taskId))).toMatchObject({ status: "succeeded", report: "slow report" })
+}, 120_000)
+
 test("delegate_parallel and task_continue run as tasks too: a group's task gives the group's result", async () => {
   const [a, b] = [await makeRepo(world), await makeRepo(world)]
   const briefs = [a, b].map((cwd) => ({ role: "scout", cwd, task: "Answer. [script:quick]" }))
