@@ -52,6 +52,26 @@ beforeAll(async () => {
     },
     hang: { turns: [{ steps: [{ text: "too late", delayMs: 120_000 }] }] },
     quick: { turns: [{ steps: [{ text: "quick report" }] }] },
+    edit: {
+      turns: [
+        {
+          steps: [
+            { tool: "write", args: { filePath: "src/added.ts", content: "export const a = 1\n" } },
+            { text: "added" },
+          ],
+        },
+      ],
+    },
+    check: {
+      turns: [
+        {
+          steps: [
+            { tool: "sandbox_run_ro", args: { command: "echo checked", timeout_seconds: 60 } },
+            { text: "{{lastToolOutput}}" },
+          ],
+        },
+      ],
+    },
   })
   runtime = new Runtime(readFlags(world.home.env))
   delegations = new Delegations(runtime, { recover: true })
@@ -168,6 +188,25 @@ test("a client abandoning tasks/result stops its wait, not the task: it runs on 
   await expect(abandoned).rejects.toThrow("gave up")
   expect(structured(await taskResult(task.taskId))).toMatchObject({ status: "succeeded", report: "slow report" })
 }, 120_000)
+
+test.each([
+  ["worker", { task: "Add a. [script:edit]" }, { status: "succeeded", report: "added" }],
+  ["runner", { command: "echo checked", objective: "Does it pass? [script:check]" }, { status: "succeeded" }],
+])(
+  "a %s runs as a task too, and its task's result is the tool's own",
+  async (name, args, expected) => {
+    const repo = await makeRepo(world)
+    const { task } = await asTask(name, { cwd: repo, ...args })
+    expect(task.taskId).toMatch(TASK_ID)
+    const result = await taskResult(task.taskId)
+    expect(structured(result)).toMatchObject({ task_id: task.taskId, ...expected })
+    if (name === "worker") expect(structured(result).files_changed).toEqual([{ path: "src/added.ts", change: "added" }])
+    if (name === "runner") expect(structured(result).exit_code).toBe(0)
+    const own = await tasking.callTool({ name: "task_result", arguments: { task_id: task.taskId } })
+    expect(structured(result)).toEqual(structured(own))
+  },
+  120_000,
+)
 
 test("delegate_parallel and task_continue run as tasks too: a group's task gives the group's result", async () => {
   const [a, b] = [await makeRepo(world), await makeRepo(world)]
