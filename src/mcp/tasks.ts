@@ -119,7 +119,7 @@ export function offerNativeTasks(server: McpServer, delegations: Delegations): v
     const status =
       finished.length < members.length
         ? "working"
-        : members.every((member) => member.status === "cancelled")
+        : members.length > 0 && members.every((member) => member.status === "cancelled")
           ? "cancelled"
           : "completed"
     return {

@@ -240,6 +240,9 @@ test("bad input: a malformed, unknown or garbage task id, or a call starting not
   await Bun.write(`${world.home.paths.tasksDir}/task_zz_11111111.json`, "{not json")
   await expect(get("task_zz_11111111")).rejects.toThrow("No task task_zz_11111111.")
   await expect(tasking.experimental.tasks.getTaskResult("task_zz_11111111")).rejects.toThrow("No task")
+  await Bun.write(`${world.home.paths.groupsDir}/group_zz_22222222.json`, JSON.stringify({ version: 1, tasks: 7 }))
+  await expect(get("group_zz_22222222")).rejects.toThrow("No group group_zz_22222222.")
+  await expect(tasking.experimental.tasks.cancelTask("group_zz_22222222")).rejects.toThrow("No group")
   // A tool that is no delegation does not run as a task, and the error says which do.
   await expect(asTask("task_list", {})).rejects.toThrow("task_list does not run as a task.")
   await expect(asTask("task_list", {})).rejects.toThrow("next: Call it without task; scout, worker, runner")
