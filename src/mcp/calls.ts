@@ -11,8 +11,11 @@ import { isFinished, type TaskRecord } from "../engine/tasks"
 import { foregroundRelay, type ForegroundRelay } from "./relay"
 import { gateOf } from "./relay-gate"
 import { delegationResult, progressReporter, runningResult, type Extra, type ResultReply } from "./shared"
+import { returnsAtOnce } from "./task-scope"
 
 export async function syncBudget(server: McpServer, delegations: Delegations): Promise<number> {
+  // A call made as an MCP task returns its task at once; the client polls tasks/get (tasks.ts).
+  if (returnsAtOnce()) return 0
   const config = await delegations.runtime.config()
   const clientName = server.server.getClientVersion()?.name
   const known = knownClient(clientName)

@@ -69,7 +69,8 @@ export function defineTool<Input extends z.ZodRawShape, Output extends z.ZodRawS
   }
 }
 
-function toResult(reply: Reply<Record<string, unknown>>): CallToolResult {
+/** A reply as the wire carries it (also for a native task's result, tasks.ts). */
+export function toResult(reply: Reply<Record<string, unknown>>): CallToolResult {
   return {
     content: [{ type: "text", text: reply.text }],
     structuredContent: reply.structured,

@@ -7,6 +7,7 @@ import type { Runtime } from "../engine/runtime"
 import { VERSION } from "../version"
 import type { McpTool } from "./define"
 import instructions from "./instructions.md" with { type: "text" }
+import { offerNativeTasks, TASKS_CAPABILITY } from "./tasks"
 import { registerDelegateParallel } from "./tools/delegate_parallel"
 import { models } from "./tools/models"
 import { registerPatchApply } from "./tools/patch_apply"
@@ -53,7 +54,10 @@ export const TOOLS: McpTool[] = [
 ]
 
 export function createServer(runtime: Runtime, delegations = new Delegations(runtime, { recover: true })): McpServer {
-  const server = new McpServer({ name: SERVER_NAME, version: VERSION }, { instructions, capabilities: { tools: {} } })
+  // No `tools` here: the McpServer declares it with the first tool, whose handlers tasks.ts wraps as they go in.
+  const capabilities = { tasks: TASKS_CAPABILITY }
+  const server = new McpServer({ name: SERVER_NAME, version: VERSION }, { instructions, capabilities })
+  offerNativeTasks(server, delegations)
   for (const tool of TOOLS) tool.register(server, delegations)
   return server
 }
