@@ -7,7 +7,7 @@ import type { Config } from "../config/schema"
 import { timeoutLimits } from "../config/schema"
 import { fail } from "../errors"
 import { abortSession } from "../opencode/session"
-import { weakenedMode, type Delegation } from "../policy/mode"
+import { weakenedMode, type Delegation, type Mode } from "../policy/mode"
 import type { Relay } from "../policy/relay"
 import { hostContext, type HostContext } from "../sandbox"
 import type { SetAside } from "../util/state-file"
@@ -18,8 +18,17 @@ import { checkBriefSize, planBudget } from "./budgets"
 import { checkOffered, resolveRoute } from "./delegate"
 import { Engine } from "./engine"
 import { checkOwnWorktree, checkSamePlace, sessionPlace } from "./isolation"
+import { listTasks, type Listing, type TaskQuery } from "./listing"
 import { lockedError, orphaned } from "./locks"
-import { gatePolicy, type CallPolicy, type PolicyDecision, type PolicyRequest } from "./policy"
+import {
+  gatePolicy,
+  policyReport,
+  type CallPolicy,
+  type PolicyDecision,
+  type PolicyReport,
+  type PolicyRequest,
+} from "./policy"
+import { Patches } from "./patches"
 import { hostReadiness, refuseUnready } from "./readiness"
 import { reconcileHolder, recoverAll } from "./recovery"
 import { RetentionSchedule } from "./schedule"
@@ -49,12 +58,15 @@ export class Delegations {
   /** Recovery, when asked for (recovery.ts); every entry point waits for it first. */
   private readonly recovering?: Promise<void>
   readonly retention?: RetentionSchedule
+  /** The patch use cases: show, apply, discard (patches.ts). */
+  readonly patches: Patches
 
   constructor(
     readonly runtime: Runtime,
     options: DelegationOptions = {},
   ) {
     this.engine = new Engine(runtime, options.onLaunch)
+    this.patches = new Patches({ runtime, holding: (...args) => this.holding(...args), read: (id) => this.read(id) })
     if (options.recover) this.recovering = recoverAll(this.engine)
     if (!options.retention) return
     // A patch that could not be expired (its writer state held, say) stays for the next pass.
@@ -134,6 +146,11 @@ export class Delegations {
    */
   check(request: PolicyRequest): Promise<PolicyDecision> {
     return gatePolicy(this.runtime, request)
+  }
+
+  /** The policy a call in `cwd` (stating `mode`) would meet, shown instead of enforced (the policy tool). */
+  policy(cwd: string, mode?: Mode): Promise<PolicyReport> {
+    return policyReport(this.runtime, cwd, mode)
   }
 
   /**
@@ -333,6 +350,11 @@ export class Delegations {
   async list(): Promise<TaskRecord[]> {
     await this.recovering
     return (await this.engine.store.list()).map((record) => this.engine.live.get(record.id)?.record ?? record)
+  }
+
+  /** The tasks a query selects, with the stored patches, the lanes and what was set aside (listing.ts). */
+  listTasks(query: TaskQuery): Promise<Listing> {
+    return listTasks({ runtime: this.runtime, list: () => this.list(), takeSetAside: () => this.takeSetAside() }, query)
   }
 
   /** True while this process runs the task's turn (or settles it). */
