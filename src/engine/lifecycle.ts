@@ -20,14 +20,8 @@ import { Engine } from "./engine"
 import { checkOwnWorktree, checkSamePlace, sessionPlace } from "./isolation"
 import { listTasks, type Listing, type TaskQuery } from "./listing"
 import { lockedError, orphaned } from "./locks"
-import {
-  gatePolicy,
-  policyReport,
-  type CallPolicy,
-  type PolicyDecision,
-  type PolicyReport,
-  type PolicyRequest,
-} from "./policy"
+import { gatePolicy, policyReport, type CallPolicy, type PolicyDecision, type PolicyRequest } from "./policy"
+import { Groups } from "./parallel"
 import { Patches } from "./patches"
 import { hostReadiness, refuseUnready } from "./readiness"
 import { reconcileHolder, recoverAll } from "./recovery"
@@ -60,13 +54,17 @@ export class Delegations {
   readonly retention?: RetentionSchedule
   /** The patch use cases: show, apply, discard (patches.ts). */
   readonly patches: Patches
+  /** The delegate_parallel use cases: start, open, follow a group and compare its patches (parallel.ts). */
+  readonly groups: Groups
 
   constructor(
     readonly runtime: Runtime,
     options: DelegationOptions = {},
   ) {
     this.engine = new Engine(runtime, options.onLaunch)
-    this.patches = new Patches({ runtime, holding: (...args) => this.holding(...args), read: (id) => this.read(id) })
+    // The use cases call back into the lifecycle (its writer state, reads, starts), each through its deps.
+    this.patches = new Patches(this)
+    this.groups = new Groups(this)
     if (options.recover) this.recovering = recoverAll(this.engine)
     if (!options.retention) return
     // A patch that could not be expired (its writer state held, say) stays for the next pass.
@@ -149,7 +147,7 @@ export class Delegations {
   }
 
   /** The policy a call in `cwd` (stating `mode`) would meet, shown instead of enforced (the policy tool). */
-  policy(cwd: string, mode?: Mode): Promise<PolicyReport> {
+  policy(cwd: string, mode?: Mode) {
     return policyReport(this.runtime, cwd, mode)
   }
 
@@ -354,7 +352,7 @@ export class Delegations {
 
   /** The tasks a query selects, with the stored patches, the lanes and what was set aside (listing.ts). */
   listTasks(query: TaskQuery): Promise<Listing> {
-    return listTasks({ runtime: this.runtime, list: () => this.list(), takeSetAside: () => this.takeSetAside() }, query)
+    return listTasks(this, query)
   }
 
   /** True while this process runs the task's turn (or settles it). */

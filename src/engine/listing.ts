@@ -59,8 +59,12 @@ export function checkLimit(limit: number | undefined): number {
 }
 
 /** True when `workspace` is `cwd` or lies inside it (every workspace when no cwd). Pure. */
-export const within = (cwd: string | undefined) => (workspace: string) =>
-  !cwd || workspace === cwd || workspace.startsWith(`${cwd.replace(/\/+$/, "")}/`)
+export function within(cwd: string | undefined): (workspace: string) => boolean {
+  if (!cwd) return () => true
+  // A trailing slash names the same directory: "/w/repo/" lists what "/w/repo" does.
+  const root = cwd.replace(/\/+$/, "")
+  return (workspace) => workspace === (root || "/") || workspace.startsWith(`${root}/`)
+}
 
 /** The tasks `query` selects from `records` (newest first), at most its limit. Pure. */
 export function selectTasks(records: TaskRecord[], query: TaskQuery): Selection {
