@@ -65,7 +65,7 @@ async function refusal(promise: Promise<unknown>): Promise<AppError> {
 }
 
 describe("delegations.patches.discard", () => {
-  test("a running task's patch is refused, by its own process and by another; cancelled, it goes (control)", async () => {
+  test("a running task's patch is refused by its process and another; cancelled, it goes (control)", async () => {
     const cwd = await makeRepo(world)
     const owner = await connect(world)
     const other = await connect(world)
@@ -91,7 +91,7 @@ describe("delegations.patches.discard", () => {
     }
   }, 120_000)
 
-  test("an unknown patch id is a Usage error pointing at task_list; a malformed one is refused as not an id", async () => {
+  test("an unknown patch id is a Usage error naming task_list; a malformed one is not an id", async () => {
     const { delegations, close } = await connect(world)
     try {
       const unknown = await refusal(delegations.patches.discard("patch_zzzzzzzz_00000000"))
