@@ -18,6 +18,7 @@ import { checkBriefSize, planBudget } from "./budgets"
 import { checkOffered, resolveRoute } from "./delegate"
 import { Engine } from "./engine"
 import { checkOwnWorktree, checkSamePlace, sessionPlace } from "./isolation"
+import { Reclaims } from "./lanes"
 import { listTasks, type Listing, type TaskQuery } from "./listing"
 import { lockedError, orphaned } from "./locks"
 import { gatePolicy, policyReport, type CallPolicy, type PolicyDecision, type PolicyRequest } from "./policy"
@@ -56,6 +57,8 @@ export class Delegations {
   readonly patches: Patches
   /** The delegate_parallel use cases: start, open, follow a group and compare its patches (parallel.ts). */
   readonly groups: Groups
+  /** Lanes this process took back, until a listing reports them (once each). */
+  readonly reclaims = new Reclaims()
 
   constructor(
     readonly runtime: Runtime,
@@ -110,7 +113,15 @@ export class Delegations {
     })
     const { route, explicit } = await resolveRoute(this.runtime, request.role, request.model, request.variant)
     const id = newTaskId()
-    const place = await sessionPlace(this.runtime, workspace, host, request.isolation, id, this.engine.store)
+    const place = await sessionPlace(
+      this.runtime,
+      workspace,
+      host,
+      request.isolation,
+      id,
+      this.engine.store,
+      this.reclaims,
+    )
     try {
       // Fail closed before any lock or record: no session starts where file access would not be sandboxed.
       const { client } = await this.runtime.sandboxed(place.dir)

@@ -4,7 +4,7 @@
 import { fail } from "../errors"
 import type { SetAside } from "../util/state-file"
 import { listPatches, patchState, type PatchRecord, type PatchState } from "../workspace/patches"
-import { laneState, type LaneState } from "./lanes"
+import { laneState, type LaneState, type Reclaims } from "./lanes"
 import type { Status } from "./result"
 import type { Runtime } from "./runtime"
 import { TaskStore, type TaskRecord } from "./tasks"
@@ -105,6 +105,8 @@ export interface ListingDeps {
   list(): Promise<TaskRecord[]>
   /** Task records set aside since the last call, each once. */
   takeSetAside(): SetAside[]
+  /** Lanes this process took back (its isolated starts', and the listing's own audit), reported once. */
+  reclaims: Reclaims
 }
 
 /** The whole listing: the selected tasks, the stored patches, the lanes (audited), what was set aside. */
@@ -113,6 +115,6 @@ export async function listTasks(deps: ListingDeps, query: TaskQuery): Promise<Li
   const { paths } = deps.runtime
   const stored = await listPatches(paths.patchesDir)
   const patches = stored.records.filter((patch) => within(query.cwd)(patch.source.workspace)).map(patchEntry)
-  const lanes = await laneState(paths, (await deps.runtime.config()).maxWorktreeLanes)
+  const lanes = await laneState(paths, (await deps.runtime.config()).maxWorktreeLanes, deps.reclaims)
   return { ...selection, patches, lanes, setAside: [...deps.takeSetAside(), ...stored.setAside] }
 }
