@@ -113,7 +113,7 @@ test("a claim naming a live unrelated process (its real start time) and no patch
   }
 })
 
-test("a reclaim is reported by the value its caller holds, once; another caller's listing does not see it", async () => {
+test("a reclaim is reported by the value its caller holds, once; another caller does not see it", async () => {
   await using dir = await tempDir("oc-orch-lanes-")
   const { paths } = await patchWorld(dir.path)
   const dead = spawn(["true"])
