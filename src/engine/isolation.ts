@@ -8,7 +8,7 @@ import { laneHolder } from "../workspace/lanes"
 import { readPatchRecord, savePatchRecord } from "../workspace/patches"
 import { createWorktree, removeWorktree } from "../workspace/worktree"
 import type { Runtime } from "./runtime"
-import { laneBounds } from "./lanes"
+import { laneBounds, type Reclaims } from "./lanes"
 import type { TaskRecord, TaskStore } from "./tasks"
 
 export type Isolation = "in_place" | "worktree"
@@ -28,10 +28,11 @@ export async function sessionPlace(
   isolation: Isolation | undefined,
   taskId: string,
   store: TaskStore,
+  reclaims?: Reclaims,
 ): Promise<SessionPlace> {
   if (isolation !== "worktree") return { dir: workspace, discard: async () => {} }
   // The lane budget is checked here, before any lock, record or session: a full one is a refusal naming patches.
-  const lanes = laneBounds((await runtime.config()).maxWorktreeLanes, store)
+  const lanes = laneBounds((await runtime.config()).maxWorktreeLanes, store, reclaims)
   const { record, layout } = await createWorktree(workspace, host, runtime.paths, undefined, taskId, lanes)
   const discard = () => removeWorktree(runtime.paths, record)
   await savePatchRecord(runtime.paths.patchesDir, record).catch(async (error: unknown) => {

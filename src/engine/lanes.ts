@@ -5,7 +5,7 @@ import type { Paths } from "../config/paths"
 import { readdir } from "node:fs/promises"
 import { LANE_NAME, PATCH_ID } from "../sandbox"
 import { DISK_WALK_LIMIT, diskUse, type DiskUse } from "../workspace/disk"
-import { patchIds, patchRef, reclaimedLanes, type LaneBounds, type LaneReclaim } from "../workspace/lane-audit"
+import { patchIds, patchRef, type LaneBounds, type LaneReclaim } from "../workspace/lane-audit"
 import { auditLanes, claimedLanes } from "../workspace/lanes"
 import { isFinished, TaskStore } from "./tasks"
 
@@ -17,8 +17,22 @@ export function laneInUse(store: TaskStore): LaneBounds["inUse"] {
     )
 }
 
-export function laneBounds(max: number, store: TaskStore): LaneBounds {
-  return { max, inUse: laneInUse(store) }
+/** Lanes this process took back and has not reported yet, newest last: a listing reports each once. */
+export class Reclaims {
+  private readonly unreported: LaneReclaim[] = []
+
+  /** Bounded: a process nobody lists from keeps the newest (each was also logged). */
+  readonly note = (entry: LaneReclaim): void => {
+    if (this.unreported.push(entry) > 50) this.unreported.shift()
+  }
+
+  take(): LaneReclaim[] {
+    return this.unreported.splice(0)
+  }
+}
+
+export function laneBounds(max: number, store: TaskStore, reclaims?: Reclaims): LaneBounds {
+  return { max, inUse: laneInUse(store), onReclaim: reclaims?.note }
 }
 
 export interface LaneState {
@@ -27,7 +41,7 @@ export interface LaneState {
   max: number
   /** Every worktree: a collected patch's recorded figure, the others (running, free, unreadable) measured now. */
   disk: DiskUse
-  /** Reclaims not reported yet (this audit's and earlier ones of this process); reported once. */
+  /** Reclaims not reported yet (this audit's, and earlier ones noted in `reclaims`); reported once. */
   reclaimed: LaneReclaim[]
 }
 
@@ -35,14 +49,17 @@ export interface LaneState {
 export async function laneState(
   paths: Pick<Paths, "patchesDir" | "worktreesDir" | "tasksDir">,
   max: number,
-  store = new TaskStore(paths.tasksDir),
+  reclaims = new Reclaims(),
 ): Promise<LaneState> {
-  await auditLanes(paths.patchesDir, paths.worktreesDir, { inUse: laneInUse(store) })
+  await auditLanes(paths.patchesDir, paths.worktreesDir, {
+    inUse: laneInUse(new TaskStore(paths.tasksDir)),
+    onReclaim: reclaims.note,
+  })
   return {
     claimed: (await claimedLanes(paths.patchesDir)).length,
     max,
     disk: await worktreesDisk(paths),
-    reclaimed: reclaimedLanes.splice(0),
+    reclaimed: reclaims.take(),
   }
 }
 

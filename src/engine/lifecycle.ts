@@ -7,7 +7,7 @@ import type { Config } from "../config/schema"
 import { timeoutLimits } from "../config/schema"
 import { fail } from "../errors"
 import { abortSession } from "../opencode/session"
-import { weakenedMode, type Delegation } from "../policy/mode"
+import { weakenedMode, type Delegation, type Mode } from "../policy/mode"
 import type { Relay } from "../policy/relay"
 import { hostContext, type HostContext } from "../sandbox"
 import type { SetAside } from "../util/state-file"
@@ -18,8 +18,12 @@ import { checkBriefSize, planBudget } from "./budgets"
 import { checkOffered, resolveRoute } from "./delegate"
 import { Engine } from "./engine"
 import { checkOwnWorktree, checkSamePlace, sessionPlace } from "./isolation"
+import { Reclaims } from "./lanes"
+import { listTasks, type Listing, type TaskQuery } from "./listing"
 import { lockedError, orphaned } from "./locks"
-import { gatePolicy, type CallPolicy, type PolicyDecision, type PolicyRequest } from "./policy"
+import { gatePolicy, policyReport, type CallPolicy, type PolicyDecision, type PolicyRequest } from "./policy"
+import { Groups } from "./parallel"
+import { Patches } from "./patches"
 import { hostReadiness, refuseUnready } from "./readiness"
 import { reconcileHolder, recoverAll } from "./recovery"
 import { RetentionSchedule } from "./schedule"
@@ -49,12 +53,21 @@ export class Delegations {
   /** Recovery, when asked for (recovery.ts); every entry point waits for it first. */
   private readonly recovering?: Promise<void>
   readonly retention?: RetentionSchedule
+  /** The patch use cases: show, apply, discard (patches.ts). */
+  readonly patches: Patches
+  /** The delegate_parallel use cases: start, open, follow a group and compare its patches (parallel.ts). */
+  readonly groups: Groups
+  /** Lanes this process took back, until a listing reports them (once each). */
+  readonly reclaims = new Reclaims()
 
   constructor(
     readonly runtime: Runtime,
     options: DelegationOptions = {},
   ) {
     this.engine = new Engine(runtime, options.onLaunch)
+    // The use cases call back into the lifecycle (its writer state, reads, starts), each through its deps.
+    this.patches = new Patches(this)
+    this.groups = new Groups(this)
     if (options.recover) this.recovering = recoverAll(this.engine)
     if (!options.retention) return
     // A patch that could not be expired (its writer state held, say) stays for the next pass.
@@ -100,7 +113,15 @@ export class Delegations {
     })
     const { route, explicit } = await resolveRoute(this.runtime, request.role, request.model, request.variant)
     const id = newTaskId()
-    const place = await sessionPlace(this.runtime, workspace, host, request.isolation, id, this.engine.store)
+    const place = await sessionPlace(
+      this.runtime,
+      workspace,
+      host,
+      request.isolation,
+      id,
+      this.engine.store,
+      this.reclaims,
+    )
     try {
       // Fail closed before any lock or record: no session starts where file access would not be sandboxed.
       const { client } = await this.runtime.sandboxed(place.dir)
@@ -134,6 +155,11 @@ export class Delegations {
    */
   check(request: PolicyRequest): Promise<PolicyDecision> {
     return gatePolicy(this.runtime, request)
+  }
+
+  /** The policy a call in `cwd` (stating `mode`) would meet, shown instead of enforced (the policy tool). */
+  policy(cwd: string, mode?: Mode) {
+    return policyReport(this.runtime, cwd, mode)
   }
 
   /**
@@ -333,6 +359,11 @@ export class Delegations {
   async list(): Promise<TaskRecord[]> {
     await this.recovering
     return (await this.engine.store.list()).map((record) => this.engine.live.get(record.id)?.record ?? record)
+  }
+
+  /** The tasks a query selects, with the stored patches, the lanes and what was set aside (listing.ts). */
+  listTasks(query: TaskQuery): Promise<Listing> {
+    return listTasks(this, query)
   }
 
   /** True while this process runs the task's turn (or settles it). */

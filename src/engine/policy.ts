@@ -8,6 +8,7 @@ import { isAbsolute } from "node:path"
 import { fail, type AppError } from "../errors"
 import { markerCandidates, markerDirectories } from "../policy/markers"
 import {
+  allowances,
   checkMode,
   describeSource,
   resolveMode,
@@ -17,8 +18,8 @@ import {
   type ResolvedMode,
 } from "../policy/mode"
 import type { Refusal } from "../policy/refusal"
-import { findSecrets } from "../policy/secrets"
-import { checkTier, type Tier } from "../policy/tiers"
+import { findSecrets, MIN_ENTROPY, MIN_SECRET_LENGTH } from "../policy/secrets"
+import { checkTier, DELEGABLE_TIERS, TIERS, type Tier } from "../policy/tiers"
 import type { Runtime } from "./runtime"
 
 /** What a call states for the policy, besides where it runs. */
@@ -133,4 +134,38 @@ export async function gatePolicy(runtime: Runtime, request: PolicyRequest): Prom
 
 export function refusalError(refusal: Refusal): AppError {
   return fail("Usage", `Refused by policy (${refusal.rule}): ${refusal.message}`, refusal.next, { rule: refusal.rule })
+}
+
+/** What the secret guard refuses and lets pass, in the words the policy tool shows. */
+export const SECRET_GUARD =
+  "Briefs (task; runner's command, objective, expected) are refused when they carry a private key block, a " +
+  "GitHub, AWS, Slack, OpenAI, Anthropic or Google token, a JWT, or a password/secret/token/api_key assignment " +
+  `whose value has at least ${MIN_SECRET_LENGTH} characters and ${MIN_ENTROPY} bits of entropy per character; ` +
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: ${VAR} is shown to the parent as a placeholder that passes
+  "placeholders (<key>, ${VAR}, xxx, changeme, a lookup of an environment variable) pass. The refusal names the " +
+  "kind and line:column, never the value."
+
+/** The policy a call in `cwd` would meet, shown rather than enforced (the policy tool). */
+export interface PolicyReport extends WorkspacePolicy {
+  /** Where the mode came from, as describeSource words it. */
+  source: string
+  allowed: Record<"scout" | "worker" | "runner", string>
+  tiers: { required: boolean; delegated: Tier[]; refused: Tier[] }
+  secretGuard: string
+}
+
+/** The same gathering the gate does (workspacePolicy), with what each role may do under its outcome. */
+export async function policyReport(runtime: Runtime, cwd: string, mode?: Mode): Promise<PolicyReport> {
+  const policy = await workspacePolicy(runtime, cwd, mode)
+  return {
+    ...policy,
+    source: describeSource(policy.resolved.decidedBy),
+    allowed: allowances(policy.resolved.mode),
+    tiers: {
+      required: policy.requireTier,
+      delegated: [...DELEGABLE_TIERS],
+      refused: TIERS.filter((tier) => !DELEGABLE_TIERS.includes(tier)),
+    },
+    secretGuard: SECRET_GUARD,
+  }
 }

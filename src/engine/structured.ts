@@ -1,6 +1,21 @@
 // The structured content of a delegation's result: what both clients hand the parent's model (they pass
 // structuredContent, not the text block, when a result has it), so the ledger counts its bytes.
+import type { PatchFile } from "../workspace/patches"
 import type { DelegationResult } from "./result"
+
+/** A patch's changed file as every structured answer shows it (results, patch_show). Pure. */
+export function fileChange(
+  file: Pick<PatchFile, "path" | "oldPath" | "change" | "additions" | "deletions" | "binary">,
+) {
+  return {
+    path: file.path,
+    old_path: file.oldPath,
+    change: file.change,
+    additions: file.additions,
+    deletions: file.deletions,
+    binary: file.binary,
+  }
+}
 
 /** The structured result (src/mcp/shared.ts resultShape describes it to clients). Pure. */
 export function toStructured(result: DelegationResult) {
@@ -44,12 +59,7 @@ export function toStructured(result: DelegationResult) {
       disk_bytes: result.patch.diskBytes,
       state: result.patch.state,
       files: result.patch.files.map((file) => ({
-        path: file.path,
-        old_path: file.oldPath,
-        change: file.change,
-        additions: file.additions,
-        deletions: file.deletions,
-        binary: file.binary,
+        ...fileChange(file),
         old_mode: file.oldMode,
         new_mode: file.newMode,
       })),

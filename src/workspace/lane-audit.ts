@@ -1,6 +1,6 @@
 // What a lane's claim is checked against when it cannot prove itself (lanes.ts): the patch records
 // in the registry, read loosely (a record that fails here is never moved or changed: the patch store
-// owns it), and the reclaims made, kept for doctor and task_list to report once.
+// owns it), and the reclaims made, handed to the caller's bounds (onReclaim) for it to report once.
 import { lstat, readdir, readFile } from "node:fs/promises"
 import { z } from "zod"
 import { PATCH_ID } from "../sandbox"
@@ -10,6 +10,8 @@ export interface LaneBounds {
   max: number
   /** True while an unfinished task's workspace lies in `dir` (a lane directory): its worker may still run there. */
   inUse(dir: string): Promise<boolean>
+  /** Told of each lane taken back, to report it (engine/lanes.ts Reclaims); logged either way. */
+  onReclaim?: (entry: LaneReclaim) => void
 }
 
 /** A lane taken back from a claim that could not prove it held. */
@@ -21,15 +23,12 @@ export interface LaneReclaim {
   at: string
 }
 
-/** Reclaims made by this process, newest last, until task_list reports them (once each). */
-export const reclaimedLanes: LaneReclaim[] = []
-
-export function noteReclaim(entry: Omit<LaneReclaim, "at">): void {
-  reclaimedLanes.push({ ...entry, at: new Date().toISOString() })
-  if (reclaimedLanes.length > 50) reclaimedLanes.shift()
+/** A reclaim, stamped and logged, for the caller to report. */
+export function noteReclaim(entry: Omit<LaneReclaim, "at">): LaneReclaim {
   process.stderr.write(
     `opencode-mcp-orchestrator: reclaimed worktree ${entry.lane}: ${entry.reason}, and no process or unfinished task holds it.\n`,
   )
+  return { ...entry, at: new Date().toISOString() }
 }
 
 /** The one line a listing shows for a reclaim. */

@@ -104,7 +104,7 @@ async function live(
   registry: string,
   worktrees: string,
   lane: string,
-  bounds: Pick<LaneBounds, "inUse">,
+  bounds: Pick<LaneBounds, "inUse" | "onReclaim">,
 ): Promise<boolean> {
   const file = claimFile(registry, lane)
   const judged = await lstat(file).catch(() => undefined) // absent: free, as examine says next
@@ -113,24 +113,30 @@ async function live(
   // A directory planted at the name is no taker's claim (takers link files): removing it displaces nobody.
   if (judged.isDirectory()) {
     await rm(file, { force: true, recursive: true })
-    return reclaimed(worktrees, lane, verdict)
+    return reclaimed(worktrees, lane, verdict, bounds)
   }
   const outcome = await removeJudged(file, judged, async () => {
     const again = await examine(registry, worktrees, lane, bounds)
     if (again.held || again.text !== verdict.text) return again.held || again.text !== undefined ? "held" : "free"
     return "gone"
   })
-  if (outcome === "removed") return reclaimed(worktrees, lane, verdict)
+  if (outcome === "removed") return reclaimed(worktrees, lane, verdict, bounds)
   return outcome === "held"
 }
 
-function reclaimed(worktrees: string, lane: string, verdict: Extract<Verdict, { held: false }>): false {
-  noteReclaim({
+function reclaimed(
+  worktrees: string,
+  lane: string,
+  verdict: Extract<Verdict, { held: false }>,
+  bounds: Pick<LaneBounds, "onReclaim">,
+): false {
+  const entry = noteReclaim({
     lane,
     dir: `${worktrees}/${lane}`,
     reason: verdict.reason ?? "its claim no longer holds",
     patchId: verdict.patchId,
   })
+  bounds.onReclaim?.(entry)
   return false
 }
 
@@ -218,7 +224,7 @@ export async function claimedLanes(registry: string): Promise<string[]> {
 export async function auditLanes(
   registry: string,
   worktrees: string,
-  bounds: Pick<LaneBounds, "inUse">,
+  bounds: Pick<LaneBounds, "inUse" | "onReclaim">,
 ): Promise<void> {
   for (const lane of await claimedLanes(registry)) await live(registry, worktrees, lane, bounds)
 }

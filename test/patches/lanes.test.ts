@@ -4,6 +4,8 @@
 import { expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { lstat, mkdir, symlink, writeFile } from "node:fs/promises"
+import { laneBounds, laneState, Reclaims } from "../../src/engine/lanes"
+import { TaskStore } from "../../src/engine/tasks"
 import { processStart, run, spawn } from "../../src/util/process"
 import { claimedLanes, claimLane, MAX_LANES } from "../../src/workspace/lanes"
 import { createWorktree, removeWorktree } from "../../src/workspace/worktree"
@@ -109,4 +111,31 @@ test("a claim naming a live unrelated process (its real start time) and no patch
   } finally {
     await stranger.kill()
   }
+})
+
+test("a reclaim is reported by the value its caller holds, once; another caller does not see it", async () => {
+  await using dir = await tempDir("oc-orch-lanes-")
+  const { paths } = await patchWorld(dir.path)
+  const dead = spawn(["true"])
+  await dead.exited
+  await mkdir(`${paths.patchesDir}/lanes`, { recursive: true })
+  const since = new Date().toISOString()
+  await writeFile(`${paths.patchesDir}/lanes/lane-1.json`, "\u0000 not a claim")
+  await writeFile(
+    `${paths.patchesDir}/lanes/lane-2.json`,
+    JSON.stringify({ patchId: "patch_b_02", ownerPid: dead.pid, ownerStart: "gone", since }),
+  )
+  // A start's claim takes lane-1 back: its caller's Reclaims hold the report, nobody else's.
+  const mine = new Reclaims()
+  const store = new TaskStore(paths.tasksDir)
+  expect(
+    await claimLane(paths.worktreesDir, paths.patchesDir, "patch_c_03", undefined, laneBounds(4, store, mine)),
+  ).toBe("lane-1")
+  const other = await laneState(paths, 4)
+  // The other caller's audit takes lane-2 back and reports only that one.
+  expect(other.reclaimed.map((entry) => entry.lane)).toEqual(["lane-2"])
+  const listed = await laneState(paths, 4, mine)
+  expect(listed.reclaimed.map((entry) => [entry.lane, entry.reason])).toEqual([["lane-1", "its claim cannot be read"]])
+  // Once: the next listing with the same value has nothing left to report.
+  expect((await laneState(paths, 4, mine)).reclaimed).toEqual([])
 })

@@ -6,17 +6,11 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { z } from "zod"
-import { agentName } from "../../agents/names"
-import { newGroupId, readGroup, saveGroup } from "../../engine/groups"
 import type { Delegations } from "../../engine/lifecycle"
-import type { CallPolicy } from "../../engine/policy"
+import { MAX_BRIEFS, type Group, type GroupMember } from "../../engine/parallel"
 import { STATUSES } from "../../engine/result"
 import { isFinished, type TaskRecord } from "../../engine/tasks"
-import { describe, fail } from "../../errors"
-import type { Delegation } from "../../policy/mode"
-import { patchOutline } from "../../workspace/patch"
-import { loadPatch } from "../../workspace/patches"
-import { overlaps } from "../../workspace/overlap"
+import { fail } from "../../errors"
 import { syncBudget } from "../calls"
 import {
   errorResult,
@@ -29,8 +23,6 @@ import {
   type Extra,
 } from "../shared"
 import description from "./delegate_parallel.md" with { type: "text" }
-
-export const MAX_BRIEFS = 16
 
 const briefSchema = z.object({
   role: z.enum(["scout", "worker"]).describe("worker: always isolated."),
@@ -89,33 +81,10 @@ export function registerDelegateParallel(server: McpServer, delegations: Delegat
       try {
         if ((args.briefs === undefined) === (args.group_id === undefined))
           throw fail("Usage", "Pass either briefs (to start a group) or group_id (to follow one), not both or neither.")
-        if (args.group_id) {
-          const group = await readGroup(delegations.runtime.paths.groupsDir, args.group_id)
-          // A member that cannot be cancelled (its record gone) is shown as it is by the answer below.
-          if (args.cancel) await Promise.all(group.tasks.map((id) => delegations.cancel(id).catch(() => undefined)))
-          return await followGroup(
-            server,
-            delegations,
-            group.id,
-            await Promise.all(group.tasks.map((id, index) => member(delegations, index, id))),
-            extra,
-          )
-        }
-        const briefs = args.briefs ?? []
-        // Every brief passes the policy before any starts: a refusal leaves nothing running.
-        // Every brief passes the policy gate before any starts: a refusal leaves nothing running (each
-        // start passes it again, the same gate).
-        const policies = briefs.map((brief) => memberPolicy(brief, args))
-        for (const [index, brief] of briefs.entries()) await delegations.check({ ...policies[index]!, cwd: brief.cwd })
-        const started = await Promise.all(briefs.map((brief, i) => startMember(delegations, brief, i, policies[i]!)))
-        const groupId = newGroupId()
-        await saveGroup(delegations.runtime.paths.groupsDir, {
-          version: 1,
-          id: groupId,
-          createdAt: new Date().toISOString(),
-          tasks: started.flatMap((entry) => (entry.task_id ? [entry.task_id] : [])),
-        })
-        return await followGroup(server, delegations, groupId, started, extra)
+        const group = args.group_id
+          ? await delegations.groups.open(args.group_id, { cancel: args.cancel })
+          : await delegations.groups.start(args.briefs ?? [], args)
+        return await followGroup(server, delegations, group, extra)
       } catch (error) {
         return errorResult(error)
       }
@@ -123,45 +92,14 @@ export function registerDelegateParallel(server: McpServer, delegations: Delegat
   )
 }
 
-/** What a member states for the policy gate: the group's tier and mode, its own role and task. */
-function memberPolicy(brief: Brief, group: Pick<CallPolicy, "mode" | "tier">): CallPolicy {
-  const mechanical = brief.mechanical === true
-  const delegation: Delegation = brief.role === "worker" ? { role: "worker", mechanical } : { role: "scout" }
-  return { mode: group.mode, tier: group.tier, delegation, texts: { task: brief.task } }
+/** A member as the result shows it: its task's state, or, once finished, its result's fields. */
+function memberOf(member: GroupMember): Member {
+  const { index, role, record } = member
+  if (!record) return { index, task_id: member.taskId, role, status: "failed", report: "", error: member.error }
+  return recordMember(index, record)
 }
 
-type Brief = z.infer<typeof briefSchema>
-
-async function startMember(delegations: Delegations, brief: Brief, index: number, policy: CallPolicy): Promise<Member> {
-  try {
-    const { record } = await delegations.start({
-      role: brief.role,
-      agent: agentName(brief.role),
-      cwd: brief.cwd,
-      brief: brief.task,
-      title: `${brief.role}: ${brief.task.split("\n")[0]!.slice(0, 60)}`,
-      model: brief.model,
-      variant: brief.variant,
-      writable: brief.role === "worker",
-      policy,
-      // Parallel writers never share a tree: each edits its own snapshot and returns a patch.
-      isolation: brief.role === "worker" ? "worktree" : undefined,
-      queued: true,
-    })
-    return memberOf(index, record)
-  } catch (error) {
-    return { index, role: brief.role, status: "failed", report: "", error: `Not started: ${describe(error)}` }
-  }
-}
-
-async function member(delegations: Delegations, index: number, id: string): Promise<Member> {
-  const record = await delegations.read(id)
-  return record
-    ? memberOf(index, record)
-    : { index, task_id: id, role: "unknown", status: "failed", report: "", error: "The task's record is gone." }
-}
-
-function memberOf(index: number, record: TaskRecord): Member {
+function recordMember(index: number, record: TaskRecord): Member {
   if (!record.result || !isFinished(record.status))
     return {
       index,
@@ -180,52 +118,25 @@ function memberOf(index: number, record: TaskRecord): Member {
 async function followGroup(
   server: McpServer,
   delegations: Delegations,
-  groupId: string,
-  members: Member[],
+  group: Group,
   extra: Extra,
 ): Promise<CallToolResult> {
-  const budgetMs = await syncBudget(server, delegations)
-  const ids = members.flatMap((entry) => (entry.task_id ? [entry.task_id] : []))
-  const onAbort = () =>
-    // Deferred as in calls.ts followTask: a closing connection aborts every handler too.
-    setTimeout(() => {
-      if (server.isConnected()) for (const id of ids) void delegations.cancel(id).catch(() => undefined)
-    }, 0)
-  extra.signal.addEventListener("abort", onAbort, { once: true })
   const report = progressReporter(extra)
-  try {
-    const final = await Promise.all(
-      members.map(async (entry) => {
-        if (!entry.task_id || isFinished(entry.status)) return entry
-        const record = await delegations.follow(entry.task_id, {
-          budgetMs,
-          signal: extra.signal,
-          onProgress: (line) => report(`[${entry.index}] ${line}`),
-        })
-        return record ? memberOf(entry.index, record) : entry
-      }),
-    )
-    return groupResult(delegations, groupId, final)
-  } finally {
-    extra.signal.removeEventListener("abort", onAbort)
-  }
+  const members = await delegations.groups.follow(group.members, {
+    budgetMs: await syncBudget(server, delegations),
+    signal: extra.signal,
+    onProgress: (index, line) => report(`[${index}] ${line}`),
+    cancelOnAbort: () => server.isConnected(),
+  })
+  const found = (await delegations.groups.overlaps(members)).map((overlap) => ({
+    path: overlap.path,
+    task_ids: overlap.taskIds,
+  }))
+  return groupResult(group.id, members.map(memberOf), found)
 }
 
-async function groupResult(delegations: Delegations, groupId: string, tasks: Member[]): Promise<CallToolResult> {
+function groupResult(groupId: string, tasks: Member[], found: z.infer<typeof outputShape.overlaps>): CallToolResult {
   const running = tasks.some((entry) => !isFinished(entry.status))
-  const patches = await Promise.all(
-    tasks
-      .flatMap((entry) => (entry.patch && entry.task_id ? [{ owner: entry.task_id, id: entry.patch.patch_id }] : []))
-      .map(async ({ owner, id }) => {
-        // A patch discarded since is simply not compared.
-        const loaded = await loadPatch(delegations.runtime.paths.patchesDir, id).catch(() => undefined)
-        return loaded && { owner, text: await patchOutline(Bun.file(loaded.file).stream()) }
-      }),
-  )
-  const found = overlaps(patches.filter((patch) => patch !== undefined)).map((overlap) => ({
-    path: overlap.path,
-    task_ids: overlap.owners,
-  }))
   const next = running
     ? `Some members are still queued or running. Call delegate_parallel with group_id "${groupId}" to wait for them (task_status takes each task_id), or with cancel: true as well to stop them all.`
     : found.length

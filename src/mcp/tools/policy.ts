@@ -1,18 +1,14 @@
-// The policy tool: the same gathering the delegating tools do before they start (src/engine/policy.ts),
-// shown instead of enforced, so a parent can see why a call would be refused before making it.
+// The policy tool: the same gathering the delegating tools do before they start (src/engine/policy.ts
+// policyReport), shown instead of enforced, so a parent can see why a call would be refused before making it.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { z } from "zod"
 import type { Delegations } from "../../engine/lifecycle"
-import { allowances, describeSource, MODE_SOURCES, MODES } from "../../policy/mode"
-import { MIN_ENTROPY, MIN_SECRET_LENGTH } from "../../policy/secrets"
-import { DELEGABLE_TIERS, TIERS } from "../../policy/tiers"
-import { workspacePolicy } from "../../engine/policy"
+import { describeSource, MODE_SOURCES, MODES } from "../../policy/mode"
+import { TIERS } from "../../policy/tiers"
 import { errorResult, policyArgs } from "../shared"
 import description from "./policy.md" with { type: "text" }
 
 const statement = z.object({ source: z.enum(MODE_SOURCES), mode: z.enum(MODES), where: z.string() })
-
-export const SECRET_GUARD = `Briefs (task; runner's command, objective, expected) are refused when they carry a private key block, a GitHub, AWS, Slack, OpenAI, Anthropic or Google token, a JWT, or a password/secret/token/api_key assignment whose value has at least ${MIN_SECRET_LENGTH} characters and ${MIN_ENTROPY} bits of entropy per character; placeholders (<key>, \${VAR}, xxx, changeme, a lookup of an environment variable) pass. The refusal names the kind and line:column, never the value.`
 
 export function registerPolicy(server: McpServer, delegations: Delegations) {
   server.registerTool(
@@ -42,15 +38,8 @@ export function registerPolicy(server: McpServer, delegations: Delegations) {
     },
     async (args) => {
       try {
-        const policy = await workspacePolicy(delegations.runtime, args.cwd, args.mode)
-        const { resolved } = policy
-        const allowed = allowances(resolved.mode)
-        const tiers = {
-          required: policy.requireTier,
-          delegated: [...DELEGABLE_TIERS],
-          refused: TIERS.filter((t) => !DELEGABLE_TIERS.includes(t)),
-        }
-        const source = describeSource(resolved.decidedBy)
+        const policy = await delegations.policy(args.cwd, args.mode)
+        const { resolved, allowed, tiers, source } = policy
         const lines = [
           `mode: ${resolved.mode} (${source})`,
           `project root: ${policy.projectRoot}`,
@@ -59,7 +48,7 @@ export function registerPolicy(server: McpServer, delegations: Delegations) {
           `worker: ${allowed.worker}`,
           `runner: ${allowed.runner}`,
           `tier: ${tiers.required ? "required" : "optional"}; ${tiers.delegated.join(" and ")} are delegated, ${tiers.refused.join(" and ")} are refused (do that work yourself)`,
-          `secret guard: ${SECRET_GUARD}`,
+          `secret guard: ${policy.secretGuard}`,
         ]
         return {
           content: [{ type: "text", text: lines.join("\n") }],
@@ -71,7 +60,7 @@ export function registerPolicy(server: McpServer, delegations: Delegations) {
             overruled: resolved.overruled,
             allowed,
             tiers,
-            secret_guard: SECRET_GUARD,
+            secret_guard: policy.secretGuard,
           },
         }
       } catch (error) {

@@ -2,11 +2,11 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { z } from "zod"
 import type { Delegations } from "../../engine/lifecycle"
 import { STATUSES } from "../../engine/result"
-import { laneState } from "../../engine/lanes"
+import { LIST_LIMIT } from "../../engine/listing"
 import { sizeText } from "../../workspace/disk"
 import { reclaimText } from "../../workspace/lane-audit"
 import { shownName } from "../../workspace/names"
-import { listPatches, PATCH_STATES, patchState, type PatchState } from "../../workspace/patches"
+import { PATCH_STATES, type PatchState } from "../../workspace/patches"
 import { errorResult } from "../shared"
 import { setAsideLines, setAsideRows, setAsideShape } from "./set_aside"
 import description from "./task_list.md" with { type: "text" }
@@ -21,7 +21,7 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
       inputSchema: {
         status: z.enum(STATUSES).optional(),
         cwd: z.string().min(1).optional(),
-        limit: z.number().int().min(1).max(200).default(20),
+        limit: z.number().int().min(LIST_LIMIT.min).max(LIST_LIMIT.max).default(LIST_LIMIT.fallback),
       },
       outputSchema: {
         tasks: z.array(z.object(statusShape)),
@@ -83,45 +83,35 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
     },
     async (args) => {
       try {
-        // An isolated worker runs in its worktree; it is listed under the workspace it was asked for.
-        const inside = (workspace: string) =>
-          !args.cwd || workspace === args.cwd || workspace.startsWith(`${args.cwd}/`)
-        const all = (await delegations.list()).filter(
-          (record) =>
-            (!args.status || record.status === args.status) && inside(record.isolation?.source ?? record.workspace),
-        )
-        const tasks = all.slice(0, args.limit).map((record) => statusOfRecord(record))
+        const listing = await delegations.listTasks({ status: args.status, cwd: args.cwd, limit: args.limit })
+        const tasks = listing.tasks.map((record) => statusOfRecord(record))
         const lines = tasks.length
           ? tasks.map((t) => `${t.task_id}  ${t.status.padEnd(12)} ${t.role.padEnd(7)} ${shownName(t.workspace)}`)
           : ["No tasks."]
-        const stored = await listPatches(delegations.runtime.paths.patchesDir)
-        const patches = stored.records
-          .filter((patch) => inside(patch.source.workspace))
-          .map((patch) => ({
-            patch_id: patch.id,
-            task_id: patch.taskId,
-            workspace: patch.source.workspace,
-            state: patchState(patch),
-            applied_at: patchState(patch) === "applied" ? patch.appliedAt : undefined,
-            files: patch.files?.length ?? 0,
-            bytes: patch.bytes ?? 0,
-            disk_bytes: patch.disk?.bytes,
-            created_at: patch.createdAt,
-          }))
-        for (const patch of patches)
-          lines.push(
-            `${patch.patch_id}  ${patchLine(patch)} for ${shownName(patch.workspace)} (${patch.state === "applied" ? "patch_discard" : "patch_apply or patch_discard"})`,
-          )
-        const state = await laneState(delegations.runtime.paths, (await delegations.runtime.config()).maxWorktreeLanes)
+        const patches = listing.patches.map((patch) => ({
+          patch_id: patch.id,
+          task_id: patch.taskId,
+          workspace: patch.workspace,
+          state: patch.state,
+          applied_at: patch.appliedAt,
+          files: patch.files,
+          bytes: patch.bytes,
+          disk_bytes: patch.diskBytes,
+          created_at: patch.createdAt,
+        }))
+        for (const patch of patches) {
+          const next = patch.state === "applied" ? "patch_discard" : "patch_apply or patch_discard"
+          lines.push(`${patch.patch_id}  ${patchLine(patch)} for ${shownName(patch.workspace)} (${next})`)
+        }
+        const state = listing.lanes
         const lanes = {
           claimed: state.claimed,
           max: state.max,
           disk_bytes: state.disk.bytes,
           disk_partial: state.disk.partial,
         }
-        lines.push(
-          `worktrees: ${lanes.claimed} of ${lanes.max} lanes held, ${state.disk.partial ? "at least " : ""}${sizeText(lanes.disk_bytes)} on disk`,
-        )
+        const disk = `${state.disk.partial ? "at least " : ""}${sizeText(lanes.disk_bytes)}`
+        lines.push(`worktrees: ${lanes.claimed} of ${lanes.max} lanes held, ${disk} on disk`)
         const reclaimed = state.reclaimed.map((entry) => ({
           lane: entry.lane,
           dir: entry.dir,
@@ -131,14 +121,13 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
         }))
         for (const entry of state.reclaimed) lines.push(reclaimText(entry))
         // Reported once: each file this process set aside since the last listing (records, patches).
-        const setAside = [...delegations.takeSetAside(), ...stored.setAside]
-        lines.push(...setAsideLines(setAside))
-        const corrupt = setAsideRows(setAside)
+        lines.push(...setAsideLines(listing.setAside))
+        const corrupt = setAsideRows(listing.setAside)
         return {
           content: [{ type: "text", text: lines.join("\n") }],
           structuredContent: {
             tasks,
-            total: all.length,
+            total: listing.total,
             lanes,
             ...(patches.length ? { patches } : {}),
             ...(reclaimed.length ? { reclaimed_lanes: reclaimed } : {}),
