@@ -104,6 +104,13 @@ export async function runVerification(command: string, place: VerifyPlace): Prom
  */
 export function applyVerification(result: DelegationResult, verification: Verification): void {
   result.verification = verification
+  // The check runs the code as the worker left it: a test file it edited proves only the edited test.
+  const named = (result.files ?? []).filter((file) => names(verification.command, file.path)).map((f) => f.path)
+  if (named.length)
+    result.warnings = [
+      ...(result.warnings ?? []),
+      `The worker changed ${named.join(", ")}, which the verification command names: read that diff before trusting it.`,
+    ]
   if (verification.exitCode === 0) return
   const how =
     verification.exitCode === null
@@ -114,4 +121,15 @@ export function applyVerification(result: DelegationResult, verification: Verifi
   result.warnings = [reason, ...(result.warnings ?? [])]
   result.next =
     `${reason} Read verification.digest, then task_continue with the failures or fix them. ${result.next ?? ""}`.trim()
+}
+
+/** True when `command` mentions `path` as a whole path or its tail after a `/` (`./a.test.ts`, `src/a.test.ts`). */
+function names(command: string, path: string): boolean {
+  for (let at = command.indexOf(path); at >= 0; at = command.indexOf(path, at + 1)) {
+    const before = command[at - 1]
+    const after = command[at + path.length]
+    if ((before === undefined || /[\s/'"=]/.test(before)) && (after === undefined || /[\s'";:)]/.test(after)))
+      return true
+  }
+  return false
 }

@@ -32,6 +32,8 @@ import { add } from "./tally"
 test("add sums two numbers", () => expect(add(2, 3)).toBe(5))
 `
 const VERIFY = "bun test ./tally.test.ts"
+// A test that checks nothing: what a worker could leave to make any check pass.
+const EMPTIED = 'import { test } from "bun:test"\\ntest("add sums two numbers", () => {})\\n'
 
 let world: World
 let mcp: Front
@@ -43,6 +45,7 @@ beforeAll(async () => {
     fix_in_place: { turns: [{ steps: [shell(FIX), claim] }] },
     fix_plain: { turns: [{ steps: [shell(FIX), claim] }] },
     fix_isolated: { turns: [{ steps: [shell(FIX), claim] }] },
+    edit_test: { turns: [{ steps: [shell(`printf '${EMPTIED}' > tally.test.ts && echo emptied`), claim] }] },
     no_fix: { turns: [{ steps: [shell("echo 'looked at it' > NOTES.md && echo noted"), claim] }] },
     idle: { turns: [{ steps: [claim] }] },
   })
@@ -92,6 +95,7 @@ describe("the product's verification", () => {
     expect(verification?.command).toBe(VERIFY)
     expect(verification?.exit_code).toBe(0)
     expect(structuredOf(result).status).toBe("succeeded")
+    expect(structuredOf(result).warnings ?? []).toEqual([])
     expect(textOf(result)).toContain(`verification (run by the server): ${VERIFY} → exit code 0`)
 
     const plain = await tallyRepo()
@@ -113,6 +117,15 @@ describe("the product's verification", () => {
     expect(out.status).toBe("needs_review")
     expect(out.warnings?.[0]).toContain(`\`${VERIFY}\` exited`)
     expect(String(out.next)).toContain("verification.digest")
+  }, 180_000)
+
+  test("a worker that empties the named test passes the check, and the result says it changed that test", async () => {
+    const cwd = await tallyRepo()
+    const result = await mcp.call("worker", { cwd, task: "[script:edit_test] fix add", verify: VERIFY })
+    expect(verificationOf(result)?.exit_code).toBe(0)
+    expect(String(structuredOf(result).warnings)).toContain(
+      "changed tally.test.ts, which the verification command names",
+    )
   }, 180_000)
 
   test("an isolated worker is verified in its worktree; the user's repository is untouched", async () => {
