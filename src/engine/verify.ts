@@ -109,7 +109,7 @@ export function applyVerification(result: DelegationResult, verification: Verifi
   if (named.length)
     result.warnings = [
       ...(result.warnings ?? []),
-      `The worker changed ${named.join(", ")}, which the verification command names: read that diff before trusting it.`,
+      `The worker changed ${named.join(", ")}, which the verification command names: read that diff first.`,
     ]
   if (verification.exitCode === 0) return
   const how =
