@@ -47,6 +47,9 @@ beforeAll(async () => {
     fix_isolated: { turns: [{ steps: [shell(FIX), claim] }] },
     edit_test: { turns: [{ steps: [shell(`printf '${EMPTIED}' > tally.test.ts && echo emptied`), claim] }] },
     no_fix: { turns: [{ steps: [shell("echo 'looked at it' > NOTES.md && echo noted"), claim] }] },
+    rework: {
+      turns: [{ steps: [shell("echo noted > NOTES.md && echo noted"), claim] }, { steps: [shell(FIX), claim] }],
+    },
     idle: { turns: [{ steps: [claim] }] },
   })
   mcp = await front(world)
@@ -126,6 +129,16 @@ describe("the product's verification", () => {
     expect(String(structuredOf(result).warnings)).toContain(
       "changed tally.test.ts, which the verification command names",
     )
+  }, 180_000)
+
+  test("task_continue verifies again: a failing first turn, then the fix, ends succeeded with exit 0", async () => {
+    const cwd = await tallyRepo()
+    const first = structuredOf(await mcp.call("worker", { cwd, task: "[script:rework] fix add", verify: VERIFY }))
+    expect(first.status).toBe("needs_review")
+    expect((first.verification as VerificationOut).exit_code).not.toBe(0)
+    const again = await mcp.call("task_continue", { task_id: first.task_id, task: "[script:rework] now fix add" })
+    expect(verificationOf(again)?.exit_code).toBe(0)
+    expect(structuredOf(again).status).toBe("succeeded")
   }, 180_000)
 
   test("an isolated worker is verified in its worktree; the user's repository is untouched", async () => {
