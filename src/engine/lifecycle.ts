@@ -17,6 +17,7 @@ import { canonicalWorkspace } from "../workspace/root"
 import { checkBriefSize, planBudget } from "./budgets"
 import { checkOffered, resolveRoute } from "./delegate"
 import { Engine } from "./engine"
+import { checkVerify } from "./verify"
 import { checkOwnWorktree, checkSamePlace, sessionPlace } from "./isolation"
 import { Reclaims } from "./lanes"
 import { listTasks, type Listing, type TaskQuery } from "./listing"
@@ -82,6 +83,7 @@ export class Delegations {
     // The policy first, then admission: a refused call gets no record, lock or session, and no other task's answer.
     const decision = await this.check({ ...request.policy, cwd: request.cwd })
     checkBriefSize(request.brief, this.runtime.flags.maxBriefBytes)
+    checkVerify(request.verify)
     // The same conditions doctor reports (readiness.ts): a missing launcher, an unsafe or unusable bwrap,
     // a state dir that cannot take the record.
     await this.ready()
@@ -137,6 +139,7 @@ export class Delegations {
       route,
       operationMs: budget.operationMs,
       isolation: place.isolation,
+      verify: request.verify,
       parallel: request.queued || undefined,
     })
     record.calls = [{ ...decision, turn: 1 }]

@@ -91,6 +91,8 @@ export const RecordSchema = z.looseObject({
   isolation: z
     .looseObject({ mode: z.literal("worktree"), source: z.string().startsWith("/"), patchId: z.string() })
     .optional(),
+  // The command settle runs on the result after each turn (verify.ts).
+  verify: z.string().optional(),
   // A delegate_parallel member: its first turn counts against maxParallel in whichever process follows it.
   parallel: z.literal(true).optional(),
   // What a continue compares its mode to and takes a runner's access from (lifecycle.ts).

@@ -19,6 +19,8 @@ export interface StartRequest {
   policy: CallPolicy
   /** worker only: "worktree" runs it in an isolated snapshot and returns its edits as a patch. */
   isolation?: Isolation
+  /** worker only: a command this server runs on the result in the read-only sandbox (verify.ts). */
+  verify?: string
   idempotencyKey?: string
   /** This operation's deadline instead of the role's (tests, runner options). */
   timeoutMs?: number

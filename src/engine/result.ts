@@ -8,6 +8,7 @@ import { sizeText } from "../workspace/disk"
 import { shownName } from "../workspace/names"
 import type { PatchFile, PatchState } from "../workspace/patches"
 import { toStructured } from "./structured"
+import type { Verification } from "./verify"
 
 /** An isolated worker's edits, as the parent reviews and applies them (patch_show, patch_apply). */
 export interface PatchSummary {
@@ -59,6 +60,8 @@ export interface DelegationResult {
   patch?: PatchSummary
   /** A runner's command as the sandbox saw it: exit code (null when killed) and the full log on disk. */
   run?: { exitCode: number | null; log: string; timedOut: boolean; lines?: number }
+  /** A worker's `verify` command as this server ran it on the result (verify.ts), not as the agent reported. */
+  verification?: Verification
   /** Things the parent must look at before trusting the outcome (e.g. planted git metadata). */
   warnings?: string[]
   /** Shell commands the agent ran, with their exit codes when the tool reported one. */
@@ -166,6 +169,10 @@ export function renderText(result: DelegationResult): string {
     lines.push(
       `runner: exit code ${result.run.exitCode ?? "none"}${result.run.timedOut ? " (timed out)" : ""}, ${result.run.lines ?? "?"} lines of output in ${result.run.log}`,
     )
+  if (result.verification) {
+    const { command, exitCode, durationMs } = result.verification
+    lines.push(`verification (run by the server): ${command} → exit code ${exitCode ?? "none"} in ${durationMs}ms`)
+  }
   if (result.transcript) lines.push(`transcript: ${result.transcript}`)
   if (result.error) lines.push(`error${result.errorKind ? ` (${result.errorKind})` : ""}: ${result.error}`)
   else if (result.errorKind && result.errorKind !== "cancelled") lines.push(`error kind: ${result.errorKind}`)

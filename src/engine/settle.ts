@@ -18,6 +18,7 @@ import { boundReport, bytesOf, fromTranscript, type DelegationResult, type Statu
 import type { Runtime } from "./runtime"
 import type { TaskRecord, TaskStore } from "./tasks"
 import { settleSegment, spendingOf } from "./usage"
+import { applyVerification, runVerification, verifies } from "./verify"
 
 /** An ending decided before the turn is judged (recovery: a session that ended without a report). */
 export interface Forced {
@@ -156,6 +157,8 @@ export class Settler {
       }
       case "none":
     }
+    // Before the writer state is released: what is checked is this worker's result, not a later writer's.
+    const verification = record.verify && verifies(status) ? await this.verify(record, record.verify) : undefined
     if (release && record.writable) await this.locks.clear(record.workspace, record.id)
     const { files, run, planted } = await evidence
     if (files) result.files = files
@@ -165,6 +168,7 @@ export class Settler {
       result.warnings = [autorunWarning(planted)]
       if (result.status === "succeeded") result.status = "needs_review"
     }
+    if (verification) applyVerification(result, verification)
     // Found before the turn ran (lifecycle.ts: a mode weaker than the task's previous call's): said first.
     if (record.turnWarnings?.length) result.warnings = [...record.turnWarnings, ...(result.warnings ?? [])]
     if (!release && unwritten.length)
@@ -199,6 +203,19 @@ export class Settler {
       await this.store.save(record).catch(() => undefined)
     }
     return record
+  }
+
+  /** The worker's `verify` on its result; an isolated worker's worktree counts only while its lane is this task's. */
+  private async verify(record: TaskRecord, command: string) {
+    try {
+      const config = await this.runtime.config()
+      const host = hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots)
+      const owner = record.isolation && { ...host, worktrees: { ...host.worktrees!, owner: record.isolation.patchId } }
+      const place = { workspace: record.workspace, runsDir: this.runtime.paths.runsDir, taskID: record.id }
+      return await runVerification(command, { ...place, host: owner ?? host })
+    } catch (error) {
+      return { command, exitCode: null, durationMs: 0, digest: `could not run: ${describe(error)}` }
+    }
   }
 
   /**

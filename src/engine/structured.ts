@@ -64,6 +64,12 @@ export function toStructured(result: DelegationResult) {
         new_mode: file.newMode,
       })),
     },
+    verification: result.verification && {
+      command: result.verification.command,
+      exit_code: result.verification.exitCode,
+      duration_ms: result.verification.durationMs,
+      digest: result.verification.digest,
+    },
     exit_code: result.run?.exitCode,
     log: result.run?.log,
     bytes: result.bytes && {

@@ -61,6 +61,10 @@ export const isolationArg = {
   isolation: z.enum(["in_place", "worktree"]).optional().describe("worktree: return a patch."),
 }
 
+export const verifyArg = {
+  verify: z.string().optional().describe("Check command the server runs read-only after the agent."),
+}
+
 export const resultShape = {
   task_id: z.string().optional(),
   status: z.enum(STATUSES),
@@ -114,6 +118,9 @@ export const resultShape = {
         }),
       ),
     })
+    .optional(),
+  verification: z
+    .object({ command: z.string(), exit_code: z.number().nullable(), duration_ms: z.number(), digest: z.string() })
     .optional(),
   exit_code: z.number().nullable().optional(),
   log: z.string().optional(),

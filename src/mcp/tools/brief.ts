@@ -16,6 +16,7 @@ import {
   modelArgs,
   policyArgs,
   resultShape,
+  verifyArg,
 } from "../shared"
 
 export interface BriefTool {
@@ -44,7 +45,7 @@ export function briefTool(tool: BriefTool): McpTool {
       ...idempotencyArg,
       ...policyArgs,
       // Only a worker changes files, so only a worker can be mechanical or isolated.
-      ...(tool.role === "worker" ? { ...mechanicalArg, ...isolationArg } : {}),
+      ...(tool.role === "worker" ? { ...mechanicalArg, ...isolationArg, ...verifyArg } : {}),
     },
     output: resultShape,
     annotations: tool.annotations,
@@ -70,6 +71,7 @@ export function briefTool(tool: BriefTool): McpTool {
             texts: { task: args.task },
           },
           isolation: "isolation" in args ? args.isolation : undefined,
+          verify: "verify" in args ? args.verify : undefined,
           idempotencyKey: args.idempotency_key,
           callTimeoutS: args.timeout_seconds,
         },
