@@ -113,10 +113,10 @@ export class Engine {
             .catch(unslotted))
     live.slot = slot
     if (slot && !adopted) {
-      Object.assign(record, { turnStartedAt: new Date().toISOString(), deadline: Date.now() + record.operationMs })
-      record.revision++
+      const begun = (r: TaskRecord) =>
+        Object.assign(r, { turnStartedAt: new Date().toISOString(), deadline: Date.now() + r.operationMs })
       // As for progress: the store keeps a state it could not write and writes it when it can.
-      await this.store.save(record).catch((error: unknown) => this.unsaved(record.id, error))
+      await this.store.update(record, begun).catch((error: unknown) => this.unsaved(record.id, error))
     }
     try {
       return await this.drive(live, brief, attach)
@@ -151,12 +151,14 @@ export class Engine {
     for (let attempt = 0; attempt < (record.writable ? 1 : 2); attempt++) {
       if (attempt > 0) {
         this.progress(live, "the shared OpenCode server stopped; running the task again on a new one")
-        record.sessionID = undefined
+        this.remember(record, (r) => {
+          r.sessionID = undefined
+        })
       }
       turn = await this.turn(live, brief, attach && attempt === 0)
       if (turn.outcome.kind === "lost") {
         // What the lost session spent counts: OpenCode took its transcript with it, the events did not.
-        settleSegment(spendingOf(record), turn.sessionID, turn.transcript)
+        this.remember(record, (r) => settleSegment(spendingOf(r), turn.sessionID, turn.transcript))
         continue
       }
       // A read-only task that failed on a transient provider error before producing anything is run
@@ -175,9 +177,11 @@ export class Engine {
           live,
           `${kind}: running the task again in a new session in ${Math.round(delayMs / 1000)}s (retry ${retries + 1} of ${TRANSIENT_RETRIES})`,
         )
-        settleSegment(spendingOf(record), turn.sessionID, turn.transcript)
+        this.remember(record, (r) => settleSegment(spendingOf(r), turn.sessionID, turn.transcript))
         await this.discard(record, turn.sessionID)
-        record.sessionID = undefined
+        this.remember(record, (r) => {
+          r.sessionID = undefined
+        })
         await abortableSleep(delayMs, live.controller.signal)
         turn = await this.turn(live, brief, false)
         if (turn.outcome.kind === "lost") break
@@ -188,14 +192,14 @@ export class Engine {
       return await this.settle(live, turn, started)
     } catch (error) {
       // Settling failed (the state dir is unwritable, git broke): the record still says how it ended.
-      Object.assign(record, {
-        status: "failed" as Status,
-        finishedAt: new Date().toISOString(),
-        note: `The task could not be settled: ${describe(error)}`,
-      })
-      record.revision++
+      const failed = (r: TaskRecord) =>
+        Object.assign(r, {
+          status: "failed" as Status,
+          finishedAt: new Date().toISOString(),
+          note: `The task could not be settled: ${describe(error)}`,
+        })
       // The store keeps a state it could not write and writes it when it can (tasks.ts).
-      await this.store.save(record).catch(() => undefined)
+      await this.store.update(record, failed).catch(() => undefined)
       await this.unfollow(live)
       return record
     }
@@ -234,25 +238,30 @@ export class Engine {
           sessionID: record.sessionID,
           attach,
           onSession: async (sessionID) => {
-            record.sessionID = sessionID
-            record.sessions.push(sessionID)
-            record.revision++
-            await this.store.save(record)
+            await this.store.update(record, (r) => {
+              r.sessionID = sessionID
+              r.sessions.push(sessionID)
+            })
             // Before the prompt goes out: a kill from here on leaves a slot held for the handover window.
             await live.slot?.touch().catch(() => undefined)
             if (record.writable) await this.locks.set(record.workspace, record.id, "active", { sessionID })
           },
           onProgress: (line) => this.progress(live, line),
-          onActivity: (activity) => {
-            record.activity = activity
-          },
+          onActivity: (activity) =>
+            this.remember(record, (r) => {
+              r.activity = activity
+            }),
           serverGone: async () => (await probeServer(server)) === "gone",
           relay: live.relay,
           spending: spendingOf(record),
           onAsk: (ask, open) => this.noteAsk(live, ask, open),
           openAsks: knownAsks(record.asks),
           caps: { tokens: config.maxTokensPerTask, cost: config.maxCostPerTask },
-          onSpend: () => this.store.save(record).catch((error: unknown) => this.unsaved(record.id, error)),
+          // The turn counts its steps into the record's spending (usage.ts): saved, waking no waiter.
+          onSpend: () =>
+            this.store
+              .update(record, () => {}, { quiet: true })
+              .catch((error: unknown) => this.unsaved(record.id, error)),
         },
         brief,
       )
@@ -266,15 +275,21 @@ export class Engine {
   /** Keeps the task's open asks in its record, so a process taking it over can answer them by id. */
   private noteAsk(live: Live, ask: OpenAsk, open: boolean) {
     const others = knownAsks(live.record.asks).filter((entry) => entry.id !== ask.id)
-    live.record.asks = open ? [...others, ask] : others.length > 0 ? others : undefined
-    live.record.revision++
-    void this.store.save(live.record).catch((error: unknown) => this.unsaved(live.record.id, error))
+    const asked = (r: TaskRecord) => {
+      r.asks = open ? [...others, ask] : others.length > 0 ? others : undefined
+    }
+    void this.store.update(live.record, asked).catch((error: unknown) => this.unsaved(live.record.id, error))
   }
 
   private progress(live: Live, line: string) {
-    noteProgress(live.record, line)
-    void this.store.save(live.record).catch((error: unknown) => this.unsaved(live.record.id, error))
+    const noted = (r: TaskRecord) => noteProgress(r, line)
+    void this.store.update(live.record, noted).catch((error: unknown) => this.unsaved(live.record.id, error))
     for (const listener of live.listeners) listener(line)
+  }
+
+  /** A change kept in memory and written with the next update: liveness, spending, the session named. */
+  private remember(record: TaskRecord, edit: (record: TaskRecord) => void) {
+    void this.store.update(record, edit, { quiet: true, deferred: true })
   }
 
   /** Tasks whose failed progress save was logged: once each, since a full disk fails every later one too. */

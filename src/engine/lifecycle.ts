@@ -118,6 +118,7 @@ export class Delegations {
       isolation: place.isolation,
       parallel: request.queued || undefined,
     })
+    // A new record, not yet saved: its first save is the launch's.
     record.calls = [{ ...decision, turn: 1 }]
     await this.launch(record, request.brief, host, request.relay, request.queued)
     return { record, attached: false }
@@ -229,11 +230,14 @@ export class Delegations {
       if (record.writable) await this.engine.locks.clear(record.workspace, id)
       throw error
     }
-    const previous = record.calls?.at(-1)
-    nextTurn(record, brief, budget.operationMs)
-    record.calls = [...(record.calls ?? []), { ...decision, turn: record.turns }]
-    const weakened = weakenedMode(previous, decision)
-    if (weakened) record.turnWarnings = [weakened]
+    const weakened = weakenedMode(record.calls?.at(-1), decision)
+    const next = (r: TaskRecord) => {
+      nextTurn(r, brief, budget.operationMs)
+      r.calls = [...(r.calls ?? []), { ...decision, turn: r.turns }]
+      if (weakened) r.turnWarnings = [weakened]
+    }
+    // Written by the launch, with the workspace's state.
+    void this.engine.store.update(record, next, { deferred: true })
     await this.launch(record, brief, host, relay)
     return record
   }
@@ -247,9 +251,13 @@ export class Delegations {
       // A new task's id is its own: the claim is taken at once, and given up when the task settles.
       if (!(await this.engine.owners.claim(record.id)))
         throw fail("Usage", `Task ${record.id} is driven by another MCP server process.`, "Call task_status for it.")
-      record.snapshot = await snapshot(record.workspace, host)
-      if (record.writable) record.autorun = await autorunFiles(record.workspace)
-      await this.engine.store.save(record)
+      const state = await snapshot(record.workspace, host)
+      const autorun = record.writable ? await autorunFiles(record.workspace) : undefined
+      const measured = (r: TaskRecord) => {
+        r.snapshot = state
+        if (autorun) r.autorun = autorun
+      }
+      await this.engine.store.update(record, measured, { quiet: true })
     } catch (error) {
       if (record.writable) await this.engine.locks.clear(record.workspace, record.id)
       // The launch's own error is the one to report; a claim left behind is taken back later.
