@@ -1,15 +1,14 @@
 // The engine's working parts, shared inside src/engine by the lifecycle (its public face, lifecycle.ts)
 // and recovery: the record store, the writer states, the tasks this process follows, and how a
-// launched task is driven through its turn to its settling (settle.ts). Nothing outside src/engine
+// launched task is driven through its turn (attempts.ts) to its settling (settle.ts). Nothing outside src/engine
 // holds an Engine; they go through Delegations.
 import { describe } from "../errors"
 import { taskSessionBusy } from "../opencode/busy"
 import { probeServer } from "../opencode/server"
 import { knownAsks, withdrawPending, type OpenAsk } from "../opencode/pending"
-import { removeSession } from "../opencode/session"
 import type { Relay } from "../policy/relay"
-import { runTurn, statusOf, type Turn } from "./delegate"
-import { classifyFailure, retryDelay, TRANSIENT_RETRIES } from "./failure"
+import { attemptTurn } from "./attempts"
+import { runTurn, type Turn } from "./delegate"
 import { WriterLocks } from "./locks"
 import type { Status } from "./result"
 import type { Runtime } from "./runtime"
@@ -17,7 +16,7 @@ import { TaskOwners } from "./owners"
 import { Settler, type Forced } from "./settle"
 import { Slots, type Slot } from "./slots"
 import { isFinished, noteProgress, TASK_ID, TaskStore, type TaskRecord } from "./tasks"
-import { settleSegment, spendingOf } from "./usage"
+import { spendingOf } from "./usage"
 import { sameProcess } from "../util/process"
 
 /** A slot's or ticket's live holder holds while its task is unfinished and followed by it, or by nobody alive. */
@@ -145,49 +144,13 @@ export class Engine {
     const { record } = live
     // From the record, not from now: a task re-attached after a restart has run since its turn began.
     const started = Date.parse(record.turnStartedAt ?? record.createdAt)
-    let turn: Turn = { outcome: { kind: "aborted" } }
-    // A read-only task whose server died is run again once on the new server; a writer never is (its
-    // edits so far are in the workspace, and the parent decides what happens next).
-    for (let attempt = 0; attempt < (record.writable ? 1 : 2); attempt++) {
-      if (attempt > 0) {
-        this.progress(live, "the shared OpenCode server stopped; running the task again on a new one")
-        this.remember(record, (r) => {
-          r.sessionID = undefined
-        })
-      }
-      turn = await this.turn(live, brief, attach && attempt === 0)
-      if (turn.outcome.kind === "lost") {
-        // What the lost session spent counts: OpenCode took its transcript with it, the events did not.
-        this.remember(record, (r) => settleSegment(spendingOf(r), turn.sessionID, turn.transcript))
-        continue
-      }
-      // A read-only task that failed on a transient provider error before producing anything is run
-      // again in a fresh session, after a backoff (failure.ts retryDelay decides); a writer never is.
-      for (let retries = 0; ; retries++) {
-        const delayMs = retryDelay({
-          failure: classifyTurn(turn),
-          writable: record.writable,
-          produced: Boolean(turn.transcript?.text || turn.transcript?.tools.length),
-          retries,
-          msLeft: record.deadline - Date.now(),
-        })
-        if (delayMs === undefined || live.controller.signal.aborted) break
-        const kind = classifyTurn(turn)?.kind
-        this.progress(
-          live,
-          `${kind}: running the task again in a new session in ${Math.round(delayMs / 1000)}s (retry ${retries + 1} of ${TRANSIENT_RETRIES})`,
-        )
-        this.remember(record, (r) => settleSegment(spendingOf(r), turn.sessionID, turn.transcript))
-        await this.discard(record, turn.sessionID)
-        this.remember(record, (r) => {
-          r.sessionID = undefined
-        })
-        await abortableSleep(delayMs, live.controller.signal)
-        turn = await this.turn(live, brief, false)
-        if (turn.outcome.kind === "lost") break
-      }
-      break
-    }
+    const turn = await attemptTurn(record, attach, {
+      runtime: this.runtime,
+      store: this.store,
+      signal: live.controller.signal,
+      turn: (attached) => this.turn(live, brief, attached),
+      progress: (line) => this.progress(live, line),
+    })
     try {
       return await this.settle(live, turn, started)
     } catch (error) {
@@ -203,14 +166,6 @@ export class Engine {
       await this.unfollow(live)
       return record
     }
-  }
-
-  /** Removes the session of a failed attempt about to be run again (a read-only task: nothing of it is kept). */
-  private async discard(record: TaskRecord, sessionID: string | undefined) {
-    if (!sessionID) return
-    // Best effort: a session left behind is an idle, failed conversation, and retention removes it later.
-    const { client } = await this.runtime.opencode().catch(() => ({ client: undefined }))
-    if (client) await removeSession(client, sessionID, record.workspace)
   }
 
   /** One turn on the shared server, any failure to reach it folded into the outcome. */
@@ -340,31 +295,4 @@ export class Engine {
     // As above: each task records how it ended.
     await Promise.all(running.map((live) => live.done.catch(() => undefined)))
   }
-}
-
-/** The failure of a turn as settle would classify it (before the evidence and disposal). */
-function classifyTurn(turn: Turn) {
-  const status = statusOf(turn.outcome, turn.transcript, turn.overBudget)
-  const error = turn.outcome.kind === "error" ? turn.outcome.error : undefined
-  const text = turn.outcome.kind === "error" ? turn.outcome.message : turn.transcript?.error
-  return classifyFailure({
-    status,
-    error: error ?? turn.transcript?.fault,
-    text,
-    overBudget: turn.overBudget !== undefined,
-  })
-}
-
-/** Resolves after `ms`, or at once when the signal aborts (a cancel during a backoff). */
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve()
-    const done = () => {
-      clearTimeout(timer)
-      signal.removeEventListener("abort", done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    signal.addEventListener("abort", done, { once: true })
-  })
 }
