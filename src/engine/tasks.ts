@@ -275,12 +275,12 @@ export class TaskStore {
   /**
    * The one way a record changes: `edit` is applied to `record` itself (the object this process
    * follows and answers from), then the revision is bumped, the time stamped and the record saved, so
-   * what the engine holds and what is written never differ by an edit. An edit returning false changes
-   * nothing. `quiet`: no waiter wakes for it (spending counted), the revision stays. `deferred`: liveness
-   * that changes on every event, kept in memory and written with the next update.
+   * what the engine holds and what is written never differ by an edit. `quiet`: no waiter wakes for it
+   * (spending counted), the revision stays. `deferred`: liveness that changes on every event, kept in
+   * memory and written with the next update.
    */
   update(record: TaskRecord, edit: (record: TaskRecord) => unknown, how: UpdateHow = {}): Promise<void> {
-    if (edit(record) === false) return Promise.resolve()
+    edit(record)
     if (!how.quiet) record.revision++
     record.updatedAt = new Date().toISOString()
     return how.deferred ? Promise.resolve() : this.save(record)
