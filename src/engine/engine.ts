@@ -1,15 +1,14 @@
 // The engine's working parts, shared inside src/engine by the lifecycle (its public face, lifecycle.ts)
 // and recovery: the record store, the writer states, the tasks this process follows, and how a
-// launched task is driven through its turn to its settling (settle.ts). Nothing outside src/engine
+// launched task is driven through its turn (attempts.ts) to its settling (settle.ts). Nothing outside src/engine
 // holds an Engine; they go through Delegations.
 import { describe } from "../errors"
 import { taskSessionBusy } from "../opencode/busy"
 import { probeServer } from "../opencode/server"
 import { knownAsks, withdrawPending, type OpenAsk } from "../opencode/pending"
-import { removeSession } from "../opencode/session"
 import type { Relay } from "../policy/relay"
-import { runTurn, statusOf, type Turn } from "./delegate"
-import { classifyFailure, retryDelay, TRANSIENT_RETRIES } from "./failure"
+import { attemptTurn } from "./attempts"
+import { runTurn, type Turn } from "./delegate"
 import { WriterLocks } from "./locks"
 import type { Status } from "./result"
 import type { Runtime } from "./runtime"
@@ -17,7 +16,7 @@ import { TaskOwners } from "./owners"
 import { Settler, type Forced } from "./settle"
 import { Slots, type Slot } from "./slots"
 import { isFinished, noteProgress, TASK_ID, TaskStore, type TaskRecord } from "./tasks"
-import { settleSegment, spendingOf } from "./usage"
+import { spendingOf } from "./usage"
 import { sameProcess } from "../util/process"
 
 /** A slot's or ticket's live holder holds while its task is unfinished and followed by it, or by nobody alive. */
@@ -113,10 +112,10 @@ export class Engine {
             .catch(unslotted))
     live.slot = slot
     if (slot && !adopted) {
-      Object.assign(record, { turnStartedAt: new Date().toISOString(), deadline: Date.now() + record.operationMs })
-      record.revision++
+      const begun = (r: TaskRecord) =>
+        Object.assign(r, { turnStartedAt: new Date().toISOString(), deadline: Date.now() + r.operationMs })
       // As for progress: the store keeps a state it could not write and writes it when it can.
-      await this.store.save(record).catch((error: unknown) => this.unsaved(record.id, error))
+      await this.store.update(record, begun).catch((error: unknown) => this.unsaved(record.id, error))
     }
     try {
       return await this.drive(live, brief, attach)
@@ -145,68 +144,28 @@ export class Engine {
     const { record } = live
     // From the record, not from now: a task re-attached after a restart has run since its turn began.
     const started = Date.parse(record.turnStartedAt ?? record.createdAt)
-    let turn: Turn = { outcome: { kind: "aborted" } }
-    // A read-only task whose server died is run again once on the new server; a writer never is (its
-    // edits so far are in the workspace, and the parent decides what happens next).
-    for (let attempt = 0; attempt < (record.writable ? 1 : 2); attempt++) {
-      if (attempt > 0) {
-        this.progress(live, "the shared OpenCode server stopped; running the task again on a new one")
-        record.sessionID = undefined
-      }
-      turn = await this.turn(live, brief, attach && attempt === 0)
-      if (turn.outcome.kind === "lost") {
-        // What the lost session spent counts: OpenCode took its transcript with it, the events did not.
-        settleSegment(spendingOf(record), turn.sessionID, turn.transcript)
-        continue
-      }
-      // A read-only task that failed on a transient provider error before producing anything is run
-      // again in a fresh session, after a backoff (failure.ts retryDelay decides); a writer never is.
-      for (let retries = 0; ; retries++) {
-        const delayMs = retryDelay({
-          failure: classifyTurn(turn),
-          writable: record.writable,
-          produced: Boolean(turn.transcript?.text || turn.transcript?.tools.length),
-          retries,
-          msLeft: record.deadline - Date.now(),
-        })
-        if (delayMs === undefined || live.controller.signal.aborted) break
-        const kind = classifyTurn(turn)?.kind
-        this.progress(
-          live,
-          `${kind}: running the task again in a new session in ${Math.round(delayMs / 1000)}s (retry ${retries + 1} of ${TRANSIENT_RETRIES})`,
-        )
-        settleSegment(spendingOf(record), turn.sessionID, turn.transcript)
-        await this.discard(record, turn.sessionID)
-        record.sessionID = undefined
-        await abortableSleep(delayMs, live.controller.signal)
-        turn = await this.turn(live, brief, false)
-        if (turn.outcome.kind === "lost") break
-      }
-      break
-    }
+    const turn = await attemptTurn(record, attach, {
+      runtime: this.runtime,
+      store: this.store,
+      signal: live.controller.signal,
+      turn: (attached) => this.turn(live, brief, attached),
+      progress: (line) => this.progress(live, line),
+    })
     try {
       return await this.settle(live, turn, started)
     } catch (error) {
       // Settling failed (the state dir is unwritable, git broke): the record still says how it ended.
-      Object.assign(record, {
-        status: "failed" as Status,
-        finishedAt: new Date().toISOString(),
-        note: `The task could not be settled: ${describe(error)}`,
-      })
-      record.revision++
+      const failed = (r: TaskRecord) =>
+        Object.assign(r, {
+          status: "failed" as Status,
+          finishedAt: new Date().toISOString(),
+          note: `The task could not be settled: ${describe(error)}`,
+        })
       // The store keeps a state it could not write and writes it when it can (tasks.ts).
-      await this.store.save(record).catch(() => undefined)
+      await this.store.update(record, failed).catch(() => undefined)
       await this.unfollow(live)
       return record
     }
-  }
-
-  /** Removes the session of a failed attempt about to be run again (a read-only task: nothing of it is kept). */
-  private async discard(record: TaskRecord, sessionID: string | undefined) {
-    if (!sessionID) return
-    // Best effort: a session left behind is an idle, failed conversation, and retention removes it later.
-    const { client } = await this.runtime.opencode().catch(() => ({ client: undefined }))
-    if (client) await removeSession(client, sessionID, record.workspace)
   }
 
   /** One turn on the shared server, any failure to reach it folded into the outcome. */
@@ -234,25 +193,30 @@ export class Engine {
           sessionID: record.sessionID,
           attach,
           onSession: async (sessionID) => {
-            record.sessionID = sessionID
-            record.sessions.push(sessionID)
-            record.revision++
-            await this.store.save(record)
+            await this.store.update(record, (r) => {
+              r.sessionID = sessionID
+              r.sessions.push(sessionID)
+            })
             // Before the prompt goes out: a kill from here on leaves a slot held for the handover window.
             await live.slot?.touch().catch(() => undefined)
             if (record.writable) await this.locks.set(record.workspace, record.id, "active", { sessionID })
           },
           onProgress: (line) => this.progress(live, line),
-          onActivity: (activity) => {
-            record.activity = activity
-          },
+          onActivity: (activity) =>
+            this.remember(record, (r) => {
+              r.activity = activity
+            }),
           serverGone: async () => (await probeServer(server)) === "gone",
           relay: live.relay,
           spending: spendingOf(record),
           onAsk: (ask, open) => this.noteAsk(live, ask, open),
           openAsks: knownAsks(record.asks),
           caps: { tokens: config.maxTokensPerTask, cost: config.maxCostPerTask },
-          onSpend: () => this.store.save(record).catch((error: unknown) => this.unsaved(record.id, error)),
+          // The turn counts its steps into the record's spending (usage.ts): saved, waking no waiter.
+          onSpend: () =>
+            this.store
+              .update(record, () => {}, { quiet: true })
+              .catch((error: unknown) => this.unsaved(record.id, error)),
         },
         brief,
       )
@@ -266,15 +230,21 @@ export class Engine {
   /** Keeps the task's open asks in its record, so a process taking it over can answer them by id. */
   private noteAsk(live: Live, ask: OpenAsk, open: boolean) {
     const others = knownAsks(live.record.asks).filter((entry) => entry.id !== ask.id)
-    live.record.asks = open ? [...others, ask] : others.length > 0 ? others : undefined
-    live.record.revision++
-    void this.store.save(live.record).catch((error: unknown) => this.unsaved(live.record.id, error))
+    const asked = (r: TaskRecord) => {
+      r.asks = open ? [...others, ask] : others.length > 0 ? others : undefined
+    }
+    void this.store.update(live.record, asked).catch((error: unknown) => this.unsaved(live.record.id, error))
   }
 
   private progress(live: Live, line: string) {
-    noteProgress(live.record, line)
-    void this.store.save(live.record).catch((error: unknown) => this.unsaved(live.record.id, error))
+    const noted = (r: TaskRecord) => noteProgress(r, line)
+    void this.store.update(live.record, noted).catch((error: unknown) => this.unsaved(live.record.id, error))
     for (const listener of live.listeners) listener(line)
+  }
+
+  /** A change kept in memory and written with the next update: liveness, spending, the session named. */
+  private remember(record: TaskRecord, edit: (record: TaskRecord) => void) {
+    void this.store.update(record, edit, { quiet: true, deferred: true })
   }
 
   /** Tasks whose failed progress save was logged: once each, since a full disk fails every later one too. */
@@ -325,31 +295,4 @@ export class Engine {
     // As above: each task records how it ended.
     await Promise.all(running.map((live) => live.done.catch(() => undefined)))
   }
-}
-
-/** The failure of a turn as settle would classify it (before the evidence and disposal). */
-function classifyTurn(turn: Turn) {
-  const status = statusOf(turn.outcome, turn.transcript, turn.overBudget)
-  const error = turn.outcome.kind === "error" ? turn.outcome.error : undefined
-  const text = turn.outcome.kind === "error" ? turn.outcome.message : turn.transcript?.error
-  return classifyFailure({
-    status,
-    error: error ?? turn.transcript?.fault,
-    text,
-    overBudget: turn.overBudget !== undefined,
-  })
-}
-
-/** Resolves after `ms`, or at once when the signal aborts (a cancel during a backoff). */
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve()
-    const done = () => {
-      clearTimeout(timer)
-      signal.removeEventListener("abort", done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    signal.addEventListener("abort", done, { once: true })
-  })
 }

@@ -7,35 +7,35 @@ import type { Config } from "../config/schema"
 import { timeoutLimits } from "../config/schema"
 import { fail } from "../errors"
 import { abortSession } from "../opencode/session"
-import { weakenedMode, type Delegation, type Mode } from "../policy/mode"
+import type { Mode } from "../policy/mode"
 import type { Relay } from "../policy/relay"
-import { hostContext, type HostContext } from "../sandbox"
+import { hostContext } from "../sandbox"
 import type { SetAside } from "../util/state-file"
-import { autorunFiles } from "../workspace/autorun"
-import { snapshot } from "../workspace/changes"
 import { canonicalWorkspace } from "../workspace/root"
 import { checkBriefSize, planBudget } from "./budgets"
+import { admitContinue, type ContinuePolicy, continuedTurn } from "./continuation"
 import { checkOffered, resolveRoute } from "./delegate"
 import { Engine } from "./engine"
 import { checkVerify } from "./verify"
-import { checkOwnWorktree, checkSamePlace, sessionPlace } from "./isolation"
+import { checkOwnWorktree, sessionPlace } from "./isolation"
 import { Reclaims } from "./lanes"
 import { listTasks, type Listing, type TaskQuery } from "./listing"
-import { lockedError, orphaned } from "./locks"
-import { gatePolicy, policyReport, type CallPolicy, type PolicyDecision, type PolicyRequest } from "./policy"
+import { gatePolicy, policyReport, type PolicyDecision, type PolicyRequest } from "./policy"
 import { Groups } from "./parallel"
 import { Patches } from "./patches"
+import { startedUnder } from "./idempotency"
+import { acquireWriter, launchTurn } from "./launching"
 import { hostReadiness, refuseUnready } from "./readiness"
-import { reconcileHolder, recoverAll } from "./recovery"
+import { recoverAll } from "./recovery"
 import { RetentionSchedule } from "./schedule"
 import { expireApplied } from "./expire-patch"
 import type { PatchRecord } from "../workspace/patches"
 import type { Runtime } from "./runtime"
-import { checkContinuable, isFinished, newRecord, newTaskId, nextTurn, type TaskRecord } from "./tasks"
+import { checkContinuable, isFinished, newRecord, newTaskId, type TaskRecord } from "./tasks"
 import type { StartRequest } from "./request"
-import { overCap, spendingOf, totalOf } from "./usage"
 import { follow, wait, type FollowOptions } from "./waiting"
 
+export type { ContinuePolicy } from "./continuation"
 export type { StartRequest } from "./request"
 
 export interface DelegationOptions {
@@ -90,19 +90,8 @@ export class Delegations {
     const config = await this.runtime.config()
     const host = this.hostOf(config)
     const workspace = await canonicalWorkspace(request.cwd, host, config)
-    if (request.idempotencyKey) {
-      const existing = await this.engine.store.findByKey(request.idempotencyKey)
-      if (existing) {
-        // A key names one delegation: the same role in the same workspace, never another's report.
-        if (existing.role !== request.role || (existing.isolation?.source ?? existing.workspace) !== workspace)
-          throw fail(
-            "Usage",
-            `idempotency_key "${request.idempotencyKey}" belongs to ${existing.role} task ${existing.id} in ${existing.workspace}.`,
-            "Use a new key for a different delegation.",
-          )
-        return { record: this.engine.live.get(existing.id)?.record ?? existing, attached: true }
-      }
-    }
+    const existing = await startedUnder(this.engine, request, workspace)
+    if (existing) return { record: existing, attached: true }
     // Before any lock or session: an impossible budget fails here, naming the operation and reserve.
     const budget = planBudget({
       operation: request.role,
@@ -142,8 +131,9 @@ export class Delegations {
       verify: request.verify,
       parallel: request.queued || undefined,
     })
+    // A new record, not yet saved: its first save is the launch's.
     record.calls = [{ ...decision, turn: 1 }]
-    await this.launch(record, request.brief, host, request.relay, request.queued)
+    await launchTurn(this.engine, record, request.brief, host, request.relay, request.queued)
     return { record, attached: false }
   }
 
@@ -211,45 +201,7 @@ export class Delegations {
     await this.ready()
     const record = await this.engine.store.read(id)
     checkContinuable(record, id)
-    // Where a new call for this task would run: the caller's workspace, not an isolated task's copy.
-    const source = record.isolation?.source ?? record.workspace
-    const delegation = reworkDelegation(record, call.mechanical)
-    const decision = await this.check({
-      mode: call.mode,
-      tier: call.tier,
-      delegation,
-      texts: { task: brief },
-      cwd: source,
-    })
-    const config = await this.runtime.config()
-    // The caps count the whole task: a turn that would stop at its first step is refused before it starts.
-    const over = overCap(totalOf(spendingOf(record)), { tokens: config.maxTokensPerTask, cost: config.maxCostPerTask })
-    if (over)
-      throw fail(
-        "Usage",
-        `Task ${id} cannot take another turn: ${over}, over all its turns and sessions.`,
-        "Start a new worker or scout task with the rework as its brief (a new task counts from zero), or raise the cap in config.json.",
-      )
-    const budget = planBudget({
-      operation: `task_continue (${record.role})`,
-      role: record.role,
-      limits: timeoutLimits(config),
-      bridgeTimeoutMs: this.runtime.flags.bridgeTimeoutMs,
-      overrideMs: timeoutMs,
-    })
-    // Admitted again, as a new call's cwd would be: the previous turn may have planted project
-    // plugins there, or config.json changed since.
-    const host = this.hostOf(config)
-    if (record.isolation) {
-      checkSamePlace(record, source, await canonicalWorkspace(source, host, config))
-      await checkOwnWorktree(this.runtime, record)
-    }
-    const owner = record.isolation && { ...host, worktrees: { ...host.worktrees!, owner: record.isolation.patchId } }
-    checkSamePlace(
-      record,
-      record.workspace,
-      await canonicalWorkspace(record.workspace, owner ?? host, config, record.isolation !== undefined),
-    )
+    const admitted = await admitContinue(this.runtime, record, brief, timeoutMs, call)
     if (record.writable) await this.acquire(record.workspace, id)
     try {
       // Again under the writer state: a patch_discard that finished meanwhile has freed the lane.
@@ -258,35 +210,14 @@ export class Delegations {
       if (record.writable) await this.engine.locks.clear(record.workspace, id)
       throw error
     }
-    const previous = record.calls?.at(-1)
-    nextTurn(record, brief, budget.operationMs)
-    record.calls = [...(record.calls ?? []), { ...decision, turn: record.turns }]
-    const weakened = weakenedMode(previous, decision)
-    if (weakened) record.turnWarnings = [weakened]
-    await this.launch(record, brief, host, relay)
+    // Written by the launch, with the workspace's state.
+    void this.engine.store.update(record, continuedTurn(record, brief, admitted), { deferred: true })
+    await launchTurn(this.engine, record, brief, admitted.host, relay)
     return record
   }
 
   /** What the sandbox needs to know of the host (HOME, credential stores, trusted roots) under this config. */
   private readonly hostOf = (config: Config) => hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots)
-
-  /** Records the workspace's state and the task, then runs its turn; a failure before then releases the writer state. */
-  private async launch(record: TaskRecord, brief: string, host: HostContext, relay?: Relay, queued?: boolean) {
-    try {
-      // A new task's id is its own: the claim is taken at once, and given up when the task settles.
-      if (!(await this.engine.owners.claim(record.id)))
-        throw fail("Usage", `Task ${record.id} is driven by another MCP server process.`, "Call task_status for it.")
-      record.snapshot = await snapshot(record.workspace, host)
-      if (record.writable) record.autorun = await autorunFiles(record.workspace)
-      await this.engine.store.save(record)
-    } catch (error) {
-      if (record.writable) await this.engine.locks.clear(record.workspace, record.id)
-      // The launch's own error is the one to report; a claim left behind is taken back later.
-      await this.engine.owners.release(record.id).catch(() => undefined)
-      throw error
-    }
-    this.engine.launch(record, brief, false, relay, queued)
-  }
 
   /** Runs `work` holding the workspace's writer state as `holder` (patch_apply): refused while a writer holds it. */
   async holding<T>(workspace: string, holder: string, work: () => Promise<T>): Promise<T> {
@@ -299,18 +230,9 @@ export class Delegations {
     }
   }
 
-  /** Takes the writer state, reconciling a holder whose process died; refuses while anyone else holds it. */
-  private async acquire(workspace: string, id: string) {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const taken = await this.engine.locks.tryAcquire(workspace, id)
-      if (taken.acquired) return
-      // Even the task's own quarantined or preserved state holds: only a restart releases those.
-      if (attempt === 0 && orphaned(taken.holder)) {
-        if (this.recovering) await reconcileHolder(this.engine, taken.holder)
-        continue
-      }
-      throw lockedError(taken.holder, workspace)
-    }
+  /** Takes the writer state (launching.ts), reconciling a dead holder when this process recovers. */
+  private acquire(workspace: string, id: string) {
+    return acquireWriter(this.engine, workspace, id, this.recovering !== undefined)
   }
 
   /** Cancels a task this process follows (or aborts another process's session); resolves once it settled. */
@@ -404,22 +326,4 @@ export class Delegations {
   flushed(ms: number): Promise<boolean> {
     return this.engine.store.flushed(ms)
   }
-}
-
-/** What a task_continue states for the policy gate: as a new call would, except where it runs. */
-export type ContinuePolicy = Pick<CallPolicy, "mode" | "tier"> & { mechanical?: boolean }
-
-/**
- * The delegation a task's rework asks for: its role's, as its first call stated it (a runner keeps
- * its access and network). A worker's rework is mechanical only when the continue says so: whether a
- * change is mechanical is the parent's statement about each brief, and a new brief needs a new one.
- */
-function reworkDelegation(record: TaskRecord, mechanical: boolean | undefined): Delegation {
-  if (record.role === "worker") return { role: "worker", mechanical: mechanical === true }
-  if (record.role === "scout") return { role: "scout" }
-  const first = record.calls?.[0]?.delegation
-  if (first?.role === "runner") return first
-  // A record written before calls were kept: the runner's agent names its access and network.
-  const networkAccess = record.agent.endsWith("network") ? "host" : "disabled"
-  return { role: "runner", workspaceAccess: record.writable ? "writable" : "read_only", networkAccess }
 }

@@ -88,8 +88,10 @@ const stillQueued = (record: TaskRecord) =>
   record.parallel === true && record.sessions.length === 0 && record.turnStartedAt === record.createdAt
 
 async function takeOver(engine: Engine, record: TaskRecord): Promise<void> {
-  record.ownerPid = process.pid
-  record.ownerStart = selfStart()
+  // Written with the next save below (or the settling): the owner is this process from now on.
+  const remember = (edit: (r: TaskRecord) => void) =>
+    void engine.store.update(record, edit, { quiet: true, deferred: true })
+  remember((r) => Object.assign(r, { ownerPid: process.pid, ownerStart: selfStart() }))
   if (record.writable) {
     const lock = await engine.locks.read(record.workspace)
     if (lock?.taskID === record.id) await engine.locks.set(record.workspace, record.id, lock.state, {})
@@ -104,8 +106,10 @@ async function takeOver(engine: Engine, record: TaskRecord): Promise<void> {
     // A creation the process sent just before it died may still be under way: look once more.
     if (!sessionID && record.brief)
       sessionID = await Bun.sleep(500).then(async () => (await findSessions(client, record.workspace, record.id))[0])
-    if (sessionID && !record.sessions.includes(sessionID)) record.sessions.push(sessionID)
-    record.sessionID = sessionID
+    remember((r) => {
+      if (sessionID && !r.sessions.includes(sessionID)) r.sessions.push(sessionID)
+      r.sessionID = sessionID
+    })
     let state = sessionID ? await sessionState(client, sessionID, record.workspace) : "missing"
     // A brief sent just before the process died may not have made the session busy yet: give it a moment.
     for (
@@ -171,13 +175,13 @@ async function takeOver(engine: Engine, record: TaskRecord): Promise<void> {
     await live.done
   } catch (error) {
     engine.live.delete(record.id)
-    Object.assign(record, {
-      status: "interrupted",
-      note: `Recovery after a restart failed: ${describe(error)}`,
-      finishedAt: new Date().toISOString(),
-    })
-    record.revision++
-    await engine.store.save(record)
+    const failed = (r: TaskRecord) =>
+      Object.assign(r, {
+        status: "interrupted",
+        note: `Recovery after a restart failed: ${describe(error)}`,
+        finishedAt: new Date().toISOString(),
+      })
+    await engine.store.update(record, failed)
     // As above: a claim left behind is taken back once this process is gone.
     await engine.owners.release(record.id).catch(() => undefined)
   }

@@ -91,10 +91,11 @@ export async function prune(store: TaskStore, client: OpencodeClient | undefined
       if (!dropRecord) {
         const current = await store.read(record.id)
         if (!unchanged(current, record)) return
-        current.sessionID = undefined
-        current.revision++
-        current.note = [current.note, GONE_NOTE].filter(Boolean).join(" ")
-        await store.save(current)
+        const gone = (r: TaskRecord) => {
+          r.sessionID = undefined
+          r.note = [r.note, GONE_NOTE].filter(Boolean).join(" ")
+        }
+        await store.update(current, gone)
       }
     }
     if (dropRecord) {

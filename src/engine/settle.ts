@@ -1,30 +1,27 @@
-// How a turn ends: the transcript becomes the result, the workspace is measured with git, the session
-// is parked, removed, preserved or quarantined (disposal.ts decides which), and the writer state is
+// How a turn ends, carried out: ending.ts decides the status, error and what becomes of the session;
+// here the transcript becomes the result, the workspace is measured with git, the session is parked,
+// removed, preserved or quarantined as decided, and the writer state is
 // released only once a writer's session is confirmed removed. A full disk loses no outcome: writer
 // states that cannot be written become warnings, and the record store keeps what it cannot write.
 import { stat } from "node:fs/promises"
+import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { AppError, describe } from "../errors"
 import { abortSession, forkSession, removeSession } from "../opencode/session"
 import { hostContext } from "../sandbox"
 import { autorunWarning } from "../workspace/autorun"
 import { collectPatch } from "../workspace/patch"
 import { readPatchRecord } from "../workspace/patches"
-import { statusOf, type Turn } from "./delegate"
-import { disposal } from "./disposal"
-import { classifyFailure } from "./failure"
+import type { Turn } from "./delegate"
+import { decideEnding, type Ending, type Forced, type Hold } from "./ending"
 import { measureEvidence, nextStep } from "./evidence"
 import type { WriterLocks } from "./locks"
-import { boundReport, bytesOf, fromTranscript, type DelegationResult, type Status } from "./result"
+import { boundReport, bytesOf, fromTranscript, type DelegationResult } from "./result"
 import type { Runtime } from "./runtime"
 import type { TaskRecord, TaskStore } from "./tasks"
 import { settleSegment, spendingOf } from "./usage"
 import { applyVerification, runVerification, verifies } from "./verify"
 
-/** An ending decided before the turn is judged (recovery: a session that ended without a report). */
-export interface Forced {
-  status: Status
-  note: string
-}
+export type { Forced } from "./ending"
 
 export class Settler {
   constructor(
@@ -36,7 +33,19 @@ export class Settler {
   /** The turn's result, the workspace measured, the session disposed of, the writer state released; saved. */
   async settle(record: TaskRecord, turn: Turn, started: number, forced?: Forced): Promise<TaskRecord> {
     const { client } = await this.runtime.opencode().catch(() => ({ client: undefined }))
-    const status = forced?.status ?? statusOf(turn.outcome, turn.transcript, turn.overBudget)
+    const ending = decideEnding({
+      outcome: turn.outcome,
+      transcript: turn.transcript,
+      overBudget: turn.overBudget,
+      forced,
+      writable: record.writable,
+      lastProgress: record.progress.at(-1),
+      preserveSessions: this.runtime.flags.preserveSessions,
+      reachable: client !== undefined,
+      sessionID: turn.sessionID,
+      late: turn.late !== undefined,
+    })
+    const { status } = ending
     const result = fromTranscript(
       {
         role: record.role,
@@ -49,8 +58,9 @@ export class Settler {
       turn.transcript,
     )
     // Tokens and cost are the task's, over every session and turn it had, not this transcript's alone.
+    const counted = (r: TaskRecord) => settleSegment(spendingOf(r), turn.sessionID, turn.transcript)
+    void this.store.update(record, counted, { quiet: true, deferred: true })
     const spending = spendingOf(record)
-    settleSegment(spending, turn.sessionID, turn.transcript)
     Object.assign(result, { tokens: { ...spending.spent.tokens }, cost: spending.spent.cost })
     // The evidence (git, the runner's log, planted metadata) is measured while the session is parked.
     const evidence = this.runtime
@@ -63,100 +73,15 @@ export class Settler {
           hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots),
         ),
       )
-    if (turn.outcome.kind === "error") result.error = turn.outcome.message
-    if (turn.overBudget) result.error = `Stopped: ${turn.overBudget}.`
-    // OpenCode retries a failing provider until the deadline: say so, rather than a bare timeout.
-    const retrying = status === "timed_out" ? record.progress.at(-1) : undefined
-    if (retrying?.startsWith("retrying ("))
-      result.error = `The deadline passed while OpenCode was ${retrying}: the provider kept failing.`
-    const lost = turn.outcome.kind === "lost"
-    if (lost) {
-      result.error = "server_lost: the shared OpenCode server stopped while the task ran; nothing runs for it any more."
-      result.next = record.writable
-        ? "Edits made before the server stopped are kept (see files_changed); inspect them, then start a new worker for what is left. The next call starts a new server."
-        : "Retried once on a new server, which stopped too; run `opencode-mcp-orchestrator doctor`, then retry."
-    }
-    // Why it failed, from OpenCode's error object, else the provider's last retry message, else our own line.
-    const cause = turn.outcome.kind === "error" ? turn.outcome.error : undefined
-    const failure = classifyFailure({
-      status,
-      error: cause ?? turn.transcript?.fault,
-      retrying: retrying?.startsWith("retrying (") ? retrying : undefined,
-      text: result.error,
-      lost,
-      overBudget: turn.overBudget !== undefined,
-    })
-    if (failure) {
-      Object.assign(result, { errorKind: failure.kind, advice: failure.advice, retryAfterS: failure.retryAfterS })
-      // The status's own next step (timeout, cancel, lost server) names this task's budget and edits.
-      if (!["timeout", "cancelled", "server_lost"].includes(failure.kind)) result.next ??= failure.next
-    }
+    result.error = ending.error
+    if (ending.next) result.next = ending.next
+    if (ending.failure) Object.assign(result, ending.failure)
     // A full disk must not keep the workspace locked: a state that cannot be written is reported, and
     // the release (a removal) still happens.
     const unwritten: string[] = []
     const setLock = (...args: Parameters<WriterLocks["set"]>) =>
       this.locks.set(...args).catch((error: unknown) => void unwritten.push(describe(error)))
-    if (record.writable) await setLock(record.workspace, record.id, "cleaning", { sessionID: turn.sessionID })
-    let release = true
-    const sessionID = turn.sessionID
-    switch (
-      disposal({
-        writable: record.writable,
-        preserveSessions: this.runtime.flags.preserveSessions,
-        lost,
-        reachable: client !== undefined,
-        sessionID,
-        late: turn.late !== undefined,
-      })
-    ) {
-      case "gone":
-        record.sessionID = sessionID
-        break
-      case "keep":
-        record.sessionID = sessionID
-        result.transcript = `opencode export ${sessionID} (the conversation, kept for task_continue)`
-        break
-      case "preserve":
-        release = false
-        result.transcript = `preserved session ${sessionID}: opencode export ${sessionID}`
-        if (record.writable)
-          await setLock(record.workspace, record.id, "preserved", {
-            sessionID,
-            reason: `session ${sessionID} kept for diagnosis (${status})`,
-          })
-        break
-      case "park": {
-        const parked = await forkSession(client!, sessionID!, record.workspace)
-        const removed = await removeSession(client!, sessionID!, record.workspace)
-        if (parked) {
-          record.sessionID = parked
-          record.sessions.push(parked)
-          result.transcript = `opencode export ${parked} (the conversation, kept for task_continue)`
-        } else record.sessionID = undefined
-        if (!removed) {
-          release = false
-          const reason = `session ${sessionID} could not be confirmed removed after the task ended (${status})`
-          if (record.writable) await setLock(record.workspace, record.id, "quarantined", { sessionID, reason })
-          result.next = `The workspace is quarantined: ${reason}. Check with opencode that the session is gone, inspect git status, then restart the MCP server.`
-        }
-        break
-      }
-      case "late": {
-        release = false
-        const reason = `the task ended (${status}) while OpenCode was still creating its session; released once that session is removed`
-        if (record.writable) await setLock(record.workspace, record.id, "quarantined", { reason })
-        // Reconciling a late session is best effort: the quarantine set just above holds until a restart if it fails.
-        void this.reconcileLate(record, turn.late!).catch(() => undefined)
-        break
-      }
-      case "quarantine": {
-        release = false
-        const reason = `OpenCode could not be reached to remove session ${sessionID}`
-        if (record.writable) await setLock(record.workspace, record.id, "quarantined", { sessionID, reason })
-        break
-      }
-      case "none":
-    }
+    const release = await this.dispose(record, ending, turn, result, client, setLock)
     // Before the writer state is released: what is checked is this worker's result, not a later writer's.
     const verification = record.verify && verifies(status) ? await this.verify(record, record.verify) : undefined
     if (release && record.writable) await this.locks.clear(record.workspace, record.id)
@@ -187,20 +112,24 @@ export class Settler {
     // A scout's or worker's long report reaches the parent cut; the whole stays in the kept session.
     if (record.role !== "runner") result.report = boundReport(result, (await this.runtime.config()).maxReportBytes)
     result.bytes = bytesOf(result, turn.transcript?.bytes ?? 0, logBytes)
-    Object.assign(record, { status: result.status, result, finishedAt: new Date().toISOString(), note: forced?.note })
-    record.revision++
-    const unsaved = await this.store.save(record).then(
+    const finishedAt = new Date().toISOString()
+    const settled = (r: TaskRecord) =>
+      Object.assign(r, { status: result.status, result, finishedAt, note: forced?.note })
+    const unsaved = await this.store.update(record, settled).then(
       () => undefined,
       (error: unknown) => error,
     )
     if (unsaved) {
       // The outcome is not lost: this process answers from memory and writes it once there is room.
-      result.warnings = [
-        ...(result.warnings ?? []),
-        `The task record could not be written: ${describe(unsaved)} This process keeps it and writes it as soon as there is room; until then other processes see the task as running.`,
-      ]
+      const warning =
+        `The task record could not be written: ${describe(unsaved)} This process keeps it and writes it as soon ` +
+        "as there is room; until then other processes see the task as running."
+      const warned = (r: TaskRecord) => {
+        result.warnings = [...(result.warnings ?? []), warning]
+        r.result = result
+      }
       // The record could not be settled and saved either: the store keeps this state and writes it when it can.
-      await this.store.save(record).catch(() => undefined)
+      await this.store.update(record, warned, { quiet: true }).catch(() => undefined)
     }
     return record
   }
@@ -215,6 +144,58 @@ export class Settler {
       return await runVerification(command, { ...place, host: owner ?? host })
     } catch (error) {
       return { command, exitCode: null, durationMs: 0, digest: `could not run: ${describe(error)}` }
+    }
+  }
+
+  /** Carries out the ending's disposal of the session (disposal.ts): true when the workspace is released now. */
+  private async dispose(
+    record: TaskRecord,
+    ending: Ending,
+    turn: Turn,
+    result: DelegationResult,
+    client: OpencodeClient | undefined,
+    setLock: (...args: Parameters<WriterLocks["set"]>) => Promise<void>,
+  ): Promise<boolean> {
+    const { sessionID } = turn
+    const hold = async ({ state, extra }: Hold) => {
+      if (record.writable) await setLock(record.workspace, record.id, state, extra)
+    }
+    // The session the record names from now on, written with the settled record.
+    const naming = (edit: (r: TaskRecord) => void) =>
+      void this.store.update(record, edit, { quiet: true, deferred: true })
+    if (record.writable) await setLock(record.workspace, record.id, "cleaning", { sessionID })
+    if (ending.transcript) result.transcript = ending.transcript
+    switch (ending.disposal) {
+      case "gone":
+      case "keep":
+        naming((r) => {
+          r.sessionID = sessionID
+        })
+        return true
+      case "none":
+        return true
+      case "park": {
+        const parked = await forkSession(client!, sessionID!, record.workspace)
+        const removed = await removeSession(client!, sessionID!, record.workspace)
+        naming((r) => {
+          r.sessionID = parked
+          if (parked) r.sessions.push(parked)
+        })
+        if (parked) result.transcript = `opencode export ${parked} (the conversation, kept for task_continue)`
+        if (removed) return true
+        await hold(ending.unremoved!.hold)
+        result.next = ending.unremoved!.next
+        return false
+      }
+      case "late":
+        await hold(ending.hold!)
+        // Reconciling a late session is best effort: the quarantine set just above holds until a restart if it fails.
+        void this.reconcileLate(record, turn.late!).catch(() => undefined)
+        return false
+      case "preserve":
+      case "quarantine":
+        await hold(ending.hold!)
+        return false
     }
   }
 
@@ -263,9 +244,7 @@ export class Settler {
   private async reconcileLate(record: TaskRecord, late: Promise<string | undefined>) {
     const sessionID = await late
     if (!sessionID) return record.writable ? this.locks.clear(record.workspace, record.id) : undefined
-    record.sessions.push(sessionID)
-    record.revision++
-    await this.store.save(record)
+    await this.store.update(record, (r) => void r.sessions.push(sessionID))
     const { client } = await this.runtime.opencode()
     await abortSession(client, sessionID, record.workspace)
     if (this.runtime.flags.preserveSessions) {

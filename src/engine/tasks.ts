@@ -122,7 +122,10 @@ export function checkContinuable(record: TaskRecord | undefined, id: string): as
     )
 }
 
-/** The record of a finished task, running again for a task_continue turn with `brief`, followed by this process. */
+/**
+ * The record of a finished task, running again for a task_continue turn with `brief`, followed by
+ * this process: an edit for TaskStore.update.
+ */
 export function nextTurn(record: TaskRecord, brief: string, operationMs: number): void {
   Object.assign(record, {
     status: "running",
@@ -143,7 +146,6 @@ export function nextTurn(record: TaskRecord, brief: string, operationMs: number)
   })
   record.turnWarnings = undefined
   record.turns++
-  record.revision++
 }
 
 /** A new task's record, followed by this process, its first turn starting now. */
@@ -191,6 +193,14 @@ export function checkTaskId(id: string): void {
       `"${id.slice(0, 80)}" is not a task id.`,
       "Pass the task_id a delegation returned, or call task_list.",
     )
+}
+
+/** How an update lands (TaskStore.update). */
+export interface UpdateHow {
+  /** Wakes no waiter: the revision stays (spending counted, liveness). */
+  quiet?: boolean
+  /** Kept in memory and written with the next update or save (with `quiet`: liveness, spending). */
+  deferred?: boolean
 }
 
 export class TaskStore {
@@ -264,6 +274,20 @@ export class TaskStore {
     return entry.running
   }
 
+  /**
+   * The one way a record changes: `edit` is applied to `record` itself (the object this process
+   * follows and answers from), then the revision is bumped, the time stamped and the record saved, so
+   * what the engine holds and what is written never differ by an edit. `quiet`: no waiter wakes for it
+   * (spending counted), the revision stays. `deferred`: liveness that changes on every event, kept in
+   * memory and written with the next update.
+   */
+  update(record: TaskRecord, edit: (record: TaskRecord) => unknown, how: UpdateHow = {}): Promise<void> {
+    edit(record)
+    if (!how.quiet) record.revision++
+    record.updatedAt = new Date().toISOString()
+    return how.deferred ? Promise.resolve() : this.save(record)
+  }
+
   /** Resolves once every record this process could not write has been written, or after `ms`. */
   async flushed(ms: number): Promise<boolean> {
     const deadline = Date.now() + ms
@@ -304,9 +328,8 @@ export class TaskStore {
   }
 }
 
-/** Appends a progress line and bumps the revision (in memory; the caller saves). */
+/** Appends a progress line, keeping the newest: an edit for TaskStore.update. */
 export function noteProgress(record: TaskRecord, line: string) {
   record.progress.push(line)
   if (record.progress.length > PROGRESS_KEPT) record.progress.splice(0, record.progress.length - PROGRESS_KEPT)
-  record.revision++
 }

@@ -103,8 +103,7 @@ test("the task store writes in order, keeps the newest progress, lists newest fi
   const record = { ...base(newTaskId(), now), idempotencyKey: "k" }
   await store.save(old)
   for (let i = 0; i < 100; i++) {
-    noteProgress(record, `line ${i}`)
-    void store.save(record)
+    void store.update(record, (r) => noteProgress(r, `line ${i}`))
   }
   await store.save(record)
   const read = (await store.read(record.id))!

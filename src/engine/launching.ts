@@ -1,0 +1,59 @@
+// Putting a task's turn in motion once it passed its checks: the workspace's writer state taken (a
+// holder whose process died reconciled first), then the task's claim, the workspace's state recorded
+// with the record, and the turn run in the background (engine.ts). A failure on the way releases what
+// was taken.
+import { fail } from "../errors"
+import type { Relay } from "../policy/relay"
+import type { HostContext } from "../sandbox"
+import { autorunFiles } from "../workspace/autorun"
+import { snapshot } from "../workspace/changes"
+import type { Engine } from "./engine"
+import { lockedError, orphaned } from "./locks"
+import { reconcileHolder } from "./recovery"
+import type { TaskRecord } from "./tasks"
+
+/**
+ * Takes the writer state, reconciling a holder whose process died when this process recovers
+ * (`reconcile`); refuses while anyone else holds it.
+ */
+export async function acquireWriter(engine: Engine, workspace: string, id: string, reconcile: boolean) {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const taken = await engine.locks.tryAcquire(workspace, id)
+    if (taken.acquired) return
+    // Even the task's own quarantined or preserved state holds: only a restart releases those.
+    if (attempt === 0 && orphaned(taken.holder)) {
+      if (reconcile) await reconcileHolder(engine, taken.holder)
+      continue
+    }
+    throw lockedError(taken.holder, workspace)
+  }
+}
+
+/** Records the workspace's state and the task, then runs its turn; a failure before then releases the writer state. */
+export async function launchTurn(
+  engine: Engine,
+  record: TaskRecord,
+  brief: string,
+  host: HostContext,
+  relay?: Relay,
+  queued?: boolean,
+) {
+  try {
+    // A new task's id is its own: the claim is taken at once, and given up when the task settles.
+    if (!(await engine.owners.claim(record.id)))
+      throw fail("Usage", `Task ${record.id} is driven by another MCP server process.`, "Call task_status for it.")
+    const state = await snapshot(record.workspace, host)
+    const autorun = record.writable ? await autorunFiles(record.workspace) : undefined
+    const measured = (r: TaskRecord) => {
+      r.snapshot = state
+      if (autorun) r.autorun = autorun
+    }
+    await engine.store.update(record, measured, { quiet: true })
+  } catch (error) {
+    if (record.writable) await engine.locks.clear(record.workspace, record.id)
+    // The launch's own error is the one to report; a claim left behind is taken back later.
+    await engine.owners.release(record.id).catch(() => undefined)
+    throw error
+  }
+  engine.launch(record, brief, false, relay, queued)
+}
