@@ -89,6 +89,7 @@ export function runnerTool(tool: RunnerTool): ToolDefinition {
       // Housekeeping of old runs: failing it costs disk space later, never this run's result.
       await pruneRuns(paths.runsDir, { hours: limits.runRetentionHours, count: limits.runRetentionCount }, [
         run.id,
+        // Pruning old runs is housekeeping: it must not fail this run.
       ]).catch(() => undefined)
       const failure = result.failure
         ? `The sandbox could not start (${result.failure.code}): ${result.failure.detail}\n${result.failure.hint}\n`

@@ -7,7 +7,8 @@ import { stepLimits, timeoutLimits, type Config, ROLES } from "../config/schema"
 import { renderAgents } from "../agents/render"
 import { claudeJsonFile, claudeSkillFile, codexConfigFile, codexSkillFile, type ClientHomes } from "../install/homes"
 import { readClaudeEntry } from "../install/integrations/claude"
-import { readCodexEntry, SERVER_NAME } from "../install/integrations/codex"
+import { readCodexEntry } from "../install/integrations/codex"
+import { SERVER_NAME } from "../version"
 import { hashFile, sha256, type InstallManifest } from "../install/manifest"
 import { readText } from "../install/observe"
 import { installedBinary, SKILL_TEXT } from "../install/payload"
@@ -31,11 +32,11 @@ import { applies } from "./applies"
 import { lanes } from "./lanes"
 import { stateFiles } from "./state-files"
 
-export type Status = "pass" | "fail" | "skip"
+export type CheckStatus = "pass" | "fail" | "skip"
 
 export interface CheckResult {
   id: string
-  status: Status
+  status: CheckStatus
   detail: string
   fix?: string
 }
@@ -124,6 +125,7 @@ const core: Check = async (ctx) => {
   try {
     await access(binary, constants.X_OK)
   } catch {
+    // The failure is the finding: the binary is not executable.
     return [failed("core", `${binary} is not executable.`, REINSTALL)]
   }
   return [pass("core", `${binary} (${ctx.manifest.appVersion})`)]

@@ -157,6 +157,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
     if (created === undefined)
       return {
         outcome: spec.signal.aborted ? { kind: "aborted" } : { kind: "deadline" },
+        // Nobody waits on a late creation's failure: only a session that was made needs cleaning up.
         late: creating.catch(() => undefined),
       }
     sessionID = created

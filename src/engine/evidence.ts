@@ -19,11 +19,11 @@ export async function measureEvidence(
   // run summary), which the parent reads as "not measured"; it never fails a task that already ended.
   const [after, run, autorun] = await Promise.all([
     record.snapshot?.git
-      ? snapshot(record.workspace, host, record.snapshot.repository).catch(() => undefined)
+      ? snapshot(record.workspace, host, record.snapshot.repository).catch(() => undefined) // as above
       : undefined,
     record.role === "runner"
-      ? runOf(runsDir, [...record.sessions, ...(sessionID ? [sessionID] : [])]).catch(() => undefined)
-      : undefined, // as above
+      ? runOf(runsDir, [...record.sessions, ...(sessionID ? [sessionID] : [])]).catch(() => undefined) // as above
+      : undefined,
     record.writable && record.autorun ? autorunFiles(record.workspace).catch(() => undefined) : undefined, // as above
   ])
   return {

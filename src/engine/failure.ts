@@ -4,7 +4,7 @@
 // step. Pure and table-driven: the first rule that matches names the kind.
 import type { Status } from "./result"
 
-export const ERROR_KINDS = [
+export const FAILURE_KINDS = [
   "rate_limit",
   "quota",
   "auth",
@@ -20,7 +20,7 @@ export const ERROR_KINDS = [
   "server_lost",
   "unknown",
 ] as const
-export type ErrorKind = (typeof ERROR_KINDS)[number]
+export type FailureKind = (typeof FAILURE_KINDS)[number]
 
 /** OpenCode's error shape (`{ name, data }`), loose so any version's variant is accepted. */
 export interface OpencodeError {
@@ -43,7 +43,7 @@ export interface FailureFacts {
 }
 
 export interface Failure {
-  kind: ErrorKind
+  kind: FailureKind
   /** Worth trying again unchanged after a pause: the same brief may succeed then. */
   transient: boolean
   /** Seconds the provider asked us to wait (retry-after), when it said. */
@@ -64,7 +64,7 @@ interface Signals {
 }
 
 interface Rule {
-  kind: ErrorKind
+  kind: FailureKind
   when: (s: Signals) => boolean
 }
 
@@ -133,7 +133,7 @@ const RULES: Rule[] = [
 ]
 
 /** The advice and next step per kind; `wait` is the retry-after when the provider gave one. */
-const ADVICE: Record<ErrorKind, (wait?: number) => { advice: string; next: string; transient: boolean }> = {
+const ADVICE: Record<FailureKind, (wait?: number) => { advice: string; next: string; transient: boolean }> = {
   rate_limit: (wait) => ({
     transient: true,
     advice: "The provider is rate limiting this model.",
@@ -277,7 +277,7 @@ export function classifyFailure(facts: FailureFacts): Failure | undefined {
 }
 
 /** The table the README shows: every kind with its advice and next step. */
-export const adviceTable = () => ERROR_KINDS.map((kind) => ({ kind, ...ADVICE[kind]() }))
+export const adviceTable = () => FAILURE_KINDS.map((kind) => ({ kind, ...ADVICE[kind]() }))
 
 /** Automatic retries of a read-only task after a transient failure, on top of the first attempt. */
 export const TRANSIENT_RETRIES = 2

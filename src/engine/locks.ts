@@ -50,6 +50,7 @@ export class WriterLocks {
   }
 
   async list(): Promise<WriterLock[]> {
+    // No locks directory yet: no locks.
     const names = await readdir(this.dir).catch(() => [] as string[])
     const locks = await Promise.all(
       names

@@ -91,6 +91,7 @@ function projectRootOf(searched: string[], cwd: string, present: Set<string>): s
 
 async function markerStatements(cwd: string, home: string): Promise<{ root: string; statements: ModeStatement[] }> {
   if (!isAbsolute(cwd)) return { root: cwd, statements: [] }
+  // A path that does not resolve is searched as given (a marker there is found or not on its own).
   const start = await realpath(cwd).catch(() => cwd)
   const canonicalHome = await realpath(home).catch(() => home)
   const searched = markerDirectories(start, canonicalHome)

@@ -3,7 +3,7 @@ import type { Role } from "../config/schema"
 import { formatModel } from "../opencode/session"
 import type { ToolCall, Transcript } from "../opencode/transcript"
 import type { FileChange } from "../workspace/changes"
-import type { ErrorKind } from "./failure"
+import type { FailureKind } from "./failure"
 import { sizeText } from "../workspace/disk"
 import { shownName } from "../workspace/names"
 import type { PatchFile, PatchState } from "../workspace/patches"
@@ -67,7 +67,7 @@ export interface DelegationResult {
   transcript?: string
   error?: string
   /** Why it failed, classified (failure.ts); `error` keeps the provider's own words. */
-  errorKind?: ErrorKind
+  errorKind?: FailureKind
   /** One sentence on what that kind of failure means. */
   advice?: string
   /** Seconds the provider asked to wait before retrying, when it said. */

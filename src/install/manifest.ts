@@ -59,6 +59,7 @@ export async function hashFile(path: string): Promise<string | null> {
     for await (const chunk of file.stream()) hash.update(chunk)
     return hash.digest("hex")
   } catch {
+    // Unreadable or gone: no hash, which matches no manifest entry.
     return null
   }
 }

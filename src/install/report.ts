@@ -1,6 +1,6 @@
 // What a plan will do (or did), as lines for a person: `--dry-run` prints this and stops.
 import { type Config, ROLES } from "../config/schema"
-import { SERVER_NAME } from "./integrations/codex"
+import { SERVER_NAME } from "../version"
 import type { ClientStep, FileStep, InstallPlan, UninstallPlan } from "./plan"
 
 const CLIENT = { codex: "Codex", claude: "Claude Code" } as const

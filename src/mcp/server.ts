@@ -4,7 +4,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { Delegations } from "../engine/lifecycle"
 import type { Runtime } from "../engine/runtime"
-import { VERSION } from "../version"
+import { SERVER_NAME, VERSION } from "../version"
 import instructions from "./instructions.md" with { type: "text" }
 import { registerDelegateParallel } from "./tools/delegate_parallel"
 import { registerModels } from "./tools/models"
@@ -23,9 +23,6 @@ import { registerTaskList } from "./tools/task_list"
 import { registerTaskResult } from "./tools/task_result"
 import { registerTaskStatus } from "./tools/task_status"
 import { registerWorker } from "./tools/worker"
-
-/** MCP registration name, kept from the system this one replaces so existing prompts work. */
-export const SERVER_NAME = "opencode-agents"
 
 export function createServer(runtime: Runtime, delegations = new Delegations(runtime, { recover: true })): McpServer {
   const server = new McpServer({ name: SERVER_NAME, version: VERSION }, { instructions, capabilities: { tools: {} } })

@@ -5,7 +5,7 @@ import type { CallToolResult, ServerNotification, ServerRequest } from "@modelco
 import { z } from "zod"
 import { TIMEOUT_BOUNDS, TIMEOUT_PROFILES } from "../config/schema"
 import { AppError } from "../errors"
-import { ERROR_KINDS } from "../engine/failure"
+import { FAILURE_KINDS } from "../engine/failure"
 import { TITLE_LIMITS } from "../engine/title"
 import { fromTranscript, STATUSES, renderText, type DelegationResult } from "../engine/result"
 import { toStructured } from "../engine/structured"
@@ -87,7 +87,7 @@ export const resultShape = {
   transcript: z.string().optional(),
   progress: z.array(z.string()).optional(),
   error: z.string().optional(),
-  error_kind: z.enum(ERROR_KINDS).optional(),
+  error_kind: z.enum(FAILURE_KINDS).optional(),
   advice: z.string().optional(),
   retry_after_s: z.number().optional(),
   next: z.string().optional(),
@@ -169,6 +169,7 @@ export function progressReporter(extra: Extra): (message: string) => void {
         method: "notifications/progress",
         params: { progressToken: token, progress: count, message },
       })
+      // A progress note the client cannot take (closed, no token) must not fail the task it reports on.
       .catch(() => undefined)
   }
 }

@@ -97,6 +97,7 @@ const parseArguments = (text: string): unknown => {
   try {
     return JSON.parse(text)
   } catch {
+    // Arguments that are not JSON reach the tool as none; OpenCode's validation then reports them.
     return {}
   }
 }

@@ -50,7 +50,9 @@ export function parseModels(output: string): CatalogModel[] {
     let parsed: unknown
     try {
       parsed = JSON.parse(json.join("\n"))
-    } catch {}
+    } catch {
+      // Details that do not parse: the model is still listed, by its id alone.
+    }
     models.push(catalogModel(id, parsed))
   }
   for (const line of output.split("\n")) {

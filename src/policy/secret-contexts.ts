@@ -113,6 +113,7 @@ function basicAuth(encoded: string): boolean {
   try {
     return /^[\x21-\x39\x3b-\x7e]+:[\x20-\x7e]+$/.test(atob(encoded))
   } catch {
+    // Not base64: not basic-auth credentials.
     return false
   }
 }

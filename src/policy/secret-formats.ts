@@ -24,6 +24,7 @@ function decodesToPrivateKey(match: string): boolean {
   try {
     return /^-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY/.test(atob(match.slice(0, 80)))
   } catch {
+    // Not base64: not this format.
     return false
   }
 }

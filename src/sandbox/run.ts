@@ -157,6 +157,7 @@ export async function readBwrapVersion(bwrap = BWRAP): Promise<string | undefine
     const result = await run([bwrap, "--version"], { env: {}, timeoutMs: 5000 })
     return result.code === 0 ? result.stdout : undefined
   } catch {
+    // No bwrap, or it cannot run: no version, which the caller reports.
     return undefined
   }
 }

@@ -44,6 +44,7 @@ export async function readJson<T>(file: string): Promise<T | undefined> {
   try {
     return JSON.parse(await Bun.file(file).text()) as T
   } catch {
+    // Absent or not JSON: undefined, as documented above.
     return undefined
   }
 }

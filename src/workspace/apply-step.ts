@@ -286,6 +286,7 @@ export async function writeTargets(workspace: string, dir: string, files: StepFi
       // A rollback that cannot restore one file still restores the others; the error below says what failed.
       const temp = `${workspace}/${tempFor(dir, step.path, "restore")}`
       if (step.existed)
+        // Restoring is best effort on the way out: the StepError below is the failure the caller sees.
         await place(`${dir}/before/${step.path}`, `${workspace}/${step.path}`, temp).catch(() => undefined)
       else await pruneEmpty(workspace, step.path)
     }

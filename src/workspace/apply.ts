@@ -69,6 +69,7 @@ const entryAt =
     try {
       return { kind: "link", target: readlinkSync(`${root}/${rel}`, "utf8") }
     } catch {
+      // Gone since the lstat: an empty target, which no link rule admits.
       return { kind: "link", target: "" }
     }
   }
@@ -241,7 +242,9 @@ async function runStep(request: StepRequest, host: HostContext): Promise<StepAns
   const line = result.stdout.trim().split("\n").at(-1) ?? ""
   try {
     if (!result.failure && result.exitCode === 0) return JSON.parse(line) as StepAnswer
-  } catch {}
+  } catch {
+    // Not the step's JSON answer: reported as the step's failure below.
+  }
   throw fail(
     "Server",
     `patch_apply's write step could not run in the sandbox: ${result.failure?.detail ?? (result.stderr.trim().slice(0, 400) || `exit ${result.exitCode}`)}.`,

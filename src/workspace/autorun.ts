@@ -144,9 +144,12 @@ async function readManifest(path: string): Promise<string | undefined> {
   if (own === "absent" || own.startsWith("link:") || own.startsWith("other:")) return own === "absent" ? undefined : own
   // Too large to hash (its size and mtime stand in), or gone or unreadable since: the fingerprint is its content.
   if (own.startsWith("size:")) return own
-  return Bun.file(path)
-    .text()
-    .catch(() => own)
+  return (
+    Bun.file(path)
+      .text()
+      // As above: unreadable, its fingerprint stands in for its content.
+      .catch(() => own)
+  )
 }
 
 /** What runs inside a directory entry: a Git directory's config and hooks (its objects are data), else every file. */
@@ -154,6 +157,7 @@ async function insideOf(path: string): Promise<string[]> {
   if (path.endsWith("/.git"))
     return [
       "config",
+      // No hooks directory: only the config runs.
       ...(await readdir(`${path}/hooks`).catch(() => [] as string[])).map((hook) => `hooks/${hook}`),
     ].sort()
   // Walked by hand: a recursive readdir follows a symlinked directory, and a planted `x -> /` must not walk the disk.

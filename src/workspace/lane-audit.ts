@@ -85,6 +85,7 @@ export async function patchRef(registry: string, id: string): Promise<PatchRef> 
   try {
     json = JSON.parse(text)
   } catch {
+    // The reason is the answer: a hold that is not JSON is bad.
     return { kind: "bad", reason: "not JSON" }
   }
   const parsed = HoldSchema.safeParse(json)
@@ -167,6 +168,7 @@ function claimedPatch(text: string): string | undefined {
     const id = typeof claim === "object" && claim !== null && "patchId" in claim ? claim.patchId : undefined
     return typeof id === "string" ? id : undefined
   } catch {
+    // Not JSON: the claim names no patch.
     return undefined
   }
 }

@@ -50,11 +50,12 @@ function parseClaim(text: string): Claim | undefined {
     const parsed = ClaimSchema.safeParse(JSON.parse(text))
     return parsed.success ? parsed.data : undefined
   } catch {
+    // Not JSON: no claim is read from it, which callers treat as a claim that cannot be read.
     return undefined
   }
 }
 
-type Verdict = { held: true } | { held: false; text?: string; reason?: string; patchId?: string }
+type LaneHolding = { held: true } | { held: false; text?: string; reason?: string; patchId?: string }
 
 /** How long a claim holds on its creator's life alone: createWorktree writes the patch record right after. */
 export const CREATING_MS = 60_000
@@ -69,7 +70,7 @@ async function examine(
   worktrees: string,
   lane: string,
   bounds: Pick<LaneBounds, "inUse">,
-): Promise<Verdict> {
+): Promise<LaneHolding> {
   const text = await claimText(claimFile(registry, lane))
   if (text === undefined) return { held: false }
   const claim = parseClaim(text)
@@ -124,7 +125,7 @@ async function live(
   return outcome === "held"
 }
 
-function reclaimed(worktrees: string, lane: string, verdict: Extract<Verdict, { held: false }>): false {
+function reclaimed(worktrees: string, lane: string, verdict: Extract<LaneHolding, { held: false }>): false {
   noteReclaim({
     lane,
     dir: `${worktrees}/${lane}`,
