@@ -9,7 +9,8 @@ import { knownAsks, withdrawPending, type OpenAsk } from "../opencode/pending"
 import { removeSession } from "../opencode/session"
 import type { Relay } from "../policy/relay"
 import { runTurn, statusOf, type Turn } from "./delegate"
-import { classifyFailure, retryDelay, TRANSIENT_RETRIES } from "./failure"
+import { classifyFailure } from "./failure"
+import { retryDelay, TRANSIENT_RETRIES } from "./retry"
 import { WriterLocks } from "./locks"
 import type { Status } from "./result"
 import type { Runtime } from "./runtime"
@@ -160,7 +161,7 @@ export class Engine {
         continue
       }
       // A read-only task that failed on a transient provider error before producing anything is run
-      // again in a fresh session, after a backoff (failure.ts retryDelay decides); a writer never is.
+      // again in a fresh session, after a backoff (retry.ts decides); a writer never is.
       for (let retries = 0; ; retries++) {
         const delayMs = retryDelay({
           failure: classifyTurn(turn),

@@ -5,7 +5,7 @@ import type { CallToolResult, ServerNotification, ServerRequest } from "@modelco
 import { z } from "zod"
 import { TIMEOUT_BOUNDS, TIMEOUT_PROFILES } from "../config/schema"
 import { AppError } from "../errors"
-import { FAILURE_KINDS } from "../engine/failure"
+import { FAILURE_KINDS } from "../engine/failure-kinds"
 import { TITLE_LIMITS } from "../engine/title"
 import { fromTranscript, STATUSES, renderText, type DelegationResult } from "../engine/result"
 import { toStructured } from "../engine/structured"

@@ -3,17 +3,9 @@
 // scripts/capture-provider-errors.ts); the kinds the scripted model cannot provoke are built from
 // OpenCode's SDK error types and say so in their names.
 import { describe, expect, test } from "bun:test"
-import {
-  adviceTable,
-  classifyFailure,
-  FAILURE_KINDS,
-  retryDelay,
-  type FailureKind,
-  type Failure,
-  type FailureFacts,
-  type OpencodeError,
-  type RetryFacts,
-} from "../../src/engine/failure"
+import { classifyFailure, type Failure, type FailureFacts, type OpencodeError } from "../../src/engine/failure"
+import { adviceTable, FAILURE_KINDS, type FailureKind } from "../../src/engine/failure-kinds"
+import { retryDelay, type RetryFacts } from "../../src/engine/retry"
 import type { Status } from "../../src/engine/result"
 import fixtures from "./fixtures/provider-errors.json"
 
