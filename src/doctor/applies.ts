@@ -4,7 +4,7 @@
 import { interruptedApplies } from "../workspace/apply-staging"
 import { shownName } from "../workspace/names"
 import { listPatches } from "../workspace/patches"
-import type { Check } from "./checks"
+import type { Check } from "./check"
 
 export const applies: Check = async (ctx) => {
   const { records } = await listPatches(ctx.paths.patchesDir)

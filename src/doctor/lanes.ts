@@ -5,7 +5,7 @@ import { LANE_BOUNDS } from "../config/schema"
 import { laneState } from "../engine/lanes"
 import { sizeText } from "../workspace/disk"
 import { reclaimText } from "../workspace/lane-audit"
-import type { Check } from "./checks"
+import type { Check } from "./check"
 
 export const lanes: Check = async (ctx) => {
   const max = ctx.config?.maxWorktreeLanes ?? LANE_BOUNDS.fallback

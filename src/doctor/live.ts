@@ -4,7 +4,7 @@
 import type { Env } from "../config/flags"
 import { describe } from "../errors"
 import { runDemo } from "../model/demo"
-import type { CheckResult } from "./checks"
+import type { CheckResult } from "./check"
 
 interface ToolCallSummary {
   tool: string

@@ -4,7 +4,8 @@
 import { loadConfig } from "../config/load"
 import { describe } from "../errors"
 import { readManifest } from "../install/manifest"
-import { CHECKS, type CheckResult, type DoctorContext } from "./checks"
+import type { CheckResult, DoctorContext } from "./check"
+import { CHECKS } from "./checks"
 
 export type DoctorVerdict = "DOCTOR_HEALTHY" | "DOCTOR_READINESS_UNVERIFIED" | "DOCTOR_UNHEALTHY"
 

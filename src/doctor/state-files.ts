@@ -5,7 +5,7 @@ import type { Paths } from "../config/paths"
 import { TaskStore } from "../engine/tasks"
 import { setAsideIn, type SetAside } from "../util/state-file"
 import { listPatches } from "../workspace/patches"
-import type { Check, CheckResult } from "./checks"
+import type { Check, CheckResult } from "./check"
 
 /** The state dirs whose files are read through a schema (util/state-file.ts). */
 export const stateDirs = (paths: Paths) => [
