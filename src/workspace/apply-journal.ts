@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto"
 import { lstat, open, readdir, rename, rm } from "node:fs/promises"
 import { dirname } from "node:path"
-import type { StepFile } from "./apply-step"
+import type { StepFile } from "./apply-targets"
 
 /**
  * Written before the first write, `done` after the last (or after a rollback): a journal without

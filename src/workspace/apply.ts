@@ -28,7 +28,7 @@ import { hasControl, shownName } from "./names"
 import type { PatchFile, PatchRecord } from "./patches"
 import { privateGit } from "./worktree"
 
-export { blobId, entryOf } from "./apply-step"
+export { blobId, entryOf } from "./apply-targets"
 
 function refuse(message: string, hint: string): never {
   throw fail("Usage", `patch_apply refused, nothing was written: ${message}`, hint)
