@@ -26,7 +26,7 @@ import { findRepository, sandboxedGit } from "./git"
 import { riskyLinks, type EntryAt } from "./links"
 import { hasControl, shownName } from "./names"
 import type { PatchFile, PatchRecord } from "./patches"
-import { privateGit } from "./worktree"
+import { privateGit } from "./private-git"
 
 export { blobId, entryOf } from "./apply-targets"
 

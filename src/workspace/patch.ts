@@ -14,7 +14,7 @@ import { blobId } from "./apply-targets"
 import { diskUse } from "./disk"
 import { shownName } from "./names"
 import { savePatchRecord, storePatchFile, type PatchChange, type PatchFile, type PatchRecord } from "./patches"
-import { privateGit } from "./worktree"
+import { privateGit } from "./private-git"
 
 /** What a result carries of a patch; the whole diff stays on disk for patch_show. */
 export const SUMMARY_MAX_BYTES = 2048

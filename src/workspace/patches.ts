@@ -12,7 +12,7 @@ import { PATCH_ID } from "../sandbox"
 import { writeJson } from "../util/fs"
 import { isDate, readState, type SetAside } from "../util/state-file"
 import type { DiskUse } from "./disk"
-import type { WorktreeLayout } from "./worktree"
+import type { WorktreeLayout } from "./private-git"
 
 export type PatchChange = "added" | "modified" | "deleted" | "renamed"
 
