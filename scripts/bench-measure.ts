@@ -50,7 +50,8 @@ export function measure(runs: number) {
     const ms = median(samples.map((s) => s.ms))
     const rssMb = median(samples.map((s) => s.rssMb))
     console.log(
-      `${label.padEnd(44)} median ${ms.toFixed(0).padStart(6)} ms  idle RSS ${rssMb.toFixed(0)} MB  (n=${samples.length})`,
+      `${label.padEnd(44)} median ${ms.toFixed(0).padStart(6)} ms  idle RSS ${rssMb.toFixed(0)} MB  ` +
+        `(n=${samples.length})`,
     )
     return { ms, rssMb }
   }

@@ -37,7 +37,8 @@ export async function benchSessions(timed: Timed, pinnedPath: string) {
       before = latest.length
     })
     console.log(
-      `  sessions: paged / per-session ${(paged / perSession).toFixed(2)}x; total ${total} (before: ${before}); ${paged.toFixed(0)} ms (goal ≤ ${SESSIONS_GOAL_MS} ms: ${paged <= SESSIONS_GOAL_MS ? "met" : "not met"})`,
+      `  sessions: paged / per-session ${(paged / perSession).toFixed(2)}x; total ${total} (before: ${before}); ` +
+        `${paged.toFixed(0)} ms (goal ≤ ${SESSIONS_GOAL_MS} ms: ${paged <= SESSIONS_GOAL_MS ? "met" : "not met"})`,
     )
   } finally {
     await stopServer(sessionsHome.paths)

@@ -193,7 +193,8 @@ try {
     const one = await timed("d1) 1 isolated worker", () => group(1), Math.min(runs, 3))
     const eight = await timed("d2) 8 isolated workers at once (warm lanes)", () => group(8), Math.min(runs, 3))
     console.log(
-      `  fan-out: 8 at once / 1        ${(eight / one).toFixed(2)}x warm, ${(cold / one).toFixed(2)}x cold (goal ≤ ${FANOUT_GOAL_RATIO}x: ${eight / one <= FANOUT_GOAL_RATIO ? "met" : "not met"})`,
+      `  fan-out: 8 at once / 1        ${(eight / one).toFixed(2)}x warm, ${(cold / one).toFixed(2)}x cold (goal ≤ ` +
+        `${FANOUT_GOAL_RATIO}x: ${eight / one <= FANOUT_GOAL_RATIO ? "met" : "not met"})`,
     )
   } finally {
     await fan.close()
@@ -209,18 +210,22 @@ try {
 
   console.log("\nratios")
   console.log(
-    `  worktree setup / cp -a      ${(setup / copy).toFixed(2)}x; setup ${setup.toFixed(0)} ms (goal ≤ ${WORKTREE_GOAL_MS} ms: ${setup <= WORKTREE_GOAL_MS ? "met" : "not met"})`,
+    `  worktree setup / cp -a      ${(setup / copy).toFixed(2)}x; setup ${setup.toFixed(0)} ms (goal ≤ ` +
+      `${WORKTREE_GOAL_MS} ms: ${setup <= WORKTREE_GOAL_MS ? "met" : "not met"})`,
   )
   console.log(
-    `  MCP call / bare SDK         ${(viaMcp / viaSdk).toFixed(2)}x  (our layers cost ${(viaMcp - viaSdk).toFixed(0)} ms)`,
+    `  MCP call / bare SDK         ${(viaMcp / viaSdk).toFixed(2)}x  (our layers cost ` +
+      `${(viaMcp - viaSdk).toFixed(0)} ms)`,
   )
   console.log(`  opencode run / MCP call     ${(fresh / viaMcp).toFixed(2)}x`)
   console.log(`  plain / shipped start       ${(slow.ms / shipped.ms).toFixed(2)}x`)
   console.log(
-    `  startup                     ${shipped.ms.toFixed(0)} ms to tools/list (goal ≤ ${STARTUP_GOAL_MS} ms: ${shipped.ms <= STARTUP_GOAL_MS ? "met" : "not met"})`,
+    `  startup                     ${shipped.ms.toFixed(0)} ms to tools/list (goal ≤ ${STARTUP_GOAL_MS} ms: ` +
+      `${shipped.ms <= STARTUP_GOAL_MS ? "met" : "not met"})`,
   )
   console.log(
-    `  idle RSS                    ${shipped.rssMb.toFixed(0)} MB (goal ≤ ${IDLE_RSS_GOAL_MB} MB: ${shipped.rssMb <= IDLE_RSS_GOAL_MB ? "met" : "not met"})`,
+    `  idle RSS                    ${shipped.rssMb.toFixed(0)} MB (goal ≤ ${IDLE_RSS_GOAL_MB} MB: ` +
+      `${shipped.rssMb <= IDLE_RSS_GOAL_MB ? "met" : "not met"})`,
   )
 } finally {
   await stopServer(home.paths)

@@ -67,7 +67,8 @@ const opencodeVersion: Check = async (ctx) => {
     return [
       failed(
         "opencode",
-        `OpenCode ${version} is outside the tested range (>= ${TESTED_OPENCODE.min.join(".")}, < ${TESTED_OPENCODE.belowMajor}); delegations are refused because the sandbox plugin may not load.`,
+        `OpenCode ${version} is outside the tested range (>= ${TESTED_OPENCODE.min.join(".")}, < ` +
+          `${TESTED_OPENCODE.belowMajor}); delegations are refused because the sandbox plugin may not load.`,
         "Install opencode-ai@1.18.33, or point OPENCODE_MCP_ORCHESTRATOR_OPENCODE at it.",
       ),
     ]
@@ -124,11 +125,13 @@ const profiles: Check = async (ctx) => {
   return [
     pass(
       "steps",
-      `${config.stepLimits?.profile ?? "standard"}: scout ${steps.scout}, worker ${steps.worker}, runner ${steps.runner}`,
+      `${config.stepLimits?.profile ?? "standard"}: scout ${steps.scout}, worker ${steps.worker}, runner ` +
+        `${steps.runner}`,
     ),
     pass(
       "timeouts",
-      `${config.timeoutLimits?.profile ?? "standard"}: scout ${times.scout}s, worker ${times.worker}s, runner ${times.runner}s, parent ${times.parent}s`,
+      `${config.timeoutLimits?.profile ?? "standard"}: scout ${times.scout}s, worker ${times.worker}s, runner ` +
+        `${times.runner}s, parent ${times.parent}s`,
     ),
   ]
 }
@@ -148,7 +151,8 @@ const agents: Check = async (ctx) =>
       if (steps !== agent.steps)
         return failed(
           id,
-          `${path} has steps ${Number.isNaN(steps) ? "(none)" : steps}, but the config gives ${agent.role} ${agent.steps}.`,
+          `${path} has steps ${Number.isNaN(steps) ? "(none)" : steps}, but the config gives ${agent.role} ` +
+            `${agent.steps}.`,
           REINSTALL,
         )
       if (text !== agent.content) {

@@ -36,8 +36,10 @@ export const codex: Check = async (ctx) => {
     return [
       failed(
         "codex:mcp",
-        `Codex tool_timeout_sec is ${String(entry.tool_timeout_sec ?? "unset (60)")}, but the config's parent deadline is ${parent}s.`,
-        `Rerun \`opencode-mcp-orchestrator install --yes\` (it sets mcp_servers.${SERVER_NAME}.tool_timeout_sec = ${parent} in ${file}).`,
+        `Codex tool_timeout_sec is ${String(entry.tool_timeout_sec ?? "unset (60)")}, but the config's parent ` +
+          `deadline is ${parent}s.`,
+        `Rerun \`opencode-mcp-orchestrator install --yes\` (it sets mcp_servers.${SERVER_NAME}.tool_timeout_sec = ` +
+          `${parent} in ${file}).`,
       ),
       ...results,
     ]
@@ -74,7 +76,8 @@ export const claude: Check = async (ctx) => {
     return [
       failed(
         "claude:mcp",
-        `Claude Code timeout is ${String(entry.timeout ?? "unset")} ms, but the config's parent deadline is ${parent * 1000} ms.`,
+        `Claude Code timeout is ${String(entry.timeout ?? "unset")} ms, but the config's parent deadline is ` +
+          `${parent * 1000} ms.`,
         REINSTALL,
       ),
       ...results,

@@ -22,18 +22,21 @@ export const patches: Check = async (ctx) => {
     .slice(0, PATCHES_NAMED)
     .map(
       (patch) =>
-        `${patch.id} for ${shownName(patch.source.workspace)} (${patch.files?.length ?? 0} files, ${patch.bytes ?? 0} bytes of diff${onDisk(patch)})`,
+        `${patch.id} for ${shownName(patch.source.workspace)} (${patch.files?.length ?? 0} files, ` +
+        `${patch.bytes ?? 0} bytes of diff${onDisk(patch)})`,
     )
   const more = waiting.length > PATCHES_NAMED ? `; ${waiting.length - PATCHES_NAMED} more in task_list` : ""
   const running = open ? `${open} open (their workers run)${waiting.length ? "; " : ""}` : ""
   const disk = waiting.reduce((sum, patch) => sum + (patch.disk?.bytes ?? 0), 0)
   const onDiskTotal = waiting.some((patch) => patch.disk) ? `, ${sizeText(disk)} of worktrees on disk` : ""
   const ready = waiting.length
-    ? `${waiting.length} waiting, ${bytes} bytes of diff${onDiskTotal}: ${named.join("; ")}${more}; patch_apply or patch_discard each`
+    ? `${waiting.length} waiting, ${bytes} bytes of diff${onDiskTotal}: ${named.join("; ")}${more}; patch_apply or ` +
+      `patch_discard each`
     : ""
   const ids = applied.slice(0, PATCHES_NAMED).map((patch) => patch.id)
   const kept = applied.length
-    ? `${running || ready ? "; " : ""}${applied.length} applied, kept until patch_discard: ${ids.join(", ")}${applied.length > PATCHES_NAMED ? ` and ${applied.length - PATCHES_NAMED} more` : ""}`
+    ? `${running || ready ? "; " : ""}${applied.length} applied, kept until patch_discard: ` +
+      `${ids.join(", ")}${applied.length > PATCHES_NAMED ? ` and ${applied.length - PATCHES_NAMED} more` : ""}`
     : ""
   return [pass("patches", `${running}${ready}${kept}`)]
 }

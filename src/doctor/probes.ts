@@ -6,7 +6,8 @@ import { hostContext, probeSandboxProfiles, type HostFlags } from "../sandbox"
 import type { CheckResult } from "./check"
 
 const FIX =
-  "Run the failing profile's bwrap command by hand to see the kernel's refusal; user namespaces must be allowed (sysctl kernel.unprivileged_userns_clone=1, or AppArmor's userns restriction lifted) and /proc mountable."
+  "Run the failing profile's bwrap command by hand to see the kernel's refusal; user namespaces must be allowed " +
+  "(sysctl kernel.unprivileged_userns_clone=1, or AppArmor's userns restriction lifted) and /proc mountable."
 
 export async function sandboxChecks(input: {
   flags: HostFlags

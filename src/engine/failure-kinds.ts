@@ -44,7 +44,9 @@ export const ADVICE: Record<FailureKind, (wait?: number) => { advice: string; ne
   context_length: () => ({
     transient: false,
     advice: "The conversation no longer fits the model's context window.",
-    next: "Shorten the brief (point at files instead of pasting them) or split the task, or pass a model with a larger context.",
+    next:
+      "Shorten the brief (point at files instead of pasting them) or split the task, or pass a model with a " +
+      "larger context.",
   }),
   output_limit: () => ({
     transient: false,
@@ -59,7 +61,9 @@ export const ADVICE: Record<FailureKind, (wait?: number) => { advice: string; ne
   network: (wait) => ({
     transient: true,
     advice: "The connection to the provider broke.",
-    next: `Retry in ${wait ?? 10} s; if it persists, run \`opencode-mcp-orchestrator doctor\` and check the network or proxy.`,
+    next:
+      `Retry in ${wait ?? 10} s; if it persists, run \`opencode-mcp-orchestrator doctor\` and check the ` +
+      `network or proxy.`,
   }),
   timeout: () => ({
     transient: false,
@@ -79,7 +83,9 @@ export const ADVICE: Record<FailureKind, (wait?: number) => { advice: string; ne
   budget: () => ({
     transient: false,
     advice: "The task was stopped for spending more than its cap (maxTokensPerTask or maxCostPerTask in config.json).",
-    next: "Check files_changed, then start a narrower brief or a cheaper model; raise the cap in config.json if the task needs it.",
+    next:
+      "Check files_changed, then start a narrower brief or a cheaper model; raise the cap in config.json if " +
+      "the task needs it.",
   }),
   server_lost: () => ({
     transient: true,

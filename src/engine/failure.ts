@@ -107,10 +107,8 @@ const RULES: Rule[] = [
   {
     kind: "network",
     when: (s) =>
-      has(
-        s,
-        /connection (reset|refused|error|closed)|econn|socket|fetch failed|network|etimedout|terminated|stream (ended|closed)/,
-      ),
+      has(s, /connection (reset|refused|error|closed)|econn|socket|fetch failed|network/) ||
+      has(s, /etimedout|terminated|stream (ended|closed)/),
   },
   { kind: "timeout", when: (s) => s.status === "timed_out" },
 ]

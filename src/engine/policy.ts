@@ -62,9 +62,13 @@ export function secretRefusal(texts: Record<string, string | undefined>): Refusa
     found.length > MAX_LISTED ? [...found.slice(0, MAX_LISTED), `and ${found.length - MAX_LISTED} more`] : found
   return {
     rule: "secret guard",
-    message: `The call looks like it carries a secret: ${listed.join("; ")}. Nothing was started and the text was not stored or sent.`,
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${TOKEN} is shown to the parent as a placeholder to write
-    next: "Remove the secret and call again, referring to credentials by name (an environment variable, a file path), never by value; if it is a placeholder, write it as one (<token>, ${TOKEN}).",
+    message:
+      `The call looks like it carries a secret: ${listed.join("; ")}. Nothing was started and the text was ` +
+      "not stored or sent.",
+    next:
+      "Remove the secret and call again, referring to credentials by name (an environment variable, a file " +
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: ${TOKEN} is a placeholder the parent is shown
+      "path), never by value; if it is a placeholder, write it as one (<token>, ${TOKEN}).",
   }
 }
 

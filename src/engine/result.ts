@@ -148,10 +148,10 @@ export function renderText(result: DelegationResult): string {
     "",
     facts.join(" · "),
   ]
-  if (result.files)
-    lines.push(
-      `files changed (git): ${result.files.length ? result.files.map((file) => `${shownName(file.path)} (${file.change})`).join(", ") : "none"}`,
-    )
+  if (result.files) {
+    const files = result.files.map((file) => `${shownName(file.path)} (${file.change})`)
+    lines.push(`files changed (git): ${files.join(", ") || "none"}`)
+  }
   if (result.commands.length)
     lines.push(`commands: ${result.commands.map((c) => `${c.command} → ${c.exitCode ?? "?"}`).join("; ")}`)
   if (result.patch) {
@@ -164,7 +164,8 @@ export function renderText(result: DelegationResult): string {
   }
   if (result.run)
     lines.push(
-      `runner: exit code ${result.run.exitCode ?? "none"}${result.run.timedOut ? " (timed out)" : ""}, ${result.run.lines ?? "?"} lines of output in ${result.run.log}`,
+      `runner: exit code ${result.run.exitCode ?? "none"}${result.run.timedOut ? " (timed out)" : ""}, ` +
+        `${result.run.lines ?? "?"} lines of output in ${result.run.log}`,
     )
   if (result.transcript) lines.push(`transcript: ${result.transcript}`)
   if (result.error) lines.push(`error${result.errorKind ? ` (${result.errorKind})` : ""}: ${result.error}`)
@@ -200,7 +201,8 @@ export function boundReport(result: DelegationResult, maxBytes: number): string 
   const headEnd = charStart(report, Math.floor(kept * 0.4))
   let tailStart = report.length - (kept - headEnd)
   while (tailStart < report.length && isContinuation(report[tailStart]!)) tailStart++
-  return `${report.subarray(0, headEnd).toString()}${marker(tailStart - headEnd)}${report.subarray(tailStart).toString()}`
+  const head = report.subarray(0, headEnd).toString()
+  return `${head}${marker(tailStart - headEnd)}${report.subarray(tailStart).toString()}`
 }
 
 const isContinuation = (byte: number) => (byte & 0xc0) === 0x80

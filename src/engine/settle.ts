@@ -72,7 +72,8 @@ export class Settler {
     if (lost) {
       result.error = "server_lost: the shared OpenCode server stopped while the task ran; nothing runs for it any more."
       result.next = record.writable
-        ? "Edits made before the server stopped are kept (see files_changed); inspect them, then start a new worker for what is left. The next call starts a new server."
+        ? "Edits made before the server stopped are kept (see files_changed); inspect them, then start a new " +
+          "worker for what is left. The next call starts a new server."
         : "Retried once on a new server, which stopped too; run `opencode-mcp-orchestrator doctor`, then retry."
     }
     // Why it failed, from OpenCode's error object, else the provider's last retry message, else our own line.
@@ -136,13 +137,17 @@ export class Settler {
           release = false
           const reason = `session ${sessionID} could not be confirmed removed after the task ended (${status})`
           if (record.writable) await setLock(record.workspace, record.id, "quarantined", { sessionID, reason })
-          result.next = `The workspace is quarantined: ${reason}. Check with opencode that the session is gone, inspect git status, then restart the MCP server.`
+          result.next =
+            `The workspace is quarantined: ${reason}. Check with opencode that the session is gone, ` +
+            `inspect git status, then restart the MCP server.`
         }
         break
       }
       case "late": {
         release = false
-        const reason = `the task ended (${status}) while OpenCode was still creating its session; released once that session is removed`
+        const reason =
+          `the task ended (${status}) while OpenCode was still creating its session; released once ` +
+          `that session is removed`
         if (record.writable) await setLock(record.workspace, record.id, "quarantined", { reason })
         // Reconciling a late session is best effort: the quarantine set just above holds until a restart if it fails.
         void this.reconcileLate(record, turn.late!).catch(() => undefined)
@@ -193,7 +198,8 @@ export class Settler {
       // The outcome is not lost: this process answers from memory and writes it once there is room.
       result.warnings = [
         ...(result.warnings ?? []),
-        `The task record could not be written: ${describe(unsaved)} This process keeps it and writes it as soon as there is room; until then other processes see the task as running.`,
+        `The task record could not be written: ${describe(unsaved)} This process keeps it and writes it as soon as ` +
+          `there is room; until then other processes see the task as running.`,
       ]
       // The record could not be settled and saved either: the store keeps this state and writes it when it can.
       await this.store.save(record).catch(() => undefined)
@@ -229,12 +235,15 @@ export class Settler {
       result.files = patch.files!.map((file) => ({ path: file.path, change: file.change }))
       if (patch.warnings) result.warnings = [...(result.warnings ?? []), ...patch.warnings]
       result.next ??= patch.files!.length
-        ? `Review the patch with patch_show (patch_id "${patch.id}"), then patch_apply with that patch_id and digest "${patch.digest}" to write it into ${record.isolation!.source}; patch_discard removes it and its worktree.`
+        ? `Review the patch with patch_show (patch_id "${patch.id}"), then patch_apply with that patch_id and ` +
+          `digest "${patch.digest}" to write it into ${record.isolation!.source}; patch_discard removes it and its ` +
+          `worktree.`
         : `The worker changed nothing; patch_discard (patch_id "${patch.id}") removes its worktree.`
     } catch (error) {
       result.warnings = [
         ...(result.warnings ?? []),
-        `The worker's edits could not be collected as a patch: ${describe(error)} They stay in ${record.workspace} until patch_discard (patch_id "${patchId}").`,
+        `The worker's edits could not be collected as a patch: ${describe(error)} They stay in ${record.workspace} ` +
+          `until patch_discard (patch_id "${patchId}").`,
       ]
       if (result.status === "succeeded") result.status = "needs_review"
       // A patch over maxPatchBytes: the next step is the one the refusal names, not the generic one.

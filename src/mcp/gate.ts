@@ -90,7 +90,10 @@ export function gate(line: string, state: GateState): GateAction {
       return {
         reply: toolError(
           id,
-          `"arguments" must be an object of named arguments, got ${Array.isArray(args) ? "an array" : args === null ? "null" : typeof args}.\nnext: Call ${params.name} with arguments like {"cwd": "/abs/repo", "task": "…"}; tools/list gives each tool's schema.`,
+          `"arguments" must be an object of named arguments, got ` +
+            `${Array.isArray(args) ? "an array" : args === null ? "null" : typeof args}.\nnext: Call ` +
+            `${params.name} with arguments like {"cwd": "/abs/repo", "task": "…"}; tools/list gives each tool's ` +
+            `schema.`,
         ),
       }
     const reserved = args === undefined ? undefined : Object.keys(args).find((name) => RESERVED_NAMES.has(name))

@@ -139,7 +139,10 @@ export function runningResult(record: TaskRecord, waitedMs: number): CallToolRes
       status: "running",
     }),
     report: record.progress.length ? `Still running. Latest: ${record.progress.at(-1)}` : "Still running.",
-    next: `The task continues in the background. Call task_status with task_id "${record.id}" and wait_seconds (up to 50) to follow it, task_result when it is done, or task_cancel to stop it. Waited ${Math.round(waitedMs / 1000)}s here so the call returns before the client's deadline.`,
+    next:
+      `The task continues in the background. Call task_status with task_id "${record.id}" and wait_seconds (up ` +
+      `to 50) to follow it, task_result when it is done, or task_cancel to stop it. Waited ` +
+      `${Math.round(waitedMs / 1000)}s here so the call returns before the client's deadline.`,
   }
   return {
     content: [{ type: "text", text: renderText(result) }],

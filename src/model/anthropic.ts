@@ -196,7 +196,10 @@ const ERROR_TYPES: Record<number, string> = {
   503: "overloaded_error",
 }
 
-/** An OpenAI-shaped error answer as Anthropic words it, `{type: "error", error: {type, message}}`, keeping its status and retry headers. */
+/**
+ * An OpenAI-shaped error answer as Anthropic words it, `{type: "error", error: {type, message}}`, keeping its status
+ * and retry headers.
+ */
 export async function anthropicError(response: Response): Promise<Response> {
   // Our own error answers are JSON; anything else keeps the status text as its message.
   const body = (await response.json().catch(() => ({}))) as { error?: { message?: string } }

@@ -24,9 +24,15 @@ export interface ScriptedModelOptions {
 
 export interface RecordedRequest {
   api: Api
-  /** The request as chat completions (Messages and Responses requests are translated, tool results become `role: "tool"`). */
+  /**
+   * The request as chat completions (Messages and Responses requests are translated, tool results become `role:
+   * "tool"`).
+   */
   body: ChatRequest
-  /** The client's session id: OpenCode's `x-session-id` (`x-opencode-session` for providers named `opencode*`), or Claude Code's `x-claude-code-session-id`. */
+  /**
+   * The client's session id: OpenCode's `x-session-id` (`x-opencode-session` for providers named `opencode*`), or
+   * Claude Code's `x-claude-code-session-id`.
+   */
   sessionId?: string
   play: Play
   /** The injected failure this attempt got, if any. */
@@ -40,7 +46,10 @@ export interface RecordedRequest {
 export interface ScriptedModel {
   /** Base URL to configure as the provider's `baseURL`: `http://HOST:PORT/v1`. */
   url: string
-  /** Base URL for an Anthropic client (Claude Code's `ANTHROPIC_BASE_URL`): `http://HOST:PORT`, which it extends with `/v1/messages`. */
+  /**
+   * Base URL for an Anthropic client (Claude Code's `ANTHROPIC_BASE_URL`): `http://HOST:PORT`, which it extends with
+   * `/v1/messages`.
+   */
   origin: string
   port: number
   /** Every request on either API, in arrival order, including title requests and failed attempts. */

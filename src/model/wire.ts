@@ -24,7 +24,10 @@ import {
 import { bodyChunks, completionBody, cutChunks, envelope, openingChunk, usageOf, type Reply } from "./reply"
 import type { Failure } from "./script"
 
-/** The API a request came in on: OpenAI chat completions (OpenCode), Anthropic Messages (Claude Code) or OpenAI Responses (Codex). */
+/**
+ * The API a request came in on: OpenAI chat completions (OpenCode), Anthropic Messages (Claude Code) or OpenAI
+ * Responses (Codex).
+ */
 export type Api = "chat" | "messages" | "responses"
 
 export const errorBody = (status: number, message: string, type: string, code = type) =>
@@ -50,7 +53,8 @@ export const FAILURE_BODIES: Partial<Record<Failure["kind"], () => Response>> = 
   context: () =>
     errorBody(
       400,
-      "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens. Please reduce the length of the messages (scripted).",
+      "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens. Please " +
+        "reduce the length of the messages (scripted).",
       "invalid_request_error",
       "context_length_exceeded",
     ),
@@ -89,7 +93,10 @@ export async function countTokens(req: Request): Promise<Response> {
   return Response.json({ input_tokens: usageOf(body, { text: "", calls: [] }).prompt_tokens })
 }
 
-/** A reply in the request's wire format: the first event (sent before latency), the rest, a cut stream's part, and the non-streamed body. */
+/**
+ * A reply in the request's wire format: the first event (sent before latency), the rest, a cut stream's part, and the
+ * non-streamed body.
+ */
 export function wireFor(api: Api, { body, namespaces }: Read, reply: Reply) {
   const usage = usageOf(body, reply)
   if (api === "responses") {

@@ -5,7 +5,10 @@
 
 export interface TokenFormat {
   kind: string
-  /** Literal text every match contains: a format whose keywords are all absent is not run (a cheap scan of a long brief). */
+  /**
+   * Literal text every match contains: a format whose keywords are all absent is not run (a cheap scan of a long
+   * brief).
+   */
   keywords: string[]
   pattern: RegExp
   /** The part a placeholder check looks at (the prefix repeats in every real token). */

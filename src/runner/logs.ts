@@ -238,7 +238,10 @@ export async function grepLog(file: string, pattern: string): Promise<string> {
     bytes += text.length + 1
     out.push(text)
   }
-  return `${matches} of ${total} lines match ${re}${matches > out.length ? ` (first ${out.length} shown)` : ""}:\n${out.join("\n")}`
+  return (
+    `${matches} of ${total} lines match ` +
+    `${re}${matches > out.length ? ` (first ${out.length} shown)` : ""}:\n${out.join("\n")}`
+  )
 }
 
 /** The newest run any of these sessions made (a task's sessions), for the parent's result. */

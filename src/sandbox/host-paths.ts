@@ -119,7 +119,9 @@ export interface PathRules {
   home: string
   /** Canonical credential paths (HOME_CREDENTIALS under home, plus XDG-relocated ones). */
   credentials: string[]
-  /** Isolated worktrees the engine created, admitted as workspaces although they sit in our cache (see engineWorktree). */
+  /**
+   * Isolated worktrees the engine created, admitted as workspaces although they sit in our cache (see engineWorktree).
+   */
   worktrees?: EngineWorktrees
 }
 

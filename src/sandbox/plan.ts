@@ -108,7 +108,10 @@ export function hostContext(flags: HostFlags, trustedRoots: readonly TrustedRoot
 
 const depth = (path: string) => path.split("/").length
 
-/** A program of ours to mount: one canonical regular file (the binary, wherever it is installed), or an admitted directory. */
+/**
+ * A program of ours to mount: one canonical regular file (the binary, wherever it is installed), or an admitted
+ * directory.
+ */
 function programPath(path: string, rules: ReturnType<typeof pathRules>, fs: FsView): string {
   if (fs.realpath(path) === path && fs.lstat(path) === "file") return path
   return canonicalDir(path, "toolchain dir", rules, fs)

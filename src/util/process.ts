@@ -70,7 +70,10 @@ function launch<T>(argv: string[], start: () => T): T {
   }
 }
 
-/** Runs `start` with the process's file-creation mask set to `mask`: a child inherits it at fork, and a spawn is synchronous. */
+/**
+ * Runs `start` with the process's file-creation mask set to `mask`: a child inherits it at fork, and a spawn is
+ * synchronous.
+ */
 function withUmask<T>(mask: number | undefined, start: () => T): T {
   if (mask === undefined) return start()
   const previous = process.umask(mask)

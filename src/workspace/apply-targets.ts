@@ -96,7 +96,8 @@ export async function checkTargets(workspace: string, files: StepFile[]) {
       if (!now || now.oid !== file.oldOid || now.mode !== file.oldMode)
         refuse(
           `${shownName(source)} changed since the snapshot.`,
-          "Review the patch against the file as it is now (patch_show) and apply the change by hand, or run the worker again.",
+          "Review the patch against the file as it is now (patch_show) and apply the change by hand, or run the " +
+            "worker again.",
         )
     } else if (now && !(now.mode === "directory" && (await emptiedBy(workspace, source, removed))))
       refuse(

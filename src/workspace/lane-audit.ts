@@ -28,13 +28,15 @@ export function noteReclaim(entry: Omit<LaneReclaim, "at">): void {
   reclaimedLanes.push({ ...entry, at: new Date().toISOString() })
   if (reclaimedLanes.length > 50) reclaimedLanes.shift()
   process.stderr.write(
-    `opencode-mcp-orchestrator: reclaimed worktree ${entry.lane}: ${entry.reason}, and no process or unfinished task holds it.\n`,
+    `opencode-mcp-orchestrator: reclaimed worktree ${entry.lane}: ${entry.reason}, and no process or unfinished ` +
+      `task holds it.\n`,
   )
 }
 
 /** The one line a listing shows for a reclaim. */
 export const reclaimText = (entry: LaneReclaim) =>
-  `reclaimed worktree ${entry.lane} (${entry.dir}): ${entry.reason}; no process, readable patch record or unfinished task held it, so its files go to the next isolated worker`
+  `reclaimed worktree ${entry.lane} (${entry.dir}): ${entry.reason}; no process, readable patch record or ` +
+  `unfinished task held it, so its files go to the next isolated worker`
 
 /**
  * A state file's text, or undefined when it is absent, or `\0<why>` when it cannot be read. Links are

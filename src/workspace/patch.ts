@@ -148,7 +148,9 @@ export async function collectPatch(
       throw fail(
         "Usage",
         `The patch was not stored: ${record.refused}`,
-        `Look at what the worker wrote in its worktree ${record.layout.tree} (generated or vendored files?); patch_discard (patch_id "${record.id}") removes it, or raise maxPatchBytes in config.json and run the worker again.`,
+        `Look at what the worker wrote in its worktree ${record.layout.tree} (generated or vendored files?); ` +
+          `patch_discard (patch_id "${record.id}") removes it, or raise maxPatchBytes in config.json and run the ` +
+          `worker again.`,
         { oversize: true },
       )
     }
@@ -200,7 +202,10 @@ const isTypeChange = (file: PatchFile) =>
   file.newMode !== undefined &&
   (file.oldMode === "120000") !== (file.newMode === "120000")
 
-/** Where one file's one or two sections are in a patch of `size` bytes whose sections start at `starts`; undefined when it has none. Pure. */
+/**
+ * Where one file's one or two sections are in a patch of `size` bytes whose sections start at `starts`; undefined when
+ * it has none. Pure.
+ */
 export function fileRange(
   starts: number[],
   size: number,

@@ -36,7 +36,9 @@ export const layoutOf = (worktreesDir: string, id: string): WorktreeLayout => ({
   gitDir: `${worktreesDir}/${id}/git`,
 })
 
-/** git on a worktree's private repository, in a writable sandbox over its directory; fails with `what` when git does. */
+/**
+ * git on a worktree's private repository, in a writable sandbox over its directory; fails with `what` when git does.
+ */
 export async function privateGit(
   layout: WorktreeLayout,
   host: HostContext,
@@ -54,11 +56,15 @@ export async function privateGit(
       env: { GIT_INDEX_FILE: `${layout.gitDir}/index`, ...options.env },
     },
   )
-  if (result?.code !== 0)
+  if (result?.code !== 0) {
+    const why = result
+      ? result.stderr.trim().slice(0, 400) || `git exited ${result.code}`
+      : "git could not run in the sandbox"
     throw fail(
       "Server",
-      `Could not ${what} in the isolated worktree ${layout.dir}: ${result ? result.stderr.trim().slice(0, 400) || `git exited ${result.code}` : "git could not run in the sandbox"}.`,
+      `Could not ${what} in the isolated worktree ${layout.dir}: ${why}.`,
       'Run `opencode-mcp-orchestrator doctor`; retry with isolation "in_place" if it persists.',
     )
+  }
   return result.stdout
 }

@@ -34,7 +34,8 @@ async function userGit(repository: Repository, host: HostContext, args: string[]
   if (result?.code !== 0)
     throw fail(
       "Usage",
-      `git ${args[0]} failed on ${repository.root}: ${result ? result.stderr.trim().slice(0, 400) : "git could not run in the read-only sandbox"}.`,
+      `git ${args[0]} failed on ${repository.root}: ` +
+        `${result ? result.stderr.trim().slice(0, 400) : "git could not run in the read-only sandbox"}.`,
       "Check the repository with `git status`, then retry.",
     )
   return result.stdout
@@ -45,7 +46,8 @@ function checkName(path: string) {
   if (path.includes("\uFFFD"))
     throw fail(
       "Usage",
-      `The workspace holds a file whose name is not valid UTF-8 (${JSON.stringify(path)}); isolated worktrees copy UTF-8 names only.`,
+      `The workspace holds a file whose name is not valid UTF-8 (${JSON.stringify(path)}); isolated worktrees copy ` +
+        `UTF-8 names only.`,
       'Rename it, or use isolation "in_place".',
       {
         path,
@@ -151,7 +153,8 @@ export async function createWorktree(
   let bytes = 0
   for (const path of files) {
     if (!plainParents(workspace, path, seen)) continue
-    const info = lstatSync(`${workspace}/${path}`, { throwIfNoEntry: false }) // deleted in the working tree: not in the snapshot
+    // deleted in the working tree: not in the snapshot
+    const info = lstatSync(`${workspace}/${path}`, { throwIfNoEntry: false })
     if (!info || !(info.isFile() || info.isSymbolicLink())) continue
     bytes += info.size
     entries.push(path)
@@ -217,7 +220,8 @@ async function copyInSandbox(workspace: string, entries: string[], layout: Workt
   )
   // --verbatim-files-from: a listed name starting with "-" is a name, not an option.
   const script =
-    'tar -C "$1" --null --verbatim-files-from --no-recursion --ignore-failed-read -T - -cf - | tar -C "$2" --no-same-owner -xpf -'
+    'tar -C "$1" --null --verbatim-files-from --no-recursion --ignore-failed-read -T - -cf - | tar -C "$2" ' +
+    "--no-same-owner -xpf -"
   const result = await runSandboxed(plan, ["sh", "-c", script, "sh", workspace, layout.tree], {
     timeoutMs: 300_000,
     maxOutputBytes: 64 * 1024,
@@ -226,7 +230,8 @@ async function copyInSandbox(workspace: string, entries: string[], layout: Workt
   if (result.failure || result.exitCode !== 0)
     throw fail(
       "Server",
-      `Could not copy ${workspace} into the isolated worktree: ${result.failure?.detail ?? result.stderr.trim().slice(0, 400)}.`,
+      `Could not copy ${workspace} into the isolated worktree: ` +
+        `${result.failure?.detail ?? result.stderr.trim().slice(0, 400)}.`,
       'Run `opencode-mcp-orchestrator doctor`; retry with isolation "in_place" if it persists.',
     )
 }
