@@ -69,6 +69,7 @@ export function runnerTool(tool: RunnerTool): PluginTool {
       await saveRun(paths.runsDir, run)
       // Housekeeping of old runs: failing it costs disk space later, never this run's result.
       const retention = { hours: limits.runRetentionHours, count: limits.runRetentionCount }
+      // Pruning old runs is housekeeping: it must not fail this run.
       await pruneRuns(paths.runsDir, retention, [run.id]).catch(() => undefined)
       const failure = result.failure
         ? `The sandbox could not start (${result.failure.code}): ${result.failure.detail}\n${result.failure.hint}\n`

@@ -73,13 +73,16 @@ export async function benchGrowth(modelUrl: string, path: string, steps = STEPS)
   console.log("f) serve after N directories        kept (no release)              released as they rest")
   for (const step of steps)
     console.log(
-      `   ${String(step).padStart(3)} directories               ${row(kept.get(step) as Footprint)}   ${row(released.get(step) as Footprint)}`,
+      `   ${String(step).padStart(3)} directories               ${row(kept.get(step) as Footprint)}   ` +
+        `${row(released.get(step) as Footprint)}`,
     )
   const last = steps[steps.length - 1] as number
   const ratio = (curveOf: Map<number, Footprint>, key: keyof Footprint) =>
     ((curveOf.get(last) as Footprint)[key] / (curveOf.get(1) as Footprint)[key]).toFixed(2)
   const rssRatio = Number(ratio(released, "rssMb"))
   console.log(
-    `  growth ${last}/1: RSS ${ratio(kept, "rssMb")}x kept, ${rssRatio}x released (goal ≤ ${GROWTH_GOAL_RATIO}x: ${rssRatio <= GROWTH_GOAL_RATIO ? "met" : "not met"}); threads ${ratio(kept, "threads")}x / ${ratio(released, "threads")}x; fds ${ratio(kept, "fds")}x / ${ratio(released, "fds")}x`,
+    `  growth ${last}/1: RSS ${ratio(kept, "rssMb")}x kept, ${rssRatio}x released (goal ≤ ${GROWTH_GOAL_RATIO}x: ` +
+      `${rssRatio <= GROWTH_GOAL_RATIO ? "met" : "not met"}); threads ${ratio(kept, "threads")}x / ` +
+      `${ratio(released, "threads")}x; fds ${ratio(kept, "fds")}x / ${ratio(released, "fds")}x`,
   )
 }

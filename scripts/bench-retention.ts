@@ -57,7 +57,9 @@ async function seed(client: Client, dir: string, count: number): Promise<TaskSto
   return store
 }
 
-/** The path before, as it was: every step in turn, a delete (and a check) against the server, then a save or a removal. */
+/**
+ * The path before, as it was: every step in turn, a delete (and a check) against the server, then a save or a removal.
+ */
 async function before(store: TaskStore, client: Client): Promise<number> {
   let removed = 0
   for (const { record, dropSession, dropRecord } of retentionPlan(await store.list(), Date.now())) {
@@ -91,7 +93,8 @@ export async function benchRetention(count: number, path: string) {
       const removed = await body(store)
       const ms = performance.now() - started
       console.log(
-        `${label.padEnd(44)} ${ms.toFixed(0).padStart(7)} ms  ${removed} sessions removed, server ${(cpuSeconds(server.pid) - cpu).toFixed(1)} CPU-s`,
+        `${label.padEnd(44)} ${ms.toFixed(0).padStart(7)} ms  ${removed} sessions removed, server ` +
+          `${(cpuSeconds(server.pid) - cpu).toFixed(1)} CPU-s`,
       )
       return ms
     }

@@ -24,13 +24,14 @@ import { createIsolatedHome } from "../src/model/home"
 import { startScriptedModel } from "../src/model/server"
 import { agentName } from "../src/agents/names"
 import { connectStdio } from "../src/model/stdio-client"
-import { run, spawn } from "../src/util/process"
-import { readFlags, type Env } from "../src/config/flags"
+import { run } from "../src/util/process"
+import { readFlags } from "../src/config/flags"
 import { createRepository } from "../src/model/demo"
 import { hostContext } from "../src/sandbox"
 import { createWorktree, removeWorktree } from "../src/workspace/worktree"
-import { listSessions } from "../src/engine/sessions"
 import { benchGrowth } from "./bench-growth"
+import { measure } from "./bench-measure"
+import { benchSessions } from "./bench-sessions"
 import { benchRetention } from "./bench-retention"
 
 const ROOT = `${import.meta.dir}/..`
@@ -40,8 +41,6 @@ const STARTUP_GOAL_MS = 50
 const WORKTREE_GOAL_MS = 300
 const FANOUT_GOAL_RATIO = 1.5
 const IDLE_RSS_GOAL_MB = 60
-
-const SESSIONS_GOAL_MS = 100
 
 const { values } = parseArgs({
   options: {
@@ -54,104 +53,7 @@ const { values } = parseArgs({
 const runs = Number(values.runs)
 const growthSteps = values.growth.split(",").map(Number)
 
-const median = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
-
-/** Raw stdio, no SDK client: spawn `serve`, send initialize and tools/list, time the answer; then its RSS. */
-async function startOnce(binary: string, env: Env): Promise<{ ms: number; rssMb: number }> {
-  const started = performance.now()
-  const proc = spawn([binary, "serve"], { env, stdin: "pipe" })
-  try {
-    const frames = [
-      {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
-      },
-      { jsonrpc: "2.0", method: "notifications/initialized" },
-      { jsonrpc: "2.0", id: 2, method: "tools/list" },
-    ]
-    proc.stdin!.write(frames.map((frame) => `${JSON.stringify(frame)}\n`).join(""))
-    await proc.stdin!.flush()
-    const decoder = new TextDecoder()
-    let output = ""
-    for await (const chunk of proc.stdout!) {
-      output += decoder.decode(chunk)
-      if (output.includes('"id":2')) break
-    }
-    const ms = performance.now() - started
-    const status = await Bun.file(`/proc/${proc.pid}/status`).text()
-    return { ms, rssMb: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024 }
-  } finally {
-    proc.kill()
-    await proc.exited
-  }
-}
-
-async function startup(label: string, binary: string, env: Env) {
-  await startOnce(binary, env) // warm-up (page cache), not counted
-  const samples = []
-  for (let i = 0; i < Math.max(runs, 15); i++) samples.push(await startOnce(binary, env))
-  const ms = median(samples.map((s) => s.ms))
-  const rssMb = median(samples.map((s) => s.rssMb))
-  console.log(
-    `${label.padEnd(44)} median ${ms.toFixed(0).padStart(6)} ms  idle RSS ${rssMb.toFixed(0)} MB  (n=${samples.length})`,
-  )
-  return { ms, rssMb }
-}
-
-async function timed(label: string, body: () => Promise<unknown>, times = runs) {
-  await body() // warm-up, not counted
-  const samples: number[] = []
-  for (let i = 0; i < times; i++) {
-    const start = performance.now()
-    await body()
-    samples.push(performance.now() - start)
-  }
-  const value = median(samples)
-  console.log(`${label.padEnd(44)} median ${value.toFixed(0).padStart(6)} ms  (n=${times})`)
-  return value
-}
-
-/** e) 1,000 sessions on a fresh server, listed (50 rows shown) the way `sessions` does and the way it did. */
-async function benchSessions() {
-  const sessionsHome = await createIsolatedHome({ modelUrl: "http://127.0.0.1:9/v1", env: { PATH: PINNED_PATH } })
-  const dir = await createRepository("oc-orch-bench-sessions-", { "README.md": "# sessions\n" })
-  try {
-    const client = connect(await ensureServer({ paths: sessionsHome.paths, binary: "opencode", env: sessionsHome.env }))
-    for (let at = 0; at < 1000; at += 10)
-      await Promise.all(
-        Array.from({ length: 10 }, (_, i) => client.session.create({ directory: dir, title: `bench ${at + i}` })),
-      )
-    const filter = { scope: "all" as const, staleMs: 300_000, limit: 50 }
-    let total = 0
-    const paged = await timed("e1) sessions, 1,000: paged, rows shown read", async () => {
-      total = (await listSessions(client, [], filter)).total
-    })
-    let before = 0
-    const perSession = await timed("e2) one call (limit 500) + a read per session", async () => {
-      const listed = (await client.experimental.session.list({ limit: 500 })).data ?? []
-      const latest = await Promise.all(
-        listed.map((session) => client.session.messages({ sessionID: session.id, limit: 1 })),
-      )
-      await Promise.all(
-        listed.slice(0, filter.limit).map((session) => client.session.messages({ sessionID: session.id, limit: 6 })),
-      )
-      before = latest.length
-    })
-    console.log(
-      `  sessions: paged / per-session ${(paged / perSession).toFixed(2)}x; total ${total} (before: ${before}); ${paged.toFixed(0)} ms (goal ≤ ${SESSIONS_GOAL_MS} ms: ${paged <= SESSIONS_GOAL_MS ? "met" : "not met"})`,
-    )
-  } finally {
-    await stopServer(sessionsHome.paths)
-    await sessionsHome.dispose()
-    await rm(dir, { recursive: true, force: true })
-  }
-}
+const { startup, timed } = measure(runs)
 
 if (values.only === "retention") {
   await benchRetention(Number(values.records), PINNED_PATH)
@@ -159,7 +61,7 @@ if (values.only === "retention") {
 }
 
 if (values.only === "sessions") {
-  await benchSessions()
+  await benchSessions(timed, PINNED_PATH)
   process.exit(0)
 }
 
@@ -291,7 +193,8 @@ try {
     const one = await timed("d1) 1 isolated worker", () => group(1), Math.min(runs, 3))
     const eight = await timed("d2) 8 isolated workers at once (warm lanes)", () => group(8), Math.min(runs, 3))
     console.log(
-      `  fan-out: 8 at once / 1        ${(eight / one).toFixed(2)}x warm, ${(cold / one).toFixed(2)}x cold (goal ≤ ${FANOUT_GOAL_RATIO}x: ${eight / one <= FANOUT_GOAL_RATIO ? "met" : "not met"})`,
+      `  fan-out: 8 at once / 1        ${(eight / one).toFixed(2)}x warm, ${(cold / one).toFixed(2)}x cold (goal ≤ ` +
+        `${FANOUT_GOAL_RATIO}x: ${eight / one <= FANOUT_GOAL_RATIO ? "met" : "not met"})`,
     )
   } finally {
     await fan.close()
@@ -301,24 +204,28 @@ try {
     for (const lane of lanes) await rm(lane, { recursive: true, force: true })
   }
 
-  await benchSessions()
+  await benchSessions(timed, PINNED_PATH)
   await benchGrowth(model.url, PINNED_PATH, growthSteps)
   await benchRetention(Number(values.records), PINNED_PATH)
 
   console.log("\nratios")
   console.log(
-    `  worktree setup / cp -a      ${(setup / copy).toFixed(2)}x; setup ${setup.toFixed(0)} ms (goal ≤ ${WORKTREE_GOAL_MS} ms: ${setup <= WORKTREE_GOAL_MS ? "met" : "not met"})`,
+    `  worktree setup / cp -a      ${(setup / copy).toFixed(2)}x; setup ${setup.toFixed(0)} ms (goal ≤ ` +
+      `${WORKTREE_GOAL_MS} ms: ${setup <= WORKTREE_GOAL_MS ? "met" : "not met"})`,
   )
   console.log(
-    `  MCP call / bare SDK         ${(viaMcp / viaSdk).toFixed(2)}x  (our layers cost ${(viaMcp - viaSdk).toFixed(0)} ms)`,
+    `  MCP call / bare SDK         ${(viaMcp / viaSdk).toFixed(2)}x  (our layers cost ` +
+      `${(viaMcp - viaSdk).toFixed(0)} ms)`,
   )
   console.log(`  opencode run / MCP call     ${(fresh / viaMcp).toFixed(2)}x`)
   console.log(`  plain / shipped start       ${(slow.ms / shipped.ms).toFixed(2)}x`)
   console.log(
-    `  startup                     ${shipped.ms.toFixed(0)} ms to tools/list (goal ≤ ${STARTUP_GOAL_MS} ms: ${shipped.ms <= STARTUP_GOAL_MS ? "met" : "not met"})`,
+    `  startup                     ${shipped.ms.toFixed(0)} ms to tools/list (goal ≤ ${STARTUP_GOAL_MS} ms: ` +
+      `${shipped.ms <= STARTUP_GOAL_MS ? "met" : "not met"})`,
   )
   console.log(
-    `  idle RSS                    ${shipped.rssMb.toFixed(0)} MB (goal ≤ ${IDLE_RSS_GOAL_MB} MB: ${shipped.rssMb <= IDLE_RSS_GOAL_MB ? "met" : "not met"})`,
+    `  idle RSS                    ${shipped.rssMb.toFixed(0)} MB (goal ≤ ${IDLE_RSS_GOAL_MB} MB: ` +
+      `${shipped.rssMb <= IDLE_RSS_GOAL_MB ? "met" : "not met"})`,
   )
 } finally {
   await stopServer(home.paths)

@@ -96,7 +96,9 @@ try {
   await home.dispose()
 }
 const note =
-  "Captured from the real OpenCode driving the scripted model (scripts/capture-provider-errors.ts): per failure mode, the task status, the session.error event, the assistant message error, the last retry status message and our result error. Response dates and URLs dropped."
+  "Captured from the real OpenCode driving the scripted model (scripts/capture-provider-errors.ts): per failure " +
+  "mode, the task status, the session.error event, the assistant message error, the last retry status message and " +
+  "our result error. Response dates and URLs dropped."
 await Bun.write(
   `${import.meta.dir}/../test/engine/fixtures/provider-errors.json`,
   `${JSON.stringify({ "//": note, captured }, null, 2)}\n`,

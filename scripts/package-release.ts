@@ -159,7 +159,8 @@ try {
     console.log(`${(size / 1024 / 1024).toFixed(1).padStart(7)} MiB  ${name}`)
   }
   console.log(
-    `release ${version} for ${repository} (${arches.map((arch) => archiveName(version, arch)).join(", ")}) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    `release ${version} for ${repository} (${arches.map((arch) => archiveName(version, arch)).join(", ")}) in ` +
+      `${((performance.now() - started) / 1000).toFixed(1)} s`,
   )
 } finally {
   await rm(workDir, { recursive: true, force: true })

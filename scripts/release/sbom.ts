@@ -38,7 +38,8 @@ function purlOf(name: string, version: string) {
 function stableSerial(seed: string) {
   const hex = new Bun.CryptoHasher("sha256").update(seed).digest("hex")
   const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)
-  return `urn:uuid:${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+  const groups = [hex.slice(0, 8), hex.slice(8, 12), `5${hex.slice(13, 16)}`, `${variant}${hex.slice(17, 20)}`]
+  return `urn:uuid:${groups.join("-")}-${hex.slice(20, 32)}`
 }
 
 function componentFor(pkg: LockedPackage, manifest: Record<string, unknown> | undefined) {

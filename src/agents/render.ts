@@ -18,7 +18,8 @@ export interface AgentFile {
 type Action = "allow" | "ask" | "deny"
 type Rules = Record<string, Action | Record<string, Action>>
 
-// Every built-in permission is stated: a default of `ask` would hang a headless run (OpenCode 1.18 defaults external_directory and doom_loop to ask); only
+// Every built-in permission is stated: a default of `ask` would hang a headless run (OpenCode 1.18 defaults
+// external_directory and doom_loop to ask); only
 // relayRules turns one into `ask`, and only for an ask the person may answer.
 const LOCKED: Rules = {
   edit: "deny",
@@ -136,7 +137,8 @@ export function renderAgents(config: Config): AgentFile[] {
           config,
           "runner",
           runnerAgentName(access, network),
-          `Runs one command and analyses its output (${access}, network ${network}) for a parent agent (opencode-mcp-orchestrator).`,
+          `Runs one command and analyses its output (${access}, network ${network}) for a parent agent ` +
+            `(opencode-mcp-orchestrator).`,
           { ...LOCKED, ...sandboxRules([tool, ...LOG_TOOLS]) },
           runnerPrompt,
           {

@@ -47,7 +47,8 @@ export default defineCommand({
       type: "boolean",
       default: true,
       description:
-        "Run the sandbox probes (--no-sandbox-probes skips them; the verdict is then DOCTOR_READINESS_UNVERIFIED at best).",
+        "Run the sandbox probes (--no-sandbox-probes skips them; the verdict is then DOCTOR_READINESS_UNVERIFIED " +
+        "at best).",
     },
     live: {
       type: "boolean",

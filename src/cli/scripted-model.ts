@@ -36,7 +36,8 @@ export default defineCommand({
     const model = await startScriptedModel({ scripts, port, host: args.host, defaultScript })
     console.log(model.url)
     console.error(
-      `scripted model serving ${names.length > 0 ? names.join(", ") : DEFAULT_SCRIPT} (default ${defaultScript ?? DEFAULT_SCRIPT}); stop with SIGTERM`,
+      `scripted model serving ${names.length > 0 ? names.join(", ") : DEFAULT_SCRIPT} (default ` +
+        `${defaultScript ?? DEFAULT_SCRIPT}); stop with SIGTERM`,
     )
     await new Promise<void>((resolve) => {
       process.once("SIGTERM", resolve)

@@ -38,13 +38,20 @@ export interface Flags {
   bridgeTimeoutMs?: number
   /** `OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS`: how long a tool call waits before returning `running`. */
   syncBudgetMs?: number
-  /** `OPENCODE_MCP_ORCHESTRATOR_RELAY_WAIT_MS`: how long one ask relayed to the person waits for an answer (default 60 s). */
+  /**
+   * `OPENCODE_MCP_ORCHESTRATOR_RELAY_WAIT_MS`: how long one ask relayed to the person waits for an answer (default 60
+   * s).
+   */
   relayWaitMs?: number
   /** `OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES`: the largest brief a delegation accepts. */
   maxBriefBytes: number
-  /** `OPENCODE_MCP_ORCHESTRATOR_LABEL`: the lane this server's sessions are titled with, unless a call passes `label`. */
+  /**
+   * `OPENCODE_MCP_ORCHESTRATOR_LABEL`: the lane this server's sessions are titled with, unless a call passes `label`.
+   */
   label?: string
-  /** `OPENCODE_MCP_ORCHESTRATOR_MODE`: the delegation mode for every workspace this server serves (src/policy/mode.ts). */
+  /**
+   * `OPENCODE_MCP_ORCHESTRATOR_MODE`: the delegation mode for every workspace this server serves (src/policy/mode.ts).
+   */
   mode?: Mode
   sandbox: SandboxFlags
   /** The raw snapshot, only to pass on whole to a child process (the OpenCode server); never read by name. */

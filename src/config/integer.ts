@@ -17,7 +17,9 @@ export interface IntegerRange {
  */
 export function parseInteger(variable: string, raw: string | undefined, range: IntegerRange): number | undefined {
   if (raw === undefined || raw === "") return undefined
-  const expected = `an integer from ${range.min} to ${range.max}${range.fallback === undefined ? "" : ` (default ${range.fallback})`}`
+  const expected =
+    `an integer from ${range.min} to ` +
+    `${range.max}${range.fallback === undefined ? "" : ` (default ${range.fallback})`}`
   const invalid = (hint: string) =>
     fail("Usage", `${variable}=${JSON.stringify(raw)} is invalid: expected ${expected}.`, hint, {
       variable,

@@ -22,7 +22,8 @@ export function parseConfig(raw: unknown, file: string): Config {
   throw fail(
     "Config",
     `${file} is invalid:\n${issues.map((line) => `  - ${line}`).join("\n")}`,
-    `Edit ${file} to fix the field${issues.length > 1 ? "s" : ""} above (the file was not changed), or move it aside and run \`opencode-mcp-orchestrator install\` to write a new one.`,
+    `Edit ${file} to fix the field${issues.length > 1 ? "s" : ""} above (the file was not changed), or move it ` +
+      `aside and run \`opencode-mcp-orchestrator install\` to write a new one.`,
     { file, issues },
   )
 }

@@ -68,7 +68,9 @@ export const TimeoutLimitsSchema = z
             ctx.addIssue({
               code: "custom",
               path: ["parent"],
-              message: `parent (${value.parent}s) must be at least ${PARENT_MARGIN_S}s longer than ${role} (${value[role]}s); raise parent to ${value[role] + PARENT_MARGIN_S} or lower ${role}`,
+              message:
+                `parent (${value.parent}s) must be at least ${PARENT_MARGIN_S}s longer than ${role} ` +
+                `(${value[role]}s); raise parent to ${value[role] + PARENT_MARGIN_S} or lower ${role}`,
             })
         }
       }),
@@ -99,7 +101,8 @@ export const PolicySchema = z
       .enum(MODES)
       .optional()
       .describe(
-        "Mode for every workspace unless a call, OPENCODE_MCP_ORCHESTRATOR_MODE or a marker file says otherwise; sensitive stated anywhere wins.",
+        "Mode for every workspace unless a call, OPENCODE_MCP_ORCHESTRATOR_MODE or a marker file says otherwise; " +
+          "sensitive stated anywhere wins.",
       ),
     requireTier: z
       .boolean()
@@ -109,7 +112,9 @@ export const PolicySchema = z
       .array(z.enum(RELAYABLE))
       .default([])
       .describe(
-        "Asks a delegated agent may put to the person through the parent's MCP client (elicitation) while its tool call waits: question (the agent may ask), webfetch, websearch (each fetch or search is asked). Shell and sandbox tools are never relayable.",
+        "Asks a delegated agent may put to the person through the parent's MCP client (elicitation) while its tool " +
+          "call waits: question (the agent may ask), webfetch, websearch (each fetch or search is asked). Shell " +
+          "and sandbox tools are never relayable.",
       ),
   })
   .strict()
@@ -143,7 +148,8 @@ export const ConfigSchema = z
       .array(absolutePath)
       .default([])
       .describe(
-        "Directories whose OpenCode project plugins (.opencode/plugins, opencode.json plugin lists) may run on the host; empty refuses every workspace that has them.",
+        "Directories whose OpenCode project plugins (.opencode/plugins, opencode.json plugin lists) may run on the " +
+          "host; empty refuses every workspace that has them.",
       ),
     maxParallel: z
       .number()
@@ -152,7 +158,8 @@ export const ConfigSchema = z
       .max(MAX_PARALLEL)
       .default(3)
       .describe(
-        "How many delegated sessions may run at once on this machine, across every MCP server process; delegate_parallel members beyond it wait their turn (1..8).",
+        "How many delegated sessions may run at once on this machine, across every MCP server process; " +
+          "delegate_parallel members beyond it wait their turn (1..8).",
       ),
     maxWorktreeLanes: z
       .number()
@@ -161,7 +168,9 @@ export const ConfigSchema = z
       .max(LANE_BOUNDS.max)
       .default(LANE_BOUNDS.fallback)
       .describe(
-        'How many isolated worktrees (lanes) may exist at once, each a full copy of its repository kept until its patch is applied or discarded; a worker with isolation "worktree" beyond it is refused before it starts, naming the oldest waiting patches (1..999).',
+        "How many isolated worktrees (lanes) may exist at once, each a full copy of its repository kept until its " +
+          'patch is applied or discarded; a worker with isolation "worktree" beyond it is refused before it ' +
+          "starts, naming the oldest waiting patches (1..999).",
       ),
     instanceIdleSeconds: z
       .number()
@@ -170,7 +179,9 @@ export const ConfigSchema = z
       .max(INSTANCE_BOUNDS.idleMax)
       .default(INSTANCE_BOUNDS.idleFallback)
       .describe(
-        "Seconds a directory (a repository or a worktree lane) may go without a delegation before the shared OpenCode server's instance for it is released (about 26 MB, 3 threads and 3 file descriptors each); one with a running session is never released, and the next delegation there starts a new one (1..86400).",
+        "Seconds a directory (a repository or a worktree lane) may go without a delegation before the shared " +
+          "OpenCode server's instance for it is released (about 26 MB, 3 threads and 3 file descriptors each); one " +
+          "with a running session is never released, and the next delegation there starts a new one (1..86400).",
       ),
     maxLiveInstances: z
       .number()
@@ -179,7 +190,8 @@ export const ConfigSchema = z
       .max(INSTANCE_BOUNDS.liveMax)
       .default(INSTANCE_BOUNDS.liveFallback)
       .describe(
-        "How many directories each MCP server process keeps live on the shared OpenCode server; beyond it the least recently used idle ones are released at once, never one with a running session (1..999).",
+        "How many directories each MCP server process keeps live on the shared OpenCode server; beyond it the " +
+          "least recently used idle ones are released at once, never one with a running session (1..999).",
       ),
     maxReportBytes: z
       .number()
@@ -188,7 +200,8 @@ export const ConfigSchema = z
       .max(REPORT_BOUNDS.max)
       .default(REPORT_BOUNDS.fallback)
       .describe(
-        "The largest text block a scout or worker result returns to the parent; a longer report is cut, head and tail kept, and read whole with session_output.",
+        "The largest text block a scout or worker result returns to the parent; a longer report is cut, head and " +
+          "tail kept, and read whole with session_output.",
       ),
     maxPatchBytes: z
       .number()
@@ -197,7 +210,8 @@ export const ConfigSchema = z
       .max(PATCH_BYTES_BOUNDS.max)
       .default(PATCH_BYTES_BOUNDS.fallback)
       .describe(
-        "The largest patch an isolated worker's changes may make; a larger one is not stored, and the worker ends needs_review with its worktree kept for inspection (patch_discard removes it).",
+        "The largest patch an isolated worker's changes may make; a larger one is not stored, and the worker ends " +
+          "needs_review with its worktree kept for inspection (patch_discard removes it).",
       ),
     maxTokensPerTask: z
       .number()
@@ -205,14 +219,16 @@ export const ConfigSchema = z
       .min(TOKEN_CAP_MIN)
       .optional()
       .describe(
-        "Stops a task once it has used more tokens than this (input, output, reasoning and cache, summed over its steps in every session and turn); it ends failed with error_kind budget. Absent: no cap.",
+        "Stops a task once it has used more tokens than this (input, output, reasoning and cache, summed over its " +
+          "steps in every session and turn); it ends failed with error_kind budget. Absent: no cap.",
       ),
     maxCostPerTask: z
       .number()
       .positive()
       .optional()
       .describe(
-        "Stops a task once its cost over every session and turn, at OpenCode's model prices, passes this; it ends failed with error_kind budget. Absent: no cap.",
+        "Stops a task once its cost over every session and turn, at OpenCode's model prices, passes this; it ends " +
+          "failed with error_kind budget. Absent: no cap.",
       ),
     retentionIntervalSeconds: z
       .number()
@@ -221,7 +237,9 @@ export const ConfigSchema = z
       .max(RETENTION_INTERVAL_BOUNDS.max)
       .default(RETENTION_INTERVAL_BOUNDS.fallback)
       .describe(
-        "How often every long-lived process (the MCP server, its watchdog) runs a retention pass: parked sessions after a day, finished records after a week, applied patches, groups, tombstones and set-aside files after a week (1..86400).",
+        "How often every long-lived process (the MCP server, its watchdog) runs a retention pass: parked sessions " +
+          "after a day, finished records after a week, applied patches, groups, tombstones and set-aside files " +
+          "after a week (1..86400).",
       ),
     retentionPerPass: z
       .number()
@@ -230,7 +248,8 @@ export const ConfigSchema = z
       .max(RETENTION_PER_PASS_BOUNDS.max)
       .default(RETENTION_PER_PASS_BOUNDS.fallback)
       .describe(
-        "The most removals (a session, a record, a file, a patch) one retention pass makes; the rest waits for the next pass (1..100000).",
+        "The most removals (a session, a record, a file, a patch) one retention pass makes; the rest waits for the " +
+          "next pass (1..100000).",
       ),
     policy: PolicySchema.default({ requireTier: false, relay: [] }).describe(
       "Delegation policy; absent means blueprint mode with the tier optional and nothing relayed.",

@@ -2,15 +2,11 @@
 // and on failure what to do. The runner (run.ts) decides the verdict; report.ts prints it.
 import { access, constants } from "node:fs/promises"
 import { searchPath } from "../config/flags"
-import type { Paths } from "../config/paths"
-import { stepLimits, timeoutLimits, type Config, ROLES } from "../config/schema"
+import { stepLimits, timeoutLimits, ROLES } from "../config/schema"
 import { renderAgents } from "../agents/render"
-import { claudeJsonFile, claudeSkillFile, codexConfigFile, codexSkillFile, type ClientHomes } from "../install/homes"
-import { readClaudeEntry } from "../install/integrations/claude"
-import { readCodexEntry, SERVER_NAME } from "../install/integrations/codex"
-import { hashFile, sha256, type InstallManifest } from "../install/manifest"
+import { hashFile, sha256 } from "../install/manifest"
 import { readText } from "../install/observe"
-import { installedBinary, SKILL_TEXT } from "../install/payload"
+import { installedBinary } from "../install/payload"
 import { PLUGIN_TEXT } from "../install/plugin-text"
 import { discoverModels, type CatalogModel } from "../opencode/catalog"
 import { TESTED_OPENCODE, testedVersion } from "../opencode/guard"
@@ -22,42 +18,14 @@ import {
   stateDirReadiness,
   type Readiness,
 } from "../engine/readiness"
-import type { Launchers } from "../sandbox"
-import type { Run } from "../util/process"
-import { sizeText } from "../workspace/disk"
-import { shownName } from "../workspace/names"
-import { listPatches, patchState } from "../workspace/patches"
 import { applies } from "./applies"
 import { lanes } from "./lanes"
 import { stateFiles } from "./state-files"
-
-export type Status = "pass" | "fail" | "skip"
-
-export interface CheckResult {
-  id: string
-  status: Status
-  detail: string
-  fix?: string
-}
-
-export interface DoctorContext {
-  paths: Paths
-  homes: ClientHomes
-  launchers: Launchers
-  run: Run
-  opencode: string
-  env: Record<string, string | undefined>
-  config?: Config
-  manifest?: InstallManifest
-}
+import { failed, pass, REINSTALL, type Check, type CheckResult } from "./check"
+import { claude, codex } from "./clients"
+import { patches } from "./patches"
 
 const RENDER = "Run `opencode-mcp-orchestrator install --yes` to render the agents from config.json again."
-export const REINSTALL = "Run `opencode-mcp-orchestrator install --yes` to write it again from your config."
-const pass = (id: string, detail: string): CheckResult => ({ id, status: "pass", detail })
-const failed = (id: string, detail: string, fix: string): CheckResult => ({ id, status: "fail", detail, fix })
-
-export type Check = (ctx: DoctorContext) => Promise<CheckResult[]>
-
 const asCheck = (found: Readiness): CheckResult =>
   found.ok ? pass(found.id, found.detail) : failed(found.id, found.detail, found.fix ?? "")
 
@@ -99,7 +67,8 @@ const opencodeVersion: Check = async (ctx) => {
     return [
       failed(
         "opencode",
-        `OpenCode ${version} is outside the tested range (>= ${TESTED_OPENCODE.min.join(".")}, < ${TESTED_OPENCODE.belowMajor}); delegations are refused because the sandbox plugin may not load.`,
+        `OpenCode ${version} is outside the tested range (>= ${TESTED_OPENCODE.min.join(".")}, < ` +
+          `${TESTED_OPENCODE.belowMajor}); delegations are refused because the sandbox plugin may not load.`,
         "Install opencode-ai@1.18.33, or point OPENCODE_MCP_ORCHESTRATOR_OPENCODE at it.",
       ),
     ]
@@ -124,6 +93,7 @@ const core: Check = async (ctx) => {
   try {
     await access(binary, constants.X_OK)
   } catch {
+    // The failure is the finding: the binary is not executable.
     return [failed("core", `${binary} is not executable.`, REINSTALL)]
   }
   return [pass("core", `${binary} (${ctx.manifest.appVersion})`)]
@@ -155,11 +125,13 @@ const profiles: Check = async (ctx) => {
   return [
     pass(
       "steps",
-      `${config.stepLimits?.profile ?? "standard"}: scout ${steps.scout}, worker ${steps.worker}, runner ${steps.runner}`,
+      `${config.stepLimits?.profile ?? "standard"}: scout ${steps.scout}, worker ${steps.worker}, runner ` +
+        `${steps.runner}`,
     ),
     pass(
       "timeouts",
-      `${config.timeoutLimits?.profile ?? "standard"}: scout ${times.scout}s, worker ${times.worker}s, runner ${times.runner}s, parent ${times.parent}s`,
+      `${config.timeoutLimits?.profile ?? "standard"}: scout ${times.scout}s, worker ${times.worker}s, runner ` +
+        `${times.runner}s, parent ${times.parent}s`,
     ),
   ]
 }
@@ -179,7 +151,8 @@ const agents: Check = async (ctx) =>
       if (steps !== agent.steps)
         return failed(
           id,
-          `${path} has steps ${Number.isNaN(steps) ? "(none)" : steps}, but the config gives ${agent.role} ${agent.steps}.`,
+          `${path} has steps ${Number.isNaN(steps) ? "(none)" : steps}, but the config gives ${agent.role} ` +
+            `${agent.steps}.`,
           REINSTALL,
         )
       if (text !== agent.content) {
@@ -214,112 +187,6 @@ const plugin: Check = async (ctx) => {
       ),
     ]
   return [pass("plugin", path)]
-}
-
-async function skill(id: string, path: string): Promise<CheckResult> {
-  const hash = await hashFile(path)
-  if (!hash) return failed(id, `${path} is missing.`, REINSTALL)
-  // A skill is guidance the user may tailor; an edited one is theirs and still a skill.
-  if (hash !== sha256(SKILL_TEXT)) return pass(id, `${path} (edited locally; kept as you changed it)`)
-  return pass(id, path)
-}
-
-const codex: Check = async (ctx) => {
-  if (!ctx.config!.integrations.includes("codex")) return []
-  const file = ctx.manifest?.registrations.codex?.configFile ?? codexConfigFile(ctx.homes)
-  const parent = timeoutLimits(ctx.config!).parent
-  const command = installedBinary(ctx.paths)
-  const text = await readText(file)
-  const entry = text === undefined ? undefined : readCodexEntry(text, file)
-  const results = [await skill("codex:skill", codexSkillFile(ctx.homes))]
-  if (!entry) return [failed("codex:mcp", `${file} has no [mcp_servers.${SERVER_NAME}].`, REINSTALL), ...results]
-  if (entry.command !== command || !Bun.deepEquals(entry.args, ["serve"]))
-    return [
-      failed("codex:mcp", `${SERVER_NAME} runs ${String(entry.command)}, not ${command} serve.`, REINSTALL),
-      ...results,
-    ]
-  if (entry.tool_timeout_sec !== parent)
-    return [
-      failed(
-        "codex:mcp",
-        `Codex tool_timeout_sec is ${String(entry.tool_timeout_sec ?? "unset (60)")}, but the config's parent deadline is ${parent}s.`,
-        `Rerun \`opencode-mcp-orchestrator install --yes\` (it sets mcp_servers.${SERVER_NAME}.tool_timeout_sec = ${parent} in ${file}).`,
-      ),
-      ...results,
-    ]
-  return [pass("codex:mcp", `${file}: ${command} serve, tool_timeout_sec ${parent}`), ...results]
-}
-
-const claude: Check = async (ctx) => {
-  if (!ctx.config!.integrations.includes("claude")) return []
-  const file = claudeJsonFile(ctx.homes)
-  const parent = timeoutLimits(ctx.config!).parent
-  const command = installedBinary(ctx.paths)
-  const results = [await skill("claude:skill", claudeSkillFile(ctx.homes))]
-  let entry: Awaited<ReturnType<typeof readClaudeEntry>>
-  try {
-    entry = await readClaudeEntry(file)
-  } catch (error) {
-    return [
-      failed(
-        "claude:mcp",
-        error instanceof Error ? error.message : String(error),
-        "Repair the file, then rerun install.",
-      ),
-      ...results,
-    ]
-  }
-  if (!entry)
-    return [failed("claude:mcp", `${file} has no user-scoped MCP server ${SERVER_NAME}.`, REINSTALL), ...results]
-  if (entry.command !== command)
-    return [
-      failed("claude:mcp", `${SERVER_NAME} runs ${String(entry.command)}, not ${command}.`, REINSTALL),
-      ...results,
-    ]
-  if (entry.timeout !== parent * 1000)
-    return [
-      failed(
-        "claude:mcp",
-        `Claude Code timeout is ${String(entry.timeout ?? "unset")} ms, but the config's parent deadline is ${parent * 1000} ms.`,
-        REINSTALL,
-      ),
-      ...results,
-    ]
-  return [pass("claude:mcp", `${file}: ${command} serve, timeout ${parent * 1000} ms`), ...results]
-}
-
-/** How many of a worker's patches doctor names before it says how many more. */
-const PATCHES_NAMED = 5
-
-// Isolated workers' patches (and their worktrees) stay until patch_discard: doctor reminds of the ones
-// waiting and what they take, which is never a failure.
-const patches: Check = async (ctx) => {
-  const { records: all } = await listPatches(ctx.paths.patchesDir)
-  const waiting = all.filter((patch) => patchState(patch) === "waiting")
-  const applied = all.filter((patch) => patchState(patch) === "applied")
-  const open = all.length - waiting.length - applied.length
-  if (!all.length) return [pass("patches", "no worker patches waiting")]
-  const bytes = waiting.reduce((sum, patch) => sum + (patch.bytes ?? 0), 0)
-  const onDisk = (patch: (typeof all)[number]) =>
-    patch.disk ? `, its worktree ${sizeText(patch.disk.bytes)} on disk` : ""
-  const named = waiting
-    .slice(0, PATCHES_NAMED)
-    .map(
-      (patch) =>
-        `${patch.id} for ${shownName(patch.source.workspace)} (${patch.files?.length ?? 0} files, ${patch.bytes ?? 0} bytes of diff${onDisk(patch)})`,
-    )
-  const more = waiting.length > PATCHES_NAMED ? `; ${waiting.length - PATCHES_NAMED} more in task_list` : ""
-  const running = open ? `${open} open (their workers run)${waiting.length ? "; " : ""}` : ""
-  const disk = waiting.reduce((sum, patch) => sum + (patch.disk?.bytes ?? 0), 0)
-  const onDiskTotal = waiting.some((patch) => patch.disk) ? `, ${sizeText(disk)} of worktrees on disk` : ""
-  const ready = waiting.length
-    ? `${waiting.length} waiting, ${bytes} bytes of diff${onDiskTotal}: ${named.join("; ")}${more}; patch_apply or patch_discard each`
-    : ""
-  const ids = applied.slice(0, PATCHES_NAMED).map((patch) => patch.id)
-  const kept = applied.length
-    ? `${running || ready ? "; " : ""}${applied.length} applied, kept until patch_discard: ${ids.join(", ")}${applied.length > PATCHES_NAMED ? ` and ${applied.length - PATCHES_NAMED} more` : ""}`
-    : ""
-  return [pass("patches", `${running}${ready}${kept}`)]
 }
 
 /** Every installation check in report order, with what it waits on; those needing a config run only when it loaded. */

@@ -5,12 +5,13 @@ import { LANE_BOUNDS } from "../config/schema"
 import { laneState } from "../engine/lanes"
 import { sizeText } from "../workspace/disk"
 import { reclaimText } from "../workspace/lane-audit"
-import type { Check } from "./checks"
+import type { Check } from "./check"
 
 export const lanes: Check = async (ctx) => {
   const max = ctx.config?.maxWorktreeLanes ?? LANE_BOUNDS.fallback
   const state = await laneState(ctx.paths, max)
-  const disk = `${state.disk.partial ? "at least " : ""}${sizeText(state.disk.bytes)} on disk in ${ctx.paths.worktreesDir}`
+  const disk =
+    `${state.disk.partial ? "at least " : ""}${sizeText(state.disk.bytes)} on disk in ` + `${ctx.paths.worktreesDir}`
   const reclaimed = state.reclaimed.map((entry) => `; ${reclaimText(entry)}`).join("")
   const detail = `${state.claimed} of ${max} lanes held (config maxWorktreeLanes), ${disk}${reclaimed}`
   if (state.claimed < max) return [{ id: "lanes", status: "pass", detail }]
@@ -19,7 +20,9 @@ export const lanes: Check = async (ctx) => {
       id: "lanes",
       status: "fail",
       detail: `${detail}: every lane is held, so isolated workers are refused`,
-      fix: "patch_apply or patch_discard the oldest waiting patches (the patches check and task_list name them), or raise maxWorktreeLanes in config.json.",
+      fix:
+        "patch_apply or patch_discard the oldest waiting patches (the patches check and task_list name them), " +
+        "or raise maxWorktreeLanes in config.json.",
     },
   ]
 }

@@ -4,7 +4,7 @@
 import type { Env } from "../config/flags"
 import { describe } from "../errors"
 import { runDemo } from "../model/demo"
-import type { CheckResult } from "./checks"
+import type { CheckResult } from "./check"
 
 interface ToolCallSummary {
   tool: string
@@ -23,14 +23,19 @@ export async function liveCheck(env: Env): Promise<CheckResult[]> {
         {
           id: "live",
           status: "pass",
-          detail: `scout delegation through OpenCode on the scripted model succeeded in ${seconds}s (${calls.map((c) => c.tool).join(", ")})`,
+          detail:
+            `scout delegation through OpenCode on the scripted model succeeded in ${seconds}s ` +
+            `(${calls.map((c) => c.tool).join(", ")})`,
         },
       ]
     return [
       {
         id: "live",
         status: "fail",
-        detail: `scout delegation ended ${outcome.status}${failed.length ? `; failed tool calls: ${failed.map((c) => c.tool).join(", ")}` : ""}\n${outcome.text.slice(0, 600)}`,
+        detail:
+          `scout delegation ended ${outcome.status}` +
+          `${failed.length ? `; failed tool calls: ${failed.map((c) => c.tool).join(", ")}` : ""}` +
+          `\n${outcome.text.slice(0, 600)}`,
         fix: "Run `opencode-mcp-orchestrator demo --keep` and read the OpenCode server log it names.",
       },
     ]

@@ -3,10 +3,11 @@
 // plugin's sandbox works on this host.
 import type { Config } from "../config/schema"
 import { hostContext, probeSandboxProfiles, type HostFlags } from "../sandbox"
-import type { CheckResult } from "./checks"
+import type { CheckResult } from "./check"
 
 const FIX =
-  "Run the failing profile's bwrap command by hand to see the kernel's refusal; user namespaces must be allowed (sysctl kernel.unprivileged_userns_clone=1, or AppArmor's userns restriction lifted) and /proc mountable."
+  "Run the failing profile's bwrap command by hand to see the kernel's refusal; user namespaces must be allowed " +
+  "(sysctl kernel.unprivileged_userns_clone=1, or AppArmor's userns restriction lifted) and /proc mountable."
 
 export async function sandboxChecks(input: {
   flags: HostFlags

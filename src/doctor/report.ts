@@ -1,6 +1,6 @@
 // Doctor's report for a person (one line per check, the fix under each failure, the verdict last)
 // or as JSON for machines (`--json`).
-import type { CheckResult } from "./checks"
+import type { CheckResult } from "./check"
 import type { DoctorReport } from "./run"
 
 const MARK = { pass: "ok  ", fail: "FAIL", skip: "skip" } as const

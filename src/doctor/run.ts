@@ -4,12 +4,13 @@
 import { loadConfig } from "../config/load"
 import { describe } from "../errors"
 import { readManifest } from "../install/manifest"
-import { CHECKS, type CheckResult, type DoctorContext } from "./checks"
+import type { CheckResult, DoctorContext } from "./check"
+import { CHECKS } from "./checks"
 
-export type Verdict = "DOCTOR_HEALTHY" | "DOCTOR_READINESS_UNVERIFIED" | "DOCTOR_UNHEALTHY"
+export type DoctorVerdict = "DOCTOR_HEALTHY" | "DOCTOR_READINESS_UNVERIFIED" | "DOCTOR_UNHEALTHY"
 
 export interface DoctorReport {
-  verdict: Verdict
+  verdict: DoctorVerdict
   healthy: boolean
   checks: CheckResult[]
 }
@@ -114,7 +115,7 @@ export async function runDoctor(
       })
   }
   const anyFailed = all.some((c) => c.status === "fail")
-  const verdict: Verdict = anyFailed
+  const verdict: DoctorVerdict = anyFailed
     ? "DOCTOR_UNHEALTHY"
     : options.sandboxProbes
       ? "DOCTOR_HEALTHY"

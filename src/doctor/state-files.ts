@@ -5,7 +5,7 @@ import type { Paths } from "../config/paths"
 import { TaskStore } from "../engine/tasks"
 import { setAsideIn, type SetAside } from "../util/state-file"
 import { listPatches } from "../workspace/patches"
-import type { Check, CheckResult } from "./checks"
+import type { Check, CheckResult } from "./check"
 
 /** The state dirs whose files are read through a schema (util/state-file.ts). */
 export const stateDirs = (paths: Paths) => [
@@ -32,8 +32,11 @@ export function describeSetAside(fresh: SetAside[], earlier: string[]): CheckRes
   return {
     id: "state-files",
     status: "fail",
-    detail: `${all.length} state file(s) could not be read and were set aside: ${all.slice(0, NAMED).join("; ")}${more}`,
-    fix: "Each was a task, patch, lock or claim no listing shows any more: inspect the moved file, then delete it. Nothing else is blocked by it.",
+    detail:
+      `${all.length} state file(s) could not be read and were set aside: ` + `${all.slice(0, NAMED).join("; ")}${more}`,
+    fix:
+      "Each was a task, patch, lock or claim no listing shows any more: inspect the moved file, then delete it. " +
+      "Nothing else is blocked by it.",
   }
 }
 

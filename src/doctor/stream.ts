@@ -1,7 +1,7 @@
 // Doctor as it runs: each check's lines the moment it finishes, and while a step is slow (the first
 // `opencode models` after install fetches an npm package; a live delegation starts OpenCode) a line
 // every few seconds naming what is being waited for, so a person never watches a silent terminal.
-import type { CheckResult } from "./checks"
+import type { CheckResult } from "./check"
 import { formatCheck, formatJson, formatSummary } from "./report"
 import { runDoctor, type DoctorDeps, type DoctorOptions, type DoctorReport } from "./run"
 

@@ -1,10 +1,11 @@
 // How a task's turn is attempted until one counts. A read-only task whose shared server died runs once
 // more on the new server; a read-only turn that failed on a transient provider error before producing
-// anything runs again in a fresh session, after a backoff (failure.ts retryDelay decides). A writer
+// anything runs again in a fresh session, after a backoff (retry.ts retryDelay decides). A writer
 // runs once: its edits so far are in the workspace, and the parent decides what happens next.
 import { removeSession } from "../opencode/session"
 import { statusOf, type Turn } from "./delegate"
-import { classifyFailure, retryDelay, TRANSIENT_RETRIES } from "./failure"
+import { classifyFailure } from "./failure"
+import { retryDelay, TRANSIENT_RETRIES } from "./retry"
 import type { Runtime } from "./runtime"
 import type { TaskRecord, TaskStore } from "./tasks"
 import { settleSegment, spendingOf } from "./usage"

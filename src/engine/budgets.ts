@@ -41,8 +41,10 @@ export function checkLimits(limits: TimeoutLimits, operation?: string): void {
     if (limits.parent < limits[role] + PARENT_MARGIN_S)
       throw fail(
         "Config",
-        `${operation ? `${operation}: ` : ""}the parent budget (${limits.parent}s) must be at least ${PARENT_MARGIN_S}s longer than the ${role} budget (${limits[role]}s).`,
-        `Raise timeoutLimits.parent to ${limits[role] + PARENT_MARGIN_S} or more (and the client's tool timeout with it), or lower timeoutLimits.${role}.`,
+        `${operation ? `${operation}: ` : ""}the parent budget (${limits.parent}s) must be at least ` +
+          `${PARENT_MARGIN_S}s longer than the ${role} budget (${limits[role]}s).`,
+        `Raise timeoutLimits.parent to ${limits[role] + PARENT_MARGIN_S} or more (and the client's tool timeout ` +
+          `with it), or lower timeoutLimits.${role}.`,
         { operation: operation ?? role, budgetS: limits[role], parentS: limits.parent, marginS: PARENT_MARGIN_S },
       )
   }
@@ -60,7 +62,8 @@ export function planBudget(input: BudgetInput): Budget {
   if (input.callTimeoutS !== undefined && input.callTimeoutS * 1000 > roleMs)
     throw fail(
       "Usage",
-      `${input.operation}: timeout_seconds ${input.callTimeoutS} is over the ${input.role} budget of ${s(roleMs)} (${roleSource}).`,
+      `${input.operation}: timeout_seconds ${input.callTimeoutS} is over the ${input.role} budget of ${s(roleMs)} ` +
+        `(${roleSource}).`,
       `Pass timeout_seconds of at most ${Math.floor(roleMs / 1000)}, or raise ${roleSource}.`,
       { operation: input.operation, budgetMs: roleMs, callTimeoutS: input.callTimeoutS },
     )
@@ -78,8 +81,10 @@ export function planBudget(input: BudgetInput): Budget {
   if (input.commandTimeoutS !== undefined && input.commandTimeoutS * 1000 + RUNNER_ANALYSIS_S * 1000 > operationMs)
     throw fail(
       "Usage",
-      `${input.operation}: a command timeout of ${input.commandTimeoutS}s leaves less than ${RUNNER_ANALYSIS_S}s of the ${s(operationMs)} operation budget for analysis and the report.`,
-      `Pass timeout_seconds of at most ${Math.floor(operationMs / 1000) - RUNNER_ANALYSIS_S}, or raise timeoutLimits.runner.`,
+      `${input.operation}: a command timeout of ${input.commandTimeoutS}s leaves less than ${RUNNER_ANALYSIS_S}s ` +
+        `of the ${s(operationMs)} operation budget for analysis and the report.`,
+      `Pass timeout_seconds of at most ${Math.floor(operationMs / 1000) - RUNNER_ANALYSIS_S}, or raise ` +
+        `timeoutLimits.runner.`,
       {
         operation: input.operation,
         budgetMs: operationMs,
@@ -90,8 +95,11 @@ export function planBudget(input: BudgetInput): Budget {
   if (operationMs + RESERVE_MS > parentMs)
     throw fail(
       "Config",
-      `${input.operation}: the operation budget of ${s(operationMs)} (${source}) plus the ${s(RESERVE_MS)} reserve (${s(RESERVE.cleanupMs)} cleanup, ${s(RESERVE.resultMs)} result) does not fit the parent budget of ${s(parentMs)}.`,
-      `Lower ${source} to at most ${s(parentMs - RESERVE_MS)}, or raise timeoutLimits.parent (and the client's tool timeout) to ${Math.ceil((operationMs + RESERVE_MS) / 1000)}s or more.`,
+      `${input.operation}: the operation budget of ${s(operationMs)} (${source}) plus the ${s(RESERVE_MS)} reserve ` +
+        `(${s(RESERVE.cleanupMs)} cleanup, ${s(RESERVE.resultMs)} result) does not fit the parent budget of ` +
+        `${s(parentMs)}.`,
+      `Lower ${source} to at most ${s(parentMs - RESERVE_MS)}, or raise timeoutLimits.parent (and the client's ` +
+        `tool timeout) to ${Math.ceil((operationMs + RESERVE_MS) / 1000)}s or more.`,
       { operation: input.operation, budgetMs: operationMs, reserveMs: RESERVE_MS, parentMs },
     )
   return { operation: input.operation, operationMs, parentMs, reserveMs: RESERVE_MS }
@@ -140,6 +148,7 @@ export function checkBriefSize(brief: string, maxBytes: number): void {
     throw fail(
       "Usage",
       `The brief is ${size} bytes; at most ${maxBytes} are accepted.`,
-      "Shorten it: point at files by path instead of pasting them (or raise OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES, up to 1048576).",
+      "Shorten it: point at files by path instead of pasting them (or raise " +
+        "OPENCODE_MCP_ORCHESTRATOR_MAX_BRIEF_BYTES, up to 1048576).",
     )
 }

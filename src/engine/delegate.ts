@@ -1,7 +1,8 @@
 // One turn of a delegation on the shared OpenCode server: create the session (or reuse the task's),
 // send the brief, follow the session to idle through the event hub while answering every permission
 // or question ask (by the person through the relay, else by policy), and read back what it did. An
-// empty final answer gets one continuation asking for the report. Cleanup (remove, park, preserve) belongs to the task lifecycle.
+// empty final answer gets one continuation asking for the report. Cleanup (remove, park, preserve) belongs to the task
+// lifecycle.
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import type { Role } from "../config/schema"
 import { fail } from "../errors"
@@ -29,7 +30,8 @@ import type { Runtime } from "./runtime"
 import { addStep, openSegment, overCap, seedSegment, totalOf, type Caps, type Spending } from "./usage"
 
 export const EMPTY_REPORT_NUDGE =
-  "Your last message did not contain the report. Do not call any more tools. Write the final report now, in the format your instructions give."
+  "Your last message did not contain the report. Do not call any more tools. Write the final report now, in the " +
+  "format your instructions give."
 
 export async function resolveRoute(
   runtime: Runtime,
@@ -89,7 +91,9 @@ export interface TurnSpec {
   attach?: boolean
   onSession(sessionID: string): Promise<void>
   onProgress(line: string): void
-  /** Every event of the session, as its liveness (step, last tool, when): in memory, saved with the next progress line. */
+  /**
+   * Every event of the session, as its liveness (step, last tool, when): in memory, saved with the next progress line.
+   */
   onActivity?(activity: Activity): void
   /** True once the shared server's process is gone (not merely slow). */
   serverGone?: () => Promise<boolean>
@@ -157,6 +161,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
     if (created === undefined)
       return {
         outcome: spec.signal.aborted ? { kind: "aborted" } : { kind: "deadline" },
+        // Nobody waits on a late creation's failure: only a session that was made needs cleaning up.
         late: creating.catch(() => undefined),
       }
     sessionID = created

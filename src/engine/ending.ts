@@ -5,7 +5,8 @@ import type { WaitOutcome } from "../opencode/session"
 import type { Transcript } from "../opencode/transcript"
 import { statusOf } from "./delegate"
 import { type Disposal, disposal } from "./disposal"
-import { classifyFailure, type ErrorKind } from "./failure"
+import { classifyFailure } from "./failure"
+import type { FailureKind } from "./failure-kinds"
 import type { Status } from "./result"
 
 /** An ending decided before the turn is judged (recovery: a session that ended without a report). */
@@ -45,7 +46,7 @@ export interface Ending {
   /** The result's error line (the transcript's own, unless the way the turn ended says more). */
   error?: string
   next?: string
-  failure?: { errorKind: ErrorKind; advice: string; retryAfterS?: number }
+  failure?: { errorKind: FailureKind; advice: string; retryAfterS?: number }
   disposal: Disposal
   /** For preserve, late and quarantine: the workspace stays held, in this state. */
   hold?: Hold
@@ -57,7 +58,7 @@ export interface Ending {
 
 const RETRYING = "retrying ("
 /** Failure kinds whose status already names this task's budget and edits in its own next step. */
-const OWN_NEXT: readonly ErrorKind[] = ["timeout", "cancelled", "server_lost"]
+const OWN_NEXT: readonly FailureKind[] = ["timeout", "cancelled", "server_lost"]
 
 const LOST_ERROR = "server_lost: the shared OpenCode server stopped while the task ran; nothing runs for it any more."
 const LOST_WRITER_NEXT =

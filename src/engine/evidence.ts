@@ -19,11 +19,11 @@ export async function measureEvidence(
   // run summary), which the parent reads as "not measured"; it never fails a task that already ended.
   const [after, run, autorun] = await Promise.all([
     record.snapshot?.git
-      ? snapshot(record.workspace, host, record.snapshot.repository).catch(() => undefined)
+      ? snapshot(record.workspace, host, record.snapshot.repository).catch(() => undefined) // as above
       : undefined,
     record.role === "runner"
-      ? runOf(runsDir, [...record.sessions, ...(sessionID ? [sessionID] : [])]).catch(() => undefined)
-      : undefined, // as above
+      ? runOf(runsDir, [...record.sessions, ...(sessionID ? [sessionID] : [])]).catch(() => undefined) // as above
+      : undefined,
     record.writable && record.autorun ? autorunFiles(record.workspace).catch(() => undefined) : undefined, // as above
   ])
   return {
@@ -41,11 +41,17 @@ export async function measureEvidence(
 export function nextStep(status: Status, record: TaskRecord, note?: string): string | undefined {
   const seconds = Math.round(record.operationMs / 1000)
   if (status === "timed_out")
-    return `The ${record.role} ran out of its ${seconds}s budget; check files_changed, then task_continue with a narrower brief or raise timeoutLimits.`
+    return (
+      `The ${record.role} ran out of its ${seconds}s budget; check files_changed, then task_continue with a ` +
+      `narrower brief or raise timeoutLimits.`
+    )
   if (status === "needs_review")
     return "The agent finished without a usable report; read the transcript, or task_continue asking for the report."
   if (status === "cancelled") return "Cancelled; files_changed lists what it had edited by then."
   if (status === "interrupted")
-    return `${note ?? "The MCP server stopped while this task ran."} Inspect files_changed and git status before relying on the workspace.`
+    return (
+      `${note ?? "The MCP server stopped while this task ran."} Inspect files_changed and git status before ` +
+      `relying on the workspace.`
+    )
   return undefined
 }

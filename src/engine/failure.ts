@@ -2,25 +2,8 @@
 // message's `error`, or a session.error event's), the last retry message OpenCode showed while it kept
 // retrying a failing provider, and how the turn ended, folded into one kind with advice and a next
 // step. Pure and table-driven: the first rule that matches names the kind.
+import { ADVICE, type FailureKind } from "./failure-kinds"
 import type { Status } from "./result"
-
-export const ERROR_KINDS = [
-  "rate_limit",
-  "quota",
-  "auth",
-  "model_not_found",
-  "context_length",
-  "output_limit",
-  "overloaded",
-  "network",
-  "timeout",
-  "sandbox",
-  "cancelled",
-  "budget",
-  "server_lost",
-  "unknown",
-] as const
-export type ErrorKind = (typeof ERROR_KINDS)[number]
 
 /** OpenCode's error shape (`{ name, data }`), loose so any version's variant is accepted. */
 export interface OpencodeError {
@@ -43,7 +26,7 @@ export interface FailureFacts {
 }
 
 export interface Failure {
-  kind: ErrorKind
+  kind: FailureKind
   /** Worth trying again unchanged after a pause: the same brief may succeed then. */
   transient: boolean
   /** Seconds the provider asked us to wait (retry-after), when it said. */
@@ -64,7 +47,7 @@ interface Signals {
 }
 
 interface Rule {
-  kind: ErrorKind
+  kind: FailureKind
   when: (s: Signals) => boolean
 }
 
@@ -124,87 +107,11 @@ const RULES: Rule[] = [
   {
     kind: "network",
     when: (s) =>
-      has(
-        s,
-        /connection (reset|refused|error|closed)|econn|socket|fetch failed|network|etimedout|terminated|stream (ended|closed)/,
-      ),
+      has(s, /connection (reset|refused|error|closed)|econn|socket|fetch failed|network/) ||
+      has(s, /etimedout|terminated|stream (ended|closed)/),
   },
   { kind: "timeout", when: (s) => s.status === "timed_out" },
 ]
-
-/** The advice and next step per kind; `wait` is the retry-after when the provider gave one. */
-const ADVICE: Record<ErrorKind, (wait?: number) => { advice: string; next: string; transient: boolean }> = {
-  rate_limit: (wait) => ({
-    transient: true,
-    advice: "The provider is rate limiting this model.",
-    next: `Wait ${wait ?? 60} s and retry, or pass another model (see the models tool).`,
-  }),
-  quota: () => ({
-    transient: false,
-    advice: "The provider account's quota or credit is spent.",
-    next: "Top up or raise the quota with the provider, or pass another provider's model (see the models tool).",
-  }),
-  auth: () => ({
-    transient: false,
-    advice: "The provider refused the credentials OpenCode sent.",
-    next: "Run `opencode auth login` for that provider (or fix its API key), then `opencode-mcp-orchestrator doctor`.",
-  }),
-  model_not_found: () => ({
-    transient: false,
-    advice: "The provider does not serve this model (or not to this account).",
-    next: "Pick a model the models tool lists, or fix models.<role> in config.json.",
-  }),
-  context_length: () => ({
-    transient: false,
-    advice: "The conversation no longer fits the model's context window.",
-    next: "Shorten the brief (point at files instead of pasting them) or split the task, or pass a model with a larger context.",
-  }),
-  output_limit: () => ({
-    transient: false,
-    advice: "The model hit its output limit before finishing.",
-    next: "Ask for a shorter report (or split the task), or pass a model with a larger output limit.",
-  }),
-  overloaded: (wait) => ({
-    transient: true,
-    advice: "The provider is failing or overloaded on its side.",
-    next: `Wait ${wait ?? 30} s and retry, or pass another model (see the models tool).`,
-  }),
-  network: (wait) => ({
-    transient: true,
-    advice: "The connection to the provider broke.",
-    next: `Retry in ${wait ?? 10} s; if it persists, run \`opencode-mcp-orchestrator doctor\` and check the network or proxy.`,
-  }),
-  timeout: () => ({
-    transient: false,
-    advice: "The task ran out of its time budget.",
-    next: "Check files_changed, then task_continue with a narrower brief or raise timeoutLimits.",
-  }),
-  sandbox: () => ({
-    transient: false,
-    advice: "The sandbox could not be set up for this workspace.",
-    next: "Run `opencode-mcp-orchestrator doctor` and fix what it reports.",
-  }),
-  cancelled: () => ({
-    transient: false,
-    advice: "The task was cancelled.",
-    next: "Nothing to fix; start it again if it is still wanted.",
-  }),
-  budget: () => ({
-    transient: false,
-    advice: "The task was stopped for spending more than its cap (maxTokensPerTask or maxCostPerTask in config.json).",
-    next: "Check files_changed, then start a narrower brief or a cheaper model; raise the cap in config.json if the task needs it.",
-  }),
-  server_lost: () => ({
-    transient: true,
-    advice: "The shared OpenCode server stopped while the task ran.",
-    next: "Run `opencode-mcp-orchestrator doctor`, then retry; the next call starts a new server.",
-  }),
-  unknown: () => ({
-    transient: false,
-    advice: "The failure did not match a known provider error.",
-    next: "Read the error and the transcript; run `opencode-mcp-orchestrator doctor` if it repeats.",
-  }),
-}
 
 function signals(facts: FailureFacts): Signals {
   const data = facts.error?.data ?? {}
@@ -274,47 +181,4 @@ export function classifyFailure(facts: FailureFacts): Failure | undefined {
   // the provider's: retrying it unchanged would only time out again, so it is not transient here.
   const exhausted = facts.status === "timed_out" && kind !== "timeout"
   return { kind, transient: transient && !exhausted, ...(retryAfterS !== undefined && { retryAfterS }), advice, next }
-}
-
-/** The table the README shows: every kind with its advice and next step. */
-export const adviceTable = () => ERROR_KINDS.map((kind) => ({ kind, ...ADVICE[kind]() }))
-
-/** Automatic retries of a read-only task after a transient failure, on top of the first attempt. */
-export const TRANSIENT_RETRIES = 2
-const BACKOFF_BASE_MS = 2000
-const BACKOFF_CAP_MS = 30_000
-/** A retry needs this much of the deadline left after its wait, or it would only time out. */
-const RETRY_MARGIN_MS = 10_000
-
-export interface RetryFacts {
-  failure: Failure | undefined
-  writable: boolean
-  /** The failed attempt answered or ran tools: running it again would repeat visible work. */
-  produced: boolean
-  /** Automatic retries already made for this turn. */
-  retries: number
-  /** Milliseconds left before the task's deadline. */
-  msLeft: number
-}
-
-/**
- * How long to wait before running a failed read-only turn again, or undefined when it must not be:
- * a writer never is (its edits are in the workspace, and the parent decides), nor a turn that had
- * produced output, nor a failure that retrying unchanged cannot fix.
- */
-export function retryDelay(facts: RetryFacts): number | undefined {
-  const { failure } = facts
-  if (
-    !failure?.transient ||
-    failure.kind === "server_lost" ||
-    facts.writable ||
-    facts.produced ||
-    facts.retries >= TRANSIENT_RETRIES
-  )
-    return undefined
-  const delayMs = Math.min(
-    BACKOFF_CAP_MS,
-    failure.retryAfterS !== undefined ? failure.retryAfterS * 1000 : BACKOFF_BASE_MS * 2 ** facts.retries,
-  )
-  return facts.msLeft - delayMs >= RETRY_MARGIN_MS ? delayMs : undefined
 }

@@ -53,6 +53,7 @@ export class InstanceMarks {
   /** Marks of `kind` on `key` held by live processes other than the caller's own of the other kind. */
   private async live(key: string, kind: Kind): Promise<number> {
     let count = 0
+    // No marks directory yet: no marks.
     for (const name of await readdir(this.dir).catch(() => [] as string[])) {
       const match = MARK.exec(name)
       if (!match || match[1] !== key || match[2] !== kind) continue

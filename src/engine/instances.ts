@@ -86,6 +86,7 @@ export class Instances {
     if (!client) return []
     const released: string[] = []
     for (const directory of await choose()) {
+      // A release that fails leaves the instance in place for a later pass.
       if (await this.deps.marks.releasing(directory, () => this.dispose(client, directory)).catch(() => false)) {
         released.push(directory)
         if (!this.held(directory)) this.uses.delete(directory)
@@ -100,6 +101,7 @@ export class Instances {
     // Unknown counts as running: a release can wait for the next sweep, a cancelled turn cannot be undone.
     if (await sessionRunningIn(client, directory).catch(() => true)) return false
     if (this.held(directory)) return false
+    // As above: an instance not disposed is not released.
     return disposeInstance(client, directory).then(
       () => true,
       () => false,

@@ -9,7 +9,9 @@ import { patchIds, patchRef, type LaneBounds, type LaneReclaim } from "../worksp
 import { auditLanes, claimedLanes } from "../workspace/lanes"
 import { isFinished, TaskStore } from "./tasks"
 
-/** True while a task that is not finished has its workspace in `dir`: its worker (or a takeover of it) may run there. */
+/**
+ * True while a task that is not finished has its workspace in `dir`: its worker (or a takeover of it) may run there.
+ */
 export function laneInUse(store: TaskStore): LaneBounds["inUse"] {
   return async (dir) =>
     (await store.list()).some(

@@ -5,14 +5,7 @@ import { fail } from "../errors"
 import { formatModel } from "../opencode/session"
 import type { TaskRecord } from "./tasks"
 import { isFinished } from "./tasks"
-
-export interface Tokens {
-  input: number
-  output: number
-  reasoning: number
-  cacheRead: number
-  cacheWrite: number
-}
+import type { Tokens } from "./usage"
 
 export interface StatsRow {
   role: string

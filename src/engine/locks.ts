@@ -8,7 +8,8 @@
 //   preserved    the session was kept on purpose (OPENCODE_MCP_ORCHESTRATOR_PRESERVE_SESSIONS=1)
 //
 // Any state refuses a second writer on the same directory, on any directory inside it and on any
-// directory it is inside: a writer in <repo>/sub edits files of <repo> too. The state is cleared only once the session is confirmed
+// directory it is inside: a writer in <repo>/sub edits files of <repo> too. The state is cleared only once the session
+// is confirmed
 // removed. A state whose owner process died is recoverable: the next process reconciles it.
 import { createHash, randomBytes } from "node:crypto"
 import { link, mkdir, readdir, rm } from "node:fs/promises"
@@ -50,6 +51,7 @@ export class WriterLocks {
   }
 
   async list(): Promise<WriterLock[]> {
+    // No locks directory yet: no locks.
     const names = await readdir(this.dir).catch(() => [] as string[])
     const locks = await Promise.all(
       names
@@ -151,16 +153,25 @@ export const orphaned = (lock: WriterLock) => !sameProcess(lock.ownerPid, lock.o
 /** The refusal a second writer gets: who holds the workspace, and what the parent can do about it. */
 export function lockedError(lock: WriterLock, wanted = lock.workspace) {
   const hints: Record<WriterState, string> = {
-    active: `Wait for it (task_status with task_id ${lock.taskID} and wait_seconds) or stop it (task_cancel), then retry. Read-only scout calls are not blocked.`,
+    active:
+      `Wait for it (task_status with task_id ${lock.taskID} and wait_seconds) or stop it (task_cancel), then ` +
+      `retry. Read-only scout calls are not blocked.`,
     cleaning: "Its session is being stopped and removed; retry in a few seconds.",
-    quarantined: `Check that no OpenCode session still edits this directory${lock.sessionID ? ` (session ${lock.sessionID})` : ""}, inspect the workspace (git status), then restart the MCP server to clear the quarantine.`,
-    preserved: `Session preservation is on (OPENCODE_MCP_ORCHESTRATOR_PRESERVE_SESSIONS=1): inspect or export session ${lock.sessionID ?? "(unknown)"} (opencode export), then restart the MCP server to release the workspace.`,
+    quarantined:
+      `Check that no OpenCode session still edits this ` +
+      `directory${lock.sessionID ? ` (session ${lock.sessionID})` : ""}, inspect the workspace (git status), then ` +
+      `restart the MCP server to clear the quarantine.`,
+    preserved:
+      `Session preservation is on (OPENCODE_MCP_ORCHESTRATOR_PRESERVE_SESSIONS=1): inspect or export ` +
+      `session ${lock.sessionID ?? "(unknown)"} (opencode export), then restart the MCP server to release the ` +
+      `workspace.`,
   }
   const where =
     wanted === lock.workspace ? `The workspace ${lock.workspace} is` : `${wanted} overlaps ${lock.workspace}, which is`
   return fail(
     "Locked",
-    `${where} held by task ${lock.taskID} (writer state ${lock.state} since ${lock.since}${lock.reason ? `: ${lock.reason}` : ""}).`,
+    `${where} held by task ${lock.taskID} (writer state ${lock.state} since ` +
+      `${lock.since}${lock.reason ? `: ${lock.reason}` : ""}).`,
     hints[lock.state],
     {
       taskID: lock.taskID,

@@ -63,9 +63,13 @@ export function secretRefusal(texts: Record<string, string | undefined>): Refusa
     found.length > MAX_LISTED ? [...found.slice(0, MAX_LISTED), `and ${found.length - MAX_LISTED} more`] : found
   return {
     rule: "secret guard",
-    message: `The call looks like it carries a secret: ${listed.join("; ")}. Nothing was started and the text was not stored or sent.`,
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${TOKEN} is shown to the parent as a placeholder to write
-    next: "Remove the secret and call again, referring to credentials by name (an environment variable, a file path), never by value; if it is a placeholder, write it as one (<token>, ${TOKEN}).",
+    message:
+      `The call looks like it carries a secret: ${listed.join("; ")}. Nothing was started and the text was ` +
+      "not stored or sent.",
+    next:
+      "Remove the secret and call again, referring to credentials by name (an environment variable, a file " +
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: ${TOKEN} is a placeholder the parent is shown
+      "path), never by value; if it is a placeholder, write it as one (<token>, ${TOKEN}).",
   }
 }
 
@@ -92,6 +96,7 @@ function projectRootOf(searched: string[], cwd: string, present: Set<string>): s
 
 async function markerStatements(cwd: string, home: string): Promise<{ root: string; statements: ModeStatement[] }> {
   if (!isAbsolute(cwd)) return { root: cwd, statements: [] }
+  // A path that does not resolve is searched as given (a marker there is found or not on its own).
   const start = await realpath(cwd).catch(() => cwd)
   const canonicalHome = await realpath(home).catch(() => home)
   const searched = markerDirectories(start, canonicalHome)

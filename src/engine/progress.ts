@@ -42,7 +42,8 @@ export function describeEvent(event: Event, tracker: ProgressTracker): string | 
     if (part.type === "tool") {
       // A pending call has no input yet; announce it once it runs (or ends), when its target is known.
       if (part.state.status === "pending") return undefined
-      const key = `${part.callID}:${part.state.status === "completed" || part.state.status === "error" ? "done" : "start"}`
+      const ended = part.state.status === "completed" || part.state.status === "error"
+      const key = `${part.callID}:${ended ? "done" : "start"}`
       if (tracker.seen.has(key)) return undefined
       tracker.seen.add(key)
       const target = toolTarget(part)

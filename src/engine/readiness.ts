@@ -78,7 +78,9 @@ export function configModelReadiness(
     return {
       id: `model:${role}`,
       ok: false,
-      detail: `config.json routes ${role} to "${id}", which OpenCode does not list${near.length ? ` (near: ${near.map((m) => m.id).join(", ")})` : ""}.`,
+      detail:
+        `config.json routes ${role} to "${id}", which OpenCode does not ` +
+        `list${near.length ? ` (near: ${near.map((m) => m.id).join(", ")})` : ""}.`,
       fix: `Set models.${role} in ${configFile} to an id \`opencode models\` lists, ${reinstall}`,
     }
   }
@@ -86,7 +88,9 @@ export function configModelReadiness(
     return {
       id: `model:${role}`,
       ok: false,
-      detail: `config.json gives ${role} the variant "${variant}", which ${id} does not have (it has: ${model.variants.join(", ") || "none"}).`,
+      detail:
+        `config.json gives ${role} the variant "${variant}", which ${id} does not have (it has: ` +
+        `${model.variants.join(", ") || "none"}).`,
       fix: `Set modelVariants.${role} in ${configFile} to a listed variant (or remove it), ${reinstall}`,
     }
   return { id: `model:${role}`, ok: true, detail: `${id}${variant ? ` (${variant})` : " (default variant)"}` }

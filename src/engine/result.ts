@@ -3,7 +3,7 @@ import type { Role } from "../config/schema"
 import { formatModel } from "../opencode/session"
 import type { ToolCall, Transcript } from "../opencode/transcript"
 import type { FileChange } from "../workspace/changes"
-import type { ErrorKind } from "./failure"
+import type { FailureKind } from "./failure-kinds"
 import { sizeText } from "../workspace/disk"
 import { shownName } from "../workspace/names"
 import type { PatchFile, PatchState } from "../workspace/patches"
@@ -70,7 +70,7 @@ export interface DelegationResult {
   transcript?: string
   error?: string
   /** Why it failed, classified (failure.ts); `error` keeps the provider's own words. */
-  errorKind?: ErrorKind
+  errorKind?: FailureKind
   /** One sentence on what that kind of failure means. */
   advice?: string
   /** Seconds the provider asked to wait before retrying, when it said. */
@@ -151,10 +151,10 @@ export function renderText(result: DelegationResult): string {
     "",
     facts.join(" · "),
   ]
-  if (result.files)
-    lines.push(
-      `files changed (git): ${result.files.length ? result.files.map((file) => `${shownName(file.path)} (${file.change})`).join(", ") : "none"}`,
-    )
+  if (result.files) {
+    const files = result.files.map((file) => `${shownName(file.path)} (${file.change})`)
+    lines.push(`files changed (git): ${files.join(", ") || "none"}`)
+  }
   if (result.commands.length)
     lines.push(`commands: ${result.commands.map((c) => `${c.command} → ${c.exitCode ?? "?"}`).join("; ")}`)
   if (result.patch) {
@@ -167,7 +167,8 @@ export function renderText(result: DelegationResult): string {
   }
   if (result.run)
     lines.push(
-      `runner: exit code ${result.run.exitCode ?? "none"}${result.run.timedOut ? " (timed out)" : ""}, ${result.run.lines ?? "?"} lines of output in ${result.run.log}`,
+      `runner: exit code ${result.run.exitCode ?? "none"}${result.run.timedOut ? " (timed out)" : ""}, ` +
+        `${result.run.lines ?? "?"} lines of output in ${result.run.log}`,
     )
   if (result.verification) {
     const { command, exitCode, durationMs } = result.verification
@@ -207,7 +208,8 @@ export function boundReport(result: DelegationResult, maxBytes: number): string 
   const headEnd = charStart(report, Math.floor(kept * 0.4))
   let tailStart = report.length - (kept - headEnd)
   while (tailStart < report.length && isContinuation(report[tailStart]!)) tailStart++
-  return `${report.subarray(0, headEnd).toString()}${marker(tailStart - headEnd)}${report.subarray(tailStart).toString()}`
+  const head = report.subarray(0, headEnd).toString()
+  return `${head}${marker(tailStart - headEnd)}${report.subarray(tailStart).toString()}`
 }
 
 const isContinuation = (byte: number) => (byte & 0xc0) === 0x80

@@ -51,11 +51,13 @@ export class RetentionSchedule {
     await this.ready
     const client = this.runtime.current()?.client
     const none: PruneOutcome = { sessionsRemoved: 0, recordsRemoved: 0 }
+    // A failed pass removes nothing; the next pass tries again.
     const records = await prune(this.store, client, { now, perPass }).catch(() => none)
     const left = Math.max(0, perPass - records.sessionsRemoved - records.recordsRemoved)
     const empty: SweepOutcome = { groups: 0, setAside: 0, tombstones: 0, runs: 0, appliedPatches: 0 }
     const { limits } = this.runtime.flags.sandbox
     const options = { now, perPass: left, limits, discardApplied: this.discardApplied }
+    // As above.
     const files = left > 0 ? await sweep(this.runtime.paths, options).catch(() => empty) : empty
     const outcome = { ...records, ...files }
     if (this.passes.push(outcome) > 20) this.passes.shift()

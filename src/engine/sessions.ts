@@ -176,7 +176,12 @@ function lastTool(messages: Messages): string | undefined {
 export function renderSessions(rows: SessionRow[], total: number): string {
   const lines = rows.map((row) => {
     const spent = `${row.tokens_in} in / ${row.tokens_out} out, $${row.cost.toFixed(4)}`
-    return `${row.session_id} · ${row.state} · ${row.age_s}s old, ${row.idle_s}s quiet · ${spent}${row.last_tool ? ` · last: ${row.last_tool}` : ""} · ${row.directory} · ${row.title}${row.task_id ? ` (ours: ${row.task_id})` : ""}`
+    return (
+      `${row.session_id} · ${row.state} · ${row.age_s}s old, ${row.idle_s}s quiet · ` +
+      `${spent}${row.last_tool ? ` · last: ${row.last_tool}` : ""} · ${row.directory} · ` +
+      `${row.title}${row.task_id ? ` (ours: ${row.task_id})` : ""}`
+    )
   })
-  return `${lines.join("\n") || "(no sessions)"}${total > rows.length ? `\n(${total - rows.length} more: raise limit or filter)` : ""}`
+  const more = total > rows.length ? `\n(${total - rows.length} more: raise limit or filter)` : ""
+  return `${lines.join("\n") || "(no sessions)"}${more}`
 }

@@ -227,12 +227,15 @@ export class Settler {
       result.files = patch.files!.map((file) => ({ path: file.path, change: file.change }))
       if (patch.warnings) result.warnings = [...(result.warnings ?? []), ...patch.warnings]
       result.next ??= patch.files!.length
-        ? `Review the patch with patch_show (patch_id "${patch.id}"), then patch_apply with that patch_id and digest "${patch.digest}" to write it into ${record.isolation!.source}; patch_discard removes it and its worktree.`
+        ? `Review the patch with patch_show (patch_id "${patch.id}"), then patch_apply with that patch_id and ` +
+          `digest "${patch.digest}" to write it into ${record.isolation!.source}; patch_discard removes it and its ` +
+          `worktree.`
         : `The worker changed nothing; patch_discard (patch_id "${patch.id}") removes its worktree.`
     } catch (error) {
       result.warnings = [
         ...(result.warnings ?? []),
-        `The worker's edits could not be collected as a patch: ${describe(error)} They stay in ${record.workspace} until patch_discard (patch_id "${patchId}").`,
+        `The worker's edits could not be collected as a patch: ${describe(error)} They stay in ${record.workspace} ` +
+          `until patch_discard (patch_id "${patchId}").`,
       ]
       if (result.status === "succeeded") result.status = "needs_review"
       // A patch over maxPatchBytes: the next step is the one the refusal names, not the generic one.

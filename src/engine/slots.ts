@@ -155,6 +155,7 @@ export class Slots {
       // is never overwritten.
       const aside = `${file}.${process.pid}.adopt`
       if (
+        // Gone: another process adopted it first, so it is not ours.
         !(await rename(file, aside).then(
           () => true,
           () => false,
@@ -165,6 +166,7 @@ export class Slots {
       const temp = `${this.dir}/.${taskID}.${process.pid}.tmp`
       try {
         if (moved?.taskID !== taskID) {
+          // Put back for its holder; if a new file took the name meanwhile, that one stands.
           await linkExclusive(aside, file).catch(() => false)
           return undefined
         }
@@ -206,6 +208,7 @@ export class Slots {
 
   private async ahead(ticket: string): Promise<number> {
     const mine = ticket.slice(ticket.lastIndexOf("/") + 1)
+    // No queue directory yet: nobody ahead.
     const names = (await readdir(`${this.dir}/queue`).catch(() => [] as string[])).filter(
       (name) => name.endsWith(".json") && name < mine,
     )

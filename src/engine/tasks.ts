@@ -310,6 +310,7 @@ export class TaskStore {
   }
 
   async list(): Promise<TaskRecord[]> {
+    // No tasks directory yet: no tasks.
     const names = await readdir(this.dir).catch(() => [] as string[])
     const ids = new Set(
       names

@@ -144,7 +144,10 @@ export function settleSegment(
 export function overCap(spent: Spend, caps: Caps): string | undefined {
   const tokens = tokenTotal(spent.tokens)
   if (caps.tokens !== undefined && tokens > caps.tokens)
-    return `the task used ${tokens.toLocaleString("en-US")} tokens, past its cap of ${caps.tokens.toLocaleString("en-US")} (maxTokensPerTask)`
+    return (
+      `the task used ${tokens.toLocaleString("en-US")} tokens, past its cap of ` +
+      `${caps.tokens.toLocaleString("en-US")} (maxTokensPerTask)`
+    )
   if (caps.cost !== undefined && spent.cost > caps.cost)
     return `the task cost ${spent.cost.toFixed(4)}, past its cap of ${caps.cost} (maxCostPerTask)`
   return undefined

@@ -38,6 +38,7 @@ export async function pruneDirs(from: string, stops: string[]): Promise<void> {
     try {
       await rmdir(dir)
     } catch {
+      // Not empty (or gone): pruning stops at the first directory that holds something.
       return
     }
     dir = dirname(dir)

@@ -77,7 +77,8 @@ export function parseTimeouts(raw: string): TimeoutChoice {
   }
   throw usage(
     `--timeouts ${JSON.stringify(raw)} is not a timeout profile.`,
-    "Use --timeouts standard, extended or custom:SCOUT,WORKER,RUNNER,PARENT (seconds; parent at least 60 more than each role).",
+    "Use --timeouts standard, extended or custom:SCOUT,WORKER,RUNNER,PARENT (seconds; parent at least 60 more than " +
+      "each role).",
   )
 }
 

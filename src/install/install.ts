@@ -86,7 +86,8 @@ export async function install(deps: InstallDeps, options: InstallOptions): Promi
     throw fail(
       "Usage",
       "No binary to install: this is not the compiled opencode-mcp-orchestrator.",
-      "Run the released binary's `install`, or pass --binary PATH (e.g. dist/opencode-mcp-orchestrator after `bun run build`).",
+      "Run the released binary's `install`, or pass --binary PATH (e.g. dist/opencode-mcp-orchestrator after `bun " +
+        "run build`).",
     )
   const hasConfig = await Bun.file(paths.configFile).exists()
   const existing = await loadConfig(paths.configFile)
@@ -94,17 +95,20 @@ export async function install(deps: InstallDeps, options: InstallOptions): Promi
   const read = await readManifestForInstall(paths.installManifest)
   if (read.setAside)
     print(
-      `The install manifest could not be read (${read.setAside.reason}); moved to ${read.setAside.movedTo}. ${read.setAside.fix}`,
+      `The install manifest could not be read (${read.setAside.reason}); moved to ${read.setAside.movedTo}. ` +
+        `${read.setAside.fix}`,
     )
   if (read.value?.home && read.value.home !== homes.home)
     print(
-      `The install manifest was written for HOME ${read.value.home}: its files there are taken as this HOME's copies; nothing outside ${homes.home} is touched.`,
+      `The install manifest was written for HOME ${read.value.home}: its files there are taken as this HOME's ` +
+        `copies; nothing outside ${homes.home} is touched.`,
     )
   const { manifest, skipped } = adoptManifest(read.value, scope, homes)
   for (const line of formatSkipped(skipped)) print(line)
   if (manifest)
     print(
-      `Found an earlier installation (${manifest.appVersion}, ${manifest.installedAt}); it will be replaced, your config kept.`,
+      `Found an earlier installation (${manifest.appVersion}, ${manifest.installedAt}); it will be replaced, your ` +
+        `config kept.`,
     )
   const claude = findClient(homes, "claude")
   const detected = INTEGRATIONS.filter((name) => findClient(homes, name))
@@ -182,7 +186,8 @@ export async function install(deps: InstallDeps, options: InstallOptions): Promi
   if (retired) print(retired)
   const kept = preservedCount(plan.files)
   print(
-    `Installed ${deps.appVersion} into ${paths.current}.${kept ? ` ${kept} locally modified file(s) preserved (listed above).` : ""}`,
+    `Installed ${deps.appVersion} into ` +
+      `${paths.current}.${kept ? ` ${kept} locally modified file(s) preserved (listed above).` : ""}`,
   )
   return deps.doctor()
 }

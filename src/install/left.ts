@@ -26,7 +26,8 @@ export function leftLines(dirs: LeftDir[], patches: { waiting: number; applied: 
   )
   if (patches.waiting + patches.applied)
     lines.push(
-      `It holds ${patches.waiting} patch(es) waiting for review and ${patches.applied} applied, not discarded: remove them only if you no longer want them.`,
+      `It holds ${patches.waiting} patch(es) waiting for review and ${patches.applied} applied, not discarded: ` +
+        `remove them only if you no longer want them.`,
     )
   lines.push(`To remove them too: rm -rf ${dirs.map((dir) => shellWord(dir.path)).join(" ")}`)
   return lines

@@ -59,6 +59,7 @@ export async function hashFile(path: string): Promise<string | null> {
     for await (const chunk of file.stream()) hash.update(chunk)
     return hash.digest("hex")
   } catch {
+    // Unreadable or gone: no hash, which matches no manifest entry.
     return null
   }
 }
@@ -68,7 +69,8 @@ export async function readManifest(file: string): Promise<InstallManifest | unde
   const raw = await readJsonFile(
     file,
     "Install",
-    `Move ${file} aside and rerun \`opencode-mcp-orchestrator install\`; files it listed are then treated as not ours and left in place.`,
+    `Move ${file} aside and rerun \`opencode-mcp-orchestrator install\`; files it listed are then treated as not ` +
+      `ours and left in place.`,
   )
   if (raw === undefined) return undefined
   const parsed = InstallManifestSchema.safeParse(raw)
@@ -88,7 +90,8 @@ export async function readManifest(file: string): Promise<InstallManifest | unde
  */
 export function readManifestForInstall(file: string): Promise<StateRead<InstallManifest>> {
   const fix =
-    "Install continued as a first install: nothing was removed, files it would have replaced are kept and listed; delete the moved file once you no longer need it."
+    "Install continued as a first install: nothing was removed, files it would have replaced are kept and listed; " +
+    "delete the moved file once you no longer need it."
   return readState(file, InstallManifestSchema, fix)
 }
 

@@ -33,6 +33,7 @@ export async function fileMode(path: string): Promise<number | undefined> {
   try {
     return (await stat(path)).mode & 0o777
   } catch {
+    // Absent: no mode to report.
     return undefined
   }
 }

@@ -1,6 +1,6 @@
 // What a plan will do (or did), as lines for a person: `--dry-run` prints this and stops.
 import { type Config, ROLES } from "../config/schema"
-import { SERVER_NAME } from "./integrations/codex"
+import { SERVER_NAME } from "../version"
 import type { ClientStep, FileStep, InstallPlan, UninstallPlan } from "./plan"
 
 const CLIENT = { codex: "Codex", claude: "Claude Code" } as const
@@ -13,7 +13,10 @@ export function describeFile(step: FileStep, home: string): string {
     case "keep":
       return `  keep     ${short(step.file.path)} (already up to date)`
     case "preserve":
-      return `  PRESERVE ${short(step.file.path)}: ${step.reason}; not overwritten. Move it aside and rerun install to get the new version.`
+      return (
+        `  PRESERVE ${short(step.file.path)}: ${step.reason}; not overwritten. Move it aside and rerun ` +
+        `install to get the new version.`
+      )
     case "remove":
       return `  remove   ${short(step.path)}`
     case "leave":
@@ -25,15 +28,29 @@ export function describeClient(step: ClientStep, claudeFound: boolean): string {
   const name = CLIENT[step.client]
   switch (step.action) {
     case "register":
-      return `  register ${name} MCP server ${SERVER_NAME} → ${step.entry.command} ${step.entry.args.join(" ")} (timeout ${step.entry.timeoutSec}s${step.client === "claude" && step.entry.alwaysLoad ? ", alwaysLoad: tools up front" : ""})${step.replacing ? `, replacing one that ran ${step.replacing}` : ""}`
+      return (
+        `  register ${name} MCP server ${SERVER_NAME} → ${step.entry.command} ${step.entry.args.join(" ")} ` +
+        `(timeout ${step.entry.timeoutSec}s` +
+        `${step.client === "claude" && step.entry.alwaysLoad ? ", alwaysLoad: tools up front" : ""})` +
+        `${step.replacing ? `, replacing one that ran ${step.replacing}` : ""}`
+      )
     case "unchanged":
       return `  keep     ${name} MCP server ${SERVER_NAME} (already registered)`
     case "unregister":
       if (step.client === "claude" && !claudeFound)
-        return `  LEAVE    Claude Code MCP server ${SERVER_NAME} (${step.reason}): the claude CLI is not on PATH; remove it with \`claude mcp remove --scope user ${SERVER_NAME}\`.`
-      return `  remove   ${name} MCP server ${SERVER_NAME} (${step.reason}); the rest of ${name}'s configuration is not touched`
+        return (
+          `  LEAVE    Claude Code MCP server ${SERVER_NAME} (${step.reason}): the claude CLI is not on PATH; ` +
+          `remove it with \`claude mcp remove --scope user ${SERVER_NAME}\`.`
+        )
+      return (
+        `  remove   ${name} MCP server ${SERVER_NAME} (${step.reason}); the rest of ${name}'s configuration ` +
+        `is not touched`
+      )
     case "foreign":
-      return `  LEAVE    ${name} MCP server ${SERVER_NAME}: it runs ${step.command}, which this installation did not write.`
+      return (
+        `  LEAVE    ${name} MCP server ${SERVER_NAME}: it runs ${step.command}, which this installation did ` +
+        `not write.`
+      )
   }
 }
 

@@ -26,7 +26,8 @@ export function describeRetired(outcome: Retired, after: "install" | "uninstall"
       : "Stopped the shared OpenCode server."
   if (outcome === "busy")
     return after === "install"
-      ? "The shared OpenCode server is still running delegations; it picks up the new agents and plugin once they end and the last MCP client exits."
+      ? "The shared OpenCode server is still running delegations; it picks up the new agents and plugin once they " +
+          "end and the last MCP client exits."
       : "The shared OpenCode server is still running delegations; it stops when the last MCP client exits."
   return undefined
 }

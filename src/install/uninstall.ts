@@ -44,7 +44,8 @@ export async function uninstall(
   const claude = findClient(homes, "claude")
   if (!manifest)
     print(
-      `No install manifest at ${paths.installManifest}: only registrations that point into ${paths.dataDir} are removed.`,
+      `No install manifest at ${paths.installManifest}: only registrations that point into ${paths.dataDir} are ` +
+        `removed.`,
     )
   for (const line of formatUninstallPlan(plan, homes.home, !!claude, paths.configFile)) print(line)
   const left = await measureLeft(paths)
@@ -73,7 +74,8 @@ export async function uninstall(
   const kept = plan.files.filter((step) => step.action === "leave")
   if (kept.length)
     print(
-      `Left ${kept.length} locally modified file(s) in place (listed above as LEAVE); delete them yourself if you no longer want them.`,
+      `Left ${kept.length} locally modified file(s) in place (listed above as LEAVE); delete them yourself if you ` +
+        `no longer want them.`,
     )
   for (const line of leftLines(left.dirs, left.patches, false)) print(line)
   print(

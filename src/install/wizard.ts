@@ -111,12 +111,13 @@ async function chooseLimits(
     validate: check(parseSteps),
   })
   if (steps === CANCEL) return CANCEL
+  const limits = start.timeoutLimits
   const timeouts = await prompter.text({
     message: "Timeouts: standard, extended or custom:SCOUT,WORKER,RUNNER,PARENT (seconds)",
     initialValue:
-      start.timeoutLimits.profile === "custom"
-        ? `custom:${start.timeoutLimits.scout},${start.timeoutLimits.worker},${start.timeoutLimits.runner},${start.timeoutLimits.parent}`
-        : start.timeoutLimits.profile,
+      limits.profile === "custom"
+        ? `custom:${limits.scout},${limits.worker},${limits.runner},${limits.parent}`
+        : limits.profile,
     validate: check(parseTimeouts),
   })
   if (timeouts === CANCEL) return CANCEL

@@ -65,7 +65,10 @@ export async function continueAndFollow(
   }
 }
 
-/** The call's relay to the person, live for as long as the call may wait (its sync budget); a continued task keeps its count of asks. */
+/**
+ * The call's relay to the person, live for as long as the call may wait (its sync budget); a continued task keeps its
+ * count of asks.
+ */
 async function relayFor(server: McpServer, delegations: Delegations, extra: Extra, taskId?: string) {
   const until = Date.now() + (await syncBudget(server, delegations))
   return foregroundRelay(server, extra, {

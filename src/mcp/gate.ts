@@ -4,7 +4,7 @@
 // are an object of ordinary names. Pure: a frame in, a verdict out.
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 
-export type Verdict = { forward: JSONRPCMessage } | { reply: JSONRPCMessage } | { drop: true }
+export type GateAction = { forward: JSONRPCMessage } | { reply: JSONRPCMessage } | { drop: true }
 
 export const PARSE_ERROR = -32700
 export const INVALID_REQUEST = -32600
@@ -34,11 +34,12 @@ export interface GateState {
   initialized: boolean
 }
 
-export function gate(line: string, state: GateState): Verdict {
+export function gate(line: string, state: GateState): GateAction {
   let json: unknown
   try {
     json = JSON.parse(line)
   } catch {
+    // Not JSON: the parse error below is the answer, and it says so.
     return {
       reply: errorFrame(null, PARSE_ERROR, "Parse error: the line is not JSON. Send one JSON-RPC message per line."),
     }
@@ -89,7 +90,10 @@ export function gate(line: string, state: GateState): Verdict {
       return {
         reply: toolError(
           id,
-          `"arguments" must be an object of named arguments, got ${Array.isArray(args) ? "an array" : args === null ? "null" : typeof args}.\nnext: Call ${params.name} with arguments like {"cwd": "/abs/repo", "task": "…"}; tools/list gives each tool's schema.`,
+          `"arguments" must be an object of named arguments, got ` +
+            `${Array.isArray(args) ? "an array" : args === null ? "null" : typeof args}.\nnext: Call ` +
+            `${params.name} with arguments like {"cwd": "/abs/repo", "task": "…"}; tools/list gives each tool's ` +
+            `schema.`,
         ),
       }
     const reserved = args === undefined ? undefined : Object.keys(args).find((name) => RESERVED_NAMES.has(name))

@@ -51,12 +51,16 @@ export class RelayGate {
     const { asksPerTask, openPerTask, waitingPerTask } = this.bounds
     if (ledger.asked >= asksPerTask)
       return {
-        refused: `this task has already put ${asksPerTask} asks to the person, the most one task may; report what you still need instead of asking`,
+        refused:
+          `this task has already put ${asksPerTask} asks to the person, the most one task may; report what ` +
+          `you still need instead of asking`,
       }
     const queued = ledger.open + this.waiting.filter((waiter) => waiter.ledger === ledger).length
     if (queued >= openPerTask + waitingPerTask)
       return {
-        refused: `${queued} asks from this task are already open or waiting for the person, the most at once; ask one thing at a time, after the answers`,
+        refused:
+          `${queued} asks from this task are already open or waiting for the person, the most at once; ask ` +
+          `one thing at a time, after the answers`,
       }
     ledger.asked++
     const { promise: admitted, resolve } = Promise.withResolvers<"admitted">()

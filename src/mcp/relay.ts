@@ -94,14 +94,19 @@ const refused = (reason: string): Verdict => ({ kind: "refused", reason })
 /** Field names of a question's answers in the form: q1, q2, … */
 const field = (index: number) => `q${index + 1}`
 
-/** What the person sees: one line for a permission (accept or decline), a choice per question; bounded, saying what it clipped. */
+/**
+ * What the person sees: one line for a permission (accept or decline), a choice per question; bounded, saying what it
+ * clipped.
+ */
 export function elicitation(ask: Ask): ElicitRequestFormParams {
   const shown = shownAsk(ask)
   const clipped = shown.clipped.length ? ` (Clipped for this form: ${shown.clipped.join("; ")}.)` : ""
   if (shown.ask.kind === "permission")
     return {
       mode: "form",
-      message: `A delegated OpenCode agent asks for ${describeAsk(shown.ask)}. Accept to allow it once; decline to refuse.${clipped}`,
+      message:
+        `A delegated OpenCode agent asks for ${describeAsk(shown.ask)}. Accept to allow it once; decline to ` +
+        `refuse.${clipped}`,
       requestedSchema: { type: "object", properties: {} },
     }
   const properties: Record<string, PrimitiveSchemaDefinition> = {}

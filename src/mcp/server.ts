@@ -4,7 +4,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { Delegations } from "../engine/lifecycle"
 import type { Runtime } from "../engine/runtime"
-import { VERSION } from "../version"
+import { SERVER_NAME, VERSION } from "../version"
 import type { McpTool } from "./define"
 import instructions from "./instructions.md" with { type: "text" }
 import { offerNativeTasks, TASKS_CAPABILITY } from "./tasks"
@@ -25,9 +25,6 @@ import { registerTaskList } from "./tools/task_list"
 import { taskResult } from "./tools/task_result"
 import { taskStatus } from "./tools/task_status"
 import { worker } from "./tools/worker"
-
-/** MCP registration name, kept from the system this one replaces so existing prompts work. */
-export const SERVER_NAME = "opencode-agents"
 
 /** A tool still registered by its own function (not yet a definition): its name, for the tool-set test. */
 const registered = (name: string, register: McpTool["register"]): McpTool => ({ name, register })

@@ -5,7 +5,7 @@ import type { CallToolResult, ServerNotification, ServerRequest } from "@modelco
 import { z } from "zod"
 import { TIMEOUT_BOUNDS, TIMEOUT_PROFILES } from "../config/schema"
 import { AppError } from "../errors"
-import { ERROR_KINDS } from "../engine/failure"
+import { FAILURE_KINDS } from "../engine/failure-kinds"
 import { TITLE_LIMITS } from "../engine/title"
 import { fromTranscript, STATUSES, renderText, type DelegationResult } from "../engine/result"
 import { toStructured } from "../engine/structured"
@@ -92,7 +92,7 @@ export const resultShape = {
   transcript: z.string().optional(),
   progress: z.array(z.string()).optional(),
   error: z.string().optional(),
-  error_kind: z.enum(ERROR_KINDS).optional(),
+  error_kind: z.enum(FAILURE_KINDS).optional(),
   advice: z.string().optional(),
   retry_after_s: z.number().optional(),
   next: z.string().optional(),
@@ -146,7 +146,10 @@ export function runningResult(record: TaskRecord, waitedMs: number): ResultReply
       status: "running",
     }),
     report: record.progress.length ? `Still running. Latest: ${record.progress.at(-1)}` : "Still running.",
-    next: `The task continues in the background. Call task_status with task_id "${record.id}" and wait_seconds (up to 50) to follow it, task_result when it is done, or task_cancel to stop it. Waited ${Math.round(waitedMs / 1000)}s here so the call returns before the client's deadline.`,
+    next:
+      `The task continues in the background. Call task_status with task_id "${record.id}" and wait_seconds (up ` +
+      `to 50) to follow it, task_result when it is done, or task_cancel to stop it. Waited ` +
+      `${Math.round(waitedMs / 1000)}s here so the call returns before the client's deadline.`,
   }
   return { text: renderText(result), structured: { ...toStructured(result), progress: record.progress.slice(-10) } }
 }
@@ -169,6 +172,7 @@ export function progressReporter(extra: Extra): (message: string) => void {
     count++
     const params = { progressToken: token, progress: count, message }
     // Progress to a client that already left has no one to tell; the task goes on.
+    // A progress note the client cannot take (closed, no token) must not fail the task it reports on.
     void extra.sendNotification({ method: "notifications/progress", params }).catch(() => undefined)
   }
 }

@@ -55,7 +55,9 @@ export class GuardedStdioTransport implements Transport {
         id: null,
         error: {
           code: INVALID_REQUEST,
-          message: `Request too large: a message over ${MAX_LINE_BYTES} bytes was refused and skipped. Send smaller arguments (point at files by path instead of pasting them).`,
+          message:
+            `Request too large: a message over ${MAX_LINE_BYTES} bytes was refused and skipped. Send ` +
+            `smaller arguments (point at files by path instead of pasting them).`,
         },
       } as unknown as JSONRPCMessage)
       return
@@ -98,7 +100,10 @@ export class GuardedStdioTransport implements Transport {
 
 const VALIDATION = /^MCP error -32602: Input validation error: Invalid arguments for tool (\S+): ([\s\S]*)$/
 
-/** The SDK reports bad arguments as "problem at field" lines after an error code; say them as "field: problem" with a next step. */
+/**
+ * The SDK reports bad arguments as "problem at field" lines after an error code; say them as "field: problem" with a
+ * next step.
+ */
 export function readableValidation(message: JSONRPCMessage): JSONRPCMessage {
   const result = (message as { result?: { isError?: boolean; content?: { type: string; text?: string }[] } }).result
   const text = result?.isError && result.content?.length === 1 ? result.content[0]?.text : undefined
@@ -111,6 +116,8 @@ export function readableValidation(message: JSONRPCMessage): JSONRPCMessage {
       const at = line.lastIndexOf(" at ")
       return at > 0 ? `${line.slice(at + 4)}: ${line.slice(0, at)}` : line
     })
-  const readable = `Invalid arguments for ${match[1]}:\n${lines.map((line) => `  - ${line}`).join("\n")}\nnext: Fix the argument${lines.length > 1 ? "s" : ""} above; tools/list gives ${match[1]}'s schema.`
+  const readable =
+    `Invalid arguments for ${match[1]}:\n${lines.map((line) => `  - ${line}`).join("\n")}\nnext: ` +
+    `Fix the argument${lines.length > 1 ? "s" : ""} above; tools/list gives ${match[1]}'s schema.`
   return { ...message, result: { ...result, content: [{ type: "text", text: readable }] } } as JSONRPCMessage
 }

@@ -97,6 +97,7 @@ const parseArguments = (text: string): unknown => {
   try {
     return JSON.parse(text)
   } catch {
+    // Arguments that are not JSON reach the tool as none; OpenCode's validation then reports them.
     return {}
   }
 }
@@ -195,7 +196,10 @@ const ERROR_TYPES: Record<number, string> = {
   503: "overloaded_error",
 }
 
-/** An OpenAI-shaped error answer as Anthropic words it, `{type: "error", error: {type, message}}`, keeping its status and retry headers. */
+/**
+ * An OpenAI-shaped error answer as Anthropic words it, `{type: "error", error: {type, message}}`, keeping its status
+ * and retry headers.
+ */
 export async function anthropicError(response: Response): Promise<Response> {
   // Our own error answers are JSON; anything else keeps the status text as its message.
   const body = (await response.json().catch(() => ({}))) as { error?: { message?: string } }

@@ -36,7 +36,9 @@ export const createDemoRepository = (parent = tmpdir()) =>
     {
       "README.md": "# tally\n\nA tiny counter library: `count(words)` returns how often each word occurs.\n",
       "src/tally.ts":
-        "// TODO: ignore case when counting\nexport function count(words: string[]) {\n  const seen = new Map<string, number>()\n  for (const word of words) seen.set(word, (seen.get(word) ?? 0) + 1)\n  return seen\n}\n",
+        "// TODO: ignore case when counting\nexport function count(words: string[]) {\n  const seen = new " +
+        "Map<string, number>()\n  for (const word of words) seen.set(word, (seen.get(word) ?? 0) + 1)\n  return " +
+        "seen\n}\n",
     },
     parent,
   )

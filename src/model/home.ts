@@ -27,6 +27,8 @@ export interface HomeOptions {
   config?: Partial<ConfigInput>
   /** Extra variables, e.g. PATH with the pinned opencode. */
   env?: Env
+  /** XDG_CONFIG_HOME relative to the home, when not `.config` (a relocated config base). */
+  configDir?: string
   /** Parent directory for the temp dir. */
   parent?: string
   /** More OpenCode providers routed to the scripted model (see ProviderOptions.more). */
@@ -48,7 +50,7 @@ export async function createIsolatedHome(options: HomeOptions): Promise<Isolated
     ...options.env,
     ...OPENCODE_QUIET_ENV,
     HOME: root,
-    XDG_CONFIG_HOME: `${root}/.config`,
+    XDG_CONFIG_HOME: `${root}/${options.configDir ?? ".config"}`,
     XDG_DATA_HOME: `${root}/.local/share`,
     XDG_STATE_HOME: `${root}/.local/state`,
     XDG_CACHE_HOME: `${root}/.cache`,

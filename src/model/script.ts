@@ -23,7 +23,9 @@ export const FailureSchema = z
     kind: z
       .enum(["429", "500", "cut", "401", "quota", "unknown_model", "context", "503"])
       .describe(
-        "429: rate limited (with retry-after); 500: server error; cut: the stream closes mid-answer without [DONE]; 401: bad API key; quota: a 429 saying the quota is spent; unknown_model: a 404 for the model; context: a 400 saying the prompt is over the context length; 503: overloaded.",
+        "429: rate limited (with retry-after); 500: server error; cut: the stream closes mid-answer without " +
+          "[DONE]; 401: bad API key; quota: a 429 saying the quota is spent; unknown_model: a 404 for the model; " +
+          "context: a 400 saying the prompt is over the context length; 503: overloaded.",
       ),
     times: z
       .union([z.number().int().positive(), z.literal("always")])
@@ -34,7 +36,8 @@ export const FailureSchema = z
       .enum(["session", "server"])
       .default("session")
       .describe(
-        "What `times` counts in: each session's attempts, or every attempt at this step on the server (so a new session for the same brief can get through).",
+        "What `times` counts in: each session's attempts, or every attempt at this step on the server (so a new " +
+          "session for the same brief can get through).",
       ),
   })
   .strict()
@@ -53,7 +56,8 @@ const common = {
     .min(1)
     .optional()
     .describe(
-      "Hidden reasoning streamed before the step's text or tool calls, as `reasoning_content` deltas (how OpenAI-compatible providers send thinking).",
+      "Hidden reasoning streamed before the step's text or tool calls, as `reasoning_content` deltas (how " +
+        "OpenAI-compatible providers send thinking).",
     ),
 }
 

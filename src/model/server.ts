@@ -2,30 +2,12 @@
 // to the real OpenCode, and the same scripts as an Anthropic Messages API for Claude Code. Every
 // request is recorded so tests can check what the client sent back (tool results arrive as
 // `role: "tool"` messages in the next request).
-import {
-  anthropicError,
-  cutEvents,
-  messageBody,
-  messageEnvelope,
-  messageEvents,
-  MessagesRequestSchema,
-  messageStart,
-  toChatRequest,
-} from "./anthropic"
-import { ChatRequestSchema, toolResultsOf, type ChatRequest, type ToolResult } from "./conversation"
+import { toolResultsOf, type ChatRequest, type ToolResult } from "./conversation"
 import { decide, type Play } from "./play"
-import {
-  cutResponseEvents,
-  namespacesOf,
-  responseBody,
-  responseCreated,
-  responseEnvelope,
-  responseEvents,
-  ResponsesRequestSchema,
-  toChatRequestFromResponses,
-} from "./responses"
-import { bodyChunks, completionBody, cutChunks, envelope, openingChunk, usageOf, type Reply, type Usage } from "./reply"
+import type { Usage } from "./reply"
 import { builtinScripts, DEFAULT_SCRIPT, parseScript, type Failure, type Script, type ScriptInput } from "./script"
+import { anthropicError } from "./anthropic"
+import { API_NAMES, countTokens, errorBody, FAILURE_BODIES, readRequest, wireFor, type Api } from "./wire"
 
 export const SCRIPTED_MODELS = ["fast", "second"] as const
 
@@ -40,14 +22,17 @@ export interface ScriptedModelOptions {
   host?: string
 }
 
-/** The API a request came in on: OpenAI chat completions (OpenCode), Anthropic Messages (Claude Code) or OpenAI Responses (Codex). */
-export type Api = "chat" | "messages" | "responses"
-
 export interface RecordedRequest {
   api: Api
-  /** The request as chat completions (Messages and Responses requests are translated, tool results become `role: "tool"`). */
+  /**
+   * The request as chat completions (Messages and Responses requests are translated, tool results become `role:
+   * "tool"`).
+   */
   body: ChatRequest
-  /** The client's session id: OpenCode's `x-session-id` (`x-opencode-session` for providers named `opencode*`), or Claude Code's `x-claude-code-session-id`. */
+  /**
+   * The client's session id: OpenCode's `x-session-id` (`x-opencode-session` for providers named `opencode*`), or
+   * Claude Code's `x-claude-code-session-id`.
+   */
   sessionId?: string
   play: Play
   /** The injected failure this attempt got, if any. */
@@ -61,7 +46,10 @@ export interface RecordedRequest {
 export interface ScriptedModel {
   /** Base URL to configure as the provider's `baseURL`: `http://HOST:PORT/v1`. */
   url: string
-  /** Base URL for an Anthropic client (Claude Code's `ANTHROPIC_BASE_URL`): `http://HOST:PORT`, which it extends with `/v1/messages`. */
+  /**
+   * Base URL for an Anthropic client (Claude Code's `ANTHROPIC_BASE_URL`): `http://HOST:PORT`, which it extends with
+   * `/v1/messages`.
+   */
   origin: string
   port: number
   /** Every request on either API, in arrival order, including title requests and failed attempts. */
@@ -90,106 +78,6 @@ const sleep = (ms: number, signal: AbortSignal) =>
 
 /** The client's session id: OpenCode's, Claude Code's, or Codex's `session_id`. */
 const SESSION_HEADERS = ["x-session-id", "x-opencode-session", "x-claude-code-session-id", "session_id"]
-
-const errorBody = (status: number, message: string, type: string, code = type) =>
-  Response.json({ error: { message, type, code } }, { status })
-
-/** The answers of the failures that are not a 429 with retry-after or a cut stream, as OpenAI words them. */
-const FAILURE_BODIES: Partial<Record<Failure["kind"], () => Response>> = {
-  "500": () => errorBody(500, "Internal error (scripted).", "server_error"),
-  "401": () => errorBody(401, "Incorrect API key provided (scripted).", "invalid_request_error", "invalid_api_key"),
-  quota: () =>
-    errorBody(
-      429,
-      "You exceeded your current quota, please check your plan and billing details (scripted).",
-      "insufficient_quota",
-    ),
-  unknown_model: () =>
-    errorBody(
-      404,
-      "The model `scripted-missing` does not exist or you do not have access to it (scripted).",
-      "invalid_request_error",
-      "model_not_found",
-    ),
-  context: () =>
-    errorBody(
-      400,
-      "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens. Please reduce the length of the messages (scripted).",
-      "invalid_request_error",
-      "context_length_exceeded",
-    ),
-  "503": () => errorBody(503, "The server is overloaded, please try again later (scripted).", "overloaded_error"),
-}
-
-interface Read {
-  body: ChatRequest
-  /** The Responses request's tool namespaces (Codex's MCP servers), to split a namespaced call. */
-  namespaces: string[]
-}
-
-/** The request as chat completions, or undefined when it is not a valid request of its API. */
-function readRequest(api: Api, json: unknown): Read | undefined {
-  if (api === "chat") {
-    const body = ChatRequestSchema.safeParse(json).data
-    return body && { body, namespaces: [] }
-  }
-  if (api === "responses") {
-    const parsed = ResponsesRequestSchema.safeParse(json)
-    return parsed.success
-      ? { body: toChatRequestFromResponses(parsed.data), namespaces: namespacesOf(parsed.data) }
-      : undefined
-  }
-  const parsed = MessagesRequestSchema.safeParse(json)
-  return parsed.success ? { body: toChatRequest(parsed.data), namespaces: [] } : undefined
-}
-
-const API_NAMES: Record<Api, string> = { chat: "chat completion", messages: "messages", responses: "responses" }
-
-/** Anthropic's token count of a prompt, the same rough count the answers report. */
-async function countTokens(req: Request): Promise<Response> {
-  // A body that is not JSON fails the schema and gets its 400 answer.
-  const body = readRequest("messages", await req.json().catch(() => undefined))?.body
-  if (!body) return anthropicError(errorBody(400, "invalid messages request", "invalid_request_error"))
-  return Response.json({ input_tokens: usageOf(body, { text: "", calls: [] }).prompt_tokens })
-}
-
-/** A reply in the request's wire format: the first event (sent before latency), the rest, a cut stream's part, and the non-streamed body. */
-function wireFor(api: Api, { body, namespaces }: Read, reply: Reply) {
-  const usage = usageOf(body, reply)
-  if (api === "responses") {
-    const env = responseEnvelope(body.model, namespaces)
-    return {
-      opening: responseCreated(env),
-      rest: responseEvents(env, reply, usage),
-      cut: cutResponseEvents(env, reply),
-      whole: responseBody(env, reply, usage),
-      usage,
-      streamed: usage,
-    }
-  }
-  if (api === "messages") {
-    const env = messageEnvelope(body.model)
-    return {
-      opening: messageStart(env, usage),
-      rest: messageEvents(reply, usage),
-      cut: cutEvents(reply),
-      whole: messageBody(env, reply, usage),
-      usage,
-      streamed: usage,
-    }
-  }
-  const env = envelope(body.model)
-  const withUsage = body.stream_options?.include_usage === true
-  const streamed = withUsage ? usage : undefined
-  return {
-    opening: openingChunk(env),
-    rest: bodyChunks(env, reply, streamed),
-    cut: cutChunks(env, reply),
-    whole: completionBody(env, reply, usage),
-    usage,
-    streamed,
-  }
-}
 
 export async function startScriptedModel(options: ScriptedModelOptions = {}): Promise<ScriptedModel> {
   const scripts = new Map<string, Script>(Object.entries(builtinScripts()))

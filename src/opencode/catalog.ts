@@ -50,7 +50,9 @@ export function parseModels(output: string): CatalogModel[] {
     let parsed: unknown
     try {
       parsed = JSON.parse(json.join("\n"))
-    } catch {}
+    } catch {
+      // Details that do not parse: the model is still listed, by its id alone.
+    }
     models.push(catalogModel(id, parsed))
   }
   for (const line of output.split("\n")) {
@@ -76,13 +78,15 @@ export async function discoverModels(
     throw fail(
       "Prerequisite",
       `OpenCode (\`${opencode}\`) could not be started.`,
-      "Install OpenCode (https://opencode.ai) so `opencode` is on PATH, or set OPENCODE_MCP_ORCHESTRATOR_OPENCODE to its path.",
+      "Install OpenCode (https://opencode.ai) so `opencode` is on PATH, or set OPENCODE_MCP_ORCHESTRATOR_OPENCODE " +
+        "to its path.",
     )
   }
   if (result.code !== 0)
     throw fail(
       "Prerequisite",
-      `\`${opencode} models --verbose\` failed (exit ${result.code}): ${result.stderr.trim().split("\n").slice(-2).join(" ")}`,
+      `\`${opencode} models --verbose\` failed (exit ${result.code}): ` +
+        `${result.stderr.trim().split("\n").slice(-2).join(" ")}`,
       "Run `opencode models` yourself and fix what it reports (a provider login, the OpenCode config).",
     )
   const models = parseModels(result.stdout)

@@ -89,6 +89,7 @@ export class EventHub {
     try {
       event = (JSON.parse(data) as { payload?: Event }).payload
     } catch {
+      // A malformed event frame is skipped; the stream goes on.
       return
     }
     if (!event) return

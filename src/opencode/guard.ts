@@ -21,8 +21,11 @@ export async function confirmSandboxed(client: OpencodeClient, version: string, 
   if (!testedVersion(version))
     throw fail(
       "Prerequisite",
-      `OpenCode ${version || "(unknown version)"} is outside the range this program is tested with (>= ${TESTED_OPENCODE.min.join(".")}, < ${TESTED_OPENCODE.belowMajor}); its plugin, and with it the sandbox, may not load.`,
-      "Install the pinned OpenCode (npm install -g opencode-ai@1.18.33), or point OPENCODE_MCP_ORCHESTRATOR_OPENCODE at it; `opencode-mcp-orchestrator doctor` shows what runs.",
+      `OpenCode ${version || "(unknown version)"} is outside the range this program is tested with (>= ` +
+        `${TESTED_OPENCODE.min.join(".")}, < ${TESTED_OPENCODE.belowMajor}); its plugin, and with it the sandbox, ` +
+        `may not load.`,
+      "Install the pinned OpenCode (npm install -g opencode-ai@1.18.33), or point " +
+        "OPENCODE_MCP_ORCHESTRATOR_OPENCODE at it; `opencode-mcp-orchestrator doctor` shows what runs.",
     )
   const ids = await client.tool
     .ids({ directory })
@@ -31,7 +34,8 @@ export async function confirmSandboxed(client: OpencodeClient, version: string, 
   if (!Array.isArray(ids) || !ids.includes(FILES_MARKER) || !ids.includes("sandbox_shell"))
     throw fail(
       "Prerequisite",
-      `The shared OpenCode server has not loaded this program's sandbox plugin for ${directory}, so delegated agents would read and write files on the host; nothing was started.`,
+      `The shared OpenCode server has not loaded this program's sandbox plugin for ${directory}, so delegated ` +
+        `agents would read and write files on the host; nothing was started.`,
       "Run `opencode-mcp-orchestrator install` to write the plugin again, then `opencode-mcp-orchestrator doctor`.",
       { directory },
     )

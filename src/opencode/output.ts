@@ -95,7 +95,8 @@ export function renderEntries(entries: Entry[]): string {
   return entries
     .map(
       (entry) =>
-        `[${entry.index}] ${entry.role}${entry.tool ? ` ${entry.tool}` : entry.kind === "error" ? " error" : ""}: ${entry.text}`,
+        `[${entry.index}] ${entry.role}${entry.tool ? ` ${entry.tool}` : entry.kind === "error" ? " error" : ""}: ` +
+        `${entry.text}`,
     )
     .join("\n\n")
 }

@@ -61,10 +61,12 @@ export function openAskOf(event: Event): OpenAsk | undefined {
 /** The asks OpenCode lists as pending in `directory`; none when it cannot list them. */
 async function listed(client: OpencodeClient, directory: string): Promise<OpenAsk[]> {
   const [questions, permissions] = await Promise.all([
+    // A list OpenCode cannot answer (the instance is gone) has nothing pending in it.
     client.question.list({ directory }).then(
       (answer) => answer.data ?? [],
       () => [],
     ),
+    // As above.
     client.permission.list({ directory }).then(
       (answer) => answer.data ?? [],
       () => [],

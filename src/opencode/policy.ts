@@ -37,9 +37,9 @@ export async function answerAsk(
   if (ask.kind === "permission") {
     const granted = verdict.kind === "granted"
     const message = granted ? undefined : `${UNATTENDED}: this was refused by policy (${reasonOf(verdict)}). ${NEXT}`
-    // As above: already answered or gone.
     await client.permission
       .reply({ requestID, directory, reply: granted ? "once" : "reject", message })
+      // As above: already answered or gone.
       .catch(() => undefined)
   } else if (verdict.kind === "answered") {
     // As above: already answered or gone.

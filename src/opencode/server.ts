@@ -66,6 +66,7 @@ export async function health(record: Pick<ServerRecord, "url" | "username" | "pa
     const body = (await response.json()) as { healthy?: boolean; version?: string }
     return body.healthy ? (body.version ?? "unknown") : undefined
   } catch {
+    // No answer, or not a health answer: no healthy server there.
     return undefined
   }
 }
@@ -106,9 +107,12 @@ export async function probeServer(record: ServerRecord, timeoutMs = 2000): Promi
       signal: AbortSignal.timeout(timeoutMs),
     })
     if (response.status === 401) return "foreign"
+    // A body that is not JSON is not a healthy answer.
     const body = (await response.json().catch(() => ({}))) as { healthy?: boolean }
     if (response.ok && body.healthy) return "healthy"
-  } catch {}
+  } catch {
+    // No answer in time: slow while its process provably lives, else gone (below).
+  }
   return provable ? "slow" : "gone"
 }
 
@@ -237,6 +241,7 @@ export function isServerProcess(record: Pick<ServerRecord, "pid" | "binary" | "s
       argv.some((arg) => arg === record.binary || arg.endsWith("/opencode") || arg.endsWith("opencode.exe"))
     )
   } catch {
+    // The process left (or /proc is unreadable): it is not our server.
     return false
   }
 }
@@ -269,6 +274,7 @@ async function withStartLock<T>(paths: Paths, body: () => Promise<T>): Promise<T
       const owner = Number(
         await Bun.file(paths.serverLock)
           .text()
+          // A lock gone or unreadable names no holder.
           .catch(() => "0"),
       )
       // Gone between the failed create and this look: it counts as old, and the next attempt takes it.

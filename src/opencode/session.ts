@@ -121,6 +121,7 @@ export function waitIdle(
       ? setTimeout(() => finish({ kind: "deadline" }), Math.max(0, options.deadline - Date.now()))
       : undefined
     poll = setInterval(async () => {
+      // A liveness check that fails proves nothing: keep polling, the session's own state decides.
       if (await options.serverGone?.().catch(() => false)) return finish({ kind: "lost" })
       if (await finishedByPoll(client, sessionID, directory))
         finish(error ? { kind: "error", message: error, error: raw } : { kind: "idle" })

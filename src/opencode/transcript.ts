@@ -33,7 +33,10 @@ export interface Transcript {
   fault?: SessionError
   finish?: string
   messages: number
-  /** UTF-8 bytes of what the agent read and wrote (text, reasoning, tool inputs and outputs): what the parent never had to hold. */
+  /**
+   * UTF-8 bytes of what the agent read and wrote (text, reasoning, tool inputs and outputs): what the parent never had
+   * to hold.
+   */
   bytes: number
 }
 

@@ -60,7 +60,9 @@ export function checkMode(resolved: ResolvedMode, delegation: Delegation): Refus
     return {
       rule: "sensitive mode",
       message: `A worker is refused: ${reason}, where only scouts, read-only runners and mechanical workers run.`,
-      next: "Make the change yourself, or, if it is purely mechanical (a rename, a format, an edit the brief spells out exactly), call worker again with mechanical: true.",
+      next:
+        "Make the change yourself, or, if it is purely mechanical (a rename, a format, an edit the brief " +
+        "spells out exactly), call worker again with mechanical: true.",
     }
   if (
     delegation.role === "runner" &&
@@ -68,7 +70,10 @@ export function checkMode(resolved: ResolvedMode, delegation: Delegation): Refus
   )
     return {
       rule: "sensitive mode",
-      message: `A runner with ${delegation.workspaceAccess === "read_only" ? "the host network" : "a writable workspace"} is refused: ${reason}, where a runner may read the workspace but change nothing and reach no network.`,
+      message:
+        `A runner with ` +
+        `${delegation.workspaceAccess === "read_only" ? "the host network" : "a writable workspace"} is refused: ` +
+        `${reason}, where a runner may read the workspace but change nothing and reach no network.`,
       next: 'Call runner with workspace_access "read_only" and network_access "disabled", or run the command yourself.',
     }
   return undefined
@@ -91,7 +96,10 @@ export function weakenedMode(previous: CallMode | undefined, now: CallMode): str
   if (!previous || STRENGTH[now.mode] >= STRENGTH[previous.mode]) return undefined
   const was = `it was ${previous.mode} (${previous.source}), now ${now.mode} (${now.source})`
   const check = "check the marker files (the policy tool lists them) and restore them"
-  return `The workspace's mode weakened since this task's previous call: ${was}, so this call ran under ${now.mode}'s rules. If you did not change that, a delegated agent may have: ${check}.`
+  return (
+    `The workspace's mode weakened since this task's previous call: ${was}, so this call ran under ` +
+    `${now.mode}'s rules. If you did not change that, a delegated agent may have: ${check}.`
+  )
 }
 
 /** One line a parent reads: where the mode came from. */

@@ -7,7 +7,10 @@
 
 export interface TextView {
   text: string
-  /** For each UTF-16 index of `text` (and one past its end), the index in the original it came from; empty when nothing changed. */
+  /**
+   * For each UTF-16 index of `text` (and one past its end), the index in the original it came from; empty when nothing
+   * changed.
+   */
   origin: number[]
 }
 

@@ -30,28 +30,44 @@ const SPACED = new RegExp(`(?<![A-Za-z0-9_.-])(${NAME})[ \\t]+(?:${QUOTED}|([^\\
 const XML_ELEMENT = new RegExp(`<(${NAME})>([^<\\s]+)</`, "gi")
 /** `define('DB_PASSWORD', '…')`, `setHeader("X-Api-Key", "…")`, `os.environ.setdefault("TOKEN", "…")`. */
 const QUOTED_PAIR = new RegExp(`["'](${NAME})["'][ \\t]*,[ \\t]*(?:"([^"\\n]*)"|'([^'\\n]*)')`, "gi")
-/** A name and a value as two fields: Kubernetes `- name: API_TOKEN` / `value: …`, ECS `{"name": …, "value": …}`, .NET `<add key= value=>`. */
+/**
+ * A name and a value as two fields: Kubernetes `- name: API_TOKEN` / `value: …`, ECS `{"name": …, "value": …}`, .NET
+ * `<add key= value=>`.
+ */
 const NAME_VALUE = new RegExp(
-  `(?<![\\w-])["']?(?:key|name|parameterkey)["']?[ \\t]*[=:][ \\t]*["']?(${NAME})["']?[ \\t]*,?\\s{0,40}?-?[ \\t]*["']?(?:value|parametervalue)["']?[ \\t]*[=:][ \\t]*(?:"([^"\\n]*)"|'([^'\\n]*)'|([^\\s"'\`,}]+))`,
+  `(?<![\\w-])["']?(?:key|name|parameterkey)["']?[ \\t]*[=:][ \\t]*["']?(${NAME})["']?[ \\t]*,?\\s{0,40}?` +
+    `-?[ \\t]*["']?(?:value|parametervalue)["']?[ \\t]*[=:][ \\t]*(?:"([^"\\n]*)"|'([^'\\n]*)'|([^\\s"'\`,}]+))`,
   "gi",
 )
 const URL_PASSWORD =
   /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/?#@:"'`<>]*:([^\s/?#@"'`<>]+)@(?=[A-Za-z0-9[_])/g
 const AUTH_SCHEMES = "Bearer|Basic|Token|Bot|Key|ApiKey|SSWS|GenieKey|Splunk|OAuth|JWT|AWS4-HMAC-SHA256"
 const AUTHORIZATION = new RegExp(
-  `(?<![\\w-])(?:Proxy-)?Authorization["']?\\]?[ \\t]*[:=,][ \\t]*["'\`]?[ \\t]*(?:(?:${AUTH_SCHEMES})[ \\t]+)?([^\\s"'\`,;]+)`,
+  `(?<![\\w-])(?:Proxy-)?Authorization["']?\\]?[ \\t]*[:=,][ \\t]*["'\`]?[ \\t]*` +
+    `(?:(?:${AUTH_SCHEMES})[ \\t]+)?([^\\s"'\`,;]+)`,
   "gi",
 )
 const BEARER = /(?<![\w-])Bearer[ \t]+([A-Za-z0-9._~+/-]+=*)/gi
 const BASIC = /(?<![\w-])Basic[ \t]+([A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])/g
 const USER_OPTION = /(?<![\w-])(?:-u|--user|--proxy-user|-U)(?:[ \t]+|=)["']?([^\s"':]+):([^\s"'`;&|]+)/g
 /** `mysql -pSECRET` (the value glued to -p) and `sshpass -p SECRET`: a password whatever it looks like. */
-const MYSQL_PASSWORD =
-  /(?<![\w-])(?:mysql|mysqldump|mariadb|mysqladmin)(?![\w-])[^\n;&|]{0,200}?[ \t]-p(?!assword)(["']?)([^\s"'`;&|-][^\s"'`;&|]*)\1/g
+// Split in two for the line width; the first half has no capturing group, so `\1` is the second's.
+const MYSQL_PASSWORD = new RegExp(
+  /(?<![\w-])(?:mysql|mysqldump|mariadb|mysqladmin)(?![\w-])/.source +
+    /[^\n;&|]{0,200}?[ \t]-p(?!assword)(["']?)([^\s"'`;&|-][^\s"'`;&|]*)\1/.source,
+  "g",
+)
 const SSHPASS = /(?<![\w-])sshpass[ \t]+-p[ \t]*(["']?)([^\s"'`;&|]+)\1/g
-/** A registry login's `-p SECRET`, `gh secret set NAME --body SECRET`, `kubectl create secret --from-literal=KEY=SECRET`, openssl's `pass:SECRET`. */
-const LOGIN_PASSWORD =
-  /(?<![\w-])(?:docker|podman|buildah|skopeo|helm|oras|nerdctl)(?![\w-])[^\n;&|]{0,30}?[ \t]login(?![\w-])[^\n;&|]{0,200}?[ \t]-p(?:[ \t]+|=)(["']?)([^\s"'`;&|-][^\s"'`;&|]*)\1/g
+/**
+ * A registry login's `-p SECRET`, `gh secret set NAME --body SECRET`, `kubectl create secret
+ * --from-literal=KEY=SECRET`, openssl's `pass:SECRET`.
+ */
+// As MYSQL_PASSWORD: the first half has no capturing group.
+const LOGIN_PASSWORD = new RegExp(
+  /(?<![\w-])(?:docker|podman|buildah|skopeo|helm|oras|nerdctl)(?![\w-])[^\n;&|]{0,30}?[ \t]login(?![\w-])/.source +
+    /[^\n;&|]{0,200}?[ \t]-p(?:[ \t]+|=)(["']?)([^\s"'`;&|-][^\s"'`;&|]*)\1/.source,
+  "g",
+)
 const GH_SECRET =
   /(?<![\w-])secret[ \t]+set[ \t]+\S+[^\n;&|]{0,100}?[ \t](?:-b|--body)(?:[ \t]+|=)(["']?)([^\s"'`;&|-][^\s"'`;&|]*)\1/g
 const FROM_LITERAL = /(?<![\w-])--from-literal(?:[ \t]+|=)(["']?)[\w.-]+=([^\s"'`;&|]+)\1/g
@@ -113,6 +129,7 @@ function basicAuth(encoded: string): boolean {
   try {
     return /^[\x21-\x39\x3b-\x7e]+:[\x20-\x7e]+$/.test(atob(encoded))
   } catch {
+    // Not base64: not basic-auth credentials.
     return false
   }
 }

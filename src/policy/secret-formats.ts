@@ -5,7 +5,10 @@
 
 export interface TokenFormat {
   kind: string
-  /** Literal text every match contains: a format whose keywords are all absent is not run (a cheap scan of a long brief). */
+  /**
+   * Literal text every match contains: a format whose keywords are all absent is not run (a cheap scan of a long
+   * brief).
+   */
   keywords: string[]
   pattern: RegExp
   /** The part a placeholder check looks at (the prefix repeats in every real token). */
@@ -24,6 +27,7 @@ function decodesToPrivateKey(match: string): boolean {
   try {
     return /^-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY/.test(atob(match.slice(0, 80)))
   } catch {
+    // Not base64: not this format.
     return false
   }
 }

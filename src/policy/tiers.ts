@@ -15,13 +15,18 @@ export function checkTier(tier: Tier | undefined, requireTier: boolean): Refusal
     return {
       rule: "tier",
       message: "This server requires a tier on every delegation (config.json policy.requireTier), and none was given.",
-      next: `Pass tier: "easy" or "medium" if the work is bounded and already designed; if it is "hard" or you are "unsure", do it yourself.`,
+      next:
+        `Pass tier: "easy" or "medium" if the work is bounded and already designed; if it is "hard" or you are ` +
+        `"unsure", do it yourself.`,
     }
   }
   if (DELEGABLE_TIERS.includes(tier)) return undefined
   return {
     rule: "tier",
-    message: `A delegation marked tier "${tier}" is not delegated: ${tier === "hard" ? "hard work" : "work whose difficulty is unclear"} needs the judgement of the agent that holds the context.`,
+    message:
+      `A delegation marked tier "${tier}" is not delegated: ` +
+      `${tier === "hard" ? "hard work" : "work whose difficulty is unclear"} needs the judgement of the agent that ` +
+      `holds the context.`,
     next: "Do this work yourself; delegate only the bounded parts of it (tier easy or medium) once they are designed.",
   }
 }

@@ -22,7 +22,8 @@ function fence(text: string): string {
 export function runnerBrief(request: RunnerRequest): string {
   const marks = fence(request.command)
   return [
-    `Run this command once with \`${request.tool}\`, passing it exactly as written and timeout_seconds ${request.timeoutSeconds}:`,
+    `Run this command once with \`${request.tool}\`, passing it exactly as written and timeout_seconds ` +
+      `${request.timeoutSeconds}:`,
     "",
     marks,
     request.command,
@@ -33,6 +34,7 @@ export function runnerBrief(request: RunnerRequest): string {
       ? `Expected outcome: ${request.expected}`
       : "No expected outcome was given; judge from the exit code and the output.",
     "",
-    "Then report as your instructions say: the exit code, whether the objective was met, the failures that matter (test names, file:line, messages), and the log path.",
+    "Then report as your instructions say: the exit code, whether the objective was met, the failures that matter " +
+      "(test names, file:line, messages), and the log path.",
   ].join("\n")
 }

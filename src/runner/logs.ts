@@ -63,6 +63,7 @@ export async function readRun(runsDir: string, id: string): Promise<RunRecord | 
 }
 
 export async function listRuns(runsDir: string): Promise<RunRecord[]> {
+  // No runs directory yet: no runs.
   const names = await readdir(runsDir).catch(() => [] as string[])
   const runs = await Promise.all(names.filter((name) => RUN_ID.test(name)).map((name) => readRun(runsDir, name)))
   return runs.filter((run): run is RunRecord => run !== undefined)
@@ -172,6 +173,7 @@ export function searchPattern(pattern: string): RegExp {
   try {
     return new RegExp(pattern, "i")
   } catch {
+    // Not a valid regular expression: matched as literal text.
     return new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i")
   }
 }
@@ -236,7 +238,10 @@ export async function grepLog(file: string, pattern: string): Promise<string> {
     bytes += text.length + 1
     out.push(text)
   }
-  return `${matches} of ${total} lines match ${re}${matches > out.length ? ` (first ${out.length} shown)` : ""}:\n${out.join("\n")}`
+  return (
+    `${matches} of ${total} lines match ` +
+    `${re}${matches > out.length ? ` (first ${out.length} shown)` : ""}:\n${out.join("\n")}`
+  )
 }
 
 /** The newest run any of these sessions made (a task's sessions), for the parent's result. */

@@ -59,13 +59,17 @@ export const ERROR_PATTERNS: readonly RegExp[] = [
   // rustc and cargo: "error[E0308]: mismatched types", "error: could not compile …"
   /^error(?:\[E\d+\])?: .+/,
   // linkers: GNU ld, lld, the macOS-style "ld: error:", and collect2's closing line
-  /^(?:\/\S*\/)?(?:ld|ld\.lld|ld\.gold|ld\.bfd)(?:\.\w+)?: .*(?:error|undefined reference|cannot find|multiple definition).*/,
+  new RegExp(
+    /^(?:\/\S*\/)?(?:ld|ld\.lld|ld\.gold|ld\.bfd)(?:\.\w+)?: /.source +
+      /.*(?:error|undefined reference|cannot find|multiple definition).*/.source,
+  ),
   // "main.c:(.text+0x9): undefined reference to …": a section name holds no parenthesis, and `[^()]*`
   // (not `.*`) stops at the next "(" so a line of many ":(.text" is scanned once, not once per candidate.
   /^\S+:\(\.text[^()]*\): undefined reference to ./,
   /undefined reference to [`'].+/,
   /^collect2: error: .+/,
-  // go build: "./main.go:4:2: undefined: foo". `\S+` covers the "./" (a `\.?\/?` before it only multiplied the ways to match).
+  // go build: "./main.go:4:2: undefined: foo". `\S+` covers the "./" (a `\.?\/?` before it only multiplied the ways to
+  // match).
   /^\S+\.go:\d+:\d+: .+/,
 ]
 

@@ -1,7 +1,8 @@
 // Whether a directory may be a workspace at all: one decision, made before any record, lock or
 // session (by the MCP tools and the engine) and again by the plugin on every sandboxed call. The path
 // rules are the sandbox's own (host-paths.ts: no HOME or ancestor, no credential or tool-state store,
-// no system root, no Git metadata, a `.git` pointer only along git's own links); on top come the user's optional allow-list and the project
+// no system root, no Git metadata, a `.git` pointer only along git's own links); on top come the user's optional
+// allow-list and the project
 // config that the shared OpenCode server would run on the host.
 import { fail } from "../errors"
 import type { FsView } from "./fs-view"
@@ -65,7 +66,8 @@ export function admitWorkspace(cwd: string, host: HostContext, policy: Admission
     const roots = policy.workspaceRoots.map((root) => fs.realpath(root) ?? root)
     if (!roots.some((root) => isInside(workspace, root)))
       refuse(
-        `Refusing workspace ${cwd}${workspace === cwd ? "" : ` (resolves to ${workspace})`}: it is outside every workspaceRoots entry (${roots.join(", ")}).`,
+        `Refusing workspace ${cwd}${workspace === cwd ? "" : ` (resolves to ${workspace})`}: it is outside every ` +
+          `workspaceRoots entry (${roots.join(", ")}).`,
         "Pass a cwd inside one of them, or add its parent to workspaceRoots in config.json.",
         { cwd, workspace, roots },
       )
@@ -77,8 +79,11 @@ export function admitWorkspace(cwd: string, host: HostContext, policy: Admission
   const plugins = projectPluginSources(workspace, fs).filter((file) => !trusted.some((root) => isInside(file, root)))
   if (plugins.length)
     refuse(
-      `Refusing workspace ${workspace}: OpenCode would run project plugin code from ${plugins.slice(0, 3).join(", ")}${plugins.length > 3 ? ` and ${plugins.length - 3} more` : ""} on the host when a session starts there.`,
-      `Remove those files if you did not put them there (a delegated agent or a cloned repository may have); to run them deliberately, add the directory holding them to trustedProjectConfig in config.json.`,
+      `Refusing workspace ${workspace}: OpenCode would run project plugin code from ` +
+        `${plugins.slice(0, 3).join(", ")}${plugins.length > 3 ? ` and ${plugins.length - 3} more` : ""} on the ` +
+        `host when a session starts there.`,
+      `Remove those files if you did not put them there (a delegated agent or a cloned repository may have); to ` +
+        `run them deliberately, add the directory holding them to trustedProjectConfig in config.json.`,
       { workspace, plugins },
     )
   return workspace

@@ -38,6 +38,7 @@ export const hostFs: FsView = {
     try {
       return realpathSync.native(path)
     } catch {
+      // Gone or unreadable: undefined, which every rule reads as not there.
       return undefined
     }
   },
@@ -46,6 +47,7 @@ export const hostFs: FsView = {
       const stat = lstatSync(path, { bigint: true, throwIfNoEntry: false })
       return stat ? `${stat.dev}:${stat.ino}` : undefined
     } catch {
+      // As above.
       return undefined
     }
   },
@@ -54,6 +56,7 @@ export const hostFs: FsView = {
     try {
       return readdirSync(path)
     } catch {
+      // As above.
       return undefined
     }
   },
@@ -71,6 +74,7 @@ export const hostFs: FsView = {
         read = readSync(fd, data, length, data.length - length, null)
       return length > MAX_TEXT_BYTES ? undefined : data.subarray(0, length).toString("utf8")
     } catch {
+      // As above.
       return undefined
     } finally {
       if (fd !== undefined) closeSync(fd)

@@ -108,7 +108,8 @@ function linkedWorktree(ws: string, dotGit: string, gitdir: string, rules: PathR
   if (back !== dotGit)
     refuse(
       ws,
-      `gitdir ${gitdir} does not link back to this worktree (its gitdir file names ${back ?? "nothing"}, not ${dotGit})`,
+      `gitdir ${gitdir} does not link back to this worktree (its gitdir file names ${back ?? "nothing"}, not ` +
+        `${dotGit})`,
       hint,
     )
   // A repository whose work tree is HOME (a dotfiles repository) holds HOME's files, keys included.
@@ -127,7 +128,8 @@ function linkedWorktree(ws: string, dotGit: string, gitdir: string, rules: PathR
 const DOTFILES_HINT = "Delegate in a clone of the files you mean to share, not in a worktree of your HOME's repository."
 
 const commondirHint = (dotGit: string) =>
-  `Delete ${dotGit}/commondir if you did not put it there (a delegated agent or an archive may have), or re-clone the repository; then retry.`
+  `Delete ${dotGit}/commondir if you did not put it there (a delegated agent or an archive may have), or re-clone ` +
+  `the repository; then retry.`
 
 /**
  * Canonical paths to mount read-only, in mount order (the workspace's own `.git` entry first). Empty
@@ -157,7 +159,8 @@ export function gitMetadataPaths(workspace: string, rules: PathRules, fs: FsView
     refuse(
       workspace,
       `file ${dotGit} names the gitdir ${gitdir}, which does not link back to this workspace: it has no ` +
-        `commondir (not a linked worktree's) and its config's core.worktree is ${worktree ?? "not set"}, not ${workspace}`,
+        `commondir (not a linked worktree's) and its config's core.worktree is ${worktree ?? "not set"}, not ` +
+        `${workspace}`,
       unlinkedHint(dotGit, gitdir, workspace),
     )
   return [dotGit, gitdir]

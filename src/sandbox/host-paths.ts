@@ -41,6 +41,37 @@ export const HOME_CREDENTIALS = [
   ".config/containers",
 ] as const
 
+/** The XDG base each HOME-relative prefix stands for: an entry under one follows that base when it moves. */
+const XDG_PREFIXES = [
+  [".config", "xdgConfigHome"],
+  [".local/share", "xdgDataHome"],
+  [".local/state", "xdgStateHome"],
+  [".cache", "xdgCacheHome"],
+] as const
+
+export interface XdgBases {
+  home: string
+  xdgConfigHome: string
+  xdgDataHome: string
+  xdgStateHome: string
+  xdgCacheHome: string
+}
+
+/**
+ * HOME_CREDENTIALS at their moved places: every entry under `.config` follows XDG_CONFIG_HOME, under
+ * `.local/share` XDG_DATA_HOME, and so on. The HOME spellings stay protected by pathRules; a base left
+ * at its default adds nothing.
+ */
+export function relocatedCredentials(bases: XdgBases): string[] {
+  return HOME_CREDENTIALS.flatMap((entry) => {
+    const match = XDG_PREFIXES.find(([prefix]) => entry.startsWith(`${prefix}/`))
+    if (!match) return []
+    const [prefix, key] = match
+    if (bases[key] === `${bases.home}/${prefix}`) return []
+    return [`${bases[key]}/${entry.slice(prefix.length + 1)}`]
+  })
+}
+
 /** Broad roots: a mount equal to one of these (or `/`) exposes far more than a toolchain or a project. */
 export const BROAD_ROOTS: readonly string[] = [
   "/",
@@ -88,7 +119,9 @@ export interface PathRules {
   home: string
   /** Canonical credential paths (HOME_CREDENTIALS under home, plus XDG-relocated ones). */
   credentials: string[]
-  /** Isolated worktrees the engine created, admitted as workspaces although they sit in our cache (see engineWorktree). */
+  /**
+   * Isolated worktrees the engine created, admitted as workspaces although they sit in our cache (see engineWorktree).
+   */
   worktrees?: EngineWorktrees
 }
 

@@ -40,7 +40,9 @@ export async function launcherFinding(name: string, path: string): Promise<Findi
     return {
       ok: false,
       detail: `${path} ${why}`,
-      fix: `Install ${name} at exactly ${path} (e.g. \`apt-get install ${name === "python3" ? "python3" : name}\`); a copy elsewhere on PATH does not count.`,
+      fix:
+        `Install ${name} at exactly ${path} (e.g. \`apt-get install ` +
+        `${name === "python3" ? "python3" : name}\`); a copy elsewhere on PATH does not count.`,
     }
   }
 }

@@ -43,7 +43,8 @@ function refuse(mount: Mount, why: string): never {
   throw fail(
     "Sandbox",
     `Refusing to mount ${mount.dest}: ${why}.`,
-    "Remove the symlink (or create the missing directory) on the host, or choose another workspace; symlinked mount paths can redirect a mount out of the sandbox.",
+    "Remove the symlink (or create the missing directory) on the host, or choose another workspace; symlinked " +
+      "mount paths can redirect a mount out of the sandbox.",
     { mount },
   )
 }

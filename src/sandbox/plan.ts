@@ -5,7 +5,7 @@
 import { fail } from "../errors"
 import type { FsView } from "./fs-view"
 import { gitMetadataPaths } from "./git-metadata"
-import { canonicalDir, isInside, pathRules, type EngineWorktrees } from "./host-paths"
+import { canonicalDir, isInside, pathRules, relocatedCredentials, type EngineWorktrees } from "./host-paths"
 import { checkMounts, type Mount } from "./mounts"
 import { profileName, profilePolicy, type NetworkAccess, type SandboxProfile } from "./profiles"
 import { hostNetworkMounts, systemMounts } from "./system-mounts"
@@ -90,19 +90,8 @@ export type HostFlags = Pick<
 
 /** The host context from the flags and the trusted roots of the loaded config. */
 export function hostContext(flags: HostFlags, trustedRoots: readonly TrustedRootInput[] = []): HostContext {
-  const credentials: string[] = []
-  const bases = [
-    [flags.xdgConfigHome, ".config", "config"],
-    [flags.xdgDataHome, ".local/share", "data"],
-    [flags.xdgStateHome, ".local/state", "state"],
-    [flags.xdgCacheHome, ".cache", "cache"],
-  ] as const
-  for (const [base, fallback, kind] of bases) {
-    // The HOME-relative defaults are already in host-paths' list; only a relocated base adds entries.
-    if (base === `${flags.home}/${fallback}`) continue
-    credentials.push(`${base}/opencode`, `${base}/opencode-mcp-orchestrator`)
-    if (kind === "config") credentials.push(`${base}/gcloud`, `${base}/gh`, `${base}/git`)
-  }
+  // One list (host-paths), relocated by one rule: every entry under a moved XDG base follows it.
+  const credentials = relocatedCredentials(flags)
   const { tmpMaxBytes, fileMaxBytes, maxProcesses } = flags.sandbox.limits
   const paths = resolvePaths(flags)
   const worktrees = { root: paths.worktreesDir, registry: paths.patchesDir }
@@ -119,7 +108,10 @@ export function hostContext(flags: HostFlags, trustedRoots: readonly TrustedRoot
 
 const depth = (path: string) => path.split("/").length
 
-/** A program of ours to mount: one canonical regular file (the binary, wherever it is installed), or an admitted directory. */
+/**
+ * A program of ours to mount: one canonical regular file (the binary, wherever it is installed), or an admitted
+ * directory.
+ */
 function programPath(path: string, rules: ReturnType<typeof pathRules>, fs: FsView): string {
   if (fs.realpath(path) === path && fs.lstat(path) === "file") return path
   return canonicalDir(path, "toolchain dir", rules, fs)

@@ -63,7 +63,8 @@ export async function runSandboxed(
   const capped = [
     "/bin/bash",
     "-c",
-    `${pinCheck(plan.pins ?? [])}ulimit -f ${Math.floor(plan.caps.fileMaxBytes / 1024)} -u ${plan.caps.maxProcesses} || exit 126; exec "$@"`,
+    `${pinCheck(plan.pins ?? [])}ulimit -f ${Math.floor(plan.caps.fileMaxBytes / 1024)} -u ` +
+      `${plan.caps.maxProcesses} || exit 126; exec "$@"`,
     "sandbox",
     ...command,
   ]
@@ -126,7 +127,10 @@ export function pinCheck(pins: readonly { path: string; id: string }[]): string 
     .join("")
   // stat by absolute path: a `stat` earlier on the sandbox's PATH must not answer for it. --printf keeps
   // the script one line (the limits wrapper's exec errors are parsed as `line 1`).
-  return `s=/usr/bin/stat; [ -x "$s" ] || s=/bin/stat; if [ "$("$s" --printf '%d:%i ' -- ${paths} 2>&1)" != ${quote(pins.map((pin) => `${pin.id} `).join(""))} ]; then ${each}exit ${PIN_EXIT}; fi; `
+  return (
+    `s=/usr/bin/stat; [ -x "$s" ] || s=/bin/stat; if [ "$("$s" --printf '%d:%i ' -- ${paths} 2>&1)" != ` +
+    `${quote(pins.map((pin) => `${pin.id} `).join(""))} ]; then ${each}exit ${PIN_EXIT}; fi; `
+  )
 }
 
 function pinFailure(stderr: string): BwrapFailure | undefined {
@@ -134,7 +138,9 @@ function pinFailure(stderr: string): BwrapFailure | undefined {
   if (!line) return undefined
   return {
     code: "mount-failed",
-    detail: `${line.slice(PIN_MARK.length).trim()} changed between the sandbox's check and its mount (it was swapped while the sandbox started)`,
+    detail:
+      `${line.slice(PIN_MARK.length).trim()} changed between the sandbox's check and its mount (it was ` +
+      `swapped while the sandbox started)`,
     hint: "Nothing ran. Check who is replacing that path (a delegated agent's process?), then retry.",
   }
 }
@@ -147,7 +153,8 @@ function execFailure(stderr: string): BwrapFailure | undefined {
     )
   if (!match) return undefined
   return classifyBwrapFailure(
-    `bwrap: execvp ${match[1]}: ${match[2] === "Permission denied" ? "Permission denied" : "No such file or directory"}`,
+    `bwrap: execvp ${match[1]}: ` +
+      `${match[2] === "Permission denied" ? "Permission denied" : "No such file or directory"}`,
   )
 }
 
@@ -157,6 +164,7 @@ export async function readBwrapVersion(bwrap = BWRAP): Promise<string | undefine
     const result = await run([bwrap, "--version"], { env: {}, timeoutMs: 5000 })
     return result.code === 0 ? result.stdout : undefined
   } catch {
+    // No bwrap, or it cannot run: no version, which the caller reports.
     return undefined
   }
 }

@@ -15,7 +15,9 @@ export function linkExclusive(temp: string, file: string): Promise<boolean> {
   )
 }
 
-/** A reclaim holds its lock for milliseconds; one left by a reclaimer killed while holding it is passed over after this. */
+/**
+ * A reclaim holds its lock for milliseconds; one left by a reclaimer killed while holding it is passed over after this.
+ */
 const REAP_STALE_MS = 10_000
 
 /**

@@ -30,7 +30,8 @@ export async function writeAtomic(file: string, content: string | Uint8Array, mo
     throw fail(
       "Server",
       `Cannot write ${file}: ${why} (${code}).`,
-      `Free space or fix the permissions of ${dirname(file)} (it moves with XDG_STATE_HOME / XDG_CONFIG_HOME), then retry; nothing was half-written.`,
+      `Free space or fix the permissions of ${dirname(file)} (it moves with XDG_STATE_HOME / XDG_CONFIG_HOME), ` +
+        `then retry; nothing was half-written.`,
       { file, code },
     )
   }
@@ -44,6 +45,7 @@ export async function readJson<T>(file: string): Promise<T | undefined> {
   try {
     return JSON.parse(await Bun.file(file).text()) as T
   } catch {
+    // Absent or not JSON: undefined, as documented above.
     return undefined
   }
 }
@@ -71,7 +73,8 @@ export async function readJsonFile(file: string, kind: ErrorKind, hint: string):
     throw fail(
       kind,
       `${file} is not a regular file.`,
-      `Remove it (it is a ${info.isDirectory() ? "directory" : "special file"}), then ${hint.charAt(0).toLowerCase()}${hint.slice(1)}`,
+      `Remove it (it is a ${info.isDirectory() ? "directory" : "special file"}), then ` +
+        `${hint.charAt(0).toLowerCase()}${hint.slice(1)}`,
     )
   const text = await Bun.file(file).text()
   try {
@@ -108,7 +111,8 @@ export async function checkStateSpace(dir: string): Promise<void> {
   if (info && info.bavail * info.bsize < MIN_STATE_FREE_BYTES)
     throw fail(
       "Server",
-      `The state dir ${dir} has ${info.bavail * info.bsize} bytes free; a task needs at least ${MIN_STATE_FREE_BYTES} to record itself.`,
+      `The state dir ${dir} has ${info.bavail * info.bsize} bytes free; a task needs at least ` +
+        `${MIN_STATE_FREE_BYTES} to record itself.`,
       `Free space on that filesystem (or point XDG_STATE_HOME elsewhere), then retry; nothing was started.`,
       { dir },
     )
@@ -128,6 +132,7 @@ export async function makePrivate(dir: string): Promise<void> {
     // Removed or no longer ours between lstat and chmod: the server's umask covers what it writes next.
     if (info.mode & 0o077) await chmod(current, info.mode & 0o7700).catch(() => undefined)
     if (!info.isDirectory()) continue
-    for (const name of await readdir(current).catch(() => [] as string[])) pending.push(`${current}/${name}`) // vanished: nothing below
+    // vanished: nothing below
+    for (const name of await readdir(current).catch(() => [] as string[])) pending.push(`${current}/${name}`)
   }
 }

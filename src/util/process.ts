@@ -70,7 +70,10 @@ function launch<T>(argv: string[], start: () => T): T {
   }
 }
 
-/** Runs `start` with the process's file-creation mask set to `mask`: a child inherits it at fork, and a spawn is synchronous. */
+/**
+ * Runs `start` with the process's file-creation mask set to `mask`: a child inherits it at fork, and a spawn is
+ * synchronous.
+ */
 function withUmask<T>(mask: number | undefined, start: () => T): T {
   if (mask === undefined) return start()
   const previous = process.umask(mask)
@@ -185,13 +188,16 @@ async function terminate(
   try {
     proc.kill("SIGTERM")
   } catch {
+    // Already exited: nothing to stop.
     return
   }
   const done = await Promise.race([proc.exited.then(() => true), Bun.sleep(graceMs).then(() => false)])
   if (done) return
   try {
     proc.kill("SIGKILL")
-  } catch {}
+  } catch {
+    // Exited during the grace period: nothing to kill.
+  }
   await proc.exited
 }
 
@@ -208,6 +214,7 @@ export function alive(pid: number): boolean {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
     return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
   } catch {
+    // No /proc entry to read: signal 0 answered, so it counts as alive.
     return true
   }
 }
@@ -226,6 +233,7 @@ export function processStart(pid: number): string | undefined {
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
     return `${bootId}:${fields[19]}`
   } catch {
+    // Gone, or no /proc: no start identity.
     return undefined
   }
 }
@@ -243,6 +251,7 @@ export async function killPid(pid: number, graceMs = 2000): Promise<void> {
   try {
     process.kill(pid, "SIGTERM")
   } catch {
+    // Already exited: nothing to stop.
     return
   }
   const deadline = Date.now() + graceMs
@@ -252,5 +261,7 @@ export async function killPid(pid: number, graceMs = 2000): Promise<void> {
   }
   try {
     process.kill(pid, "SIGKILL")
-  } catch {}
+  } catch {
+    // Exited during the grace period: nothing to kill.
+  }
 }

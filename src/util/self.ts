@@ -8,7 +8,9 @@ export function selfCommand(): string[] {
   return compiled() ? [process.execPath] : [process.execPath, `${import.meta.dir}/../cli/main.ts`]
 }
 
-/** Argument of the compiled binary that runs the patch_apply write step (main.ts), never a subcommand a person types. */
+/**
+ * Argument of the compiled binary that runs the patch_apply write step (main.ts), never a subcommand a person types.
+ */
 export const APPLY_STEP_ARG = "__apply-step"
 
 /**

@@ -59,7 +59,8 @@ async function moveAside(
     () => false,
   )
   if (!moved) return undefined
-  const taken = seen && (await statIfPresent(movedTo, false).catch(() => undefined)) // gone already: nothing to put back
+  // gone already: nothing to put back
+  const taken = seen && (await statIfPresent(movedTo, false).catch(() => undefined))
   if (taken && identityOf(taken) !== seen) {
     // A writer's newer file took the name between the check and the rename: put it back, unless an
     // even newer one has the name by now (then that one stands), and do not report it.

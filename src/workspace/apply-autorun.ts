@@ -31,7 +31,8 @@ export function namedAutorun(
     paths.flatMap((path) => {
       const hit = autorunHitIn(prefix, path)
       if (hit && !hit.content) return [{ ...hit, path }]
-      // Reached through a link in an entry (`.github/workflows -> ../ci`), or above one (`.vscode -> editor`): it runs as that entry.
+      // Reached through a link in an entry (`.github/workflows -> ../ci`), or above one (`.vscode -> editor`): it runs
+      // as that entry.
       const via = links.find(({ target }) => path === target || path.startsWith(`${target}/`))
       const linked = via && autorunHitIn(prefix, via.entry ? via.link : `${via.link}${path.slice(via.target.length)}`)
       return linked ? [{ ...linked, path, detail: `${linked.detail}, reached through ${via.link}` }] : []
@@ -72,5 +73,8 @@ export function autorunMessage(hits: AutorunHit[]): string {
   const shown = hits.slice(0, 5)
   const more = hits.length > 5 ? ` and ${hits.length - 5} more` : ""
   const what = shown.map((hit) => `${describeHit(hit)}${hit.content ? " The patch changes what runs on install." : ""}`)
-  return `the patch changes files that other programs run on their own: ${shown.map((hit) => hit.path).join(", ")}${more}. ${what.join(" ")}`
+  return (
+    `the patch changes files that other programs run on their own: ` +
+    `${shown.map((hit) => hit.path).join(", ")}${more}. ${what.join(" ")}`
+  )
 }

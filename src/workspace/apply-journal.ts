@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto"
 import { lstat, open, readdir, rename, rm } from "node:fs/promises"
 import { dirname } from "node:path"
-import type { StepFile } from "./apply-step"
+import type { StepFile } from "./apply-targets"
 
 /**
  * Written before the first write, `done` after the last (or after a rollback): a journal without
@@ -60,7 +60,8 @@ export async function removeTemps(workspace: string, files: StepFile[], named: s
   // Only names of the temporary's shape, never climbing: a journal is ours, but one changed on disk
   // removes nothing else.
   const temps = named.filter((temp) => TEMP_NAME.test(temp.split("/").at(-1) ?? "") && !temp.split("/").includes(".."))
-  for (const temp of temps) await rm(`${workspace}/${temp}`, { force: true }).catch(() => undefined) // tried again by name below
+  // tried again by name below
+  for (const temp of temps) await rm(`${workspace}/${temp}`, { force: true }).catch(() => undefined)
   const dirs = new Set(
     files
       .flatMap((file) => [file.path, file.oldPath])
@@ -70,7 +71,8 @@ export async function removeTemps(workspace: string, files: StepFile[], named: s
   for (const dir of dirs) {
     const info = await lstat(`${workspace}/${dir}`).catch(() => undefined) // a directory that is gone holds none
     if (!info?.isDirectory()) continue
-    const names = await readdir(`${workspace}/${dir}`).catch(() => [] as string[]) // unreadable: nothing of ours to find
+    // unreadable: nothing of ours to find
+    const names = await readdir(`${workspace}/${dir}`).catch(() => [] as string[])
     // One that cannot go keeps the others from being skipped; the next recovery tries it again.
     for (const name of names.filter((n) => TEMP_NAME.test(n)))
       await rm(`${workspace}/${dir}/${name}`, { force: true }).catch(() => undefined)

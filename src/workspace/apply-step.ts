@@ -1,40 +1,19 @@
 // The part of patch_apply that touches the user's files, run inside bwrap (apply.ts starts it) with
 // only the workspace and this apply's run directory writable. Every path here is followed by the
 // kernel of that mount namespace: a directory swapped for a symlink to HOME while this runs resolves
-// to a read-only or empty place in the sandbox, never to the host's HOME. The checks below are for
-// good errors; the confinement does not depend on them.
+// to a read-only or empty place in the sandbox, never to the host's HOME. The checks (apply-targets.ts)
+// are for good errors; the confinement does not depend on them.
 // It reads one JSON request on stdin and prints one JSON answer line; it imports only node: builtins
 // the process wrapper and the name escaper, so from source it runs with nothing but src/ mounted.
-import { createHash } from "node:crypto"
-import {
-  chmod,
-  copyFile,
-  lstat,
-  mkdir,
-  readdir,
-  readlink,
-  rename,
-  rm,
-  rmdir,
-  symlink,
-  writeFile,
-} from "node:fs/promises"
+import { chmod, copyFile, lstat, mkdir, readlink, rename, rm, rmdir, symlink, writeFile } from "node:fs/promises"
 import { dirname } from "node:path"
 import { run } from "../util/process"
 import { doneFile, removeTemps, tempFor, tempsOf, writeJournal } from "./apply-journal"
+import { badParent, checkTargets, entryOf, refuse, removedPaths, StepError, type StepFile } from "./apply-targets"
 import { shownName } from "./names"
 
 export { doneFile, journalFile, type Journal } from "./apply-journal"
-
-/** What the step needs of a patch's file entry (patches.ts PatchFile). */
-export interface StepFile {
-  path: string
-  oldPath?: string
-  oldMode?: string
-  newMode?: string
-  oldOid?: string
-  newOid?: string
-}
+export type { StepFile } from "./apply-targets"
 
 export interface StepRequest {
   workspace: string
@@ -50,107 +29,6 @@ export interface StepRequest {
 export type StepAnswer =
   | { ok: true; written: number; kept?: string[] }
   | { ok: false; refused: boolean; message: string; hint: string }
-
-class StepError extends Error {
-  constructor(
-    readonly refused: boolean,
-    message: string,
-    readonly hint: string,
-  ) {
-    super(message)
-  }
-}
-
-const refuse = (message: string, hint: string): never => {
-  throw new StepError(true, message, hint)
-}
-
-/** A Git blob id (SHA-1, as the private repository uses) of bytes. */
-export function blobId(bytes: Uint8Array | string): string {
-  const data = typeof bytes === "string" ? Buffer.from(bytes) : bytes
-  return createHash("sha1").update(`blob ${data.byteLength}\0`).update(data).digest("hex")
-}
-
-/** What is at a path, as git would record it: mode and blob id, or undefined when nothing is. */
-export async function entryOf(path: string): Promise<{ mode: string; oid: string } | undefined> {
-  const info = await lstat(path).catch(() => undefined) // absent is an answer here
-  if (!info) return undefined
-  if (info.isSymbolicLink()) return { mode: "120000", oid: blobId(await readlink(path)) }
-  if (info.isDirectory()) return { mode: "directory", oid: "" }
-  if (!info.isFile()) return { mode: "other", oid: "" }
-  // Hashed as it streams: a large file costs no memory.
-  const hash = createHash("sha1").update(`blob ${info.size}\0`)
-  for await (const chunk of Bun.file(path).stream()) hash.update(chunk)
-  return { mode: info.mode & 0o100 ? "100755" : "100644", oid: hash.digest("hex") }
-}
-
-/** Paths the patch deletes or renames away: gone before anything is written. */
-export const removedPaths = (files: StepFile[]) =>
-  new Set(files.filter((file) => file.oldPath || !file.newOid).map((file) => file.oldPath ?? file.path))
-
-/**
- * The first directory between `root` and `path` that is a symlink or not a directory, if any. A file
- * or symlink the patch removes (`removed`) is gone before anything is written: below it is new ground.
- */
-async function badParent(root: string, path: string, removed: Set<string>): Promise<string | undefined> {
-  const parts = path.split("/").slice(0, -1)
-  for (let i = 1; i <= parts.length; i++) {
-    const dir = parts.slice(0, i).join("/")
-    const info = await lstat(`${root}/${dir}`).catch(() => undefined) // a missing directory is created on apply
-    if (!info || (!info.isDirectory() && removed.has(dir))) return undefined
-    if (info.isSymbolicLink()) return `${dir} is a symlink`
-    if (!info.isDirectory()) return `${dir} is not a directory`
-  }
-  return undefined
-}
-
-/** True when `dir` holds nothing but files the patch removes (it is pruned before a file takes its place). */
-async function emptiedBy(root: string, dir: string, removed: Set<string>): Promise<boolean> {
-  const entries = await readdir(`${root}/${dir}`, { recursive: true })
-  for (const entry of entries) {
-    const info = await lstat(`${root}/${dir}/${entry}`)
-    if (!info.isDirectory() && !removed.has(`${dir}/${entry}`)) return false
-  }
-  return true
-}
-
-/** Every target holds what the snapshot held, no parent is a symlink, nothing is in the way. */
-async function checkTargets(workspace: string, files: StepFile[]) {
-  const removed = removedPaths(files)
-  for (const file of files) {
-    for (const path of [file.path, file.oldPath].filter((p): p is string => p !== undefined)) {
-      const parent = await badParent(workspace, path, removed)
-      if (parent)
-        refuse(
-          `a parent directory of ${shownName(path)} is not a plain directory: ${parent}.`,
-          "Restore that directory (a symlink is never followed), then retry.",
-        )
-    }
-    const source = file.oldPath ?? file.path
-    const now = await entryOf(`${workspace}/${source}`)
-    if (file.oldOid) {
-      if (!now || now.oid !== file.oldOid || now.mode !== file.oldMode)
-        refuse(
-          `${shownName(source)} changed since the snapshot.`,
-          "Review the patch against the file as it is now (patch_show) and apply the change by hand, or run the worker again.",
-        )
-    } else if (now && !(now.mode === "directory" && (await emptiedBy(workspace, source, removed))))
-      refuse(
-        `${shownName(source)} exists, but the patch creates it.`,
-        "Move that file aside, or apply the change by hand.",
-      )
-    const target = file.oldPath && file.oldPath !== file.path ? await entryOf(`${workspace}/${file.path}`) : undefined
-    if (
-      target &&
-      !removed.has(file.path) &&
-      !(target.mode === "directory" && (await emptiedBy(workspace, file.path, removed)))
-    )
-      refuse(
-        `${shownName(file.path)} exists, but the patch renames ${shownName(file.oldPath ?? "")} onto it.`,
-        "Move that file aside, or apply the change by hand.",
-      )
-  }
-}
 
 async function copyEntry(from: string, to: string) {
   await mkdir(dirname(to), { recursive: true })
@@ -286,6 +164,7 @@ export async function writeTargets(workspace: string, dir: string, files: StepFi
       // A rollback that cannot restore one file still restores the others; the error below says what failed.
       const temp = `${workspace}/${tempFor(dir, step.path, "restore")}`
       if (step.existed)
+        // Restoring is best effort on the way out: the StepError below is the failure the caller sees.
         await place(`${dir}/before/${step.path}`, `${workspace}/${step.path}`, temp).catch(() => undefined)
       else await pruneEmpty(workspace, step.path)
     }

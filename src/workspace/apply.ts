@@ -26,9 +26,9 @@ import { findRepository, sandboxedGit } from "./git"
 import { riskyLinks, type EntryAt } from "./links"
 import { hasControl, shownName } from "./names"
 import type { PatchFile, PatchRecord } from "./patches"
-import { privateGit } from "./worktree"
+import { privateGit } from "./private-git"
 
-export { blobId, entryOf } from "./apply-step"
+export { blobId, entryOf } from "./apply-targets"
 
 function refuse(message: string, hint: string): never {
   throw fail("Usage", `patch_apply refused, nothing was written: ${message}`, hint)
@@ -69,6 +69,7 @@ const entryAt =
     try {
       return { kind: "link", target: readlinkSync(`${root}/${rel}`, "utf8") }
     } catch {
+      // Gone since the lstat: an empty target, which no link rule admits.
       return { kind: "link", target: "" }
     }
   }
@@ -100,14 +101,16 @@ async function check(input: ApplyInput): Promise<PatchFile[]> {
     workspace !== record.source.workspace
   )
     refuse(
-      `${workspace} is not the workspace the patch was taken from (${record.source.workspace}, repository ${record.source.gitDir}).`,
+      `${workspace} is not the workspace the patch was taken from (${record.source.workspace}, repository ` +
+        `${record.source.gitDir}).`,
       "Apply it in the workspace the worker was given, or apply the patch text yourself (patch_show).",
     )
   const head =
     (await sandboxedGit(repository, host, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]))?.stdout.trim() || undefined
   if (head !== record.source.head)
     refuse(
-      `HEAD moved since the snapshot (${record.source.head?.slice(0, 12) ?? "no commit"} → ${head?.slice(0, 12) ?? "no commit"}).`,
+      `HEAD moved since the snapshot (${record.source.head?.slice(0, 12) ?? "no commit"} → ` +
+        `${head?.slice(0, 12) ?? "no commit"}).`,
       "Review the patch against the new HEAD (patch_show) and apply it by hand, or run the worker again.",
     )
   const files = record.files ?? []
@@ -170,7 +173,8 @@ export async function applyPatch(input: ApplyInput): Promise<PatchFile[]> {
   const kept = await recoverKilled(record, workspace, host)
   if (kept.length)
     refuse(
-      `an earlier patch_apply of ${record.id} was killed while writing; it was rolled back except for ${kept.map(shownName).join(", ")}, changed since by someone else.`,
+      `an earlier patch_apply of ${record.id} was killed while writing; it was rolled back except for ` +
+        `${kept.map(shownName).join(", ")}, changed since by someone else.`,
       "Check those files with git status and git diff; then call patch_apply again.",
     )
   const dir = `${record.layout.dir}/apply-${randomBytes(4).toString("hex")}`
@@ -209,7 +213,8 @@ export async function recoverKilled(record: PatchRecord, workspace: string, host
     if (answer && !answer.ok)
       throw fail(
         "Server",
-        `An earlier patch_apply of ${record.id} was killed while writing, and rolling it back failed: ${answer.message}`,
+        `An earlier patch_apply of ${record.id} was killed while writing, and rolling it back failed: ` +
+          `${answer.message}`,
         answer.hint,
       )
     // Only once the rollback is done: a kill during it leaves the journal for the next process.
@@ -227,7 +232,8 @@ export function stepSandbox(
 ): SandboxPlan {
   const profile = { kind: "runner", workspace: "writable", network: "disabled" } as const
   const plan = planSandbox({ profile, workspace: request.workspace, writable: [request.run], programs, host }, hostFs)
-  // The step starts in its own directory, so nothing the workspace holds (a bunfig.toml, a .env) is read by the runtime.
+  // The step starts in its own directory, so nothing the workspace holds (a bunfig.toml, a .env) is read by the
+  // runtime.
   return { ...plan, cwd: request.run }
 }
 
@@ -241,10 +247,13 @@ async function runStep(request: StepRequest, host: HostContext): Promise<StepAns
   const line = result.stdout.trim().split("\n").at(-1) ?? ""
   try {
     if (!result.failure && result.exitCode === 0) return JSON.parse(line) as StepAnswer
-  } catch {}
+  } catch {
+    // Not the step's JSON answer: reported as the step's failure below.
+  }
   throw fail(
     "Server",
-    `patch_apply's write step could not run in the sandbox: ${result.failure?.detail ?? (result.stderr.trim().slice(0, 400) || `exit ${result.exitCode}`)}.`,
+    `patch_apply's write step could not run in the sandbox: ` +
+      `${result.failure?.detail ?? (result.stderr.trim().slice(0, 400) || `exit ${result.exitCode}`)}.`,
     "Nothing was written unless the message says otherwise; run `opencode-mcp-orchestrator doctor`, then retry.",
   )
 }

@@ -36,7 +36,8 @@ const expression = (names: string[]) => [
  */
 export async function autorunFiles(workspace: string): Promise<Record<string, string>> {
   const prefix = repositoryPrefixes(workspace, hostFs)
-  // A workspace inside an entry (.github/workflows, .claude) of any repository holding it: each file in it is that entry.
+  // A workspace inside an entry (.github/workflows, .claude) of any repository holding it: each file in it is that
+  // entry.
   if (prefix.some((each) => each && autorunHit(each))) return { ".": "directory", ...(await filesOf(workspace, "")) }
   const { names, prune, skip } = findNames()
   const found = await run(
@@ -87,7 +88,8 @@ export async function autorunFiles(workspace: string): Promise<Record<string, st
   for (const { link, target, entry } of await autorunLinks(workspace, prefix)) {
     const reached = `${await realpath(workspace).catch(() => workspace)}/${target}` // as autorunLinks resolved it
     const info = await stat(reached).catch(() => undefined) // gone since the listing: the link's own key says so
-    // A link above an entry counts itself only when it leads to a directory: `.eslintrc.json -> ../x` has nothing below.
+    // A link above an entry counts itself only when it leads to a directory: `.eslintrc.json -> ../x` has nothing
+    // below.
     if (!entry && info?.isDirectory()) entries[link] ??= await fingerprint(`${workspace}/${link}`)
     if (info?.isDirectory())
       for (const [key, value] of Object.entries(await filesOf(reached, `${link}/`)))
@@ -98,7 +100,9 @@ export async function autorunFiles(workspace: string): Promise<Record<string, st
   return entries
 }
 
-/** A symlink that is (or is inside) an autorun entry, or has one below it, and what it resolves to inside the workspace. */
+/**
+ * A symlink that is (or is inside) an autorun entry, or has one below it, and what it resolves to inside the workspace.
+ */
 export interface AutorunLink {
   link: string
   target: string
@@ -144,9 +148,12 @@ async function readManifest(path: string): Promise<string | undefined> {
   if (own === "absent" || own.startsWith("link:") || own.startsWith("other:")) return own === "absent" ? undefined : own
   // Too large to hash (its size and mtime stand in), or gone or unreadable since: the fingerprint is its content.
   if (own.startsWith("size:")) return own
-  return Bun.file(path)
-    .text()
-    .catch(() => own)
+  return (
+    Bun.file(path)
+      .text()
+      // As above: unreadable, its fingerprint stands in for its content.
+      .catch(() => own)
+  )
 }
 
 /** What runs inside a directory entry: a Git directory's config and hooks (its objects are data), else every file. */
@@ -154,6 +161,7 @@ async function insideOf(path: string): Promise<string[]> {
   if (path.endsWith("/.git"))
     return [
       "config",
+      // No hooks directory: only the config runs.
       ...(await readdir(`${path}/hooks`).catch(() => [] as string[])).map((hook) => `hooks/${hook}`),
     ].sort()
   // Walked by hand: a recursive readdir follows a symlinked directory, and a planted `x -> /` must not walk the disk.
@@ -161,7 +169,8 @@ async function insideOf(path: string): Promise<string[]> {
   const pending = [""]
   while (pending.length && files.length < DIR_ENTRIES) {
     const dir = pending.shift()!
-    const entries = await readdir(dir ? `${path}/${dir}` : path, { withFileTypes: true }).catch(() => []) // unreadable: its files are not listed, the directory's own key still is
+    // unreadable: its files are not listed, the directory's own key still is
+    const entries = await readdir(dir ? `${path}/${dir}` : path, { withFileTypes: true }).catch(() => [])
     for (const entry of entries) (entry.isDirectory() ? pending : files).push(dir ? `${dir}/${entry.name}` : entry.name)
   }
   return files.sort().slice(0, DIR_ENTRIES)
@@ -182,4 +191,8 @@ export function autorunChanges(before: Record<string, string>, after: Record<str
 }
 
 export const autorunWarning = (changed: string[]) =>
-  `Files that other programs run on their own appeared or changed in the workspace: ${changed.join(", ")}. Git hooks and config, agent instructions (AGENTS.md, CLAUDE.md and the like, which your own agents read next session), assistant and MCP config, CI, Git hook managers, install-time scripts and policy markers act outside any sandbox; inspect them (and restore what the task changed) before using git, an agent, a package manager or your editor there.`
+  `Files that other programs run on their own appeared or changed in the workspace: ${changed.join(", ")}. Git ` +
+  `hooks and config, agent instructions (AGENTS.md, CLAUDE.md and the like, which your own agents read next ` +
+  `session), assistant and MCP config, CI, Git hook managers, install-time scripts and policy markers act ` +
+  `outside any sandbox; inspect them (and restore what the task changed) before using git, an agent, a package ` +
+  `manager or your editor there.`

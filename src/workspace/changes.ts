@@ -34,14 +34,18 @@ export async function fingerprint(file: string): Promise<string> {
   // Unreadable metadata (a parent made unsearchable) counts as absent: a change, never a failed task.
   const info = await lstat(file).catch(() => undefined)
   if (!info) return "absent"
+  // A link gone between lstat and readlink still differs from any target it had.
   if (info.isSymbolicLink()) return `link:${await readlink(file).catch(() => "?")}`
   if (!info.isFile()) return `other:${info.mode}:${info.mtimeMs}`
   if (info.size > HASH_LIMIT) return `size:${info.size}:${info.mtimeMs}`
   // A file the task made unreadable (chmod 000) still counts as changed, rather than failing the task.
-  return Bun.file(file)
-    .bytes()
-    .then((bytes) => Bun.hash(bytes).toString(16))
-    .catch(() => `unreadable:${info.mtimeMs}`)
+  return (
+    Bun.file(file)
+      .bytes()
+      .then((bytes) => Bun.hash(bytes).toString(16))
+      // As above: unreadable counts as changed.
+      .catch(() => `unreadable:${info.mtimeMs}`)
+  )
 }
 
 /** `git status --porcelain=v2 -z --branch` → HEAD and path → XY code (renames keep their new path). */

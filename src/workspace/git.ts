@@ -139,6 +139,7 @@ export async function gitInSandbox(
       : ({ kind: "scout" } as const)
     plan = planSandbox({ profile, workspace: place.workspace, cwd: options.cwd, host }, hostFs)
   } catch {
+    // No sandbox for this place (its plan is refused): no git answer, which callers treat as unknown.
     return undefined
   }
   plan.env = { ...plan.env, ...GIT_ENV, ...options.env, GIT_DIR: place.gitDir, GIT_WORK_TREE: place.workTree }

@@ -26,14 +26,16 @@ export interface LaneReclaim {
 /** A reclaim, stamped and logged, for the caller to report. */
 export function noteReclaim(entry: Omit<LaneReclaim, "at">): LaneReclaim {
   process.stderr.write(
-    `opencode-mcp-orchestrator: reclaimed worktree ${entry.lane}: ${entry.reason}, and no process or unfinished task holds it.\n`,
+    `opencode-mcp-orchestrator: reclaimed worktree ${entry.lane}: ${entry.reason}, and no process or unfinished ` +
+      `task holds it.\n`,
   )
   return { ...entry, at: new Date().toISOString() }
 }
 
 /** The one line a listing shows for a reclaim. */
 export const reclaimText = (entry: LaneReclaim) =>
-  `reclaimed worktree ${entry.lane} (${entry.dir}): ${entry.reason}; no process, readable patch record or unfinished task held it, so its files go to the next isolated worker`
+  `reclaimed worktree ${entry.lane} (${entry.dir}): ${entry.reason}; no process, readable patch record or ` +
+  `unfinished task held it, so its files go to the next isolated worker`
 
 /**
  * A state file's text, or undefined when it is absent, or `\0<why>` when it cannot be read. Links are
@@ -84,6 +86,7 @@ export async function patchRef(registry: string, id: string): Promise<PatchRef> 
   try {
     json = JSON.parse(text)
   } catch {
+    // The reason is the answer: a hold that is not JSON is bad.
     return { kind: "bad", reason: "not JSON" }
   }
   const parsed = HoldSchema.safeParse(json)
@@ -166,6 +169,7 @@ function claimedPatch(text: string): string | undefined {
     const id = typeof claim === "object" && claim !== null && "patchId" in claim ? claim.patchId : undefined
     return typeof id === "string" ? id : undefined
   } catch {
+    // Not JSON: the claim names no patch.
     return undefined
   }
 }

@@ -6,7 +6,8 @@
 // A lane is held by a claim in the patch registry, `<registry>/lanes/lane-<n>.json` (under the state
 // dir, which no sandbox mounts), created with link(2) so exactly one taker wins. The claim names its
 // patch and the task the patch is for; it is live while that patch's record can be read and names
-// this lane (before the record is first written, while the process creating it runs). The claim is also what admits the lane as a
+// this lane (before the record is first written, while the process creating it runs). The claim is also what admits the
+// lane as a
 // workspace, and only for its own patch when the engine continues a task there
 // (sandbox/host-paths.ts engineWorktree).
 //
@@ -50,11 +51,12 @@ function parseClaim(text: string): Claim | undefined {
     const parsed = ClaimSchema.safeParse(JSON.parse(text))
     return parsed.success ? parsed.data : undefined
   } catch {
+    // Not JSON: no claim is read from it, which callers treat as a claim that cannot be read.
     return undefined
   }
 }
 
-type Verdict = { held: true } | { held: false; text?: string; reason?: string; patchId?: string }
+type LaneHolding = { held: true } | { held: false; text?: string; reason?: string; patchId?: string }
 
 /** How long a claim holds on its creator's life alone: createWorktree writes the patch record right after. */
 export const CREATING_MS = 60_000
@@ -69,7 +71,7 @@ async function examine(
   worktrees: string,
   lane: string,
   bounds: Pick<LaneBounds, "inUse">,
-): Promise<Verdict> {
+): Promise<LaneHolding> {
   const text = await claimText(claimFile(registry, lane))
   if (text === undefined) return { held: false }
   const claim = parseClaim(text)
@@ -127,7 +129,7 @@ async function live(
 function reclaimed(
   worktrees: string,
   lane: string,
-  verdict: Extract<Verdict, { held: false }>,
+  verdict: Extract<LaneHolding, { held: false }>,
   bounds: Pick<LaneBounds, "onReclaim">,
 ): false {
   const entry = noteReclaim({
@@ -183,10 +185,14 @@ async function lanesFull(registry: string, max: number) {
           .slice(0, 10)
           .map((patch) => patch.id)
           .join(", ")}.`
-      : "Wait for the running isolated workers to finish (task_status), then patch_apply or patch_discard their patches."
+      : "Wait for the running isolated workers to finish (task_status), then patch_apply or patch_discard their " +
+        "patches."
   return fail(
     "Delegation",
-    `All ${max} worktree lanes (config maxWorktreeLanes) are held: ${waiting.length} by patches waiting for review, ${applied.length} by applied patches not yet discarded, ${held.length - waiting.length - applied.length} by workers still running or patches that cannot be read; no isolated worker can start until one is freed.`,
+    `All ${max} worktree lanes (config maxWorktreeLanes) are held: ${waiting.length} by patches waiting for ` +
+      `review, ${applied.length} by applied patches not yet discarded, ` +
+      `${held.length - waiting.length - applied.length} by workers still running or patches that cannot be read; ` +
+      `no isolated worker can start until one is freed.`,
     `${first} Or raise maxWorktreeLanes in config.json, or delegate with isolation "in_place".`,
     { maxWorktreeLanes: max, waiting: waiting.map((patch) => patch.id) },
   )

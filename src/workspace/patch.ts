@@ -10,11 +10,11 @@ import { rm, stat } from "node:fs/promises"
 import { PATCH_BYTES_BOUNDS } from "../config/schema"
 import { fail } from "../errors"
 import type { HostContext } from "../sandbox"
-import { blobId } from "./apply-step"
+import { blobId } from "./apply-targets"
 import { diskUse } from "./disk"
 import { shownName } from "./names"
 import { savePatchRecord, storePatchFile, type PatchChange, type PatchFile, type PatchRecord } from "./patches"
-import { privateGit } from "./worktree"
+import { privateGit } from "./private-git"
 
 /** What a result carries of a patch; the whole diff stays on disk for patch_show. */
 export const SUMMARY_MAX_BYTES = 2048
@@ -148,7 +148,9 @@ export async function collectPatch(
       throw fail(
         "Usage",
         `The patch was not stored: ${record.refused}`,
-        `Look at what the worker wrote in its worktree ${record.layout.tree} (generated or vendored files?); patch_discard (patch_id "${record.id}") removes it, or raise maxPatchBytes in config.json and run the worker again.`,
+        `Look at what the worker wrote in its worktree ${record.layout.tree} (generated or vendored files?); ` +
+          `patch_discard (patch_id "${record.id}") removes it, or raise maxPatchBytes in config.json and run the ` +
+          `worker again.`,
         { oversize: true },
       )
     }
@@ -200,7 +202,10 @@ const isTypeChange = (file: PatchFile) =>
   file.newMode !== undefined &&
   (file.oldMode === "120000") !== (file.newMode === "120000")
 
-/** Where one file's one or two sections are in a patch of `size` bytes whose sections start at `starts`; undefined when it has none. Pure. */
+/**
+ * Where one file's one or two sections are in a patch of `size` bytes whose sections start at `starts`; undefined when
+ * it has none. Pure.
+ */
 export function fileRange(
   starts: number[],
   size: number,

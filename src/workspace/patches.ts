@@ -12,7 +12,7 @@ import { PATCH_ID } from "../sandbox"
 import { writeJson } from "../util/fs"
 import { isDate, readState, type SetAside } from "../util/state-file"
 import type { DiskUse } from "./disk"
-import type { WorktreeLayout } from "./worktree"
+import type { WorktreeLayout } from "./private-git"
 
 export type PatchChange = "added" | "modified" | "deleted" | "renamed"
 
@@ -201,7 +201,9 @@ export async function markApplied(dir: string, id: string, digest: string, appli
   return true
 }
 
-/** The record and where its bytes are (read them in pieces), or a Usage error saying how to find a patch that exists. */
+/**
+ * The record and where its bytes are (read them in pieces), or a Usage error saying how to find a patch that exists.
+ */
 export async function loadPatch(dir: string, id: string): Promise<{ record: PatchRecord; file: string; size: number }> {
   checkPatchId(id)
   const { value: record, setAside } = await readPatch(dir, id)
@@ -216,13 +218,16 @@ export async function loadPatch(dir: string, id: string): Promise<{ record: Patc
     if (gone)
       throw fail(
         "Usage",
-        `Patch ${id} was discarded at ${gone.discardedAt}${gone.appliedAt ? ` (applied at ${gone.appliedAt})` : ""}: its diff and worktree are gone.`,
+        `Patch ${id} was discarded at ` +
+          `${gone.discardedAt}${gone.appliedAt ? ` (applied at ${gone.appliedAt})` : ""}: its diff and worktree ` +
+          `are gone.`,
         "Nothing to do for it; run the worker again if you want its edits back.",
       )
     throw fail(
       "Usage",
       `No patch ${id}.`,
-      "It never existed here, or its record was lost; task_result of the worker shows its patch_id, task_list the stored patches.",
+      "It never existed here, or its record was lost; task_result of the worker shows its patch_id, task_list the " +
+        "stored patches.",
     )
   }
   if (record.refused)

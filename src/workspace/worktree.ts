@@ -15,9 +15,10 @@ import type { Paths } from "../config/paths"
 import { AppError, fail } from "../errors"
 import { hostFs, LANE_NAME, planSandbox, runSandboxed, type HostContext } from "../sandbox"
 import { stagingDirs } from "./apply-staging"
-import { gitInSandbox, locateRepository, sandboxedGit, type GitOptions, type Repository } from "./git"
+import { locateRepository, sandboxedGit, type Repository } from "./git"
 import { claimLane, MAX_LANES, releaseLane, type LaneBounds } from "./lanes"
 import { savePatchRecord, type PatchRecord } from "./patches"
+import { layoutOf, privateGit, type WorktreeLayout } from "./private-git"
 
 /** A snapshot larger than this is refused: a worker needs a project, not a data set. */
 export const SNAPSHOT_LIMITS = { files: 20_000, bytes: 256 * 1024 * 1024 }
@@ -28,70 +29,13 @@ export const SNAPSHOT_LIMITS = { files: 20_000, bytes: 256 * 1024 * 1024 }
  */
 const EXACT_ATTRIBUTES = "* -text !eol -filter -ident -working-tree-encoding\n"
 
-/** Settings of every git call on a private repository (on top of git.ts's program-free ones). */
-export const PRIVATE_GIT = [
-  "-c",
-  "core.autocrlf=false",
-  "-c",
-  "core.safecrlf=false",
-  "-c",
-  "core.symlinks=true",
-  "-c",
-  "core.fileMode=true",
-  "-c",
-  "core.ignoreCase=false",
-  "-c",
-  "core.quotePath=true",
-]
-
-export interface WorktreeLayout {
-  /** `<worktrees>/<id>`: the sandbox workspace of the engine's own git calls. */
-  dir: string
-  /** `<dir>/tree`: the worker's workspace. */
-  tree: string
-  /** `<dir>/git`: the private Git directory; the worker's sandbox never mounts it. */
-  gitDir: string
-}
-
-export const layoutOf = (worktreesDir: string, id: string): WorktreeLayout => ({
-  dir: `${worktreesDir}/${id}`,
-  tree: `${worktreesDir}/${id}/tree`,
-  gitDir: `${worktreesDir}/${id}/git`,
-})
-
-/** git on a worktree's private repository, in a writable sandbox over its directory; fails with `what` when git does. */
-export async function privateGit(
-  layout: WorktreeLayout,
-  host: HostContext,
-  args: string[],
-  what: string,
-  options: GitOptions = {},
-): Promise<string> {
-  const result = await gitInSandbox(
-    { workspace: layout.dir, gitDir: layout.gitDir, workTree: layout.tree, writable: true },
-    host,
-    [...PRIVATE_GIT, ...args],
-    {
-      cwd: layout.tree,
-      ...options,
-      env: { GIT_INDEX_FILE: `${layout.gitDir}/index`, ...options.env },
-    },
-  )
-  if (result?.code !== 0)
-    throw fail(
-      "Server",
-      `Could not ${what} in the isolated worktree ${layout.dir}: ${result ? result.stderr.trim().slice(0, 400) || `git exited ${result.code}` : "git could not run in the sandbox"}.`,
-      'Run `opencode-mcp-orchestrator doctor`; retry with isolation "in_place" if it persists.',
-    )
-  return result.stdout
-}
-
 async function userGit(repository: Repository, host: HostContext, args: string[], cwd: string): Promise<string> {
   const result = await sandboxedGit(repository, host, args, { cwd })
   if (result?.code !== 0)
     throw fail(
       "Usage",
-      `git ${args[0]} failed on ${repository.root}: ${result ? result.stderr.trim().slice(0, 400) : "git could not run in the read-only sandbox"}.`,
+      `git ${args[0]} failed on ${repository.root}: ` +
+        `${result ? result.stderr.trim().slice(0, 400) : "git could not run in the read-only sandbox"}.`,
       "Check the repository with `git status`, then retry.",
     )
   return result.stdout
@@ -102,7 +46,8 @@ function checkName(path: string) {
   if (path.includes("\uFFFD"))
     throw fail(
       "Usage",
-      `The workspace holds a file whose name is not valid UTF-8 (${JSON.stringify(path)}); isolated worktrees copy UTF-8 names only.`,
+      `The workspace holds a file whose name is not valid UTF-8 (${JSON.stringify(path)}); isolated worktrees copy ` +
+        `UTF-8 names only.`,
       'Rename it, or use isolation "in_place".',
       {
         path,
@@ -208,7 +153,8 @@ export async function createWorktree(
   let bytes = 0
   for (const path of files) {
     if (!plainParents(workspace, path, seen)) continue
-    const info = lstatSync(`${workspace}/${path}`, { throwIfNoEntry: false }) // deleted in the working tree: not in the snapshot
+    // deleted in the working tree: not in the snapshot
+    const info = lstatSync(`${workspace}/${path}`, { throwIfNoEntry: false })
     if (!info || !(info.isFile() || info.isSymbolicLink())) continue
     bytes += info.size
     entries.push(path)
@@ -274,7 +220,8 @@ async function copyInSandbox(workspace: string, entries: string[], layout: Workt
   )
   // --verbatim-files-from: a listed name starting with "-" is a name, not an option.
   const script =
-    'tar -C "$1" --null --verbatim-files-from --no-recursion --ignore-failed-read -T - -cf - | tar -C "$2" --no-same-owner -xpf -'
+    'tar -C "$1" --null --verbatim-files-from --no-recursion --ignore-failed-read -T - -cf - | tar -C "$2" ' +
+    "--no-same-owner -xpf -"
   const result = await runSandboxed(plan, ["sh", "-c", script, "sh", workspace, layout.tree], {
     timeoutMs: 300_000,
     maxOutputBytes: 64 * 1024,
@@ -283,7 +230,8 @@ async function copyInSandbox(workspace: string, entries: string[], layout: Workt
   if (result.failure || result.exitCode !== 0)
     throw fail(
       "Server",
-      `Could not copy ${workspace} into the isolated worktree: ${result.failure?.detail ?? result.stderr.trim().slice(0, 400)}.`,
+      `Could not copy ${workspace} into the isolated worktree: ` +
+        `${result.failure?.detail ?? result.stderr.trim().slice(0, 400)}.`,
       'Run `opencode-mcp-orchestrator doctor`; retry with isolation "in_place" if it persists.',
     )
 }

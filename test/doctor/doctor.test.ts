@@ -10,7 +10,7 @@ import { exitCodeOf, runDoctor, type DoctorReport } from "../../src/doctor/run"
 import { BIN, doctorDepsFor, installYes, machine, type Machine } from "../install/helpers"
 import { readFlags } from "../../src/config/flags"
 import { savePatchRecord } from "../../src/workspace/patches"
-import { layoutOf } from "../../src/workspace/worktree"
+import { layoutOf } from "../../src/workspace/private-git"
 
 const installed = async (m: Machine, integrations = "codex") => {
   const result = await installYes(m, { models: "scout=local/m,worker=local/n", variants: "scout=low", integrations })

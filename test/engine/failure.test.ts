@@ -3,17 +3,9 @@
 // scripts/capture-provider-errors.ts); the kinds the scripted model cannot provoke are built from
 // OpenCode's SDK error types and say so in their names.
 import { describe, expect, test } from "bun:test"
-import {
-  adviceTable,
-  classifyFailure,
-  ERROR_KINDS,
-  retryDelay,
-  type ErrorKind,
-  type Failure,
-  type FailureFacts,
-  type OpencodeError,
-  type RetryFacts,
-} from "../../src/engine/failure"
+import { classifyFailure, type Failure, type FailureFacts, type OpencodeError } from "../../src/engine/failure"
+import { adviceTable, FAILURE_KINDS, type FailureKind } from "../../src/engine/failure-kinds"
+import { retryDelay, type RetryFacts } from "../../src/engine/retry"
 import type { Status } from "../../src/engine/result"
 import fixtures from "./fixtures/provider-errors.json"
 
@@ -79,7 +71,7 @@ const facts = (status: Status, error?: OpencodeError, more: Partial<FailureFacts
 })
 
 describe("built from OpenCode's SDK error types (the scripted model cannot provoke these)", () => {
-  test.each<[string, FailureFacts, ErrorKind]>([
+  test.each<[string, FailureFacts, FailureKind]>([
     [
       "ProviderAuthError (OpenCode has no credentials for the provider)",
       facts("failed", { name: "ProviderAuthError", data: { providerID: "anthropic", message: "no key" } }),
@@ -130,7 +122,7 @@ describe("built from OpenCode's SDK error types (the scripted model cannot provo
 })
 
 describe("from how the turn ended", () => {
-  test.each<[string, FailureFacts, ErrorKind]>([
+  test.each<[string, FailureFacts, FailureKind]>([
     ["a deadline with no provider error is a timeout", facts("timed_out"), "timeout"],
     [
       "the deadline's own abort is a timeout",
@@ -171,7 +163,7 @@ describe("from how the turn ended", () => {
 })
 
 test("every kind has advice and a next step", () => {
-  expect(adviceTable().map((row) => row.kind)).toEqual([...ERROR_KINDS])
+  expect(adviceTable().map((row) => row.kind)).toEqual([...FAILURE_KINDS])
   for (const row of adviceTable()) expect(row.advice.length * row.next.length).toBeGreaterThan(0)
 })
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { randomBytes } from "node:crypto"
 import { mkdir, readdir, writeFile } from "node:fs/promises"
-import type { DoctorContext } from "../../src/doctor/checks"
+import type { DoctorContext } from "../../src/doctor/check"
 import { lanes } from "../../src/doctor/lanes"
 import { createRepository } from "../../src/model/demo"
 import { spawn } from "../../src/util/process"

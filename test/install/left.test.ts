@@ -10,7 +10,7 @@ import { leftLines } from "../../src/install/left"
 import { uninstall } from "../../src/install/uninstall"
 import { run } from "../../src/util/process"
 import { savePatchRecord } from "../../src/workspace/patches"
-import { layoutOf } from "../../src/workspace/worktree"
+import { layoutOf } from "../../src/workspace/private-git"
 import { machine, type Machine } from "./helpers"
 
 const uninstallIn = async (m: Machine, dryRun = false) => {

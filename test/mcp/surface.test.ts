@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { readFlags } from "../../src/config/flags"
 import instructions from "../../src/mcp/instructions.md" with { type: "text" }
 import skill from "../../src/templates/skills/orchestrate.md" with { type: "text" }
-import { SERVER_NAME } from "../../src/mcp/server"
+import { SERVER_NAME } from "../../src/version"
 import { tempDir, type TempDir } from "../helpers/temp"
 import { clientToolBytes, listOurTools, unnamedTools } from "./_surface"
 

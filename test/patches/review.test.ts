@@ -3,7 +3,7 @@
 // chunks (the same answer as splitting the whole text).
 import { expect, test } from "bun:test"
 import { writeFile } from "node:fs/promises"
-import { blobId } from "../../src/workspace/apply-step"
+import { blobId } from "../../src/workspace/apply-targets"
 import { riskyLinks, type EntryAt } from "../../src/workspace/links"
 import { hasControl, shownName } from "../../src/workspace/names"
 import { editedRanges } from "../../src/workspace/overlap"

@@ -1,9 +1,10 @@
 // The argument builder per profile, and the planner's refusals, on real temporary trees.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { AppError } from "../../src/errors"
 import { bwrapArgs, ISOLATION_FLAGS } from "../../src/sandbox/argv"
 import { hostFs, type FsView } from "../../src/sandbox/fs-view"
+import { HOME_CREDENTIALS } from "../../src/sandbox/host-paths"
 import { hostContext, planSandbox, type HostContext } from "../../src/sandbox/plan"
 import { ALL_PROFILES, profileName, type SandboxProfile } from "../../src/sandbox/profiles"
 import { readFlags } from "../../src/config/flags"
@@ -164,6 +165,34 @@ describe("hostContext", () => {
     expect(context).toMatchObject({ home: "/h", path: "/usr/bin", toolchainDirs: "/opt/t", caps: { maxProcesses: 64 } })
     // Only the relocated base adds entries: the HOME-relative defaults are host-paths' own list.
     expect(context.credentials).toEqual(["/d/opencode", "/d/opencode-mcp-orchestrator"])
+  })
+
+  test("a moved XDG_CONFIG_HOME carries every .config credential with it (anthropic and containers too)", () => {
+    const context = hostContext(readFlags({ HOME: "/h", XDG_CONFIG_HOME: "/c" }))
+    expect(context.credentials).toEqual(
+      expect.arrayContaining(["/c/anthropic", "/c/containers", "/c/git/credentials", "/c/gcloud", "/c/opencode"]),
+    )
+  })
+
+  test("one list: the relocated credentials are exactly HOME_CREDENTIALS under each moved base", () => {
+    const moved = { XDG_CONFIG_HOME: "/c", XDG_DATA_HOME: "/d", XDG_STATE_HOME: "/s", XDG_CACHE_HOME: "/k" }
+    const context = hostContext(readFlags({ HOME: "/h", ...moved }))
+    const bases: [string, string][] = [
+      [".config/", "/c/"],
+      [".local/share/", "/d/"],
+      [".local/state/", "/s/"],
+      [".cache/", "/k/"],
+    ]
+    const expected = HOME_CREDENTIALS.flatMap((entry) => {
+      const base = bases.find(([prefix]) => entry.startsWith(prefix))
+      return base ? [base[1] + entry.slice(base[0].length)] : []
+    })
+    expect(expected.length).toBeGreaterThan(10)
+    expect(context.credentials).toEqual(expected)
+    // The relocation names no store of its own: a second list is where the two drifted apart before.
+    const planSource = readFileSync(`${import.meta.dir}/../../src/sandbox/plan.ts`, "utf8")
+    const names = HOME_CREDENTIALS.map((entry) => entry.split("/").at(-1)!).filter((name) => name !== "git")
+    expect(names.filter((name) => planSource.includes(`/${name}\``) || planSource.includes(`"${name}"`))).toEqual([])
   })
 })
 

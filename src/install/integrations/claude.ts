@@ -7,7 +7,8 @@
 import { fail } from "../../errors"
 import { readJsonFile } from "../../util/fs"
 import type { Run, RunResult } from "../../util/process"
-import { SERVER_NAME, type McpEntry } from "./codex"
+import { SERVER_NAME } from "../../version"
+import type { McpEntry } from "./codex"
 
 export interface ClaudeEntry {
   type?: unknown

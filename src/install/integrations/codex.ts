@@ -5,8 +5,7 @@
 // re-parsing the result.
 import { parse, patch } from "@decimalturn/toml-patch"
 import { fail } from "../../errors"
-
-export const SERVER_NAME = "opencode-agents"
+import { SERVER_NAME } from "../../version"
 
 export interface McpEntry {
   command: string
@@ -85,7 +84,9 @@ export function upsertCodexEntry(text: string, entry: McpEntry, file = "config.t
     const appended = `${text}${separator}${codexTable(entry)}`
     try {
       if (entryMatches(parseToml(appended, file), entry)) return appended
-    } catch {}
+    } catch {
+      // The appended text does not parse: patch the document instead (below).
+    }
   }
   const servers = isTable(doc.mcp_servers) ? doc.mcp_servers : {}
   const current = isTable(servers[SERVER_NAME]) ? servers[SERVER_NAME] : {}
@@ -121,7 +122,9 @@ export function removeCodexEntry(text: string, file = "config.toml"): string {
   if (cut !== undefined) {
     try {
       if (Bun.deepEquals(without(doc), without(parseToml(cut, file)), true)) return cut
-    } catch {}
+    } catch {
+      // The cut text does not parse: patch the document instead (below).
+    }
   }
   return patch(text, without(doc))
 }

@@ -1,0 +1,48 @@
+// e) of the benchmarks: 1,000 sessions on a fresh server, listed the way `sessions` does and the way it did.
+import { rm } from "node:fs/promises"
+import { listSessions } from "../src/engine/sessions"
+import { createRepository } from "../src/model/demo"
+import { createIsolatedHome } from "../src/model/home"
+import { connect } from "../src/opencode/client"
+import { ensureServer, stopServer } from "../src/opencode/server"
+
+const SESSIONS_GOAL_MS = 100
+
+type Timed = (label: string, body: () => Promise<unknown>) => Promise<number>
+
+/** e) 1,000 sessions on a fresh server, listed (50 rows shown) the way `sessions` does and the way it did. */
+export async function benchSessions(timed: Timed, pinnedPath: string) {
+  const sessionsHome = await createIsolatedHome({ modelUrl: "http://127.0.0.1:9/v1", env: { PATH: pinnedPath } })
+  const dir = await createRepository("oc-orch-bench-sessions-", { "README.md": "# sessions\n" })
+  try {
+    const client = connect(await ensureServer({ paths: sessionsHome.paths, binary: "opencode", env: sessionsHome.env }))
+    for (let at = 0; at < 1000; at += 10)
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) => client.session.create({ directory: dir, title: `bench ${at + i}` })),
+      )
+    const filter = { scope: "all" as const, staleMs: 300_000, limit: 50 }
+    let total = 0
+    const paged = await timed("e1) sessions, 1,000: paged, rows shown read", async () => {
+      total = (await listSessions(client, [], filter)).total
+    })
+    let before = 0
+    const perSession = await timed("e2) one call (limit 500) + a read per session", async () => {
+      const listed = (await client.experimental.session.list({ limit: 500 })).data ?? []
+      const latest = await Promise.all(
+        listed.map((session) => client.session.messages({ sessionID: session.id, limit: 1 })),
+      )
+      await Promise.all(
+        listed.slice(0, filter.limit).map((session) => client.session.messages({ sessionID: session.id, limit: 6 })),
+      )
+      before = latest.length
+    })
+    console.log(
+      `  sessions: paged / per-session ${(paged / perSession).toFixed(2)}x; total ${total} (before: ${before}); ` +
+        `${paged.toFixed(0)} ms (goal ≤ ${SESSIONS_GOAL_MS} ms: ${paged <= SESSIONS_GOAL_MS ? "met" : "not met"})`,
+    )
+  } finally {
+    await stopServer(sessionsHome.paths)
+    await sessionsHome.dispose()
+    await rm(dir, { recursive: true, force: true })
+  }
+}
