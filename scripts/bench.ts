@@ -1,6 +1,7 @@
 // Benchmarks, side by side in one run, reported as medians and ratios (not assertions):
 //   a) binary start → `tools/list` answered, and idle RSS: the shipped build (bytecode, minified)
-//      beside a plain `--compile` build of the same source, against the goal (50 ms, 60 MB)
+//      beside a minimal MCP server built the same way and the watchdog (bench-footprint.ts), and beside a
+//      plain `--compile` build of the same source, against the goals (50 ms, 60 MB, 1.3× the minimal)
 //   b) one warm scout delegation three ways on the same scripted task and the same warm OpenCode:
 //      through our MCP server, through the bare SDK (create, prompt, delete), and `opencode run` as
 //      a fresh process (what users of per-task tools wait for).
@@ -13,7 +14,7 @@
 //      one capped call plus a message read per listed session (the path before), against 100 ms
 //   f) serve's RSS, threads and fds after 1, 10 and 50 directories, kept and released (bench-growth.ts)
 //   g) a retention pass over 10,000 records with parked sessions beside the path before (bench-retention.ts)
-//   bun scripts/bench.ts [--runs N] [--only sessions|growth|retention] [--growth 1,10,50] [--records N]
+//   bun scripts/bench.ts [--runs N] [--only footprint|sessions|growth|retention] [--growth 1,10,50] [--records N]
 import { parseArgs } from "node:util"
 import { rm } from "node:fs/promises"
 import { connect } from "../src/opencode/client"
@@ -24,12 +25,13 @@ import { createIsolatedHome } from "../src/model/home"
 import { startScriptedModel } from "../src/model/server"
 import { agentName } from "../src/agents/names"
 import { connectStdio } from "../src/model/stdio-client"
-import { run, spawn } from "../src/util/process"
-import { readFlags, type Env } from "../src/config/flags"
+import { run } from "../src/util/process"
+import { readFlags } from "../src/config/flags"
 import { createRepository } from "../src/model/demo"
 import { hostContext } from "../src/sandbox"
 import { createWorktree, removeWorktree } from "../src/workspace/worktree"
 import { listSessions } from "../src/engine/sessions"
+import { benchFootprint, startup } from "./bench-footprint"
 import { benchGrowth } from "./bench-growth"
 import { benchRetention } from "./bench-retention"
 
@@ -58,50 +60,6 @@ const median = (xs: number[]) => {
   const sorted = [...xs].sort((a, b) => a - b)
   const mid = Math.floor(sorted.length / 2)
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
-
-/** Raw stdio, no SDK client: spawn `serve`, send initialize and tools/list, time the answer; then its RSS. */
-async function startOnce(binary: string, env: Env): Promise<{ ms: number; rssMb: number }> {
-  const started = performance.now()
-  const proc = spawn([binary, "serve"], { env, stdin: "pipe" })
-  try {
-    const frames = [
-      {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
-      },
-      { jsonrpc: "2.0", method: "notifications/initialized" },
-      { jsonrpc: "2.0", id: 2, method: "tools/list" },
-    ]
-    proc.stdin!.write(frames.map((frame) => `${JSON.stringify(frame)}\n`).join(""))
-    await proc.stdin!.flush()
-    const decoder = new TextDecoder()
-    let output = ""
-    for await (const chunk of proc.stdout!) {
-      output += decoder.decode(chunk)
-      if (output.includes('"id":2')) break
-    }
-    const ms = performance.now() - started
-    const status = await Bun.file(`/proc/${proc.pid}/status`).text()
-    return { ms, rssMb: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024 }
-  } finally {
-    proc.kill()
-    await proc.exited
-  }
-}
-
-async function startup(label: string, binary: string, env: Env) {
-  await startOnce(binary, env) // warm-up (page cache), not counted
-  const samples = []
-  for (let i = 0; i < Math.max(runs, 15); i++) samples.push(await startOnce(binary, env))
-  const ms = median(samples.map((s) => s.ms))
-  const rssMb = median(samples.map((s) => s.rssMb))
-  console.log(
-    `${label.padEnd(44)} median ${ms.toFixed(0).padStart(6)} ms  idle RSS ${rssMb.toFixed(0)} MB  (n=${samples.length})`,
-  )
-  return { ms, rssMb }
 }
 
 async function timed(label: string, body: () => Promise<unknown>, times = runs) {
@@ -163,6 +121,12 @@ if (values.only === "sessions") {
   process.exit(0)
 }
 
+if (values.only === "footprint") {
+  const idle = await createIsolatedHome({ modelUrl: "http://127.0.0.1:9/v1", env: { PATH: PINNED_PATH } })
+  await benchFootprint(BINARY, idle.root, idle.env, Math.max(runs, 15)).finally(() => idle.dispose())
+  process.exit(0)
+}
+
 if (values.only === "growth") {
   const growthModel = await startScriptedModel()
   await benchGrowth(growthModel.url, PINNED_PATH, growthSteps).finally(() => growthModel.stop())
@@ -178,8 +142,8 @@ try {
   const plain = `${home.root}/plain-build`
   const built = await run(["bun", "build", "src/cli/main.ts", "--compile", "--outfile", plain], { cwd: ROOT })
   if (built.code !== 0) throw new Error(`plain build failed: ${built.stderr}`)
-  const shipped = await startup("a1) start → tools/list, shipped build", BINARY, home.env)
-  const slow = await startup("a2) start → tools/list, plain build", plain, home.env)
+  const shipped = await benchFootprint(BINARY, home.root, home.env, Math.max(runs, 15))
+  const slow = await startup("a2) start → tools/list, plain build", [plain, "serve"], home.env, Math.max(runs, 15))
 
   // This process holds a lease too, so the shared server outlives the MCP server for b2 and b3.
   await takeLease(home.paths)
