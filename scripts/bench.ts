@@ -1,6 +1,7 @@
 // Benchmarks, side by side in one run, reported as medians and ratios (not assertions):
 //   a) binary start → `tools/list` answered, and idle RSS: the shipped build (bytecode, minified)
-//      beside a plain `--compile` build of the same source, against the goal (50 ms, 60 MB)
+//      beside a minimal MCP server built the same way and the watchdog (bench-footprint.ts), and beside a
+//      plain `--compile` build of the same source, against the goals (50 ms, 60 MB, 1.3× the minimal)
 //   b) one warm scout delegation three ways on the same scripted task and the same warm OpenCode:
 //      through our MCP server, through the bare SDK (create, prompt, delete), and `opencode run` as
 //      a fresh process (what users of per-task tools wait for).
@@ -13,7 +14,7 @@
 //      one capped call plus a message read per listed session (the path before), against 100 ms
 //   f) serve's RSS, threads and fds after 1, 10 and 50 directories, kept and released (bench-growth.ts)
 //   g) a retention pass over 10,000 records with parked sessions beside the path before (bench-retention.ts)
-//   bun scripts/bench.ts [--runs N] [--only sessions|growth|retention] [--growth 1,10,50] [--records N]
+//   bun scripts/bench.ts [--runs N] [--only footprint|sessions|growth|retention] [--growth 1,10,50] [--records N]
 import { parseArgs } from "node:util"
 import { rm } from "node:fs/promises"
 import { connect } from "../src/opencode/client"
@@ -29,6 +30,7 @@ import { readFlags } from "../src/config/flags"
 import { createRepository } from "../src/model/demo"
 import { hostContext } from "../src/sandbox"
 import { createWorktree, removeWorktree } from "../src/workspace/worktree"
+import { benchFootprint, startup } from "./bench-footprint"
 import { benchGrowth } from "./bench-growth"
 import { measure } from "./bench-measure"
 import { benchSessions } from "./bench-sessions"
@@ -53,7 +55,7 @@ const { values } = parseArgs({
 const runs = Number(values.runs)
 const growthSteps = values.growth.split(",").map(Number)
 
-const { startup, timed } = measure(runs)
+const { timed } = measure(runs)
 
 if (values.only === "retention") {
   await benchRetention(Number(values.records), PINNED_PATH)
@@ -62,6 +64,12 @@ if (values.only === "retention") {
 
 if (values.only === "sessions") {
   await benchSessions(timed, PINNED_PATH)
+  process.exit(0)
+}
+
+if (values.only === "footprint") {
+  const idle = await createIsolatedHome({ modelUrl: "http://127.0.0.1:9/v1", env: { PATH: PINNED_PATH } })
+  await benchFootprint(BINARY, idle.root, idle.env, Math.max(runs, 15)).finally(() => idle.dispose())
   process.exit(0)
 }
 
@@ -80,8 +88,8 @@ try {
   const plain = `${home.root}/plain-build`
   const built = await run(["bun", "build", "src/cli/main.ts", "--compile", "--outfile", plain], { cwd: ROOT })
   if (built.code !== 0) throw new Error(`plain build failed: ${built.stderr}`)
-  const shipped = await startup("a1) start → tools/list, shipped build", BINARY, home.env)
-  const slow = await startup("a2) start → tools/list, plain build", plain, home.env)
+  const shipped = await benchFootprint(BINARY, home.root, home.env, Math.max(runs, 15))
+  const slow = await startup("a2) start → tools/list, plain build", [plain, "serve"], home.env, Math.max(runs, 15))
 
   // This process holds a lease too, so the shared server outlives the MCP server for b2 and b3.
   await takeLease(home.paths)
