@@ -11,7 +11,7 @@ export default defineCommand({
   },
   async run({ args }) {
     const paths = resolvePaths(flagsFromProcess())
-    const records = (await new TaskStore(paths.tasksDir).list()).slice(0, Number(args.limit) || 20)
+    const { records } = await new TaskStore(paths.tasksDir).page({ limit: Number(args.limit) || 20 })
     if (args.json) return console.log(JSON.stringify(records, null, 2))
     if (!records.length) return console.log(`No tasks in ${paths.tasksDir}.`)
     for (const r of records)

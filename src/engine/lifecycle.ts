@@ -28,6 +28,8 @@ import type { PatchRecord } from "../workspace/patches"
 import type { Runtime } from "./runtime"
 import { checkContinuable, isFinished, newRecord, newTaskId, nextTurn, type TaskRecord } from "./tasks"
 import type { StartRequest } from "./request"
+import type { IndexQuery, LedgerRecord } from "./task-index"
+import type { Page } from "./task-views"
 import { overCap, spendingOf, totalOf } from "./usage"
 import { follow, wait, type FollowOptions } from "./waiting"
 
@@ -333,6 +335,19 @@ export class Delegations {
   async list(): Promise<TaskRecord[]> {
     await this.recovering
     return (await this.engine.store.list()).map((record) => this.engine.live.get(record.id)?.record ?? record)
+  }
+
+  /** The tasks matching `query`, newest first, as this process knows them, read through the store's index. */
+  async page(query: IndexQuery): Promise<Page> {
+    await this.recovering
+    const found = await this.engine.store.page(query)
+    return { ...found, records: found.records.map((record) => this.engine.live.get(record.id)?.record ?? record) }
+  }
+
+  /** What the ledger (stats) sums, from the index. */
+  async ledger(): Promise<LedgerRecord[]> {
+    await this.recovering
+    return this.engine.store.ledger()
   }
 
   /** True while this process runs the task's turn (or settles it). */

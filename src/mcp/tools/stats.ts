@@ -63,7 +63,7 @@ export function registerStats(server: McpServer, delegations: Delegations) {
     },
     async (args) => {
       try {
-        const stats = summarize(await delegations.list(), args.since ? parseSince(args.since, Date.now()) : undefined)
+        const stats = summarize(await delegations.ledger(), args.since ? parseSince(args.since, Date.now()) : undefined)
         // The sum is over the records that read; one set aside is named here (once), not a reason to fail.
         const setAside = delegations.takeSetAside()
         const text = [renderStats(stats), ...setAsideLines(setAside)].join("\n")

@@ -86,11 +86,8 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
         // An isolated worker runs in its worktree; it is listed under the workspace it was asked for.
         const inside = (workspace: string) =>
           !args.cwd || workspace === args.cwd || workspace.startsWith(`${args.cwd}/`)
-        const all = (await delegations.list()).filter(
-          (record) =>
-            (!args.status || record.status === args.status) && inside(record.isolation?.source ?? record.workspace),
-        )
-        const tasks = all.slice(0, args.limit).map((record) => statusOfRecord(record))
+        const found = await delegations.page({ status: args.status, inside: args.cwd, limit: args.limit })
+        const tasks = found.records.map((record) => statusOfRecord(record))
         const lines = tasks.length
           ? tasks.map((t) => `${t.task_id}  ${t.status.padEnd(12)} ${t.role.padEnd(7)} ${shownName(t.workspace)}`)
           : ["No tasks."]
@@ -138,7 +135,7 @@ export function registerTaskList(server: McpServer, delegations: Delegations) {
           content: [{ type: "text", text: lines.join("\n") }],
           structuredContent: {
             tasks,
-            total: all.length,
+            total: found.total,
             lanes,
             ...(patches.length ? { patches } : {}),
             ...(reclaimed.length ? { reclaimed_lanes: reclaimed } : {}),

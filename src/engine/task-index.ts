@@ -1,0 +1,306 @@
+// An index of the task records (bun:sqlite, WAL) so that a listing, a key lookup, the ledger and the
+// recovery pass cost what they return, not every record ever kept. The JSON records stay the truth:
+// the index is derived from them, written after each record lands, and rebuilt from them when it is
+// missing, garbage or not a regular file. What a crash can leave behind is caught by two cheap checks:
+// an intent row written before each record changes (re-read from its file unless its writer still
+// runs), and the records directory's mtime, which moves whenever a name appears or goes (a record
+// written by anyone who does not keep the index: a person, an older version, a half-finished save).
+import { constants, Database } from "bun:sqlite"
+import { lstat, mkdir, readdir, rename, stat } from "node:fs/promises"
+import { alive } from "../util/process"
+import type { TaskRecord } from "./tasks"
+
+/** sqlite3.h SQLITE_OPEN_NOFOLLOW: the database file must not be a symbolic link (bun has no name for it). */
+const OPEN_NOFOLLOW = 0x01000000
+/** A name change this recent may share its mtime tick with one still to come: not trusted as synced. */
+const QUIET_NS = 1_000_000_000n
+/** An intent older than this is re-read even when its writer's PID is alive (it may be a reused PID). */
+const INTENT_STALE_MS = 60_000
+const SCHEMA = 1
+
+/** What the ledger (ledger.ts summarize) reads of a record, kept in its row so a sum reads no file. */
+export type LedgerRecord = Pick<TaskRecord, "role" | "status" | "route" | "finishedAt" | "updatedAt"> & {
+  result?: Pick<NonNullable<TaskRecord["result"]>, "model" | "tokens" | "cost" | "steps" | "bytes" | "durationMs">
+}
+
+export interface IndexQuery {
+  status?: string
+  /** Records whose workspace (an isolated worker's source) is this directory or lies under it. */
+  inside?: string
+  limit?: number
+  unfinished?: boolean
+}
+
+interface Row {
+  id: string
+}
+
+/** A listed row: enough to order it and to tell whether its record changed since it was indexed. */
+export interface IndexRow {
+  id: string
+  created: string
+  updated: string
+  revision: number
+}
+
+/** Where a listed record was asked for: an isolated worker is listed under its source workspace. */
+export const placeOf = (record: TaskRecord) => record.isolation?.source ?? record.workspace
+
+const ledgerOf = (record: TaskRecord): LedgerRecord => {
+  const { role, status, route, finishedAt, updatedAt, result } = record
+  const kept = result && {
+    model: result.model,
+    tokens: result.tokens,
+    cost: result.cost,
+    steps: result.steps,
+    bytes: result.bytes,
+    durationMs: result.durationMs,
+  }
+  return { role, status, route, finishedAt, updatedAt, result: kept }
+}
+
+/** Moves `path` aside when something other than a regular file (a symlink, a FIFO, a directory) has it. */
+async function clearNonFile(path: string, want: "file" | "dir"): Promise<void> {
+  const info = await lstat(path).catch(() => undefined)
+  if (!info) return
+  if (want === "file" ? info.isFile() : info.isDirectory()) return
+  // rename(2) moves the link itself, never what it points at.
+  await rename(path, `${path}.corrupt-${Date.now()}-${process.pid}`)
+}
+
+export class TaskIndex {
+  private db?: Database
+  readonly dir: string
+  readonly file: string
+
+  /**
+   * `finished` says which statuses are final; `load` reads one record file (through its schema,
+   * setting a bad one aside), undefined when it is absent or was set aside.
+   */
+  constructor(
+    readonly recordsDir: string,
+    private readonly finished: (status: string) => boolean,
+    private readonly load: (id: string) => Promise<TaskRecord | undefined>,
+    private readonly isRecordName: (name: string) => boolean,
+  ) {
+    this.dir = `${recordsDir}/.index`
+    this.file = `${this.dir}/records.sqlite`
+  }
+
+  /** The open index, built from the records first when it is new; a garbage file is set aside and rebuilt. */
+  async ready(): Promise<Database> {
+    if (this.db) return this.db
+    await mkdir(this.recordsDir, { recursive: true, mode: 0o700 })
+    await clearNonFile(this.dir, "dir")
+    await mkdir(this.dir, { recursive: true, mode: 0o700 })
+    for (const suffix of ["", "-wal", "-shm"]) await clearNonFile(`${this.file}${suffix}`, "file")
+    let db: Database
+    try {
+      db = this.openDb()
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? ""
+      if (!/NOTADB|CORRUPT|CANTOPEN/.test(code)) throw error
+      process.stderr.write(`opencode-mcp-orchestrator: the task index ${this.file} is unusable (${code}); rebuilt\n`)
+      for (const suffix of ["", "-wal", "-shm"])
+        await rename(`${this.file}${suffix}`, `${this.file}${suffix}.corrupt-${Date.now()}`).catch(() => undefined)
+      db = this.openDb()
+    }
+    this.db = db
+    const built = db.query("SELECT value FROM meta WHERE key = 'built'").get() as { value: string } | null
+    if (!built) await this.rebuild()
+    return db
+  }
+
+  private async open(): Promise<Database> {
+    return this.db ?? (await this.ready())
+  }
+
+  private openDb(): Database {
+    const flags = constants.SQLITE_OPEN_READWRITE | constants.SQLITE_OPEN_CREATE | OPEN_NOFOLLOW
+    const db = new Database(this.file, flags)
+    try {
+      db.exec("PRAGMA busy_timeout = 10000")
+      db.exec("PRAGMA journal_mode = WAL")
+      db.exec("PRAGMA synchronous = NORMAL")
+      db.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS tasks (id TEXT PRIMARY KEY, created TEXT NOT NULL, updated TEXT NOT NULL,
+          revision INTEGER NOT NULL, status TEXT NOT NULL, finished INTEGER NOT NULL, place TEXT NOT NULL,
+          key TEXT, ledger TEXT NOT NULL);
+        CREATE INDEX IF NOT EXISTS tasks_created ON tasks (created);
+        CREATE INDEX IF NOT EXISTS tasks_status ON tasks (status, created);
+        CREATE INDEX IF NOT EXISTS tasks_place ON tasks (place, created);
+        CREATE INDEX IF NOT EXISTS tasks_key ON tasks (key) WHERE key IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS tasks_open ON tasks (finished, created);
+        CREATE TABLE IF NOT EXISTS intents (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, pid INTEGER NOT NULL,
+          at INTEGER NOT NULL);`)
+      const version = db.query("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | null
+      if (version && version.value !== String(SCHEMA)) db.exec("DELETE FROM meta WHERE key IN ('built', 'synced')")
+      db.query("INSERT OR REPLACE INTO meta VALUES ('schema', ?)").run(String(SCHEMA))
+      return db
+    } catch (error) {
+      db.close()
+      throw error
+    }
+  }
+
+  /** Every record file read once into a fresh index (the first start, or after the index was lost). */
+  async rebuild(): Promise<void> {
+    const db = await this.open()
+    const before = await this.dirTime()
+    const names = (await readdir(this.recordsDir)).filter(this.isRecordName)
+    const records = await Promise.all(names.map((name) => this.load(name.slice(0, -5))))
+    db.transaction(() => {
+      db.exec("DELETE FROM tasks")
+      for (const record of records) if (record) this.upsert(record)
+      db.query("INSERT OR REPLACE INTO meta VALUES ('built', ?)").run(new Date().toISOString())
+    })()
+    this.markSynced(before)
+  }
+
+  /** Notes that `id` is about to change, so a crash before `put` leaves the record to be re-read. */
+  async intend(id: string): Promise<number> {
+    const db = await this.ready()
+    return Number(
+      db.query("INSERT INTO intents (id, pid, at) VALUES (?, ?, ?)").run(id, process.pid, Date.now()).lastInsertRowid,
+    )
+  }
+
+  /** The record as it now is on disk; `intent` is done. A row is never set back to an older revision. */
+  async put(record: TaskRecord, intent?: number): Promise<void> {
+    const db = await this.ready()
+    db.transaction(() => {
+      this.upsert(record)
+      if (intent !== undefined) db.query("DELETE FROM intents WHERE seq = ?").run(intent)
+    })()
+  }
+
+  /** The record's file is gone. */
+  async drop(id: string, intent?: number): Promise<void> {
+    const db = await this.ready()
+    db.transaction(() => {
+      db.query("DELETE FROM tasks WHERE id = ?").run(id)
+      if (intent !== undefined) db.query("DELETE FROM intents WHERE seq = ?").run(intent)
+    })()
+  }
+
+  private upsert(record: TaskRecord) {
+    this.db!.query(
+      `INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET created = excluded.created,
+        updated = excluded.updated, revision = excluded.revision, status = excluded.status,
+        finished = excluded.finished, place = excluded.place, key = excluded.key, ledger = excluded.ledger
+        WHERE excluded.updated > tasks.updated
+          OR (excluded.updated = tasks.updated AND excluded.revision >= tasks.revision)`,
+    ).run(
+      record.id,
+      record.createdAt,
+      record.updatedAt,
+      record.revision,
+      record.status,
+      this.finished(record.status) ? 1 : 0,
+      placeOf(record),
+      record.idempotencyKey ?? null,
+      JSON.stringify(ledgerOf(record)),
+    )
+  }
+
+  /** Catches up with what the index cannot have seen: intents of writers that stopped, names that appeared. */
+  async catchUp(): Promise<void> {
+    const db = await this.ready()
+    const intents = db.query("SELECT seq, id, pid, at FROM intents").all() as {
+      seq: number
+      id: string
+      pid: number
+      at: number
+    }[]
+    for (const intent of intents) {
+      if (intent.pid === process.pid || (alive(intent.pid) && Date.now() - intent.at < INTENT_STALE_MS)) continue
+      const record = await this.load(intent.id)
+      if (record) await this.put(record, intent.seq)
+      else await this.drop(intent.id, intent.seq)
+    }
+    const synced = db.query("SELECT value FROM meta WHERE key = 'synced'").get() as { value: string } | null
+    const now = await this.dirTime()
+    if (synced && now !== undefined && synced.value === String(now)) return
+    await this.syncNames(now)
+  }
+
+  /** Names on disk against rows: a new name is read and indexed, a row whose file is gone is dropped. */
+  private async syncNames(before: bigint | undefined): Promise<void> {
+    const db = this.db!
+    const names = new Set((await readdir(this.recordsDir)).filter(this.isRecordName).map((n) => n.slice(0, -5)))
+    const rows = new Set((db.query("SELECT id FROM tasks").all() as Row[]).map((row) => row.id))
+    for (const id of names) {
+      if (rows.has(id)) continue
+      const record = await this.load(id)
+      if (record) await this.put(record)
+    }
+    for (const id of rows) {
+      if (names.has(id)) continue
+      // Written since the listing above: its row is right.
+      if (await lstat(`${this.recordsDir}/${id}.json`).catch(() => undefined)) continue
+      await this.drop(id)
+    }
+    this.markSynced(before)
+  }
+
+  private markSynced(before: bigint | undefined) {
+    // Only a directory quiet for a while is trusted: a change in the same mtime tick would go unseen.
+    const quiet = before !== undefined && BigInt(Date.now()) * 1_000_000n - before > QUIET_NS
+    if (quiet) this.db!.query("INSERT OR REPLACE INTO meta VALUES ('synced', ?)").run(String(before))
+    else this.db!.query("DELETE FROM meta WHERE key = 'synced'").run()
+  }
+
+  private async dirTime(): Promise<bigint | undefined> {
+    return (await stat(this.recordsDir, { bigint: true }).catch(() => undefined))?.mtimeNs
+  }
+
+  /** Rows matching `query`, newest first, and how many match in all. */
+  async rows(query: IndexQuery): Promise<{ rows: IndexRow[]; total: number }> {
+    const db = await this.ready()
+    const where: string[] = []
+    const args: (string | number)[] = []
+    if (query.status) {
+      where.push("status = ?")
+      args.push(query.status)
+    }
+    if (query.unfinished) where.push("finished = 0")
+    if (query.inside) {
+      // The directory itself, or a path under it: a range, so the place index answers it.
+      where.push("(place = ? OR (place >= ? AND place < ?))")
+      args.push(query.inside, `${query.inside}/`, `${query.inside}0`)
+    }
+    const clause = where.length ? `WHERE ${where.join(" AND ")}` : ""
+    const total = (db.query(`SELECT count(*) AS n FROM tasks ${clause}`).get(...args) as { n: number }).n
+    const limit = query.limit === undefined ? "" : `LIMIT ${Math.max(0, Math.floor(query.limit))}`
+    const sql = `SELECT id, created, updated, revision FROM tasks ${clause} ORDER BY created DESC ${limit}`
+    return { rows: db.query(sql).all(...args) as IndexRow[], total }
+  }
+
+  /** Ids of records carrying idempotency key `key`. */
+  async byKey(key: string): Promise<string[]> {
+    const db = await this.ready()
+    return (db.query("SELECT id FROM tasks WHERE key = ? ORDER BY created").all(key) as Row[]).map((row) => row.id)
+  }
+
+  /** What the ledger needs of every finished record, by id. */
+  async ledger(): Promise<Map<string, LedgerRecord>> {
+    const db = await this.ready()
+    const rows = db.query("SELECT id, ledger FROM tasks WHERE finished = 1").all() as { id: string; ledger: string }[]
+    const out = new Map<string, LedgerRecord>()
+    for (const row of rows) {
+      try {
+        out.set(row.id, JSON.parse(row.ledger) as LedgerRecord)
+      } catch {
+        // A garbage row is re-read from its record on the next catch-up; it is not counted meanwhile.
+        db.query("DELETE FROM tasks WHERE id = ?").run(row.id)
+        db.query("DELETE FROM meta WHERE key = 'synced'").run()
+      }
+    }
+    return out
+  }
+
+  close() {
+    this.db?.close()
+    this.db = undefined
+  }
+}
