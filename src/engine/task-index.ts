@@ -59,6 +59,22 @@ const ledgerOf = (record: TaskRecord): LedgerRecord => {
   return { role, status, route, finishedAt, updatedAt, result: kept }
 }
 
+const isCount = (value: unknown) => typeof value === "number" && Number.isFinite(value) && value >= 0
+
+/** A row's ledger numbers, or undefined when the row does not hold what summarize adds up. */
+function ledgerRow(text: string): LedgerRecord | undefined {
+  try {
+    const entry = JSON.parse(text) as LedgerRecord
+    if (typeof entry?.role !== "string" || typeof entry.status !== "string") return undefined
+    const result = entry.result
+    if (result === undefined) return entry
+    const numbers = [result.cost, result.steps, result.durationMs, ...Object.values(result.tokens ?? {})]
+    return numbers.length === 8 && numbers.every(isCount) ? entry : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** Moves `path` aside when something other than a regular file (a symlink, a FIFO, a directory) has it. */
 async function clearNonFile(path: string, want: "file" | "dir"): Promise<void> {
   const info = await lstat(path).catch(() => undefined)
@@ -165,10 +181,14 @@ export class TaskIndex {
     )
   }
 
-  /** The record as it now is on disk; `intent` is done. A row is never set back to an older revision. */
-  async put(record: TaskRecord, intent?: number): Promise<void> {
+  /**
+   * The record as it now is on disk; `intent` is done. A row is never set back to an older revision,
+   * unless `replace` (the row is garbage: its dates and revision say nothing).
+   */
+  async put(record: TaskRecord, intent?: number, replace = false): Promise<void> {
     const db = await this.ready()
     db.transaction(() => {
+      if (replace) db.query("DELETE FROM tasks WHERE id = ?").run(record.id)
       this.upsert(record)
       if (intent !== undefined) db.query("DELETE FROM intents WHERE seq = ?").run(intent)
     })()
@@ -282,21 +302,18 @@ export class TaskIndex {
     return (db.query("SELECT id FROM tasks WHERE key = ? ORDER BY created").all(key) as Row[]).map((row) => row.id)
   }
 
-  /** What the ledger needs of every finished record, by id. */
-  async ledger(): Promise<Map<string, LedgerRecord>> {
+  /** What the ledger needs of every finished record, by id, and the ids whose row is garbage (read their files). */
+  async ledger(): Promise<{ rows: Map<string, LedgerRecord>; bad: string[] }> {
     const db = await this.ready()
-    const rows = db.query("SELECT id, ledger FROM tasks WHERE finished = 1").all() as { id: string; ledger: string }[]
-    const out = new Map<string, LedgerRecord>()
-    for (const row of rows) {
-      try {
-        out.set(row.id, JSON.parse(row.ledger) as LedgerRecord)
-      } catch {
-        // A garbage row is re-read from its record on the next catch-up; it is not counted meanwhile.
-        db.query("DELETE FROM tasks WHERE id = ?").run(row.id)
-        db.query("DELETE FROM meta WHERE key = 'synced'").run()
-      }
+    const found = db.query("SELECT id, ledger FROM tasks WHERE finished = 1").all() as { id: string; ledger: string }[]
+    const rows = new Map<string, LedgerRecord>()
+    const bad: string[] = []
+    for (const row of found) {
+      const entry = ledgerRow(row.ledger)
+      if (entry) rows.set(row.id, entry)
+      else bad.push(row.id)
     }
-    return out
+    return { rows, bad }
   }
 
   close() {

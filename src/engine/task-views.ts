@@ -8,17 +8,68 @@ import { placeOf } from "./task-index"
 import type { TaskRecord } from "./tasks"
 
 /** What the views need of TaskStore. */
-export interface StoreView {
-  readonly index: TaskIndex
+export interface StoreSide {
   read(id: string): Promise<TaskRecord | undefined>
   /** Every record, read one by one: the slow path, and the fallback. */
   scan(): Promise<TaskRecord[]>
   /** Records this process holds newer than their files (a write that failed, to be retried). */
   held(): TaskRecord[]
   finished(status: string): boolean
-  /** Called when the index failed: the view answers from the scan. */
-  indexFailed(error: unknown): void
-  indexUsable(): Promise<boolean>
+}
+
+/** How long the index is left alone after it failed (a full disk, a lock held too long). */
+const INDEX_RETRY_MS = 30_000
+
+/** The index with its failure handling: a failed index is never a failed save, only a slower listing. */
+export class IndexGate {
+  /** Until when the index is left alone after a failure; any write it missed meanwhile means a rebuild. */
+  private offUntil = 0
+  private missed = false
+
+  constructor(readonly index: TaskIndex) {}
+
+  /** Runs `work` on the index; undefined when the index is off or failed (the write is made up later). */
+  async indexed<T>(work: (index: TaskIndex) => Promise<T>): Promise<T | undefined> {
+    if (!(await this.usable())) {
+      this.missed = true
+      return undefined
+    }
+    try {
+      return await work(this.index)
+    } catch (error) {
+      this.failed(error)
+      this.missed = true
+      return undefined
+    }
+  }
+
+  async usable(): Promise<boolean> {
+    if (Date.now() < this.offUntil) return false
+    if (!this.missed) return true
+    // Writes went past the index while it was off: it is read again from the records, once.
+    try {
+      await this.index.rebuild()
+      this.missed = false
+      return true
+    } catch (error) {
+      this.failed(error)
+      return false
+    }
+  }
+
+  failed(error: unknown) {
+    this.offUntil = Date.now() + INDEX_RETRY_MS
+    this.missed = true
+    const why = error instanceof Error ? error.message : String(error)
+    process.stderr.write(
+      `opencode-mcp-orchestrator: task index ${this.index.file} unusable (${why}); reading records\n`,
+    )
+  }
+}
+
+interface StoreView extends StoreSide {
+  readonly index: TaskIndex
+  readonly gate: IndexGate
 }
 
 export interface Page {
@@ -34,12 +85,12 @@ const matches = (record: TaskRecord, query: IndexQuery, finished: (status: strin
 const newestFirst = (a: TaskRecord, b: TaskRecord) => b.createdAt.localeCompare(a.createdAt)
 
 async function viaIndex<T>(view: StoreView, slow: () => Promise<T>, fast: () => Promise<T>): Promise<T> {
-  if (!(await view.indexUsable())) return slow()
+  if (!(await view.gate.usable())) return slow()
   try {
     await view.index.catchUp()
     return await fast()
   } catch (error) {
-    view.indexFailed(error)
+    view.gate.failed(error)
     return slow()
   }
 }
@@ -61,7 +112,7 @@ async function readRows(view: StoreView, rows: IndexRow[]): Promise<TaskRecord[]
 }
 
 /** The records matching `query`, newest first, at most `limit`, and how many match in all. */
-export function page(view: StoreView, query: IndexQuery): Promise<Page> {
+function page(view: StoreView, query: IndexQuery): Promise<Page> {
   const slow = async () => {
     const all = (await view.scan()).filter((record) => matches(record, query, view.finished))
     return { records: query.limit === undefined ? all : all.slice(0, query.limit), total: all.length }
@@ -87,7 +138,7 @@ export function page(view: StoreView, query: IndexQuery): Promise<Page> {
 }
 
 /** The task started under idempotency key `key`, if any. */
-export function byKey(view: StoreView, key: string): Promise<TaskRecord | undefined> {
+function byKey(view: StoreView, key: string): Promise<TaskRecord | undefined> {
   const slow = async () => (await view.scan()).find((record) => record.idempotencyKey === key)
   return viaIndex(view, slow, async () => {
     const held = view.held().find((record) => record.idempotencyKey === key)
@@ -102,11 +153,45 @@ export function byKey(view: StoreView, key: string): Promise<TaskRecord | undefi
 }
 
 /** What the ledger sums: every finished record's numbers, from the index rows (no record file is read). */
-export function ledger(view: StoreView): Promise<LedgerRecord[]> {
+function ledger(view: StoreView): Promise<LedgerRecord[]> {
   const slow = async () => view.scan()
   return viaIndex<LedgerRecord[]>(view, slow, async () => {
-    const rows = await view.index.ledger()
+    const { rows, bad } = await view.index.ledger()
+    // A garbage row is read again from its record (set aside in turn if that is garbage too).
+    for (const id of bad) {
+      const record = await view.read(id)
+      if (record) await view.index.put(record, undefined, true)
+      else await view.index.drop(id)
+      if (record) rows.set(id, record)
+    }
     for (const record of view.held()) rows.set(record.id, record)
     return [...rows.values()]
   })
+}
+
+/** The store's indexed listings (TaskStore delegates to these). */
+export class TaskViews {
+  readonly gate: IndexGate
+  private readonly view: StoreView
+
+  constructor(index: TaskIndex, side: StoreSide) {
+    this.gate = new IndexGate(index)
+    this.view = { ...side, index, gate: this.gate }
+  }
+
+  get index() {
+    return this.view.index
+  }
+
+  page(query: IndexQuery): Promise<Page> {
+    return page(this.view, query)
+  }
+
+  byKey(key: string): Promise<TaskRecord | undefined> {
+    return byKey(this.view, key)
+  }
+
+  ledger(): Promise<LedgerRecord[]> {
+    return ledger(this.view)
+  }
 }

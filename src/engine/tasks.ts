@@ -16,7 +16,7 @@ import type { Activity } from "./progress"
 import { RecordSchema } from "./record-schema"
 import type { DelegationResult, Status } from "./result"
 import { type IndexQuery, type LedgerRecord, TaskIndex } from "./task-index"
-import { byKey, ledger, type Page, page, type StoreView } from "./task-views"
+import { type Page, TaskViews } from "./task-views"
 import type { Spending } from "./usage"
 
 export const FINISHED: readonly Status[] = [
@@ -193,9 +193,6 @@ export function checkTaskId(id: string): void {
     )
 }
 
-/** How long the index is left alone after it failed (a full disk, a lock held too long). */
-const INDEX_RETRY_MS = 30_000
-
 const isRecordName = (name: string) => name.endsWith(".json") && TASK_ID.test(name.slice(0, -5))
 
 export class TaskStore {
@@ -209,19 +206,14 @@ export class TaskStore {
   private retry?: ReturnType<typeof setInterval>
   private readonly unreported: SetAside[] = []
 
-  /** The index of the records (task-index.ts); unusable after a failure, then every view scans. */
-  readonly index: TaskIndex
-  /** Until when the index is left alone after a failure; any write it missed meanwhile means a rebuild. */
-  private indexOffUntil = 0
-  private indexMissed = false
+  /** Listings through the records' index (task-index.ts, task-views.ts); a failed index means a full scan. */
+  readonly views: TaskViews
 
   constructor(readonly dir: string) {
-    this.index = new TaskIndex(
-      dir,
-      (status) => isFinished(status as Status),
-      (id) => this.load(this.file(id), id),
-      isRecordName,
-    )
+    const finished = (status: string) => isFinished(status as Status)
+    const index = new TaskIndex(dir, finished, (id) => this.load(this.file(id), id), isRecordName)
+    const held = () => [...this.unsaved.values()].map((record) => structuredClone(record))
+    this.views = new TaskViews(index, { read: (id) => this.read(id), scan: () => this.list(), held, finished })
   }
 
   file(id: string) {
@@ -266,10 +258,10 @@ export class TaskStore {
       try {
         while (next) {
           const landing = next
-          const intent = await this.indexed((index) => index.intend(landing.id))
+          const intent = await this.views.gate.indexed((index) => index.intend(landing.id))
           await writeJson(this.file(next.id), next, 0o600)
           this.unsaved.delete(next.id)
-          await this.indexed((index) => index.put(landing, intent))
+          await this.views.gate.indexed((index) => index.put(landing, intent))
           next = entry.pending
           entry.pending = undefined
         }
@@ -318,78 +310,29 @@ export class TaskStore {
   }
 
   async findByKey(key: string): Promise<TaskRecord | undefined> {
-    return byKey(this.view(), key)
+    return this.views.byKey(key)
   }
 
   /** The records matching `query`, newest first, read through the index: the files of the page only. */
   page(query: IndexQuery): Promise<Page> {
-    return page(this.view(), query)
+    return this.views.page(query)
   }
 
   /** Tasks not finished (what recovery and the lane audit look at), read through the index. */
   async unfinished(): Promise<TaskRecord[]> {
-    return (await page(this.view(), { unfinished: true })).records
+    return (await this.views.page({ unfinished: true })).records
   }
 
   /** What the ledger sums, from the index rows. */
   ledger(): Promise<LedgerRecord[]> {
-    return ledger(this.view())
+    return this.views.ledger()
   }
 
   /** Removes a record (retention): its file, then its row. */
   async remove(id: string): Promise<void> {
-    const intent = await this.indexed((index) => index.intend(id))
+    const intent = await this.views.gate.indexed((index) => index.intend(id))
     await rm(this.file(id), { force: true })
-    await this.indexed((index) => index.drop(id, intent))
-  }
-
-  /** Runs `work` on the index; a failure turns the index off for this process (every view scans), never a save. */
-  private async indexed<T>(work: (index: TaskIndex) => Promise<T>): Promise<T | undefined> {
-    if (!(await this.indexUsable())) {
-      this.indexMissed = true
-      return undefined
-    }
-    try {
-      return await work(this.index)
-    } catch (error) {
-      this.indexFailed(error)
-      this.indexMissed = true
-      return undefined
-    }
-  }
-
-  private async indexUsable(): Promise<boolean> {
-    if (Date.now() < this.indexOffUntil) return false
-    if (!this.indexMissed) return true
-    // Writes went past the index while it was off: it is read again from the records, once.
-    try {
-      await this.index.rebuild()
-      this.indexMissed = false
-      return true
-    } catch (error) {
-      this.indexFailed(error)
-      return false
-    }
-  }
-
-  private indexFailed(error: unknown) {
-    this.indexOffUntil = Date.now() + INDEX_RETRY_MS
-    const why = error instanceof Error ? error.message : String(error)
-    process.stderr.write(
-      `opencode-mcp-orchestrator: task index ${this.index.file} unusable (${why}); reading records\n`,
-    )
-  }
-
-  private view(): StoreView {
-    return {
-      index: this.index,
-      read: (id) => this.read(id),
-      scan: () => this.list(),
-      held: () => [...this.unsaved.values()].map((record) => structuredClone(record)),
-      finished: (status) => isFinished(status as Status),
-      indexFailed: (error) => this.indexFailed(error),
-      indexUsable: () => this.indexUsable(),
-    }
+    await this.views.gate.indexed((index) => index.drop(id, intent))
   }
 }
 
