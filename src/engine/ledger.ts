@@ -3,7 +3,7 @@
 // and prints what this returns.
 import { fail } from "../errors"
 import { formatModel } from "../opencode/session"
-import type { LedgerRecord } from "./task-index"
+import type { LedgerRecord } from "./task-rows"
 import { isFinished } from "./tasks"
 
 export interface Tokens {

@@ -8,6 +8,7 @@
 import { constants, Database } from "bun:sqlite"
 import { lstat, mkdir, readdir, rename, stat } from "node:fs/promises"
 import { alive } from "../util/process"
+import { type LedgerRecord, ledgerOf, ledgerRow, placeOf } from "./task-rows"
 import type { TaskRecord } from "./tasks"
 
 /** sqlite3.h SQLITE_OPEN_NOFOLLOW: the database file must not be a symbolic link (bun has no name for it). */
@@ -18,10 +19,7 @@ const QUIET_NS = 1_000_000_000n
 const INTENT_STALE_MS = 60_000
 const SCHEMA = 1
 
-/** What the ledger (ledger.ts summarize) reads of a record, kept in its row so a sum reads no file. */
-export type LedgerRecord = Pick<TaskRecord, "role" | "status" | "route" | "finishedAt" | "updatedAt"> & {
-  result?: Pick<NonNullable<TaskRecord["result"]>, "model" | "tokens" | "cost" | "steps" | "bytes" | "durationMs">
-}
+export type { LedgerRecord }
 
 export interface IndexQuery {
   status?: string
@@ -41,38 +39,6 @@ export interface IndexRow {
   created: string
   updated: string
   revision: number
-}
-
-/** Where a listed record was asked for: an isolated worker is listed under its source workspace. */
-export const placeOf = (record: TaskRecord) => record.isolation?.source ?? record.workspace
-
-const ledgerOf = (record: TaskRecord): LedgerRecord => {
-  const { role, status, route, finishedAt, updatedAt, result } = record
-  const kept = result && {
-    model: result.model,
-    tokens: result.tokens,
-    cost: result.cost,
-    steps: result.steps,
-    bytes: result.bytes,
-    durationMs: result.durationMs,
-  }
-  return { role, status, route, finishedAt, updatedAt, result: kept }
-}
-
-const isCount = (value: unknown) => typeof value === "number" && Number.isFinite(value) && value >= 0
-
-/** A row's ledger numbers, or undefined when the row does not hold what summarize adds up. */
-function ledgerRow(text: string): LedgerRecord | undefined {
-  try {
-    const entry = JSON.parse(text) as LedgerRecord
-    if (typeof entry?.role !== "string" || typeof entry.status !== "string") return undefined
-    const result = entry.result
-    if (result === undefined) return entry
-    const numbers = [result.cost, result.steps, result.durationMs, ...Object.values(result.tokens ?? {})]
-    return numbers.length === 8 && numbers.every(isCount) ? entry : undefined
-  } catch {
-    return undefined
-  }
 }
 
 /** Moves `path` aside when something other than a regular file (a symlink, a FIFO, a directory) has it. */

@@ -4,7 +4,7 @@
 // index), and a row older than its record is brought up to date. When the index cannot be used (its
 // disk is full, it is locked past the busy timeout), every view answers from the full scan instead.
 import type { IndexQuery, IndexRow, LedgerRecord, TaskIndex } from "./task-index"
-import { placeOf } from "./task-index"
+import { placeOf } from "./task-rows"
 import type { TaskRecord } from "./tasks"
 
 /** What the views need of TaskStore. */

@@ -1,7 +1,7 @@
-// A process using the task store the way an MCP server does, for the index tests: `save <dir> <tag> <n>`
+// A process using the task store the way an MCP server does, for the index tests. `save <dir> <tag> <n>`
 // saves n new records one after another (n = 0: until killed), each running then finished, and prints
-// each id once its second save has resolved; `mixed <dir> <tag> <n>` does the same with a page listing after every save, printing the
-// page's total. Each line is printed only after the effect it names is acknowledged.
+// each id once its second save has resolved. `mixed <dir> <tag> <n>` does the same with a page listing
+// after every save, printing the page's total. A line is printed only once what it names is acknowledged.
 import { TaskStore } from "../../src/engine/tasks"
 import { sampleRecord } from "./_records"
 

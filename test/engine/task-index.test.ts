@@ -58,7 +58,7 @@ async function readLines(stream: ReadableStream<Uint8Array>, enough: (lines: str
 }
 
 describe("a SIGKILL mid-save", () => {
-  test("every acknowledged record is listed with its last acknowledged state; every record on disk is listed", async () => {
+  test("every acknowledged record is listed in its last acknowledged state; every record on disk too", async () => {
     const dir = await freshDir()
     for (let round = 0; round < 4; round++) {
       const child = spawn([process.execPath, CHILD, "save", dir, `k${round}`, "0"])
@@ -84,7 +84,7 @@ describe("a SIGKILL mid-save", () => {
     }
   }, 120_000)
 
-  test("control: a crash between the record and its row leaves the raw index behind; the store's listing catches up", async () => {
+  test("control: a crash between record and row leaves the raw index behind; the listing catches up", async () => {
     const { dir, store, records } = await seeded(5)
     // What a save killed after its file landed leaves: a new file with no row, and a changed file
     // whose row is older, with the dead writer's intent.
