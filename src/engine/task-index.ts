@@ -29,6 +29,11 @@ export interface IndexQuery {
   unfinished?: boolean
 }
 
+interface DirTime {
+  mtime: bigint
+  at: bigint
+}
+
 interface Row {
   id: string
 }
@@ -160,6 +165,11 @@ export class TaskIndex {
     })()
   }
 
+  /** An intent whose change never happened (the record's write failed: the file is as it was). */
+  async forget(intent: number): Promise<void> {
+    ;(await this.ready()).query("DELETE FROM intents WHERE seq = ?").run(intent)
+  }
+
   /** The record's file is gone. */
   async drop(id: string, intent?: number): Promise<void> {
     const db = await this.ready()
@@ -199,19 +209,20 @@ export class TaskIndex {
       at: number
     }[]
     for (const intent of intents) {
-      if (intent.pid === process.pid || (alive(intent.pid) && Date.now() - intent.at < INTENT_STALE_MS)) continue
+      // A writer still running may be between its file and its row: its own put settles the row.
+      if (alive(intent.pid) && Date.now() - intent.at < INTENT_STALE_MS) continue
       const record = await this.load(intent.id)
-      if (record) await this.put(record, intent.seq)
+      if (record) await this.put(record, intent.seq, true)
       else await this.drop(intent.id, intent.seq)
     }
     const synced = db.query("SELECT value FROM meta WHERE key = 'synced'").get() as { value: string } | null
     const now = await this.dirTime()
-    if (synced && now !== undefined && synced.value === String(now)) return
+    if (synced && now !== undefined && synced.value === String(now.mtime)) return
     await this.syncNames(now)
   }
 
   /** Names on disk against rows: a new name is read and indexed, a row whose file is gone is dropped. */
-  private async syncNames(before: bigint | undefined): Promise<void> {
+  private async syncNames(before: DirTime | undefined): Promise<void> {
     const db = this.db!
     const names = new Set((await readdir(this.recordsDir)).filter(this.isRecordName).map((n) => n.slice(0, -5)))
     const rows = new Set((db.query("SELECT id FROM tasks").all() as Row[]).map((row) => row.id))
@@ -229,15 +240,19 @@ export class TaskIndex {
     this.markSynced(before)
   }
 
-  private markSynced(before: bigint | undefined) {
-    // Only a directory quiet for a while is trusted: a change in the same mtime tick would go unseen.
-    const quiet = before !== undefined && BigInt(Date.now()) * 1_000_000n - before > QUIET_NS
-    if (quiet) this.db!.query("INSERT OR REPLACE INTO meta VALUES ('synced', ?)").run(String(before))
+  private markSynced(before: DirTime | undefined) {
+    // Only a directory quiet for a while when it was looked at is trusted: a change landing in the
+    // same (coarse) mtime tick as the last one seen would leave the mtime as it was.
+    const quiet = before !== undefined && before.at - before.mtime > QUIET_NS
+    if (quiet) this.db!.query("INSERT OR REPLACE INTO meta VALUES ('synced', ?)").run(String(before.mtime))
     else this.db!.query("DELETE FROM meta WHERE key = 'synced'").run()
   }
 
-  private async dirTime(): Promise<bigint | undefined> {
-    return (await stat(this.recordsDir, { bigint: true }).catch(() => undefined))?.mtimeNs
+  /** The records directory's mtime, and when it was read (ns). */
+  private async dirTime(): Promise<DirTime | undefined> {
+    const at = BigInt(Date.now()) * 1_000_000n
+    const info = await stat(this.recordsDir, { bigint: true }).catch(() => undefined)
+    return info && { mtime: info.mtimeNs, at }
   }
 
   /** Rows matching `query`, newest first, and how many match in all. */

@@ -105,7 +105,9 @@ async function readRows(view: StoreView, rows: IndexRow[]): Promise<TaskRecord[]
       await view.index.drop(row.id)
       continue
     }
-    if (record.updatedAt !== row.updated || record.revision !== row.revision) await view.index.put(record)
+    // The file is the truth, whatever its dates say (a record written by hand, or restored).
+    if (record.updatedAt !== row.updated || record.revision !== row.revision)
+      await view.index.put(record, undefined, true)
     out.push(record)
   }
   return out

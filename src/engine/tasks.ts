@@ -259,7 +259,11 @@ export class TaskStore {
         while (next) {
           const landing = next
           const intent = await this.views.gate.indexed((index) => index.intend(landing.id))
-          await writeJson(this.file(next.id), next, 0o600)
+          await writeJson(this.file(next.id), next, 0o600).catch(async (error: unknown) => {
+            // Nothing changed on disk (the write is atomic): the intent is void.
+            if (intent !== undefined) await this.views.gate.indexed((index) => index.forget(intent))
+            throw error
+          })
           this.unsaved.delete(next.id)
           await this.views.gate.indexed((index) => index.put(landing, intent))
           next = entry.pending
