@@ -5,19 +5,18 @@
 // an intent row written before each record changes (re-read from its file unless its writer still
 // runs), and the records directory's mtime, which moves whenever a name appears or goes (a record
 // written by anyone who does not keep the index: a person, an older version, a half-finished save).
-import { constants, Database } from "bun:sqlite"
-import { lstat, mkdir, readdir, rename, stat } from "node:fs/promises"
+import type { Database } from "bun:sqlite"
+import { lstat, mkdir, readdir, stat } from "node:fs/promises"
 import { alive } from "../util/process"
+import { openIndex, setAsideIndex } from "./task-index-file"
 import { type LedgerRecord, ledgerOf, ledgerRow, placeOf } from "./task-rows"
 import type { TaskRecord } from "./tasks"
 
-/** sqlite3.h SQLITE_OPEN_NOFOLLOW: the database file must not be a symbolic link (bun has no name for it). */
-const OPEN_NOFOLLOW = 0x01000000
 /** A name change this recent may share its mtime tick with one still to come: not trusted as synced. */
 const QUIET_NS = 1_000_000_000n
 /** An intent older than this is re-read even when its writer's PID is alive (it may be a reused PID). */
 const INTENT_STALE_MS = 60_000
-const SCHEMA = 1
+const REBUILD_BATCH = 500
 
 export type { LedgerRecord }
 
@@ -46,15 +45,6 @@ export interface IndexRow {
   revision: number
 }
 
-/** Moves `path` aside when something other than a regular file (a symlink, a FIFO, a directory) has it. */
-async function clearNonFile(path: string, want: "file" | "dir"): Promise<void> {
-  const info = await lstat(path).catch(() => undefined)
-  if (!info) return
-  if (want === "file" ? info.isFile() : info.isDirectory()) return
-  // rename(2) moves the link itself, never what it points at.
-  await rename(path, `${path}.corrupt-${Date.now()}-${process.pid}`)
-}
-
 export class TaskIndex {
   private db?: Database
   readonly dir: string
@@ -78,20 +68,7 @@ export class TaskIndex {
   async ready(): Promise<Database> {
     if (this.db) return this.db
     await mkdir(this.recordsDir, { recursive: true, mode: 0o700 })
-    await clearNonFile(this.dir, "dir")
-    await mkdir(this.dir, { recursive: true, mode: 0o700 })
-    for (const suffix of ["", "-wal", "-shm"]) await clearNonFile(`${this.file}${suffix}`, "file")
-    let db: Database
-    try {
-      db = this.openDb()
-    } catch (error) {
-      const code = (error as { code?: string }).code ?? ""
-      if (!/NOTADB|CORRUPT|CANTOPEN/.test(code)) throw error
-      process.stderr.write(`opencode-mcp-orchestrator: the task index ${this.file} is unusable (${code}); rebuilt\n`)
-      for (const suffix of ["", "-wal", "-shm"])
-        await rename(`${this.file}${suffix}`, `${this.file}${suffix}.corrupt-${Date.now()}`).catch(() => undefined)
-      db = this.openDb()
-    }
+    const db = await openIndex(this.dir, this.file)
     this.db = db
     const built = db.query("SELECT value FROM meta WHERE key = 'built'").get() as { value: string } | null
     if (!built) await this.rebuild()
@@ -102,46 +79,31 @@ export class TaskIndex {
     return this.db ?? (await this.ready())
   }
 
-  private openDb(): Database {
-    const flags = constants.SQLITE_OPEN_READWRITE | constants.SQLITE_OPEN_CREATE | OPEN_NOFOLLOW
-    const db = new Database(this.file, flags)
-    try {
-      db.exec("PRAGMA busy_timeout = 10000")
-      db.exec("PRAGMA journal_mode = WAL")
-      db.exec("PRAGMA synchronous = NORMAL")
-      db.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS tasks (id TEXT PRIMARY KEY, created TEXT NOT NULL, updated TEXT NOT NULL,
-          revision INTEGER NOT NULL, status TEXT NOT NULL, finished INTEGER NOT NULL, place TEXT NOT NULL,
-          key TEXT, ledger TEXT NOT NULL);
-        CREATE INDEX IF NOT EXISTS tasks_created ON tasks (created);
-        CREATE INDEX IF NOT EXISTS tasks_status ON tasks (status, created);
-        CREATE INDEX IF NOT EXISTS tasks_place ON tasks (place, created);
-        CREATE INDEX IF NOT EXISTS tasks_key ON tasks (key) WHERE key IS NOT NULL;
-        CREATE INDEX IF NOT EXISTS tasks_open ON tasks (finished, created);
-        CREATE TABLE IF NOT EXISTS intents (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, pid INTEGER NOT NULL,
-          at INTEGER NOT NULL);`)
-      const version = db.query("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | null
-      if (version && version.value !== String(SCHEMA)) db.exec("DELETE FROM meta WHERE key IN ('built', 'synced')")
-      db.query("INSERT OR REPLACE INTO meta VALUES ('schema', ?)").run(String(SCHEMA))
-      return db
-    } catch (error) {
-      db.close()
-      throw error
-    }
-  }
-
   /** Every record file read once into a fresh index (the first start, or after the index was lost). */
   async rebuild(): Promise<void> {
     const db = await this.open()
-    const before = await this.dirTime()
-    const names = (await readdir(this.recordsDir)).filter(this.isRecordName)
-    const records = await Promise.all(names.map((name) => this.load(name.slice(0, -5))))
-    db.transaction(() => {
-      db.exec("DELETE FROM tasks")
-      for (const record of records) if (record) this.upsert(record)
+    try {
+      const before = await this.dirTime()
+      const names = (await readdir(this.recordsDir)).filter(this.isRecordName)
+      db.transaction(() => db.exec("DELETE FROM meta WHERE key = 'built'; DELETE FROM tasks"))()
+      // In batches, so a first start over 100,000 records holds a few hundred in memory, not all of them;
+      // an interrupted build is not marked built and starts over.
+      for (let at = 0; at < names.length; at += REBUILD_BATCH) {
+        const batch = names.slice(at, at + REBUILD_BATCH).map((name) => this.load(name.slice(0, -5)))
+        const records = await Promise.all(batch)
+        db.transaction(() => {
+          for (const record of records) if (record) this.upsert(record)
+        })()
+      }
       db.query("INSERT OR REPLACE INTO meta VALUES ('built', ?)").run(new Date().toISOString())
-    })()
-    this.markSynced(before)
+      this.markSynced(before)
+    } catch (error) {
+      // A database that went bad while open (SQLITE_CORRUPT) is set aside and built anew.
+      if (!/NOTADB|CORRUPT/.test((error as { code?: string }).code ?? "")) throw error
+      this.close()
+      await setAsideIndex(this.file, String((error as { code?: string }).code))
+      await this.ready()
+    }
   }
 
   /** Notes that `id` is about to change, so a crash before `put` leaves the record to be re-read. */

@@ -160,6 +160,22 @@ describe("the index file", () => {
     third.views.index.close()
   })
 
+  test("a state dir reached through a symlinked ancestor (a linked HOME) keeps its index", async () => {
+    const { dir, records } = await seeded(3)
+    const link = `${await freshDir()}/home`
+    await symlink(dir, link)
+    const through = new TaskStore(link)
+    const extra = sampleRecord({ idempotencyKey: "through-a-link" })
+    await through.save(extra)
+    expect(idsOf((await through.page({})).records)).toEqual(idsOf([...records, extra]))
+    expect((await through.findByKey("through-a-link"))?.id).toBe(extra.id)
+    // The index is in use, not given up for the full scan: its row for the new record is there.
+    const db = new Database(`${dir}/.index/records.sqlite`)
+    expect(db.query("SELECT id FROM tasks WHERE id = ?").get(extra.id)).toEqual({ id: extra.id })
+    db.close()
+    through.views.index.close()
+  })
+
   test("control: opened plainly, the same symlink is written through", async () => {
     const outside = await freshDir()
     await writeFile(`${outside}/precious`, "")
