@@ -6,10 +6,30 @@
 import { constants, Database } from "bun:sqlite"
 import { lstat, mkdir, realpath, rename } from "node:fs/promises"
 import { basename, dirname } from "node:path"
+import { STATUSES } from "./result"
 
 /** sqlite3.h SQLITE_OPEN_NOFOLLOW: the database file must not be a symbolic link (bun has no name for it). */
 const OPEN_NOFOLLOW = 0x01000000
 const SCHEMA = 1
+
+/**
+ * Rows per status, kept by triggers in the same transaction as the rows, so an unfiltered or
+ * status-only listing's total is a lookup of a few rows rather than a count of every row. Every
+ * status has its row from the start: an insert inside a trigger would take the outer statement's
+ * conflict policy (the upsert's), so the triggers only update.
+ */
+const COUNTS = `CREATE TABLE IF NOT EXISTS counts (status TEXT PRIMARY KEY, n INTEGER NOT NULL);
+  ${STATUSES.map((status) => `INSERT OR IGNORE INTO counts VALUES ('${status}', 0);`).join("\n  ")}
+  CREATE TRIGGER IF NOT EXISTS counts_insert AFTER INSERT ON tasks BEGIN
+    UPDATE counts SET n = n + 1 WHERE status = new.status;
+  END;
+  CREATE TRIGGER IF NOT EXISTS counts_delete AFTER DELETE ON tasks BEGIN
+    UPDATE counts SET n = n - 1 WHERE status = old.status;
+  END;
+  CREATE TRIGGER IF NOT EXISTS counts_update AFTER UPDATE OF status ON tasks WHEN old.status <> new.status BEGIN
+    UPDATE counts SET n = n - 1 WHERE status = old.status;
+    UPDATE counts SET n = n + 1 WHERE status = new.status;
+  END;`
 
 /** Moves `path` aside when something other than a regular file (a symlink, a FIFO, a directory) has it. */
 async function clearNonFile(path: string, want: "file" | "dir"): Promise<void> {
@@ -27,8 +47,12 @@ function openDb(file: string): Database {
     db.exec("PRAGMA busy_timeout = 10000")
     db.exec("PRAGMA journal_mode = WAL")
     db.exec("PRAGMA synchronous = NORMAL")
-    db.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS tasks (id TEXT PRIMARY KEY, created TEXT NOT NULL, updated TEXT NOT NULL,
+    db.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    const version = db.query("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | null
+    // Another layout (a newer or older program's): dropped and built again from the records.
+    if (version && version.value !== String(SCHEMA))
+      db.exec("DROP TABLE IF EXISTS tasks; DROP TABLE IF EXISTS counts; DROP TABLE IF EXISTS intents; DELETE FROM meta")
+    db.exec(`CREATE TABLE IF NOT EXISTS tasks (id TEXT PRIMARY KEY, created TEXT NOT NULL, updated TEXT NOT NULL,
         revision INTEGER NOT NULL, status TEXT NOT NULL, finished INTEGER NOT NULL, place TEXT NOT NULL,
         key TEXT, ledger TEXT NOT NULL);
       CREATE INDEX IF NOT EXISTS tasks_created ON tasks (created);
@@ -37,9 +61,8 @@ function openDb(file: string): Database {
       CREATE INDEX IF NOT EXISTS tasks_key ON tasks (key) WHERE key IS NOT NULL;
       CREATE INDEX IF NOT EXISTS tasks_open ON tasks (finished, created);
       CREATE TABLE IF NOT EXISTS intents (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, pid INTEGER NOT NULL,
-        at INTEGER NOT NULL);`)
-    const version = db.query("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | null
-    if (version && version.value !== String(SCHEMA)) db.exec("DELETE FROM meta WHERE key IN ('built', 'synced')")
+        at INTEGER NOT NULL);
+      ${COUNTS}`)
     db.query("INSERT OR REPLACE INTO meta VALUES ('schema', ?)").run(String(SCHEMA))
     return db
   } catch (error) {

@@ -233,10 +233,19 @@ export class TaskIndex {
       args.push(query.inside, `${query.inside}/`, `${query.inside}0`)
     }
     const clause = where.length ? `WHERE ${where.join(" AND ")}` : ""
-    const total = (db.query(`SELECT count(*) AS n FROM tasks ${clause}`).get(...args) as { n: number }).n
+    const total = this.count(db, query, clause, args)
     const limit = query.limit === undefined ? "" : `LIMIT ${Math.max(0, Math.floor(query.limit))}`
     const sql = `SELECT id, created, updated, revision FROM tasks ${clause} ORDER BY created DESC ${limit}`
     return { rows: db.query(sql).all(...args) as IndexRow[], total }
+  }
+
+  private count(db: Database, query: IndexQuery, clause: string, args: (string | number)[]): number {
+    // Unfiltered, or by status alone: the trigger-kept counts. Otherwise the matching index range.
+    if (!query.inside && !query.unfinished) {
+      const sql = `SELECT coalesce(sum(n), 0) AS n FROM counts ${query.status ? "WHERE status = ?" : ""}`
+      return (db.query(sql).get(...args) as { n: number }).n
+    }
+    return (db.query(`SELECT count(*) AS n FROM tasks ${clause}`).get(...args) as { n: number }).n
   }
 
   /** Ids of records carrying idempotency key `key`. */
