@@ -4,7 +4,7 @@
 // SQLITE_OPEN_NOFOLLOW (a link placed after that check is refused, not followed), and a file that is
 // not a database is moved aside and a new one started (the index is rebuilt from the records).
 import { constants, Database } from "bun:sqlite"
-import { lstat, mkdir, realpath, rename } from "node:fs/promises"
+import { chmod, lstat, mkdir, realpath, rename } from "node:fs/promises"
 import { basename, dirname } from "node:path"
 import { STATUSES } from "./result"
 
@@ -88,12 +88,16 @@ export async function openIndex(dir: string, file: string): Promise<Database> {
   await mkdir(dir, { recursive: true, mode: 0o700 })
   for (const suffix of ["", "-wal", "-shm"]) await clearNonFile(`${file}${suffix}`, "file")
   const real = `${await realpath(dirname(dir))}/${basename(dir)}/${basename(file)}`
+  let db: Database
   try {
-    return openDb(real)
+    db = openDb(real)
   } catch (error) {
     const code = (error as { code?: string }).code ?? ""
     if (!/NOTADB|CORRUPT|CANTOPEN/.test(code)) throw error
     await setAsideIndex(file, code)
-    return openDb(real)
+    db = openDb(real)
   }
+  // Like the records (0600): SQLite creates with 0644, and its -wal and -shm take the database's mode.
+  await chmod(real, 0o600).catch(() => undefined) // its directory is 0700 already
+  return db
 }

@@ -6,7 +6,7 @@
 // runs), and the records directory's mtime, which moves whenever a name appears or goes (a record
 // written by anyone who does not keep the index: a person, an older version, a half-finished save).
 import type { Database } from "bun:sqlite"
-import { lstat, mkdir, readdir, stat } from "node:fs/promises"
+import { lstat, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises"
 import { alive } from "../util/process"
 import { openIndex, setAsideIndex } from "./task-index-file"
 import { type LedgerRecord, ledgerOf, ledgerRow, placeOf } from "./task-rows"
@@ -49,6 +49,7 @@ export class TaskIndex {
   private db?: Database
   readonly dir: string
   readonly file: string
+  private readonly staleMark: string
 
   /**
    * `finished` says which statuses are final; `load` reads one record file (through its schema,
@@ -62,6 +63,7 @@ export class TaskIndex {
   ) {
     this.dir = `${recordsDir}/.index`
     this.file = `${this.dir}/records.sqlite`
+    this.staleMark = `${this.dir}/stale`
   }
 
   /** The open index, built from the records first when it is new; a garbage file is set aside and rebuilt. */
@@ -104,6 +106,11 @@ export class TaskIndex {
       await setAsideIndex(this.file, String((error as { code?: string }).code))
       await this.ready()
     }
+  }
+
+  /** Asks whichever process next uses the index to rebuild it (an empty file: it needs no free block). */
+  async markStale(): Promise<void> {
+    await writeFile(this.staleMark, "").catch(() => undefined) // nothing more to do where even that fails
   }
 
   /** Notes that `id` is about to change, so a crash before `put` leaves the record to be re-read. */
@@ -164,6 +171,12 @@ export class TaskIndex {
   /** Catches up with what the index cannot have seen: intents of writers that stopped, names that appeared. */
   async catchUp(): Promise<void> {
     const db = await this.ready()
+    // A process whose index failed left this mark: what it wrote meanwhile is only in the records.
+    // Taken before the rebuild, so a mark left during it asks for another.
+    if (await lstat(this.staleMark).catch(() => undefined)) {
+      await rm(this.staleMark, { force: true })
+      await this.rebuild()
+    }
     const intents = db.query("SELECT seq, id, pid, at FROM intents").all() as {
       seq: number
       id: string

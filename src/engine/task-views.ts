@@ -60,6 +60,7 @@ export class IndexGate {
   failed(error: unknown) {
     this.offUntil = Date.now() + INDEX_RETRY_MS
     this.missed = true
+    void this.index.markStale()
     const why = error instanceof Error ? error.message : String(error)
     process.stderr.write(
       `opencode-mcp-orchestrator: task index ${this.index.file} unusable (${why}); reading records\n`,

@@ -246,6 +246,35 @@ describe("rows and records", () => {
   })
 })
 
+describe("an index that cannot be written", () => {
+  test("a full index (SQLITE_FULL) fails no save; listings read the records; the next process rebuilds", async () => {
+    const { dir, store, records } = await seeded(5)
+    const db = await store.views.index.ready()
+    // The index can grow no further: every insert that needs a page fails as on a full disk.
+    const { page_count } = db.query("PRAGMA page_count").get() as { page_count: number }
+    db.exec(`PRAGMA max_page_count = ${page_count}`)
+    const more = Array.from({ length: 150 }, () => sampleRecord({ idempotencyKey: `full-${Math.random()}` }))
+    for (const record of more) await store.save(record)
+    // A change to a record the index already has, made while the index is off: its row says succeeded.
+    await store.save({ ...records[0]!, status: "failed", revision: 2 })
+    const all = [...records, ...more]
+    const listed = await store.page({})
+    expect(listed.total).toBe(155)
+    expect(idsOf(listed.records)).toEqual(idsOf(all))
+    expect((await store.findByKey(more[140]!.idempotencyKey!))?.id).toBe(more[140]!.id)
+    expect((await store.ledger()).length).toBe(155)
+    // Control: the index itself did miss writes; the listings above did not come from it.
+    expect((db.query("SELECT count(*) AS n FROM tasks").get() as { n: number }).n).toBeLessThan(155)
+    expect(db.query("SELECT status FROM tasks WHERE id = ?").get(records[0]!.id)).toEqual({ status: "succeeded" })
+    store.views.index.close()
+    // The next process (here: a fresh store) filters by status before anything reads that record.
+    const next = new TaskStore(dir)
+    expect((await next.page({ status: "failed" })).records.map((r) => r.id)).toEqual([records[0]!.id])
+    expect(idsOf((await next.page({})).records)).toEqual(idsOf(all))
+    next.views.index.close()
+  })
+})
+
 describe("two processes sharing the store", () => {
   test("both list and write at once; nothing is lost and each listing counts what its writer saved", async () => {
     const dir = await freshDir()
