@@ -193,6 +193,9 @@ export function checkTaskId(id: string): void {
     )
 }
 
+/** Record files read at once by a full listing. */
+const READ_BATCH = 256
+
 const isRecordName = (name: string) => name.endsWith(".json") && TASK_ID.test(name.slice(0, -5))
 
 export class TaskStore {
@@ -307,7 +310,11 @@ export class TaskStore {
     const names = await readdir(this.dir).catch(() => [] as string[])
     const ids = new Set(names.filter(isRecordName).map((name) => name.slice(0, -5)))
     for (const id of this.unsaved.keys()) ids.add(id)
-    const records = await Promise.all([...ids].map((id) => this.read(id)))
+    // A few hundred files open at a time: all at once, 100,000 records ran out of descriptors (EMFILE).
+    const all = [...ids]
+    const records: (TaskRecord | undefined)[] = []
+    for (let at = 0; at < all.length; at += READ_BATCH)
+      records.push(...(await Promise.all(all.slice(at, at + READ_BATCH).map((id) => this.read(id)))))
     return records
       .filter((record): record is TaskRecord => record !== undefined)
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt))

@@ -246,6 +246,36 @@ describe("rows and records", () => {
   })
 })
 
+describe("a full listing out of file descriptors", () => {
+  const scanWith = async (dir: string, limit: number) => {
+    const child = spawn([
+      "/bin/bash",
+      "-c",
+      `ulimit -n ${limit} && exec "$0" "$@"`,
+      process.execPath,
+      CHILD,
+      "scan",
+      dir,
+    ])
+    const out = await new Response(child.stdout).text()
+    await child.exited
+    return out.trim()
+  }
+
+  test("EMFILE while reading records moves none aside (a healthy record is never called corrupt)", async () => {
+    const dir = await freshDir()
+    const records = Array.from({ length: 600 }, () => sampleRecord())
+    for (const record of records) await writeJson(`${dir}/${record.id}.json`, record)
+    // The listing may fail (or, under Bun 1.4.5, end without a word), or answer in full; never in part.
+    expect(await scanWith(dir, 150)).not.toMatch(/^listed (?!600$)/)
+    // And every record is still where it was (before: 225 of them moved aside at this limit).
+    expect(readdirSync(dir).filter((name) => name.includes(".corrupt"))).toEqual([])
+    expect(onDisk(dir)).toEqual(idsOf(records))
+    // Control: with descriptors to spare the same listing reads all 600.
+    expect(await scanWith(dir, 4096)).toBe("listed 600")
+  })
+})
+
 describe("an index that cannot be written", () => {
   test("a full index (SQLITE_FULL) fails no save; listings read the records; the next process rebuilds", async () => {
     const { dir, store, records } = await seeded(5)
