@@ -109,8 +109,11 @@ export class TaskIndex {
   }
 
   /** Asks whichever process next uses the index to rebuild it (an empty file: it needs no free block). */
-  async markStale(): Promise<void> {
-    await writeFile(this.staleMark, "").catch(() => undefined) // nothing more to do where even that fails
+  async markStale(): Promise<boolean> {
+    return writeFile(this.staleMark, "").then(
+      () => true,
+      () => false, // where even that fails, the caller asks again later
+    )
   }
 
   /** Notes that `id` is about to change, so a crash before `put` leaves the record to be re-read. */

@@ -46,15 +46,11 @@ export class IndexGate {
   async usable(): Promise<boolean> {
     if (Date.now() < this.offUntil) return false
     if (!this.missed) return true
-    // Writes went past the index while it was off: it is read again from the records, once.
-    try {
-      await this.index.rebuild()
-      this.missed = false
-      return true
-    } catch (error) {
-      this.failed(error)
-      return false
-    }
+    // Writes went past the index while it was off: the next catch-up (a listing's, not a save's: a
+    // rebuild reads every record) rebuilds it from the records.
+    if (!(await this.index.markStale())) return false
+    this.missed = false
+    return true
   }
 
   failed(error: unknown) {
