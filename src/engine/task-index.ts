@@ -85,9 +85,11 @@ export class TaskIndex {
   async rebuild(): Promise<void> {
     const db = await this.open()
     try {
+      // Emptied before the directory is read: a row another process puts after this stays, and one it
+      // put before is for a file already there, which the listing below reads again.
+      db.transaction(() => db.exec("DELETE FROM meta WHERE key = 'built'; DELETE FROM tasks"))()
       const before = await this.dirTime()
       const names = (await readdir(this.recordsDir)).filter(this.isRecordName)
-      db.transaction(() => db.exec("DELETE FROM meta WHERE key = 'built'; DELETE FROM tasks"))()
       // In batches, so a first start over 100,000 records holds a few hundred in memory, not all of them;
       // an interrupted build is not marked built and starts over.
       for (let at = 0; at < names.length; at += REBUILD_BATCH) {
