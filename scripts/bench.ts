@@ -14,7 +14,10 @@
 //      one capped call plus a message read per listed session (the path before), against 100 ms
 //   f) serve's RSS, threads and fds after 1, 10 and 50 directories, kept and released (bench-growth.ts)
 //   g) a retention pass over 10,000 records with parked sessions beside the path before (bench-retention.ts)
-//   bun scripts/bench.ts [--runs N] [--only footprint|sessions|growth|retention] [--growth 1,10,50] [--records N]
+//   h) task_list, stats, a key lookup and a store's open at 1,000, 10,000 and 100,000 records, through the
+//      index beside the path before (bench-records.ts)
+//   bun scripts/bench.ts [--runs N] [--only footprint|sessions|growth|retention|records] [--growth 1,10,50] [--records N]
+//     [--record-steps 1000,10000,100000]
 import { parseArgs } from "node:util"
 import { rm } from "node:fs/promises"
 import { connect } from "../src/opencode/client"
@@ -34,6 +37,7 @@ import { benchFootprint, startup } from "./bench-footprint"
 import { benchGrowth } from "./bench-growth"
 import { measure } from "./bench-measure"
 import { benchSessions } from "./bench-sessions"
+import { benchRecords } from "./bench-records"
 import { benchRetention } from "./bench-retention"
 
 const ROOT = `${import.meta.dir}/..`
@@ -50,6 +54,7 @@ const { values } = parseArgs({
     only: { type: "string" },
     growth: { type: "string", default: "1,10,50" },
     records: { type: "string", default: "10000" },
+    "record-steps": { type: "string", default: "1000,10000,100000" },
   },
 })
 const runs = Number(values.runs)
@@ -59,6 +64,11 @@ const { timed } = measure(runs)
 
 if (values.only === "retention") {
   await benchRetention(Number(values.records), PINNED_PATH)
+  process.exit(0)
+}
+
+if (values.only === "records") {
+  await benchRecords(values["record-steps"].split(",").map(Number), runs)
   process.exit(0)
 }
 

@@ -20,7 +20,7 @@ export default defineCommand({
   async run({ args }) {
     const paths = resolvePaths(flagsFromProcess())
     const stats = summarize(
-      await new TaskStore(paths.tasksDir).list(),
+      await new TaskStore(paths.tasksDir).ledger(),
       args.since ? parseSince(args.since, Date.now()) : undefined,
     )
     console.log(args.json ? JSON.stringify(stats, null, 2) : renderStats(stats))

@@ -14,7 +14,7 @@ import { isFinished, TaskStore } from "./tasks"
  */
 export function laneInUse(store: TaskStore): LaneBounds["inUse"] {
   return async (dir) =>
-    (await store.list()).some(
+    (await store.unfinished()).some(
       (record) => !isFinished(record.status) && (record.workspace === dir || record.workspace.startsWith(`${dir}/`)),
     )
 }

@@ -33,6 +33,8 @@ import type { PatchRecord } from "../workspace/patches"
 import type { Runtime } from "./runtime"
 import { checkContinuable, isFinished, newRecord, newTaskId, type TaskRecord } from "./tasks"
 import type { StartRequest } from "./request"
+import type { IndexQuery, LedgerRecord } from "./task-index"
+import type { Page } from "./task-views"
 import { follow, wait, type FollowOptions } from "./waiting"
 
 export type { ContinuePolicy } from "./continuation"
@@ -289,6 +291,19 @@ export class Delegations {
   /** The tasks a query selects, with the stored patches, the lanes and what was set aside (listing.ts). */
   listTasks(query: TaskQuery): Promise<Listing> {
     return listTasks(this, query)
+  }
+
+  /** The tasks matching `query`, newest first, as this process knows them, read through the store's index. */
+  async page(query: IndexQuery): Promise<Page> {
+    await this.recovering
+    const found = await this.engine.store.page(query)
+    return { ...found, records: found.records.map((record) => this.engine.live.get(record.id)?.record ?? record) }
+  }
+
+  /** What the ledger (stats) sums, from the index. */
+  async ledger(): Promise<LedgerRecord[]> {
+    await this.recovering
+    return this.engine.store.ledger()
   }
 
   /** True while this process runs the task's turn (or settles it). */

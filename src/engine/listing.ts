@@ -7,6 +7,8 @@ import { listPatches, patchState, type PatchRecord, type PatchState } from "../w
 import { laneState, type LaneState, type Reclaims } from "./lanes"
 import type { Status } from "./result"
 import type { Runtime } from "./runtime"
+import type { IndexQuery } from "./task-index"
+import type { Page } from "./task-views"
 import { TaskStore, type TaskRecord } from "./tasks"
 
 /** How many tasks one listing shows: at least one, at most `max`, `fallback` when not asked. */
@@ -66,24 +68,21 @@ export function within(cwd: string | undefined): (workspace: string) => boolean 
   return (workspace) => workspace === (root || "/") || workspace.startsWith(`${root}/`)
 }
 
-/** The tasks `query` selects from `records` (newest first), at most its limit. Pure. */
-export function selectTasks(records: TaskRecord[], query: TaskQuery): Selection {
+/** The index query a listing asks for: the limit checked, a trailing slash naming the same directory. Pure. */
+export function indexQuery(query: TaskQuery): IndexQuery {
   const limit = checkLimit(query.limit)
-  const inside = within(query.cwd)
-  // An isolated worker runs in its worktree; it is listed under the workspace it was asked for.
-  const all = records.filter(
-    (record) =>
-      (!query.status || record.status === query.status) && inside(record.isolation?.source ?? record.workspace),
-  )
-  return { tasks: all.slice(0, limit), total: all.length }
+  // "/w/repo/" lists what "/w/repo" does; "/" holds every workspace.
+  const inside = query.cwd?.replace(/\/+$/, "")
+  return { status: query.status, limit, ...(inside ? { inside } : {}) }
 }
+
+const selection = (page: Page): Selection => ({ tasks: page.records, total: page.total })
 
 /** The tasks recorded in `tasksDir` that `query` selects: for a process that runs no engine (the CLI). */
 export async function storedTasks(tasksDir: string, query: TaskQuery): Promise<Selection & { setAside: SetAside[] }> {
-  checkLimit(query.limit)
   const store = new TaskStore(tasksDir)
-  const selection = selectTasks(await store.list(), query)
-  return { ...selection, setAside: store.takeSetAside() }
+  const found = selection(await store.page(indexQuery(query)))
+  return { ...found, setAside: store.takeSetAside() }
 }
 
 const patchEntry = (patch: PatchRecord): PatchEntry => ({
@@ -101,8 +100,8 @@ const patchEntry = (patch: PatchRecord): PatchEntry => ({
 /** What the listing needs of the lifecycle (Delegations provides it). */
 export interface ListingDeps {
   runtime: Runtime
-  /** Every task, newest first, as this process knows it. */
-  list(): Promise<TaskRecord[]>
+  /** The tasks an index query selects, newest first, as this process knows them. */
+  page(query: IndexQuery): Promise<Page>
   /** Task records set aside since the last call, each once. */
   takeSetAside(): SetAside[]
   /** Lanes this process took back (its isolated starts', and the listing's own audit), reported once. */
@@ -111,10 +110,10 @@ export interface ListingDeps {
 
 /** The whole listing: the selected tasks, the stored patches, the lanes (audited), what was set aside. */
 export async function listTasks(deps: ListingDeps, query: TaskQuery): Promise<Listing> {
-  const selection = selectTasks(await deps.list(), query)
+  const found = selection(await deps.page(indexQuery(query)))
   const { paths } = deps.runtime
   const stored = await listPatches(paths.patchesDir)
   const patches = stored.records.filter((patch) => within(query.cwd)(patch.source.workspace)).map(patchEntry)
   const lanes = await laneState(paths, (await deps.runtime.config()).maxWorktreeLanes, deps.reclaims)
-  return { ...selection, patches, lanes, setAside: [...deps.takeSetAside(), ...stored.setAside] }
+  return { ...found, patches, lanes, setAside: [...deps.takeSetAside(), ...stored.setAside] }
 }

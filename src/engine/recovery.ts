@@ -36,7 +36,7 @@ export async function recoverAll(engine: Engine): Promise<void> {
 }
 
 async function recoverLeft(engine: Engine) {
-  const records = (await engine.store.list()).filter(ownerGone)
+  const records = (await engine.store.unfinished()).filter(ownerGone)
   const locks = (await engine.locks.list()).filter(orphaned)
   if (records.length === 0 && locks.length === 0) return
   for (const record of records) await recoverTask(engine, record)

@@ -4,7 +4,6 @@
 // `perPass` removals, sessions in bounded parallel, so one pass never holds the shared server for long;
 // two passes at once (two MCP processes) are harmless: every removal is idempotent, and a record is
 // rewritten only if nobody changed it since the pass read it.
-import { rm } from "node:fs/promises"
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { removeSession } from "../opencode/session"
 import { isFinished, type TaskRecord, type TaskStore } from "./tasks"
@@ -100,7 +99,7 @@ export async function prune(store: TaskStore, client: OpencodeClient | undefined
     }
     if (dropRecord) {
       if (!unchanged(await store.read(record.id), record)) return
-      await rm(store.file(record.id), { force: true })
+      await store.remove(record.id)
       outcome.recordsRemoved++
     }
   })

@@ -2,7 +2,7 @@
 // starts and rewritten (atomically) on every change, so a restarted MCP server, another MCP server
 // process or a person with `cat` can see every task that was ever started and how it ended.
 import { randomBytes } from "node:crypto"
-import { readdir } from "node:fs/promises"
+import { readdir, rm } from "node:fs/promises"
 import type { Role } from "../config/schema"
 import { fail } from "../errors"
 import type { OpenAsk } from "../opencode/pending"
@@ -15,6 +15,8 @@ import type { PolicyDecision } from "./policy"
 import type { Activity } from "./progress"
 import { RecordSchema } from "./record-schema"
 import type { DelegationResult, Status } from "./result"
+import { type IndexQuery, type LedgerRecord, TaskIndex } from "./task-index"
+import { type Page, TaskViews } from "./task-views"
 import type { Spending } from "./usage"
 
 export const FINISHED: readonly Status[] = [
@@ -203,6 +205,11 @@ export interface UpdateHow {
   deferred?: boolean
 }
 
+/** Record files read at once by a full listing. */
+const READ_BATCH = 256
+
+const isRecordName = (name: string) => name.endsWith(".json") && TASK_ID.test(name.slice(0, -5))
+
 export class TaskStore {
   /** Per-task write chain: writes land in order, and a burst of progress collapses into the latest state. */
   private writes = new Map<string, { running: Promise<void>; pending?: TaskRecord }>()
@@ -214,7 +221,15 @@ export class TaskStore {
   private retry?: ReturnType<typeof setInterval>
   private readonly unreported: SetAside[] = []
 
-  constructor(readonly dir: string) {}
+  /** Listings through the records' index (task-index.ts, task-views.ts); a failed index means a full scan. */
+  readonly views: TaskViews
+
+  constructor(readonly dir: string) {
+    const finished = (status: string) => isFinished(status as Status)
+    const index = new TaskIndex(dir, finished, (id) => this.load(this.file(id), id), isRecordName)
+    const held = () => [...this.unsaved.values()].map((record) => structuredClone(record))
+    this.views = new TaskViews(index, { read: (id) => this.read(id), scan: () => this.list(), held, finished })
+  }
 
   file(id: string) {
     checkTaskId(id)
@@ -257,8 +272,15 @@ export class TaskStore {
       let next: TaskRecord | undefined = snapshot
       try {
         while (next) {
-          await writeJson(this.file(next.id), next, 0o600)
+          const landing = next
+          const intent = await this.views.gate.indexed((index) => index.intend(landing.id))
+          await writeJson(this.file(next.id), next, 0o600).catch(async (error: unknown) => {
+            // Nothing changed on disk (the write is atomic): the intent is void.
+            if (intent !== undefined) await this.views.gate.indexed((index) => index.forget(intent))
+            throw error
+          })
           this.unsaved.delete(next.id)
+          await this.views.gate.indexed((index) => index.put(landing, intent))
           next = entry.pending
           entry.pending = undefined
         }
@@ -309,23 +331,46 @@ export class TaskStore {
     }, 2000)
   }
 
+  /** Every record, each file read: for readers that need them all (retention, doctor, the sessions listing). */
   async list(): Promise<TaskRecord[]> {
     // No tasks directory yet: no tasks.
     const names = await readdir(this.dir).catch(() => [] as string[])
-    const ids = new Set(
-      names
-        .filter((name) => name.endsWith(".json") && TASK_ID.test(name.slice(0, -5)))
-        .map((name) => name.slice(0, -5)),
-    )
+    const ids = new Set(names.filter(isRecordName).map((name) => name.slice(0, -5)))
     for (const id of this.unsaved.keys()) ids.add(id)
-    const records = await Promise.all([...ids].map((id) => this.read(id)))
+    // A few hundred files open at a time: all at once, 100,000 records ran out of descriptors (EMFILE).
+    const all = [...ids]
+    const records: (TaskRecord | undefined)[] = []
+    for (let at = 0; at < all.length; at += READ_BATCH)
+      records.push(...(await Promise.all(all.slice(at, at + READ_BATCH).map((id) => this.read(id)))))
     return records
       .filter((record): record is TaskRecord => record !== undefined)
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
   }
 
   async findByKey(key: string): Promise<TaskRecord | undefined> {
-    return (await this.list()).find((record) => record.idempotencyKey === key)
+    return this.views.byKey(key)
+  }
+
+  /** The records matching `query`, newest first, read through the index: the files of the page only. */
+  page(query: IndexQuery): Promise<Page> {
+    return this.views.page(query)
+  }
+
+  /** Tasks not finished (what recovery and the lane audit look at), read through the index. */
+  async unfinished(): Promise<TaskRecord[]> {
+    return (await this.views.page({ unfinished: true })).records
+  }
+
+  /** What the ledger sums, from the index rows. */
+  ledger(): Promise<LedgerRecord[]> {
+    return this.views.ledger()
+  }
+
+  /** Removes a record (retention): its file, then its row. */
+  async remove(id: string): Promise<void> {
+    const intent = await this.views.gate.indexed((index) => index.intend(id))
+    await rm(this.file(id), { force: true })
+    await this.views.gate.indexed((index) => index.drop(id, intent))
   }
 }
 

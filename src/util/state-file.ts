@@ -94,6 +94,8 @@ async function readRegular(path: string): Promise<Regular> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === "ENOENT") return {}
+    // Out of descriptors (or interrupted) says nothing about the file: never a reason to move it aside.
+    if (code === "EMFILE" || code === "ENFILE" || code === "EINTR" || code === "EAGAIN") throw error
     if (code === "ELOOP") return { problem: "it is a symbolic link, not a file this program wrote" }
     return { problem: `it cannot be opened (${code ?? (error as Error).message})` }
   }

@@ -2,12 +2,12 @@
 // workspace and what lies inside it, an isolated task under the workspace it was asked for), the one
 // bound on its limit, and the records set aside while listing, reported once by the value it returns
 // (no process-wide list to drain). The MCP tool and the `tasks` command read this same selection.
-import { describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { mkdir, writeFile } from "node:fs/promises"
 import { readFlags } from "../../src/config/flags"
 import { AppError } from "../../src/errors"
 import { Delegations } from "../../src/engine/lifecycle"
-import { checkLimit, LIST_LIMIT, selectTasks, storedTasks, within } from "../../src/engine/listing"
+import { checkLimit, indexQuery, LIST_LIMIT, storedTasks, within } from "../../src/engine/listing"
 import { Runtime } from "../../src/engine/runtime"
 import { newTaskId, TaskStore, type TaskRecord } from "../../src/engine/tasks"
 import { tempDir } from "../helpers/temp"
@@ -42,7 +42,7 @@ function record(fields: Partial<TaskRecord> = {}): TaskRecord {
 
 const newestFirst = (records: TaskRecord[]) => [...records].sort((a, b) => b.createdAt.localeCompare(a.createdAt))
 
-describe("selectTasks", () => {
+describe("the selection, through the store's index", () => {
   const running = record({ status: "running" })
   const failed = record({ status: "failed", workspace: "/w/repo/sub" })
   const sibling = record({ workspace: "/w/repo2" })
@@ -53,6 +53,13 @@ describe("selectTasks", () => {
   })
   const all = newestFirst([running, failed, sibling, isolated])
   const ids = (records: TaskRecord[]) => records.map((r) => r.id)
+  let dir: Awaited<ReturnType<typeof tempDir>>
+  beforeAll(async () => {
+    dir = await tempDir("oc-orch-listing-select-")
+    const store = new TaskStore(dir.path)
+    for (const r of all) await store.save(r)
+  })
+  afterAll(() => dir[Symbol.asyncDispose]())
 
   test.each([
     ["no filter: every task, newest first", {}, [isolated, sibling, failed, running]],
@@ -66,14 +73,14 @@ describe("selectTasks", () => {
     ["a sibling whose name starts the same is not inside", { cwd: "/w/repo2" }, [sibling]],
     ["status and workspace together", { cwd: "/w/repo", status: "failed" as const }, [failed]],
     ["a worktree path is not where an isolated task is listed", { cwd: "/cache/worktrees" }, []],
-  ])("%s", (_, query, expected) => {
-    const selected = selectTasks(all, query)
+  ])("%s", async (_, query, expected) => {
+    const selected = await storedTasks(dir.path, query)
     expect(ids(selected.tasks)).toEqual(ids(expected))
     expect(selected.total).toBe(expected.length)
   })
 
-  test("the limit cuts the list, the total counts every match", () => {
-    const selected = selectTasks(all, { limit: 2 })
+  test("the limit cuts the list, the total counts every match", async () => {
+    const selected = await storedTasks(dir.path, { limit: 2 })
     expect(ids(selected.tasks)).toEqual(ids([isolated, sibling]))
     expect(selected.total).toBe(4)
   })
@@ -83,7 +90,7 @@ describe("selectTasks", () => {
     (limit) => {
       let thrown: unknown
       try {
-        selectTasks(all, { limit })
+        indexQuery({ limit })
       } catch (error) {
         thrown = error
       }

@@ -52,7 +52,7 @@ export const stats = defineTool({
   output: { since: z.string().optional(), rows: z.array(rowShape), total: rowShape, set_aside: setAsideShape },
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   run: async (args, { delegations }) => {
-    const stats = summarize(await delegations.list(), args.since ? parseSince(args.since, Date.now()) : undefined)
+    const stats = summarize(await delegations.ledger(), args.since ? parseSince(args.since, Date.now()) : undefined)
     // The sum is over the records that read; one set aside is named here (once), not a reason to fail.
     const setAside = delegations.takeSetAside()
     const text = [renderStats(stats), ...setAsideLines(setAside)].join("\n")

@@ -1,0 +1,293 @@
+// An index of the task records (bun:sqlite, WAL) so that a listing, a key lookup, the ledger and the
+// recovery pass cost what they return, not every record ever kept. The JSON records stay the truth:
+// the index is derived from them, written after each record lands, and rebuilt from them when it is
+// missing, garbage or not a regular file. What a crash can leave behind is caught by two cheap checks:
+// an intent row written before each record changes (re-read from its file unless its writer still
+// runs), and the records directory's mtime, which moves whenever a name appears or goes (a record
+// written by anyone who does not keep the index: a person, an older version, a half-finished save).
+import type { Database } from "bun:sqlite"
+import { lstat, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises"
+import { alive } from "../util/process"
+import { openIndex, setAsideIndex } from "./task-index-file"
+import { type LedgerRecord, ledgerOf, ledgerRow, placeOf } from "./task-rows"
+import type { TaskRecord } from "./tasks"
+
+/** A name change this recent may share its mtime tick with one still to come: not trusted as synced. */
+const QUIET_NS = 1_000_000_000n
+/** An intent older than this is re-read even when its writer's PID is alive (it may be a reused PID). */
+const INTENT_STALE_MS = 60_000
+const REBUILD_BATCH = 500
+
+export type { LedgerRecord }
+
+export interface IndexQuery {
+  status?: string
+  /** Records whose workspace (an isolated worker's source) is this directory or lies under it. */
+  inside?: string
+  limit?: number
+  unfinished?: boolean
+}
+
+interface DirTime {
+  mtime: bigint
+  at: bigint
+}
+
+interface Row {
+  id: string
+}
+
+/** A listed row: enough to order it and to tell whether its record changed since it was indexed. */
+export interface IndexRow {
+  id: string
+  created: string
+  updated: string
+  revision: number
+}
+
+export class TaskIndex {
+  private db?: Database
+  readonly dir: string
+  readonly file: string
+  private readonly staleMark: string
+
+  /**
+   * `finished` says which statuses are final; `load` reads one record file (through its schema,
+   * setting a bad one aside), undefined when it is absent or was set aside.
+   */
+  constructor(
+    readonly recordsDir: string,
+    private readonly finished: (status: string) => boolean,
+    private readonly load: (id: string) => Promise<TaskRecord | undefined>,
+    private readonly isRecordName: (name: string) => boolean,
+  ) {
+    this.dir = `${recordsDir}/.index`
+    this.file = `${this.dir}/records.sqlite`
+    this.staleMark = `${this.dir}/stale`
+  }
+
+  /** The open index, built from the records first when it is new; a garbage file is set aside and rebuilt. */
+  async ready(): Promise<Database> {
+    if (this.db) return this.db
+    await mkdir(this.recordsDir, { recursive: true, mode: 0o700 })
+    const db = await openIndex(this.dir, this.file)
+    this.db = db
+    const built = db.query("SELECT value FROM meta WHERE key = 'built'").get() as { value: string } | null
+    if (!built) await this.rebuild()
+    return db
+  }
+
+  private async open(): Promise<Database> {
+    return this.db ?? (await this.ready())
+  }
+
+  /** Every record file read once into a fresh index (the first start, or after the index was lost). */
+  async rebuild(): Promise<void> {
+    const db = await this.open()
+    try {
+      // Emptied before the directory is read: a row another process puts after this stays, and one it
+      // put before is for a file already there, which the listing below reads again.
+      db.transaction(() => db.exec("DELETE FROM meta WHERE key = 'built'; DELETE FROM tasks"))()
+      const before = await this.dirTime()
+      const names = (await readdir(this.recordsDir)).filter(this.isRecordName)
+      // In batches, so a first start over 100,000 records holds a few hundred in memory, not all of them;
+      // an interrupted build is not marked built and starts over.
+      for (let at = 0; at < names.length; at += REBUILD_BATCH) {
+        const batch = names.slice(at, at + REBUILD_BATCH).map((name) => this.load(name.slice(0, -5)))
+        const records = await Promise.all(batch)
+        db.transaction(() => {
+          for (const record of records) if (record) this.upsert(record)
+        })()
+      }
+      db.query("INSERT OR REPLACE INTO meta VALUES ('built', ?)").run(new Date().toISOString())
+      this.markSynced(before)
+    } catch (error) {
+      // A database that went bad while open (SQLITE_CORRUPT) is set aside and built anew.
+      if (!/NOTADB|CORRUPT/.test((error as { code?: string }).code ?? "")) throw error
+      this.close()
+      await setAsideIndex(this.file, String((error as { code?: string }).code))
+      await this.ready()
+    }
+  }
+
+  /** Asks whichever process next uses the index to rebuild it (an empty file: it needs no free block). */
+  async markStale(): Promise<boolean> {
+    return writeFile(this.staleMark, "").then(
+      () => true,
+      () => false, // where even that fails, the caller asks again later
+    )
+  }
+
+  /** Notes that `id` is about to change, so a crash before `put` leaves the record to be re-read. */
+  async intend(id: string): Promise<number> {
+    const db = await this.ready()
+    return Number(
+      db.query("INSERT INTO intents (id, pid, at) VALUES (?, ?, ?)").run(id, process.pid, Date.now()).lastInsertRowid,
+    )
+  }
+
+  /**
+   * The record as it now is on disk; `intent` is done. A row is never set back to an older revision,
+   * unless `replace` (the row is garbage: its dates and revision say nothing).
+   */
+  async put(record: TaskRecord, intent?: number, replace = false): Promise<void> {
+    const db = await this.ready()
+    db.transaction(() => {
+      if (replace) db.query("DELETE FROM tasks WHERE id = ?").run(record.id)
+      this.upsert(record)
+      if (intent !== undefined) db.query("DELETE FROM intents WHERE seq = ?").run(intent)
+    })()
+  }
+
+  /** An intent whose change never happened (the record's write failed: the file is as it was). */
+  async forget(intent: number): Promise<void> {
+    ;(await this.ready()).query("DELETE FROM intents WHERE seq = ?").run(intent)
+  }
+
+  /** The record's file is gone. */
+  async drop(id: string, intent?: number): Promise<void> {
+    const db = await this.ready()
+    db.transaction(() => {
+      db.query("DELETE FROM tasks WHERE id = ?").run(id)
+      if (intent !== undefined) db.query("DELETE FROM intents WHERE seq = ?").run(intent)
+    })()
+  }
+
+  private upsert(record: TaskRecord) {
+    this.db!.query(
+      `INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET created = excluded.created,
+        updated = excluded.updated, revision = excluded.revision, status = excluded.status,
+        finished = excluded.finished, place = excluded.place, key = excluded.key, ledger = excluded.ledger
+        WHERE excluded.updated > tasks.updated
+          OR (excluded.updated = tasks.updated AND excluded.revision >= tasks.revision)`,
+    ).run(
+      record.id,
+      record.createdAt,
+      record.updatedAt,
+      record.revision,
+      record.status,
+      this.finished(record.status) ? 1 : 0,
+      placeOf(record),
+      record.idempotencyKey ?? null,
+      JSON.stringify(ledgerOf(record)),
+    )
+  }
+
+  /** Catches up with what the index cannot have seen: intents of writers that stopped, names that appeared. */
+  async catchUp(): Promise<void> {
+    const db = await this.ready()
+    // A process whose index failed left this mark: what it wrote meanwhile is only in the records.
+    // Taken before the rebuild, so a mark left during it asks for another.
+    if (await lstat(this.staleMark).catch(() => undefined)) {
+      await rm(this.staleMark, { force: true })
+      await this.rebuild()
+    }
+    const intents = db.query("SELECT seq, id, pid, at FROM intents").all() as {
+      seq: number
+      id: string
+      pid: number
+      at: number
+    }[]
+    for (const intent of intents) {
+      // A writer still running may be between its file and its row: its own put settles the row.
+      if (alive(intent.pid) && Date.now() - intent.at < INTENT_STALE_MS) continue
+      const record = await this.load(intent.id)
+      if (record) await this.put(record, intent.seq, true)
+      else await this.drop(intent.id, intent.seq)
+    }
+    const synced = db.query("SELECT value FROM meta WHERE key = 'synced'").get() as { value: string } | null
+    const now = await this.dirTime()
+    if (synced && now !== undefined && synced.value === String(now.mtime)) return
+    await this.syncNames(now)
+  }
+
+  /** Names on disk against rows: a new name is read and indexed, a row whose file is gone is dropped. */
+  private async syncNames(before: DirTime | undefined): Promise<void> {
+    const db = this.db!
+    const names = new Set((await readdir(this.recordsDir)).filter(this.isRecordName).map((n) => n.slice(0, -5)))
+    const rows = new Set((db.query("SELECT id FROM tasks").all() as Row[]).map((row) => row.id))
+    for (const id of names) {
+      if (rows.has(id)) continue
+      const record = await this.load(id)
+      if (record) await this.put(record)
+    }
+    for (const id of rows) {
+      if (names.has(id)) continue
+      // Written since the listing above: its row is right.
+      if (await lstat(`${this.recordsDir}/${id}.json`).catch(() => undefined)) continue
+      await this.drop(id)
+    }
+    this.markSynced(before)
+  }
+
+  private markSynced(before: DirTime | undefined) {
+    // Only a directory quiet for a while when it was looked at is trusted: a change landing in the
+    // same (coarse) mtime tick as the last one seen would leave the mtime as it was.
+    const quiet = before !== undefined && before.at - before.mtime > QUIET_NS
+    if (quiet) this.db!.query("INSERT OR REPLACE INTO meta VALUES ('synced', ?)").run(String(before.mtime))
+    else this.db!.query("DELETE FROM meta WHERE key = 'synced'").run()
+  }
+
+  /** The records directory's mtime, and when it was read (ns). */
+  private async dirTime(): Promise<DirTime | undefined> {
+    const at = BigInt(Date.now()) * 1_000_000n
+    const info = await stat(this.recordsDir, { bigint: true }).catch(() => undefined)
+    return info && { mtime: info.mtimeNs, at }
+  }
+
+  /** Rows matching `query`, newest first, and how many match in all. */
+  async rows(query: IndexQuery): Promise<{ rows: IndexRow[]; total: number }> {
+    const db = await this.ready()
+    const where: string[] = []
+    const args: (string | number)[] = []
+    if (query.status) {
+      where.push("status = ?")
+      args.push(query.status)
+    }
+    if (query.unfinished) where.push("finished = 0")
+    if (query.inside) {
+      // The directory itself, or a path under it: a range, so the place index answers it.
+      where.push("(place = ? OR (place >= ? AND place < ?))")
+      args.push(query.inside, `${query.inside}/`, `${query.inside}0`)
+    }
+    const clause = where.length ? `WHERE ${where.join(" AND ")}` : ""
+    const total = this.count(db, query, clause, args)
+    const limit = query.limit === undefined ? "" : `LIMIT ${Math.max(0, Math.floor(query.limit))}`
+    const sql = `SELECT id, created, updated, revision FROM tasks ${clause} ORDER BY created DESC ${limit}`
+    return { rows: db.query(sql).all(...args) as IndexRow[], total }
+  }
+
+  private count(db: Database, query: IndexQuery, clause: string, args: (string | number)[]): number {
+    // Unfiltered, or by status alone: the trigger-kept counts. Otherwise the matching index range.
+    if (!query.inside && !query.unfinished) {
+      const sql = `SELECT coalesce(sum(n), 0) AS n FROM counts ${query.status ? "WHERE status = ?" : ""}`
+      return (db.query(sql).get(...args) as { n: number }).n
+    }
+    return (db.query(`SELECT count(*) AS n FROM tasks ${clause}`).get(...args) as { n: number }).n
+  }
+
+  /** Ids of records carrying idempotency key `key`. */
+  async byKey(key: string): Promise<string[]> {
+    const db = await this.ready()
+    return (db.query("SELECT id FROM tasks WHERE key = ? ORDER BY created").all(key) as Row[]).map((row) => row.id)
+  }
+
+  /** What the ledger needs of every finished record, by id, and the ids whose row is garbage (read their files). */
+  async ledger(): Promise<{ rows: Map<string, LedgerRecord>; bad: string[] }> {
+    const db = await this.ready()
+    const found = db.query("SELECT id, ledger FROM tasks WHERE finished = 1").all() as { id: string; ledger: string }[]
+    const rows = new Map<string, LedgerRecord>()
+    const bad: string[] = []
+    for (const row of found) {
+      const entry = ledgerRow(row.ledger)
+      if (entry) rows.set(row.id, entry)
+      else bad.push(row.id)
+    }
+    return { rows, bad }
+  }
+
+  close() {
+    this.db?.close()
+    this.db = undefined
+  }
+}

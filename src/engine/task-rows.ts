@@ -1,0 +1,41 @@
+// What a task record puts in its index row (task-index.ts) besides the columns it is looked up by:
+// the numbers the ledger sums (so stats reads no record file), and how such a row is read back,
+// refusing one that does not hold what summarize adds up (it is then read again from its record).
+import type { TaskRecord } from "./tasks"
+
+/** What the ledger (ledger.ts summarize) reads of a record, kept in its row so a sum reads no file. */
+export type LedgerRecord = Pick<TaskRecord, "role" | "status" | "route" | "finishedAt" | "updatedAt"> & {
+  result?: Pick<NonNullable<TaskRecord["result"]>, "model" | "tokens" | "cost" | "steps" | "bytes" | "durationMs">
+}
+
+/** Where a listed record was asked for: an isolated worker is listed under its source workspace. */
+export const placeOf = (record: TaskRecord) => record.isolation?.source ?? record.workspace
+
+export const ledgerOf = (record: TaskRecord): LedgerRecord => {
+  const { role, status, route, finishedAt, updatedAt, result } = record
+  const kept = result && {
+    model: result.model,
+    tokens: result.tokens,
+    cost: result.cost,
+    steps: result.steps,
+    bytes: result.bytes,
+    durationMs: result.durationMs,
+  }
+  return { role, status, route, finishedAt, updatedAt, result: kept }
+}
+
+const isCount = (value: unknown) => typeof value === "number" && Number.isFinite(value) && value >= 0
+
+/** A row's ledger numbers, or undefined when the row does not hold what summarize adds up. */
+export function ledgerRow(text: string): LedgerRecord | undefined {
+  try {
+    const entry = JSON.parse(text) as LedgerRecord
+    if (typeof entry?.role !== "string" || typeof entry.status !== "string") return undefined
+    const result = entry.result
+    if (result === undefined) return entry
+    const numbers = [result.cost, result.steps, result.durationMs, ...Object.values(result.tokens ?? {})]
+    return numbers.length === 8 && numbers.every(isCount) ? entry : undefined
+  } catch {
+    return undefined
+  }
+}
