@@ -18,6 +18,7 @@ import type { McpEntry } from "./integrations/codex"
 import { hashFile, readManifestForInstall, writeManifest, type ManagedFile } from "./manifest"
 import { observe } from "./observe"
 import { desiredFiles, serveCommand } from "./payload"
+import { shouldProvision } from "./plugin-deps"
 import { INTEGRATIONS, planInstall, type ClientState, type Integration, type Observed } from "./plan"
 import { defaultModelNotes, formatInstallPlan, preservedCount } from "./report"
 import { adoptManifest, formatSkipped, installScope } from "./scope"
@@ -130,7 +131,13 @@ export async function install(deps: InstallDeps, options: InstallOptions): Promi
       `--binary ${deps.binary} is not a readable file.`,
       "Point --binary at the compiled opencode-mcp-orchestrator.",
     )
-  const desired = desiredFiles({ config, paths, homes, binary: { source: deps.binary, sha256: binaryHash } })
+  const desired = desiredFiles({
+    config,
+    paths,
+    homes,
+    binary: { source: deps.binary, sha256: binaryHash },
+    pluginDependencies: await shouldProvision(paths.opencodeConfigDir, manifest),
+  })
   const observed = await observe(
     homes,
     manifest,
