@@ -47,6 +47,8 @@ export interface InstallOptions extends FlagValues {
   dryRun?: boolean
   /** Claude Code: load our tools up front (its per-server `alwaysLoad`); kept once an entry has it. */
   claudeAlwaysLoad?: boolean
+  /** Codex: run our tools without a prompt per call (`default_tools_approval_mode`); kept once an entry has it. */
+  codexApprove?: boolean
 }
 
 export function clientState(paths: Paths, entry: McpEntry, observed: Observed): ClientState {
@@ -61,7 +63,8 @@ export function clientState(paths: Paths, entry: McpEntry, observed: Observed): 
         !!found &&
         found.command === entry.command &&
         Bun.deepEquals(found.args, entry.args) &&
-        found.tool_timeout_sec === entry.timeoutSec
+        found.tool_timeout_sec === entry.timeoutSec &&
+        (found.default_tools_approval_mode === "approve") === (entry.approveTools === true)
       )
     },
   }
@@ -144,7 +147,11 @@ export async function install(deps: InstallDeps, options: InstallOptions): Promi
     desired.map((f) => f.path),
   )
   const alwaysLoad = options.claudeAlwaysLoad === true || observed.claudeEntry?.alwaysLoad === true
-  const entry: McpEntry = { ...serveCommand(paths), timeoutSec: timeoutLimits(config).parent, alwaysLoad }
+  const approveTools =
+    options.codexApprove === true ||
+    choices.codexApprove === true ||
+    observed.codexEntry?.default_tools_approval_mode === "approve"
+  const entry: McpEntry = { ...serveCommand(paths), timeoutSec: timeoutLimits(config).parent, alwaysLoad, approveTools }
   const previous: Integration[] = [
     ...new Set([...(manifest?.integrations ?? []), ...(hasConfig ? existing.integrations : [])]),
   ]

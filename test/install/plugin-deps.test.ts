@@ -78,7 +78,7 @@ describe("OpenCode's plugin dependency, provisioned by install", () => {
     expect(packageAsked()).toBe(true)
   }, 180_000)
 
-  test("a config dir OpenCode already set up keeps its own package.json, and nothing is reported preserved", async () => {
+  test("a config dir OpenCode already set up keeps its own package.json; nothing is reported preserved", async () => {
     using m = fresh()
     const own = `${JSON.stringify({ dependencies: { [PLUGIN_PACKAGE.name]: "1.18.0", "left-pad": "1.3.0" } })}\n`
     writeFileSync(`${m.paths.opencodeConfigDir}/package.json`, own)
