@@ -6,7 +6,7 @@
 // @opencode-ai/plugin (names only; versions and node_modules' contents are not checked). Our plugin is
 // one bundled file with no imports, so it needs none of the package: the install writes the files
 // OpenCode's own install leaves at the root, and a later `npm install` in that dir completes them.
-import { stat } from "node:fs/promises"
+import { lstat, readdir } from "node:fs/promises"
 import type { InstallManifest } from "./manifest"
 
 /** The OpenCode release this was read from; it asks for @opencode-ai/plugin at its own version. */
@@ -31,18 +31,41 @@ export function pluginDependencyFiles(configDir: string): { path: string; text: 
   ]
 }
 
-const exists = (path: string) =>
-  stat(path).then(
-    () => true,
-    () => false,
-  )
+/** What is at `path` without following a symlink: a swapped-in link counts as something there. */
+async function kind(path: string): Promise<{ is: "none" | "file" | "dir" | "other"; size: number }> {
+  try {
+    const found = await lstat(path)
+    return { is: found.isFile() ? "file" : found.isDirectory() ? "dir" : "other", size: found.size }
+  } catch {
+    return { is: "none", size: 0 }
+  }
+}
+
+/** Absent, recorded as ours, or a plain file holding exactly our text (an install killed before its manifest). */
+async function oursOrAbsent(file: { path: string; text: string }, recorded: Set<string>): Promise<boolean> {
+  const found = await kind(file.path)
+  if (found.is === "none" || recorded.has(file.path)) return true
+  if (found.is !== "file" || found.size !== Buffer.byteLength(file.text)) return false
+  const text = await Bun.file(file.path)
+    .text()
+    .catch(() => undefined)
+  return text === file.text
+}
 
 /**
- * Whether to provision: in a config dir where no package.json or node_modules is there yet, or where
- * they are the ones an earlier install recorded. A dir OpenCode (or the user) already set up is theirs.
+ * Whether to provision: only where each of package.json, package-lock.json and node_modules/ is absent
+ * or ours (recorded, or exactly what we write). A dir OpenCode or the user set up is theirs, and a
+ * symlink in any of those places is never written through.
  */
 export async function shouldProvision(configDir: string, manifest: InstallManifest | undefined): Promise<boolean> {
   const recorded = new Set((manifest?.files ?? []).map((file) => file.path))
-  if (recorded.has(`${configDir}/package.json`)) return true
-  return !(await exists(`${configDir}/package.json`)) && !(await exists(`${configDir}/node_modules`))
+  const [pkg, lock, hidden] = pluginDependencyFiles(configDir)
+  // Once ours, always desired: the planner keeps, updates or preserves them like every managed file.
+  if (recorded.has(pkg!.path)) return true
+  if (!(await oursOrAbsent(pkg!, recorded)) || !(await oursOrAbsent(lock!, recorded))) return false
+  const modules = (await kind(`${configDir}/node_modules`)).is
+  if (modules === "none") return true
+  if (modules !== "dir") return false
+  const names = await readdir(`${configDir}/node_modules`).catch(() => ["(unreadable)"])
+  return names.every((name) => name === ".package-lock.json") && (await oursOrAbsent(hidden!, recorded))
 }

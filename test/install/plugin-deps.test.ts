@@ -6,10 +6,20 @@
 // install with the provisioned files taken away, and OpenCode asks the registry for the package.
 // A config dir OpenCode already set up keeps its own files.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs"
 import { authHeader, ensureServer, stopServer } from "../../src/opencode/server"
-import { PLUGIN_PACKAGE, pluginDependencyFiles } from "../../src/install/plugin-deps"
+import { PLUGIN_PACKAGE, pluginDependencyFiles, shouldProvision } from "../../src/install/plugin-deps"
 import { uninstall } from "../../src/install/uninstall"
+import { run } from "../../src/util/process"
 import { installDepsFor, installYes, machine, ROOT, type Machine } from "./helpers"
 
 let asked: string[] = []
@@ -28,9 +38,13 @@ beforeAll(() => {
 
 afterAll(() => registry?.stop(true))
 
-/** A machine whose OpenCode config dir is as a new user's: no node_modules, no lockfile. */
+/**
+ * A machine whose OpenCode config dir is as a new user's (no node_modules, no lockfile), its npm
+ * registry the recording one, for the install's own OpenCode runs too.
+ */
 function fresh(): Machine {
   const m = machine()
+  m.env.npm_config_registry = `http://127.0.0.1:${registry.port}/`
   rmSync(`${m.paths.opencodeConfigDir}/node_modules`, { recursive: true, force: true })
   rmSync(`${m.paths.opencodeConfigDir}/package-lock.json`, { force: true })
   return m
@@ -38,9 +52,7 @@ function fresh(): Machine {
 
 /** Starts the shared server on the installed files and lists the tools a workspace sees. */
 async function toolsAfterStart(m: Machine): Promise<string[]> {
-  asked = []
-  const env = { ...m.env, npm_config_registry: `http://127.0.0.1:${registry.port}/` }
-  const record = await ensureServer({ paths: m.paths, binary: m.opencode, env, startTimeoutMs: 60_000 })
+  const record = await ensureServer({ paths: m.paths, binary: m.opencode, env: m.env, startTimeoutMs: 60_000 })
   try {
     const dir = `${m.dir}/workspace`
     mkdirSync(dir, { recursive: true })
@@ -52,11 +64,24 @@ async function toolsAfterStart(m: Machine): Promise<string[]> {
   }
 }
 
+/** What is at each place we would write: its type and mode, and a plain file's text. */
+function snapshot(m: Machine): string[] {
+  return pluginDependencyFiles(m.paths.opencodeConfigDir).map((file) => {
+    try {
+      const found = lstatSync(file.path)
+      return `${found.mode}:${found.isFile() ? readFileSync(file.path, "utf8") : ""}`
+    } catch {
+      return "absent"
+    }
+  })
+}
+
 const packageAsked = () => asked.some((path) => decodeURIComponent(path).includes(PLUGIN_PACKAGE.name))
 
 describe("OpenCode's plugin dependency, provisioned by install", () => {
   test("a fresh install: OpenCode loads our plugin and asks the registry for nothing", async () => {
     using m = fresh()
+    asked = []
     expect((await installYes(m, { integrations: "codex" })).code).toBe(0)
     for (const file of pluginDependencyFiles(m.paths.opencodeConfigDir))
       expect(readFileSync(file.path, "utf8")).toBe(file.text)
@@ -74,6 +99,7 @@ describe("OpenCode's plugin dependency, provisioned by install", () => {
     expect((await installYes(m, { integrations: "codex" })).code).toBe(0)
     for (const file of pluginDependencyFiles(m.paths.opencodeConfigDir)) rmSync(file.path, { force: true })
     rmSync(`${m.paths.opencodeConfigDir}/node_modules`, { recursive: true, force: true })
+    asked = []
     await toolsAfterStart(m)
     expect(packageAsked()).toBe(true)
   }, 180_000)
@@ -88,6 +114,48 @@ describe("OpenCode's plugin dependency, provisioned by install", () => {
     expect(existsSync(`${m.paths.opencodeConfigDir}/package-lock.json`)).toBe(false)
     expect(lines.join("\n")).not.toContain("preserved")
   }, 120_000)
+
+  test("a kill before the manifest left two of the files: the next install completes and owns them", async () => {
+    using m = fresh()
+    const [pkg, lock] = pluginDependencyFiles(m.paths.opencodeConfigDir)
+    writeFileSync(pkg!.path, pkg!.text)
+    writeFileSync(lock!.path, lock!.text)
+    expect((await installYes(m, { integrations: "codex" })).code).toBe(0)
+    for (const file of pluginDependencyFiles(m.paths.opencodeConfigDir))
+      expect(readFileSync(file.path, "utf8")).toBe(file.text)
+    expect(await uninstall(installDepsFor(m), {})).toBe(0)
+    expect(existsSync(pkg!.path)).toBe(false)
+  }, 120_000)
+
+  // What an agent or another program may have put in the places we would write: a symlink to a
+  // directory outside, a dangling symlink, a FIFO, a file that is not JSON. None is written through,
+  // read to the end of a FIFO, or replaced; the install goes on without provisioning. (OpenCode's own
+  // npm step, run by install's model discovery, deletes a symlinked node_modules itself: observed in
+  // 1.18.33, so that case checks our decision and that nothing lands outside.)
+  const hostile: Array<[string, (m: Machine, outside: string) => unknown]> = [
+    [
+      "node_modules a symlink to a directory outside",
+      (m, o) => symlinkSync(o, `${m.paths.opencodeConfigDir}/node_modules`),
+    ],
+    [
+      "package.json a dangling symlink",
+      (m, o) => symlinkSync(`${o}/made.json`, `${m.paths.opencodeConfigDir}/package.json`),
+    ],
+    ["package-lock.json a FIFO", (m) => run(["mkfifo", `${m.paths.opencodeConfigDir}/package-lock.json`])],
+    ["package-lock.json not JSON", (m) => writeFileSync(`${m.paths.opencodeConfigDir}/package-lock.json`, "{garbage")],
+  ]
+  for (const [what, plant] of hostile)
+    test(`${what}: never written through, install goes on`, async () => {
+      using m = fresh()
+      const outside = `${m.dir}/outside`
+      mkdirSync(outside)
+      await plant(m, outside)
+      expect(await shouldProvision(m.paths.opencodeConfigDir, undefined)).toBe(false)
+      const before = snapshot(m)
+      expect((await installYes(m, { integrations: "codex" })).code).toBe(0)
+      expect(readdirSync(outside)).toEqual([])
+      if (!what.startsWith("node_modules")) expect(snapshot(m)).toEqual(before)
+    }, 120_000)
 
   test("the provisioned version is the pinned OpenCode's", () => {
     const pkg = JSON.parse(readFileSync(`${ROOT}/package.json`, "utf8")) as { devDependencies: Record<string, string> }
