@@ -18,7 +18,7 @@ import type { McpEntry } from "./integrations/codex"
 import { hashFile, readManifestForInstall, writeManifest, type ManagedFile } from "./manifest"
 import { observe } from "./observe"
 import { desiredFiles, serveCommand } from "./payload"
-import { shouldProvision } from "./plugin-deps"
+import { provisionDirs } from "./plugin-deps"
 import { INTEGRATIONS, planInstall, type ClientState, type Integration, type Observed } from "./plan"
 import { defaultModelNotes, formatInstallPlan, preservedCount } from "./report"
 import { adoptManifest, formatSkipped, installScope } from "./scope"
@@ -139,7 +139,7 @@ export async function install(deps: InstallDeps, options: InstallOptions): Promi
     paths,
     homes,
     binary: { source: deps.binary, sha256: binaryHash },
-    pluginDependencies: await shouldProvision(paths.opencodeConfigDir, manifest),
+    pluginDependencyDirs: await provisionDirs(paths.opencodeConfigDir, homes, manifest),
   })
   const observed = await observe(
     homes,

@@ -31,8 +31,8 @@ export function desiredFiles(input: {
   paths: Paths
   homes: ClientHomes
   binary: { source: string; sha256: string }
-  /** Write what OpenCode would fetch for the plugin's config dir (plugin-deps.ts). */
-  pluginDependencies?: boolean
+  /** OpenCode config dirs to write what OpenCode would fetch into (plugin-deps.ts). */
+  pluginDependencyDirs?: string[]
 }): DesiredFile[] {
   const { config, paths, homes } = input
   const files: DesiredFile[] = [
@@ -46,9 +46,8 @@ export function desiredFiles(input: {
     ...renderAgents(config).map((agent) => text(`${paths.opencodeAgentsDir}/${agent.file}`, "opencode", agent.content)),
     text(paths.opencodePluginFile, "opencode", PLUGIN_TEXT),
   ]
-  if (input.pluginDependencies)
-    for (const file of pluginDependencyFiles(paths.opencodeConfigDir))
-      files.push(text(file.path, "opencode", file.text))
+  for (const dir of input.pluginDependencyDirs ?? [])
+    for (const file of pluginDependencyFiles(dir)) files.push(text(file.path, "opencode", file.text))
   if (config.integrations.includes("codex")) files.push(text(codexSkillFile(homes), "codex", SKILL_TEXT))
   if (config.integrations.includes("claude")) files.push(text(claudeSkillFile(homes), "claude", SKILL_TEXT))
   return files

@@ -1,12 +1,14 @@
 // What OpenCode would fetch the first time it loads our plugin, provisioned so that start needs no
 // network. OpenCode 1.18.33 (its Npm.install) runs `npm install @opencode-ai/plugin@<its version>` in
-// every config dir it reads and, when that dir has plugins, waits for it before loading them: ~70 s of
-// registry retries on a machine without network, then the plugin loads anyway. It skips the install
+// every config dir it reads (~/.config/opencode, and ~/.opencode when that exists) and, when there are
+// plugins, waits for all of them before loading any: ~70 s of registry retries on a machine without
+// network, then the plugin loads anyway. It skips the install
 // when node_modules/ exists and package-lock.json's root lists every dependency of package.json plus
 // @opencode-ai/plugin (names only; versions and node_modules' contents are not checked). Our plugin is
 // one bundled file with no imports, so it needs none of the package: the install writes the files
 // OpenCode's own install leaves at the root, and a later `npm install` in that dir completes them.
 import { lstat, readdir } from "node:fs/promises"
+import { opencodeHomeDir, type ClientHomes } from "./homes"
 import type { InstallManifest } from "./manifest"
 
 /** The OpenCode release this was read from; it asks for @opencode-ai/plugin at its own version. */
@@ -68,4 +70,20 @@ export async function shouldProvision(configDir: string, manifest: InstallManife
   if (modules !== "dir") return false
   const names = await readdir(`${configDir}/node_modules`).catch(() => ["(unreadable)"])
   return names.every((name) => name === ".package-lock.json") && (await oursOrAbsent(hidden!, recorded))
+}
+
+/**
+ * The config dirs to provision: OpenCode's XDG one (where our plugin lives) and `~/.opencode` when it
+ * is a directory already (OpenCode waits on its install there too), each only where shouldProvision says.
+ */
+export async function provisionDirs(
+  configDir: string,
+  homes: Pick<ClientHomes, "home">,
+  manifest: InstallManifest | undefined,
+): Promise<string[]> {
+  const dirs = [configDir]
+  if ((await kind(opencodeHomeDir(homes))).is === "dir") dirs.push(opencodeHomeDir(homes))
+  const chosen: string[] = []
+  for (const dir of dirs) if (await shouldProvision(dir, manifest)) chosen.push(dir)
+  return chosen
 }

@@ -104,6 +104,28 @@ describe("OpenCode's plugin dependency, provisioned by install", () => {
     expect(packageAsked()).toBe(true)
   }, 180_000)
 
+  test("~/.opencode (where OpenCode's own installer puts its binary) is provisioned too; none asked", async () => {
+    using m = fresh()
+    mkdirSync(`${m.home}/.opencode/bin`, { recursive: true })
+    expect((await installYes(m, { integrations: "codex" })).code).toBe(0)
+    for (const file of pluginDependencyFiles(`${m.home}/.opencode`))
+      expect(readFileSync(file.path, "utf8")).toBe(file.text)
+    asked = []
+    expect(await toolsAfterStart(m)).toContain("sandbox_run_ro")
+    expect(asked).toEqual([])
+  }, 180_000)
+
+  test("control: ~/.opencode left without them, OpenCode asks the registry though ours is provisioned", async () => {
+    using m = fresh()
+    mkdirSync(`${m.home}/.opencode/bin`, { recursive: true })
+    expect((await installYes(m, { integrations: "codex" })).code).toBe(0)
+    for (const file of pluginDependencyFiles(`${m.home}/.opencode`)) rmSync(file.path, { force: true })
+    rmSync(`${m.home}/.opencode/node_modules`, { recursive: true, force: true })
+    asked = []
+    await toolsAfterStart(m)
+    expect(packageAsked()).toBe(true)
+  }, 180_000)
+
   test("a config dir OpenCode already set up keeps its own package.json; nothing is reported preserved", async () => {
     using m = fresh()
     const own = `${JSON.stringify({ dependencies: { [PLUGIN_PACKAGE.name]: "1.18.0", "left-pad": "1.3.0" } })}\n`
