@@ -2,11 +2,11 @@
 // network. OpenCode 1.18.33 (its Npm.install) runs `npm install @opencode-ai/plugin@<its version>` in
 // every config dir it reads (~/.config/opencode, and ~/.opencode when that exists) and, when there are
 // plugins, waits for all of them before loading any: ~70 s of registry retries on a machine without
-// network, then the plugin loads anyway. It skips the install
-// when node_modules/ exists and package-lock.json's root lists every dependency of package.json plus
-// @opencode-ai/plugin (names only; versions and node_modules' contents are not checked). Our plugin is
-// one bundled file with no imports, so it needs none of the package: the install writes the files
-// OpenCode's own install leaves at the root, and a later `npm install` in that dir completes them.
+// network, then the plugin loads anyway. It skips the install when node_modules/ exists and
+// package-lock.json's root lists every dependency of package.json plus @opencode-ai/plugin (names
+// only; versions and node_modules' contents are not checked). Our plugin is one bundled file with no
+// imports, so it needs none of the package: the install writes the files OpenCode's own install leaves
+// at the root, and a later `npm install` in that dir completes them.
 import { lstat, readdir } from "node:fs/promises"
 import { opencodeHomeDir, type ClientHomes } from "./homes"
 import type { InstallManifest } from "./manifest"
@@ -62,12 +62,13 @@ async function oursOrAbsent(file: { path: string; text: string }, recorded: Set<
 export async function shouldProvision(configDir: string, manifest: InstallManifest | undefined): Promise<boolean> {
   const recorded = new Set((manifest?.files ?? []).map((file) => file.path))
   const [pkg, lock, hidden] = pluginDependencyFiles(configDir)
+  // A symlink (or anything but a directory) in node_modules' place would take our write elsewhere.
+  const modules = (await kind(`${configDir}/node_modules`)).is
+  if (modules !== "none" && modules !== "dir") return false
   // Once ours, always desired: the planner keeps, updates or preserves them like every managed file.
   if (recorded.has(pkg!.path)) return true
   if (!(await oursOrAbsent(pkg!, recorded)) || !(await oursOrAbsent(lock!, recorded))) return false
-  const modules = (await kind(`${configDir}/node_modules`)).is
   if (modules === "none") return true
-  if (modules !== "dir") return false
   const names = await readdir(`${configDir}/node_modules`).catch(() => ["(unreadable)"])
   return names.every((name) => name === ".package-lock.json") && (await oursOrAbsent(hidden!, recorded))
 }

@@ -149,6 +149,18 @@ describe("OpenCode's plugin dependency, provisioned by install", () => {
     expect(existsSync(pkg!.path)).toBe(false)
   }, 120_000)
 
+  test("node_modules swapped for a symlink after an install: the next install writes nothing through it", async () => {
+    using m = fresh()
+    expect((await installYes(m, { integrations: "codex" })).code).toBe(0)
+    const outside = `${m.dir}/outside`
+    mkdirSync(outside)
+    rmSync(`${m.paths.opencodeConfigDir}/node_modules`, { recursive: true, force: true })
+    symlinkSync(outside, `${m.paths.opencodeConfigDir}/node_modules`)
+    expect(await shouldProvision(m.paths.opencodeConfigDir, undefined)).toBe(false)
+    expect((await installYes(m, { integrations: "codex" })).code).toBe(0)
+    expect(readdirSync(outside)).toEqual([])
+  }, 120_000)
+
   // What an agent or another program may have put in the places we would write: a symlink to a
   // directory outside, a dangling symlink, a FIFO, a file that is not JSON. None is written through,
   // read to the end of a FIFO, or replaced; the install goes on without provisioning. (OpenCode's own
