@@ -16,8 +16,8 @@
 //   g) a retention pass over 10,000 records with parked sessions beside the path before (bench-retention.ts)
 //   h) task_list, stats, a key lookup and a store's open at 1,000, 10,000 and 100,000 records, through the
 //      index beside the path before (bench-records.ts)
-//   bun scripts/bench.ts [--runs N] [--only footprint|sessions|growth|retention|records] [--growth 1,10,50] [--records N]
-//     [--record-steps 1000,10000,100000]
+//   bun scripts/bench.ts [--runs N] [--only footprint|sessions|growth|retention|records] [--growth 1,10,50]
+//     [--records N] [--record-steps 1000,10000,100000]
 import { parseArgs } from "node:util"
 import { rm } from "node:fs/promises"
 import { connect } from "../src/opencode/client"

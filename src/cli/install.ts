@@ -46,6 +46,11 @@ export default defineCommand({
       default: false,
       description: "Claude Code: offer our tools up front instead of behind its tool search (alwaysLoad).",
     },
+    "codex-approve": {
+      type: "boolean",
+      default: false,
+      description: "Codex: run our tools without a prompt per call (default_tools_approval_mode = approve).",
+    },
     "dry-run": { type: "boolean", default: false, description: "Print the plan and change nothing." },
     binary: { type: "string", description: "Binary to install into current/ (default: this one, when compiled)." },
     "sandbox-probes": {
@@ -85,6 +90,7 @@ export default defineCommand({
         integrations: args.integrations,
         dryRun: args["dry-run"],
         claudeAlwaysLoad: args["claude-always-load"],
+        codexApprove: args["codex-approve"],
       },
     )
   },

@@ -198,7 +198,13 @@ export const CHECKS: Array<{ check: Check; needsConfig: boolean; waitingFor: str
   { check: opencodeVersion, needsConfig: false, waitingFor: "`opencode --version`" },
   { check: core, needsConfig: false, waitingFor: "the installed binary" },
   // The first OpenCode start after install fetches the plugin's npm package into its config dir.
-  { check: models, needsConfig: true, waitingFor: "`opencode models` (its first run after install can take a minute)" },
+  // OpenCode waits on its npm install of @opencode-ai/plugin before loading plugins, unless install
+  // provisioned it (src/install/plugin-deps.ts); say so, since offline it retries for about 70 s.
+  {
+    check: models,
+    needsConfig: true,
+    waitingFor: "`opencode models` (OpenCode may be fetching @opencode-ai/plugin from npm into its config dir)",
+  },
   { check: profiles, needsConfig: true, waitingFor: "the step and timeout profiles" },
   { check: agents, needsConfig: true, waitingFor: "the agent files" },
   { check: plugin, needsConfig: false, waitingFor: "the plugin file" },

@@ -74,6 +74,7 @@ function openDb(file: string): Database {
 /** Moves the index (and its -wal and -shm) aside, to be built anew. */
 export async function setAsideIndex(file: string, code: string) {
   process.stderr.write(`opencode-mcp-orchestrator: the task index ${file} is unusable (${code}); rebuilt\n`)
+  // A part already gone (no -wal, no -shm) has nothing to set aside; the index is rebuilt either way.
   for (const suffix of ["", "-wal", "-shm"])
     await rename(`${file}${suffix}`, `${file}${suffix}.corrupt-${Date.now()}`).catch(() => undefined)
 }

@@ -156,7 +156,7 @@ export class TaskIndex {
   private upsert(record: TaskRecord) {
     this.db!.query(
       `INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET created = excluded.created,
-        updated = excluded.updated, revision = excluded.revision, status = excluded.status,
+        updated = excluded.updated, (revision, status) = (excluded.revision, excluded.status),
         finished = excluded.finished, place = excluded.place, key = excluded.key, ledger = excluded.ledger
         WHERE excluded.updated > tasks.updated
           OR (excluded.updated = tasks.updated AND excluded.revision >= tasks.revision)`,
@@ -231,6 +231,7 @@ export class TaskIndex {
   /** The records directory's mtime, and when it was read (ns). */
   private async dirTime(): Promise<DirTime | undefined> {
     const at = BigInt(Date.now()) * 1_000_000n
+    // No records directory yet (or not readable): no time to compare, so the index is not trusted as fresh.
     const info = await stat(this.recordsDir, { bigint: true }).catch(() => undefined)
     return info && { mtime: info.mtimeNs, at }
   }

@@ -35,6 +35,7 @@ export function ledgerRow(text: string): LedgerRecord | undefined {
     if (result === undefined) return entry
     const numbers = [result.cost, result.steps, result.durationMs, ...Object.values(result.tokens ?? {})]
     return numbers.length === 8 && numbers.every(isCount) ? entry : undefined
+    // A ledger cell that does not parse is garbage: the row is re-read from its record.
   } catch {
     return undefined
   }

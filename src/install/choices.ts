@@ -16,6 +16,8 @@ export interface Choices {
   stepLimits: StepChoice
   timeoutLimits: TimeoutChoice
   integrations: Integration[]
+  /** Asked by the wizard when Codex is chosen: run our tools there without a prompt per call. */
+  codexApprove?: boolean
 }
 
 export interface FlagValues {

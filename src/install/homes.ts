@@ -28,9 +28,13 @@ export const pruneStops = (dataDir: string, opencodeConfigDir: string, homes: Cl
   dataDir,
   opencodeConfigDir,
   homes.home,
+  opencodeHomeDir(homes),
   homes.codexHome,
   homes.claudeConfigDir ?? `${homes.home}/.claude`,
 ]
+
+/** OpenCode's other global config dir, `~/.opencode` (its curl installer puts its binary there). */
+export const opencodeHomeDir = (homes: Pick<ClientHomes, "home">) => `${homes.home}/.opencode`
 
 export const codexConfigFile = (homes: ClientHomes) => `${homes.codexHome}/config.toml`
 // Codex 0.171 reads skills from `$CODEX_HOME/skills` and from the user's agent skills directory

@@ -18,6 +18,7 @@ import type { McpEntry } from "./integrations/codex"
 import { hashFile, readManifestForInstall, writeManifest, type ManagedFile } from "./manifest"
 import { observe } from "./observe"
 import { desiredFiles, serveCommand } from "./payload"
+import { provisionDirs } from "./plugin-deps"
 import { INTEGRATIONS, planInstall, type ClientState, type Integration, type Observed } from "./plan"
 import { defaultModelNotes, formatInstallPlan, preservedCount } from "./report"
 import { adoptManifest, formatSkipped, installScope } from "./scope"
@@ -46,6 +47,8 @@ export interface InstallOptions extends FlagValues {
   dryRun?: boolean
   /** Claude Code: load our tools up front (its per-server `alwaysLoad`); kept once an entry has it. */
   claudeAlwaysLoad?: boolean
+  /** Codex: run our tools without a prompt per call (`default_tools_approval_mode`); kept once an entry has it. */
+  codexApprove?: boolean
 }
 
 export function clientState(paths: Paths, entry: McpEntry, observed: Observed): ClientState {
@@ -60,7 +63,8 @@ export function clientState(paths: Paths, entry: McpEntry, observed: Observed): 
         !!found &&
         found.command === entry.command &&
         Bun.deepEquals(found.args, entry.args) &&
-        found.tool_timeout_sec === entry.timeoutSec
+        found.tool_timeout_sec === entry.timeoutSec &&
+        (found.default_tools_approval_mode === "approve") === (entry.approveTools === true)
       )
     },
   }
@@ -134,14 +138,24 @@ export async function install(deps: InstallDeps, options: InstallOptions): Promi
       `--binary ${deps.binary} is not a readable file.`,
       "Point --binary at the compiled opencode-mcp-orchestrator.",
     )
-  const desired = desiredFiles({ config, paths, homes, binary: { source: deps.binary, sha256: binaryHash } })
+  const desired = desiredFiles({
+    config,
+    paths,
+    homes,
+    binary: { source: deps.binary, sha256: binaryHash },
+    pluginDependencyDirs: await provisionDirs(paths.opencodeConfigDir, homes, manifest),
+  })
   const observed = await observe(
     homes,
     manifest,
     desired.map((f) => f.path),
   )
   const alwaysLoad = options.claudeAlwaysLoad === true || observed.claudeEntry?.alwaysLoad === true
-  const entry: McpEntry = { ...serveCommand(paths), timeoutSec: timeoutLimits(config).parent, alwaysLoad }
+  const approveTools =
+    options.codexApprove === true ||
+    choices.codexApprove === true ||
+    observed.codexEntry?.default_tools_approval_mode === "approve"
+  const entry: McpEntry = { ...serveCommand(paths), timeoutSec: timeoutLimits(config).parent, alwaysLoad, approveTools }
   const previous: Integration[] = [
     ...new Set([...(manifest?.integrations ?? []), ...(hasConfig ? existing.integrations : [])]),
   ]

@@ -6,6 +6,7 @@ import { APP } from "../config/paths"
 import { renderAgents } from "../agents/render"
 import skill from "../templates/skills/orchestrate.md" with { type: "text" }
 import { PLUGIN_TEXT } from "./plugin-text"
+import { pluginDependencyFiles } from "./plugin-deps"
 import { claudeSkillFile, codexSkillFile, type ClientHomes } from "./homes"
 import { sha256 } from "./manifest"
 import type { DesiredFile } from "./plan"
@@ -30,6 +31,8 @@ export function desiredFiles(input: {
   paths: Paths
   homes: ClientHomes
   binary: { source: string; sha256: string }
+  /** OpenCode config dirs to write what OpenCode would fetch into (plugin-deps.ts). */
+  pluginDependencyDirs?: string[]
 }): DesiredFile[] {
   const { config, paths, homes } = input
   const files: DesiredFile[] = [
@@ -43,6 +46,8 @@ export function desiredFiles(input: {
     ...renderAgents(config).map((agent) => text(`${paths.opencodeAgentsDir}/${agent.file}`, "opencode", agent.content)),
     text(paths.opencodePluginFile, "opencode", PLUGIN_TEXT),
   ]
+  for (const dir of input.pluginDependencyDirs ?? [])
+    for (const file of pluginDependencyFiles(dir)) files.push(text(file.path, "opencode", file.text))
   if (config.integrations.includes("codex")) files.push(text(codexSkillFile(homes), "codex", SKILL_TEXT))
   if (config.integrations.includes("claude")) files.push(text(claudeSkillFile(homes), "claude", SKILL_TEXT))
   return files

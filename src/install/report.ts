@@ -27,13 +27,16 @@ export function describeFile(step: FileStep, home: string): string {
 export function describeClient(step: ClientStep, claudeFound: boolean): string {
   const name = CLIENT[step.client]
   switch (step.action) {
-    case "register":
-      return (
-        `  register ${name} MCP server ${SERVER_NAME} → ${step.entry.command} ${step.entry.args.join(" ")} ` +
-        `(timeout ${step.entry.timeoutSec}s` +
-        `${step.client === "claude" && step.entry.alwaysLoad ? ", alwaysLoad: tools up front" : ""})` +
-        `${step.replacing ? `, replacing one that ran ${step.replacing}` : ""}`
-      )
+    case "register": {
+      const extras = [
+        `timeout ${step.entry.timeoutSec}s`,
+        ...(step.client === "claude" && step.entry.alwaysLoad ? ["alwaysLoad: tools up front"] : []),
+        ...(step.client === "codex" && step.entry.approveTools ? ["tools approved: no prompt per call"] : []),
+      ]
+      const replacing = step.replacing ? `, replacing one that ran ${step.replacing}` : ""
+      const command = `${step.entry.command} ${step.entry.args.join(" ")}`
+      return `  register ${name} MCP server ${SERVER_NAME} → ${command} (${extras.join(", ")})${replacing}`
+    }
     case "unchanged":
       return `  keep     ${name} MCP server ${SERVER_NAME} (already registered)`
     case "unregister":

@@ -143,5 +143,11 @@ export async function runWizard(
     initialValues: input.start.integrations,
   })
   if (integrations === CANCEL) return CANCEL
-  return { ...chosenModels, ...limits, integrations }
+  if (!integrations.includes("codex")) return { ...chosenModels, ...limits, integrations }
+  const codexApprove = await prompter.confirm({
+    message: 'Codex: run our tools without asking you on each call? (default_tools_approval_mode = "approve")',
+    initialValue: input.start.codexApprove ?? false,
+  })
+  if (codexApprove === CANCEL) return CANCEL
+  return { ...chosenModels, ...limits, integrations, codexApprove }
 }

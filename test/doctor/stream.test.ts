@@ -57,6 +57,8 @@ test("doctor streams each check's line as it finishes and names what it waits fo
   expect(at(/^ok {3}bwrap: /)).toBeLessThan(at(/^(ok {2}|FAIL) model:scout: /) - SLOW_MS / 2)
   const waiting = heard.filter((h) => h.text.includes("waiting for `opencode models`"))
   expect(waiting.length).toBeGreaterThanOrEqual(2)
+  // It says what such a wait usually is: OpenCode's own npm install of its plugin package.
+  expect(waiting[0]?.text).toContain("@opencode-ai/plugin from npm")
   expect(longestSilence(heard, started, ended)).toBeLessThan(SILENCE_MS)
   expect(heard.at(-1)?.text).toMatch(/^DOCTOR_/)
 }, 120_000)

@@ -40,6 +40,18 @@ describe("config.toml edits keep every byte we do not own", () => {
     expect(upsertCodexEntry(after, entry)).toBe(after)
   })
 
+  test("the tools approval is written with the entry, added to an existing one, and removed with our table", () => {
+    const approved = { ...entry, approveTools: true }
+    const fresh = upsertCodexEntry(USER, approved)
+    expect(fresh.startsWith(USER)).toBe(true)
+    expect(readCodexEntry(fresh)?.default_tools_approval_mode).toBe("approve")
+    const added = upsertCodexEntry(upsertCodexEntry(USER, entry), approved)
+    expect(readCodexEntry(added)?.default_tools_approval_mode).toBe("approve")
+    expect(upsertCodexEntry(added, approved)).toBe(added)
+    expect(removeCodexEntry(fresh)).toBe(USER)
+    expect(removeCodexEntry(added)).toBe(USER)
+  })
+
   test("a file without our server is returned unchanged by remove", () => {
     expect(removeCodexEntry(USER)).toBe(USER)
   })

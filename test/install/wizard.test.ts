@@ -49,6 +49,7 @@ describe("wizard", () => {
     const { prompter, asked } = fakePrompter({
       select: ["local/m", "low", "local/n", "local/m", "(default)", "standard"],
       multiselect: [["codex", "claude"]],
+      confirm: [false],
     })
     const choices = await runWizard(prompter, { catalog, detected: ["codex"], start })
     expect(choices).toEqual({
@@ -57,7 +58,11 @@ describe("wizard", () => {
       stepLimits: { profile: "standard" },
       timeoutLimits: { profile: "standard" },
       integrations: ["codex", "claude"],
+      codexApprove: false,
     })
+    expect(asked).toContain(
+      'confirm: Codex: run our tools without asking you on each call? (default_tools_approval_mode = "approve")',
+    )
     expect(asked).not.toContain("select: Variant of local/n for worker")
   })
 
@@ -82,6 +87,10 @@ describe("wizard", () => {
     ["the profile", { select: ["local/n", "local/n", "local/n", CANCEL] }],
     ["custom steps", { select: ["local/n", "local/n", "local/n", "custom"], text: [CANCEL] }],
     ["the integrations", { select: ["local/n", "local/n", "local/n", "extended"], multiselect: [CANCEL] }],
+    [
+      "the Codex approval",
+      { select: ["local/n", "local/n", "local/n", "extended"], multiselect: [["codex"]], confirm: [CANCEL] },
+    ],
   ]
   for (const [where, answers] of cancelAt)
     test(`cancelling at ${where} returns CANCEL`, async () => {
@@ -101,7 +110,7 @@ describe("install with the wizard", () => {
     // first so the comparison below sees only what the installer itself would write.
     await run([m.opencode, "models"], { env: m.env })
     const before = readdirSync(m.home, { recursive: true }).sort()
-    const { prompter } = fakePrompter({ ...full(), confirm: [CANCEL] })
+    const { prompter } = fakePrompter({ ...full(), confirm: [false, CANCEL] })
     const { code, lines } = await installYes(m, {}, { prompter })
     expect(code).toBe(1)
     expect(lines.at(-1)).toBe("Install cancelled; nothing was changed.")
@@ -119,7 +128,8 @@ describe("install with the wizard", () => {
 
   test("answering everything installs what was chosen", async () => {
     using m = machine()
-    const { prompter } = fakePrompter({ ...full(), confirm: [true] })
+    // Yes to Codex running our tools without a prompt per call, then yes to applying.
+    const { prompter } = fakePrompter({ ...full(), confirm: [true, true] })
     const { code } = await installYes(m, {}, { prompter })
     expect(code).toBe(0)
     const config = await Bun.file(m.paths.configFile).json()
@@ -130,5 +140,6 @@ describe("install with the wizard", () => {
       integrations: ["codex"],
     })
     expect(await Bun.file(`${m.paths.opencodeAgentsDir}/opencode-orchestrator-scout.md`).text()).toContain("steps: 32")
+    expect(await Bun.file(`${m.home}/.codex/config.toml`).text()).toContain('default_tools_approval_mode = "approve"')
   })
 })

@@ -14,12 +14,15 @@ export interface McpEntry {
   timeoutSec: number
   /** Claude Code only: its `alwaysLoad`, so our tools are offered up front instead of behind its tool search. */
   alwaysLoad?: boolean
+  /** Codex only: `default_tools_approval_mode = "approve"`, so our tools run without a prompt per call. */
+  approveTools?: boolean
 }
 
 export interface CodexEntry {
   command?: unknown
   args?: unknown
   tool_timeout_sec?: unknown
+  default_tools_approval_mode?: unknown
 }
 
 type Table = Record<string, unknown>
@@ -52,6 +55,7 @@ export function codexTable(entry: McpEntry): string {
     `command = ${tomlString(entry.command)}`,
     `args = [${entry.args.map(tomlString).join(", ")}]`,
     `tool_timeout_sec = ${entry.timeoutSec}`,
+    ...(entry.approveTools ? ['default_tools_approval_mode = "approve"'] : []),
     "",
   ].join("\n")
 }
@@ -71,7 +75,8 @@ function entryMatches(doc: Table, entry: McpEntry): boolean {
     isTable(found) &&
     found.command === entry.command &&
     Bun.deepEquals(found.args, entry.args) &&
-    found.tool_timeout_sec === entry.timeoutSec
+    found.tool_timeout_sec === entry.timeoutSec &&
+    (found.default_tools_approval_mode === "approve") === (entry.approveTools === true)
   )
 }
 
@@ -94,7 +99,13 @@ export function upsertCodexEntry(text: string, entry: McpEntry, file = "config.t
     ...doc,
     mcp_servers: {
       ...servers,
-      [SERVER_NAME]: { ...current, command: entry.command, args: entry.args, tool_timeout_sec: entry.timeoutSec },
+      [SERVER_NAME]: {
+        ...current,
+        command: entry.command,
+        args: entry.args,
+        tool_timeout_sec: entry.timeoutSec,
+        ...(entry.approveTools ? { default_tools_approval_mode: "approve" } : {}),
+      },
     },
   }
   return patch(text, next)
