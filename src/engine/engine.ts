@@ -14,6 +14,7 @@ import { WriterLocks } from "./locks"
 import type { Status } from "./result"
 import type { Runtime } from "./runtime"
 import { TaskOwners } from "./owners"
+import { outputFollowUp } from "./output-schema"
 import { Settler, type Forced } from "./settle"
 import { Slots, type Slot } from "./slots"
 import { isFinished, noteProgress, TASK_ID, TaskStore, type TaskRecord } from "./tasks"
@@ -253,6 +254,7 @@ export class Engine {
           openAsks: knownAsks(record.asks),
           caps: { tokens: config.maxTokensPerTask, cost: config.maxCostPerTask },
           onSpend: () => this.store.save(record).catch((error: unknown) => this.unsaved(record.id, error)),
+          followUp: record.outputSchema && ((text) => outputFollowUp(record.outputSchema!, text)),
         },
         brief,
       )

@@ -17,6 +17,7 @@ import { canonicalWorkspace } from "../workspace/root"
 import { checkBriefSize, planBudget } from "./budgets"
 import { checkOffered, resolveRoute } from "./delegate"
 import { Engine } from "./engine"
+import { checkOutputSchema, withOutputSchema } from "./output-schema"
 import { checkVerify } from "./verify"
 import { checkOwnWorktree, checkSamePlace, sessionPlace } from "./isolation"
 import { Reclaims } from "./lanes"
@@ -84,6 +85,7 @@ export class Delegations {
     const decision = await this.check({ ...request.policy, cwd: request.cwd })
     checkBriefSize(request.brief, this.runtime.flags.maxBriefBytes)
     checkVerify(request.verify)
+    checkOutputSchema(request.outputSchema)
     // The same conditions doctor reports (readiness.ts): a missing launcher, an unsafe or unusable bwrap,
     // a state dir that cannot take the record.
     await this.ready()
@@ -140,6 +142,7 @@ export class Delegations {
       operationMs: budget.operationMs,
       isolation: place.isolation,
       verify: request.verify,
+      outputSchema: request.outputSchema,
       parallel: request.queued || undefined,
     })
     record.calls = [{ ...decision, turn: 1 }]
@@ -285,7 +288,8 @@ export class Delegations {
       await this.engine.owners.release(record.id).catch(() => undefined)
       throw error
     }
-    this.engine.launch(record, brief, false, relay, queued)
+    // Every turn's brief (the first and each task_continue) says how the answer must end.
+    this.engine.launch(record, withOutputSchema(brief, record.outputSchema), false, relay, queued)
   }
 
   /** Runs `work` holding the workspace's writer state as `holder` (patch_apply): refused while a writer holds it. */
