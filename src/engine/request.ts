@@ -22,7 +22,7 @@ export interface StartRequest {
   /** worker only: a command this server runs on the result in the read-only sandbox (verify.ts). */
   verify?: string
   /** A JSON Schema the final answer must match (output-schema.ts); checked before anything is written. */
-  outputSchema?: Record<string, unknown>
+  outputSchema?: unknown
   idempotencyKey?: string
   /** This operation's deadline instead of the role's (tests, runner options). */
   timeoutMs?: number

@@ -65,9 +65,9 @@ export const verifyArg = {
   verify: z.string().optional().describe("Check command the server runs read-only after the agent."),
 }
 
-export const outputSchemaArg = {
-  output_schema: z.record(z.string(), z.unknown()).optional().describe("JSON Schema the final answer must match."),
-}
+// Untyped and undescribed on purpose: the tool surface's bytes (test/mcp/surface.test.ts); the engine
+// refuses anything but a bounded JSON Schema object with its own next step (output-schema.ts).
+export const outputSchemaArg = { output_schema: z.unknown().optional() }
 
 export const resultShape = {
   task_id: z.string().optional(),
