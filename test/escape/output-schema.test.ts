@@ -72,6 +72,9 @@ describe("a structured answer", () => {
     expect(out.output_error).toBeUndefined()
     expect(requestsOf("valid")).toHaveLength(1)
     expect(lastUser(requestsOf("valid")[0]!)).toContain("additionalProperties")
+    // Kept with the task: task_result reads it back from the record.
+    const again = structuredOf(await mcp.call("task_result", { task_id: out.task_id }))
+    expect(again.output).toEqual({ count: 3, files: ["a.ts"] })
   }, 120_000)
 
   test("prose then one ```json fence ending the answer is accepted (a worker)", async () => {
