@@ -5,6 +5,7 @@
 import { Ajv, type ValidateFunction } from "ajv"
 import addFormats from "ajv-formats"
 import { fail } from "../errors"
+import { inexactJson } from "./json-exact"
 import type { DelegationResult } from "./result"
 import retry from "./output-retry.md" with { type: "text" }
 import instruction from "./output-schema.md" with { type: "text" }
@@ -77,6 +78,7 @@ export function extractJson(text: string): OutputCheck {
   if (!whole) return { ok: false, message: "the answer is empty; no JSON value found." }
   const direct = parse(whole)
   if (direct.ok) return direct
+  if (direct.parsed) return { ok: false, message: direct.message }
   const fences = [...whole.matchAll(FENCE)]
   if (fences.length === 0)
     return { ok: false, message: "no JSON value found: the answer is neither JSON alone nor a ```json fenced block." }
@@ -86,15 +88,20 @@ export function extractJson(text: string): OutputCheck {
   if (fence!.index! + fence![0].length !== whole.length)
     return { ok: false, message: "text follows the ```json fenced block; the JSON value must end the answer." }
   const inner = parse(fence![1]!.trim())
-  return inner.ok ? inner : { ok: false, message: `the fenced block is not valid JSON: ${inner.message}` }
+  if (inner.ok) return inner
+  return { ok: false, message: inner.parsed ? inner.message : `the fenced block is not valid JSON: ${inner.message}` }
 }
 
-function parse(text: string): OutputCheck {
+/** The text's JSON value; `parsed` says a refusal is the exactness check's, not a syntax error. */
+function parse(text: string): OutputCheck & { parsed?: true } {
+  let value: unknown
   try {
-    return { ok: true, value: JSON.parse(text) }
+    value = JSON.parse(text)
   } catch (error) {
     return { ok: false, message: error instanceof Error ? error.message : String(error) }
   }
+  const inexact = inexactJson(text)
+  return inexact ? { ok: false, message: inexact, parsed: true } : { ok: true, value }
 }
 
 /** The answer's JSON value checked against the schema: the value as parsed, or the validator's message. Pure. */

@@ -63,6 +63,24 @@ describe("extractJson", () => {
     ["a scalar", "42", 42],
     ["a json fence after prose", 'Here it is:\n\n```json\n{"a":1}\n```', { a: 1 }],
     ["a bare fence", '```\n{"a":1}\n```\n', { a: 1 }],
+    ["the same key in sibling objects", '[{"a":1},{"a":2}]', [{ a: 1 }, { a: 2 }]],
+    [
+      "exact numbers",
+      '[9007199254740991, -0.5, 1e300, 1.50, 0.000123456789012345, "9007199254740993"]',
+      [9007199254740991, -0.5, 1e300, 1.5, 0.000123456789012345, "9007199254740993"],
+    ],
+    [
+      "escapes and literals",
+      '{"a\\"b":"}{\\u0022","t":true,"f":false,"n":null,"e":[],"o":{}}',
+      {
+        'a"b': '}{"',
+        t: true,
+        f: false,
+        n: null,
+        e: [],
+        o: {},
+      },
+    ],
   ])("accepts %s", (_, text, value) => {
     expect(extractJson(text)).toEqual({ ok: true, value })
   })
@@ -73,10 +91,24 @@ describe("extractJson", () => {
     ["two fences", '```json\n{"a":1}\n```\nand\n```json\n{"a":2}\n```', "found 2 fenced blocks"],
     ["text after the fence", '```json\n{"a":1}\n```\nHope that helps.', "text follows"],
     ["a fence that is not JSON", "```json\n{a: 1}\n```", "the fenced block is not valid JSON"],
+    ["a key twice (JSON.parse keeps the last)", '{"count":1,"count":2}', 'the key "count" appears twice'],
+    ["a nested key twice", '{"a":[{"b":1,"c":{"d":1,"d":1}}]}', 'the key "d" appears twice'],
+    ["an integer beyond 2^53", '{"id":9007199254740993}', "9007199254740993 cannot be read back exactly"],
+    ["a decimal beyond a double", "```json\n[0.12345678901234567]\n```", "0.12345678901234567 cannot be read back"],
   ])("refuses %s", (_, text, problem) => {
     const got = extractJson(text)
     expect(got.ok).toBe(false)
     if (!got.ok) expect(got.message).toContain(problem)
+  })
+
+  test("an answer nested past any reader's stack is refused, not thrown", () => {
+    const deep = `${"[".repeat(200_000)}${"]".repeat(200_000)}`
+    expect(extractJson(deep).ok).toBe(false)
+  })
+
+  test("control: JSON.parse alone silently keeps the last key and rounds the integer", () => {
+    expect(JSON.parse('{"count":1,"count":2}')).toEqual({ count: 2 })
+    expect(String(JSON.parse("9007199254740993"))).toBe("9007199254740992")
   })
 })
 

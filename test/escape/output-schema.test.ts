@@ -2,8 +2,8 @@
 // appended to the brief, the final answer's JSON is validated without coercion and returned as `output`;
 // a mismatch is asked about once more in the same session (the validator's message quoted), and a second
 // mismatch ends needs_review with `output_error` and the raw text, after exactly one extra model request.
-// Attack: answers a lenient reader would accept (a string for an integer, JSON inside prose, text after
-// the fence) never become `output`. Control: the same answers without output_schema succeed as today,
+// Attack: answers a lenient reader would accept (a string for an integer, a key twice, JSON inside prose,
+// text after the fence) never become `output`. Control: the same answers without output_schema succeed as today,
 // and a schema too deep, too big or not an object is refused before any task exists.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { OUTPUT_SCHEMA_LIMITS } from "../../src/engine/output-schema"
@@ -42,6 +42,8 @@ beforeAll(async () => {
       turns: [say(`The answer is ${VALID} as asked.`), say(`${"```json"}\n${VALID}\n${"```"}\nHope it helps.`)],
     },
     plain: { turns: [say(`The answer is ${STRINGY}.`)] },
+    // What JSON.parse alone would turn into {"count":3}: the last of two keys wins.
+    twice: { turns: [say('{"count":"3","count":3}'), say('{"count":"3","count":3}')] },
     again: { turns: [say(VALID), say(STRINGY), say(STRINGY)] },
     // The runner's report comes after its tool call: a second step in the same turn.
     runner: {
@@ -131,6 +133,15 @@ describe("a structured answer", () => {
     expect(out.status).toBe("needs_review")
     expect(out.output).toBeUndefined()
     expect((out.output_error as { message: string }).message).toContain("text follows")
+  }, 120_000)
+
+  test("attack: a key given twice, the last one valid, is not read as the valid value", async () => {
+    const cwd = await makeRepo(world)
+    const out = structuredOf(await mcp.call("scout", { cwd, task: "[script:twice] count", output_schema: SCHEMA }))
+    expect(out.status).toBe("needs_review")
+    expect(out.output).toBeUndefined()
+    expect((out.output_error as { message: string }).message).toContain('the key "count" appears twice')
+    expect(requestsOf("twice")).toHaveLength(2)
   }, 120_000)
 
   test("control: without output_schema the same kind of answer succeeds as today, one request, no output", async () => {
