@@ -66,7 +66,7 @@ const lastUser = (request: ReturnType<typeof requestsOf>[number]) =>
   JSON.stringify(request.body.messages.filter((message) => message.role === "user").at(-1)?.content ?? "")
 
 describe("a structured answer", () => {
-  test("valid JSON alone: output is the parsed value, succeeded, no extra request; the brief carried the schema", async () => {
+  test("valid JSON alone: output is the parsed value, no extra request; the brief carried the schema", async () => {
     const cwd = await makeRepo(world)
     const out = structuredOf(await mcp.call("scout", { cwd, task: "[script:valid] count", output_schema: SCHEMA }))
     expect(out.status).toBe("succeeded")
@@ -99,7 +99,7 @@ describe("a structured answer", () => {
     expect(lastUser(requests[1]!)).toContain("output/count must be integer")
   }, 120_000)
 
-  test("invalid twice: output_error with the message and raw text, needs_review, exactly one extra request", async () => {
+  test("invalid twice: output_error, the raw text, needs_review, exactly one extra request", async () => {
     const cwd = await makeRepo(world)
     const result = await mcp.call("scout", { cwd, task: "[script:bad_twice] count", output_schema: SCHEMA })
     const out = structuredOf(result)
