@@ -108,6 +108,8 @@ export interface TurnSpec {
   caps?: Caps
   /** Saves the spending: called once the attempt is opened (awaited) and after each step counted. */
   onSpend?(): Promise<void>
+  /** The one follow-up a non-empty final answer gets (an output_schema mismatch), or none. */
+  followUp?(text: string): { line: string; text: string } | undefined
 }
 
 export interface Turn {
@@ -239,14 +241,21 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
   }
   // No transcript (OpenCode unreachable) settles as a task without a report (needs_review), not a crash.
   let transcript = await readTranscript(client, sessionID, workspace, before).catch(() => undefined)
-  if (outcome.kind === "idle" && transcript && !transcript.text) {
-    // A model that spent its last step on a tool call or returned nothing gets one plain request for the report.
+  // One follow-up at most, in the same session and budget: a model that spent its last step on a tool call
+  // or returned nothing is asked for the report; an answer the parent's output_schema refuses, once more.
+  const again =
+    outcome.kind !== "idle" || !transcript
+      ? undefined
+      : transcript.text
+        ? spec.followUp?.(transcript.text)
+        : { line: "no report in the final answer; asking for it once", text: EMPTY_REPORT_NUDGE }
+  if (again && transcript) {
     const mark = await lastMessageID(client, sessionID, workspace)
-    spec.onProgress("no report in the final answer; asking for it once")
+    spec.onProgress(again.line)
     await sendPrompt(client, sessionID, {
       directory: workspace,
       agent: spec.agent,
-      text: EMPTY_REPORT_NUDGE,
+      text: again.text,
       model: spec.route,
     })
     outcome = await follow()

@@ -13,6 +13,7 @@ import { WriterLocks } from "./locks"
 import type { Status } from "./result"
 import type { Runtime } from "./runtime"
 import { TaskOwners } from "./owners"
+import { outputFollowUp } from "./output-schema"
 import { Settler, type Forced } from "./settle"
 import { Slots, type Slot } from "./slots"
 import { isFinished, noteProgress, TASK_ID, TaskStore, type TaskRecord } from "./tasks"
@@ -217,6 +218,7 @@ export class Engine {
             this.store
               .update(record, () => {}, { quiet: true })
               .catch((error: unknown) => this.unsaved(record.id, error)),
+          followUp: record.outputSchema && ((text) => outputFollowUp(record.outputSchema!, text)),
         },
         brief,
       )

@@ -2,6 +2,7 @@
 // holder whose process died reconciled first), then the task's claim, the workspace's state recorded
 // with the record, and the turn run in the background (engine.ts). A failure on the way releases what
 // was taken.
+import { withOutputSchema } from "./output-schema"
 import { fail } from "../errors"
 import type { Relay } from "../policy/relay"
 import type { HostContext } from "../sandbox"
@@ -55,5 +56,6 @@ export async function launchTurn(
     await engine.owners.release(record.id).catch(() => undefined)
     throw error
   }
-  engine.launch(record, brief, false, relay, queued)
+  // Every turn's brief (the first and each task_continue) says how the answer must end.
+  engine.launch(record, withOutputSchema(brief, record.outputSchema), false, relay, queued)
 }

@@ -16,6 +16,7 @@ import { checkBriefSize, planBudget } from "./budgets"
 import { admitContinue, type ContinuePolicy, continuedTurn } from "./continuation"
 import { checkOffered, resolveRoute } from "./delegate"
 import { Engine } from "./engine"
+import { checkOutputSchema } from "./output-schema"
 import { checkVerify } from "./verify"
 import { checkOwnWorktree, sessionPlace } from "./isolation"
 import { Reclaims } from "./lanes"
@@ -86,6 +87,7 @@ export class Delegations {
     const decision = await this.check({ ...request.policy, cwd: request.cwd })
     checkBriefSize(request.brief, this.runtime.flags.maxBriefBytes)
     checkVerify(request.verify)
+    checkOutputSchema(request.outputSchema)
     // The same conditions doctor reports (readiness.ts): a missing launcher, an unsafe or unusable bwrap,
     // a state dir that cannot take the record.
     await this.ready()
@@ -131,6 +133,7 @@ export class Delegations {
       operationMs: budget.operationMs,
       isolation: place.isolation,
       verify: request.verify,
+      outputSchema: request.outputSchema,
       parallel: request.queued || undefined,
     })
     // A new record, not yet saved: its first save is the launch's.

@@ -93,6 +93,8 @@ export const RecordSchema = z.looseObject({
     .optional(),
   // The command settle runs on the result after each turn (verify.ts).
   verify: z.string().optional(),
+  // The schema every turn's final answer is checked against (output-schema.ts); re-checked when read.
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
   // A delegate_parallel member: its first turn counts against maxParallel in whichever process follows it.
   parallel: z.literal(true).optional(),
   // What a continue compares its mode to and takes a runner's access from (lifecycle.ts).

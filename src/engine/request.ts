@@ -21,6 +21,8 @@ export interface StartRequest {
   isolation?: Isolation
   /** worker only: a command this server runs on the result in the read-only sandbox (verify.ts). */
   verify?: string
+  /** A JSON Schema the final answer must match (output-schema.ts); checked before anything is written. */
+  outputSchema?: unknown
   idempotencyKey?: string
   /** This operation's deadline instead of the role's (tests, runner options). */
   timeoutMs?: number

@@ -62,6 +62,10 @@ export interface DelegationResult {
   run?: { exitCode: number | null; log: string; timedOut: boolean; lines?: number }
   /** A worker's `verify` command as this server ran it on the result (verify.ts), not as the agent reported. */
   verification?: Verification
+  /** With an output_schema: the final answer's JSON value as parsed, validated against it (output-schema.ts). */
+  output?: unknown
+  /** With an output_schema the answer did not match: the validator's message and the raw text, unverified. */
+  outputError?: { message: string; unverified: string }
   /** Things the parent must look at before trusting the outcome (e.g. planted git metadata). */
   warnings?: string[]
   /** Shell commands the agent ran, with their exit codes when the tool reported one. */
@@ -174,6 +178,9 @@ export function renderText(result: DelegationResult): string {
     const { command, exitCode, durationMs } = result.verification
     lines.push(`verification (run by the server): ${command} → exit code ${exitCode ?? "none"} in ${durationMs}ms`)
   }
+  if (result.output !== undefined)
+    lines.push(`output (validated against output_schema): ${JSON.stringify(result.output)}`)
+  if (result.outputError) lines.push(`output_error: ${result.outputError.message}`)
   if (result.transcript) lines.push(`transcript: ${result.transcript}`)
   if (result.error) lines.push(`error${result.errorKind ? ` (${result.errorKind})` : ""}: ${result.error}`)
   else if (result.errorKind && result.errorKind !== "cancelled") lines.push(`error kind: ${result.errorKind}`)

@@ -19,6 +19,7 @@ import { boundReport, bytesOf, fromTranscript, type DelegationResult } from "./r
 import type { Runtime } from "./runtime"
 import type { TaskRecord, TaskStore } from "./tasks"
 import { settleSegment, spendingOf } from "./usage"
+import { applyOutput, judgeOutput } from "./output-schema"
 import { applyVerification, runVerification, verifies } from "./verify"
 
 export type { Forced } from "./ending"
@@ -94,6 +95,8 @@ export class Settler {
       if (result.status === "succeeded") result.status = "needs_review"
     }
     if (verification) applyVerification(result, verification)
+    // Judged on the final answer of a finished turn only: a failed or timed-out one has no answer to judge.
+    if (record.outputSchema && verifies(status)) applyOutput(result, judgeOutput(record.outputSchema, result.report))
     // Found before the turn ran (lifecycle.ts: a mode weaker than the task's previous call's): said first.
     if (record.turnWarnings?.length) result.warnings = [...record.turnWarnings, ...(result.warnings ?? [])]
     if (!release && unwritten.length)

@@ -70,6 +70,8 @@ export function toStructured(result: DelegationResult) {
       duration_ms: result.verification.durationMs,
       digest: result.verification.digest,
     },
+    output: result.output,
+    output_error: result.outputError,
     exit_code: result.run?.exitCode,
     log: result.run?.log,
     bytes: result.bytes && {

@@ -65,6 +65,10 @@ export const verifyArg = {
   verify: z.string().optional().describe("Check command the server runs read-only after the agent."),
 }
 
+// Untyped and undescribed on purpose: the tool surface's bytes (test/mcp/surface.test.ts); the engine
+// refuses anything but a bounded JSON Schema object with its own next step (output-schema.ts).
+export const outputSchemaArg = { output_schema: z.unknown().optional() }
+
 export const resultShape = {
   task_id: z.string().optional(),
   status: z.enum(STATUSES),
@@ -122,6 +126,8 @@ export const resultShape = {
   verification: z
     .object({ command: z.string(), exit_code: z.number().nullable(), duration_ms: z.number(), digest: z.string() })
     .optional(),
+  output: z.unknown().optional(),
+  output_error: z.object({ message: z.string(), unverified: z.string() }).optional(),
   exit_code: z.number().nullable().optional(),
   log: z.string().optional(),
   bytes: z.object({ transcript: z.number(), logs: z.number(), returned: z.number(), kept_out: z.number() }).optional(),

@@ -14,6 +14,7 @@ import {
   isolationArg,
   mechanicalArg,
   modelArgs,
+  outputSchemaArg,
   policyArgs,
   resultShape,
   verifyArg,
@@ -44,6 +45,7 @@ export function briefTool(tool: BriefTool): McpTool {
       ...modelArgs,
       ...idempotencyArg,
       ...policyArgs,
+      ...outputSchemaArg,
       // Only a worker changes files, so only a worker can be mechanical or isolated.
       ...(tool.role === "worker" ? { ...mechanicalArg, ...isolationArg, ...verifyArg } : {}),
     },
@@ -72,6 +74,7 @@ export function briefTool(tool: BriefTool): McpTool {
           },
           isolation: "isolation" in args ? args.isolation : undefined,
           verify: "verify" in args ? args.verify : undefined,
+          outputSchema: args.output_schema,
           idempotencyKey: args.idempotency_key,
           callTimeoutS: args.timeout_seconds,
         },

@@ -8,7 +8,7 @@ import { sessionTitle } from "../../engine/title"
 import { RUNNER_TIMEOUT, runnerBrief } from "../../runner/brief"
 import { startAndFollow } from "../calls"
 import { defineTool } from "../define"
-import { SEARCH_HINT, idempotencyArg, labelArg, modelArgs, policyArgs, resultShape } from "../shared"
+import { SEARCH_HINT, idempotencyArg, labelArg, modelArgs, outputSchemaArg, policyArgs, resultShape } from "../shared"
 import description from "./runner.md" with { type: "text" }
 
 export const runner = defineTool({
@@ -36,6 +36,7 @@ export const runner = defineTool({
     ...labelArg,
     ...idempotencyArg,
     ...policyArgs,
+    ...outputSchemaArg,
   },
   output: resultShape,
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
@@ -68,6 +69,7 @@ export const runner = defineTool({
         },
         idempotencyKey: args.idempotency_key,
         commandTimeoutS: timeoutSeconds,
+        outputSchema: args.output_schema,
       },
       extra,
     )
