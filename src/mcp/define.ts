@@ -4,7 +4,7 @@
 // failure reads the same from every tool and no handler formats one itself.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { ShapeOutput, ZodRawShapeCompat } from "@modelcontextprotocol/sdk/server/zod-compat.js"
-import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, ListToolsResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
 import type { z } from "zod"
 import type { Delegations } from "../engine/lifecycle"
 import { errorResult, type Extra } from "./shared"
@@ -76,4 +76,23 @@ export function toResult(reply: Reply<Record<string, unknown>>): CallToolResult 
     structuredContent: reply.structured,
     ...(reply.failed === undefined ? {} : { isError: reply.failed }),
   }
+}
+
+/**
+ * The listed tools without the JSON Schema dialect line the SDK writes into every schema: 52 bytes per
+ * schema that each client hands its model on every turn (draft-07 is what a schema without it means to
+ * the SDK's own validator, and what clients assume).
+ */
+export function withoutDialect(listed: ListToolsResult): ListToolsResult {
+  const bare = <T>(schema: T): T => {
+    if (!schema || typeof schema !== "object" || !("$schema" in schema)) return schema
+    const { $schema: _, ...rest } = schema as Record<string, unknown>
+    return rest as T
+  }
+  const tools = listed.tools.map((tool) => ({
+    ...tool,
+    inputSchema: bare(tool.inputSchema),
+    ...(tool.outputSchema ? { outputSchema: bare(tool.outputSchema) } : {}),
+  }))
+  return { ...listed, tools }
 }

@@ -26,7 +26,7 @@ import type { Delegations } from "../engine/lifecycle"
 import { checkTaskId, isFinished, type TaskRecord } from "../engine/tasks"
 import { fail } from "../errors"
 import { recordResult } from "./calls"
-import { toResult } from "./define"
+import { toResult, withoutDialect } from "./define"
 import { errorResult, type Extra } from "./shared"
 import { withoutWaiting } from "./task-scope"
 
@@ -62,7 +62,7 @@ export function offerNativeTasks(server: McpServer, delegations: Delegations): v
     if (method === ListToolsRequestSchema) {
       const list = handler as unknown as ListHandler
       return set(ListToolsRequestSchema, async (request, extra) =>
-        offered((await list(request, extra)) as ListToolsResult),
+        offered(withoutDialect((await list(request, extra)) as ListToolsResult)),
       )
     }
     return set(schema, handler)
