@@ -5,11 +5,16 @@
 // or by cancelling the call.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { z } from "zod"
-import type { Delegations } from "../../engine/lifecycle"
-import { MAX_BRIEFS, type Group, type GroupMember } from "../../engine/parallel"
-import { STATUSES } from "../../engine/result"
-import { isFinished, type TaskRecord } from "../../engine/tasks"
-import { fail } from "../../errors"
+import {
+  type Delegations,
+  MAX_BRIEFS,
+  type Group,
+  type GroupMember,
+  STATUSES,
+  isFinished,
+  type TaskRecord,
+  fail,
+} from "../../engine"
 import { syncBudget } from "../calls"
 import { defineTool, type Reply } from "../define"
 import {

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import type { PatchRecord } from "../../workspace/patches"
+import type { PatchRecord } from "../../engine"
 import { defineTool, type Reply } from "../define"
 import description from "./patch_apply.md" with { type: "text" }
 
@@ -45,7 +45,8 @@ export const patchApply = defineTool({
     })
     if (outcome.kind === "already") return alreadyApplied(outcome.record)
     const { record, workspace, files, appliedAt, unmarked } = outcome
-    const discard = `patch_discard (patch_id "${record.id}") removes the patch and its worktree once you keep the changes.`
+    const removes = "removes the patch and its worktree once you keep the changes."
+    const discard = `patch_discard (patch_id "${record.id}") ${removes}`
     const count = `${files.length} file${files.length === 1 ? "" : "s"}`
     const text = [
       `Applied patch ${record.id} to ${workspace} at ${appliedAt}: ${count} written as working-tree changes ` +

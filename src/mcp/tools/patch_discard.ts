@@ -1,6 +1,5 @@
 import { z } from "zod"
-import { shownName } from "../../workspace/names"
-import { PATCH_STATES } from "../../workspace/patches"
+import { shownName, PATCH_STATES } from "../../engine"
 import { defineTool } from "../define"
 import description from "./patch_discard.md" with { type: "text" }
 
@@ -36,7 +35,9 @@ export const patchDiscard = defineTool({
     }
     const { record, was, discardedAt, kept } = outcome
     const rolled = kept.length
-      ? `\nAn earlier patch_apply of it was killed while writing; it was rolled back except for ${kept.map(shownName).join(", ")}, changed since by someone else.\nnext: check those files with git status and git diff.`
+      ? "\nAn earlier patch_apply of it was killed while writing; it was rolled back except for " +
+        `${kept.map(shownName).join(", ")}, changed since by someone else.\n` +
+        "next: check those files with git status and git diff."
       : ""
     const when = record.appliedAt && was === "applied" ? ` at ${record.appliedAt}` : ""
     const text = `Discarded patch ${record.id} (it was ${was}${when}) and its worktree.${rolled}`

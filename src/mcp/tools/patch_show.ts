@@ -1,7 +1,5 @@
 import { z } from "zod"
-import { MAX_PATCH_PAGE } from "../../engine/patches"
-import { fileChange } from "../../engine/structured"
-import { PATCH_STATES } from "../../workspace/patches"
+import { MAX_PATCH_PAGE, fileChange, PATCH_STATES } from "../../engine"
 import { defineTool } from "../define"
 import description from "./patch_show.md" with { type: "text" }
 

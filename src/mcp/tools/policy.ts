@@ -1,8 +1,7 @@
 // The policy tool: the same gathering the delegating tools do before they start (src/engine/policy.ts
 // policyReport), shown instead of enforced, so a parent can see why a call would be refused before making it.
 import { z } from "zod"
-import { describeSource, MODE_SOURCES, MODES } from "../../policy/mode"
-import { TIERS } from "../../policy/tiers"
+import { describeSource, MODE_SOURCES, MODES, TIERS } from "../../engine"
 import { defineTool } from "../define"
 import { policyArgs } from "../shared"
 import description from "./policy.md" with { type: "text" }
@@ -21,7 +20,8 @@ export const policy = defineTool({
     project_root: z
       .string()
       .describe(
-        "The outermost ancestor of cwd below HOME holding a .git, else cwd. Markers count in cwd and every ancestor below HOME.",
+        "The outermost ancestor of cwd below HOME holding a .git, else cwd. " +
+          "Markers count in cwd and every ancestor below HOME.",
       ),
     mode: z.enum(MODES),
     source: z.string().describe("Where the mode came from."),
@@ -42,7 +42,8 @@ export const policy = defineTool({
       `scout: ${allowed.scout}`,
       `worker: ${allowed.worker}`,
       `runner: ${allowed.runner}`,
-      `tier: ${tiers.required ? "required" : "optional"}; ${tiers.delegated.join(" and ")} are delegated, ${tiers.refused.join(" and ")} are refused (do that work yourself)`,
+      `tier: ${tiers.required ? "required" : "optional"}; ${tiers.delegated.join(" and ")} are delegated, ` +
+        `${tiers.refused.join(" and ")} are refused (do that work yourself)`,
       `secret guard: ${report.secretGuard}`,
     ]
     return {

@@ -1,10 +1,5 @@
 import { z } from "zod"
-import { STATUSES } from "../../engine/result"
-import { LIST_LIMIT } from "../../engine/listing"
-import { sizeText } from "../../workspace/disk"
-import { reclaimText } from "../../workspace/lane-audit"
-import { shownName } from "../../workspace/names"
-import { PATCH_STATES, type PatchState } from "../../workspace/patches"
+import { STATUSES, LIST_LIMIT, sizeText, reclaimText, shownName, PATCH_STATES, type PatchState } from "../../engine"
 import { defineTool } from "../define"
 import { setAsideLines, setAsideRows, setAsideShape } from "./set_aside"
 import description from "./task_list.md" with { type: "text" }
@@ -45,7 +40,8 @@ export const taskList = defineTool({
       )
       .optional()
       .describe(
-        "Patches of isolated workers still stored, in the listed workspace when cwd is given; each stays, applied or not, until patch_discard.",
+        "Patches of isolated workers still stored, in the listed workspace when cwd is given; " +
+          "each stays, applied or not, until patch_discard.",
       ),
     lanes: z
       .object({
@@ -71,7 +67,8 @@ export const taskList = defineTool({
       )
       .optional()
       .describe(
-        "Lanes whose claim could not be read, or named a missing or unreadable patch record, taken back once nothing held them (each reported once).",
+        "Lanes whose claim could not be read, or named a missing or unreadable patch record, " +
+          "taken back once nothing held them (each reported once).",
       ),
     corrupt_files: setAsideShape,
   },
