@@ -4,7 +4,7 @@
 // this module, so a new need is a line here, reviewed as part of the surface.
 
 // The core: delegations, their records and results.
-export { Delegations, type ContinuePolicy, type StartRequest } from "./lifecycle"
+export { Delegations } from "./lifecycle"
 export { Runtime } from "./runtime"
 export { checkTaskId, isFinished, TaskStore, type TaskRecord } from "./tasks"
 export { STATUSES } from "./result"
