@@ -1,9 +1,6 @@
 import { defineCommand } from "citty"
 import { flagsFromProcess } from "../config/flags"
-import { Runtime } from "../engine/runtime"
-import { readCatalog } from "../opencode/catalog"
-import { readServerRecord, stopServer } from "../opencode/server"
-import { alive } from "../util/process"
+import { Runtime, readCatalog, readServerRecord, stopServer, alive } from "../engine"
 
 export default defineCommand({
   meta: { name: "models", description: "List the models (and their variants) your OpenCode can route to." },

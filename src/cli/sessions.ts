@@ -2,11 +2,18 @@ import { defineCommand } from "citty"
 import { flagsFromProcess } from "../config/flags"
 import { parseInteger } from "../config/integer"
 import { resolvePaths } from "../config/paths"
-import { fail } from "../errors"
-import { parseSince } from "../engine/ledger"
-import { DEFAULT_STALE_S, listSessions, renderSessions, SESSION_STATES, type SessionState } from "../engine/sessions"
-import { TaskStore } from "../engine/tasks"
-import { probeServer, readServerRecord } from "../opencode/server"
+import {
+  fail,
+  parseSince,
+  DEFAULT_STALE_S,
+  listSessions,
+  renderSessions,
+  SESSION_STATES,
+  type SessionState,
+  TaskStore,
+  probeServer,
+  readServerRecord,
+} from "../engine"
 
 export default defineCommand({
   meta: {

@@ -1,8 +1,7 @@
 import { defineCommand } from "citty"
 import { flagsFromProcess } from "../config/flags"
 import { resolvePaths } from "../config/paths"
-import { parseSince, renderStats, summarize } from "../engine/ledger"
-import { TaskStore } from "../engine/tasks"
+import { parseSince, renderStats, summarize, TaskStore } from "../engine"
 
 export default defineCommand({
   meta: {

@@ -2,7 +2,7 @@ import { defineCommand } from "citty"
 import { flagsFromProcess } from "../config/flags"
 import { parseInteger } from "../config/integer"
 import { resolvePaths } from "../config/paths"
-import { LIST_LIMIT, storedTasks } from "../engine/listing"
+import { LIST_LIMIT, storedTasks } from "../engine"
 
 export default defineCommand({
   meta: { name: "tasks", description: "List delegated tasks recorded on disk, newest first." },

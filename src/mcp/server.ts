@@ -8,12 +8,12 @@ import { SERVER_NAME, VERSION } from "../version"
 import type { McpTool } from "./define"
 import instructions from "./instructions.md" with { type: "text" }
 import { offerNativeTasks, TASKS_CAPABILITY } from "./tasks"
-import { registerDelegateParallel } from "./tools/delegate_parallel"
+import { delegateParallel } from "./tools/delegate_parallel"
 import { models } from "./tools/models"
-import { registerPatchApply } from "./tools/patch_apply"
-import { registerPatchDiscard } from "./tools/patch_discard"
-import { registerPatchShow } from "./tools/patch_show"
-import { registerPolicy } from "./tools/policy"
+import { patchApply } from "./tools/patch_apply"
+import { patchDiscard } from "./tools/patch_discard"
+import { patchShow } from "./tools/patch_show"
+import { policy } from "./tools/policy"
 import { runner } from "./tools/runner"
 import { scout } from "./tools/scout"
 import { sessionOutput } from "./tools/session_output"
@@ -21,30 +21,27 @@ import { sessions } from "./tools/sessions"
 import { stats } from "./tools/stats"
 import { taskCancel } from "./tools/task_cancel"
 import { taskContinue } from "./tools/task_continue"
-import { registerTaskList } from "./tools/task_list"
+import { taskList } from "./tools/task_list"
 import { taskResult } from "./tools/task_result"
 import { taskStatus } from "./tools/task_status"
 import { worker } from "./tools/worker"
-
-/** A tool still registered by its own function (not yet a definition): its name, for the tool-set test. */
-const registered = (name: string, register: McpTool["register"]): McpTool => ({ name, register })
 
 /** Every tool, in the order tools/list shows them. */
 export const TOOLS: McpTool[] = [
   scout,
   worker,
-  registered("delegate_parallel", registerDelegateParallel),
+  delegateParallel,
   runner,
   taskStatus,
   taskResult,
   taskCancel,
-  registered("task_list", registerTaskList),
+  taskList,
   taskContinue,
-  registered("patch_show", registerPatchShow),
-  registered("patch_apply", registerPatchApply),
-  registered("patch_discard", registerPatchDiscard),
+  patchShow,
+  patchApply,
+  patchDiscard,
   models,
-  registered("policy", registerPolicy),
+  policy,
   stats,
   sessionOutput,
   sessions,

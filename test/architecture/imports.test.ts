@@ -1,7 +1,9 @@
 // Which folder may import which, read from the sources: install stands beside doctor, not on it
 // (doctor runs after install, so install importing doctor would be a cycle in waiting); the engine
 // does not reach into the MCP layer that drives it; the plugin bundle takes only the zod-free agent
-// names, never the renderer with its templates.
+// names, never the renderer with its templates. Adapters (MCP tools, CLI commands) are held the other way
+// round, to a list of what they may import: the engine's surface (src/engine/index.ts) and their own
+// layer's shared modules, so a use case cannot grow back into a tool or a command.
 import { describe, expect, test } from "bun:test"
 import { dirname, relative, resolve } from "node:path"
 
@@ -20,6 +22,57 @@ const RULES: Rule[] = [
   { from: "plugin", to: "src/agents", except: ["src/agents/names.ts"] },
 ]
 
+/** An adapter folder: the only modules (exact, or a folder when ending in "/") and packages its files import. */
+interface Adapters {
+  from: string
+  only: string[]
+  packages: string[]
+  /** Files that wire the engine rather than adapt it: exempt, each with the reason. */
+  roots?: Record<string, string>
+  /** Files that may import a few more modules, each with the reason. */
+  extra?: Record<string, { imports: string[]; reason: string }>
+}
+
+const WIRES_EFFECTS = "wires install/doctor to the real process runner and the sandbox launchers"
+
+const ADAPTERS: Adapters[] = [
+  { from: "src/mcp/tools", only: ["src/engine", "src/mcp/"], packages: ["zod", "@modelcontextprotocol/sdk"] },
+  {
+    from: "src/cli",
+    only: [
+      "src/engine",
+      "src/cli/",
+      "src/install/",
+      "src/doctor/",
+      "src/config/paths",
+      "src/config/flags",
+      "src/config/integer",
+      "src/errors",
+      "src/version",
+    ],
+    packages: ["citty"],
+    roots: {
+      "src/cli/main.ts": "the entry point: dispatches to every command and to the apply step",
+      "src/cli/serve.ts": "the composition root: builds the runtime, the delegations and the MCP server",
+      "src/cli/supervise.ts": "the watchdog: owns a runtime and the shared OpenCode server's lease",
+      "src/cli/apply-step.ts": "the confined apply step's entry point, run as a process of its own",
+      "src/cli/scripted-model.ts": "the scripted model's entry point, a server of its own",
+      "src/cli/demo.ts": "starts the scripted model for the offline demo",
+    },
+    extra: {
+      "src/cli/doctor.ts": { imports: ["src/util/process", "src/sandbox"], reason: WIRES_EFFECTS },
+      "src/cli/install.ts": { imports: ["src/util/process", "src/sandbox"], reason: WIRES_EFFECTS },
+      "src/cli/uninstall.ts": { imports: ["src/util/process"], reason: WIRES_EFFECTS },
+      "src/cli/run.ts": { imports: ["src/util/suggest"], reason: "did-you-mean for a mistyped command" },
+      "src/cli/strict.ts": { imports: ["src/util/suggest"], reason: "did-you-mean for a mistyped flag" },
+      "src/cli/sessions.ts": {
+        imports: ["src/opencode/client"],
+        reason: "loaded lazily, only when a server runs: the client is large",
+      },
+    },
+  },
+]
+
 // Static imports and re-exports (however many lines the braces span), side-effect imports and dynamic imports.
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*)["']([^"']+)["']/g
 
@@ -32,6 +85,22 @@ function importsOf(file: string, source: string): string[] {
 }
 
 const inside = (path: string, folder: string) => path === folder || path.startsWith(`${folder}/`)
+
+/** The packages (bare specifiers, builtins included) a source file imports. */
+const packagesOf = (source: string): string[] =>
+  [...source.matchAll(SPECIFIER)].map((match) => match[1]!).filter((specifier) => !specifier.startsWith("."))
+
+/** `file: imported` for every import of `file` outside what its adapter folder allows. */
+function adapterViolations(adapters: Adapters, file: string, source: string): string[] {
+  if (!inside(file, adapters.from) || adapters.roots?.[file] !== undefined) return []
+  const allowed = [...adapters.only, ...(adapters.extra?.[file]?.imports ?? [])]
+  const fits = (target: string) =>
+    allowed.some((entry) => (entry.endsWith("/") ? inside(target, entry.slice(0, -1)) : target === entry))
+  const modules = importsOf(file, source).filter((target) => !fits(target.replace(/\/index$/, "")))
+  const fitsPackage = (name: string) =>
+    adapters.packages.some((entry) => name === entry || name.startsWith(`${entry}/`))
+  return [...modules, ...packagesOf(source).filter((name) => !fitsPackage(name))].map((target) => `${file}: ${target}`)
+}
 
 /** `file:imported` for every import of `file` that breaks `rule`. */
 function violations(rule: Rule, file: string, source: string): string[] {
@@ -82,6 +151,56 @@ describe("the matcher", () => {
   })
 })
 
+describe("the adapter rule", () => {
+  const [tools, cli] = [ADAPTERS[0]!, ADAPTERS[1]!]
+  const tool = "src/mcp/tools/planted.ts"
+  const fine = 'import { z } from "zod"\nimport { defineTool } from "../define"\nimport { fail } from "../../engine"\n'
+
+  test("a tool importing the surface, its layer, its .md, zod and SDK types passes", () => {
+    const sdk = 'import type { Tool } from "@modelcontextprotocol/sdk/types.js"\n'
+    const md = 'import description from "./planted.md" with { type: "text" }\n'
+    const index = 'import { Delegations } from "../../engine/index"\n'
+    expect(adapterViolations(tools, tool, fine + sdk + md + index)).toEqual([])
+  })
+
+  test.each([
+    ["an engine module past the surface", 'import { isFinished } from "../../engine/tasks"', "src/engine/tasks"],
+    ["a domain folder", 'import { readPatchRecord } from "../../workspace/patches"', "src/workspace/patches"],
+    ["the process wrapper, dynamically", 'const { run } = await import("../../util/process")', "src/util/process"],
+    ["a re-export of the errors module", 'export { fail } from "../../errors"', "src/errors"],
+    ["a builtin", 'import { readFileSync } from "node:fs"', "node:fs"],
+    ["another package", 'import { defineCommand } from "citty"', "citty"],
+  ])("control: %s planted in a tool is named", (_, line, target) => {
+    expect(adapterViolations(tools, tool, `${fine}${line}\n`)).toEqual([`${tool}: ${target}`])
+  })
+
+  test("a command may use install, doctor and config paths; a root and an excepted import pass, nothing else", () => {
+    const command = 'import { resolvePaths } from "../config/paths"\nimport { clientHomes } from "../install/homes"\n'
+    expect(adapterViolations(cli, "src/cli/planted.ts", command)).toEqual([])
+    const engineModule = 'import { Delegations } from "../engine/lifecycle"\n'
+    expect(adapterViolations(cli, "src/cli/planted.ts", engineModule)).toEqual([
+      "src/cli/planted.ts: src/engine/lifecycle",
+    ])
+    expect(adapterViolations(cli, "src/cli/serve.ts", engineModule)).toEqual([])
+    const spawn = 'import { run } from "../util/process"\n'
+    expect(adapterViolations(cli, "src/cli/doctor.ts", spawn)).toEqual([])
+    expect(adapterViolations(cli, "src/cli/stats.ts", spawn)).toEqual(["src/cli/stats.ts: src/util/process"])
+    expect(adapterViolations(cli, "src/cli/stats.ts", 'import { readSchema } from "../config/schema"')).toEqual([
+      "src/cli/stats.ts: src/config/schema",
+    ])
+  })
+
+  test("every exception names a file that exists, with a reason", async () => {
+    for (const adapters of ADAPTERS) {
+      const named = { ...adapters.roots, ...adapters.extra }
+      for (const [file, why] of Object.entries(named)) {
+        expect(await Bun.file(resolve(ROOT, file)).exists()).toBe(true)
+        expect(typeof why === "string" ? why : why.reason).not.toBe("")
+      }
+    }
+  })
+})
+
 describe("the sources", () => {
   test.each(
     RULES.map(
@@ -92,6 +211,15 @@ describe("the sources", () => {
     expect(files.length).toBeGreaterThan(3)
     expect(files.flatMap(([file, source]) => violations(rule, file, source))).toEqual([])
   })
+
+  test.each(ADAPTERS.map((adapters) => [adapters.from, adapters] as const))(
+    "the adapters in %s import only the engine's surface and what their rule allows",
+    async (_, adapters) => {
+      const files = await sources(adapters.from)
+      expect(files.length).toBeGreaterThan(3)
+      expect(files.flatMap(([file, source]) => adapterViolations(adapters, file, source))).toEqual([])
+    },
+  )
 
   test("the plugin does use the agent names (so the plugin rule has something to check)", async () => {
     const files = await sources("plugin")

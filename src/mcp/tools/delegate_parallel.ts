@@ -4,16 +4,20 @@
 // the parent never has to merge per-task answers), and cancelled as a whole the same way (cancel: true)
 // or by cancelling the call.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { z } from "zod"
-import type { Delegations } from "../../engine/lifecycle"
-import { MAX_BRIEFS, type Group, type GroupMember } from "../../engine/parallel"
-import { STATUSES } from "../../engine/result"
-import { isFinished, type TaskRecord } from "../../engine/tasks"
-import { fail } from "../../errors"
-import { syncBudget } from "../calls"
 import {
-  errorResult,
+  type Delegations,
+  MAX_BRIEFS,
+  type Group,
+  type GroupMember,
+  STATUSES,
+  isFinished,
+  type TaskRecord,
+  fail,
+} from "../../engine"
+import { syncBudget } from "../calls"
+import { defineTool, type Reply } from "../define"
+import {
   mechanicalArg,
   modelArgs,
   policyArgs,
@@ -62,35 +66,27 @@ const outputShape = {
   next: z.string(),
 }
 
-export function registerDelegateParallel(server: McpServer, delegations: Delegations) {
-  server.registerTool(
-    "delegate_parallel",
-    {
-      title: "Parallel scouts and isolated workers",
-      description,
-      inputSchema: {
-        briefs: z.array(briefSchema).min(1).max(MAX_BRIEFS).optional().describe("To start a group."),
-        group_id: z.string().min(1).optional().describe("To follow a group instead."),
-        cancel: z.boolean().optional().describe("With group_id: cancel it."),
-        ...policyArgs,
-      },
-      outputSchema: outputShape,
-      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
-    },
-    async (args, extra) => {
-      try {
-        if ((args.briefs === undefined) === (args.group_id === undefined))
-          throw fail("Usage", "Pass either briefs (to start a group) or group_id (to follow one), not both or neither.")
-        const group = args.group_id
-          ? await delegations.groups.open(args.group_id, { cancel: args.cancel })
-          : await delegations.groups.start(args.briefs ?? [], args)
-        return await followGroup(server, delegations, group, extra)
-      } catch (error) {
-        return errorResult(error)
-      }
-    },
-  )
-}
+export const delegateParallel = defineTool({
+  name: "delegate_parallel",
+  title: "Parallel scouts and isolated workers",
+  description,
+  input: {
+    briefs: z.array(briefSchema).min(1).max(MAX_BRIEFS).optional().describe("To start a group."),
+    group_id: z.string().min(1).optional().describe("To follow a group instead."),
+    cancel: z.boolean().optional().describe("With group_id: cancel it."),
+    ...policyArgs,
+  },
+  output: outputShape,
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+  run: async (args, { server, delegations, extra }) => {
+    if ((args.briefs === undefined) === (args.group_id === undefined))
+      throw fail("Usage", "Pass either briefs (to start a group) or group_id (to follow one), not both or neither.")
+    const group = args.group_id
+      ? await delegations.groups.open(args.group_id, { cancel: args.cancel })
+      : await delegations.groups.start(args.briefs ?? [], args)
+    return await followGroup(server, delegations, group, extra)
+  },
+})
 
 /** A member as the result shows it: its task's state, or, once finished, its result's fields. */
 function memberOf(member: GroupMember): Member {
@@ -120,7 +116,7 @@ async function followGroup(
   delegations: Delegations,
   group: Group,
   extra: Extra,
-): Promise<CallToolResult> {
+): Promise<Reply<GroupOutput>> {
   const report = progressReporter(extra)
   const members = await delegations.groups.follow(group.members, {
     budgetMs: await syncBudget(server, delegations),
@@ -135,7 +131,9 @@ async function followGroup(
   return groupResult(group.id, members.map(memberOf), found)
 }
 
-function groupResult(groupId: string, tasks: Member[], found: z.infer<typeof outputShape.overlaps>): CallToolResult {
+type GroupOutput = z.output<z.ZodObject<typeof outputShape>>
+
+function groupResult(groupId: string, tasks: Member[], found: GroupOutput["overlaps"]): Reply<GroupOutput> {
   const running = tasks.some((entry) => !isFinished(entry.status))
   const next = running
     ? `Some members are still queued or running. Call delegate_parallel with group_id "${groupId}" to wait for them (task_status takes each task_id), or with cancel: true as well to stop them all.`
@@ -156,13 +154,6 @@ function groupResult(groupId: string, tasks: Member[], found: z.infer<typeof out
     return `[${entry.index}] ${entry.task_id ?? "-"} ${entry.role} ${entry.status}${patch}: ${(entry.error ?? entry.report).split("\n")[0]!.slice(0, 200)}`
   })
   const overlapLines = found.map((overlap) => `overlap: ${overlap.path} changed by ${overlap.task_ids.join(", ")}`)
-  return {
-    content: [
-      {
-        type: "text",
-        text: [`group ${groupId}: ${structured.status}`, ...lines, ...overlapLines, `next: ${next}`].join("\n"),
-      },
-    ],
-    structuredContent: structured,
-  }
+  const text = [`group ${groupId}: ${structured.status}`, ...lines, ...overlapLines, `next: ${next}`].join("\n")
+  return { text, structured }
 }

@@ -1,6 +1,5 @@
 import { z } from "zod"
-import { ROLES } from "../../config/schema"
-import { readCatalog } from "../../opencode/catalog"
+import { ROLES, readCatalog } from "../../engine"
 import { defineTool } from "../define"
 import description from "./models.md" with { type: "text" }
 

@@ -1,8 +1,16 @@
 import { z } from "zod"
-import { checkTaskId } from "../../engine/tasks"
-import { fail } from "../../errors"
-import { DEFAULT_CLIP_BYTES, type Entry, entriesOf, lastAnswer, page, renderEntries } from "../../opencode/output"
-import { readMessages, sessionDirectory } from "../../opencode/session"
+import {
+  checkTaskId,
+  fail,
+  DEFAULT_CLIP_BYTES,
+  type Entry,
+  entriesOf,
+  lastAnswer,
+  page,
+  renderEntries,
+  readMessages,
+  sessionDirectory,
+} from "../../engine"
 import { defineTool } from "../define"
 import description from "./session_output.md" with { type: "text" }
 

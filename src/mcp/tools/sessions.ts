@@ -1,6 +1,5 @@
 import { z } from "zod"
-import { parseSince } from "../../engine/ledger"
-import { DEFAULT_STALE_S, listSessions, renderSessions, SESSION_STATES } from "../../engine/sessions"
+import { parseSince, DEFAULT_STALE_S, listSessions, renderSessions, SESSION_STATES } from "../../engine"
 import { defineTool } from "../define"
 import description from "./sessions.md" with { type: "text" }
 

@@ -1,7 +1,7 @@
 // State files a listing found unreadable and moved aside, as task_list and stats report them: each
 // once (the file no longer has its name), with where it went, why, and what to do.
 import { z } from "zod"
-import type { SetAside } from "../../util/state-file"
+import type { SetAside } from "../../engine"
 
 export const setAsideShape = z
   .array(z.object({ path: z.string(), moved_to: z.string(), reason: z.string(), fix: z.string() }))

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { parseSince, renderStats, summarize, type StatsRow } from "../../engine/ledger"
+import { parseSince, renderStats, summarize, type StatsRow } from "../../engine"
 import { defineTool } from "../define"
 import { setAsideLines, setAsideRows, setAsideShape } from "./set_aside"
 import description from "./stats.md" with { type: "text" }

@@ -1,6 +1,5 @@
 import { z } from "zod"
-import type { TaskRecord } from "../../engine/tasks"
-import { checkTaskId } from "../../engine/tasks"
+import { type TaskRecord, checkTaskId } from "../../engine"
 import { recordResult } from "../calls"
 import { defineTool } from "../define"
 import { resultShape, type ResultReply } from "../shared"

@@ -1,7 +1,5 @@
 import { z } from "zod"
-import { STATUSES } from "../../engine/result"
-import { checkTaskId, isFinished, type TaskRecord } from "../../engine/tasks"
-import { fail } from "../../errors"
+import { STATUSES, checkTaskId, isFinished, type TaskRecord, fail } from "../../engine"
 import { syncBudget } from "../calls"
 import { defineTool } from "../define"
 import description from "./task_status.md" with { type: "text" }
