@@ -236,12 +236,18 @@ test("patch_apply is refused while an in-place worker holds the workspace, and a
   const cwd = await repo()
   const { client, close } = await connect(world, { syncBudgetMs: 1500 })
   try {
-    const isolated = structured(
+    let isolated = structured(
       await client.callTool({
         name: "worker",
         arguments: { cwd, task: "Make every kind of change. [script:every]", isolation: "worktree" },
       }),
     )
+    // The short sync budget is for the in-place writer below; on a loaded machine this one may outlast it.
+    for (let polls = 0; isolated.status === "running" && polls < 10; polls++) {
+      const id = isolated.task_id
+      await client.callTool({ name: "task_status", arguments: { task_id: id, wait_seconds: 20 } })
+      isolated = structured(await client.callTool({ name: "task_result", arguments: { task_id: id } }))
+    }
     expect(isolated.status).toBe("succeeded")
     const patch = isolated.patch as PatchOut
     const writer = structured(
