@@ -50,7 +50,7 @@ const sliceOf = (config: Config): ConfigSlice => ({
 export const configSliceOf = (raw: unknown, file: string): ConfigSlice => sliceOf(parseConfig(raw, file))
 
 /** The slice from the file, by the MCP side's reader: a missing file means the defaults. */
-export const readConfigSlice = async (file: string): Promise<ConfigSlice> => sliceOf(await loadConfig(file))
+const readConfigSlice = async (file: string): Promise<ConfigSlice> => sliceOf(await loadConfig(file))
 
 /** The session's directory, admitted by the same rule the MCP tools applied before starting it. */
 export const admitted = (directory: string, invocation: Invocation) =>

@@ -12,7 +12,7 @@ import type { ToolContext, ToolOutput } from "./types"
 const runIdArg = () => arg.optionalText("The run_id the digest gave (empty: the latest run of this session).")
 
 /** The run a call names (or this session's latest), refused unless this session made it. */
-export async function ownRun(
+async function ownRun(
   runsDir: string,
   runId: string | undefined,
   context: Pick<ToolContext, "agent" | "sessionID">,

@@ -34,7 +34,7 @@ export class FileError extends Error {
 /** Reads and searches finish quickly or are stopped: a FIFO or a huge tree must not hold the session. */
 const IO_TIMEOUT_MS = 20_000
 /** The most a read tool takes of one file; the built-in reads whole files, but a model never needs more. */
-export const MAX_FILE_BYTES = 10 * 1024 * 1024
+const MAX_FILE_BYTES = 10 * 1024 * 1024
 
 const BASH = "/bin/bash"
 

@@ -3,8 +3,8 @@
 import { isAbsolute, relative, resolve } from "node:path"
 
 export const DEFAULT_READ_LIMIT = 2000
-export const MAX_LINE_LENGTH = 2000
-export const MAX_READ_BYTES = 50 * 1024
+const MAX_LINE_LENGTH = 2000
+const MAX_READ_BYTES = 50 * 1024
 export const SEARCH_LIMIT = 100
 
 /** An absolute path for a tool's path argument (relative ones are relative to the workspace). */

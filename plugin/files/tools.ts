@@ -11,7 +11,7 @@ import { applyPatchTool, editTool, writeTool } from "./change"
 import { globTool, grepTool, readTool } from "./search"
 
 /** Present only with the replacements, denied to every agent: how the MCP side sees they are loaded. */
-export const markerTool = (): PluginTool =>
+const markerTool = (): PluginTool =>
   defineTool({ name: FILES_MARKER, description: markerText, args: {}, execute: async () => output("ready", "ready") })
 
 export const fileTools = (): PluginTool[] => [

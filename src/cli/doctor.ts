@@ -11,7 +11,7 @@ import { streamDoctor } from "../doctor/stream"
 import { clientHomes } from "../install/homes"
 import { run } from "../util/process"
 
-export function doctorDeps(flags: Flags): DoctorDeps {
+function doctorDeps(flags: Flags): DoctorDeps {
   const launchers = LAUNCHERS
   return {
     paths: resolvePaths(flags),

@@ -59,7 +59,7 @@ export interface Flags {
 }
 
 /** A brief is a self-contained task, not a file dump: 64 KiB holds a long spec with its excerpts. */
-export const MAX_BRIEF_BYTES = 65_536
+const MAX_BRIEF_BYTES = 65_536
 
 // One rule for every variable: empty is unset (see parseInteger for why).
 const nonEmpty = (env: Env, name: string) => env[name] || undefined

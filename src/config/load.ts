@@ -29,7 +29,7 @@ export function parseConfig(raw: unknown, file: string): Config {
 }
 
 /** The keys the schema knows at `path` (every option's, for a union); empty where keys are free. */
-export function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   const inner = (next: unknown, rest = path) => knownKeys(next as z.ZodType, rest)
   if (schema instanceof z.ZodOptional || schema instanceof z.ZodDefault) return inner(schema.unwrap())
   if (schema instanceof z.ZodUnion) return [...new Set(schema.options.flatMap((option) => inner(option)))]

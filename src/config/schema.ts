@@ -20,18 +20,18 @@ export const TIMEOUT_PROFILES = {
 export const PATCH_BYTES_BOUNDS = { min: 1024 * 1024, max: 1024 * 1024 * 1024, fallback: 64 * 1024 * 1024 } as const
 
 /** The ceiling of config maxParallel: one OpenCode server carries this many sessions at once. */
-export const MAX_PARALLEL = 8
+const MAX_PARALLEL = 8
 
 /** config instanceIdleSeconds and maxLiveInstances: defaults and ceilings. */
-export const INSTANCE_BOUNDS = { idleFallback: 120, idleMax: 86_400, liveFallback: 8, liveMax: 999 } as const
+const INSTANCE_BOUNDS = { idleFallback: 120, idleMax: 86_400, liveFallback: 8, liveMax: 999 } as const
 
 /** config maxWorktreeLanes: its default and ceiling (lane names have at most three digits). */
 /** config retentionIntervalSeconds and retentionPerPass (engine/schedule.ts). */
-export const RETENTION_INTERVAL_BOUNDS = { min: 1, max: 86_400, fallback: 3600 } as const
-export const RETENTION_PER_PASS_BOUNDS = { min: 1, max: 100_000, fallback: 500 } as const
+const RETENTION_INTERVAL_BOUNDS = { min: 1, max: 86_400, fallback: 3600 } as const
+const RETENTION_PER_PASS_BOUNDS = { min: 1, max: 100_000, fallback: 500 } as const
 export const LANE_BOUNDS = { fallback: 64, max: 999 } as const
 
-export const STEP_BOUNDS = { min: 4, max: 256 } as const
+const STEP_BOUNDS = { min: 4, max: 256 } as const
 export const TIMEOUT_BOUNDS = { min: 30, max: 86_400 } as const
 /** The parent's deadline must exceed every role's by this much (cleanup and the result). */
 export const PARENT_MARGIN_S = 60
@@ -47,7 +47,7 @@ const perRole = <T extends z.ZodType>(value: T) =>
 const stepCount = z.number().int().min(STEP_BOUNDS.min).max(STEP_BOUNDS.max)
 const seconds = z.number().int().min(TIMEOUT_BOUNDS.min).max(TIMEOUT_BOUNDS.max)
 
-export const StepLimitsSchema = z
+const StepLimitsSchema = z
   .discriminatedUnion("profile", [
     z.object({ profile: z.literal("standard") }).strict(),
     z.object({ profile: z.literal("extended") }).strict(),
@@ -55,7 +55,7 @@ export const StepLimitsSchema = z
   ])
   .describe("Maximum model steps per role: standard 16/32/40, extended 32/48/64, or custom 4..256 each.")
 
-export const TimeoutLimitsSchema = z
+const TimeoutLimitsSchema = z
   .discriminatedUnion("profile", [
     z.object({ profile: z.literal("standard") }).strict(),
     z.object({ profile: z.literal("extended") }).strict(),
@@ -78,14 +78,14 @@ export const TimeoutLimitsSchema = z
   .describe("Wall-clock seconds per role and for the parent's tool call deadline.")
 
 /** The smallest token cap: one step of OpenCode's system prompt and tools alone is a few thousand. */
-export const TOKEN_CAP_MIN = 1000
+const TOKEN_CAP_MIN = 1000
 
 /** Bytes of a scout's or worker's text block: the default keeps a delegation's answer to a screenful. */
-export const REPORT_BOUNDS = { min: 1024, max: 1_048_576, fallback: 2048 } as const
+const REPORT_BOUNDS = { min: 1024, max: 1_048_576, fallback: 2048 } as const
 
 const absolutePath = z.string().startsWith("/", "an absolute path")
 
-export const TrustedRootSchema = z
+const TrustedRootSchema = z
   .object({
     root: z.string().startsWith("/", "an absolute path").describe("A directory mounted read-only in every sandbox."),
     pathEntries: z.array(z.string()).default([]).describe("Directories under root added to PATH."),
@@ -95,7 +95,7 @@ export const TrustedRootSchema = z
 
 // Added without a version bump: every field is optional with a default, so a config.json written before
 // it stays valid and means what it meant (blueprint mode, tier optional, every ask refused).
-export const PolicySchema = z
+const PolicySchema = z
   .object({
     mode: z
       .enum(MODES)

@@ -137,7 +137,7 @@ const profiles: Check = async (ctx) => {
 }
 
 /** The `steps:` value in an agent file's frontmatter. */
-export const agentSteps = (text: string) =>
+const agentSteps = (text: string) =>
   Number(text.match(/^---\n[\s\S]*?^steps:\s*(\d+)\s*$[\s\S]*?^---$/m)?.[1] ?? Number.NaN)
 
 const agents: Check = async (ctx) =>

@@ -8,7 +8,7 @@ import { listPatches } from "../workspace/patches"
 import type { Check, CheckResult } from "./check"
 
 /** The state dirs whose files are read through a schema (util/state-file.ts). */
-export const stateDirs = (paths: Paths) => [
+const stateDirs = (paths: Paths) => [
   paths.tasksDir,
   paths.patchesDir,
   `${paths.patchesDir}/lanes`,
@@ -22,7 +22,7 @@ export const stateDirs = (paths: Paths) => [
 /** How many files doctor names before it says how many more. */
 const NAMED = 10
 
-export function describeSetAside(fresh: SetAside[], earlier: string[]): CheckResult {
+function describeSetAside(fresh: SetAside[], earlier: string[]): CheckResult {
   if (!fresh.length && !earlier.length)
     return { id: "state-files", status: "pass", detail: "every task and patch record reads" }
   const now = fresh.map((file) => `${file.path} (moved to ${file.movedTo}: ${file.reason})`)

@@ -5,10 +5,10 @@ import { PARENT_MARGIN_S, ROLES, type Role, type TimeoutLimits } from "../config
 import { fail } from "../errors"
 
 /** Kept free at the end of the parent's budget: abort and remove the session, then write the result. */
-export const RESERVE = { cleanupMs: 30_000, resultMs: 10_000 } as const
+const RESERVE = { cleanupMs: 30_000, resultMs: 10_000 } as const
 export const RESERVE_MS = RESERVE.cleanupMs + RESERVE.resultMs
 /** A runner's command must leave this much of the runner's own deadline for analysis and the report. */
-export const RUNNER_ANALYSIS_S = 60
+const RUNNER_ANALYSIS_S = 60
 
 export interface BudgetInput {
   /** What is being started, as the error should name it: "worker", "runner", "task_continue (worker)". */
@@ -106,10 +106,10 @@ export function planBudget(input: BudgetInput): Budget {
 }
 
 /** Tool-call deadlines of clients we recognise from `clientInfo.name`, when their registration keeps the default. */
-export const CLIENT_DEFAULT_TIMEOUT_S: Record<string, number> = { codex: 60 }
+const CLIENT_DEFAULT_TIMEOUT_S: Record<string, number> = { codex: 60 }
 /** Room left before a known client deadline: the response must be written and read before it fires. */
-export const CLIENT_MARGIN_MS = 15_000
-export const MIN_SYNC_MS = 1000
+const CLIENT_MARGIN_MS = 15_000
+const MIN_SYNC_MS = 1000
 
 export interface SyncInput {
   parentS: number

@@ -29,7 +29,7 @@ import { configModelReadiness, refuseUnready } from "./readiness"
 import type { Runtime } from "./runtime"
 import { addStep, openSegment, overCap, seedSegment, totalOf, type Caps, type Spending } from "./usage"
 
-export const EMPTY_REPORT_NUDGE =
+const EMPTY_REPORT_NUDGE =
   "Your last message did not contain the report. Do not call any more tools. Write the final report now, in the " +
   "format your instructions give."
 

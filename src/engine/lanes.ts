@@ -12,7 +12,7 @@ import { isFinished, TaskStore } from "./tasks"
 /**
  * True while a task that is not finished has its workspace in `dir`: its worker (or a takeover of it) may run there.
  */
-export function laneInUse(store: TaskStore): LaneBounds["inUse"] {
+function laneInUse(store: TaskStore): LaneBounds["inUse"] {
   return async (dir) =>
     (await store.unfinished()).some(
       (record) => !isFinished(record.status) && (record.workspace === dir || record.workspace.startsWith(`${dir}/`)),

@@ -19,7 +19,7 @@ import { writeAtomic, writeJson } from "../util/fs"
 import { sameProcess, selfStart } from "../util/process"
 import { readStateFile } from "../util/state-file"
 
-export const WRITER_STATES = ["active", "cleaning", "quarantined", "preserved"] as const
+const WRITER_STATES = ["active", "cleaning", "quarantined", "preserved"] as const
 export type WriterState = (typeof WRITER_STATES)[number]
 
 const LockSchema = z.object({

@@ -130,7 +130,7 @@ export function withOutputSchema(brief: string, schema: OutputSchema | undefined
 }
 
 /** The one follow-up a mismatching answer gets, quoting the validator. Pure. */
-export function outputRetry(message: string): string {
+function outputRetry(message: string): string {
   return retry.trim().replace("{{message}}", () => message)
 }
 
@@ -142,7 +142,7 @@ export function outputFollowUp(schema: OutputSchema, text: string): { line: stri
 }
 
 /** How much of a mismatching answer the parent gets back, labelled unverified (the kept session has it all). */
-export const UNVERIFIED_MAX_CHARS = 16_000
+const UNVERIFIED_MAX_CHARS = 16_000
 
 /** What the parent receives: `output` (the parsed value) or `output_error` with the raw text, unverified. */
 export type OutputOutcome = { output: unknown } | { error: { message: string; unverified: string } }

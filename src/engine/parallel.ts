@@ -68,7 +68,7 @@ export interface GroupFollow {
 }
 
 /** What a member states for the policy gate: the group's tier and mode, its own role and task. Pure. */
-export function memberPolicy(brief: GroupBrief, group: Pick<CallPolicy, "mode" | "tier">): CallPolicy {
+function memberPolicy(brief: GroupBrief, group: Pick<CallPolicy, "mode" | "tier">): CallPolicy {
   const mechanical = brief.mechanical === true
   const delegation: Delegation = brief.role === "worker" ? { role: "worker", mechanical } : { role: "scout" }
   return { mode: group.mode, tier: group.tier, delegation, texts: { task: brief.task } }

@@ -24,7 +24,7 @@ import type { Runtime } from "./runtime"
 import { isFinished, type TaskRecord } from "./tasks"
 
 /** Characters of diff per page by default, and at most. */
-export const PATCH_PAGE = 16_000
+const PATCH_PAGE = 16_000
 export const MAX_PATCH_PAGE = 64_000
 
 /** What the patch use cases need of the lifecycle (Delegations provides it). */

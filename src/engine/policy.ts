@@ -53,7 +53,7 @@ export interface WorkspacePolicy {
 
 const MAX_LISTED = 10
 
-export function secretRefusal(texts: Record<string, string | undefined>): Refusal | undefined {
+function secretRefusal(texts: Record<string, string | undefined>): Refusal | undefined {
   const found = Object.entries(texts).flatMap(([argument, text]) =>
     text ? findSecrets(text).map((f) => `${f.kind} at ${argument} ${f.line}:${f.column}`) : [],
   )
@@ -73,7 +73,7 @@ export function secretRefusal(texts: Record<string, string | undefined>): Refusa
   }
 }
 
-export async function workspacePolicy(runtime: Runtime, cwd: string, argument?: Mode): Promise<WorkspacePolicy> {
+async function workspacePolicy(runtime: Runtime, cwd: string, argument?: Mode): Promise<WorkspacePolicy> {
   const config = await runtime.config()
   const markers = await markerStatements(cwd, runtime.flags.home)
   const statements: ModeStatement[] = []
@@ -137,12 +137,12 @@ export async function gatePolicy(runtime: Runtime, request: PolicyRequest): Prom
   }
 }
 
-export function refusalError(refusal: Refusal): AppError {
+function refusalError(refusal: Refusal): AppError {
   return fail("Usage", `Refused by policy (${refusal.rule}): ${refusal.message}`, refusal.next, { rule: refusal.rule })
 }
 
 /** What the secret guard refuses and lets pass, in the words the policy tool shows. */
-export const SECRET_GUARD =
+const SECRET_GUARD =
   "Briefs (task; runner's command, objective, expected) are refused when they carry a private key block, a " +
   "GitHub, AWS, Slack, OpenAI, Anthropic or Google token, a JWT, or a password/secret/token/api_key assignment " +
   `whose value has at least ${MIN_SECRET_LENGTH} characters and ${MIN_ENTROPY} bits of entropy per character; ` +

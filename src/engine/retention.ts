@@ -9,13 +9,13 @@ import { removeSession } from "../opencode/session"
 import { isFinished, type TaskRecord, type TaskStore } from "./tasks"
 
 /** A finished task's parked session: long enough for a day of follow-ups with task_continue. */
-export const PARKED_SESSION_MS = 24 * 3600_000
+const PARKED_SESSION_MS = 24 * 3600_000
 /** A finished task's record (its result and evidence). */
 export const RECORD_MS = 7 * 24 * 3600_000
 /** Finished records kept at most, newest first, whatever their age. */
 export const RECORD_MAX = 200
 /** Session deletes in flight at once against the shared server. */
-export const DELETES_IN_FLIGHT = 8
+const DELETES_IN_FLIGHT = 8
 
 export interface PruneOutcome {
   sessionsRemoved: number
@@ -62,7 +62,7 @@ export function boundedPlan(plan: PlanStep[], perPass: number, canReachServer: b
 }
 
 /** Runs `work` on every item with at most `limit` in flight. */
-export async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>) {
+async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>) {
   let next = 0
   const lane = async () => {
     while (next < items.length) await work(items[next++]!)

@@ -15,7 +15,7 @@ import { RECORD_MS } from "./retention"
 /** Groups, set-aside files and tombstones are kept as long as a finished task's record. */
 export const SWEEP_MS = RECORD_MS
 /** An applied patch's diff and worktree are kept this long after the apply (patch_show, a second look). */
-export const APPLIED_PATCH_MS = RECORD_MS
+const APPLIED_PATCH_MS = RECORD_MS
 
 export interface SweepOutcome {
   groups: number

@@ -21,7 +21,7 @@ export interface StoreSide {
 const INDEX_RETRY_MS = 30_000
 
 /** The index with its failure handling: a failed index is never a failed save, only a slower listing. */
-export class IndexGate {
+class IndexGate {
   /** Until when the index is left alone after a failure; any write it missed meanwhile means a rebuild. */
   private offUntil = 0
   private missed = false

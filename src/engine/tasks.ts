@@ -19,7 +19,7 @@ import { type IndexQuery, type LedgerRecord, TaskIndex } from "./task-index"
 import { type Page, TaskViews } from "./task-views"
 import type { Spending } from "./usage"
 
-export const FINISHED: readonly Status[] = [
+const FINISHED: readonly Status[] = [
   "succeeded",
   "failed",
   "timed_out",

@@ -44,7 +44,7 @@ export type Spend = z.infer<typeof SpendSchema>
 export type Spending = z.infer<typeof SpendingSchema>
 export type Segment = NonNullable<Spending["open"]>
 
-export const noTokens = (): Tokens => ({ input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 })
+const noTokens = (): Tokens => ({ input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 })
 const KEYS = Object.keys(noTokens()) as (keyof Tokens)[]
 
 export const tokenTotal = (tokens: Tokens) => KEYS.reduce((sum, key) => sum + tokens[key], 0)

@@ -9,7 +9,7 @@ import { type HostContext, hostFs, planSandbox, runSandboxed, type SandboxProfil
 import type { DelegationResult, Status } from "./result"
 
 /** The command's bounds: characters, and the seconds it may run before it is killed. */
-export const VERIFY_LIMITS = { maxChars: 1000, timeoutS: 300 } as const
+const VERIFY_LIMITS = { maxChars: 1000, timeoutS: 300 } as const
 
 /** What the parent receives as `verification`. exitCode is null when the command was killed or never ran. */
 export interface Verification {

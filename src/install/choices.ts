@@ -84,7 +84,7 @@ export function parseTimeouts(raw: string): TimeoutChoice {
   )
 }
 
-export function parseIntegrations(raw: string): Integration[] {
+function parseIntegrations(raw: string): Integration[] {
   const names = raw
     .split(",")
     .map((v) => v.trim())

@@ -21,7 +21,7 @@ export function clientHomes(flags: Pick<Flags, "home" | "codexHome" | "claudeCon
   }
 }
 
-export const SKILL_NAME = "orchestrate"
+const SKILL_NAME = "orchestrate"
 
 /** Directories that emptied-directory pruning never climbs past (ours and the clients'). */
 export const pruneStops = (dataDir: string, opencodeConfigDir: string, homes: ClientHomes) => [

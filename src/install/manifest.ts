@@ -7,10 +7,10 @@ import { fail } from "../errors"
 import { readJsonFile, writeAtomic } from "../util/fs"
 import { readState, type StateRead } from "../util/state-file"
 
-export const OWNERS = ["core", "opencode", "codex", "claude"] as const
+const OWNERS = ["core", "opencode", "codex", "claude"] as const
 export type Owner = (typeof OWNERS)[number]
 
-export const ManagedFileSchema = z
+const ManagedFileSchema = z
   .object({
     path: z.string().startsWith("/").describe("Absolute path of the file."),
     sha256: z

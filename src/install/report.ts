@@ -5,7 +5,7 @@ import type { ClientStep, FileStep, InstallPlan, UninstallPlan } from "./plan"
 
 const CLIENT = { codex: "Codex", claude: "Claude Code" } as const
 
-export function describeFile(step: FileStep, home: string): string {
+function describeFile(step: FileStep, home: string): string {
   const short = (path: string) => (path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path)
   switch (step.action) {
     case "write":
@@ -24,7 +24,7 @@ export function describeFile(step: FileStep, home: string): string {
   }
 }
 
-export function describeClient(step: ClientStep, claudeFound: boolean): string {
+function describeClient(step: ClientStep, claudeFound: boolean): string {
   const name = CLIENT[step.client]
   switch (step.action) {
     case "register": {

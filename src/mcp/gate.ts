@@ -6,11 +6,11 @@ import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol
 
 export type GateAction = { forward: JSONRPCMessage } | { reply: JSONRPCMessage } | { drop: true }
 
-export const PARSE_ERROR = -32700
+const PARSE_ERROR = -32700
 export const INVALID_REQUEST = -32600
-export const INVALID_PARAMS = -32602
+const INVALID_PARAMS = -32602
 /** MCP's "server not initialized". */
-export const NOT_INITIALIZED = -32002
+const NOT_INITIALIZED = -32002
 
 /** Argument names that JavaScript objects treat specially; no tool has them, and zod mis-reads them. */
 const RESERVED_NAMES = new Set(["__proto__", "constructor", "prototype"])

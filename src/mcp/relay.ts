@@ -20,7 +20,7 @@ import { gateOf, type AskLedger } from "./relay-gate"
 import type { Extra } from "./shared"
 
 /** How long one ask waits for the person at most (also bounded by what is left of the call's budget). */
-export const RELAY_WAIT_MS = 60_000
+const RELAY_WAIT_MS = 60_000
 
 export interface ForegroundRelay {
   relay: Relay

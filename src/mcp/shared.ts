@@ -27,7 +27,7 @@ export const modelArgs = {
 }
 
 /** The shortest deadline a call may ask for: OpenCode's first answer alone can take seconds. */
-export const MIN_CALL_TIMEOUT_S = 10
+const MIN_CALL_TIMEOUT_S = 10
 
 export const callTimeoutArg = (role: "scout" | "worker") => ({
   timeout_seconds: z

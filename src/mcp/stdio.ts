@@ -7,7 +7,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { gate, INVALID_REQUEST, type GateState } from "./gate"
 
 /** The largest frame accepted. Briefs are capped far lower (64 KiB by default); this bounds memory. */
-export const MAX_LINE_BYTES = 4 * 1024 * 1024
+const MAX_LINE_BYTES = 4 * 1024 * 1024
 
 export class GuardedStdioTransport implements Transport {
   onclose?: () => void
@@ -104,7 +104,7 @@ const VALIDATION = /^MCP error -32602: Input validation error: Invalid arguments
  * The SDK reports bad arguments as "problem at field" lines after an error code; say them as "field: problem" with a
  * next step.
  */
-export function readableValidation(message: JSONRPCMessage): JSONRPCMessage {
+function readableValidation(message: JSONRPCMessage): JSONRPCMessage {
   const result = (message as { result?: { isError?: boolean; content?: { type: string; text?: string }[] } }).result
   const text = result?.isError && result.content?.length === 1 ? result.content[0]?.text : undefined
   const match = text ? VALIDATION.exec(text) : null

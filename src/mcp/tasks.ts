@@ -31,7 +31,7 @@ import { errorResult, type Extra } from "./shared"
 import { withoutWaiting } from "./task-scope"
 
 /** The calls that may run as a task: the ones that start (or continue) a delegation. */
-export const TASK_TOOLS: readonly string[] = ["scout", "worker", "runner", "delegate_parallel", "task_continue"]
+const TASK_TOOLS: readonly string[] = ["scout", "worker", "runner", "delegate_parallel", "task_continue"]
 
 /** What the server declares: task-augmented tools/call, and tasks/cancel (tasks/list is task_list's job). */
 export const TASKS_CAPABILITY = { cancel: {}, requests: { tools: { call: {} } } }
@@ -178,7 +178,7 @@ export function offerNativeTasks(server: McpServer, delegations: Delegations): v
 }
 
 /** A record as an MCP task: the status the protocol knows, the latest progress line as its message. */
-export function recordTask(record: TaskRecord): Task {
+function recordTask(record: TaskRecord): Task {
   const finished = isFinished(record.status)
   const status = !finished
     ? "working"

@@ -4,7 +4,7 @@ import { z } from "zod"
 
 const Part = z.looseObject({ type: z.string(), text: z.string().optional() })
 
-export const MessageSchema = z.looseObject({
+const MessageSchema = z.looseObject({
   role: z.string(),
   content: z.union([z.string(), z.array(Part), z.null()]).optional(),
   tool_calls: z

@@ -36,7 +36,7 @@ export interface HomeOptions {
 }
 
 /** Variables that keep OpenCode offline and away from the user's own setup. */
-export const OPENCODE_QUIET_ENV: Env = {
+const OPENCODE_QUIET_ENV: Env = {
   OPENCODE_DISABLE_AUTOUPDATE: "1",
   OPENCODE_DISABLE_MODELS_FETCH: "1",
   OPENCODE_DISABLE_LSP_DOWNLOAD: "1",

@@ -30,7 +30,7 @@ export type Play =
 const textReply = (text: string): Reply => ({ text, calls: [] })
 
 /** A short title from the user's words, the way a small model would answer the title generator. */
-export function titleFor(request: ChatRequest): string {
+function titleFor(request: ChatRequest): string {
   const user =
     request.messages
       .filter((m) => m.role === "user")
@@ -45,7 +45,7 @@ export function titleFor(request: ChatRequest): string {
   return title || "Scripted session"
 }
 
-export function replyFor(definition: Step, request: ChatRequest, callId: (index: number) => string): Reply {
+function replyFor(definition: Step, request: ChatRequest, callId: (index: number) => string): Reply {
   const reasoning = definition.reasoning ? { reasoning: definition.reasoning } : {}
   if ("text" in definition)
     return { ...textReply(fillTemplate(definition.text, templateValues(request))), ...reasoning }

@@ -26,7 +26,7 @@ export function usageOf(request: ChatRequest, reply: Reply): Usage {
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }
 }
 
-export const finishReason = (reply: Reply) => (reply.calls.length > 0 ? "tool_calls" : "stop")
+const finishReason = (reply: Reply) => (reply.calls.length > 0 ? "tool_calls" : "stop")
 
 interface Envelope {
   id: string
@@ -42,7 +42,7 @@ function chunk(env: Envelope, delta: Record<string, unknown>, finish: string | n
   return { ...env, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] }
 }
 
-export const sse = (data: unknown) => `data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`
+const sse = (data: unknown) => `data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`
 
 /** The first chunk, sent before any latency so the client sees the answer start. */
 export const openingChunk = (env: Envelope) => sse(chunk(env, { role: "assistant", content: "" }))

@@ -8,7 +8,7 @@ import demo from "./scripts/demo.json"
 
 const args = z.record(z.string(), z.unknown()).describe("The tool's arguments, sent as the call's JSON `arguments`.")
 
-export const ToolCallSchema = z
+const ToolCallSchema = z
   .object({
     tool: z
       .string()
@@ -18,7 +18,7 @@ export const ToolCallSchema = z
   })
   .strict()
 
-export const FailureSchema = z
+const FailureSchema = z
   .object({
     kind: z
       .enum(["429", "500", "cut", "401", "quota", "unknown_model", "context", "503"])
@@ -61,7 +61,7 @@ const common = {
     ),
 }
 
-export const StepSchema = z.union([
+const StepSchema = z.union([
   z.object({ ...ToolCallSchema.shape, ...common }).strict(),
   z.object({ tools: z.array(ToolCallSchema).min(1).describe("Parallel tool calls in one step."), ...common }).strict(),
   z
@@ -76,11 +76,11 @@ export const StepSchema = z.union([
     .strict(),
 ])
 
-export const TurnSchema = z
+const TurnSchema = z
   .object({ steps: z.array(StepSchema).min(1).describe("Model steps answered after one user message.") })
   .strict()
 
-export const ScriptSchema = z
+const ScriptSchema = z
   .object({
     description: z.string().optional(),
     turns: z.array(TurnSchema).min(1).describe("One entry per user message of a session, in order."),
@@ -88,7 +88,7 @@ export const ScriptSchema = z
   .strict()
 
 /** A script file: named scripts, or a single script (registered under the file's default name). */
-export const ScriptSetSchema = z
+const ScriptSetSchema = z
   .object({
     scripts: z
       .record(z.string().regex(/^[\w.-]+$/), ScriptSchema)

@@ -21,7 +21,7 @@ export function takeLeaseNow(paths: Paths, pid = process.pid): void {
 }
 
 /** PIDs of other live `serve` processes; leases of dead ones are removed on the way. */
-export async function otherLeases(paths: Paths): Promise<number[]> {
+async function otherLeases(paths: Paths): Promise<number[]> {
   const names = await readdir(paths.leasesDir).catch(() => [] as string[])
   const pids: number[] = []
   for (const name of names) {

@@ -117,7 +117,7 @@ export async function probeServer(record: ServerRecord, timeoutMs = 2000): Promi
 }
 
 /** How long a live but silent server is waited out before it counts as hung and is replaced. */
-export const LIVENESS_WINDOW_MS = 45_000
+const LIVENESS_WINDOW_MS = 45_000
 
 /**
  * The recorded server once it answers; undefined when there is none to use. A slow one is waited out
@@ -230,7 +230,7 @@ async function waitForUrl(logFile: string, exited: Promise<number>, timeoutMs: n
  * True when the recorded PID is still that `opencode serve`: the record outlives reboots, and a PID
  * reused by an unrelated process must never be signalled.
  */
-export function isServerProcess(record: Pick<ServerRecord, "pid" | "binary" | "start">): boolean {
+function isServerProcess(record: Pick<ServerRecord, "pid" | "binary" | "start">): boolean {
   if (!alive(record.pid)) return false
   // A record written with the server's start time must match it exactly (older records fall back to the command line).
   if (record.start !== undefined && processStart(record.pid) !== record.start) return false

@@ -229,7 +229,7 @@ export async function sessionDirectory(client: OpencodeClient, sessionID: string
 }
 
 /** Sessions asked for per page of OpenCode's list: one request per page, never one per session. */
-export const SESSION_PAGE = 500
+const SESSION_PAGE = 500
 
 /**
  * Every session the shared server keeps, across directories, latest update first (OpenCode's experimental

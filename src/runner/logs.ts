@@ -32,7 +32,7 @@ export function newRunId(now = new Date()): string {
   return `run-${stamp}-${Math.random().toString(36).slice(2, 8).padEnd(6, "0")}`
 }
 
-export const runDir = (runsDir: string, id: string) => `${runsDir}/${id}`
+const runDir = (runsDir: string, id: string) => `${runsDir}/${id}`
 export const logPath = (runsDir: string, id: string) => `${runDir(runsDir, id)}/output.log`
 
 export async function createRun(runsDir: string, record: Omit<RunRecord, "id" | "startedAt">): Promise<RunRecord> {

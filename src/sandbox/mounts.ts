@@ -14,7 +14,7 @@ export type Mount =
   | { op: "symlink"; target: string; dest: string }
 
 /** Destinations are absolute and already normal: no empty, `.` or `..` component to reinterpret. */
-export function isNormalAbsolute(path: string): boolean {
+function isNormalAbsolute(path: string): boolean {
   if (path === "/") return true
   if (!path.startsWith("/") || path.endsWith("/")) return false
   return path

@@ -116,7 +116,7 @@ const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`
  * Shell that exits PIN_EXIT, naming the path, when a pinned mount's `device:inode` differs inside. One
  * stat for all of them; only on a mismatch one per path, to name it.
  */
-export function pinCheck(pins: readonly { path: string; id: string }[]): string {
+function pinCheck(pins: readonly { path: string; id: string }[]): string {
   if (!pins.length) return ""
   const paths = pins.map((pin) => quote(pin.path)).join(" ")
   const each = pins

@@ -24,7 +24,7 @@ export interface Toolchain {
 export const DEFAULT_PATH = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"]
 
 /** The sandbox owns these; a trusted root's `environment` may not replace them. */
-export const CORE_VARIABLES = new Set([
+const CORE_VARIABLES = new Set([
   "HOME",
   "PATH",
   "TMPDIR",

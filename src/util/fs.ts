@@ -85,7 +85,7 @@ export async function readJsonFile(file: string, kind: ErrorKind, hint: string):
 }
 
 /** What a task needs free in the state dir: its record, lock and logs start small but grow. */
-export const MIN_STATE_FREE_BYTES = 1024 * 1024
+const MIN_STATE_FREE_BYTES = 1024 * 1024
 
 /**
  * Refuses to start work when the state dir's filesystem is (nearly) full or read-only: a task that

@@ -107,7 +107,7 @@ class JsonStop {
 }
 
 /** 1-based line and column of `offset` in `text`. */
-export function lineColumn(text: string, offset: number): { line: number; column: number } {
+function lineColumn(text: string, offset: number): { line: number; column: number } {
   const before = text.slice(0, offset)
   return { line: before.split("\n").length, column: offset - before.lastIndexOf("\n") }
 }

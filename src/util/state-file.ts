@@ -25,7 +25,7 @@ export interface StateRead<T> {
 }
 
 /** No state file of ours comes near this; a bigger one is not ours to load into memory. */
-export const MAX_STATE_FILE_BYTES = 32 * 1024 * 1024
+const MAX_STATE_FILE_BYTES = 32 * 1024 * 1024
 
 /** The suffix of a file moved aside, as doctor finds it. */
 export const SET_ASIDE = /\.corrupt(-[\d-]+)?$/

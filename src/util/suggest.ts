@@ -1,7 +1,7 @@
 // "Did you mean": the known names nearest to a mistyped one. Used for CLI flags and config.json keys.
 
 /** Edit distance with adjacent transpositions counted as one edit (`jsno` is one edit from `json`). */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)])
   for (let j = 1; j <= b.length; j++) rows[0]![j] = j
   for (let i = 1; i <= a.length; i++) {

@@ -16,7 +16,7 @@ export const journalFile = (run: string) => `${run}/journal.json`
 export const doneFile = (run: string) => `${run}/done`
 
 /** Every temporary this step makes is named so: a recovery finds one left beside any target, by name alone. */
-export const TEMP_NAME = /^\.oc-orch-[0-9a-f]{12}$/
+const TEMP_NAME = /^\.oc-orch-[0-9a-f]{12}$/
 
 /**
  * The temporary beside `path` for one use (`write`, `restore`): fixed length (a 255-byte name still

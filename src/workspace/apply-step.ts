@@ -208,7 +208,7 @@ async function recover(workspace: string, dir: string, files: StepFile[], temps:
 }
 
 /** The whole step: check, stage, write (journalled); or the rollback of one killed while writing. */
-export async function applyStep(request: StepRequest): Promise<StepAnswer> {
+async function applyStep(request: StepRequest): Promise<StepAnswer> {
   try {
     if (request.recover) {
       const kept = await recover(

@@ -49,7 +49,7 @@ export async function fingerprint(file: string): Promise<string> {
 }
 
 /** `git status --porcelain=v2 -z --branch` → HEAD and path → XY code (renames keep their new path). */
-export function parseStatus(output: string): { head?: string; entries: Record<string, string> } {
+function parseStatus(output: string): { head?: string; entries: Record<string, string> } {
   const fields = output.split("\0")
   const entries: Record<string, string> = {}
   let head: string | undefined

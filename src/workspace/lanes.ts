@@ -59,7 +59,7 @@ function parseClaim(text: string): Claim | undefined {
 type LaneHolding = { held: true } | { held: false; text?: string; reason?: string; patchId?: string }
 
 /** How long a claim holds on its creator's life alone: createWorktree writes the patch record right after. */
-export const CREATING_MS = 60_000
+const CREATING_MS = 60_000
 
 /**
  * Whether the lane is held, and if not, why its claim (if any) no longer holds. A live process is not

@@ -17,7 +17,7 @@ import { savePatchRecord, storePatchFile, type PatchChange, type PatchFile, type
 import { privateGit } from "./private-git"
 
 /** What a result carries of a patch; the whole diff stays on disk for patch_show. */
-export const SUMMARY_MAX_BYTES = 2048
+const SUMMARY_MAX_BYTES = 2048
 
 /** sha256 over the base snapshot id and the patch bytes, hex. */
 export function patchDigest(base: string, bytes: Uint8Array): string {
@@ -27,7 +27,7 @@ export function patchDigest(base: string, bytes: Uint8Array): string {
 const CHANGES: Record<string, PatchChange> = { A: "added", D: "deleted", R: "renamed", M: "modified", T: "modified" }
 
 /** `git diff --raw -z --full-index` and `--numstat -z` (same rename detection) → per-file entries. Pure. */
-export function parseDiff(raw: string, numstat: string): PatchFile[] {
+function parseDiff(raw: string, numstat: string): PatchFile[] {
   const files: PatchFile[] = []
   const fields = raw.split("\0")
   for (let i = 0; i < fields.length; i++) {
@@ -111,7 +111,7 @@ export function summarize(files: PatchFile[]): string {
  * repository is left out with a warning.
  */
 /** Streams a file through sha256 after `base`: patchDigest without holding the bytes. */
-export async function fileDigest(base: string, path: string): Promise<string> {
+async function fileDigest(base: string, path: string): Promise<string> {
   const hash = createHash("sha256").update(base)
   for await (const chunk of Bun.file(path).stream()) hash.update(chunk)
   return hash.digest("hex")

@@ -83,7 +83,7 @@ export interface DiscardedPatch {
   appliedAt?: string
 }
 
-export function checkPatchId(id: string): void {
+function checkPatchId(id: string): void {
   if (!PATCH_ID.test(id))
     throw fail(
       "Usage",

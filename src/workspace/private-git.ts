@@ -6,7 +6,7 @@ import type { HostContext } from "../sandbox"
 import { gitInSandbox, type GitOptions } from "./git"
 
 /** Settings of every git call on a private repository (on top of git.ts's program-free ones). */
-export const PRIVATE_GIT = [
+const PRIVATE_GIT = [
   "-c",
   "core.autocrlf=false",
   "-c",

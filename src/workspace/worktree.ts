@@ -21,7 +21,7 @@ import { savePatchRecord, type PatchRecord } from "./patches"
 import { layoutOf, privateGit, type WorktreeLayout } from "./private-git"
 
 /** A snapshot larger than this is refused: a worker needs a project, not a data set. */
-export const SNAPSHOT_LIMITS = { files: 20_000, bytes: 256 * 1024 * 1024 }
+const SNAPSHOT_LIMITS = { files: 20_000, bytes: 256 * 1024 * 1024 }
 
 /**
  * In the private repository, content goes in and out byte for byte: no end-of-line conversion, no

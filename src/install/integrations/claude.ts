@@ -18,7 +18,7 @@ export interface ClaudeEntry {
   alwaysLoad?: unknown
 }
 
-export const claudeServer = (entry: McpEntry) => ({
+const claudeServer = (entry: McpEntry) => ({
   type: "stdio",
   command: entry.command,
   args: entry.args,

@@ -49,7 +49,7 @@ export function readCodexEntry(text: string, file = "config.toml"): CodexEntry |
 
 const tomlString = (value: string) => JSON.stringify(value)
 
-export function codexTable(entry: McpEntry): string {
+function codexTable(entry: McpEntry): string {
   return [
     `[mcp_servers.${SERVER_NAME}]`,
     `command = ${tomlString(entry.command)}`,

@@ -4,7 +4,7 @@ import { syncBudget } from "../calls"
 import { defineTool } from "../define"
 import description from "./task_status.md" with { type: "text" }
 
-export const MAX_WAIT_S = 50
+const MAX_WAIT_S = 50
 
 export const statusShape = {
   task_id: z.string(),
@@ -54,7 +54,7 @@ export function statusOfRecord(record: TaskRecord, now = Date.now()) {
 }
 
 /** `step 3 · last: read src/app.ts · 4s since the last event`, for a running task that has had an event. */
-export function livenessLine(status: ReturnType<typeof statusOfRecord>): string | undefined {
+function livenessLine(status: ReturnType<typeof statusOfRecord>): string | undefined {
   if (status.seconds_since_event === undefined) return undefined
   const last = status.last_tool && `last: ${[status.last_tool, status.last_target].filter(Boolean).join(" ")}`
   return [status.step && `step ${status.step}`, last, `${status.seconds_since_event}s since the last event`]
