@@ -19,14 +19,7 @@ import { type IndexQuery, type LedgerRecord, TaskIndex } from "./task-index"
 import { type Page, TaskViews } from "./task-views"
 import type { Spending } from "./usage"
 
-const FINISHED: readonly Status[] = [
-  "succeeded",
-  "failed",
-  "timed_out",
-  "cancelled",
-  "needs_review",
-  "interrupted",
-]
+const FINISHED: readonly Status[] = ["succeeded", "failed", "timed_out", "cancelled", "needs_review", "interrupted"]
 /** Progress lines kept in a record (the newest); the full story is in the session. */
 const PROGRESS_KEPT = 40
 

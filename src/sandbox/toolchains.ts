@@ -24,18 +24,7 @@ export interface Toolchain {
 export const DEFAULT_PATH = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"]
 
 /** The sandbox owns these; a trusted root's `environment` may not replace them. */
-const CORE_VARIABLES = new Set([
-  "HOME",
-  "PATH",
-  "TMPDIR",
-  "PWD",
-  "OLDPWD",
-  "USER",
-  "LOGNAME",
-  "SHELL",
-  "LANG",
-  "TERM",
-])
+const CORE_VARIABLES = new Set(["HOME", "PATH", "TMPDIR", "PWD", "OLDPWD", "USER", "LOGNAME", "SHELL", "LANG", "TERM"])
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
