@@ -1,7 +1,8 @@
 // What `tool.execute.before` refuses for orchestrator agents, decided from the call alone: the
 // built-in bash (every shell goes through the sandbox), any edit or write whose target is Git
 // metadata (a `.git` component, or what a `.git` file's `gitdir:` points to) or lies outside the
-// workspace once symlinks are resolved, and any read that leaves the workspace the same way. Permission rules say the same; this holds even if an agent
+// workspace once symlinks are resolved, and any read that leaves the workspace the same way. Permission rules
+// say the same; this holds even if an agent
 // file is edited or OpenCode's rule matching changes.
 import { isAbsolute, relative, resolve } from "node:path"
 import { AppError } from "../src/errors"
@@ -71,7 +72,10 @@ function refuseRead(input: GuardInput, workspace: string, fs: FsView): string | 
 /** Why this call must not run, or undefined. */
 export function refuseCall(input: GuardInput, fs: FsView): string | undefined {
   if (input.tool === "bash")
-    return "The built-in bash tool is disabled for orchestrator agents; use your sandbox tool (sandbox_shell, or the runner's sandbox_run*) instead."
+    return (
+      "The built-in bash tool is disabled for orchestrator agents; " +
+      "use your sandbox tool (sandbox_shell, or the runner's sandbox_run*) instead."
+    )
   const workspace = fs.realpath(input.workspace) ?? input.workspace
   if (READ_TOOLS.has(input.tool)) return refuseRead(input, workspace, fs)
   if (!WRITE_TOOLS.has(input.tool)) return undefined
@@ -103,4 +107,5 @@ export function refuseCall(input: GuardInput, fs: FsView): string | undefined {
 
 /** The refusal of a write to a file that runs or instructs on its own; the file tools say the same. */
 export const autorunRefusal = (tool: string, target: string, what: string) =>
-  `${tool} ${target}: ${what} Such files are not written by delegated agents (created, changed or deleted); say in your report what should change there.`
+  `${tool} ${target}: ${what} Such files are not written by delegated agents (created, changed or deleted); ` +
+  "say in your report what should change there."

@@ -23,7 +23,8 @@ async function ownRun(
     const run = await readRun(runsDir, runId.trim())
     if (!run || run.sessionID !== context.sessionID)
       throw new Refused(
-        `No run ${JSON.stringify(runId)} of this session; pass the run_id the digest gave, or an empty one for the latest.`,
+        `No run ${JSON.stringify(runId)} of this session; ` +
+          "pass the run_id the digest gave, or an empty one for the latest.",
       )
     return run
   }

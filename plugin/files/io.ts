@@ -69,7 +69,9 @@ const MISSING = 20
 const DIRECTORY = 21
 const SPECIAL = 22
 
-const KIND_CHECK = `f=$1; if [ -d "$f" ]; then exit ${DIRECTORY}; elif [ ! -e "$f" ]; then exit ${MISSING}; elif [ ! -f "$f" ]; then exit ${SPECIAL}; fi`
+const KIND_CHECK =
+  `f=$1; if [ -d "$f" ]; then exit ${DIRECTORY}; elif [ ! -e "$f" ]; then exit ${MISSING}; ` +
+  `elif [ ! -f "$f" ]; then exit ${SPECIAL}; fi`
 
 export type ReadOutcome =
   | { kind: "file"; text: string; truncated: boolean }
@@ -81,7 +83,8 @@ export type ReadOutcome =
  * swapped in after the regular-file check reads as empty instead of blocking.
  */
 export async function readPath(access: FileAccess, path: string): Promise<ReadOutcome> {
-  const script = `${KIND_CHECK.replace(`exit ${DIRECTORY}`, `ls -1Ap -- "$f"; exit ${DIRECTORY}`)}; exec dd if="$f" iflag=nonblock,count_bytes count=$2 bs=65536 status=none`
+  const listing = KIND_CHECK.replace(`exit ${DIRECTORY}`, `ls -1Ap -- "$f"; exit ${DIRECTORY}`)
+  const script = `${listing}; exec dd if="$f" iflag=nonblock,count_bytes count=$2 bs=65536 status=none`
   const result = await sandboxed(access, false, script, [path, String(MAX_FILE_BYTES + 1)])
   if (result.exitCode === MISSING) return { kind: "missing" }
   if (result.exitCode === DIRECTORY) return { kind: "dir", entries: result.stdout.split("\n").filter(Boolean) }
@@ -140,7 +143,8 @@ export async function removePath(access: FileAccess, path: string): Promise<void
 /** ripgrep inside the read-only sandbox; exit 1 (no match) is an empty answer, not an error. */
 export async function ripgrep(access: FileAccess, args: string[]): Promise<string> {
   // rg blocks on a FIFO named as its path (in a walk it skips them): refuse anything but a file or directory.
-  const script = `p="\${@: -1}"; if [ ! -d "$p" ] && [ ! -f "$p" ] && [ -e "$p" ]; then exit ${SPECIAL}; fi; exec rg "$@"`
+  const script =
+    `p="\${@: -1}"; if [ ! -d "$p" ] && [ ! -f "$p" ] && [ -e "$p" ]; then exit ${SPECIAL}; fi; ` + `exec rg "$@"`
   const result = await sandboxed(access, false, script, args)
   if (result.exitCode === SPECIAL)
     throw new FileError(

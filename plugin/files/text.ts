@@ -42,7 +42,9 @@ export function formatRead(path: string, text: string, offset = 1, limit = DEFAU
   }
   let note: string
   if (capped)
-    note = `(Output capped at ${MAX_READ_BYTES / 1024} KB. Showing lines ${start}-${last}. Use offset=${last + 1} to continue.)`
+    note =
+      `(Output capped at ${MAX_READ_BYTES / 1024} KB. Showing lines ${start}-${last}. ` +
+      `Use offset=${last + 1} to continue.)`
   else if (last < lines.length)
     note = `(Showing lines ${start}-${last} of ${lines.length}. Use offset=${last + 1} to continue.)`
   else note = `(End of file - total ${lines.length} lines)`
@@ -56,7 +58,8 @@ export function formatDirectory(path: string, entries: string[], offset = 1, lim
   const shown = sorted.slice(start - 1, start - 1 + limit)
   const note =
     start - 1 + shown.length < sorted.length
-      ? `(Showing ${shown.length} of ${sorted.length} entries. Use 'offset' parameter to read beyond entry ${start - 1 + shown.length})`
+      ? `(Showing ${shown.length} of ${sorted.length} entries. ` +
+        `Use 'offset' parameter to read beyond entry ${start - 1 + shown.length})`
       : `(${sorted.length} entries)`
   return [`<path>${path}</path>`, "<type>directory</type>", "<entries>", ...shown, "", note, "</entries>"].join("\n")
 }
@@ -89,7 +92,8 @@ export function replaceText(content: string, oldString: string, newString: strin
   if (oldString === newString) throw new EditError("No changes to apply: oldString and newString are identical.")
   if (oldString === "")
     throw new EditError(
-      "oldString cannot be empty when editing an existing file. Provide the exact text to replace, or use write for an intentional full-file replacement.",
+      "oldString cannot be empty when editing an existing file. Provide the exact text to replace, " +
+        "or use write for an intentional full-file replacement.",
     )
   const exact = content.split(oldString).length - 1
   if (exact === 1 || (exact > 1 && replaceAll)) return content.split(oldString).join(newString)

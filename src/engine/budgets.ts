@@ -121,7 +121,8 @@ export interface SyncInput {
   overrideMs?: number
 }
 
-/** The client whose default deadline applies, by a case-insensitive match on its name ("codex-mcp-client" → codex). */
+/** The client whose default deadline applies, by a case-insensitive match on its name
+ * ("codex-mcp-client" → codex). */
 export function knownClient(name: string | undefined): string | undefined {
   if (!name) return undefined
   return Object.keys(CLIENT_DEFAULT_TIMEOUT_S).find((known) => name.toLowerCase().includes(known))

@@ -340,7 +340,8 @@ export class Delegations {
     return this.engine.shutdown()
   }
 
-  /** Resolves once every record a full disk kept from being written is written, or after `ms`; false if some are still not. */
+  /** Resolves once every record a full disk kept from being written is written, or after `ms`; false if some
+   * are still not. */
   flushed(ms: number): Promise<boolean> {
     return this.engine.store.flushed(ms)
   }

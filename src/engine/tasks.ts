@@ -62,7 +62,8 @@ export interface TaskRecord {
   activity?: Activity
   /** Git state of the workspace when the running turn started: files changed are measured against it. */
   snapshot?: Snapshot
-  /** An isolated worker: `workspace` is its worktree, `source` the caller's workspace, its edits the patch `patchId`. */
+  /** An isolated worker: `workspace` is its worktree, `source` the caller's workspace, its edits the patch
+   * `patchId`. */
   isolation?: { mode: "worktree"; source: string; patchId: string }
   /** worker only: the command this server runs on the result after every turn (verify.ts). */
   verify?: string
@@ -79,7 +80,8 @@ export interface TaskRecord {
   /** Autorun files (workspace/autorun.ts) with their fingerprints when a writable turn started. */
   autorun?: Record<string, string>
   result?: DelegationResult
-  /** What the task has spent over all its sessions and turns (usage.ts): the result's tokens and cost, and what the caps count. */
+  /** What the task has spent over all its sessions and turns (usage.ts): the result's tokens and cost, and
+   * what the caps count. */
   spending?: Spending
   /** Why the task ended as it did, when the status alone does not say. */
   note?: string

@@ -136,10 +136,13 @@ type GroupOutput = z.output<z.ZodObject<typeof outputShape>>
 function groupResult(groupId: string, tasks: Member[], found: GroupOutput["overlaps"]): Reply<GroupOutput> {
   const running = tasks.some((entry) => !isFinished(entry.status))
   const next = running
-    ? `Some members are still queued or running. Call delegate_parallel with group_id "${groupId}" to wait for them (task_status takes each task_id), or with cancel: true as well to stop them all.`
+    ? `Some members are still queued or running. Call delegate_parallel with group_id "${groupId}" to wait for ` +
+      "them (task_status takes each task_id), or with cancel: true as well to stop them all."
     : found.length
-      ? "Review the patches with patch_show. Patches listed in overlaps change the same lines: apply one of them, then review or rerun the others on the result. Apply the rest with patch_apply and their digest."
-      : "Review each patch with patch_show and apply it with patch_apply and its digest; they do not overlap, so any order works."
+      ? "Review the patches with patch_show. Patches listed in overlaps change the same lines: apply one of them, " +
+        "then review or rerun the others on the result. Apply the rest with patch_apply and their digest."
+      : "Review each patch with patch_show and apply it with patch_apply and its digest; " +
+        "they do not overlap, so any order works."
   const structured = {
     group_id: groupId,
     status: running ? ("running" as const) : ("finished" as const),
@@ -151,7 +154,8 @@ function groupResult(groupId: string, tasks: Member[], found: GroupOutput["overl
     const patch = entry.patch
       ? ` · ${entry.patch.patch_id} (${entry.patch.files.length} files, digest ${entry.patch.digest})`
       : ""
-    return `[${entry.index}] ${entry.task_id ?? "-"} ${entry.role} ${entry.status}${patch}: ${(entry.error ?? entry.report).split("\n")[0]!.slice(0, 200)}`
+    const line = (entry.error ?? entry.report).split("\n")[0]!.slice(0, 200)
+    return `[${entry.index}] ${entry.task_id ?? "-"} ${entry.role} ${entry.status}${patch}: ${line}`
   })
   const overlapLines = found.map((overlap) => `overlap: ${overlap.path} changed by ${overlap.task_ids.join(", ")}`)
   const text = [`group ${groupId}: ${structured.status}`, ...lines, ...overlapLines, `next: ${next}`].join("\n")

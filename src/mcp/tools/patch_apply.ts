@@ -72,7 +72,9 @@ export const patchApply = defineTool({
 
 /** A second apply of the patch already written: said plainly, with what is left to do. */
 function alreadyApplied(record: PatchRecord): Reply<ApplyOutput> {
-  const next = `patch_discard (patch_id "${record.id}") removes the patch and its worktree; git diff shows the applied changes.`
+  const next =
+    `patch_discard (patch_id "${record.id}") removes the patch and its worktree; ` +
+    "git diff shows the applied changes."
   const { id, appliedAt } = record
   const where = record.source.workspace
   return {

@@ -7,7 +7,8 @@ export const setAsideShape = z
   .array(z.object({ path: z.string(), moved_to: z.string(), reason: z.string(), fix: z.string() }))
   .optional()
   .describe(
-    "State files that could not be read and were moved aside (each reported once); the rest of the answer is complete without them.",
+    "State files that could not be read and were moved aside (each reported once); " +
+      "the rest of the answer is complete without them.",
   )
 
 export const setAsideRows = (files: SetAside[]) =>

@@ -23,7 +23,8 @@ export const statusShape = {
     .number()
     .optional()
     .describe(
-      "Running: seconds since the session's latest event. Long silence with a busy session means a stuck tool or a provider that does not answer.",
+      "Running: seconds since the session's latest event. " +
+        "Long silence with a busy session means a stuck tool or a provider that does not answer.",
     ),
   note: z.string().optional(),
   next: z.string(),
