@@ -4,8 +4,6 @@
 // waiting patch, however old, is never removed.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
-import { mkdtemp, writeFile } from "node:fs/promises"
-import { tmpdir } from "node:os"
 import { readFlags } from "../../src/config/flags"
 import { Delegations } from "../../src/engine/lifecycle"
 import { Runtime } from "../../src/engine/runtime"
@@ -18,7 +16,8 @@ import {
   savePatchRecord,
 } from "../../src/workspace/patches"
 import { connect, startWorld, stopWorld, structured, type Connected, type World } from "../mcp/_setup"
-import { git } from "../patches/_repo"
+import { commitRepo } from "../helpers/git"
+import { scratch } from "../helpers/world"
 
 const DAY = 24 * 3600_000
 let world: World
@@ -40,13 +39,7 @@ afterAll(async () => {
 })
 
 async function repo(): Promise<string> {
-  const dir = await mkdtemp(`${tmpdir()}/oc-orch-sched-`)
-  world.repos.push(dir)
-  await writeFile(`${dir}/README.md`, "# demo\n")
-  await git(dir, "init", "-q")
-  await git(dir, "add", "-A")
-  await git(dir, "commit", "-qm", "base")
-  return dir
+  return commitRepo(await scratch(world, "oc-orch-sched-"), { "README.md": "# demo\n" })
 }
 
 async function isolated(cwd: string): Promise<{ patch_id: string; digest: string }> {

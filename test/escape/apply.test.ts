@@ -14,6 +14,7 @@ import { blobId, writeTargets, type StepRequest } from "../../src/workspace/appl
 import { hostContext } from "../../src/sandbox"
 import { git } from "../patches/_repo"
 import { front, makeRepo, scratch, startWorld, stopWorld, structuredOf, textOf, type Front, type World } from "./_world"
+import { shell } from "../helpers/steps"
 
 const ORIGINAL = "# the user's own .bashrc\n"
 const PWNED = "PWNED\n"
@@ -34,7 +35,6 @@ afterAll(async () => {
   await stopWorld(world)
 })
 
-const shell = (command: string) => ({ tool: "sandbox_shell", args: { command } })
 const done = { text: "Done." }
 
 /** Python exchanging two paths (one atomic renameat2 RENAME_EXCHANGE each time) for `seconds`. */

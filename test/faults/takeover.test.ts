@@ -13,23 +13,26 @@ import { agentName } from "../../src/agents/names"
 import { newTaskId, type TaskRecord } from "../../src/engine/tasks"
 import { textOf } from "../../src/model/conversation"
 import { createRepository } from "../../src/model/demo"
-import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
-import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
+import type { IsolatedHome } from "../../src/model/home"
+import type { ScriptedModel } from "../../src/model/server"
 import { connect } from "../../src/opencode/client"
-import { readServerRecord, stopServer } from "../../src/opencode/server"
+import { readServerRecord } from "../../src/opencode/server"
 import { writeJson } from "../../src/util/fs"
 import { alive, spawn } from "../../src/util/process"
-import { BINARY, connectStdio, TEST_PATH, type Connected } from "../helpers/mcp"
+import { BINARY, connectStdio, type Connected } from "../helpers/mcp"
+import { startHome, stopHome, type HomeWorld } from "../helpers/world"
+import { until } from "../helpers/until"
+import { taskRecords } from "../helpers/records"
 
 const STEP_MS = 2000
 const CAP = 2
+let world: HomeWorld
 let model: ScriptedModel
 let home: IsolatedHome
-const repos: string[] = []
 
 beforeAll(async () => {
-  model = await startScriptedModel({
-    scripts: {
+  world = await startHome(
+    {
       // Two model answers of STEP_MS each: a member's session is busy for a few seconds.
       edit: {
         turns: [
@@ -52,43 +55,22 @@ beforeAll(async () => {
         ],
       },
     },
-  })
-  home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH }, config: { maxParallel: CAP } })
+    { config: { maxParallel: CAP } },
+  )
+  ;({ model, home } = world)
 })
 
 afterAll(async () => {
-  if (home) await stopServer(home.paths)
-  await model?.stop()
-  await home?.dispose()
-  const { rm } = await import("node:fs/promises")
-  for (const repo of repos) await rm(repo, { recursive: true, force: true })
+  await stopHome(world)
 })
 
 const serve = () => connectStdio({ ...home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "1000" })
 
-async function until(check: () => Promise<boolean> | boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms
-  while (!(await check()) && Date.now() < deadline) await Bun.sleep(100)
-  return check()
-}
-
-async function records(): Promise<TaskRecord[]> {
-  const dir = home.paths.tasksDir
-  const names = (await readdir(dir).catch(() => [] as string[])).filter((name) => name.endsWith(".json"))
-  const read = await Promise.all(
-    names.map((name) =>
-      readFile(`${dir}/${name}`, "utf8").then(
-        (text) => JSON.parse(text) as TaskRecord,
-        () => undefined,
-      ),
-    ),
-  )
-  return read.filter((record): record is TaskRecord => record !== undefined)
-}
+const records = () => taskRecords(home.paths.tasksDir)
 
 async function repo(): Promise<string> {
   const dir = await createRepository("oc-orch-takeover-", { "README.md": "# r\n" })
-  repos.push(dir)
+  world.dirs.push(dir)
   return dir
 }
 

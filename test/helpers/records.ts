@@ -1,0 +1,21 @@
+// Reading the state directory the way a test checks it: the `.json` files a folder holds (tasks, locks)
+// and the task records in them, as another process may be writing them.
+import { readdir, readFile } from "node:fs/promises"
+import type { TaskRecord } from "../../src/engine/tasks"
+
+/** The `.json` names in `dir`; none when it does not exist yet. */
+export const jsonFiles = async (dir: string): Promise<string[]> =>
+  (await readdir(dir).catch(() => [] as string[])).filter((name) => name.endsWith(".json"))
+
+/** The task records in `tasksDir`. A record removed between listing and reading is skipped; garbage throws. */
+export async function taskRecords(tasksDir: string): Promise<TaskRecord[]> {
+  const read = await Promise.all(
+    (await jsonFiles(tasksDir)).map((name) =>
+      readFile(`${tasksDir}/${name}`, "utf8").then(
+        (text) => JSON.parse(text) as TaskRecord,
+        () => undefined,
+      ),
+    ),
+  )
+  return read.filter((record): record is TaskRecord => record !== undefined)
+}
