@@ -7,7 +7,7 @@ import { existsSync } from "node:fs"
 import { readFlags } from "../../src/config/flags"
 import { Delegations } from "../../src/engine/lifecycle"
 import { Runtime } from "../../src/engine/runtime"
-import { newTaskId, TaskStore, type TaskRecord } from "../../src/engine/tasks"
+import { TaskStore, type TaskRecord } from "../../src/engine/tasks"
 import {
   discardedFile,
   patchFile,
@@ -18,6 +18,7 @@ import {
 import { connect, startWorld, stopWorld, structured, type Connected, type World } from "../mcp/_setup"
 import { commitRepo } from "../helpers/git"
 import { scratch } from "../helpers/world"
+import { taskRecord } from "../helpers/records"
 
 const DAY = 24 * 3600_000
 let world: World
@@ -55,31 +56,7 @@ async function isolated(cwd: string): Promise<{ patch_id: string; digest: string
 
 function finished(daysAgo: number, fields: Partial<TaskRecord> = {}): TaskRecord {
   const at = new Date(Date.now() - daysAgo * DAY).toISOString()
-  return {
-    ...{
-      version: 1,
-      id: newTaskId(),
-      role: "scout",
-      agent: "opencode-orchestrator-scout",
-      workspace: "/tmp",
-      title: "t",
-      writable: false,
-      status: "succeeded",
-    },
-    ...{
-      sessions: [],
-      ownerPid: 1,
-      createdAt: at,
-      updatedAt: at,
-      finishedAt: at,
-      deadline: 0,
-      operationMs: 0,
-      turns: 1,
-      revision: 1,
-      progress: [],
-    },
-    ...fields,
-  }
+  return taskRecord({ createdAt: at, updatedAt: at, finishedAt: at, ...fields })
 }
 
 const group = (daysAgo: number) => ({
