@@ -9,14 +9,13 @@ import type { IsolatedHome } from "../../src/model/home"
 import { readServerRecord } from "../../src/opencode/server"
 import type { TaskRecord } from "../../src/engine/tasks"
 import { newTaskId } from "../../src/engine/tasks"
-import { agentName } from "../../src/agents/names"
 import { alive, spawn } from "../../src/util/process"
 import { writeJson } from "../../src/util/fs"
 import { leftoversAfter } from "../helpers/leftovers"
 import { connectStdio } from "../helpers/mcp"
 import { startHome, stopHome, type HomeWorld } from "../helpers/world"
 import { until } from "../helpers/until"
-import { jsonFiles, taskRecords } from "../helpers/records"
+import { jsonFiles, orphanRecord, taskRecords } from "../helpers/records"
 
 let world: HomeWorld
 let home: IsolatedHome
@@ -116,28 +115,13 @@ describe("a task left before its session existed", () => {
     await dead.exited
     const id = newTaskId()
     const now = new Date().toISOString()
-    const record: TaskRecord = {
-      version: 1,
-      id,
-      role: "scout",
-      agent: agentName("scout"),
+    const record = orphanRecord(id, now, {
       workspace: repo,
-      title: `scout: look [${id}]`,
-      writable: false,
-      status: "running",
-      sessions: [],
       ownerPid: dead.pid,
-      createdAt: now,
-      turnStartedAt: now,
-      updatedAt: now,
       deadline,
-      operationMs: 60_000,
       // A brief of its own: the scripted model tells conversations apart by it when no session header came.
       brief: `[script:quick] look (${id})`,
-      turns: 1,
-      revision: 0,
-      progress: [],
-    }
+    })
     await writeJson(`${home.paths.tasksDir}/${id}.json`, record)
     const mcp = await connectStdio(home.env)
     try {

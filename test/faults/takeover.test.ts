@@ -9,7 +9,6 @@
 // Controls: the same fan-out without a kill, and one taker alone.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { readdir, readFile } from "node:fs/promises"
-import { agentName } from "../../src/agents/names"
 import { newTaskId, type TaskRecord } from "../../src/engine/tasks"
 import { textOf } from "../../src/model/conversation"
 import { createRepository } from "../../src/model/demo"
@@ -22,7 +21,7 @@ import { alive, spawn } from "../../src/util/process"
 import { BINARY, connectStdio, type Connected } from "../helpers/mcp"
 import { startHome, stopHome, type HomeWorld } from "../helpers/world"
 import { until } from "../helpers/until"
-import { taskRecords } from "../helpers/records"
+import { orphanRecord, taskRecords } from "../helpers/records"
 
 const STEP_MS = 2000
 const CAP = 2
@@ -215,29 +214,14 @@ async function plantQueued(count: number) {
     const id = newTaskId()
     ids.push(id)
     const now = new Date(Date.now() - 120_000).toISOString()
-    const record: TaskRecord = {
-      version: 1,
-      id,
-      role: "scout",
-      agent: agentName("scout"),
+    const record = orphanRecord(id, now, {
       workspace: cwd,
-      title: `scout: look [${id}]`,
-      writable: false,
-      status: "running",
-      sessions: [],
       ownerPid: dead.pid,
-      createdAt: now,
-      turnStartedAt: now,
-      updatedAt: now,
       // Every other one waited in the queue past its first deadline: a member's deadline starts with its slot.
       deadline: index % 2 === 0 ? Date.now() - 1 : Date.now() + 60_000,
-      operationMs: 60_000,
       brief: `Look around (${tag}). [script:look]`,
-      turns: 1,
-      revision: 0,
-      progress: [],
       parallel: true,
-    }
+    })
     await writeJson(`${home.paths.tasksDir}/${id}.json`, record)
   }
   return { dead: dead.pid, ids, tags, cwd }

@@ -1,6 +1,7 @@
 // Reading the state directory the way a test checks it: the `.json` files a folder holds (tasks, locks)
 // and the task records in them, as another process may be writing them.
 import { readdir, readFile } from "node:fs/promises"
+import { agentName } from "../../src/agents/names"
 import { newTaskId, type TaskRecord } from "../../src/engine/tasks"
 
 /** The `.json` names in `dir`; none when it does not exist yet. */
@@ -41,3 +42,25 @@ export const taskRecord = (fields: Partial<TaskRecord> = {}): TaskRecord => ({
   progress: [],
   ...fields,
 })
+
+/**
+ * A scout the dead process `ownerPid` left `running` at `at`, before its session existed: what a
+ * process taking over finds. `fields` give at least its workspace, deadline and brief.
+ */
+export const orphanRecord = (
+  id: string,
+  at: string,
+  fields: Partial<TaskRecord> & Pick<TaskRecord, "workspace" | "ownerPid" | "deadline" | "brief">,
+): TaskRecord =>
+  taskRecord({
+    id,
+    agent: agentName("scout"),
+    title: `scout: look [${id}]`,
+    status: "running",
+    createdAt: at,
+    turnStartedAt: at,
+    updatedAt: at,
+    operationMs: 60_000,
+    revision: 0,
+    ...fields,
+  })
