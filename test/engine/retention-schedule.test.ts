@@ -4,12 +4,10 @@
 // waiting patch, however old, is never removed.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
-import { mkdtemp, writeFile } from "node:fs/promises"
-import { tmpdir } from "node:os"
 import { readFlags } from "../../src/config/flags"
 import { Delegations } from "../../src/engine/lifecycle"
 import { Runtime } from "../../src/engine/runtime"
-import { newTaskId, TaskStore, type TaskRecord } from "../../src/engine/tasks"
+import { TaskStore, type TaskRecord } from "../../src/engine/tasks"
 import {
   discardedFile,
   patchFile,
@@ -18,7 +16,9 @@ import {
   savePatchRecord,
 } from "../../src/workspace/patches"
 import { connect, startWorld, stopWorld, structured, type Connected, type World } from "../mcp/_setup"
-import { git } from "../patches/_repo"
+import { commitRepo } from "../helpers/git"
+import { scratch } from "../helpers/world"
+import { taskRecord } from "../helpers/records"
 
 const DAY = 24 * 3600_000
 let world: World
@@ -40,13 +40,7 @@ afterAll(async () => {
 })
 
 async function repo(): Promise<string> {
-  const dir = await mkdtemp(`${tmpdir()}/oc-orch-sched-`)
-  world.repos.push(dir)
-  await writeFile(`${dir}/README.md`, "# demo\n")
-  await git(dir, "init", "-q")
-  await git(dir, "add", "-A")
-  await git(dir, "commit", "-qm", "base")
-  return dir
+  return commitRepo(await scratch(world, "oc-orch-sched-"), { "README.md": "# demo\n" })
 }
 
 async function isolated(cwd: string): Promise<{ patch_id: string; digest: string }> {
@@ -62,31 +56,7 @@ async function isolated(cwd: string): Promise<{ patch_id: string; digest: string
 
 function finished(daysAgo: number, fields: Partial<TaskRecord> = {}): TaskRecord {
   const at = new Date(Date.now() - daysAgo * DAY).toISOString()
-  return {
-    ...{
-      version: 1,
-      id: newTaskId(),
-      role: "scout",
-      agent: "opencode-orchestrator-scout",
-      workspace: "/tmp",
-      title: "t",
-      writable: false,
-      status: "succeeded",
-    },
-    ...{
-      sessions: [],
-      ownerPid: 1,
-      createdAt: at,
-      updatedAt: at,
-      finishedAt: at,
-      deadline: 0,
-      operationMs: 0,
-      turns: 1,
-      revision: 1,
-      progress: [],
-    },
-    ...fields,
-  }
+  return taskRecord({ createdAt: at, updatedAt: at, finishedAt: at, ...fields })
 }
 
 const group = (daysAgo: number) => ({

@@ -7,37 +7,25 @@ import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { connect } from "../../src/opencode/client"
 import { ensureServer, stopServer } from "../../src/opencode/server"
 import { boundedPlan, prune, retentionPlan, RECORD_MAX } from "../../src/engine/retention"
-import { newTaskId, TaskStore, type TaskRecord } from "../../src/engine/tasks"
+import { TaskStore, type TaskRecord } from "../../src/engine/tasks"
 import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
 import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
 import { TEST_PATH } from "../helpers/mcp"
+import { taskRecord } from "../helpers/records"
 
 const HOUR = 3600_000
 const NOW = Date.parse("2026-11-30T12:00:00Z")
 
 function record(hoursAgo: number | undefined, fields: Partial<TaskRecord> = {}): TaskRecord {
   const at = hoursAgo === undefined ? undefined : new Date(NOW - hoursAgo * HOUR).toISOString()
-  return {
-    version: 1,
-    id: newTaskId(),
-    role: "scout",
-    agent: "opencode-orchestrator-scout",
-    workspace: "/tmp",
-    title: "t",
-    writable: false,
-    status: hoursAgo === undefined ? "running" : "succeeded",
-    sessions: [],
-    ownerPid: 1,
+  const status = hoursAgo === undefined ? "running" : "succeeded"
+  return taskRecord({
+    status,
     createdAt: at ?? new Date(NOW).toISOString(),
     updatedAt: at ?? "",
     finishedAt: at,
-    deadline: 0,
-    operationMs: 0,
-    turns: 1,
-    revision: 1,
-    progress: [],
     ...fields,
-  }
+  })
 }
 
 describe("retentionPlan", () => {

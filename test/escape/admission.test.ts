@@ -18,11 +18,7 @@ import {
   type Front,
   type World,
 } from "./_world"
-
-const SCOUT = "opencode-orchestrator-scout"
-const done = { text: "report: {{toolOutputs}}" }
-const read = (filePath: string) => ({ tool: "read", args: { filePath } })
-const shell = (command: string) => ({ tool: "sandbox_shell", args: { command } })
+import { SCOUT, done, shell, read } from "../helpers/steps"
 
 let world: World
 let mcp: Front

@@ -15,6 +15,7 @@ import { blobId } from "../../src/workspace/apply-targets"
 import { hostContext } from "../../src/sandbox"
 import { git } from "../patches/_repo"
 import { front, makeRepo, scratch, startWorld, stopWorld, structuredOf, textOf, type Front, type World } from "./_world"
+import { shell } from "../helpers/steps"
 
 const ORIGINAL = "# the user's own .bashrc\n"
 const PWNED = "PWNED\n"
@@ -35,7 +36,6 @@ afterAll(async () => {
   await stopWorld(world)
 })
 
-const shell = (command: string) => ({ tool: "sandbox_shell", args: { command } })
 const done = { text: "Done." }
 
 /** Python exchanging two paths (one atomic renameat2 RENAME_EXCHANGE each time) for `seconds`. */

@@ -9,11 +9,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises"
-import { run } from "../../src/util/process"
 import { front, makeRepo, startWorld, stopWorld, structuredOf, textOf, type Front, type World } from "./_world"
+import { commitAll } from "../helpers/git"
+import { done, shell } from "../helpers/steps"
 
-const done = { text: "report: {{toolOutputs}}" }
-const shell = (command: string) => ({ tool: "sandbox_shell", args: { command } })
 const TASKS = '{"version":"2.0.0","tasks":[{"label":"x","command":"sh","runOptions":{"runOn":"folderOpen"}}]}'
 const PLANT = `mkdir -p editor && printf '%s' '${TASKS}' > editor/tasks.json && ln -s editor .vscode && echo planted`
 
@@ -43,14 +42,7 @@ afterAll(async () => {
   await stopWorld(world)
 })
 
-const gitEnv = { PATH: "/usr/bin:/bin", HOME: "/nonexistent", GIT_CONFIG_NOSYSTEM: "1" }
-async function commit(dir: string) {
-  await run(["git", "add", "-A"], { cwd: dir, env: gitEnv })
-  await run(["git", "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "layout"], {
-    cwd: dir,
-    env: gitEnv,
-  })
-}
+const commit = (dir: string) => commitAll(dir, "layout")
 
 interface PatchOut {
   patch_id: string

@@ -10,9 +10,8 @@ import { hostContext, OPEN_POLICY } from "../../src/sandbox"
 import { readJson } from "../../src/util/fs"
 import { canonicalWorkspace } from "../../src/workspace/root"
 import { front, makeRepo, scratch, startWorld, stopWorld, structuredOf, textOf, type Front, type World } from "./_world"
+import { shell, write } from "../helpers/steps"
 
-const write = (filePath: string, content: string) => ({ tool: "write", args: { filePath, content } })
-const shell = (command: string) => ({ tool: "sandbox_shell", args: { command } })
 const B_SECRET = "B-REPOSITORY-ONLY-5c1e"
 
 let world: World

@@ -22,11 +22,8 @@ import {
   type Front,
   type World,
 } from "./_world"
-
-const SCOUT = "opencode-orchestrator-scout"
-const WORKER = "opencode-orchestrator-worker"
-const done = { text: "report: {{toolOutputs}}" }
-const shell = (command: string) => ({ tool: "sandbox_shell", args: { command } })
+import { git } from "../helpers/git"
+import { SCOUT, WORKER, done, shell } from "../helpers/steps"
 
 const VICTIM_NOTE = "VICTIM-REPOSITORY-NOTE-51d0"
 const TOKEN = "ghp_victimTokenZ9q8w7e6r5t4y3u2i1o0"
@@ -43,13 +40,6 @@ let mcp: Front
 let home: string
 let victim: string
 let dotfiles: string
-
-const git = async (cwd: string, ...args: string[]) => {
-  const env = { PATH: "/usr/bin:/bin", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" }
-  const result = await run(["git", "-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, env })
-  if (result.code !== 0) throw new Error(`git ${args.join(" ")}: ${result.stderr}`)
-  return result.stdout
-}
 
 beforeAll(async () => {
   world = await startWorld({ exfiltrate: { turns: [{ steps: [shell(EXFILTRATE), done] }] } })

@@ -5,13 +5,13 @@
 // 0644/0755 beforehand included. Controls: the check flags a file created 0644; and a plain
 // `opencode serve` of the same kind (the test's own umask) leaves readable copies there.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync } from "node:fs"
 import { chmod, lstat, mkdir, readdir, writeFile } from "node:fs/promises"
-import { SHARED_SERVER_ENV } from "../../src/opencode/server"
-import { spawn, type Spawned } from "../../src/util/process"
+import type { Spawned } from "../../src/util/process"
 import { makeRepo, runAgent, scratch, startWorld, stopWorld, type World } from "./_world"
+import { SCOUT } from "../helpers/steps"
+import { plainServe } from "../helpers/plain-serve"
 
-const SCOUT = "opencode-orchestrator-scout"
 const SECRET = "API_TOKEN=private-value-7f3a"
 let world: World
 
@@ -85,32 +85,15 @@ test("control: a plain opencode serve, started with the usual umask, leaves its 
   const data = await scratch(world, "oc-orch-plain-data-")
   const log = `${data}/serve.log`
   const repo = await repoWithEnv()
-  const env = Object.fromEntries(Object.entries(world.home.env).filter(([name]) => !(name in SHARED_SERVER_ENV)))
   let plain: Spawned | undefined
   const previous = process.umask(0o022)
   try {
-    plain = spawn(
-      [
-        `${import.meta.dir}/../../node_modules/.bin/opencode`,
-        "serve",
-        "--port",
-        "0",
-        "--hostname",
-        "127.0.0.1",
-        "--print-logs",
-        "--log-level",
-        "WARN",
-      ],
-      {
-        env: { ...env, XDG_DATA_HOME: `${data}/share`, OPENCODE_SERVER_PASSWORD: "control-password" },
-        logFile: log,
-      },
-    )
-    let url: string | undefined
-    for (let waited = 0; !url && waited < 30_000; waited += 100) {
-      url = (existsSync(log) ? readFileSync(log, "utf8") : "").match(/listening on (http:\/\/127\.0\.0\.1:\d+)/)?.[1]
-      if (!url) await Bun.sleep(100)
-    }
+    const started = await plainServe(world.home.env, log, {
+      XDG_DATA_HOME: `${data}/share`,
+      OPENCODE_SERVER_PASSWORD: "control-password",
+    })
+    plain = started.server
+    const url = started.url
     expect(url).toBeDefined()
     const authorization = `Basic ${Buffer.from("opencode:control-password").toString("base64")}`
     const created = await fetch(`${url}/session?directory=${encodeURIComponent(repo)}`, {

@@ -12,11 +12,9 @@ import { hostContext, hostFs } from "../../src/sandbox"
 import { spawn } from "../../src/util/process"
 import { makeRepo, runAgent, startWorld, stopWorld, type World } from "./_world"
 import { readFlags } from "../../src/config/flags"
+import { SCOUT, WORKER, done } from "../helpers/steps"
 
-const WORKER = "opencode-orchestrator-worker"
-const SCOUT = "opencode-orchestrator-scout"
 const SECRET = "PRIVATE-KEY-MATERIAL-race-91c2"
-const done = { text: "report: {{toolOutputs}}" }
 
 /** Exchanges two paths as fast as it can for `seconds` (one atomic renameat2 each time). */
 const swapper = (a: string, b: string, seconds: number) =>

@@ -8,12 +8,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { mkdir, readFile, writeFile } from "node:fs/promises"
-import { run } from "../../src/util/process"
 import { front, makeRepo, startWorld, stopWorld, structuredOf, textOf, type Front, type World } from "./_world"
-
-const done = { text: "report: {{toolOutputs}}" }
-const shell = (command: string) => ({ tool: "sandbox_shell", args: { command } })
-const write = (filePath: string, content: string) => ({ tool: "write", args: { filePath, content } })
+import { commitAll } from "../helpers/git"
+import { done, shell, write } from "../helpers/steps"
 
 const IDENTITY = "-c user.name=t -c user.email=t@localhost"
 
@@ -51,7 +48,6 @@ afterAll(async () => {
   await stopWorld(world)
 })
 
-const gitEnv = { PATH: "/usr/bin:/bin", HOME: "/nonexistent", GIT_CONFIG_NOSYSTEM: "1" }
 /** A committed repository with `pkg/a.ts`, `docs/` and the given marker files. */
 async function repo(markers: string[] = []): Promise<string> {
   const dir = await makeRepo(world)
@@ -63,11 +59,7 @@ async function repo(markers: string[] = []): Promise<string> {
     await mkdir(`${dir}/${marker.split("/")[0]}`, { recursive: true })
     await writeFile(`${dir}/${marker}`, "")
   }
-  await run(["git", "add", "-A"], { cwd: dir, env: gitEnv })
-  await run(["git", "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "layout"], {
-    cwd: dir,
-    env: gitEnv,
-  })
+  await commitAll(dir, "layout")
   return dir
 }
 

@@ -5,14 +5,16 @@
 // calls on a plain `opencode serve` of the same home (our plugin loaded, but not our server's setup)
 // create the marker. Our sandboxed shell keeps working beside it.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync } from "node:fs"
 import { rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { authHeader, SHARED_SERVER_ENV } from "../../src/opencode/server"
-import { spawn, type Spawned } from "../../src/util/process"
+import { authHeader } from "../../src/opencode/server"
+import type { Spawned } from "../../src/util/process"
 import { makeRepo, runAgent, scratch, startWorld, stopWorld, type World } from "./_world"
+import { SCOUT } from "../helpers/steps"
+import { until } from "../helpers/until"
+import { plainServe } from "../helpers/plain-serve"
 
-const SCOUT = "opencode-orchestrator-scout"
 /** Where the built-in bash tool's command leaves its mark when it runs on the host. */
 const BASH_MARKER = `${tmpdir()}/oc-orch-bash-marker-${process.pid}`
 let world: World
@@ -118,12 +120,6 @@ async function bashThroughBuild(target: Target, directory: string, label: string
   return "no answer"
 }
 
-async function until(check: () => boolean, ms: number) {
-  const deadline = Date.now() + ms
-  while (!check() && Date.now() < deadline) await Bun.sleep(100)
-  return check()
-}
-
 test("with the shared server's password, no endpoint runs a host command: session shell, pty, api pty", async () => {
   const repo = await makeRepo(world)
   const markers = await scratch(world, "oc-orch-markers-")
@@ -158,32 +154,11 @@ test("control: the same calls on a plain opencode serve of the same home run hos
   const markers = await scratch(world, "oc-orch-markers-")
   const log = `${markers}/serve.log`
   const password = "control-password"
-  // The home's environment without the shared server's own variables (its marker, no project config).
-  const env = Object.fromEntries(Object.entries(world.home.env).filter(([name]) => !(name in SHARED_SERVER_ENV)))
   let plain: Spawned | undefined
   try {
-    plain = spawn(
-      [
-        `${import.meta.dir}/../../node_modules/.bin/opencode`,
-        "serve",
-        "--port",
-        "0",
-        "--hostname",
-        "127.0.0.1",
-        "--print-logs",
-        "--log-level",
-        "WARN",
-      ],
-      {
-        env: { ...env, OPENCODE_SERVER_PASSWORD: password },
-        logFile: log,
-      },
-    )
-    let url: string | undefined
-    await until(() => {
-      url = (existsSync(log) ? readFileSync(log, "utf8") : "").match(/listening on (http:\/\/127\.0\.0\.1:\d+)/)?.[1]
-      return url !== undefined
-    }, 30_000)
+    const started = await plainServe(world.home.env, log, { OPENCODE_SERVER_PASSWORD: password })
+    plain = started.server
+    const url = started.url
     expect(url).toBeDefined()
     const target = { url: url!, authorization: authHeader({ username: "opencode", password }) }
     const paths = await attack(target, repo, markers)

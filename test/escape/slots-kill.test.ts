@@ -7,20 +7,20 @@
 // so the slots come back once the old sessions end.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { readdir, readFile } from "node:fs/promises"
-import type { TaskRecord } from "../../src/engine/tasks"
 import { createRepository } from "../../src/model/demo"
-import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
-import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
+import type { IsolatedHome } from "../../src/model/home"
 import type { ScriptInput } from "../../src/model/script"
 import { connect } from "../../src/opencode/client"
-import { readServerRecord, stopServer } from "../../src/opencode/server"
+import { readServerRecord } from "../../src/opencode/server"
 import { alive } from "../../src/util/process"
-import { connectStdio, TEST_PATH, type Connected } from "../helpers/mcp"
+import { connectStdio, type Connected } from "../helpers/mcp"
+import { startHome, stopHome, type HomeWorld } from "../helpers/world"
+import { until } from "../helpers/until"
+import { taskRecords } from "../helpers/records"
 
 const STEP_MS = 2500
-let model: ScriptedModel
+let world: HomeWorld
 let home: IsolatedHome
-const repos: string[] = []
 
 /** A scout whose two model answers take STEP_MS each: a session busy for about 5 s. */
 const slow: ScriptInput = {
@@ -35,31 +35,17 @@ const slow: ScriptInput = {
 }
 
 beforeAll(async () => {
-  model = await startScriptedModel({ scripts: { slow } })
-  home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH }, config: { maxParallel: 2 } })
+  world = await startHome({ slow }, { config: { maxParallel: 2 } })
+  home = world.home
 })
 
 afterAll(async () => {
-  if (home) await stopServer(home.paths)
-  await model?.stop()
-  await home?.dispose()
-  const { rm } = await import("node:fs/promises")
-  for (const repo of repos) await rm(repo, { recursive: true, force: true })
+  await stopHome(world)
 })
 
 const serve = () => connectStdio({ ...home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "1000" })
 
-async function until(check: () => Promise<boolean> | boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms
-  while (!(await check()) && Date.now() < deadline) await Bun.sleep(100)
-  return check()
-}
-
-async function records(): Promise<TaskRecord[]> {
-  const dir = home.paths.tasksDir
-  const names = (await readdir(dir).catch(() => [] as string[])).filter((name) => name.endsWith(".json"))
-  return Promise.all(names.map(async (name) => JSON.parse(await readFile(`${dir}/${name}`, "utf8")) as TaskRecord))
-}
+const records = () => taskRecords(home.paths.tasksDir)
 
 /** Samples how many sessions the shared server lists as working in `directory`, every 50 ms, until stopped. */
 function sampler(directory: string) {
@@ -90,7 +76,7 @@ function sampler(directory: string) {
 
 async function repo(): Promise<string> {
   const dir = await createRepository("oc-orch-slotkill-", { "README.md": "# r\n" })
-  repos.push(dir)
+  world.dirs.push(dir)
   return dir
 }
 

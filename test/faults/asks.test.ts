@@ -13,16 +13,17 @@ import { createHash } from "node:crypto"
 import { readdir, readFile } from "node:fs/promises"
 import type { TaskRecord } from "../../src/engine/tasks"
 import { createRepository } from "../../src/model/demo"
-import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
-import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
-import { stopServer } from "../../src/opencode/server"
+import type { IsolatedHome } from "../../src/model/home"
+import type { ScriptedModel } from "../../src/model/server"
 import { alive } from "../../src/util/process"
 import { QUESTION } from "../helpers/question"
-import { BINARY, TEST_PATH } from "../helpers/mcp"
+import { BINARY } from "../helpers/mcp"
+import { startHome, stopHome, type HomeWorld } from "../helpers/world"
+import { until } from "../helpers/until"
 
+let world: HomeWorld
 let model: ScriptedModel
 let home: IsolatedHome
-const repos: string[] = []
 
 let site: ReturnType<typeof Bun.serve>
 let hits = 0
@@ -38,8 +39,8 @@ beforeAll(async () => {
     },
   })
   const url = `http://127.0.0.1:${site.port}/notes`
-  model = await startScriptedModel({
-    scripts: {
+  world = await startHome(
+    {
       ask: {
         turns: [
           { steps: [{ tool: "question", args: { questions: [QUESTION] } }, { text: "Asked. {{lastToolOutput}}" }] },
@@ -53,29 +54,16 @@ beforeAll(async () => {
         ],
       },
     },
-  })
-  // The default deadline (600 s) stands: the test fails long before a lock held until then is freed.
-  home = await createIsolatedHome({
-    modelUrl: model.url,
-    env: { PATH: TEST_PATH },
-    config: { policy: { relay: ["question", "webfetch"] } },
-  })
+    // The default deadline (600 s) stands: the test fails long before a lock held until then is freed.
+    { config: { policy: { relay: ["question", "webfetch"] } } },
+  )
+  ;({ model, home } = world)
 })
 
 afterAll(async () => {
-  if (home) await stopServer(home.paths)
-  await model?.stop()
-  await home?.dispose()
+  await stopHome(world)
   await site?.stop(true)
-  const { rm } = await import("node:fs/promises")
-  for (const repo of repos) await rm(repo, { recursive: true, force: true })
 })
-
-async function until(check: () => Promise<boolean> | boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms
-  while (!(await check()) && Date.now() < deadline) await Bun.sleep(100)
-  return check()
-}
 
 /** The writer lock of `repo` (engine/locks.ts names it by a hash of the workspace), if held. */
 const lockOf = (repo: string) =>
@@ -127,7 +115,7 @@ async function connectPerson(answer?: ElicitResult) {
 
 async function askThenLeave(leave: "close" | "sigkill", script = "ask", tool = "question") {
   const repo = await createRepository("oc-orch-asks-", { "README.md": "# r\n" })
-  repos.push(repo)
+  world.dirs.push(repo)
   const tag = `asks-${leave}-${Date.now()}`
   const person = await connectPerson()
   const call = person.client.callTool(
@@ -149,7 +137,7 @@ async function askThenLeave(leave: "close" | "sigkill", script = "ask", tool = "
 
 test("control: with the client connected, the question is relayed and the person's answer reaches the model", async () => {
   const repo = await createRepository("oc-orch-asks-", { "README.md": "# r\n" })
-  repos.push(repo)
+  world.dirs.push(repo)
   const person = await connectPerson({ action: "accept", content: { q1: "countWords" } })
   try {
     await person.client.callTool(

@@ -5,73 +5,47 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { readdir } from "node:fs/promises"
 import { createRepository } from "../../src/model/demo"
-import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
-import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
-import { readServerRecord, stopServer } from "../../src/opencode/server"
+import type { IsolatedHome } from "../../src/model/home"
+import { readServerRecord } from "../../src/opencode/server"
 import type { TaskRecord } from "../../src/engine/tasks"
 import { newTaskId } from "../../src/engine/tasks"
-import { agentName } from "../../src/agents/names"
 import { alive, spawn } from "../../src/util/process"
 import { writeJson } from "../../src/util/fs"
 import { leftoversAfter } from "../helpers/leftovers"
-import { connectStdio, TEST_PATH } from "../helpers/mcp"
+import { connectStdio } from "../helpers/mcp"
+import { startHome, stopHome, type HomeWorld } from "../helpers/world"
+import { until } from "../helpers/until"
+import { jsonFiles, orphanRecord, taskRecords } from "../helpers/records"
 
-let model: ScriptedModel
+let world: HomeWorld
 let home: IsolatedHome
-const repos: string[] = []
 
 beforeAll(async () => {
-  model = await startScriptedModel({
-    scripts: {
-      slow_edit: {
-        turns: [
-          {
-            steps: [
-              { tool: "write", args: { filePath: "edited.txt", content: "edited\n" } },
-              { text: "done after a while", delayMs: 5000 },
-            ],
-          },
-        ],
-      },
-      quick: { turns: [{ steps: [{ text: "quick report" }] }] },
-      hung: { turns: [{ steps: [{ text: "never", delayMs: 3_600_000 }] }] },
+  world = await startHome({
+    slow_edit: {
+      turns: [
+        {
+          steps: [
+            { tool: "write", args: { filePath: "edited.txt", content: "edited\n" } },
+            { text: "done after a while", delayMs: 5000 },
+          ],
+        },
+      ],
     },
+    quick: { turns: [{ steps: [{ text: "quick report" }] }] },
+    hung: { turns: [{ steps: [{ text: "never", delayMs: 3_600_000 }] }] },
   })
-  home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH } })
+  home = world.home
 })
 afterAll(async () => {
-  if (home) await stopServer(home.paths)
-  await model?.stop()
-  await home?.dispose()
-  const { rm } = await import("node:fs/promises")
-  for (const repo of repos) await rm(repo, { recursive: true, force: true })
+  await stopHome(world)
 })
 
-const until = async (check: () => Promise<boolean> | boolean, ms: number) => {
-  const deadline = Date.now() + ms
-  while (!(await check()) && Date.now() < deadline) await Bun.sleep(100)
-  return check()
-}
-
-async function records() {
-  const dir = home.paths.tasksDir
-  const names = (await readdir(dir).catch(() => [] as string[])).filter((name) => name.endsWith(".json"))
-  return Promise.all(
-    names.map(
-      async (name) =>
-        JSON.parse(await Bun.file(`${dir}/${name}`).text()) as {
-          id: string
-          status: string
-          result?: { durationMs: number }
-          title: string
-        },
-    ),
-  )
-}
+const records = () => taskRecords(home.paths.tasksDir)
 
 async function disconnectDuring(task: string, env: Record<string, string | undefined> = {}, kill = false) {
   const repo = await createRepository("oc-orch-client-", { "README.md": "# r\n" })
-  repos.push(repo)
+  world.dirs.push(repo)
   const mcp = await connectStdio({ ...home.env, ...env })
   void mcp.client
     .callTool({ name: task.includes("hung") ? "scout" : "worker", arguments: { cwd: repo, task } }, undefined, {
@@ -94,7 +68,7 @@ test("a worker whose client disconnects still finishes: edit on disk, truthful r
   expect(record.status).toBe("succeeded")
   expect(record.result!.durationMs).toBeGreaterThan(4000)
   expect(await Bun.file(`${repo}/edited.txt`).text()).toBe("edited\n")
-  expect((await readdir(home.paths.locksDir).catch(() => [])).filter((name) => name.endsWith(".json"))).toEqual([])
+  expect(await jsonFiles(home.paths.locksDir)).toEqual([])
   // The last MCP process left: the shared server is stopped, nothing is orphaned.
   expect(await until(() => !alive(server.pid), 15_000)).toBe(true)
   // The record goes just after the server does.
@@ -124,7 +98,7 @@ test("an MCP server killed with SIGKILL mid-task, and no successor: its watchdog
   const record = (await records()).filter((r) => r.title.startsWith("worker")).at(-1)!
   expect(record.status).toBe("succeeded")
   expect(await Bun.file(`${repo}/edited.txt`).text()).toBe("edited\n")
-  expect((await readdir(home.paths.locksDir).catch(() => [])).filter((name) => name.endsWith(".json"))).toEqual([])
+  expect(await jsonFiles(home.paths.locksDir)).toEqual([])
   expect(await until(() => !alive(server.pid), 15_000)).toBe(true)
   expect(await until(async () => (await readdir(home.paths.leasesDir)).length === 0, 15_000)).toBe(true)
   expect(await leftoversAfter(home.root)).toEqual([])
@@ -136,33 +110,18 @@ test("an MCP server killed with SIGKILL mid-task, and no successor: its watchdog
 describe("a task left before its session existed", () => {
   async function orphan(deadline: number) {
     const repo = await createRepository("oc-orch-orphan-", { "README.md": "# r\n" })
-    repos.push(repo)
+    world.dirs.push(repo)
     const dead = spawn(["true"])
     await dead.exited
     const id = newTaskId()
     const now = new Date().toISOString()
-    const record: TaskRecord = {
-      version: 1,
-      id,
-      role: "scout",
-      agent: agentName("scout"),
+    const record = orphanRecord(id, now, {
       workspace: repo,
-      title: `scout: look [${id}]`,
-      writable: false,
-      status: "running",
-      sessions: [],
       ownerPid: dead.pid,
-      createdAt: now,
-      turnStartedAt: now,
-      updatedAt: now,
       deadline,
-      operationMs: 60_000,
       // A brief of its own: the scripted model tells conversations apart by it when no session header came.
       brief: `[script:quick] look (${id})`,
-      turns: 1,
-      revision: 0,
-      progress: [],
-    }
+    })
     await writeJson(`${home.paths.tasksDir}/${id}.json`, record)
     const mcp = await connectStdio(home.env)
     try {

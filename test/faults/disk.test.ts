@@ -6,38 +6,35 @@ import { afterAll, beforeAll, expect, test } from "bun:test"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { mkdir, rm } from "node:fs/promises"
 import { createRepository } from "../../src/model/demo"
-import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
-import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
-import { stopServer } from "../../src/opencode/server"
-import { BINARY, connectStdio, TEST_PATH, textOf } from "../helpers/mcp"
+import type { IsolatedHome } from "../../src/model/home"
+import type { ScriptedModel } from "../../src/model/server"
+import { BINARY, connectStdio, textOf } from "../helpers/mcp"
 import { leftoversAfter } from "../helpers/leftovers"
+import { startHome, stopHome, type HomeWorld } from "../helpers/world"
 
+let world: HomeWorld
 let model: ScriptedModel
 let home: IsolatedHome
 
 beforeAll(async () => {
-  model = await startScriptedModel({
-    scripts: {
-      slow_edit: {
-        turns: [
-          {
-            steps: [
-              { tool: "write", args: { filePath: "edited.txt", content: "edited\n" } },
-              { text: "done after a while", delayMs: 3000 },
-            ],
-          },
-        ],
-      },
-      quick: { turns: [{ steps: [{ text: "quick report" }] }] },
+  world = await startHome({
+    slow_edit: {
+      turns: [
+        {
+          steps: [
+            { tool: "write", args: { filePath: "edited.txt", content: "edited\n" } },
+            { text: "done after a while", delayMs: 3000 },
+          ],
+        },
+      ],
     },
+    quick: { turns: [{ steps: [{ text: "quick report" }] }] },
   })
-  home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH } })
+  ;({ model, home } = world)
   await mkdir(home.env.XDG_STATE_HOME!, { recursive: true })
 })
 afterAll(async () => {
-  if (home) await stopServer(home.paths)
-  await model?.stop()
-  await home?.dispose()
+  await stopHome(world)
 })
 
 /** `serve` with the state dir on a small tmpfs: 64 KiB filled to the brim, or 4 MiB left empty. */

@@ -69,7 +69,7 @@ async function bigRepo(): Promise<string> {
     "README.md": "# lanes\n",
     "data.bin": randomBytes(1024 * 1024).toString("base64"),
   })
-  world.repos.push(dir)
+  world.dirs.push(dir)
   return dir
 }
 

@@ -9,27 +9,29 @@
 // Controls: the same fan-out without a kill, and one taker alone.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { readdir, readFile } from "node:fs/promises"
-import { agentName } from "../../src/agents/names"
 import { newTaskId, type TaskRecord } from "../../src/engine/tasks"
 import { textOf } from "../../src/model/conversation"
 import { createRepository } from "../../src/model/demo"
-import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
-import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
+import type { IsolatedHome } from "../../src/model/home"
+import type { ScriptedModel } from "../../src/model/server"
 import { connect } from "../../src/opencode/client"
-import { readServerRecord, stopServer } from "../../src/opencode/server"
+import { readServerRecord } from "../../src/opencode/server"
 import { writeJson } from "../../src/util/fs"
 import { alive, spawn } from "../../src/util/process"
-import { BINARY, connectStdio, TEST_PATH, type Connected } from "../helpers/mcp"
+import { BINARY, connectStdio, type Connected } from "../helpers/mcp"
+import { startHome, stopHome, type HomeWorld } from "../helpers/world"
+import { until } from "../helpers/until"
+import { orphanRecord, taskRecords } from "../helpers/records"
 
 const STEP_MS = 2000
 const CAP = 2
+let world: HomeWorld
 let model: ScriptedModel
 let home: IsolatedHome
-const repos: string[] = []
 
 beforeAll(async () => {
-  model = await startScriptedModel({
-    scripts: {
+  world = await startHome(
+    {
       // Two model answers of STEP_MS each: a member's session is busy for a few seconds.
       edit: {
         turns: [
@@ -52,43 +54,22 @@ beforeAll(async () => {
         ],
       },
     },
-  })
-  home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH }, config: { maxParallel: CAP } })
+    { config: { maxParallel: CAP } },
+  )
+  ;({ model, home } = world)
 })
 
 afterAll(async () => {
-  if (home) await stopServer(home.paths)
-  await model?.stop()
-  await home?.dispose()
-  const { rm } = await import("node:fs/promises")
-  for (const repo of repos) await rm(repo, { recursive: true, force: true })
+  await stopHome(world)
 })
 
 const serve = () => connectStdio({ ...home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "1000" })
 
-async function until(check: () => Promise<boolean> | boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms
-  while (!(await check()) && Date.now() < deadline) await Bun.sleep(100)
-  return check()
-}
-
-async function records(): Promise<TaskRecord[]> {
-  const dir = home.paths.tasksDir
-  const names = (await readdir(dir).catch(() => [] as string[])).filter((name) => name.endsWith(".json"))
-  const read = await Promise.all(
-    names.map((name) =>
-      readFile(`${dir}/${name}`, "utf8").then(
-        (text) => JSON.parse(text) as TaskRecord,
-        () => undefined,
-      ),
-    ),
-  )
-  return read.filter((record): record is TaskRecord => record !== undefined)
-}
+const records = () => taskRecords(home.paths.tasksDir)
 
 async function repo(): Promise<string> {
   const dir = await createRepository("oc-orch-takeover-", { "README.md": "# r\n" })
-  repos.push(dir)
+  world.dirs.push(dir)
   return dir
 }
 
@@ -233,29 +214,14 @@ async function plantQueued(count: number) {
     const id = newTaskId()
     ids.push(id)
     const now = new Date(Date.now() - 120_000).toISOString()
-    const record: TaskRecord = {
-      version: 1,
-      id,
-      role: "scout",
-      agent: agentName("scout"),
+    const record = orphanRecord(id, now, {
       workspace: cwd,
-      title: `scout: look [${id}]`,
-      writable: false,
-      status: "running",
-      sessions: [],
       ownerPid: dead.pid,
-      createdAt: now,
-      turnStartedAt: now,
-      updatedAt: now,
       // Every other one waited in the queue past its first deadline: a member's deadline starts with its slot.
       deadline: index % 2 === 0 ? Date.now() - 1 : Date.now() + 60_000,
-      operationMs: 60_000,
       brief: `Look around (${tag}). [script:look]`,
-      turns: 1,
-      revision: 0,
-      progress: [],
       parallel: true,
-    }
+    })
     await writeJson(`${home.paths.tasksDir}/${id}.json`, record)
   }
   return { dead: dead.pid, ids, tags, cwd }

@@ -1,47 +1,27 @@
 // Shared by the MCP integration tests: one scripted model, one isolated home and (through it) one
 // shared OpenCode server per test file; an in-process MCP server per runtime, reached through the
 // SDK Client over an in-memory transport pair; throwaway git repositories.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
-import {
-  ElicitRequestSchema,
-  type CallToolResult,
-  type ElicitRequest,
-  type ElicitResult,
-} from "@modelcontextprotocol/sdk/types.js"
-import { readdir, rm } from "node:fs/promises"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { readFlags, type Flags } from "../../src/config/flags"
 import type { ConfigInput } from "../../src/config/schema"
-import { Delegations } from "../../src/engine/lifecycle"
+import type { Delegations } from "../../src/engine/lifecycle"
 import { Runtime } from "../../src/engine/runtime"
-import { createServer } from "../../src/mcp/server"
 import { createRepository } from "../../src/model/demo"
-import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
-import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
 import type { ScriptInput } from "../../src/model/script"
-import { stopServer } from "../../src/opencode/server"
-import { TEST_PATH } from "../helpers/mcp"
+import { serveInProcess, type Person } from "../helpers/in-process"
+import { textOf } from "../helpers/mcp"
+import { jsonFiles } from "../helpers/records"
+import { startHome, stopHome, type HomeWorld } from "../helpers/world"
 
-export interface World {
-  model: ScriptedModel
-  home: IsolatedHome
-  repos: string[]
-}
+export type { Person }
+export type World = HomeWorld
 
 /** `config` overrides the home's config.json (the agents are rendered from it). */
-export async function startWorld(scripts: Record<string, ScriptInput>, config?: Partial<ConfigInput>): Promise<World> {
-  const model = await startScriptedModel({ scripts })
-  const home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH }, config })
-  return { model, home, repos: [] }
-}
+export const startWorld = (scripts: Record<string, ScriptInput>, config?: Partial<ConfigInput>): Promise<World> =>
+  startHome(scripts, { config })
 
-export async function stopWorld(world: World | undefined) {
-  if (!world) return
-  await stopServer(world.home.paths)
-  await world.model.stop()
-  await world.home.dispose()
-  for (const repo of world.repos) await rm(repo, { recursive: true, force: true })
-}
+export const stopWorld = stopHome
 
 export interface Connected {
   client: Client
@@ -50,9 +30,6 @@ export interface Connected {
   close(): Promise<void>
 }
 
-/** The person behind a client that declares elicitation: answers each `elicitation/create`. */
-export type Person = (request: ElicitRequest, extra: { signal: AbortSignal }) => ElicitResult | Promise<ElicitResult>
-
 export async function connect(
   world: World,
   flags: Partial<Flags> = {},
@@ -60,22 +37,13 @@ export async function connect(
   person?: Person,
 ): Promise<Connected> {
   const runtime = new Runtime({ ...readFlags(world.home.env), ...flags })
-  const delegations = new Delegations(runtime, { recover: true })
-  const server = createServer(runtime, delegations)
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-  await server.connect(serverSide)
-  const client = new Client({ name: clientName, version: "1" }, person ? { capabilities: { elicitation: {} } } : {})
-  if (person) client.setRequestHandler(ElicitRequestSchema, (request, extra) => person(request, extra))
-  await client.connect(clientSide)
+  const served = await serveInProcess(runtime, clientName, person)
   return {
-    client,
+    client: served.client,
     runtime,
-    delegations,
+    delegations: served.delegations,
     close: async () => {
-      // Tasks still running in the background (a scout left `running`) settle before the server goes.
-      await delegations.shutdown()
-      await client.close()
-      await server.close()
+      await served.close()
       runtime.close()
     },
   }
@@ -87,7 +55,7 @@ export async function makeRepo(world: World): Promise<string> {
     "README.md": "# tally\n\nCounts words.\n",
     "src/tally.ts": "export function count(words: string[]) {\n  return words.length\n}\n",
   })
-  world.repos.push(dir)
+  world.dirs.push(dir)
   await Bun.write(`${dir}/notes.txt`, "untracked before the task\n")
   return dir
 }
@@ -95,10 +63,7 @@ export async function makeRepo(world: World): Promise<string> {
 export type Structured = Record<string, unknown> & { status: string; task_id?: string; next?: string }
 
 export const structured = (result: unknown) => (result as CallToolResult).structuredContent as Structured
-export const text = (result: unknown) =>
-  (result as CallToolResult).content.map((c) => (c.type === "text" ? c.text : "")).join("\n")
+export const text = (result: unknown) => textOf(result as CallToolResult)
 
-export const lockFiles = async (world: World) =>
-  (await readdir(world.home.paths.locksDir).catch(() => [] as string[])).filter((name) => name.endsWith(".json"))
-export const taskFiles = async (world: World) =>
-  (await readdir(world.home.paths.tasksDir).catch(() => [] as string[])).filter((name) => name.endsWith(".json"))
+export const lockFiles = (world: World) => jsonFiles(world.home.paths.locksDir)
+export const taskFiles = (world: World) => jsonFiles(world.home.paths.tasksDir)

@@ -43,7 +43,7 @@ async function repo(): Promise<string> {
     "oc-orch-par-",
     Object.fromEntries(FILES.map((file) => [file, `${file}\noriginal\n`])),
   )
-  world.repos.push(dir)
+  world.dirs.push(dir)
   return dir
 }
 

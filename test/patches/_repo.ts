@@ -5,20 +5,9 @@ import { chmod, lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, 
 import { readFlags } from "../../src/config/flags"
 import { resolvePaths } from "../../src/config/paths"
 import { hostContext } from "../../src/sandbox"
-import { run } from "../../src/util/process"
+import { git } from "../helpers/git"
 
-const GIT_ENV = {
-  PATH: "/usr/bin:/bin",
-  HOME: "/nonexistent",
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_CONFIG_GLOBAL: "/dev/null",
-}
-
-export async function git(cwd: string, ...args: string[]): Promise<string> {
-  const result = await run(["git", "-c", "user.name=t", "-c", "user.email=t@localhost", ...args], { cwd, env: GIT_ENV })
-  if (result.code !== 0) throw new Error(`git ${args.join(" ")}: ${result.stderr}`)
-  return result.stdout
-}
+export { git } from "../helpers/git"
 
 const LATIN1 = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]) // "café\n" in Latin-1: not UTF-8
 const BINARY = Buffer.from([0, 1, 2, 3, 255, 254, 0, 10, 13, 0])

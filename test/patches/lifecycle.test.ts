@@ -5,11 +5,11 @@
 // in its place, or one forged by a worker's shell never makes a stored patch look discarded.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
-import { mkdtemp, writeFile } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { writeFile } from "node:fs/promises"
 import { discardedFile, patchRecordFile } from "../../src/workspace/patches"
 import { connect, startWorld, stopWorld, structured, text, type World } from "../mcp/_setup"
-import { git } from "./_repo"
+import { commitRepo } from "../helpers/git"
+import { scratch } from "../helpers/world"
 
 let world: World
 
@@ -31,13 +31,7 @@ beforeAll(async () => {
 afterAll(() => stopWorld(world))
 
 async function repo(): Promise<string> {
-  const dir = await mkdtemp(`${tmpdir()}/oc-orch-life-`)
-  world.repos.push(dir)
-  await writeFile(`${dir}/README.md`, "# demo\n")
-  await git(dir, "init", "-q")
-  await git(dir, "add", "-A")
-  await git(dir, "commit", "-qm", "base")
-  return dir
+  return commitRepo(await scratch(world, "oc-orch-life-"), { "README.md": "# demo\n" })
 }
 
 interface Listed {

@@ -3,12 +3,11 @@
 // were, the patch round-trips exactly through patch_apply, and patch_discard leaves nothing behind.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
-import { mkdtemp } from "node:fs/promises"
-import { tmpdir } from "node:os"
 import type { TaskRecord } from "../../src/engine/tasks"
 import { readJson } from "../../src/util/fs"
 import { connect, lockFiles, startWorld, stopWorld, structured, text, type World } from "../mcp/_setup"
 import { dirtyRepo, EVERY_CHANGE_SHELL, fingerprintTree, listing } from "./_repo"
+import { scratch } from "../helpers/world"
 
 let world: World
 const notLogs = (path: string) => path.endsWith(".log")
@@ -71,8 +70,7 @@ beforeAll(async () => {
 afterAll(() => stopWorld(world))
 
 async function repo(): Promise<string> {
-  const dir = await mkdtemp(`${tmpdir()}/oc-orch-iso-`)
-  world.repos.push(dir)
+  const dir = await scratch(world, "oc-orch-iso-")
   return dirtyRepo(`${dir}/repo`)
 }
 

@@ -1,19 +1,16 @@
 // Shared by the plugin tests: the scripted model, an isolated home with the bundled plugin and the
 // rendered agents, the real OpenCode (one shared server per file) and throwaway git workspaces. A
 // test runs one agent through one script and reads what each tool returned.
-import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
 import { readFlags } from "../../src/config/flags"
 import { runTurn, type Turn } from "../../src/engine/delegate"
 import { Runtime } from "../../src/engine/runtime"
-import { createIsolatedHome, type HomeOptions, type IsolatedHome } from "../../src/model/home"
+import type { HomeOptions } from "../../src/model/home"
 import type { ScriptInput } from "../../src/model/script"
-import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
 import type { ToolResult } from "../../src/model/conversation"
 import { parseModel } from "../../src/opencode/session"
-import { stopServer } from "../../src/opencode/server"
 import { run } from "../../src/util/process"
-import { TEST_PATH } from "../helpers/mcp"
+import { commitRepo } from "../helpers/git"
+import { scratch, startHome, stopHome, type HomeWorld } from "../helpers/world"
 
 export const ROOT = `${import.meta.dir}/../..`
 
@@ -23,11 +20,8 @@ export async function buildPlugin() {
   if (result.code !== 0) throw new Error(`build-plugin failed:\n${result.stdout}${result.stderr}`)
 }
 
-export interface World {
-  model: ScriptedModel
-  home: IsolatedHome
+export interface World extends HomeWorld {
   runtime: Runtime
-  dirs: string[]
 }
 
 /** `home` adds to the isolated home: extra variables (PATH is the test one), config, providers. */
@@ -36,32 +30,18 @@ export async function startWorld(
   home: Omit<HomeOptions, "modelUrl"> = {},
 ): Promise<World> {
   await buildPlugin()
-  const model = await startScriptedModel({ scripts })
-  const isolated = await createIsolatedHome({ ...home, modelUrl: model.url, env: { PATH: TEST_PATH, ...home.env } })
-  const runtime = new Runtime(readFlags(isolated.env))
-  return { model, home: isolated, runtime, dirs: [] }
+  const world = await startHome(scripts, home)
+  return { ...world, runtime: new Runtime(readFlags(world.home.env)) }
 }
 
 export async function stopWorld(world: World | undefined) {
-  if (!world) return
-  world.runtime.close()
-  await stopServer(world.home.paths)
-  await world.model.stop()
-  await world.home.dispose()
-  for (const dir of world.dirs) await rm(dir, { recursive: true, force: true })
+  world?.runtime.close()
+  await stopHome(world)
 }
 
 /** A git repository with one committed file. */
 export async function makeRepo(world: World): Promise<string> {
-  const dir = await mkdtemp(`${tmpdir()}/oc-orch-plugin-`)
-  world.dirs.push(dir)
-  await Bun.write(`${dir}/README.md`, "# fixture\n")
-  const git = (...args: string[]) =>
-    run(["git", ...args], { cwd: dir, env: { PATH: "/usr/bin:/bin", HOME: dir, GIT_CONFIG_NOSYSTEM: "1" } })
-  await git("init", "-q")
-  await git("add", ".")
-  await git("-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "initial")
-  return dir
+  return commitRepo(await scratch(world, "oc-orch-plugin-"), { "README.md": "# fixture\n" }, "initial")
 }
 
 /**

@@ -6,12 +6,11 @@
 // schema's message, where the valid config runs them (control).
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
-import { mkdir, mkdtemp } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { mkdir } from "node:fs/promises"
 import { makeRepo, runAgent, startWorld, stopWorld, type World } from "./_world"
+import { scratch } from "../helpers/world"
+import { SCOUT, WORKER } from "../helpers/steps"
 
-const SCOUT = "opencode-orchestrator-scout"
-const WORKER = "opencode-orchestrator-worker"
 const done = { text: "done: {{toolOutputs}}" }
 
 let world: World
@@ -84,8 +83,7 @@ test("control: the same tools with their arguments write, an empty content inclu
 
 /** A toolchain directory a trusted root may name. */
 async function toolchain(): Promise<string> {
-  const dir = await mkdtemp(`${tmpdir()}/oc-orch-toolchain-`)
-  world.dirs.push(dir)
+  const dir = await scratch(world, "oc-orch-toolchain-")
   await mkdir(`${dir}/bin`)
   return dir
 }

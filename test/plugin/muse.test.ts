@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import type { RecordedRequest } from "../../src/model/server"
 import { makeRepo, runAgent, startWorld, stopWorld, type World } from "./_world"
+import { SCOUT } from "../helpers/steps"
 
-const SCOUT = "opencode-orchestrator-scout"
 const MUSE = "opencode/muse-spark-test"
 const OTHER = "opencode/spark-test"
 /** The scout's step limit here: three tool steps, then the step where OpenCode asks for text only. */

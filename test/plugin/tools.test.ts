@@ -8,15 +8,13 @@ import { runnerAgentName } from "../../src/agents/names"
 import { makeRepo, runAgent, startWorld, stopWorld, type World } from "./_world"
 import { run } from "../../src/util/process"
 import { tempDir } from "../helpers/temp"
+import { SCOUT, WORKER, shell } from "../helpers/steps"
 
 /** A sleep length no other process uses, so looking for survivors finds only this test's. */
 const MARKER = `30.${process.pid}`
 
-const SCOUT = "opencode-orchestrator-scout"
-const WORKER = "opencode-orchestrator-worker"
 const OUTSIDE = `/tmp/oc-orch-plugin-outside-${process.pid}.txt`
 
-const shell = (command: string) => ({ tool: "sandbox_shell", args: { command } })
 const write = (filePath: string) => ({ tool: "write", args: { filePath, content: "#!/bin/sh\n" } })
 const done = { text: "done: {{toolOutputs}}" }
 

@@ -8,6 +8,7 @@ import { hostFs } from "../../src/sandbox/fs-view"
 import { planSandbox, type HostContext } from "../../src/sandbox/plan"
 import type { SandboxProfile } from "../../src/sandbox/profiles"
 import { runSandboxed, type SandboxRunResult } from "../../src/sandbox/run"
+import { git } from "../helpers/git"
 
 export interface Fixture {
   root: string
@@ -17,14 +18,6 @@ export interface Fixture {
   home: string
   host: HostContext
   cleanup(): void
-}
-
-const git = async (cwd: string, ...args: string[]) => {
-  const result = await run(["/usr/bin/git", ...args], {
-    cwd,
-    env: { PATH: "/usr/bin:/bin", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1" },
-  })
-  if (result.code !== 0) throw new Error(`git ${args.join(" ")}: ${result.stderr}`)
 }
 
 /** `worktree: true` adds a commit and a linked worktree (slow: three more git runs), for gitdir attempts. */
@@ -43,8 +36,8 @@ export async function makeFixture(options: { worktree?: boolean } = {}): Promise
   await git(workspace, "init", "-q", "-b", "main")
   const worktree = `${root}/wt`
   if (options.worktree) {
-    await git(workspace, "-c", "user.name=t", "-c", "user.email=t@t", "add", "a.txt")
-    await git(workspace, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init")
+    await git(workspace, "add", "a.txt")
+    await git(workspace, "commit", "-q", "-m", "init")
     await git(workspace, "worktree", "add", "-q", worktree)
   }
   const host: HostContext = { home, path: "/usr/local/bin:/usr/bin:/bin", trustedRoots: [], credentials: [] }

@@ -8,17 +8,12 @@ import { hostFs } from "../../src/sandbox/fs-view"
 import { coreWorktree, gitMetadataPaths } from "../../src/sandbox/git-metadata"
 import { pathRules, type PathRules } from "../../src/sandbox/host-paths"
 import { run } from "../../src/util/process"
+import { git as gitIn } from "../helpers/git"
 
 let root = ""
 let rules: PathRules
-const git = async (cwd: string, ...args: string[]) => {
-  const env = { PATH: "/usr/bin:/bin", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" }
-  const result = await run(
-    ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "protocol.file.allow=always", ...args],
-    { cwd, env },
-  )
-  if (result.code !== 0) throw new Error(`git ${args.join(" ")}: ${result.stderr}`)
-}
+// Submodules are added from local paths, which git refuses by default since 2.38.
+const git = (cwd: string, ...args: string[]) => gitIn(cwd, "-c", "protocol.file.allow=always", ...args)
 const repo = async (dir: string, ...init: string[]) => {
   mkdirSync(dir, { recursive: true })
   writeFileSync(`${dir}/README.md`, "# r\n")

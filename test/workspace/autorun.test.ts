@@ -9,9 +9,8 @@ import { snapshot } from "../../src/workspace/changes"
 import { run } from "../../src/util/process"
 import { readFlags } from "../../src/config/flags"
 import { tempDir } from "../helpers/temp"
+import { git } from "../helpers/git"
 
-const GIT_ENV = { PATH: "/usr/bin:/bin", HOME: "/nonexistent", GIT_CONFIG_NOSYSTEM: "1" }
-const git = (cwd: string, ...args: string[]) => run(["git", ...args], { cwd, env: GIT_ENV })
 const host = (dir: string) => hostContext(readFlags({ HOME: `${dir}/home`, PATH: "/usr/bin:/bin" }))
 
 /** A git repository with one commit at `dir`/repo, and an empty HOME beside it. */
@@ -21,7 +20,7 @@ async function repo(dir: string): Promise<string> {
   await writeFile(`${dir}/repo/pkg/a.txt`, "a\n")
   await git(`${dir}/repo`, "init", "-q")
   await git(`${dir}/repo`, "add", ".")
-  await git(`${dir}/repo`, "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "one")
+  await git(`${dir}/repo`, "commit", "-qm", "one")
   return `${dir}/repo`
 }
 

@@ -1,0 +1,38 @@
+// This program's MCP server in-process on a runtime, reached through the SDK Client over an in-memory
+// transport pair: the tools as a parent agent calls them, without a process in between.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js"
+import { Delegations } from "../../src/engine/lifecycle"
+import type { Runtime } from "../../src/engine/runtime"
+import { createServer } from "../../src/mcp/server"
+
+/** The person behind a client that declares elicitation: answers each `elicitation/create`. */
+export type Person = (request: ElicitRequest, extra: { signal: AbortSignal }) => ElicitResult | Promise<ElicitResult>
+
+export interface InProcess {
+  client: Client
+  delegations: Delegations
+  /** Settles the tasks still running, then closes the client and the server (not the runtime). */
+  close(): Promise<void>
+}
+
+export async function serveInProcess(runtime: Runtime, clientName: string, person?: Person): Promise<InProcess> {
+  const delegations = new Delegations(runtime, { recover: true })
+  const server = createServer(runtime, delegations)
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+  await server.connect(serverSide)
+  const client = new Client({ name: clientName, version: "1" }, person ? { capabilities: { elicitation: {} } } : {})
+  if (person) client.setRequestHandler(ElicitRequestSchema, (request, extra) => person(request, extra))
+  await client.connect(clientSide)
+  return {
+    client,
+    delegations,
+    close: async () => {
+      // Tasks still running in the background (a scout left `running`) settle before the server goes.
+      await delegations.shutdown()
+      await client.close()
+      await server.close()
+    },
+  }
+}
