@@ -69,19 +69,22 @@ export const verifyArg = {
 // refuses anything but a bounded JSON Schema object with its own next step (output-schema.ts).
 export const outputSchemaArg = { output_schema: z.unknown().optional() }
 
+/** Tokens as results and the ledger report them (usage.ts counts them). */
+export const tokensShape = z.object({
+  input: z.number(),
+  output: z.number(),
+  reasoning: z.number(),
+  cache_read: z.number(),
+  cache_write: z.number(),
+})
+
 export const resultShape = {
   task_id: z.string().optional(),
   status: z.enum(STATUSES),
   report: z.string(),
   model: z.string().optional(),
   steps: z.number(),
-  tokens: z.object({
-    input: z.number(),
-    output: z.number(),
-    reasoning: z.number(),
-    cache_read: z.number(),
-    cache_write: z.number(),
-  }),
+  tokens: tokensShape,
   cost: z.number(),
   duration_ms: z.number(),
   session_id: z.string().optional(),

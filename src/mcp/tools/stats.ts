@@ -1,6 +1,7 @@
 import { z } from "zod"
 import { parseSince, renderStats, summarize, type StatsRow } from "../../engine"
 import { defineTool } from "../define"
+import { tokensShape } from "../shared"
 import { setAsideLines, setAsideRows, setAsideShape } from "./set_aside"
 import description from "./stats.md" with { type: "text" }
 
@@ -10,13 +11,7 @@ const rowShape = z.object({
   tasks: z.number(),
   succeeded: z.number(),
   success_rate: z.number().describe("0 to 1."),
-  tokens: z.object({
-    input: z.number(),
-    output: z.number(),
-    reasoning: z.number(),
-    cache_read: z.number(),
-    cache_write: z.number(),
-  }),
+  tokens: tokensShape,
   cost: z.number(),
   steps: z.number(),
   bytes_kept_out: z.number(),
