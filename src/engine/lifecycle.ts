@@ -17,6 +17,7 @@ import { admitContinue, type ContinuePolicy, continuedTurn } from "./continuatio
 import { checkOffered, resolveRoute } from "./delegate"
 import { Engine } from "./engine"
 import { checkVerify } from "./verify"
+import { checkScope } from "../workspace/scope"
 import { checkOwnWorktree, sessionPlace } from "./isolation"
 import { Reclaims } from "./lanes"
 import { listTasks, type Listing, type TaskQuery } from "./listing"
@@ -86,6 +87,7 @@ export class Delegations {
     const decision = await this.check({ ...request.policy, cwd: request.cwd })
     checkBriefSize(request.brief, this.runtime.flags.maxBriefBytes)
     checkVerify(request.verify)
+    const scope = checkScope(request.scope)
     // The same conditions doctor reports (readiness.ts): a missing launcher, an unsafe or unusable bwrap,
     // a state dir that cannot take the record.
     await this.ready()
@@ -131,6 +133,7 @@ export class Delegations {
       operationMs: budget.operationMs,
       isolation: place.isolation,
       verify: request.verify,
+      scope,
       parallel: request.queued || undefined,
     })
     // A new record, not yet saved: its first save is the launch's.

@@ -93,6 +93,8 @@ export const RecordSchema = z.looseObject({
     .optional(),
   // The command settle runs on the result after each turn (verify.ts).
   verify: z.string().optional(),
+  // The paths a worker may change, checked after each turn (scope.ts).
+  scope: z.array(z.string()).optional(),
   // A delegate_parallel member: its first turn counts against maxParallel in whichever process follows it.
   parallel: z.literal(true).optional(),
   // What a continue compares its mode to and takes a runner's access from (lifecycle.ts).

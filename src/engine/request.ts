@@ -21,6 +21,8 @@ export interface StartRequest {
   isolation?: Isolation
   /** worker only: a command this server runs on the result in the read-only sandbox (verify.ts). */
   verify?: string
+  /** worker only: the workspace-relative paths and globs it may change (src/workspace/scope.ts). */
+  scope?: string[]
   idempotencyKey?: string
   /** This operation's deadline instead of the role's (tests, runner options). */
   timeoutMs?: number

@@ -73,6 +73,8 @@ export interface TaskRecord {
   isolation?: { mode: "worktree"; source: string; patchId: string }
   /** worker only: the command this server runs on the result after every turn (verify.ts). */
   verify?: string
+  /** worker only: the paths and globs it may change, checked by settle after every turn (scope.ts). */
+  scope?: string[]
   /** A delegate_parallel member: its first turn counts against maxParallel in whichever process follows it. */
   parallel?: true
   /** What the policy gate decided for each call, the first and every task_continue, oldest first. */
@@ -153,7 +155,7 @@ export function nextTurn(record: TaskRecord, brief: string, operationMs: number)
 /** A new task's record, followed by this process, its first turn starting now. */
 export function newRecord(
   request: Pick<TaskRecord, "role" | "agent" | "title" | "writable" | "idempotencyKey" | "brief">,
-  fields: Omit<NewRecordFields, keyof typeof request> & Pick<TaskRecord, "isolation" | "verify">,
+  fields: Omit<NewRecordFields, keyof typeof request> & Pick<TaskRecord, "isolation" | "verify" | "scope">,
 ): TaskRecord {
   const now = new Date().toISOString()
   const { role, agent, title, writable, idempotencyKey, brief } = request

@@ -65,6 +65,10 @@ export const verifyArg = {
   verify: z.string().optional().describe("Check command the server runs read-only after the agent."),
 }
 
+export const scopeArg = {
+  scope: z.array(z.string()).optional().describe("Paths or globs it may change."),
+}
+
 export const resultShape = {
   task_id: z.string().optional(),
   status: z.enum(STATUSES),
@@ -88,6 +92,7 @@ export const resultShape = {
   files_changed: z
     .array(z.object({ path: z.string(), change: z.enum(["added", "modified", "deleted", "renamed"]) }))
     .optional(),
+  out_of_scope: z.array(z.string()).optional(),
   commands: z.array(z.object({ command: z.string(), exit_code: z.number().optional() })),
   transcript: z.string().optional(),
   progress: z.array(z.string()).optional(),

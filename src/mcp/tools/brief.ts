@@ -16,6 +16,7 @@ import {
   modelArgs,
   policyArgs,
   resultShape,
+  scopeArg,
   verifyArg,
 } from "../shared"
 
@@ -45,7 +46,7 @@ export function briefTool(tool: BriefTool): McpTool {
       ...idempotencyArg,
       ...policyArgs,
       // Only a worker changes files, so only a worker can be mechanical or isolated.
-      ...(tool.role === "worker" ? { ...mechanicalArg, ...isolationArg, ...verifyArg } : {}),
+      ...(tool.role === "worker" ? { ...mechanicalArg, ...isolationArg, ...verifyArg, ...scopeArg } : {}),
     },
     output: resultShape,
     annotations: tool.annotations,
@@ -72,6 +73,7 @@ export function briefTool(tool: BriefTool): McpTool {
           },
           isolation: "isolation" in args ? args.isolation : undefined,
           verify: "verify" in args ? args.verify : undefined,
+          scope: "scope" in args ? args.scope : undefined,
           idempotencyKey: args.idempotency_key,
           callTimeoutS: args.timeout_seconds,
         },
