@@ -53,6 +53,21 @@ export function scopeMatcher(scope: readonly string[]): (path: string) => boolea
   return (path) => patterns.some((pattern) => pattern.test(path))
 }
 
+/**
+ * The scope as OpenCode wildcards (its `*` matches any characters, `/` included), each covering at least
+ * what the entry does, so a permission rule built from them never refuses a path inside the scope; what
+ * they let through beyond it the settle-time check still names. Pure.
+ */
+export function scopeWildcards(scope: readonly string[]): string[] {
+  const wide = scope.map((entry) =>
+    entry
+      .replace(/\/$/, "")
+      .replace(/(^|\/)\*\*(\/|$)/g, "$1*")
+      .replace(/\*+/g, "*"),
+  )
+  return [...new Set(wide.flatMap((pattern) => (pattern.endsWith("*") ? [pattern] : [pattern, `${pattern}/*`])))]
+}
+
 /** The paths outside the scope, in the order given; every path when none may change. Pure. */
 export function outOfScope(scope: readonly string[], paths: readonly string[]): string[] {
   const inScope = scopeMatcher(scope)

@@ -30,9 +30,24 @@ beforeAll(async () => {
   world = await startWorld({
     inside: { turns: [{ steps: [write("src/tally.ts", "export const n = 1\n"), done] }] },
     outside_tool: {
-      turns: [{ steps: [write("src/tally.ts", "export const n = 1\n"), write("secret.ts", "stolen\n"), done] }],
+      turns: [
+        {
+          steps: [
+            write("src/tally.ts", "export const n = 1\n"),
+            write("secret.ts", "stolen\n"),
+            { tool: "edit", args: { filePath: "README.md", oldString: "# fixture", newString: "# pwned" } },
+            { tool: "edit", args: { filePath: "lib/made.ts", oldString: "", newString: "made\n" } },
+            done,
+          ],
+        },
+      ],
     },
-    outside_plain: { turns: [{ steps: [write("secret.ts", "stolen\n"), done] }] },
+    continued: {
+      turns: [
+        { steps: [write("src/tally.ts", "export const n = 1\n"), done] },
+        { steps: [write("later.ts", "later\n"), done] },
+      ],
+    },
     outside_shell: { turns: [{ steps: [shell("echo pwned > README.md && echo > lib/new.ts && echo ok"), done] }] },
     outside_delete: { turns: [{ steps: [shell("rm README.md && echo ok"), done] }] },
     isolated: {
@@ -62,26 +77,40 @@ describe("a scoped worker in place", () => {
     expect(await readFile(`${cwd}/src/tally.ts`, "utf8")).toBe("export const n = 1\n")
   }, 120_000)
 
-  test("attack: a write outside the scope with the file tool ends needs_review naming the file", async () => {
+  test("attack: write and edit outside the scope with the file tools are refused; the edit inside lands", async () => {
     const cwd = await makeRepo(world)
     const result = await mcp.call("worker", { cwd, task: "[script:outside_tool] edit", scope: SCOPE })
     const out = structuredOf(result)
-    expect(out.status).toBe("needs_review")
-    expect(outOf(result)).toEqual(["secret.ts"])
-    expect(String(out.next)).toContain("secret.ts")
-    expect(String(out.next)).toContain("stay in the workspace")
-    expect(String(out.warnings)).toContain("outside its scope: secret.ts")
-    expect(textOf(result)).toContain("out of scope: secret.ts")
-    // The file stays for the parent to review: nothing is lost.
-    expect(await readFile(`${cwd}/secret.ts`, "utf8")).toBe("stolen\n")
+    for (const path of ["secret.ts", "README.md", "lib/made.ts"])
+      expect(String(out.report)).toContain(`Changing ${path} is refused by this session's rules`)
+    expect(existsSync(`${cwd}/secret.ts`)).toBe(false)
+    expect(existsSync(`${cwd}/lib/made.ts`)).toBe(false)
+    expect(await readFile(`${cwd}/README.md`, "utf8")).toBe("# fixture\n")
+    expect(await readFile(`${cwd}/src/tally.ts`, "utf8")).toBe("export const n = 1\n")
+    expect(out.status).toBe("succeeded")
+    expect(outOf(result)).toBeUndefined()
   }, 120_000)
 
-  test("control: the same write without a scope succeeds, as a worker always did", async () => {
+  test("attack: task_continue (a forked session) writing outside the scope with the file tool is refused", async () => {
     const cwd = await makeRepo(world)
-    const result = await mcp.call("worker", { cwd, task: "[script:outside_plain] edit" })
+    const first = structuredOf(await mcp.call("worker", { cwd, task: "[script:continued] edit", scope: SCOPE }))
+    expect(first.status).toBe("succeeded")
+    const again = await mcp.call("task_continue", { task_id: first.task_id, task: "[script:continued] more" })
+    const out = structuredOf(again)
+    expect(String(out.report)).toContain("Changing later.ts is refused by this session's rules")
+    expect(existsSync(`${cwd}/later.ts`)).toBe(false)
+    expect(out.status).toBe("succeeded")
+  }, 180_000)
+
+  test("control: the same writes without a scope succeed, as a worker's always did", async () => {
+    const cwd = await makeRepo(world)
+    const result = await mcp.call("worker", { cwd, task: "[script:outside_tool] edit" })
     expect(structuredOf(result).status).toBe("succeeded")
+    expect(String(structuredOf(result).report)).not.toContain("refused")
     expect(outOf(result)).toBeUndefined()
-    expect(existsSync(`${cwd}/secret.ts`)).toBe(true)
+    expect(await readFile(`${cwd}/secret.ts`, "utf8")).toBe("stolen\n")
+    expect(await readFile(`${cwd}/README.md`, "utf8")).toBe("# pwned\n")
+    expect(await readFile(`${cwd}/lib/made.ts`, "utf8")).toBe("made\n")
   }, 120_000)
 
   test("attack: sandbox_shell's echo > file outside the scope, and a new file in an unscoped directory, are named", async () => {

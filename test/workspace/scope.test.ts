@@ -1,7 +1,7 @@
 // The scope matcher (glob → which changed files fall outside) and the checks on a scope as given, as tables.
 import { describe, expect, test } from "bun:test"
 import { AppError } from "../../src/errors"
-import { checkScope, outOfScope, scopeMatcher } from "../../src/workspace/scope"
+import { checkScope, outOfScope, scopeMatcher, scopeWildcards } from "../../src/workspace/scope"
 
 const MATCHES: Array<[string, string, boolean]> = [
   ["src/tally.ts", "src/tally.ts", true],
@@ -45,6 +45,29 @@ describe("scopeMatcher", () => {
   test("outOfScope lists every path no entry covers, in order", () => {
     const paths = ["src/a.ts", "README.md", "test/a.test.ts", "test/x/b.test.ts", "NOTES.md"]
     expect(outOfScope(["src/**", "test/*.test.ts"], paths)).toEqual(["README.md", "test/x/b.test.ts", "NOTES.md"])
+  })
+})
+
+// OpenCode 1.18's permission wildcard: `*` any characters (`/` included), `?` one, the rest literal.
+const wildcard = (pattern: string) =>
+  new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+      .replace(/\*/g, ".*")
+      .replace(/\?/g, ".")}$`,
+    "s",
+  )
+
+describe("scopeWildcards", () => {
+  // A session rule built from them must never refuse a path the scope covers.
+  for (const [entry, path] of MATCHES.filter(([, , covered]) => covered))
+    test(`${JSON.stringify(entry)}'s wildcards let ${JSON.stringify(path)} through`, () => {
+      expect(scopeWildcards([entry]).some((pattern) => wildcard(pattern).test(path))).toBe(true)
+    })
+
+  test("they stay narrow where they can: another top-level file is not let through", () => {
+    for (const entry of ["src/**", "src/tally.ts", "test/*.test.ts", "lib/"])
+      expect(scopeWildcards([entry]).some((pattern) => wildcard(pattern).test("README.md"))).toBe(false)
   })
 })
 
