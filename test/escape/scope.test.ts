@@ -10,6 +10,7 @@ import { readFile } from "node:fs/promises"
 import {
   front,
   makeRepo,
+  scratch,
   startWorld,
   stopWorld,
   structuredOf,
@@ -55,6 +56,7 @@ beforeAll(async () => {
         { steps: [write("src/tally.ts", "export const n = 2\n"), shell("echo pwned > README.md && echo ok"), done] },
       ],
     },
+    subdir: { turns: [{ steps: [shell("echo x > pkg/a.ts && echo y > top.ts && echo ok"), done] }] },
     idle: { turns: [{ steps: [done] }] },
   })
   mcp = await front(world)
@@ -128,6 +130,24 @@ describe("a scoped worker in place", () => {
     const result = await mcp.call("worker", { cwd, task: "[script:outside_delete] edit", scope: ["src/**"] })
     expect(structuredOf(result).status).toBe("needs_review")
     expect(outOf(result)).toEqual(["README.md"])
+  }, 120_000)
+
+  test("in a subdirectory of the repository, the scope is relative to cwd, not to the repository", async () => {
+    const repo = await makeRepo(world)
+    await Bun.write(`${repo}/sub/pkg/.keep`, "")
+    const result = await mcp.call("worker", { cwd: `${repo}/sub`, task: "[script:subdir] edit", scope: ["pkg/**"] })
+    expect(structuredOf(result).status).toBe("needs_review")
+    expect(outOf(result)).toEqual(["top.ts"])
+  }, 120_000)
+
+  test("outside a Git repository the scope cannot be checked: needs_review, saying so (fails closed)", async () => {
+    const cwd = await scratch(world)
+    const result = await mcp.call("worker", { cwd, task: "[script:inside] edit", scope: SCOPE })
+    expect(structuredOf(result).status).toBe("needs_review")
+    expect(String(structuredOf(result).warnings)).toContain("could not be checked against its scope")
+    // Control: the same worker without scope succeeds there.
+    const plain = await mcp.call("worker", { cwd: await scratch(world), task: "[script:inside] edit" })
+    expect(structuredOf(plain).status).toBe("succeeded")
   }, 120_000)
 })
 
