@@ -6,7 +6,7 @@ import { readInvocation } from "../env"
 import { isOrchestratorAgent } from "../roles"
 import type { ToolContext, ToolOutput } from "../types"
 import { FileError, readPath, type FileAccess } from "./io"
-import { EditError } from "./text"
+import { EditError, workspaceRelative } from "./text"
 
 /** The one agent that may change files through these tools. */
 const WRITER = agentName("worker")
@@ -15,10 +15,30 @@ export async function access(context: ToolContext, write = false): Promise<FileA
   if (!isOrchestratorAgent(context.agent))
     throw new FileError(`On this server the file tools serve the orchestrator's agents only, not "${context.agent}".`)
   if (write && context.agent !== WRITER) throw new FileError(`${context.agent} cannot change files.`)
-  // A replacement must apply the session's permission rules itself, as the built-in did.
-  await context.ask?.({ permission: write ? "edit" : "read", patterns: ["*"], always: ["*"], metadata: {} })
+  // A replacement must apply the session's permission rules itself, as the built-in did; a change asks
+  // per path once its paths are known (mayChange).
+  if (!write) await context.ask?.({ permission: "read", patterns: ["*"], always: ["*"], metadata: {} })
   const { host, policy } = await readInvocation()
   return { workspace: context.directory, host, policy, signal: context.abort, writable: write }
+}
+
+/**
+ * The session's edit rules on every path a change writes, before any byte is: a scoped worker's session
+ * denies edits outside its scope (src/opencode/session.ts createSession), the agent's rules deny Git metadata.
+ */
+export async function mayChange(context: ToolContext, files: FileAccess, paths: readonly string[]): Promise<void> {
+  const patterns = paths.map((path) => workspaceRelative(files.workspace, path))
+  if (!context.ask) return
+  const asked = await context.ask({ permission: "edit", patterns, always: patterns, metadata: {} }).then(
+    () => undefined,
+    (error: unknown) => error,
+  )
+  if (asked === undefined) return
+  if (context.abort.aborted) throw asked
+  throw new FileError(
+    `Changing ${patterns.join(", ")} is refused by this session's rules: outside the paths the parent allowed ` +
+      "this worker (its scope), or Git metadata. Leave it unchanged and say in your report what it would need.",
+  )
 }
 
 export const output = (title: string, text: string, metadata: Record<string, unknown> = {}): ToolOutput => ({

@@ -5,7 +5,7 @@ import { arg, defineTool, type PluginTool } from "../tool"
 import applyPatchText from "../text/apply_patch.md" with { type: "text" }
 import editText from "../text/edit.md" with { type: "text" }
 import writeText from "../text/write.md" with { type: "text" }
-import { access, answer, output, readText } from "./access"
+import { access, answer, mayChange, output, readText } from "./access"
 import { FileError, readPath, refuseAutorun, removePath, writePath, type FileAccess } from "./io"
 import { absolutePath, applyHunks, parsePatch, replaceText, workspaceRelative, type PatchOp } from "./text"
 
@@ -21,6 +21,7 @@ export const writeTool = (): PluginTool =>
       answer(async () => {
         const files = await access(context, true)
         const path = absolutePath(files.workspace, filePath)
+        await mayChange(context, files, [path])
         await writePath(files, path, content)
         return output(workspaceRelative(files.workspace, path), "Wrote file successfully.")
       }),
@@ -41,6 +42,7 @@ export const editTool = (): PluginTool =>
       answer(async () => {
         const files = await access(context, true)
         const path = absolutePath(files.workspace, filePath)
+        await mayChange(context, files, [path])
         const found = await readPath(files, path)
         if (found.kind === "dir") throw new FileError(`Path is a directory, not a file: ${path}`)
         if (found.kind === "file" && found.truncated)
@@ -101,6 +103,11 @@ export const applyPatchTool = (): PluginTool =>
         const files = await access(context, true)
         const ops = parsePatch(patchText)
         const { writes, summary } = await planPatch(files, ops)
+        await mayChange(
+          context,
+          files,
+          writes.map((write) => write.path),
+        )
         // A refused file refuses the whole patch, before anything is written.
         for (const write of writes) await refuseAutorun(files, write.path, write.content, "apply_patch")
         for (const write of writes)

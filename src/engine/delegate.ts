@@ -15,6 +15,7 @@ import {
   createSession,
   lastMessageID,
   parseModel,
+  restrictEdits,
   sendPrompt,
   settleAfterAbort,
   waitIdle,
@@ -23,6 +24,7 @@ import {
 } from "../opencode/session"
 import { openAskOf, withdrawPending, type OpenAsk } from "../opencode/pending"
 import { readTranscript, type Transcript } from "../opencode/transcript"
+import { scopeWildcards } from "../workspace/scope"
 import { activityOf, describeEvent, newTracker, type Activity } from "./progress"
 import type { Status } from "./result"
 import { configModelReadiness, refuseUnready } from "./readiness"
@@ -85,6 +87,8 @@ export interface TurnSpec {
   /** Epoch ms: the session is aborted then. */
   deadline: number
   signal: AbortSignal
+  /** A scoped worker's paths (src/workspace/scope.ts): the session's own rules deny file-tool edits elsewhere. */
+  scope?: readonly string[]
   /** The task's session: continue it instead of creating one. */
   sessionID?: string
   /** Follow a session that is already working (after a restart): send nothing. */
@@ -157,7 +161,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
   if (!sessionID) {
     // Creating a session in a directory OpenCode has not seen yet starts an instance (seconds under
     // load): a cancel or the deadline must not wait for it. The late session is reconciled by the caller.
-    const creating = createSession(client, workspace, spec.title)
+    const creating = createSession(client, workspace, spec.title, spec.scope && scopeWildcards(spec.scope))
     const created = await raceStop(creating, spec.signal, spec.deadline)
     // A creation that fails late left no session: undefined is exactly "nothing to reconcile".
     if (created === undefined)
@@ -168,7 +172,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
       }
     sessionID = created
     await spec.onSession(sessionID)
-  }
+  } else if (spec.scope) await restrictEdits(client, sessionID, workspace, scopeWildcards(spec.scope))
   const tracker = newTracker()
   // A cap passed stops the session like a cancel, but the turn remembers it was the spending.
   const budget = new AbortController()

@@ -192,6 +192,7 @@ export class Engine {
           deadline: record.deadline,
           signal: live.controller.signal,
           sessionID: record.sessionID,
+          scope: record.scope,
           attach,
           onSession: async (sessionID) => {
             await this.store.update(record, (r) => {

@@ -18,6 +18,7 @@ import { checkOffered, resolveRoute } from "./delegate"
 import { Engine } from "./engine"
 import { checkOutputSchema } from "./output-schema"
 import { checkVerify } from "./verify"
+import { checkScope } from "../workspace/scope"
 import { checkOwnWorktree, sessionPlace } from "./isolation"
 import { Reclaims } from "./lanes"
 import { listTasks, type Listing, type TaskQuery } from "./listing"
@@ -88,6 +89,7 @@ export class Delegations {
     checkBriefSize(request.brief, this.runtime.flags.maxBriefBytes)
     checkVerify(request.verify)
     checkOutputSchema(request.outputSchema)
+    const scope = checkScope(request.scope)
     // The same conditions doctor reports (readiness.ts): a missing launcher, an unsafe or unusable bwrap,
     // a state dir that cannot take the record.
     await this.ready()
@@ -134,6 +136,7 @@ export class Delegations {
       isolation: place.isolation,
       verify: request.verify,
       outputSchema: request.outputSchema,
+      scope,
       parallel: request.queued || undefined,
     })
     // A new record, not yet saved: its first save is the launch's.

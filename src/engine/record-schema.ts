@@ -95,6 +95,8 @@ export const RecordSchema = z.looseObject({
   verify: z.string().optional(),
   // The schema every turn's final answer is checked against (output-schema.ts); re-checked when read.
   outputSchema: z.record(z.string(), z.unknown()).optional(),
+  // The paths a worker may change, checked after each turn (scope.ts).
+  scope: z.array(z.string()).optional(),
   // A delegate_parallel member: its first turn counts against maxParallel in whichever process follows it.
   parallel: z.literal(true).optional(),
   // What a continue compares its mode to and takes a runner's access from (lifecycle.ts).

@@ -23,6 +23,8 @@ export interface StartRequest {
   verify?: string
   /** A JSON Schema the final answer must match (output-schema.ts); checked before anything is written. */
   outputSchema?: unknown
+  /** worker only: the workspace-relative paths and globs it may change (src/workspace/scope.ts). */
+  scope?: string[]
   idempotencyKey?: string
   /** This operation's deadline instead of the role's (tests, runner options). */
   timeoutMs?: number

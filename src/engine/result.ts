@@ -56,6 +56,8 @@ export interface DelegationResult {
   tools: ToolCall[]
   /** From git (before/after snapshots), not from the model; undefined outside a git repository. */
   files?: FileChange[]
+  /** A scoped worker's changed files outside its scope (scope.ts); in a worktree, left out of the patch. */
+  outOfScope?: string[]
   /** worker with isolation "worktree": the patch its edits were collected into. */
   patch?: PatchSummary
   /** A runner's command as the sandbox saw it: exit code (null when killed) and the full log on disk. */
@@ -159,6 +161,7 @@ export function renderText(result: DelegationResult): string {
     const files = result.files.map((file) => `${shownName(file.path)} (${file.change})`)
     lines.push(`files changed (git): ${files.join(", ") || "none"}`)
   }
+  if (result.outOfScope) lines.push(`out of scope: ${result.outOfScope.map(shownName).join(", ")}`)
   if (result.commands.length)
     lines.push(`commands: ${result.commands.map((c) => `${c.command} → ${c.exitCode ?? "?"}`).join("; ")}`)
   if (result.patch) {

@@ -17,6 +17,7 @@ import { measureEvidence, nextStep } from "./evidence"
 import type { WriterLocks } from "./locks"
 import { boundReport, bytesOf, fromTranscript, type DelegationResult } from "./result"
 import type { Runtime } from "./runtime"
+import { applyScope } from "./scope"
 import type { TaskRecord, TaskStore } from "./tasks"
 import { settleSegment, spendingOf } from "./usage"
 import { applyOutput, judgeOutput } from "./output-schema"
@@ -88,7 +89,7 @@ export class Settler {
     if (release && record.writable) await this.locks.clear(record.workspace, record.id)
     const { files, run, planted } = await evidence
     if (files) result.files = files
-    if (record.isolation) await this.collect(record, result)
+    const leftOut = record.isolation ? await this.collect(record, result) : undefined
     if (run) result.run = run
     if (planted.length) {
       result.warnings = [autorunWarning(planted)]
@@ -97,6 +98,7 @@ export class Settler {
     if (verification) applyVerification(result, verification)
     // Judged on the final answer of a finished turn only: a failed or timed-out one has no answer to judge.
     if (record.outputSchema && verifies(status)) applyOutput(result, judgeOutput(record.outputSchema, result.report))
+    if (record.scope) applyScope(result, { scope: record.scope, leftOut, isolated: record.isolation !== undefined })
     // Found before the turn ran (lifecycle.ts: a mode weaker than the task's previous call's): said first.
     if (record.turnWarnings?.length) result.warnings = [...record.turnWarnings, ...(result.warnings ?? [])]
     if (!release && unwritten.length)
@@ -204,9 +206,10 @@ export class Settler {
 
   /**
    * An isolated worker's edits become its patch, whatever the status (a timed-out worker's partial
-   * work is kept too); a patch that cannot be collected leaves the worktree for patch_discard.
+   * work is kept too); a patch that cannot be collected leaves the worktree for patch_discard. Returns
+   * the paths a scope left out of the patch; undefined when no patch was collected.
    */
-  private async collect(record: TaskRecord, result: DelegationResult) {
+  private async collect(record: TaskRecord, result: DelegationResult): Promise<string[] | undefined> {
     const patchId = record.isolation!.patchId
     try {
       const stored = await readPatchRecord(this.runtime.paths.patchesDir, patchId)
@@ -217,6 +220,7 @@ export class Settler {
         this.runtime.paths.patchesDir,
         hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots),
         config.maxPatchBytes,
+        record.scope,
       )
       result.patch = {
         id: patch.id,
@@ -234,6 +238,7 @@ export class Settler {
           `digest "${patch.digest}" to write it into ${record.isolation!.source}; patch_discard removes it and its ` +
           `worktree.`
         : `The worker changed nothing; patch_discard (patch_id "${patch.id}") removes its worktree.`
+      return patch.outOfScope ?? []
     } catch (error) {
       result.warnings = [
         ...(result.warnings ?? []),
@@ -243,6 +248,7 @@ export class Settler {
       if (result.status === "succeeded") result.status = "needs_review"
       // A patch over maxPatchBytes: the next step is the one the refusal names, not the generic one.
       if (error instanceof AppError && error.data?.oversize) result.next = error.hint
+      return undefined
     }
   }
 

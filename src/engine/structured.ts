@@ -43,6 +43,7 @@ export function toStructured(result: DelegationResult) {
       exit_code: call.exitCode,
     })),
     files_changed: result.files,
+    out_of_scope: result.outOfScope,
     commands: result.commands.map((command) => ({ command: command.command, exit_code: command.exitCode })),
     transcript: result.transcript,
     error: result.error,

@@ -69,6 +69,8 @@ export interface TaskRecord {
   verify?: string
   /** The parent's JSON Schema for the final answer of every turn (output-schema.ts). */
   outputSchema?: Record<string, unknown>
+  /** worker only: the paths and globs it may change, checked by settle after every turn (scope.ts). */
+  scope?: string[]
   /** A delegate_parallel member: its first turn counts against maxParallel in whichever process follows it. */
   parallel?: true
   /** What the policy gate decided for each call, the first and every task_continue, oldest first. */
@@ -150,7 +152,8 @@ export function nextTurn(record: TaskRecord, brief: string, operationMs: number)
 /** A new task's record, followed by this process, its first turn starting now. */
 export function newRecord(
   request: Pick<TaskRecord, "role" | "agent" | "title" | "writable" | "idempotencyKey" | "brief">,
-  fields: Omit<NewRecordFields, keyof typeof request> & Pick<TaskRecord, "isolation" | "verify" | "outputSchema">,
+  fields: Omit<NewRecordFields, keyof typeof request> &
+    Pick<TaskRecord, "isolation" | "verify" | "outputSchema" | "scope">,
 ): TaskRecord {
   const now = new Date().toISOString()
   const { role, agent, title, writable, idempotencyKey, brief } = request

@@ -78,6 +78,10 @@ export const tokensShape = z.object({
   cache_write: z.number(),
 })
 
+export const scopeArg = {
+  scope: z.array(z.string()).optional().describe("Paths or globs it may change."),
+}
+
 export const resultShape = {
   task_id: z.string().optional(),
   status: z.enum(STATUSES),
@@ -95,6 +99,7 @@ export const resultShape = {
   files_changed: z
     .array(z.object({ path: z.string(), change: z.enum(["added", "modified", "deleted", "renamed"]) }))
     .optional(),
+  out_of_scope: z.array(z.string()).optional(),
   commands: z.array(z.object({ command: z.string(), exit_code: z.number().optional() })),
   transcript: z.string().optional(),
   progress: z.array(z.string()).optional(),

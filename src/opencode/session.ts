@@ -37,9 +37,38 @@ export function unwrap<T>(result: { data?: T; error?: unknown; response?: Respon
   return result.data
 }
 
-export async function createSession(client: OpencodeClient, directory: string, title: string): Promise<string> {
-  const session = unwrap(await client.session.create({ directory, title }), "create a session")
+/**
+ * `editable`: OpenCode wildcards the session may change; every other path's edit is denied by the
+ * session's own rules, which the plugin's file tools ask before writing (plugin/files/access.ts).
+ */
+export async function createSession(
+  client: OpencodeClient,
+  directory: string,
+  title: string,
+  editable?: readonly string[],
+): Promise<string> {
+  const permission = editable && editRules(editable)
+  const session = unwrap(await client.session.create({ directory, title, permission }), "create a session")
   return session.id
+}
+
+// The deny first: the last matching rule wins, and a tool whose last rule is a whole deny is hidden.
+const editRules = (editable: readonly string[]) => [
+  { permission: "edit", pattern: "*", action: "deny" as const },
+  ...editable.map((pattern) => ({ permission: "edit", pattern, action: "allow" as const })),
+]
+
+/** A session continued (a fork does not inherit its parent's rules): the same edit rules as createSession's. */
+export async function restrictEdits(
+  client: OpencodeClient,
+  sessionID: string,
+  directory: string,
+  editable: readonly string[],
+): Promise<void> {
+  unwrap(
+    await client.session.update({ sessionID, directory, permission: editRules(editable) }),
+    "limit the session's edits",
+  )
 }
 
 export interface PromptSpec {

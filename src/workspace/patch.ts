@@ -15,6 +15,7 @@ import { diskUse } from "./disk"
 import { shownName } from "./names"
 import { savePatchRecord, storePatchFile, type PatchChange, type PatchFile, type PatchRecord } from "./patches"
 import { privateGit } from "./private-git"
+import { outOfScope } from "./scope"
 
 /** What a result carries of a patch; the whole diff stays on disk for patch_show. */
 const SUMMARY_MAX_BYTES = 2048
@@ -122,6 +123,7 @@ export async function collectPatch(
   patchesDir: string,
   host: HostContext,
   maxPatchBytes = PATCH_BYTES_BOUNDS.fallback,
+  scope?: readonly string[],
 ): Promise<PatchRecord> {
   const layout = record.layout
   const git = (args: string[], what = "collect the patch") =>
@@ -136,6 +138,7 @@ export async function collectPatch(
     await git(["rm", "-q", "--cached", "--", path])
     warnings.push(`The worker created a nested Git repository at ${path}; it is not part of the patch.`)
   }
+  const outside = scope ? await leaveOutOfScope(git, record.base, scope) : undefined
   const after = (await git(["write-tree"])).trim()
   const diff = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", "--full-index"]
   const output = `${layout.dir}/patch.tmp`
@@ -172,6 +175,7 @@ export async function collectPatch(
       // The diff's size says nothing of what the lane holds: a 13 MB snapshot behind a 6 KB patch.
       disk: diskUse(layout.dir),
       refused: undefined,
+      outOfScope: outside?.length ? outside : undefined,
       warnings: warnings.length ? warnings : undefined,
     })
     await savePatchRecord(patchesDir, record)
@@ -179,6 +183,28 @@ export async function collectPatch(
   } finally {
     await rm(output, { force: true })
   }
+}
+
+/** Paths per `git reset` call: well under the kernel's argument limit for any path length. */
+const RESET_BATCH = 200
+
+/**
+ * A scoped worker's changes outside its scope, set back to the snapshot in the index (not the worktree),
+ * so the patch leaves them out; the paths, as git names them (a rename's both sides count).
+ */
+async function leaveOutOfScope(
+  git: (args: string[]) => Promise<string>,
+  base: string,
+  scope: readonly string[],
+): Promise<string[]> {
+  const tree = (await git(["write-tree"])).trim()
+  const changed = (await git(["diff", "--no-renames", "--name-only", "-z", base, tree])).split("\0").filter(Boolean)
+  const outside = outOfScope(scope, changed)
+  for (let at = 0; at < outside.length; at += RESET_BATCH) {
+    const paths = outside.slice(at, at + RESET_BATCH).map((path) => `:(literal)${path}`)
+    await git(["reset", "-q", base, "--", ...paths])
+  }
+  return outside
 }
 
 /**

@@ -58,6 +58,8 @@ export interface PatchRecord {
   /** What the worktree (snapshot, private repository, the worker's files) took on disk when last collected. */
   disk?: DiskUse
   warnings?: string[]
+  /** A scoped worker's changed paths outside its scope: left out of the patch, still in the worktree. */
+  outOfScope?: string[]
   /** Why the worker's work was not stored as a patch (larger than maxPatchBytes); the worktree stays. */
   refused?: string
   /** When patch_apply wrote the patch whose digest is appliedDigest (a later turn's patch is waiting again). */
@@ -139,6 +141,7 @@ const PatchRecordSchema = z.looseObject({
   summary: z.string().optional(),
   bytes: z.number().nonnegative().optional(),
   warnings: z.array(z.string()).optional(),
+  outOfScope: z.array(z.string()).optional(),
   appliedAt: date.optional(),
   appliedDigest: z.string().optional(),
 })

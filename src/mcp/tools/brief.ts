@@ -16,6 +16,7 @@ import {
   outputSchemaArg,
   policyArgs,
   resultShape,
+  scopeArg,
   verifyArg,
 } from "../shared"
 
@@ -46,7 +47,7 @@ export function briefTool(tool: BriefTool): McpTool {
       ...policyArgs,
       ...outputSchemaArg,
       // Only a worker changes files, so only a worker can be mechanical or isolated.
-      ...(tool.role === "worker" ? { ...mechanicalArg, ...isolationArg, ...verifyArg } : {}),
+      ...(tool.role === "worker" ? { ...mechanicalArg, ...isolationArg, ...verifyArg, ...scopeArg } : {}),
     },
     output: resultShape,
     annotations: tool.annotations,
@@ -74,6 +75,7 @@ export function briefTool(tool: BriefTool): McpTool {
           isolation: "isolation" in args ? args.isolation : undefined,
           verify: "verify" in args ? args.verify : undefined,
           outputSchema: args.output_schema,
+          scope: "scope" in args ? args.scope : undefined,
           idempotencyKey: args.idempotency_key,
           callTimeoutS: args.timeout_seconds,
         },

@@ -1,0 +1,75 @@
+// A worker's scope: the workspace-relative paths and simple globs it may change. `*` matches within one
+// path segment, `?` one character of it, `**` any number of whole segments; an entry naming a directory
+// (with or without a trailing `/`) covers everything under it. Everything else is literal. Pure: the
+// settle-time diff (settle.ts) and patch collection (patch.ts) ask it which changed files fall outside.
+import { fail } from "../errors"
+
+export const SCOPE_LIMITS = { maxEntries: 64, maxChars: 300 } as const
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
+const CONTROL = /[\u0000-\u001f\u007f]/
+const NEXT =
+  `Pass at most ${SCOPE_LIMITS.maxEntries} workspace-relative paths or globs of at most ${SCOPE_LIMITS.maxChars} ` +
+  `characters each, e.g. ["src/tally.ts", "src/**", "test/*.test.ts"]; omit scope to let the worker change anything.`
+
+/** The scope as given, each entry checked and a leading `./` dropped; refuses with a next step. Pure. */
+export function checkScope(scope: readonly string[] | undefined): string[] | undefined {
+  if (scope === undefined) return undefined
+  if (scope.length === 0) throw fail("Usage", "scope is empty: the worker could change nothing.", NEXT)
+  if (scope.length > SCOPE_LIMITS.maxEntries)
+    throw fail("Usage", `scope has ${scope.length} entries, over the limit of ${SCOPE_LIMITS.maxEntries}.`, NEXT)
+  return scope.map((entry) => {
+    const wrong = (why: string) => fail("Usage", `scope entry ${JSON.stringify(entry)} ${why}.`, NEXT)
+    if (entry.length > SCOPE_LIMITS.maxChars)
+      throw wrong(`has ${entry.length} characters, over the limit of ${SCOPE_LIMITS.maxChars}`)
+    if (CONTROL.test(entry)) throw wrong("contains a control character")
+    if (entry.startsWith("/")) throw wrong("is absolute; scope entries are relative to the workspace (cwd)")
+    const path = entry.replace(/^(\.\/)+/, "")
+    const segments = path.replace(/\/$/, "").split("/")
+    if (!path || segments.some((segment) => segment === "")) throw wrong("has an empty path segment")
+    if (segments.includes("..")) throw wrong("leaves the workspace with ..")
+    if (segments.includes(".")) throw wrong("has a . segment")
+    return path
+  })
+}
+
+/** One entry as a regular expression over a whole relative path (the path or anything under it). Pure. */
+function entryPattern(entry: string): RegExp {
+  const segments = entry.replace(/\/$/, "").split("/")
+  const parts = segments.map((segment, index) => {
+    const last = index === segments.length - 1
+    if (segment === "**") return last ? "(?:[^/]+(?:/[^/]+)*)" : "(?:[^/]+/)*"
+    const body = [...segment]
+      .map((c) => (c === "*" ? "[^/]*" : c === "?" ? "[^/]" : c.replace(/[.+^${}()|[\]\\]/g, "\\$&")))
+      .join("")
+    return last ? body : `${body}/`
+  })
+  return new RegExp(`^${parts.join("")}(?:/.*)?$`, "s")
+}
+
+/** The scope as one matcher: true when `path` (workspace-relative) may be changed. Pure. */
+export function scopeMatcher(scope: readonly string[]): (path: string) => boolean {
+  const patterns = scope.map(entryPattern)
+  return (path) => patterns.some((pattern) => pattern.test(path))
+}
+
+/**
+ * The scope as OpenCode wildcards (its `*` matches any characters, `/` included), each covering at least
+ * what the entry does, so a permission rule built from them never refuses a path inside the scope; what
+ * they let through beyond it the settle-time check still names. Pure.
+ */
+export function scopeWildcards(scope: readonly string[]): string[] {
+  const wide = scope.map((entry) =>
+    entry
+      .replace(/\/$/, "")
+      .replace(/(^|\/)\*\*(\/|$)/g, "$1*")
+      .replace(/\*+/g, "*"),
+  )
+  return [...new Set(wide.flatMap((pattern) => (pattern.endsWith("*") ? [pattern] : [pattern, `${pattern}/*`])))]
+}
+
+/** The paths outside the scope, in the order given; every path when none may change. Pure. */
+export function outOfScope(scope: readonly string[], paths: readonly string[]): string[] {
+  const inScope = scopeMatcher(scope)
+  return paths.filter((path) => !inScope(path))
+}
