@@ -5,7 +5,8 @@
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { summarize } from "../src/engine/ledger"
-import { isFinished, newTaskId, TaskStore, type TaskRecord } from "../src/engine/tasks"
+import { isFinished, newTaskId, type TaskRecord } from "../src/engine/tasks"
+import { TaskStore } from "../src/engine/task-store"
 import { writeJson } from "../src/util/fs"
 
 /** The goal: each call at the largest count at most this many times its time at the smallest. */

@@ -2,7 +2,7 @@
 // (a bad one is set aside now, with its reason), and every file set aside earlier, by any process, is
 // named until a person deletes it. A set-aside file is a task or patch no listing shows any more.
 import type { Paths } from "../config/paths"
-import { TaskStore } from "../engine/tasks"
+import { TaskStore } from "../engine/task-store"
 import { setAsideIn, type SetAside } from "../util/state-file"
 import { listPatches } from "../workspace/patches"
 import type { Check, CheckResult } from "./check"

@@ -7,7 +7,8 @@ import { statusOf, type Turn } from "./delegate"
 import { classifyFailure } from "./failure"
 import { retryDelay, TRANSIENT_RETRIES } from "./retry"
 import type { Runtime } from "./runtime"
-import type { TaskRecord, TaskStore } from "./tasks"
+import type { TaskRecord } from "./tasks"
+import type { TaskStore } from "./task-store"
 import { settleSegment, spendingOf } from "./usage"
 
 export interface AttemptDeps {

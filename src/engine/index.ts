@@ -6,7 +6,8 @@
 // The core: delegations, their records and results.
 export { Delegations } from "./lifecycle"
 export { Runtime } from "./runtime"
-export { checkTaskId, isFinished, TaskStore, type TaskRecord } from "./tasks"
+export { checkTaskId, isFinished, type TaskRecord } from "./tasks"
+export { TaskStore } from "./task-store"
 export { STATUSES } from "./result"
 export { fileChange } from "./structured"
 export { sessionTitle } from "./title"

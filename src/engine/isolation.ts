@@ -9,7 +9,8 @@ import { readPatchRecord, savePatchRecord } from "../workspace/patches"
 import { createWorktree, removeWorktree } from "../workspace/worktree"
 import type { Runtime } from "./runtime"
 import { laneBounds, type Reclaims } from "./lanes"
-import type { TaskRecord, TaskStore } from "./tasks"
+import type { TaskRecord } from "./tasks"
+import type { TaskStore } from "./task-store"
 
 export type Isolation = "in_place" | "worktree"
 

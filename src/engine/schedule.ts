@@ -3,7 +3,7 @@
 // month prunes as one that restarts daily. A pass never starts a shared server: parked sessions are
 // removed only over a connection this process already has; without one they wait for a later pass.
 import type { Runtime } from "./runtime"
-import type { TaskStore } from "./tasks"
+import type { TaskStore } from "./task-store"
 import { prune, type PruneOutcome } from "./retention"
 import { sweep, type SweepOptions, type SweepOutcome } from "./sweep"
 

@@ -1,12 +1,12 @@
 // A task record changes one way: TaskStore.update applies the edit to the record this process holds,
-// bumps its revision, stamps it and saves it (src/engine/tasks.ts). A revision bumped anywhere else is
+// bumps its revision, stamps it and saves it (src/engine/task-store.ts). A revision bumped anywhere else is
 // a change made beside that path, one a waiter may miss or a save may leave unwritten; read from the
 // sources, every form of bump outside update's own body is refused.
 import { describe, expect, test } from "bun:test"
 import { resolve } from "node:path"
 
 const ROOT = resolve(import.meta.dir, "../..")
-const STORE = "src/engine/tasks.ts"
+const STORE = "src/engine/task-store.ts"
 
 // `x.revision++`, `++x.revision`, `x.revision += 1`, `x.revision = …` (not `==`), and the same on a
 // destructured or bracketed name.
@@ -65,8 +65,8 @@ describe("the matcher", () => {
     const store = await Bun.file(resolve(ROOT, STORE)).text()
     expect(bumps(STORE, store)).toEqual([])
     const planted = store.replace(
-      "export function noteProgress(record: TaskRecord, line: string) {",
-      "$&\n  record.revision++",
+      "  async list(): Promise<TaskRecord[]> {",
+      "$&\n    record.revision++",
     )
     expect(planted).not.toBe(store)
     expect(bumps(STORE, planted)).toHaveLength(1)

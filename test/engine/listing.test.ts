@@ -9,7 +9,8 @@ import { AppError } from "../../src/errors"
 import { Delegations } from "../../src/engine/lifecycle"
 import { checkLimit, indexQuery, LIST_LIMIT, storedTasks, within } from "../../src/engine/listing"
 import { Runtime } from "../../src/engine/runtime"
-import { newTaskId, TaskStore, type TaskRecord } from "../../src/engine/tasks"
+import { newTaskId, type TaskRecord } from "../../src/engine/tasks"
+import { TaskStore } from "../../src/engine/task-store"
 import { tempDir } from "../helpers/temp"
 
 let clock = Date.parse("2026-12-01T12:00:00Z")
