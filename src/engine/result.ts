@@ -9,7 +9,7 @@ import { shownName } from "../workspace/names"
 import type { PatchFile, PatchState } from "../workspace/patches"
 import { toStructured } from "./structured"
 import type { Verification } from "./verify"
-import { watchCommand } from "./watch"
+import { watchCommand } from "./watch-command"
 
 /** An isolated worker's edits, as the parent reviews and applies them (patch_show, patch_apply). */
 export interface PatchSummary {

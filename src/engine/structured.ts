@@ -2,7 +2,7 @@
 // structuredContent, not the text block, when a result has it), so the ledger counts its bytes.
 import type { PatchFile } from "../workspace/patches"
 import type { DelegationResult } from "./result"
-import { watchCommand } from "./watch"
+import { watchCommand } from "./watch-command"
 
 /** A patch's changed file as every structured answer shows it (results, patch_show). Pure. */
 export function fileChange(

@@ -5,9 +5,6 @@ import { fail } from "../errors"
 import type { ServerRecord } from "../opencode/server"
 import { TASK_ID, type TaskRecord } from "./tasks"
 
-/** The command every delegation's result names, so a person can follow the task live. */
-export const watchCommand = (taskID: string) => `opencode-mcp-orchestrator watch ${taskID}`
-
 const SESSION_ID = /^ses_[A-Za-z0-9]+$/
 
 export type WatchTarget = { kind: "task"; taskID: string } | { kind: "session"; sessionID: string }
