@@ -34,6 +34,9 @@ export function taskSession(taskID: string, record: TaskRecord | undefined): str
       `Task ${taskID} has no session to watch (it ended before one was kept, or retention removed it).`,
       "Read what it did with task_result.",
     )
+  // A record is a file on disk: what it names goes to argv only in the shape OpenCode gives session ids.
+  if (!SESSION_ID.test(record.sessionID))
+    throw fail("Usage", `Task ${taskID} names no valid session id; nothing was opened.`, "Read it with task_result.")
   return record.sessionID
 }
 
@@ -57,8 +60,9 @@ export const sessionGone = (sessionID: string) =>
  * host, in a directory an agent has written to.
  */
 export function attachCommand(server: ServerRecord, sessionID: string, directory: string, env: Env) {
+  if (!directory.startsWith("/")) throw sessionGone(sessionID)
   return {
-    argv: [server.binary, "attach", server.url, "--session", sessionID, "--dir", directory, "--pure"],
+    argv: [server.binary, "attach", server.url, `--session=${sessionID}`, `--dir=${directory}`, "--pure"],
     env: {
       ...env,
       OPENCODE_SERVER_USERNAME: server.username,

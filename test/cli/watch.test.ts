@@ -1,11 +1,14 @@
 // `watch <task_id|session_id>` on the real OpenCode with the scripted model, in a real terminal (tmux):
 // a task left running (a slow scripted step) is opened in OpenCode's own UI, which shows the brief; the
-// server password is in neither the argv of any process the command starts nor the screen. Controls: an
-// unknown task id, a task whose session is gone and a word that is no id each exit 2 with no UI; no
+// server password is in neither the argv of any process the command starts nor the screen. TUI config an
+// agent plants in the workspace (tui.json, .opencode/tui.json naming a plugin) is not imported by the UI,
+// while a plain `opencode attach --dir` there imports it (the control). Controls: an unknown task id, a
+// task whose session is gone or is no session id, and a word that is no id each exit 2 with no UI; no
 // shared server (none recorded, or a garbage record) exits 5 with the message. Every result names the command.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { readdirSync, readFileSync } from "node:fs"
-import { mkdir, writeFile } from "node:fs/promises"
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
 import { resolve } from "node:path"
 import { readFlags } from "../../src/config/flags"
 import { resolvePaths } from "../../src/config/paths"
@@ -23,6 +26,8 @@ const SOCKET = `oc-orch-watch-${process.pid}`
 
 let world: World
 let mcp: Connected
+/** The task the first test leaves running, and its workspace. */
+let running: { id: string; sessionID: string; repo: string } | undefined
 
 beforeAll(async () => {
   world = await startWorld({
@@ -31,7 +36,7 @@ beforeAll(async () => {
         {
           steps: [
             { tool: "glob", args: { pattern: "*.md" } },
-            { text: "late", delayMs: 120_000 },
+            { text: "late", delayMs: 300_000 },
           ],
         },
       ],
@@ -107,6 +112,7 @@ describe("watch", () => {
     const reply = structured(result)
     expect(reply.status).toBe("running")
     const id = reply.task_id!
+    running = { id, sessionID: String(reply.session_id), repo }
     expect(reply.watch).toBe(`opencode-mcp-orchestrator watch ${id}`)
     expect(text(result)).toContain(`\nwatch: opencode-mcp-orchestrator watch ${id}`)
     const password = (await readServerRecord(world.home.paths))!.password
@@ -125,6 +131,65 @@ describe("watch", () => {
     await run(["tmux", "-L", SOCKET, "kill-server"])
   }, 180_000)
 
+  test("config an agent planted in the workspace is not loaded by the watching UI (control: a plain attach loads it)", async () => {
+    expect(running).toBeDefined()
+    const { id, sessionID, repo } = running!
+    const markers = await mkdtemp(`${tmpdir()}/oc-orch-watch-markers-`)
+    world.repos.push(markers)
+    // Importing the module is enough: a plugin runs its top level on the host, as the person.
+    const plugin = (where: string) =>
+      `import { appendFileSync } from "node:fs"\n` +
+      `appendFileSync(${JSON.stringify(markers)} + "/" + (process.env.WATCH_RUN ?? "x"), ${JSON.stringify(where)} + "\\n")\n` +
+      "export default { id: 'planted', tui: async () => {} }\n"
+    await mkdir(`${repo}/.opencode/plugins`, { recursive: true })
+    await Bun.write(`${repo}/.opencode/planted.js`, plugin(".opencode/tui.json"))
+    await Bun.write(`${repo}/planted-root.js`, plugin("tui.json"))
+    await Bun.write(`${repo}/.opencode/plugins/planted.js`, plugin(".opencode/plugins"))
+    await Bun.write(`${repo}/.opencode/tui.json`, JSON.stringify({ plugin: [`file://${repo}/.opencode/planted.js`] }))
+    await Bun.write(`${repo}/tui.json`, JSON.stringify({ plugin: [`file://${repo}/planted-root.js`] }))
+    const server = (await readServerRecord(world.home.paths))!
+    const plain = `${server.binary} attach ${server.url} --session ${sessionID} --dir ${repo}`
+    const started = [
+      await tmux(
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "watch",
+        "-x",
+        "160",
+        "-y",
+        "45",
+        "-e",
+        "WATCH_RUN=watch",
+        `${process.execPath} ${MAIN} watch ${id}`,
+      ),
+      await tmux(
+        "new-session",
+        "-d",
+        "-s",
+        "plain",
+        "-x",
+        "160",
+        "-y",
+        "45",
+        "-e",
+        "WATCH_RUN=plain",
+        "-e",
+        `OPENCODE_SERVER_PASSWORD=${server.password}`,
+        plain,
+      ),
+    ]
+    expect(started.map((out) => out.code)).toEqual([0, 0])
+    const loaded = (run: string) => readFile(`${markers}/${run}`, "utf8").catch(() => "")
+    // The control: OpenCode's own attach in that directory imports what was planted there.
+    expect(await until(async () => (await loaded("plain")) !== "", 90_000)).toBe(true)
+    expect(await until(async () => (await screen()).includes(MARKER), 90_000)).toBe(true)
+    expect(await loaded("watch")).toBe("")
+    await run(["tmux", "-L", SOCKET, "kill-server"])
+  }, 240_000)
+
   test("an unknown task id, a task whose session is gone and a word that is no id exit 2 without a UI", async () => {
     const unknown = await watchCli(world.home.env, newTaskId())
     expect(unknown.code).toBe(2)
@@ -134,12 +199,18 @@ describe("watch", () => {
     const left = await watchCli(world.home.env, gone.id)
     expect(left.code).toBe(2)
     expect(left.stderr).toContain("is not on the shared OpenCode server")
+    // A record naming something else as its session: it would become an option of opencode attach.
+    const forged = record("--password=x")
+    await new TaskStore(world.home.paths.tasksDir).save(forged)
+    const option2 = await watchCli(world.home.env, forged.id)
+    expect(option2.code).toBe(2)
+    expect(option2.stderr).toContain("names no valid session id")
     const bad = await watchCli(world.home.env, "ses_a;touch x")
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain("neither a task id")
     const option = await watchCli(world.home.env, "--password=x")
     expect(option.code).toBe(2)
-    for (const out of [unknown, left, bad, option]) expect(out.stdout).toBe("")
+    for (const out of [unknown, left, option2, bad, option]) expect(out.stdout).toBe("")
   }, 120_000)
 
   test("no shared server, or a garbage server record: exit 5 with the message", async () => {
