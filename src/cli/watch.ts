@@ -4,7 +4,7 @@ import { defineCommand } from "citty"
 import { flagsFromProcess } from "../config/flags"
 import { resolvePaths } from "../config/paths"
 import { TaskStore } from "../engine/tasks"
-import { attachCommand, noServer, parseWatchId, sessionGone, taskSession } from "../engine/watch"
+import { attachCommand, noServer, noTerminal, parseWatchId, sessionGone, taskSession } from "../engine/watch"
 import { probeServer, readServerRecord } from "../opencode/server"
 import { interactive } from "../util/process"
 
@@ -31,6 +31,7 @@ export default defineCommand({
     const directory = await sessionDirectory(connect(server), sessionID)
     if (!directory) throw sessionGone(sessionID)
     const command = attachCommand(server, sessionID, directory, flags.env)
+    if (!process.stdin.isTTY || !process.stdout.isTTY) throw noTerminal(sessionID)
     process.exitCode = await interactive(command.argv, { env: command.env })
   },
 })

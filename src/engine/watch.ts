@@ -54,6 +54,14 @@ export const sessionGone = (sessionID: string) =>
     "Read a finished task with task_result or session_output.",
   )
 
+// Without one OpenCode's UI cannot draw and waits on a pipe: refused, with the ways that need none.
+export const noTerminal = (sessionID: string) =>
+  fail(
+    "Usage",
+    `watch draws OpenCode's UI and needs a terminal; stdin or stdout is not one, so ${sessionID} was not opened.`,
+    "Run it in a terminal; without one, task_status (wait_seconds) or session_output follow the task.",
+  )
+
 /**
  * `opencode attach` on the session. The password is never an argument (any process may read argv): the
  * child reads it from OPENCODE_SERVER_PASSWORD. Without plugins or project config: the UI runs on the

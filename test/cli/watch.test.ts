@@ -131,6 +131,14 @@ describe("watch", () => {
     await run(["tmux", "-L", SOCKET, "kill-server"])
   }, 180_000)
 
+  test("a running task watched without a terminal is refused with exit 2, naming what to use instead", async () => {
+    expect(running).toBeDefined()
+    const piped = await watchCli(world.home.env, running!.id)
+    expect(piped.code).toBe(2)
+    expect(piped.stderr).toContain(`needs a terminal; stdin or stdout is not one, so ${running!.sessionID}`)
+    expect(piped.stdout).toBe("")
+  }, 120_000)
+
   test("config an agent planted in the workspace is not loaded by the watching UI (control: a plain attach loads it)", async () => {
     expect(running).toBeDefined()
     const { id, sessionID, repo } = running!
