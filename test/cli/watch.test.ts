@@ -198,6 +198,41 @@ describe("watch", () => {
     await run(["tmux", "-L", SOCKET, "kill-server"])
   }, 240_000)
 
+  test("in a terminal: a session id opens that session; an unknown task id exits 2 and draws no UI", async () => {
+    expect(running).toBeDefined()
+    const unknown = newTaskId()
+    const shell = `${process.execPath} ${MAIN} watch ${unknown}; echo "exit=$?"; sleep 120`
+    const started = [
+      await tmux(
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "watch",
+        "-x",
+        "160",
+        "-y",
+        "45",
+        `${process.execPath} ${MAIN} watch ${running!.sessionID}`,
+      ),
+      await tmux("new-session", "-d", "-s", "unknown", "-x", "160", "-y", "45", "sh", "-c", shell),
+    ]
+    expect(started.map((out) => out.code)).toEqual([0, 0])
+    expect(await until(async () => (await screen()).includes(MARKER), 90_000)).toBe(true)
+    const other = async () => (await tmux("capture-pane", "-p", "-t", "unknown")).stdout
+    expect(await until(async () => (await other()).includes("exit="), 60_000)).toBe(true)
+    expect(await other()).toContain(`No task ${unknown}`)
+    expect(await other()).toContain("exit=2")
+    const panePid = Number((await tmux("list-panes", "-t", "unknown", "-F", "#{pane_pid}")).stdout.trim())
+    expect(
+      descendants(panePid)
+        .map(cmdline)
+        .filter((line) => line.includes(" attach ")),
+    ).toEqual([])
+    await run(["tmux", "-L", SOCKET, "kill-server"])
+  }, 240_000)
+
   test("an unknown task id, a task whose session is gone and a word that is no id exit 2 without a UI", async () => {
     const unknown = await watchCli(world.home.env, newTaskId())
     expect(unknown.code).toBe(2)
