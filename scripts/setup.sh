@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sets up everything on a fresh Debian machine with Node.js and npm, then runs the demo:
 #   bash scripts/setup.sh            (add --no-demo to stop after building)
-# Installs: bun (npm), the project's dependencies with the pinned OpenCode (bun install), ripgrep
-# and git when missing, bubblewrap >= 0.12.0 at /usr/bin/bwrap (scripts/install-bwrap.sh), then
+# Installs: bun (npm), the project's dependencies with the pinned OpenCode (bun install), ripgrep,
+# git and tmux when missing, bubblewrap >= 0.12.0 at /usr/bin/bwrap (scripts/install-bwrap.sh), then
 # builds dist/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +23,8 @@ bun install --frozen-lockfile
 missing=""
 command -v rg >/dev/null 2>&1 || missing="$missing ripgrep"
 command -v git >/dev/null 2>&1 || missing="$missing git"
+# tmux: the terminal the `watch` test drives OpenCode's UI in.
+command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
 if [ -n "$missing" ]; then
   echo "==> installing$missing from Debian's packages"
   $SUDO apt-get update -qq >/dev/null

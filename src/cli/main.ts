@@ -27,6 +27,7 @@ export const main = defineCommand({
     stats: () => import("./stats").then((m) => m.default),
     sessions: () => import("./sessions").then((m) => m.default),
     supervise: () => import("./supervise").then((m) => m.default),
+    watch: () => import("./watch").then((m) => m.default),
   },
 })
 

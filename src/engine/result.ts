@@ -9,6 +9,7 @@ import { shownName } from "../workspace/names"
 import type { PatchFile, PatchState } from "../workspace/patches"
 import { toStructured } from "./structured"
 import type { Verification } from "./verify"
+import { watchCommand } from "./watch-command"
 
 /** An isolated worker's edits, as the parent reviews and applies them (patch_show, patch_apply). */
 export interface PatchSummary {
@@ -157,6 +158,7 @@ export function renderText(result: DelegationResult): string {
     "",
     facts.join(" · "),
   ]
+  if (result.taskID) lines.push(`watch: ${watchCommand(result.taskID)}`)
   if (result.files) {
     const files = result.files.map((file) => `${shownName(file.path)} (${file.change})`)
     lines.push(`files changed (git): ${files.join(", ") || "none"}`)

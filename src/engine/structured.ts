@@ -2,6 +2,7 @@
 // structuredContent, not the text block, when a result has it), so the ledger counts its bytes.
 import type { PatchFile } from "../workspace/patches"
 import type { DelegationResult } from "./result"
+import { watchCommand } from "./watch-command"
 
 /** A patch's changed file as every structured answer shows it (results, patch_show). Pure. */
 export function fileChange(
@@ -35,6 +36,7 @@ export function toStructured(result: DelegationResult) {
     cost: result.cost,
     duration_ms: Math.round(result.durationMs),
     session_id: result.sessionID,
+    watch: result.taskID && watchCommand(result.taskID),
     workspace: result.workspace,
     tool_calls: result.tools.map((call) => ({
       tool: call.tool,

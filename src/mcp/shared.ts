@@ -92,6 +92,7 @@ export const resultShape = {
   cost: z.number(),
   duration_ms: z.number(),
   session_id: z.string().optional(),
+  watch: z.string().optional(),
   workspace: z.string(),
   tool_calls: z.array(
     z.object({ tool: z.string(), status: z.string(), target: z.string(), exit_code: z.number().optional() }),

@@ -181,6 +181,26 @@ export function spawn(argv: string[], options: SpawnOptions = {}): Spawned {
   }
 }
 
+/**
+ * Runs a program on this terminal (a full-screen UI) until it exits; its exit code. Stdio is inherited, and
+ * the environment is the child's alone: what it carries (a password) never appears in argv.
+ */
+export async function interactive(
+  argv: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): Promise<number> {
+  const proc = launch(argv, () =>
+    Bun.spawn(argv, {
+      cwd: options.cwd,
+      env: cleanEnv(options.env),
+      stdin: "inherit",
+      stdout: "inherit",
+      stderr: "inherit",
+    }),
+  )
+  return proc.exited
+}
+
 async function terminate(
   proc: { pid: number; exited: Promise<number>; kill(signal?: number | string): void },
   graceMs: number,

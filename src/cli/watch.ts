@@ -1,0 +1,37 @@
+// `watch <task_id|session_id>`: OpenCode's own terminal UI attached to the shared server on that session.
+// It never starts a server (with none running there is nothing to watch) and never shows the password.
+import { defineCommand } from "citty"
+import { flagsFromProcess } from "../config/flags"
+import { resolvePaths } from "../config/paths"
+import { TaskStore } from "../engine/tasks"
+import { attachCommand, noServer, noTerminal, parseWatchId, sessionGone, taskSession } from "../engine/watch"
+import { probeServer, readServerRecord } from "../opencode/server"
+import { interactive } from "../util/process"
+
+export default defineCommand({
+  meta: {
+    name: "watch",
+    description: "Open OpenCode's terminal UI on a delegated task's session, live (needs the shared server running).",
+  },
+  args: {
+    id: { type: "positional", required: true, description: "A task_id (task_…) or an OpenCode session id (ses_…)." },
+  },
+  async run({ args }) {
+    const target = parseWatchId(args.id)
+    const flags = flagsFromProcess()
+    const paths = resolvePaths(flags)
+    const sessionID =
+      target.kind === "task"
+        ? taskSession(target.taskID, await new TaskStore(paths.tasksDir).read(target.taskID))
+        : target.sessionID
+    const server = await readServerRecord(paths)
+    if (!server || (await probeServer(server)) !== "healthy") throw noServer()
+    const { connect } = await import("../opencode/client")
+    const { sessionDirectory } = await import("../opencode/session")
+    const directory = await sessionDirectory(connect(server), sessionID)
+    if (!directory) throw sessionGone(sessionID)
+    const command = attachCommand(server, sessionID, directory, flags.env)
+    if (!process.stdin.isTTY || !process.stdout.isTTY) throw noTerminal(sessionID)
+    process.exitCode = await interactive(command.argv, { env: command.env })
+  },
+})
