@@ -3,9 +3,17 @@
 import { defineCommand } from "citty"
 import { flagsFromProcess } from "../config/flags"
 import { resolvePaths } from "../config/paths"
-import { TaskStore } from "../engine/tasks"
-import { attachCommand, noServer, noTerminal, parseWatchId, sessionGone, taskSession } from "../engine/watch"
-import { probeServer, readServerRecord } from "../opencode/server"
+import {
+  attachCommand,
+  noServer,
+  noTerminal,
+  parseWatchId,
+  probeServer,
+  readServerRecord,
+  sessionGone,
+  TaskStore,
+  taskSession,
+} from "../engine"
 import { interactive } from "../util/process"
 
 export default defineCommand({

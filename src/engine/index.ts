@@ -39,3 +39,4 @@ export { DEFAULT_CLIP_BYTES, type Entry, entriesOf, lastAnswer, page, renderEntr
 export { readMessages, sessionDirectory } from "../opencode/session"
 export { probeServer, readServerRecord, stopServer } from "../opencode/server"
 export { alive } from "../util/process"
+export { attachCommand, noServer, noTerminal, parseWatchId, sessionGone, taskSession } from "./watch"

@@ -65,6 +65,10 @@ const ADAPTERS: Adapters[] = [
       "src/cli/uninstall.ts": { imports: ["src/util/process"], reason: WIRES_EFFECTS },
       "src/cli/run.ts": { imports: ["src/util/suggest"], reason: "did-you-mean for a mistyped command" },
       "src/cli/strict.ts": { imports: ["src/util/suggest"], reason: "did-you-mean for a mistyped flag" },
+      "src/cli/watch.ts": {
+        imports: ["src/util/process", "src/opencode/client", "src/opencode/session"],
+        reason: "hands the terminal to OpenCode's UI; the client, loaded lazily, only finds the session's directory",
+      },
       "src/cli/sessions.ts": {
         imports: ["src/opencode/client"],
         reason: "loaded lazily, only when a server runs: the client is large",

@@ -64,10 +64,7 @@ describe("the matcher", () => {
   test("the store's own update may bump; the same line elsewhere in the store may not", async () => {
     const store = await Bun.file(resolve(ROOT, STORE)).text()
     expect(bumps(STORE, store)).toEqual([])
-    const planted = store.replace(
-      "  async list(): Promise<TaskRecord[]> {",
-      "$&\n    record.revision++",
-    )
+    const planted = store.replace("  async list(): Promise<TaskRecord[]> {", "$&\n    record.revision++")
     expect(planted).not.toBe(store)
     expect(bumps(STORE, planted)).toHaveLength(1)
     // Without its update method the store is like any other file.

@@ -12,7 +12,8 @@ import { tmpdir } from "node:os"
 import { resolve } from "node:path"
 import { readFlags } from "../../src/config/flags"
 import { resolvePaths } from "../../src/config/paths"
-import { newTaskId, TaskStore, type TaskRecord } from "../../src/engine/tasks"
+import { TaskStore } from "../../src/engine/task-store"
+import { newTaskId, type TaskRecord } from "../../src/engine/tasks"
 import { parseWatchId } from "../../src/engine/watch"
 import { createIsolatedHome } from "../../src/model/home"
 import { readServerRecord } from "../../src/opencode/server"
@@ -143,7 +144,7 @@ describe("watch", () => {
     expect(running).toBeDefined()
     const { id, sessionID, repo } = running!
     const markers = await mkdtemp(`${tmpdir()}/oc-orch-watch-markers-`)
-    world.repos.push(markers)
+    world.dirs.push(markers)
     // Importing the module is enough: a plugin runs its top level on the host, as the person.
     const plugin = (where: string) =>
       `import { appendFileSync } from "node:fs"\n` +
@@ -189,7 +190,7 @@ describe("watch", () => {
         plain,
       ),
     ]
-    expect(started.map((out) => out.code)).toEqual([0, 0])
+    expect(started.map((out) => `${out.code} ${out.stderr.trim()}`)).toEqual(["0 ", "0 "])
     const loaded = (run: string) => readFile(`${markers}/${run}`, "utf8").catch(() => "")
     // The control: OpenCode's own attach in that directory imports what was planted there.
     expect(await until(async () => (await loaded("plain")) !== "", 90_000)).toBe(true)
@@ -202,6 +203,8 @@ describe("watch", () => {
     expect(running).toBeDefined()
     const unknown = newTaskId()
     const shell = `${process.execPath} ${MAIN} watch ${unknown}; echo "exit=$?"; sleep 120`
+    // A tmux server an earlier test stopped may still be going away: this test starts on a fresh one.
+    await run(["tmux", "-L", SOCKET, "kill-server"])
     const started = [
       await tmux(
         "-f",
