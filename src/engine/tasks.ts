@@ -11,6 +11,7 @@ import { writeJson } from "../util/fs"
 import { selfStart } from "../util/process"
 import { readState, type SetAside } from "../util/state-file"
 import type { Snapshot } from "../workspace/changes"
+import type { WaitingInput } from "./inbox"
 import type { PolicyDecision } from "./policy"
 import type { Activity } from "./progress"
 import { RecordSchema } from "./record-schema"
@@ -81,6 +82,8 @@ export interface TaskRecord {
   turnWarnings?: string[]
   /** Asks raised and not yet answered (opencode/pending.ts): whoever takes the task over answers them by id. */
   asks?: OpenAsk[]
+  /** A question waiting for the parent's task_respond (inbox.ts); read through waitingOf. */
+  waiting?: WaitingInput
   /** Autorun files (workspace/autorun.ts) with their fingerprints when a writable turn started. */
   autorun?: Record<string, string>
   result?: DelegationResult

@@ -86,8 +86,14 @@ export function offerNativeTasks(server: McpServer, delegations: Delegations): v
   }
 
   function offered(listed: ListToolsResult): ListToolsResult {
-    if (!declared()) return listed
-    const tools = listed.tools.map((tool) =>
+    // The dialect line of each input schema (52 bytes a tool) tells the model nothing, yet clients hand
+    // it on in every session; our schemas read the same under the spec's default dialect.
+    const bare = listed.tools.map(({ inputSchema: { $schema: _dialect, ...inputSchema }, ...tool }) => ({
+      ...tool,
+      inputSchema,
+    }))
+    if (!declared()) return { ...listed, tools: bare }
+    const tools = bare.map((tool) =>
       TASK_TOOLS.includes(tool.name)
         ? { ...tool, execution: { ...tool.execution, taskSupport: "optional" as const } }
         : tool,

@@ -36,6 +36,7 @@ const EXPECTED = [
   "task_cancel",
   "task_continue",
   "task_list",
+  "task_respond",
   "task_result",
   "task_status",
   "worker",

@@ -1,5 +1,6 @@
 import { z } from "zod"
 import { STATUSES } from "../../engine/result"
+import { waitingOf } from "../../engine/inbox"
 import { checkTaskId, isFinished, type TaskRecord } from "../../engine/tasks"
 import { fail } from "../../errors"
 import { syncBudget } from "../calls"
@@ -27,6 +28,16 @@ export const statusShape = {
     .describe(
       "Running: seconds since the session's latest event. Long silence with a busy session means a stuck tool or a provider that does not answer.",
     ),
+  waiting_input: z
+    .object({
+      questions: z.array(
+        z.object({ question: z.string(), header: z.string(), options: z.array(z.string()), free: z.boolean() }),
+      ),
+      since: z.string(),
+      until: z.string(),
+    })
+    .optional()
+    .describe("Running: the agent's question waiting for task_respond."),
   note: z.string().optional(),
   next: z.string(),
 }
@@ -34,6 +45,7 @@ export const statusShape = {
 export function statusOfRecord(record: TaskRecord, now = Date.now()) {
   const finished = isFinished(record.status)
   const activity = finished ? undefined : record.activity
+  const waiting = finished ? undefined : waitingOf(record)
   return {
     task_id: record.id,
     status: record.status,
@@ -48,10 +60,13 @@ export function statusOfRecord(record: TaskRecord, now = Date.now()) {
     last_tool: activity?.tool,
     last_target: activity?.target,
     seconds_since_event: activity && Math.max(0, Math.round((now - Date.parse(activity.at)) / 1000)),
+    waiting_input: waiting,
     note: record.note,
     next: finished
       ? "Finished: call task_result for the report and evidence."
-      : `Running: call task_status again with after_revision ${record.revision} and wait_seconds, or task_cancel.`,
+      : waiting
+        ? `Waiting for an answer until ${waiting.until}: call task_respond with task_id and answer.`
+        : `Running: call task_status again with after_revision ${record.revision} and wait_seconds, or task_cancel.`,
   }
 }
 
@@ -62,6 +77,15 @@ export function livenessLine(status: ReturnType<typeof statusOfRecord>): string 
   return [status.step && `step ${status.step}`, last, `${status.seconds_since_event}s since the last event`]
     .filter(Boolean)
     .join(" · ")
+}
+
+/** The question waiting for task_respond, one line per question with its options. */
+function waitingLines(waiting: ReturnType<typeof waitingOf>): string[] {
+  return (waiting?.questions ?? []).map((question) => {
+    const options = question.options.map((option) => JSON.stringify(option)).join(", ")
+    const takes = [options && `one of ${options}`, question.free && "free text"].filter(Boolean).join(" or ")
+    return `waiting_input: ${question.question} (answer: ${takes})`
+  })
 }
 
 export const taskStatus = defineTool({
@@ -85,6 +109,7 @@ export const taskStatus = defineTool({
       `${status.status} · ${status.role} · ${Math.round(status.elapsed_ms / 1000)}s`,
       livenessLine(status),
       ...status.progress,
+      ...waitingLines(status.waiting_input),
       `next: ${status.next}`,
     ]
     return { text: text.filter(Boolean).join("\n"), structured: status }
