@@ -9,7 +9,7 @@ import { z } from "zod"
 import { fail } from "../errors"
 import { describeAsk, NO_ELICITATION, type Ask, type Relay, type Verdict } from "../policy/relay"
 import { shownAsk, type ShownAsk } from "../policy/relay-bounds"
-import { notForParent, readAnswer } from "../policy/relay-respond"
+import { notForParent, readAnswer, takesFreeText } from "../policy/relay-respond"
 import { noteProgress, type TaskRecord, type TaskStore } from "./tasks"
 
 /** A question as the record keeps it for the parent: clipped as a form would show it. */
@@ -94,11 +94,11 @@ export class Inbox {
     const until = new Date(Date.now() + waitMs)
     const questions = shown.ask.kind === "question" ? shown.ask.questions : []
     const waiting: WaitingInput = {
-      questions: questions.map((question, index) => ({
+      questions: questions.map((question) => ({
         question: question.question,
         header: question.header,
         options: question.options.map((option) => option.label),
-        free: question.options.length === 0 || (ask.kind === "question" && ask.questions[index]?.custom !== false),
+        free: takesFreeText(ask),
       })),
       since: new Date().toISOString(),
       until: until.toISOString(),
@@ -139,7 +139,7 @@ export class Inbox {
   }
 
   /** Answers the question the task waits on; throws, saying what to do, when there is none or the answer is wrong. */
-  answer(record: TaskRecord, answer: string | string[]): Promise<void> {
+  answer(record: TaskRecord, answer: string): Promise<void> {
     const waiter = this.waiters.get(record.id)
     if (!waiter) {
       const elsewhere = waitingOf(record) !== undefined

@@ -262,7 +262,7 @@ export class Delegations {
   }
 
   /** Answers the question the task waits on (inbox.ts); its record then. Throws when it waits on none. */
-  async respond(id: string, answer: string | string[]): Promise<TaskRecord> {
+  async respond(id: string, answer: string): Promise<TaskRecord> {
     const record = await this.read(id)
     if (!record) throw fail("Usage", `No task ${id}.`, "Call task_list for the known tasks.")
     await this.engine.inbox.answer(record, answer)

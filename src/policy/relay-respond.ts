@@ -20,6 +20,8 @@ const CREDENTIAL = new RegExp(
 /** Why the question may not wait for the parent's answer, or undefined when it may. */
 export function notForParent(ask: Ask): string | undefined {
   if (ask.kind !== "question") return "only questions wait for task_respond"
+  // task_respond takes one answer; the question tool asks one question at a time as models write it.
+  if (ask.questions.length !== 1) return `it asks ${ask.questions.length} questions at once; task_respond answers one`
   const text = ask.questions
     .flatMap((question) => [question.question, question.header, ...question.options.map((o) => o.label)])
     .join("\n")
@@ -31,36 +33,30 @@ export function notForParent(ask: Ask): string | undefined {
 export type ReadAnswer = { answers: string[][] } | { wrong: string; next: string }
 
 /**
- * The parent's `answer` (one string, or one per question) as OpenCode's answers, in the agent's own
- * labels; or what is wrong with it. `shown` is the ask as the parent was shown it (relay-bounds.ts).
+ * The parent's answer as OpenCode's answers, in the agent's own label; or what is wrong with it. `shown`
+ * is the one-question ask as the parent was shown it (relay-bounds.ts), `ask` as the agent wrote it.
  */
-export function readAnswer(shown: ShownAsk, answer: string | string[], ask: Ask): ReadAnswer {
-  if (shown.ask.kind !== "question" || ask.kind !== "question")
+export function readAnswer(shown: ShownAsk, answer: string, ask: Ask): ReadAnswer {
+  const question = shown.ask.kind === "question" ? shown.ask.questions[0] : undefined
+  if (!question || ask.kind !== "question")
     return { wrong: "This task is not waiting for an answer to a question.", next: "Call task_status." }
-  const given = typeof answer === "string" ? [answer] : answer
-  const count = shown.ask.questions.length
-  if (given.length !== count)
+  const labels = question.options.map((option) => option.label)
+  if (answer.trim() === "") return { wrong: "The answer is empty.", next: "Pass one of the options or a short text." }
+  if (answer.length > ANSWER_CHARS)
     return {
-      wrong: `The task waits for ${count} answer${count === 1 ? "" : "s"}, one per question; got ${given.length}.`,
-      next: count === 1 ? "Pass answer as one string." : `Pass answer as a list of ${count} strings, in order.`,
+      wrong: `The answer has ${answer.length} characters (at most ${ANSWER_CHARS}).`,
+      next: "Pass one of the options or a shorter text.",
     }
-  const answers: string[][] = []
-  for (const [index, text] of given.entries()) {
-    const question = shown.ask.questions[index]!
-    const labels = question.options.map((option) => option.label)
-    const where = count === 1 ? "The answer" : `Answer ${index + 1}`
-    if (text.trim() === "") return { wrong: `${where} is empty.`, next: "Pass one of the options or a short text." }
-    if (text.length > ANSWER_CHARS)
-      return { wrong: `${where} has ${text.length} characters (at most ${ANSWER_CHARS}).`, next: "Answer shorter." }
-    const free = labels.length === 0 || ask.questions[index]?.custom !== false
-    if (!labels.includes(text) && !free)
-      return {
-        wrong: `${where} "${text.slice(0, 100)}" is not one of the options, and this question takes no free text.`,
-        next: `Pass one of: ${labels.map((label) => JSON.stringify(label)).join(", ")}.`,
-      }
-    answers.push([agentLabel(shown, index, text)])
-  }
-  // Questions past the form's bound were never shown, so they are left unanswered, as in the form.
-  for (let index = count; index < ask.questions.length; index++) answers.push([])
-  return { answers }
+  if (!labels.includes(answer) && !takesFreeText(ask))
+    return {
+      wrong: `The answer "${answer.slice(0, 100)}" is not one of the options, and this question takes no free text.`,
+      next: `Pass one of: ${labels.map((label) => JSON.stringify(label)).join(", ")}.`,
+    }
+  return { answers: [[agentLabel(shown, 0, answer)]] }
+}
+
+/** A question takes free text unless it offers options and says `custom: false` (OpenCode's default is true). */
+export function takesFreeText(ask: Ask): boolean {
+  if (ask.kind !== "question" || !ask.questions[0]) return false
+  return ask.questions[0].options.length === 0 || ask.questions[0].custom !== false
 }
