@@ -9,7 +9,7 @@ import { knownAsks, withdrawPending, type OpenAsk } from "../opencode/pending"
 import type { Relay } from "../policy/relay"
 import { attemptTurn } from "./attempts"
 import { runTurn, type Turn } from "./delegate"
-import { Inbox } from "./inbox"
+import { Inbox, respondWaitMs } from "./inbox"
 import { WriterLocks } from "./locks"
 import type { Status } from "./result"
 import type { Runtime } from "./runtime"
@@ -212,7 +212,7 @@ export class Engine {
               r.activity = activity
             }),
           serverGone: async () => (await probeServer(server)) === "gone",
-          relay: this.inbox.relay(task, live.relay, config.policy.respondWaitSeconds * 1000),
+          relay: this.inbox.relay(task, live.relay, respondWaitMs(config)),
           spending: spendingOf(record),
           onAsk: (ask, open) => this.noteAsk(live, ask, open),
           openAsks: knownAsks(record.asks),

@@ -6,6 +6,7 @@
 // cancel or the deadline dismisses it as before. The waiter lives in the process that follows the
 // task: a process taking a dead one's task over withdraws the question (delegate.ts) and forgets it.
 import { z } from "zod"
+import type { Config } from "../config/schema"
 import { fail } from "../errors"
 import { describeAsk, NO_ELICITATION, type Ask, type Relay, type Verdict } from "../policy/relay"
 import { shownAsk, type ShownAsk } from "../policy/relay-bounds"
@@ -49,6 +50,10 @@ export function waitingOf(record: TaskRecord): WaitingInput | undefined {
   const parsed = WaitingSchema.safeParse(record.waiting)
   return parsed.success ? parsed.data : undefined
 }
+
+/** How long a question waits for task_respond: only where config.json relays questions at all. */
+export const respondWaitMs = (config: Config) =>
+  config.policy.relay.includes("question") ? config.policy.respondWaitSeconds * 1000 : 0
 
 interface Waiter {
   ask: Ask
@@ -104,30 +109,37 @@ export class Inbox {
       until: until.toISOString(),
     }
     const seconds = Math.round(waitMs / 1000)
-    await this.store.update(record, (r) => {
-      r.waiting = waiting
-      noteProgress(r, `waiting for an answer through task_respond (up to ${seconds}s): ${describeAsk(ask)}`)
-    })
     const { promise: cleared, resolve: clear } = Promise.withResolvers<void>()
-    const answers = await new Promise<string[][] | undefined>((resolve) => {
-      const done = (value?: string[][]) => {
-        clearTimeout(timer)
-        task.signal.removeEventListener("abort", stop)
-        this.waiters.delete(record.id)
-        resolve(value)
-      }
-      const stop = () => done()
-      const timer = setTimeout(stop, Math.max(0, waitMs))
-      task.signal.addEventListener("abort", stop, { once: true })
-      this.waiters.set(record.id, {
-        ask,
-        shown,
-        answer: (value) => {
-          done(value)
-          return cleared
-        },
-      })
+    const { promise: answered, resolve } = Promise.withResolvers<string[][] | undefined>()
+    const done = (value?: string[][]) => {
+      clearTimeout(timer)
+      task.signal.removeEventListener("abort", stop)
+      this.waiters.delete(record.id)
+      resolve(value)
+    }
+    const stop = () => done()
+    const timer = setTimeout(stop, Math.max(0, waitMs))
+    task.signal.addEventListener("abort", stop, { once: true })
+    // Before the record shows the question: a task_respond that reads it finds the waiter.
+    this.waiters.set(record.id, {
+      ask,
+      shown,
+      answer: (value) => {
+        done(value)
+        return cleared
+      },
     })
+    await this.store
+      .update(record, (r) => {
+        r.waiting = waiting
+        noteProgress(r, `waiting for an answer through task_respond (up to ${seconds}s): ${describeAsk(ask)}`)
+      })
+      .catch((error: unknown) => {
+        // Unseen by the parent, the question would wait for nothing: it is dismissed (answerAsk says why).
+        done()
+        throw error
+      })
+    const answers = await answered
     await this.store
       .update(record, (r) => {
         r.waiting = undefined
@@ -135,7 +147,8 @@ export class Inbox {
       .finally(clear)
     if (answers) return { kind: "answered", answers, by: "task_respond" }
     if (verdict.kind !== "refused") return verdict
-    return { ...verdict, reason: `${verdict.reason}; no answer through task_respond within ${seconds}s` }
+    const ended = task.signal.aborted ? "the task stopped while it waited for task_respond" : undefined
+    return { ...verdict, reason: `${verdict.reason}; ${ended ?? `no answer through task_respond within ${seconds}s`}` }
   }
 
   /** Answers the question the task waits on; throws, saying what to do, when there is none or the answer is wrong. */

@@ -1,8 +1,8 @@
 // A question no person could be reached for may wait for the parent agent's answer (task_respond).
 // The parent is a model: what it is asked lands in its transcript, and what it answers it may have
 // read anywhere. So a question that asks for a credential, or carries one, never waits for it; and
-// an answer must be one of the options the agent offered, or free text only where the agent allows
-// it, and bounded. Pure: an ask and an answer in, the answers OpenCode takes (or what is wrong) out.
+// an answer must be one of the options the agent offered (free text only for a question without
+// options), and bounded. Pure: an ask and an answer in, the answers OpenCode takes (or what is wrong) out.
 import { findSecrets } from "./secrets"
 import type { Ask } from "./relay"
 import { agentLabel, type ShownAsk } from "./relay-bounds"
@@ -55,8 +55,12 @@ export function readAnswer(shown: ShownAsk, answer: string, ask: Ask): ReadAnswe
   return { answers: [[agentLabel(shown, 0, answer)]] }
 }
 
-/** A question takes free text unless it offers options and says `custom: false` (OpenCode's default is true). */
+/**
+ * A question takes free text from the parent when it offers no options, or says `custom: true`. OpenCode's
+ * own form takes free text for any question, but its question tool gives the agent no way to refuse it:
+ * an answer outside the choices the agent offered is far likelier the parent answering the wrong question.
+ */
 export function takesFreeText(ask: Ask): boolean {
   if (ask.kind !== "question" || !ask.questions[0]) return false
-  return ask.questions[0].options.length === 0 || ask.questions[0].custom !== false
+  return ask.questions[0].options.length === 0 || ask.questions[0].custom === true
 }

@@ -17,7 +17,7 @@ export interface Question {
   header: string
   options: QuestionOption[]
   multiple?: boolean
-  /** False: only the options may be picked (OpenCode's default allows free text too). */
+  /** True: free text is taken besides the options (OpenCode's question tool never sets it; its API may). */
   custom?: boolean
 }
 
