@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test"
 import { readFile, writeFile } from "node:fs/promises"
 import type { TaskRecord } from "../../src/engine/tasks"
 import { askingTurns, QUESTION } from "../helpers/question"
-import { connect, makeRepo, startWorld, stopWorld, structured, text, type World } from "./_setup"
+import { connect, makeRepo, startWorld, stopWorld, structured, text, type Person, type World } from "./_setup"
 
 let world: World
 const WAIT_S = 8
@@ -31,6 +31,18 @@ beforeAll(async () => {
       open: { turns: asking(OPEN) },
       secret: { turns: asking(SECRET) },
       plain: { turns: [{ steps: [{ text: "Nothing to ask." }] }] },
+      // Asked only after the call has returned `running` (a 1 s sync budget).
+      late: {
+        turns: [
+          {
+            steps: [
+              { tool: "question", args: { questions: [QUESTION] }, delayMs: 3000 },
+              { text: "Asked late. {{lastToolOutput}}" },
+            ],
+          },
+          { steps: [{ text: NO_ANSWER }] },
+        ],
+      },
     },
     { policy: { relay: ["question"], respondWaitSeconds: WAIT_S } },
   )
@@ -161,6 +173,73 @@ test("attack: an answer outside the options, an empty or an oversized one is ref
     expect((await respond(client, open, "countWordsInText")).isError).toBeFalsy()
     expect((await delegations.follow(open))?.status).toBe("succeeded")
     expect(questionOutputs()).toEqual([expect.stringContaining(`"${OPEN.question}"="countWordsInText"`)])
+  } finally {
+    await close()
+  }
+}, 120_000)
+
+for (const [action, waits] of [
+  ["cancel", true],
+  ["decline", false],
+] as const)
+  test(`${waits ? "" : "control: "}a client with elicitation whose form is ${action === "cancel" ? "cancelled" : "declined"}: the question ${waits ? "waits for task_respond" : "is refused at once, as before"}`, async () => {
+    const repo = await makeRepo(world)
+    let asked = 0
+    // `codex exec` cancels every elicitation: no one was reached. A decline is the person's own no.
+    const person: Person = () => {
+      asked++
+      return { action }
+    }
+    // The call waits in the foreground (the default sync budget), so the form goes out while it does.
+    const { client, delegations, close } = await connect(world, {}, "respond-tests", person)
+    try {
+      world.model.reset()
+      const call = client.callTool(
+        { name: "scout", arguments: { cwd: repo, task: "Find out what is needed. [script:ask]" } },
+        undefined,
+        { timeout: 120_000 },
+      )
+      let id: string | undefined
+      for (let i = 0; i < 600 && !id; i++) {
+        id = (await delegations.list()).find((record) => record.workspace === repo)?.id
+        if (!id) await Bun.sleep(100)
+      }
+      const status = await waitingStatus(client, id!)
+      expect(asked).toBe(1)
+      if (waits) {
+        expect(status.waiting_input).toBeDefined()
+        expect((await respond(client, id!, "tally")).isError).toBeFalsy()
+      } else expect(status.waiting_input).toBeUndefined()
+      expect(structured(await call).status).toBe("succeeded")
+      const final = await delegations.follow(id!)
+      expect(final?.status).toBe("succeeded")
+      expect(questionOutputs()).toEqual([
+        waits ? expect.stringContaining(`"${QUESTION.question}"="tally"`) : "The user dismissed this question",
+      ])
+      if (!waits)
+        expect(final?.progress).toContain(`refused a question request (${QUESTION.question}): the person declined`)
+    } finally {
+      await close()
+    }
+  }, 120_000)
+
+test("a question raised after the call returned `running` to a client with elicitation waits for task_respond", async () => {
+  const repo = await makeRepo(world)
+  let asked = 0
+  const person: Person = () => {
+    asked++
+    return { action: "accept", content: { q1: "countWords" } }
+  }
+  const { client, delegations, close } = await connect(world, { syncBudgetMs: 1000 }, "respond-tests", person)
+  try {
+    world.model.reset()
+    const id = await startScout(client, repo, "late")
+    expect((await waitingStatus(client, id)).waiting_input).toBeDefined()
+    expect((await respond(client, id, "tally")).isError).toBeFalsy()
+    const final = await delegations.follow(id)
+    expect(asked).toBe(0)
+    expect(final?.result?.report).toContain(`"${QUESTION.question}"="tally"`)
+    expect(final?.progress.find((line) => line.startsWith("waiting for an answer"))).toBeDefined()
   } finally {
     await close()
   }
