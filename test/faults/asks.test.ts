@@ -197,7 +197,7 @@ for (const leave of ["close", "sigkill"] as const)
     expect(record.progress.some((line) => line.startsWith("withdrew a permission request (webfetch"))).toBe(true)
   }, 120_000)
 
-test("attack: the serve is SIGKILLed while a question waits for task_respond: the watchdog withdraws it, the record says so", async () => {
+test("attack: the serve is SIGKILLed while a question waits for task_respond: withdrawn, and said so", async () => {
   const repo = await createRepository("oc-orch-asks-", { "README.md": "# r\n" })
   repos.push(repo)
   const tag = `asks-respond-${Date.now()}`

@@ -89,7 +89,7 @@ const questionOutputs = () =>
     .filter((entry) => entry.tool === "question")
     .map((entry) => entry.output)
 
-test("a question no one can be asked waits for task_respond; the answer reaches the agent and the task finishes with it", async () => {
+test("a question no one can be asked waits; task_respond's answer reaches the agent, which finishes", async () => {
   const repo = await makeRepo(world)
   const { client, delegations, close } = await connect(world, { syncBudgetMs: 1000 })
   try {
@@ -144,7 +144,7 @@ test("control: left alone, the question is dismissed after the configured wait, 
   }
 }, 120_000)
 
-test("attack: an answer outside the options, an empty or an oversized one is refused with next:; free text only without options", async () => {
+test("attack: an answer not an option, empty or oversized is refused; free text only without options", async () => {
   const repo = await makeRepo(world)
   const { client, delegations, close } = await connect(world, { syncBudgetMs: 1000 })
   try {
@@ -178,11 +178,11 @@ test("attack: an answer outside the options, an empty or an oversized one is ref
   }
 }, 120_000)
 
-for (const [action, waits] of [
-  ["cancel", true],
-  ["decline", false],
+for (const [action, waits, name] of [
+  ["cancel", true, "a form the client cancels (codex exec): the question waits for task_respond"],
+  ["decline", false, "control: a form the person declines: the question is refused at once, as before"],
 ] as const)
-  test(`${waits ? "" : "control: "}a client with elicitation whose form is ${action === "cancel" ? "cancelled" : "declined"}: the question ${waits ? "waits for task_respond" : "is refused at once, as before"}`, async () => {
+  test(name, async () => {
     const repo = await makeRepo(world)
     let asked = 0
     // `codex exec` cancels every elicitation: no one was reached. A decline is the person's own no.
@@ -223,7 +223,7 @@ for (const [action, waits] of [
     }
   }, 120_000)
 
-test("a question raised after the call returned `running` to a client with elicitation waits for task_respond", async () => {
+test("a question raised after the call returned `running` (a client with elicitation) waits too", async () => {
   const repo = await makeRepo(world)
   let asked = 0
   const person: Person = () => {
@@ -265,7 +265,7 @@ test("attack: a question asking for a credential never waits for the parent; it 
   }
 }, 120_000)
 
-test("garbage in a record's waiting field is no question: nothing shown, task_respond refuses; a well-formed one is shown", async () => {
+test("a garbage waiting field is no question: nothing shown, task_respond refuses; a sound one shows", async () => {
   const repo = await makeRepo(world)
   const { client, delegations, close } = await connect(world, { syncBudgetMs: 1000 })
   try {
