@@ -3,6 +3,7 @@
 // read anywhere. So a question that asks for a credential, or carries one, never waits for it; and
 // an answer must be one of the options the agent offered (free text only for a question without
 // options), and bounded. Pure: an ask and an answer in, the answers OpenCode takes (or what is wrong) out.
+import { normalise } from "./normalise"
 import { findSecrets } from "./secrets"
 import type { Ask } from "./relay"
 import { agentLabel, type ShownAsk } from "./relay-bounds"
@@ -11,22 +12,33 @@ import { agentLabel, type ShownAsk } from "./relay-bounds"
 export const ANSWER_CHARS = 2000
 
 // A question asking for something only a person should hand over: a password, a token, a key, a code.
+// Read as the secret guard reads text (normalise.ts: fullwidth letters folded, invisible ones dropped).
 const CREDENTIAL = new RegExp(
-  "\\b(?:pass(?:word|phrase|code)s?|passwd|secrets?|tokens?|api[\\s_-]?keys?|credentials?|" +
-    "(?:private|ssh|access|secret|signing)[\\s_-]?keys?|otp|2fa|mfa|one[\\s-]?time[\\s-]?(?:code|password)|pin)\\b",
+  "\\b(?:pass(?:word|phrase|code)s?|passwd|pwd|secrets?|tokens?|api[\\s_-]?keys?|credentials?|logins?|" +
+    "(?:private|ssh|access|secret|signing|license|licence)[\\s_-]?keys?|otp|2fa|mfa|totp|pin[\\s-]?(?:code|number)|" +
+    "one[\\s-]?time[\\s-]?(?:code|password)|(?:auth|verification|recovery|backup)[\\s-]?codes?|" +
+    "seed[\\s-]?phrase|mnemonic|cookies?|session[\\s_-]?(?:id|key|cookie)s?)\\b",
   "i",
 )
+// A word mixing Latin with Cyrillic or Greek letters ("pаssword" with a Cyrillic а) reads as a disguise.
+const MIXED = /(?=\S*\p{Script=Latin})(?=\S*[\p{Script=Cyrillic}\p{Script=Greek}])\S+/u
 
 /** Why the question may not wait for the parent's answer, or undefined when it may. */
 export function notForParent(ask: Ask): string | undefined {
   if (ask.kind !== "question") return "only questions wait for task_respond"
   // task_respond takes one answer; the question tool asks one question at a time as models write it.
   if (ask.questions.length !== 1) return `it asks ${ask.questions.length} questions at once; task_respond answers one`
-  const text = ask.questions
-    .flatMap((question) => [question.question, question.header, ...question.options.map((o) => o.label)])
+  const written = ask.questions
+    .flatMap((question) => [
+      question.question,
+      question.header,
+      ...question.options.flatMap((o) => [o.label, o.description]),
+    ])
     .join("\n")
+  const text = normalise(written).text
   if (CREDENTIAL.test(text)) return "it asks about a credential, which only a person may answer"
-  if (findSecrets(text).length > 0) return "it carries what looks like a credential"
+  if (MIXED.test(text)) return "it mixes alphabets within a word, as a disguised word would"
+  if (findSecrets(written).length > 0) return "it carries what looks like a credential"
   return undefined
 }
 
