@@ -132,13 +132,14 @@ export class Inbox {
     await this.store
       .update(record, (r) => {
         r.waiting = waiting
-        noteProgress(r, `waiting for an answer through task_respond (up to ${seconds}s): ${describeAsk(ask)}`)
       })
       .catch((error: unknown) => {
         // Unseen by the parent, the question would wait for nothing: it is dismissed (answerAsk says why).
         done()
         throw error
       })
+    // Also to a call following the task in the foreground, as its progress.
+    task.progress(`waiting for an answer through task_respond (up to ${seconds}s): ${describeAsk(ask)}`)
     const answers = await answered
     await this.store
       .update(record, (r) => {

@@ -194,10 +194,11 @@ for (const [action, waits, name] of [
     const { client, delegations, close } = await connect(world, {}, "respond-tests", person)
     try {
       world.model.reset()
+      const progress: string[] = []
       const call = client.callTool(
         { name: "scout", arguments: { cwd: repo, task: "Find out what is needed. [script:ask]" } },
         undefined,
-        { timeout: 120_000 },
+        { timeout: 120_000, onprogress: (note) => void progress.push(note.message ?? "") },
       )
       let id: string | undefined
       for (let i = 0; i < 600 && !id; i++) {
@@ -211,6 +212,9 @@ for (const [action, waits, name] of [
         expect((await respond(client, id!, "tally")).isError).toBeFalsy()
       } else expect(status.waiting_input).toBeUndefined()
       expect(structured(await call).status).toBe("succeeded")
+      // The call following the task in the foreground heard it wait, and how it was answered.
+      expect(progress.some((line) => line.startsWith("waiting for an answer through task_respond"))).toBe(waits)
+      if (waits) expect(progress).toContain("answered through task_respond: tally")
       const final = await delegations.follow(id!)
       expect(final?.status).toBe("succeeded")
       expect(questionOutputs()).toEqual([
