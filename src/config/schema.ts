@@ -116,6 +116,16 @@ const PolicySchema = z
           "call waits: question (the agent may ask), webfetch, websearch (each fetch or search is asked). Shell " +
           "and sandbox tools are never relayable.",
       ),
+    respondWaitSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(3600)
+      .default(600)
+      .describe(
+        "How long a relayable question no person could be asked (no elicitation, or the call returned) waits " +
+          "for the parent's task_respond before it is dismissed; 0 dismisses it at once.",
+      ),
   })
   .strict()
 
@@ -251,7 +261,7 @@ export const ConfigSchema = z
         "The most removals (a session, a record, a file, a patch) one retention pass makes; the rest waits for the " +
           "next pass (1..100000).",
       ),
-    policy: PolicySchema.default({ requireTier: false, relay: [] }).describe(
+    policy: PolicySchema.default({ requireTier: false, relay: [], respondWaitSeconds: 600 }).describe(
       "Delegation policy; absent means blueprint mode with the tier optional and nothing relayed.",
     ),
   })

@@ -9,6 +9,7 @@ import { knownAsks, withdrawPending, type OpenAsk } from "../opencode/pending"
 import type { Relay } from "../policy/relay"
 import { attemptTurn } from "./attempts"
 import { runTurn, type Turn } from "./delegate"
+import { Inbox, respondWaitMs } from "./inbox"
 import { WriterLocks } from "./locks"
 import type { Status } from "./result"
 import type { Runtime } from "./runtime"
@@ -52,6 +53,7 @@ export class Engine {
   readonly owners: TaskOwners
   /** The tasks this process follows, by id (recovery adds the ones it takes over). */
   readonly live = new Map<string, Live>()
+  readonly inbox: Inbox
   private readonly settler: Settler
 
   constructor(
@@ -69,6 +71,7 @@ export class Engine {
       (holder) => taskFollowed(this.store, holder),
     )
     this.settler = new Settler(runtime, this.store, this.locks)
+    this.inbox = new Inbox(this.store)
   }
 
   /**
@@ -182,6 +185,8 @@ export class Engine {
         record: server,
       } = attach ? await this.runtime.opencode() : await this.runtime.sandboxed(record.workspace)
       const config = await this.runtime.config()
+      if (attach) await this.inbox.forget(record)
+      const task = { record, signal: live.controller.signal, progress: (line: string) => this.progress(live, line) }
       return await runTurn(
         {
           client,
@@ -204,13 +209,13 @@ export class Engine {
             await live.slot?.touch().catch(() => undefined)
             if (record.writable) await this.locks.set(record.workspace, record.id, "active", { sessionID })
           },
-          onProgress: (line) => this.progress(live, line),
+          onProgress: task.progress,
           onActivity: (activity) =>
             this.remember(record, (r) => {
               r.activity = activity
             }),
           serverGone: async () => (await probeServer(server)) === "gone",
-          relay: live.relay,
+          relay: this.inbox.relay(task, live.relay, respondWaitMs(config)),
           spending: spendingOf(record),
           onAsk: (ask, open) => this.noteAsk(live, ask, open),
           openAsks: knownAsks(record.asks),

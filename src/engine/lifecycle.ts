@@ -267,6 +267,14 @@ export class Delegations {
     return { record: (await this.wait(id, 5000, record.revision)) ?? record, alreadyFinished: false }
   }
 
+  /** Answers the question the task waits on (inbox.ts); its record then. Throws when it waits on none. */
+  async respond(id: string, answer: string): Promise<TaskRecord> {
+    const record = await this.read(id)
+    if (!record) throw fail("Usage", `No task ${id}.`, "Call task_list for the known tasks.")
+    await this.engine.inbox.answer(record, answer)
+    return record
+  }
+
   /** Waits until the task changes after `revision` (progress or the end) or the time is up. */
   wait(id: string, waitMs: number, revision?: number): Promise<TaskRecord | undefined> {
     return wait(this.engine, id, waitMs, revision)

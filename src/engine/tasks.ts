@@ -7,6 +7,7 @@ import type { OpenAsk } from "../opencode/pending"
 import type { ModelRoute } from "../opencode/session"
 import { selfStart } from "../util/process"
 import type { Snapshot } from "../workspace/changes"
+import type { WaitingInput } from "./inbox"
 import type { PolicyDecision } from "./policy"
 import type { Activity } from "./progress"
 import type { DelegationResult, Status } from "./result"
@@ -72,6 +73,8 @@ export interface TaskRecord {
   turnWarnings?: string[]
   /** Asks raised and not yet answered (opencode/pending.ts): whoever takes the task over answers them by id. */
   asks?: OpenAsk[]
+  /** A question waiting for the parent's task_respond (inbox.ts); read through waitingOf. */
+  waiting?: WaitingInput
   /** Autorun files (workspace/autorun.ts) with their fingerprints when a writable turn started. */
   autorun?: Record<string, string>
   result?: DelegationResult

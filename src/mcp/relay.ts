@@ -46,10 +46,10 @@ export function foregroundRelay(server: McpServer, extra: Extra, options: RelayO
   const gate = gateOf(server)
   const ledger = options.ledger ?? gate.ledger()
   const relay: Relay = async (ask, asking) => {
-    if (detached.signal.aborted) return refused("the call had returned; no one to ask")
-    if (extra.signal.aborted) return refused("the call was cancelled; no one to ask")
+    if (detached.signal.aborted) return unreachable("the call had returned; no one to ask")
+    if (extra.signal.aborted) return unreachable("the call was cancelled; no one to ask")
     const deadline = Date.now() + Math.min(options.waitMs ?? RELAY_WAIT_MS, options.until - Date.now())
-    if (deadline <= Date.now()) return refused("the call's wait was spent; no one to ask")
+    if (deadline <= Date.now()) return unreachable("the call's wait was spent; no one to ask")
     const seconds = Math.round((deadline - Date.now()) / 1000)
     const entry = await gate.enter(
       ledger,
@@ -58,8 +58,8 @@ export function foregroundRelay(server: McpServer, extra: Extra, options: RelayO
     if ("refused" in entry) {
       if (entry.refused !== "aborted") return { kind: "refused", reason: entry.refused, unasked: true }
       if (detached.signal.aborted)
-        return refused("the call had returned while the ask waited for a free form; no one to ask")
-      if (extra.signal.aborted) return refused("the call was cancelled while the ask waited for a free form")
+        return unreachable("the call had returned while the ask waited for a free form; no one to ask")
+      if (extra.signal.aborted) return unreachable("the call was cancelled while the ask waited for a free form")
       return refused(`no answer from the person within ${seconds}s (the ask waited behind others for a free form)`)
     }
     try {
@@ -77,11 +77,13 @@ export function foregroundRelay(server: McpServer, extra: Extra, options: RelayO
       )
       return verdictOf(ask, result)
     } catch (error) {
-      if (detached.signal.aborted) return refused("the call had returned before the person answered; no one to ask")
-      if (extra.signal.aborted) return refused("the call was cancelled before the person answered")
+      if (detached.signal.aborted) return unreachable("the call had returned before the person answered; no one to ask")
+      if (extra.signal.aborted) return unreachable("the call was cancelled before the person answered")
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
         return refused(`no answer from the person within ${seconds}s`)
-      return refused(`the client could not ask the person: ${error instanceof Error ? error.message : String(error)}`)
+      return unreachable(
+        `the client could not ask the person: ${error instanceof Error ? error.message : String(error)}`,
+      )
     } finally {
       entry.release()
     }
@@ -90,6 +92,8 @@ export function foregroundRelay(server: McpServer, extra: Extra, options: RelayO
 }
 
 const refused = (reason: string): Verdict => ({ kind: "refused", reason })
+/** No person can be reached this way: a question may then wait for task_respond (engine/inbox.ts). */
+const unreachable = (reason: string): Verdict => ({ kind: "refused", reason, unreachable: true })
 
 /** Field names of a question's answers in the form: q1, q2, … */
 const field = (index: number) => `q${index + 1}`
@@ -135,7 +139,7 @@ export function elicitation(ask: Ask): ElicitRequestFormParams {
  */
 export function verdictOf(ask: Ask, result: ElicitResult): Verdict {
   if (result.action === "decline") return refused("the person declined")
-  if (result.action !== "accept") return refused("the person dismissed the ask")
+  if (result.action !== "accept") return unreachable("the person dismissed the ask")
   if (ask.kind === "permission") return { kind: "granted" }
   const shown = shownAsk(ask)
   const answers = ask.questions.map((_, index) => {

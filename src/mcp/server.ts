@@ -20,6 +20,7 @@ import { sessionOutput } from "./tools/session_output"
 import { sessions } from "./tools/sessions"
 import { stats } from "./tools/stats"
 import { taskCancel } from "./tools/task_cancel"
+import { taskRespond } from "./tools/task_respond"
 import { taskContinue } from "./tools/task_continue"
 import { taskList } from "./tools/task_list"
 import { taskResult } from "./tools/task_result"
@@ -35,6 +36,7 @@ export const TOOLS: McpTool[] = [
   taskStatus,
   taskResult,
   taskCancel,
+  taskRespond,
   taskList,
   taskContinue,
   patchShow,

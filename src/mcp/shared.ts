@@ -44,7 +44,7 @@ export const labelArg = {
 }
 
 export const idempotencyArg = {
-  idempotency_key: z.string().min(1).max(200).optional().describe("Retry key: re-attaches to its task."),
+  idempotency_key: z.string().min(1).max(200).optional().describe("Retry key."),
 }
 
 /** Optional, so calls written for the published arguments work unchanged (src/policy, README "Policy"). */
@@ -62,7 +62,7 @@ export const isolationArg = {
 }
 
 export const verifyArg = {
-  verify: z.string().optional().describe("Check command the server runs read-only after the agent."),
+  verify: z.string().optional().describe("A check command the server runs after."),
 }
 
 // Untyped and undescribed on purpose: the tool surface's bytes (test/mcp/surface.test.ts); the engine

@@ -4,7 +4,7 @@
 // agent's own rules already allow what its role may do) with the reason. OpenCode 1.18 never calls a
 // plugin's `permission.ask`, so this is answered over the API from the event stream.
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
-import { describeAsk, describeVerdict, type Ask, type Relay, type Verdict } from "../policy/relay"
+import { describeAsk, describeVerdict, NO_ELICITATION, type Ask, type Relay, type Verdict } from "../policy/relay"
 import type { Event } from "./client"
 
 export type Answered = Ask & { verdict: Verdict }
@@ -27,10 +27,7 @@ export async function answerAsk(
         kind: "refused" as const,
         reason: `the relay failed: ${String(error)}`,
       }))
-    : {
-        kind: "refused",
-        reason: "no one to ask: the calling client cannot relay asks to the person (no MCP elicitation)",
-      }
+    : NO_ELICITATION
   const requestID = event.properties.id
   // Each reply below drops its error: a request already answered (or its session gone) needs no
   // answer, and the run cannot hang on it.
@@ -67,5 +64,6 @@ const reasonOf = (verdict: Verdict) => (verdict.kind === "refused" ? verdict.rea
 
 function progressLine(ask: Ask, verdict: Verdict): string {
   if (verdict.kind === "refused") return `refused a ${ask.kind} request (${describeAsk(ask)}): ${verdict.reason}`
+  if (verdict.kind === "answered" && verdict.by) return `answered through ${verdict.by}: ${describeVerdict(verdict)}`
   return `the person answered: ${describeVerdict(verdict)}`
 }

@@ -17,6 +17,8 @@ export interface Question {
   header: string
   options: QuestionOption[]
   multiple?: boolean
+  /** True: free text is taken besides the options (OpenCode's question tool never sets it; its API may). */
+  custom?: boolean
 }
 
 /** What a delegated session asks for: a permission (OpenCode's name and patterns) or questions for the person. */
@@ -27,11 +29,21 @@ export type Ask =
 /**
  * The person's answer (a permission granted once, or a question's chosen labels), or why there is
  * none. `unasked`: the ask never reached the person (a bound refused it), and the agent is told why.
+ * `unreachable`: no person could be reached (no elicitation, the call returned or was cancelled, the
+ * form dismissed), so a question may wait for the parent's task_respond instead (engine/inbox.ts).
+ * `by`: who answered, when not the person through the form.
  */
 export type Verdict =
   | { kind: "granted" }
-  | { kind: "answered"; answers: string[][] }
-  | { kind: "refused"; reason: string; unasked?: boolean }
+  | { kind: "answered"; answers: string[][]; by?: "task_respond" }
+  | { kind: "refused"; reason: string; unasked?: boolean; unreachable?: boolean }
+
+/** Why an ask is refused when the calling client cannot put it to the person. */
+export const NO_ELICITATION: Verdict = {
+  kind: "refused",
+  reason: "no one to ask: the calling client cannot relay asks to the person (no MCP elicitation)",
+  unreachable: true,
+}
 
 /**
  * Puts an ask to the person, or says why no one can answer it. `asking` is called once the ask has

@@ -51,7 +51,8 @@ beforeAll(async () => {
   home = await createIsolatedHome({
     modelUrl: model.url,
     env: { PATH: TEST_PATH },
-    config: { policy: { requireTier: false, relay: ["question"] } },
+    // A cancelled form dismisses the question at once here, as before task_respond (test/mcp/respond.test.ts).
+    config: { policy: { requireTier: false, relay: ["question"], respondWaitSeconds: 0 } },
   })
   await mkdir(`${home.root}/.claude`, { recursive: true })
   // Claude Code starts the server with its own environment, which is the isolated home's.

@@ -4,7 +4,8 @@
 // closing serve withdraws its open asks, and the watchdog taking the task over answers the ones still
 // pending (question.list), each with a reason the agent reads. The lock must be free within 15 s and
 // the session must have received the reason. Control: with the client connected, the person's answer
-// reaches the model. Before, the task stayed `running` with its lock for the whole deadline.
+// reaches the model. Before, the task stayed `running` with its lock for the whole deadline. A question
+// waiting for task_respond (a client without elicitation) is withdrawn the same way, and the record says so.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
@@ -183,3 +184,40 @@ for (const leave of ["close", "sigkill"] as const)
     expect(record.status).toBe("succeeded")
     expect(record.progress.some((line) => line.startsWith("withdrew a permission request (webfetch"))).toBe(true)
   }, 120_000)
+
+test("attack: the serve is SIGKILLed while a question waits for task_respond: withdrawn, and said so", async () => {
+  const repo = await createRepository("oc-orch-asks-", { "README.md": "# r\n" })
+  world.dirs.push(repo)
+  const tag = `asks-respond-${Date.now()}`
+  // A client without elicitation (as `codex exec`): the question waits for the parent in the record.
+  const transport = new StdioClientTransport({
+    command: BINARY,
+    args: ["serve"],
+    env: home.env as Record<string, string>,
+    stderr: "pipe",
+  })
+  const client = new Client({ name: "asks-tests", version: "1" })
+  await client.connect(transport)
+  const pid = transport.pid!
+  const call = client.callTool(
+    { name: "worker", arguments: { cwd: repo, task: `Ask first (${tag}). [script:ask]` } },
+    undefined,
+    { timeout: 600_000 },
+  )
+  void call.catch(() => undefined)
+  expect(await until(async () => (await recordOf(repo))?.waiting !== undefined, 60_000)).toBe(true)
+  process.kill(pid, "SIGKILL")
+  await client.close().catch(() => undefined)
+  expect(await until(() => !alive(pid), 10_000)).toBe(true)
+  expect(await until(async () => !(await lockOf(repo)), 15_000)).toBe(true)
+  expect(await until(async () => (await recordOf(repo))?.status !== "running", 10_000)).toBe(true)
+  const record = (await recordOf(repo))!
+  expect(record.waiting).toBeUndefined()
+  expect(record.progress).toContain(
+    "the question that waited for task_respond was withdrawn: its MCP server process stopped",
+  )
+  expect(toolResult(tag, "question")?.output).toContain(
+    "No one can answer this: the MCP server process that could put it to the person stopped",
+  )
+  expect(record.status).toBe("succeeded")
+}, 120_000)

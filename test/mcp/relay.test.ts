@@ -87,7 +87,8 @@ beforeAll(async () => {
         ],
       },
     },
-    { policy: { relay: ["question", "webfetch"] } },
+    // A question no person can be asked is dismissed at once here, as before task_respond (respond.test.ts).
+    { policy: { relay: ["question", "webfetch"], respondWaitSeconds: 0 } },
   )
 })
 

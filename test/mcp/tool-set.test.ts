@@ -36,6 +36,7 @@ const EXPECTED = [
   "task_cancel",
   "task_continue",
   "task_list",
+  "task_respond",
   "task_result",
   "task_status",
   "worker",
@@ -91,7 +92,7 @@ afterAll(async () => {
 })
 
 describe("the registered tool set", () => {
-  test("is exactly the 17 tools, registered once each, as server.ts lists them", () => {
+  test("is exactly the 18 tools, registered once each, as server.ts lists them", () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual(EXPECTED)
     expect(TOOLS.map((tool) => tool.name).sort()).toEqual(EXPECTED)
     expect(tools.map((tool) => tool.name)).toEqual(TOOLS.map((tool) => tool.name))

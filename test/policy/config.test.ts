@@ -8,12 +8,12 @@ import { parseConfig } from "../../src/config/load"
 describe("config.json policy", () => {
   test("a file written before the field exists parses to blueprint with the tier optional and nothing relayed", () => {
     const config = parseConfig({ version: 1, models: {}, integrations: ["claude"] }, "config.json")
-    expect(config.policy).toEqual({ requireTier: false, relay: [] })
+    expect(config.policy).toEqual({ requireTier: false, relay: [], respondWaitSeconds: 600 })
   })
 
   test("mode and requireTier are read; a policy written before relay existed relays nothing", () => {
     expect(parseConfig({ version: 1, policy: { mode: "sensitive", requireTier: true } }, "config.json").policy).toEqual(
-      { mode: "sensitive", requireTier: true, relay: [] },
+      { mode: "sensitive", requireTier: true, relay: [], respondWaitSeconds: 600 },
     )
   })
 

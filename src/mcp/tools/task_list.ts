@@ -77,7 +77,10 @@ export const taskList = defineTool({
     const listing = await delegations.listTasks({ status: args.status, cwd: args.cwd, limit: args.limit })
     const tasks = listing.tasks.map((record) => statusOfRecord(record))
     const lines = tasks.length
-      ? tasks.map((t) => `${t.task_id}  ${t.status.padEnd(12)} ${t.role.padEnd(7)} ${shownName(t.workspace)}`)
+      ? tasks.map((t) => {
+          const waiting = t.waiting_input ? "  waiting_input (task_respond)" : ""
+          return `${t.task_id}  ${t.status.padEnd(12)} ${t.role.padEnd(7)} ${shownName(t.workspace)}${waiting}`
+        })
       : ["No tasks."]
     const patches = listing.patches.map((patch) => ({
       patch_id: patch.id,

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { STATUSES, checkTaskId, isFinished, type TaskRecord, fail } from "../../engine"
+import { STATUSES, checkTaskId, isFinished, type TaskRecord, fail, waitingOf } from "../../engine"
 import { syncBudget } from "../calls"
 import { defineTool } from "../define"
 import description from "./task_status.md" with { type: "text" }
@@ -26,6 +26,16 @@ export const statusShape = {
       "Running: seconds since the session's latest event. " +
         "Long silence with a busy session means a stuck tool or a provider that does not answer.",
     ),
+  waiting_input: z
+    .object({
+      questions: z.array(
+        z.object({ question: z.string(), header: z.string(), options: z.array(z.string()), free: z.boolean() }),
+      ),
+      since: z.string(),
+      until: z.string(),
+    })
+    .optional()
+    .describe("Running: the agent's question waiting for task_respond."),
   note: z.string().optional(),
   next: z.string(),
 }
@@ -33,6 +43,7 @@ export const statusShape = {
 export function statusOfRecord(record: TaskRecord, now = Date.now()) {
   const finished = isFinished(record.status)
   const activity = finished ? undefined : record.activity
+  const waiting = finished ? undefined : waitingOf(record)
   return {
     task_id: record.id,
     status: record.status,
@@ -47,10 +58,13 @@ export function statusOfRecord(record: TaskRecord, now = Date.now()) {
     last_tool: activity?.tool,
     last_target: activity?.target,
     seconds_since_event: activity && Math.max(0, Math.round((now - Date.parse(activity.at)) / 1000)),
+    waiting_input: waiting,
     note: record.note,
     next: finished
       ? "Finished: call task_result for the report and evidence."
-      : `Running: call task_status again with after_revision ${record.revision} and wait_seconds, or task_cancel.`,
+      : waiting
+        ? `Waiting for an answer until ${waiting.until}: call task_respond with task_id and answer.`
+        : `Running: call task_status again with after_revision ${record.revision} and wait_seconds, or task_cancel.`,
   }
 }
 
@@ -61,6 +75,15 @@ function livenessLine(status: ReturnType<typeof statusOfRecord>): string | undef
   return [status.step && `step ${status.step}`, last, `${status.seconds_since_event}s since the last event`]
     .filter(Boolean)
     .join(" · ")
+}
+
+/** The question waiting for task_respond, one line per question with its options. */
+function waitingLines(waiting: ReturnType<typeof waitingOf>): string[] {
+  return (waiting?.questions ?? []).map((question) => {
+    const options = question.options.map((option) => JSON.stringify(option)).join(", ")
+    const takes = [options && `one of ${options}`, question.free && "free text"].filter(Boolean).join(" or ")
+    return `waiting_input: ${question.question} (answer: ${takes})`
+  })
 }
 
 export const taskStatus = defineTool({
@@ -84,6 +107,7 @@ export const taskStatus = defineTool({
       `${status.status} · ${status.role} · ${Math.round(status.elapsed_ms / 1000)}s`,
       livenessLine(status),
       ...status.progress,
+      ...waitingLines(status.waiting_input),
       `next: ${status.next}`,
     ]
     return { text: text.filter(Boolean).join("\n"), structured: status }
