@@ -143,8 +143,8 @@ export async function removePath(access: FileAccess, path: string): Promise<void
 /** ripgrep inside the read-only sandbox; exit 1 (no match) is an empty answer, not an error. */
 export async function ripgrep(access: FileAccess, args: string[]): Promise<string> {
   // rg blocks on a FIFO named as its path (in a walk it skips them): refuse anything but a file or directory.
-  const script =
-    `p="\${@: -1}"; if [ ! -d "$p" ] && [ ! -f "$p" ] && [ -e "$p" ]; then exit ${SPECIAL}; fi; ` + `exec rg "$@"`
+  const special = `if [ ! -d "$p" ] && [ ! -f "$p" ] && [ -e "$p" ]; then exit ${SPECIAL}; fi`
+  const script = `p="\${@: -1}"; ${special}; exec rg "$@"`
   const result = await sandboxed(access, false, script, args)
   if (result.exitCode === SPECIAL)
     throw new FileError(

@@ -13,13 +13,14 @@ import { hostContext } from "../sandbox"
 import type { SetAside } from "../util/state-file"
 import { canonicalWorkspace } from "../workspace/root"
 import { checkBriefSize, planBudget } from "./budgets"
-import { admitContinue, type ContinuePolicy, continuedTurn } from "./continuation"
+import type { ContinuePolicy } from "./continuation"
+import { continueTask } from "./continuing"
 import { checkOffered, resolveRoute } from "./delegate"
 import { Engine } from "./engine"
 import { checkOutputSchema } from "./output-schema"
 import { checkVerify } from "./verify"
 import { checkScope } from "../workspace/scope"
-import { checkOwnWorktree, sessionPlace } from "./isolation"
+import { sessionPlace } from "./isolation"
 import { Reclaims } from "./lanes"
 import { listTasks, type Listing, type TaskQuery } from "./listing"
 import { gatePolicy, policyReport, type PolicyDecision, type PolicyRequest } from "./policy"
@@ -33,7 +34,7 @@ import { RetentionSchedule } from "./schedule"
 import { expireApplied } from "./expire-patch"
 import type { PatchRecord } from "../workspace/patches"
 import type { Runtime } from "./runtime"
-import { checkContinuable, isFinished, newRecord, newTaskId, type TaskRecord } from "./tasks"
+import { isFinished, newRecord, newTaskId, type TaskRecord } from "./tasks"
 import type { StartRequest } from "./request"
 import type { IndexQuery, LedgerRecord } from "./task-index"
 import type { Page } from "./task-views"
@@ -165,63 +166,16 @@ export class Delegations {
 
   /**
    * Sends rework into a finished task's conversation; the task runs again under the same id, once it
-   * passed what a new call passes: the policy gate (`call` states the rework's tier, mode and, for a
-   * worker, whether it is mechanical), admission, and for an isolated task its own worktree still.
+   * passed what a new call passes (continuing.ts).
    */
   async continue(id: string, brief: string, timeoutMs?: number, relay?: Relay, call: ContinuePolicy = {}) {
     await this.recovering
-    // Two task_continue calls for one task must not both start a turn: the second is refused.
-    if (this.engine.live.has(id) || this.continuing.has(id))
-      throw fail(
-        "Usage",
-        `Task ${id} is already running a turn.`,
-        "Wait for it with task_status (wait_seconds), or task_cancel it first.",
-      )
-    this.continuing.add(id)
-    try {
-      // Under the task's claim (owners.ts): another process continuing or taking it over refuses this one.
-      if (!(await this.engine.owners.claim(id)))
-        throw fail(
-          "Usage",
-          `Task ${id} is already running a turn in another MCP server process.`,
-          "Wait for it with task_status (wait_seconds), or task_cancel it first.",
-        )
-      try {
-        return await this.continueClaimed(id, brief, timeoutMs, relay, call)
-      } catch (error) {
-        // Refused before its turn started: the claim goes with the refusal.
-        if (!this.engine.live.has(id)) await this.engine.owners.release(id).catch(() => undefined)
-        throw error
-      }
-    } finally {
-      this.continuing.delete(id)
+    const deps = { engine: this.engine, runtime: this.runtime, continuing: this.continuing }
+    const turn = {
+      ready: () => this.ready(),
+      acquire: (workspace: string, task: string) => this.acquire(workspace, task),
     }
-  }
-
-  /** task_continue under the task's claim, which its launched turn keeps until it settles. */
-  private async continueClaimed(
-    id: string,
-    brief: string,
-    timeoutMs: number | undefined,
-    relay: Relay | undefined,
-    call: ContinuePolicy,
-  ): Promise<TaskRecord> {
-    await this.ready()
-    const record = await this.engine.store.read(id)
-    checkContinuable(record, id)
-    const admitted = await admitContinue(this.runtime, record, brief, timeoutMs, call)
-    if (record.writable) await this.acquire(record.workspace, id)
-    try {
-      // Again under the writer state: a patch_discard that finished meanwhile has freed the lane.
-      await checkOwnWorktree(this.runtime, record)
-    } catch (error) {
-      if (record.writable) await this.engine.locks.clear(record.workspace, id)
-      throw error
-    }
-    // Written by the launch, with the workspace's state.
-    void this.engine.store.update(record, continuedTurn(record, brief, admitted), { deferred: true })
-    await launchTurn(this.engine, record, brief, admitted.host, relay)
-    return record
+    return continueTask({ ...deps, ...turn }, id, brief, { timeoutMs, relay, call })
   }
 
   /** What the sandbox needs to know of the host (HOME, credential stores, trusted roots) under this config. */

@@ -9,7 +9,7 @@ import type { Status } from "./result"
 import type { Runtime } from "./runtime"
 import type { IndexQuery } from "./task-index"
 import type { Page } from "./task-views"
-import { type TaskRecord } from "./tasks"
+import type { TaskRecord } from "./tasks"
 import { TaskStore } from "./task-store"
 
 /** How many tasks one listing shows: at least one, at most `max`, `fallback` when not asked. */

@@ -7,7 +7,7 @@
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { removeSession } from "../opencode/session"
 import { isFinished, type TaskRecord } from "./tasks"
-import { type TaskStore } from "./task-store"
+import type { TaskStore } from "./task-store"
 
 /** A finished task's parked session: long enough for a day of follow-ups with task_continue. */
 const PARKED_SESSION_MS = 24 * 3600_000

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs"
 import { readFlags } from "../../src/config/flags"
 import { Delegations } from "../../src/engine/lifecycle"
 import { Runtime } from "../../src/engine/runtime"
-import { type TaskRecord } from "../../src/engine/tasks"
+import type { TaskRecord } from "../../src/engine/tasks"
 import { TaskStore } from "../../src/engine/task-store"
 import {
   discardedFile,

@@ -1,0 +1,81 @@
+// task_continue as the lifecycle runs it: one turn at a time per task, in this process and across
+// processes (the task's claim, owners.ts), then what a new call passes (continuation.ts) and the turn's
+// launch under the writer state.
+import { fail } from "../errors"
+import type { Relay } from "../policy/relay"
+import { admitContinue, type ContinuePolicy, continuedTurn } from "./continuation"
+import type { Engine } from "./engine"
+import { checkOwnWorktree } from "./isolation"
+import { launchTurn } from "./launching"
+import type { Runtime } from "./runtime"
+import { checkContinuable, type TaskRecord } from "./tasks"
+
+/** What continuing a task needs of the lifecycle. */
+export interface ContinueDeps {
+  engine: Engine
+  runtime: Runtime
+  /** Task ids whose task_continue is between its checks and its launch, in this process. */
+  continuing: Set<string>
+  /** The readiness conditions doctor checks (readiness.ts). */
+  ready(): Promise<void>
+  /** Takes the workspace's writer state for `task`. */
+  acquire(workspace: string, task: string): Promise<unknown>
+}
+
+export interface ContinueCall {
+  timeoutMs?: number
+  relay?: Relay
+  call: ContinuePolicy
+}
+
+/** Starts the rework's turn, or refuses it before anything changes, saying why and what to do. */
+export async function continueTask(deps: ContinueDeps, id: string, brief: string, call: ContinueCall) {
+  const { engine } = deps
+  // Two task_continue calls for one task must not both start a turn: the second is refused.
+  if (engine.live.has(id) || deps.continuing.has(id))
+    throw fail(
+      "Usage",
+      `Task ${id} is already running a turn.`,
+      "Wait for it with task_status (wait_seconds), or task_cancel it first.",
+    )
+  deps.continuing.add(id)
+  try {
+    // Under the task's claim (owners.ts): another process continuing or taking it over refuses this one.
+    if (!(await engine.owners.claim(id)))
+      throw fail(
+        "Usage",
+        `Task ${id} is already running a turn in another MCP server process.`,
+        "Wait for it with task_status (wait_seconds), or task_cancel it first.",
+      )
+    try {
+      return await continueClaimed(deps, id, brief, call)
+    } catch (error) {
+      // Refused before its turn started: the claim goes with the refusal.
+      if (!engine.live.has(id)) await engine.owners.release(id).catch(() => undefined)
+      throw error
+    }
+  } finally {
+    deps.continuing.delete(id)
+  }
+}
+
+/** task_continue under the task's claim, which its launched turn keeps until it settles. */
+async function continueClaimed(deps: ContinueDeps, id: string, brief: string, call: ContinueCall): Promise<TaskRecord> {
+  const { engine } = deps
+  await deps.ready()
+  const record = await engine.store.read(id)
+  checkContinuable(record, id)
+  const admitted = await admitContinue(deps.runtime, record, brief, call.timeoutMs, call.call)
+  if (record.writable) await deps.acquire(record.workspace, id)
+  try {
+    // Again under the writer state: a patch_discard that finished meanwhile has freed the lane.
+    await checkOwnWorktree(deps.runtime, record)
+  } catch (error) {
+    if (record.writable) await engine.locks.clear(record.workspace, id)
+    throw error
+  }
+  // Written by the launch, with the workspace's state.
+  void engine.store.update(record, continuedTurn(record, brief, admitted), { deferred: true })
+  await launchTurn(engine, record, brief, admitted.host, call.relay)
+  return record
+}
