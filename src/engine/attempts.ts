@@ -8,6 +8,7 @@ import { classifyFailure } from "./failure"
 import { retryDelay, TRANSIENT_RETRIES } from "./retry"
 import type { Runtime } from "./runtime"
 import type { TaskRecord, TaskStore } from "./tasks"
+import { nextRoute } from "./routing"
 import { settleSegment, spendingOf } from "./usage"
 
 export interface AttemptDeps {
@@ -19,8 +20,45 @@ export interface AttemptDeps {
   progress(line: string): void
 }
 
-/** The turn that counts: the last attempt's, once none is run again. */
+/**
+ * The turn that counts: the last attempt's, once none is run again. A refusal before any step on a
+ * route config.json lists more of moves to the next one (routing.ts), in a fresh session.
+ */
 export async function attemptTurn(record: TaskRecord, attach: boolean, deps: AttemptDeps): Promise<Turn> {
+  let turn = await attemptRoute(record, attach, deps)
+  for (;;) {
+    const failure = turn.refused
+      ? classifyFailure({ status: "failed", text: turn.refused })
+      : turn.outcome.kind === "lost"
+        ? undefined
+        : classifyTurn(turn)
+    const acted = Boolean(
+      turn.acted || turn.transcript?.steps || turn.transcript?.tools.length || turn.transcript?.text,
+    )
+    const move = nextRoute({ failure, acted, fallbacks: record.fallbacks, current: record.route })
+    if (!move || deps.signal.aborted) return turn
+    deps.progress(move.line)
+    const before = { ...spendingOf(record).spent, tokens: { ...spendingOf(record).spent.tokens } }
+    const moved = (r: TaskRecord) => {
+      const spending = spendingOf(r)
+      settleSegment(spending, turn.sessionID, turn.transcript)
+      const tokens = { ...spending.spent.tokens }
+      for (const key of Object.keys(tokens) as (keyof typeof tokens)[]) tokens[key] -= before.tokens[key]
+      const why = `${move.kind}: ${(turn.refused ?? failure?.advice ?? "").slice(0, 300)}`
+      const left = { model: move.from, why, kind: move.kind, tokens, cost: spending.spent.cost - before.cost }
+      r.fallbackFrom = [...(r.fallbackFrom ?? []), left]
+      r.route = move.to
+      r.fallbacks = move.rest.length ? move.rest : undefined
+      r.sessionID = undefined
+    }
+    await deps.store.update(record, moved, { quiet: true })
+    await discard(deps.runtime, record, turn.sessionID)
+    turn = await attemptRoute(record, false, deps)
+  }
+}
+
+/** The attempts on the record's current route: a rerun after a server loss, retries after a transient failure. */
+async function attemptRoute(record: TaskRecord, attach: boolean, deps: AttemptDeps): Promise<Turn> {
   // The attempts' sessions and spending, written with the next update (a progress line, the settling).
   const remember = (edit: (r: TaskRecord) => void) =>
     void deps.store.update(record, edit, { quiet: true, deferred: true })

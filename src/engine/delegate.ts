@@ -4,7 +4,7 @@
 // empty final answer gets one continuation asking for the report. Cleanup (remove, park, preserve) belongs to the task
 // lifecycle.
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
-import type { Role } from "../config/schema"
+import { roleModels, type Role } from "../config/schema"
 import { fail } from "../errors"
 import { checkRoute, readCatalog } from "../opencode/catalog"
 import type { EventHub } from "../opencode/client"
@@ -26,6 +26,7 @@ import { readTranscript, type Transcript } from "../opencode/transcript"
 import { activityOf, describeEvent, newTracker, type Activity } from "./progress"
 import type { Status } from "./result"
 import { configModelReadiness, refuseUnready } from "./readiness"
+import { refusalOf } from "./routing"
 import type { Runtime } from "./runtime"
 import { addStep, openSegment, overCap, seedSegment, totalOf, type Caps, type Spending } from "./usage"
 
@@ -38,9 +39,10 @@ export async function resolveRoute(
   role: Role,
   model?: string,
   variant?: string,
-): Promise<{ route?: ModelRoute; explicit: boolean }> {
+): Promise<{ route?: ModelRoute; explicit: boolean; fallbacks?: ModelRoute[] }> {
   const config = await runtime.config()
-  const id = model ?? config.models[role]
+  const listed = roleModels(config, role)
+  const id = model ?? listed[0]
   if (model !== undefined && !/^[^/\s]+\/\S+$/.test(model))
     throw fail(
       "Usage",
@@ -53,9 +55,13 @@ export async function resolveRoute(
       throw fail("Usage", "A variant needs a model.", `Pass model as well, or set models.${role} in the config.`)
     return { explicit: false }
   }
+  const explicit = model !== undefined || variant !== undefined
+  // A model or variant the parent named is never replaced; a config list's variant belongs to its first model.
+  const rest = explicit ? [] : listed.slice(1).map((next) => parseModel(next))
   return {
     route: { ...parseModel(id), variant: chosenVariant },
-    explicit: model !== undefined || variant !== undefined,
+    explicit,
+    ...(rest.length > 0 && { fallbacks: rest }),
   }
 }
 
@@ -108,6 +114,11 @@ export interface TurnSpec {
   caps?: Caps
   /** Saves the spending: called once the attempt is opened (awaited) and after each step counted. */
   onSpend?(): Promise<void>
+  /**
+   * Another route waits (routing.ts): OpenCode retrying a refusal another route fixes (a spent quota) before any
+   * step stops the turn at once, instead of retrying it until the deadline.
+   */
+  refuseEarly?: boolean
 }
 
 export interface Turn {
@@ -118,6 +129,10 @@ export interface Turn {
   late?: Promise<string | undefined>
   /** Why the turn was stopped for its spending (usage.ts), when it was. */
   overBudget?: string
+  /** The provider's refusal that stopped the turn before any step (refuseEarly), in OpenCode's words. */
+  refused?: string
+  /** The session ran a tool or finished a step, as its events said: the agent may have acted. */
+  acted?: boolean
 }
 
 /** The promise's value, or undefined as soon as the signal aborts or the deadline passes. */
@@ -171,6 +186,8 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
   // A cap passed stops the session like a cancel, but the turn remembers it was the spending.
   const budget = new AbortController()
   let overBudget: string | undefined
+  let refused: string | undefined
+  let acted = false
   const signal = AbortSignal.any([spec.signal, budget.signal])
   const checkCaps = () => {
     if (!spec.spending || !spec.caps || overBudget) return
@@ -185,6 +202,15 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
       deadline: spec.deadline,
       serverGone: spec.serverGone,
       onEvent: (event) => {
+        if (event.type === "message.part.updated" && ["tool", "step-finish"].includes(event.properties.part.type))
+          acted = true
+        if (spec.refuseEarly && !acted && !refused && event.type === "session.status") {
+          const status = event.properties.status
+          if (status.type === "retry" && refusalOf(status.message)) {
+            refused = status.message
+            budget.abort()
+          }
+        }
         const line = describeEvent(event, tracker)
         spec.onActivity?.(activityOf(tracker, new Date()))
         if (line) spec.onProgress(line)
@@ -232,14 +258,15 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
     outcome = await following
   }
   // A lost server took the session's run with it: nothing is left to abort, and nothing answers.
-  if (outcome.kind === "lost") return { sessionID, outcome, overBudget }
+  if (outcome.kind === "lost") return { sessionID, outcome, overBudget, acted }
   if (outcome.kind !== "idle") {
     await abortSession(client, sessionID, workspace)
     await settleAfterAbort(client, sessionID, workspace)
   }
   // No transcript (OpenCode unreachable) settles as a task without a report (needs_review), not a crash.
   let transcript = await readTranscript(client, sessionID, workspace, before).catch(() => undefined)
-  if (outcome.kind === "idle" && transcript && !transcript.text) {
+  // A refused turn is left for the next route: no request for a report it never had.
+  if (outcome.kind === "idle" && transcript && !transcript.text && !refused) {
     // A model that spent its last step on a tool call or returned nothing gets one plain request for the report.
     const mark = await lastMessageID(client, sessionID, workspace)
     spec.onProgress("no report in the final answer; asking for it once")
@@ -267,7 +294,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
         bytes: transcript.bytes + retry.bytes,
       }
   }
-  return { sessionID, outcome, transcript, overBudget }
+  return { sessionID, outcome, transcript, overBudget, refused, acted }
 }
 
 function sumTokens(a: Transcript["tokens"], b: Transcript["tokens"]): Transcript["tokens"] {

@@ -212,6 +212,7 @@ export class Engine {
           onAsk: (ask, open) => this.noteAsk(live, ask, open),
           openAsks: knownAsks(record.asks),
           caps: { tokens: config.maxTokensPerTask, cost: config.maxCostPerTask },
+          refuseEarly: Boolean(record.fallbacks?.length),
           // The turn counts its steps into the record's spending (usage.ts): saved, waking no waiter.
           onSpend: () =>
             this.store

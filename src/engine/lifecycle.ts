@@ -104,7 +104,12 @@ export class Delegations {
       callTimeoutS: request.callTimeoutS,
       commandTimeoutS: request.commandTimeoutS,
     })
-    const { route, explicit } = await resolveRoute(this.runtime, request.role, request.model, request.variant)
+    const { route, explicit, fallbacks } = await resolveRoute(
+      this.runtime,
+      request.role,
+      request.model,
+      request.variant,
+    )
     const id = newTaskId()
     const place = await sessionPlace(
       this.runtime,
@@ -128,6 +133,7 @@ export class Delegations {
       id,
       workspace: place.dir,
       route,
+      fallbacks,
       operationMs: budget.operationMs,
       isolation: place.isolation,
       verify: request.verify,

@@ -14,6 +14,7 @@ import type { Snapshot } from "../workspace/changes"
 import type { PolicyDecision } from "./policy"
 import type { Activity } from "./progress"
 import { RecordSchema } from "./record-schema"
+import type { Fallback } from "./routing"
 import type { DelegationResult, Status } from "./result"
 import { type IndexQuery, type LedgerRecord, TaskIndex } from "./task-index"
 import { type Page, TaskViews } from "./task-views"
@@ -46,6 +47,10 @@ export interface TaskRecord {
   /** Every session this task has used, oldest first: a person can `opencode export` any that still exists. */
   sessions: string[]
   route?: ModelRoute
+  /** config.json's routes after `route`, not yet tried (routing.ts): the next is tried on a refusal before any step. */
+  fallbacks?: ModelRoute[]
+  /** The routes this task left, oldest first, each with why and what it spent there. */
+  fallbackFrom?: Fallback[]
   /** PID of the MCP server process following the task. */
   ownerPid: number
   /** That process's boot and start time (util/process.ts processStart), so a reused PID is not taken for it. */
@@ -102,6 +107,7 @@ type NewRecordFields = Pick<
   | "writable"
   | "idempotencyKey"
   | "route"
+  | "fallbacks"
   | "brief"
   | "operationMs"
   | "parallel"

@@ -1,0 +1,167 @@
+// Routing with fallback on the real OpenCode with the scripted model: config.json gives scout and worker an
+// ordered list of models, and the scripted provider refuses `scripted/fast` (a spent quota, a refused key)
+// while `scripted/second` answers. A refusal before any step moves to the next route in a fresh session,
+// said in progress and in the result (model, fallback_from); the controls: a model the parent named is never
+// replaced, a refusal after a step has run never moves, and a list of one fails as a single model does. The
+// ledger (stats) counts each route.
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import type { TaskRecord } from "../../src/engine/tasks"
+import { readJson, writeJson } from "../../src/util/fs"
+import {
+  connect,
+  makeRepo,
+  startWorld,
+  stopWorld,
+  structured,
+  type Connected,
+  type Structured,
+  type World,
+} from "./_setup"
+
+let world: World
+let mcp: Connected
+
+const FIRST = "scripted/fast"
+const SECOND = "scripted/second"
+const ROUTES = { scout: [FIRST, SECOND], worker: [FIRST, SECOND] }
+// `fast` refuses, every time and in every session; `second` plays the step.
+const refuse = (kind: "quota" | "401") => ({ kind, times: "always", model: "fast", per: "server" }) as const
+
+beforeAll(async () => {
+  world = await startWorld(
+    {
+      quota: { turns: [{ steps: [{ text: "answered on the second route", fail: refuse("quota") }] }] },
+      bad_key: {
+        turns: [
+          {
+            steps: [
+              { tool: "write", args: { filePath: "routed.txt", content: "second\n" }, fail: refuse("401") },
+              { text: "wrote it on the second route" },
+            ],
+          },
+        ],
+      },
+      late: {
+        turns: [
+          {
+            steps: [
+              { tool: "read", args: { filePath: "README.md" } },
+              { text: "never", fail: refuse("401") },
+            ],
+          },
+        ],
+      },
+    },
+    { models: ROUTES },
+  )
+  mcp = await connect(world)
+}, 60_000)
+afterAll(async () => {
+  await mcp?.close()
+  await stopWorld(world)
+})
+
+async function call(name: string, args: Record<string, unknown>): Promise<Structured> {
+  let result = structured(await mcp.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 }))
+  for (let i = 0; i < 20 && result.status === "running"; i++)
+    result = structured(
+      await mcp.client.callTool(
+        { name: "task_status", arguments: { task_id: result.task_id, wait_seconds: 20 } },
+        undefined,
+        { timeout: 60_000 },
+      ),
+    )
+  return result
+}
+
+const recordOf = async (id: unknown) => (await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${id}.json`))!
+/** The models a script's step requests asked for, in order, one entry per session. */
+const modelsHit = (script: string) => {
+  const seen = new Map<string | undefined, string>()
+  for (const r of world.model.requests)
+    if (r.play.kind !== "title" && r.play.script === script && !seen.has(r.sessionId))
+      seen.set(r.sessionId, r.body.model)
+  return [...seen.values()]
+}
+
+test("a scout refused for its quota on the first route moves to the second and succeeds, saying both", async () => {
+  const repo = await makeRepo(world)
+  const result = await call("scout", { cwd: repo, task: "[script:quota] look" })
+  expect(result.status).toBe("succeeded")
+  expect(result.report).toBe("answered on the second route")
+  expect(result.model).toBe(SECOND)
+  const from = result.fallback_from as { model: string; why: string }[]
+  expect(from.map((f) => f.model)).toEqual([FIRST])
+  expect(from[0]!.why).toStartWith("quota: ")
+  expect(from[0]!.why).toContain("exceeded your current quota")
+  const record = await recordOf(result.task_id)
+  expect(record.progress).toContain(`model ${FIRST} refused (quota): trying ${SECOND}`)
+  // A fresh session on the next model: the first was asked once per OpenCode retry, never past its refusal.
+  expect(modelsHit("quota")).toEqual(["fast", "second"])
+  expect(record.sessions.length).toBe(2)
+}, 120_000)
+
+test("a worker refused for its key before any step falls back too, and its edit is made on the second route", async () => {
+  const repo = await makeRepo(world)
+  const result = await call("worker", { cwd: repo, task: "[script:bad_key] edit" })
+  expect(result.status).toBe("succeeded")
+  expect(result.model).toBe(SECOND)
+  expect((result.fallback_from as { why: string }[])[0]!.why).toStartWith("auth: ")
+  expect(await Bun.file(`${repo}/routed.txt`).text()).toBe("second\n")
+  expect(modelsHit("bad_key")).toEqual(["fast", "second"])
+}, 120_000)
+
+test("control: a model the parent named is never replaced; it fails as auth on that model alone", async () => {
+  const repo = await makeRepo(world)
+  world.model.reset()
+  const result = await call("worker", { cwd: repo, task: "[script:bad_key] edit", model: FIRST })
+  expect(result.status).toBe("failed")
+  expect(result.error_kind).toBe("auth")
+  expect(result.fallback_from).toBeUndefined()
+  expect(modelsHit("bad_key")).toEqual(["fast"])
+  expect(await Bun.file(`${repo}/routed.txt`).exists()).toBe(false)
+}, 120_000)
+
+test("control: a refusal after the first step has run never moves (the agent may have acted)", async () => {
+  const repo = await makeRepo(world)
+  const result = await call("scout", { cwd: repo, task: "[script:late] look" })
+  expect(result.status).toBe("failed")
+  expect(result.error_kind).toBe("auth")
+  expect(result.fallback_from).toBeUndefined()
+  expect(result.steps).toBeGreaterThanOrEqual(1)
+  expect(modelsHit("late")).toEqual(["fast"])
+}, 120_000)
+
+test("control: a list of one behaves as a single model does: the refusal is the result", async () => {
+  const file = world.home.paths.configFile
+  const before = await readJson<Record<string, unknown>>(file)
+  try {
+    await writeJson(file, { ...before, models: { ...ROUTES, worker: [FIRST] } })
+    const repo = await makeRepo(world)
+    world.model.reset()
+    const result = await call("worker", { cwd: repo, task: "[script:bad_key] edit" })
+    expect(result.status).toBe("failed")
+    expect(result.error_kind).toBe("auth")
+    expect(result.model ?? FIRST).toBe(FIRST)
+    expect(result.fallback_from).toBeUndefined()
+    expect(modelsHit("bad_key")).toEqual(["fast"])
+  } finally {
+    await writeJson(file, before)
+  }
+}, 120_000)
+
+test("the ledger counts each route: the refused model's attempts beside the model that answered", async () => {
+  type Row = { role: string; model: string; tasks: number; succeeded: number }
+  const stats = structured(await mcp.client.callTool({ name: "stats", arguments: { since: "1h" } })) as unknown as {
+    rows: Row[]
+    total: { tasks: number; succeeded: number }
+  }
+  const find = (role: string, model: string) => stats.rows.find((r) => r.role === role && r.model === model)
+  // scout: the quota task left fast (not succeeded there) and succeeded on second; the late one failed on fast.
+  expect(find("scout", SECOND)).toMatchObject({ tasks: 1, succeeded: 1 })
+  expect(find("scout", FIRST)).toMatchObject({ tasks: 2, succeeded: 0 })
+  expect(find("worker", SECOND)).toMatchObject({ tasks: 1, succeeded: 1 })
+  // Each task counts once in the total, whatever routes it took.
+  expect(stats.total.tasks).toBe(5)
+  expect(stats.total.succeeded).toBe(2)
+}, 60_000)
