@@ -4,9 +4,6 @@
 // empty final answer gets one continuation asking for the report. Cleanup (remove, park, preserve) belongs to the task
 // lifecycle.
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
-import { roleModels, type Role } from "../config/schema"
-import { fail } from "../errors"
-import { checkRoute, readCatalog } from "../opencode/catalog"
 import type { EventHub } from "../opencode/client"
 import { answerAsk } from "../opencode/policy"
 import type { Relay } from "../policy/relay"
@@ -14,7 +11,6 @@ import {
   abortSession,
   createSession,
   lastMessageID,
-  parseModel,
   sendPrompt,
   settleAfterAbort,
   waitIdle,
@@ -25,61 +21,12 @@ import { openAskOf, withdrawPending, type OpenAsk } from "../opencode/pending"
 import { readTranscript, type Transcript } from "../opencode/transcript"
 import { activityOf, describeEvent, newTracker, type Activity } from "./progress"
 import type { Status } from "./result"
-import { configModelReadiness, refuseUnready } from "./readiness"
 import { refusalOf } from "./routing"
-import type { Runtime } from "./runtime"
 import { addStep, openSegment, overCap, seedSegment, totalOf, type Caps, type Spending } from "./usage"
 
 export const EMPTY_REPORT_NUDGE =
   "Your last message did not contain the report. Do not call any more tools. Write the final report now, in the " +
   "format your instructions give."
-
-export async function resolveRoute(
-  runtime: Runtime,
-  role: Role,
-  model?: string,
-  variant?: string,
-): Promise<{ route?: ModelRoute; explicit: boolean; fallbacks?: ModelRoute[] }> {
-  const config = await runtime.config()
-  const listed = roleModels(config, role)
-  const id = model ?? listed[0]
-  if (model !== undefined && !/^[^/\s]+\/\S+$/.test(model))
-    throw fail(
-      "Usage",
-      `model must be written provider/model, got "${model}".`,
-      "Call the models tool for the ids OpenCode offers.",
-    )
-  const chosenVariant = variant ?? (model === undefined ? config.modelVariants[role] : undefined)
-  if (!id) {
-    if (variant)
-      throw fail("Usage", "A variant needs a model.", `Pass model as well, or set models.${role} in the config.`)
-    return { explicit: false }
-  }
-  const explicit = model !== undefined || variant !== undefined
-  // A model or variant the parent named is never replaced; a config list's variant belongs to its first model.
-  const rest = explicit ? [] : listed.slice(1).map((next) => parseModel(next))
-  return {
-    route: { ...parseModel(id), variant: chosenVariant },
-    explicit,
-    ...(rest.length > 0 && { fallbacks: rest }),
-  }
-}
-
-/** Checks the route against what OpenCode offers, before any session; one from config.json says where to fix it. */
-export async function checkOffered(
-  runtime: Runtime,
-  client: OpencodeClient,
-  workspace: string,
-  role: Role,
-  route: ModelRoute,
-  explicit: boolean,
-) {
-  const catalog = await readCatalog(client, workspace)
-  if (explicit) return checkRoute(catalog, route)
-  // A model from config.json is checked too (OpenCode may have dropped it since install), by the
-  // same condition doctor reports.
-  refuseUnready([configModelReadiness(role, await runtime.config(), catalog.models, runtime.paths.configFile)])
-}
 
 export interface TurnSpec {
   client: OpencodeClient
