@@ -5,8 +5,10 @@
 // replaced, a refusal after a step has run never moves, and a list of one fails as a single model does. The
 // ledger (stats) counts each route.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import type { TaskRecord } from "../../src/engine/tasks"
+import { agentName } from "../../src/agents/names"
+import { newTaskId, type TaskRecord } from "../../src/engine/tasks"
 import { readJson, writeJson } from "../../src/util/fs"
+import { spawn } from "../../src/util/process"
 import {
   connect,
   makeRepo,
@@ -21,6 +23,7 @@ import {
 let world: World
 let mcp: Connected
 
+const NO_TOKENS = { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 }
 const FIRST = "scripted/fast"
 const SECOND = "scripted/second"
 const ROUTES = { scout: [FIRST, SECOND], worker: [FIRST, SECOND] }
@@ -61,11 +64,11 @@ afterAll(async () => {
   await stopWorld(world)
 })
 
-async function call(name: string, args: Record<string, unknown>): Promise<Structured> {
-  let result = structured(await mcp.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 }))
+async function call(name: string, args: Record<string, unknown>, via = mcp): Promise<Structured> {
+  let result = structured(await via.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 }))
   for (let i = 0; i < 20 && result.status === "running"; i++)
     result = structured(
-      await mcp.client.callTool(
+      await via.client.callTool(
         { name: "task_status", arguments: { task_id: result.task_id, wait_seconds: 20 } },
         undefined,
         { timeout: 60_000 },
@@ -150,6 +153,49 @@ test("control: a list of one behaves as a single model does: the refusal is the 
   }
 }, 120_000)
 
+/** A scout's record as a process SIGKILLed before its session existed left it: `fields` say on which route. */
+async function plant(brief: string, pid: number, fields: Partial<TaskRecord>) {
+  const id = newTaskId()
+  const now = new Date().toISOString()
+  const record: TaskRecord = {
+    ...{ version: 1, id, role: "scout", agent: agentName("scout"), workspace: await makeRepo(world) },
+    ...{ title: `scout: look [${id}]`, writable: false, status: "running", sessions: [], ownerPid: pid },
+    ...{ createdAt: now, turnStartedAt: now, updatedAt: now, deadline: Date.now() + 60_000, operationMs: 60_000 },
+    ...{ brief, turns: 1, revision: 0, progress: [], ...fields },
+  }
+  await writeJson(`${world.home.paths.tasksDir}/${id}.json`, record)
+  return id
+}
+
+test("SIGKILL before or after the move: the process taking the task over keeps its routes and where it was", async () => {
+  const dead = spawn(["true"])
+  await dead.exited
+  const [fast, second] = [
+    { providerID: "scripted", modelID: "fast" },
+    { providerID: "scripted", modelID: "second" },
+  ]
+  const left = { model: FIRST, why: "quota: spent", kind: "quota", tokens: { ...NO_TOKENS }, cost: 0 }
+  const before = await plant("[script:quota] look", dead.pid, { route: fast, fallbacks: [second] })
+  const after = await plant("[script:quota] look", dead.pid, { route: second, fallbackFrom: [left] })
+  // Control: the same refusal on a record without routes left ends as the refusal.
+  const none = await plant("[script:bad_key] look", dead.pid, { route: fast })
+  const taker = await connect(world)
+  try {
+    const finished = async (id: string) => {
+      await call("task_status", { task_id: id, wait_seconds: 20 }, taker)
+      return call("task_result", { task_id: id }, taker)
+    }
+    const [moved, resumed, stays] = await Promise.all([before, after, none].map(finished))
+    expect(moved).toMatchObject({ status: "succeeded", model: SECOND })
+    expect((moved!.fallback_from as { model: string }[]).map((f) => f.model)).toEqual([FIRST])
+    expect(resumed).toMatchObject({ status: "succeeded", model: SECOND, fallback_from: [{ model: FIRST }] })
+    expect(stays).toMatchObject({ status: "failed", error_kind: "auth" })
+    expect(stays!.fallback_from).toBeUndefined()
+  } finally {
+    await taker.close()
+  }
+}, 120_000)
+
 test("the ledger counts each route: the refused model's attempts beside the model that answered", async () => {
   type Row = { role: string; model: string; tasks: number; succeeded: number }
   const stats = structured(await mcp.client.callTool({ name: "stats", arguments: { since: "1h" } })) as unknown as {
@@ -158,10 +204,11 @@ test("the ledger counts each route: the refused model's attempts beside the mode
   }
   const find = (role: string, model: string) => stats.rows.find((r) => r.role === role && r.model === model)
   // scout: the quota task left fast (not succeeded there) and succeeded on second; the late one failed on fast.
-  expect(find("scout", SECOND)).toMatchObject({ tasks: 1, succeeded: 1 })
-  expect(find("scout", FIRST)).toMatchObject({ tasks: 2, succeeded: 0 })
+  // Beside the three tasks taken over: two moved from fast to second, one failed on fast.
+  expect(find("scout", SECOND)).toMatchObject({ tasks: 3, succeeded: 3 })
+  expect(find("scout", FIRST)).toMatchObject({ tasks: 5, succeeded: 0 })
   expect(find("worker", SECOND)).toMatchObject({ tasks: 1, succeeded: 1 })
   // Each task counts once in the total, whatever routes it took.
-  expect(stats.total.tasks).toBe(5)
-  expect(stats.total.succeeded).toBe(2)
+  expect(stats.total.tasks).toBe(8)
+  expect(stats.total.succeeded).toBe(4)
 }, 60_000)
