@@ -35,7 +35,7 @@ export async function attemptTurn(record: TaskRecord, attach: boolean, deps: Att
     const acted = Boolean(
       turn.acted || turn.transcript?.steps || turn.transcript?.tools.length || turn.transcript?.text,
     )
-    const move = nextRoute({ failure, acted, fallbacks: record.fallbacks, current: record.route })
+    const move = nextRoute({ failure, acted, fallbacks: routesLeft(record), current: record.route })
     if (!move || deps.signal.aborted) return turn
     deps.progress(move.line)
     const before = { ...spendingOf(record).spent, tokens: { ...spendingOf(record).spent.tokens } }
@@ -101,6 +101,12 @@ async function attemptRoute(record: TaskRecord, attach: boolean, deps: AttemptDe
   }
   return turn
 }
+
+/**
+ * The routes a turn may still move to: a task's first turn only. A task_continue turn carries a conversation
+ * a fresh session on another model would lose, so its refusal is its result.
+ */
+export const routesLeft = (record: TaskRecord) => (record.turns === 1 ? record.fallbacks : undefined)
 
 /** Removes the session of a failed attempt about to be run again (a read-only task: nothing of it is kept). */
 async function discard(runtime: Runtime, record: TaskRecord, sessionID: string | undefined) {

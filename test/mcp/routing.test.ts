@@ -44,6 +44,19 @@ beforeAll(async () => {
           },
         ],
       },
+      continued: {
+        turns: [{ steps: [{ text: "first turn on fast" }] }, { steps: [{ text: "never", fail: refuse("401") }] }],
+      },
+      late_edit: {
+        turns: [
+          {
+            steps: [
+              { tool: "write", args: { filePath: "late.txt", content: "fast\n" } },
+              { text: "never", fail: refuse("401") },
+            ],
+          },
+        ],
+      },
       late: {
         turns: [
           {
@@ -135,6 +148,35 @@ test("control: a refusal after the first step has run never moves (the agent may
   expect(modelsHit("late")).toEqual(["fast"])
 }, 120_000)
 
+test("control: a worker whose edit ran before the refusal never moves: the edit stays, the refusal stands", async () => {
+  const repo = await makeRepo(world)
+  const result = await call("worker", { cwd: repo, task: "[script:late_edit] edit" })
+  expect(result).toMatchObject({ status: "failed", error_kind: "auth" })
+  expect(result.fallback_from).toBeUndefined()
+  expect(await Bun.file(`${repo}/late.txt`).text()).toBe("fast\n")
+  expect(modelsHit("late_edit")).toEqual(["fast"])
+}, 120_000)
+
+test("control: a task_continue turn refused never moves (a fresh session would lose the conversation)", async () => {
+  const repo = await makeRepo(world)
+  const first = await call("worker", { cwd: repo, task: "[script:continued] edit" })
+  expect(first).toMatchObject({ status: "succeeded", model: FIRST })
+  const again = await call("task_continue", { task_id: first.task_id, task: "[script:continued] again" })
+  expect(again).toMatchObject({ status: "failed", error_kind: "auth" })
+  expect(again.fallback_from).toBeUndefined()
+  // Both turns on fast (the second in the parked copy of the first's session); second never asked.
+  expect(modelsHit("continued")).not.toContain("second")
+}, 120_000)
+
+test("the models tool shows each role's list: the first model, then its fallbacks", async () => {
+  const roles = structured(await mcp.client.callTool({ name: "models", arguments: {} })).roles as Record<
+    string,
+    { model?: string; fallbacks?: string[] }
+  >
+  expect(roles.scout).toMatchObject({ model: FIRST, fallbacks: [SECOND] })
+  expect(roles.runner!.fallbacks).toBeUndefined()
+}, 60_000)
+
 test("control: a list of one behaves as a single model does: the refusal is the result", async () => {
   const file = world.home.paths.configFile
   const before = await readJson<Record<string, unknown>>(file)
@@ -209,6 +251,6 @@ test("the ledger counts each route: the refused model's attempts beside the mode
   expect(find("scout", FIRST)).toMatchObject({ tasks: 5, succeeded: 0 })
   expect(find("worker", SECOND)).toMatchObject({ tasks: 1, succeeded: 1 })
   // Each task counts once in the total, whatever routes it took.
-  expect(stats.total.tasks).toBe(8)
+  expect(stats.total.tasks).toBe(10)
   expect(stats.total.succeeded).toBe(4)
 }, 60_000)
