@@ -25,6 +25,9 @@ export interface AttemptDeps {
  * route config.json lists more of moves to the next one (routing.ts), in a fresh session.
  */
 export async function attemptTurn(record: TaskRecord, attach: boolean, deps: AttemptDeps): Promise<Turn> {
+  // What the task had spent when this route began: the route's own spending is what it adds.
+  const spentSoFar = () => structuredClone(spendingOf(record).spent)
+  let before = spentSoFar()
   let turn = await attemptRoute(record, attach, deps)
   for (;;) {
     const failure = turn.refused
@@ -38,14 +41,17 @@ export async function attemptTurn(record: TaskRecord, attach: boolean, deps: Att
     const move = nextRoute({ failure, acted, fallbacks: routesLeft(record), current: record.route })
     if (!move || deps.signal.aborted) return turn
     deps.progress(move.line)
-    const before = { ...spendingOf(record).spent, tokens: { ...spendingOf(record).spent.tokens } }
+    // In the provider's words where OpenCode passed them on, else what the kind means.
+    const said = turn.refused ?? (turn.outcome.kind === "error" ? turn.outcome.message : turn.transcript?.error)
+    const why = `${move.kind}: ${(said ?? failure?.advice ?? "").slice(0, 300)}`
     const moved = (r: TaskRecord) => {
       const spending = spendingOf(r)
       settleSegment(spending, turn.sessionID, turn.transcript)
       const tokens = { ...spending.spent.tokens }
-      for (const key of Object.keys(tokens) as (keyof typeof tokens)[]) tokens[key] -= before.tokens[key]
-      const why = `${move.kind}: ${(turn.refused ?? failure?.advice ?? "").slice(0, 300)}`
-      const left = { model: move.from, why, kind: move.kind, tokens, cost: spending.spent.cost - before.cost }
+      for (const key of Object.keys(tokens) as (keyof typeof tokens)[])
+        tokens[key] = Math.max(0, tokens[key] - before.tokens[key])
+      const cost = Math.max(0, spending.spent.cost - before.cost)
+      const left = { model: move.from, why, kind: move.kind, tokens, cost }
       r.fallbackFrom = [...(r.fallbackFrom ?? []), left]
       r.route = move.to
       r.fallbacks = move.rest.length ? move.rest : undefined
@@ -53,6 +59,7 @@ export async function attemptTurn(record: TaskRecord, attach: boolean, deps: Att
     }
     await deps.store.update(record, moved, { quiet: true })
     await discard(deps.runtime, record, turn.sessionID)
+    before = spentSoFar()
     turn = await attemptRoute(record, false, deps)
   }
 }
