@@ -3,7 +3,7 @@
 import scoutPrompt from "../templates/agents/scout.md" with { type: "text" }
 import workerPrompt from "../templates/agents/worker.md" with { type: "text" }
 import runnerPrompt from "../templates/agents/runner.md" with { type: "text" }
-import { reserveSteps, stepLimits, type Config, type Role } from "../config/schema"
+import { reserveSteps, roleModels, stepLimits, type Config, type Role } from "../config/schema"
 import { agentName, LOG_TOOLS, RUNNER_TOOLS, runnerAgentName, SANDBOX_TOOLS } from "./names"
 
 export interface AgentFile {
@@ -101,7 +101,8 @@ function agent(
     description,
     mode: "subagent",
     hidden: true,
-    model: config.models[role],
+    // A route list renders its first model; the others are tried by the engine (lifecycle.ts).
+    model: roleModels(config, role)[0],
     variant: config.modelVariants[role],
     steps,
     permission,

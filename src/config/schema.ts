@@ -41,6 +41,9 @@ const modelId = z
   .regex(/^[^/\s]+\/\S+$/, "a model is written provider/model, as `opencode models` lists it")
   .describe("An OpenCode model id, provider/model.")
 
+/** The most models a role's route list in config.json may name. */
+export const MAX_ROUTES = 8
+
 const perRole = <T extends z.ZodType>(value: T) =>
   z.object({ scout: value.optional(), worker: value.optional(), runner: value.optional() }).strict()
 
@@ -133,7 +136,12 @@ export const ConfigSchema = z
   .object({
     $schema: z.string().optional(),
     version: z.literal(1).describe("Config format version; always 1."),
-    models: perRole(modelId).default({}).describe("Model per role; a role left out uses OpenCode's default model."),
+    models: perRole(z.union([modelId, z.array(modelId).min(1).max(MAX_ROUTES)]))
+      .default({})
+      .describe(
+        "Model per role, or an ordered list of them: the next is tried when one is refused before any step (quota, " +
+          "auth, unknown model). A role left out uses OpenCode's default model.",
+      ),
     modelVariants: perRole(z.string().min(1))
       .default({})
       .describe("Variant per role as OpenCode lists it for that model; left out means OpenCode's default."),
@@ -287,6 +295,12 @@ export function timeoutLimits(config: Config): TimeoutLimits {
   if (chosen.profile === "custom")
     return { scout: chosen.scout, worker: chosen.worker, runner: chosen.runner, parent: chosen.parent }
   return { ...TIMEOUT_PROFILES[chosen.profile] }
+}
+
+/** The models config.json routes `role` to, in the order they are tried (none: OpenCode's default). */
+export function roleModels(config: Pick<Config, "models">, role: Role): string[] {
+  const chosen = config.models[role]
+  return chosen === undefined ? [] : typeof chosen === "string" ? [chosen] : [...chosen]
 }
 
 /** Steps reserved at the end of a run for writing the report: 20%, at least 2. */

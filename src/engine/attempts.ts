@@ -9,6 +9,7 @@ import { retryDelay, TRANSIENT_RETRIES } from "./retry"
 import type { Runtime } from "./runtime"
 import type { TaskRecord } from "./tasks"
 import type { TaskStore } from "./task-store"
+import { nextRoute } from "./routing"
 import { settleSegment, spendingOf } from "./usage"
 
 export interface AttemptDeps {
@@ -20,8 +21,52 @@ export interface AttemptDeps {
   progress(line: string): void
 }
 
-/** The turn that counts: the last attempt's, once none is run again. */
+/**
+ * The turn that counts: the last attempt's, once none is run again. A refusal before any step on a
+ * route config.json lists more of moves to the next one (routing.ts), in a fresh session.
+ */
 export async function attemptTurn(record: TaskRecord, attach: boolean, deps: AttemptDeps): Promise<Turn> {
+  // What the task had spent when this route began: the route's own spending is what it adds.
+  const spentSoFar = () => structuredClone(spendingOf(record).spent)
+  let before = spentSoFar()
+  let turn = await attemptRoute(record, attach, deps)
+  for (;;) {
+    const failure = turn.refused
+      ? classifyFailure({ status: "failed", text: turn.refused })
+      : turn.outcome.kind === "lost"
+        ? undefined
+        : classifyTurn(turn)
+    const acted = Boolean(
+      turn.acted || turn.transcript?.steps || turn.transcript?.tools.length || turn.transcript?.text,
+    )
+    const move = nextRoute({ failure, acted, fallbacks: routesLeft(record), current: record.route })
+    if (!move || deps.signal.aborted) return turn
+    deps.progress(move.line)
+    // In the provider's words where OpenCode passed them on, else what the kind means.
+    const said = turn.refused ?? (turn.outcome.kind === "error" ? turn.outcome.message : turn.transcript?.error)
+    const why = `${move.kind}: ${(said ?? failure?.advice ?? "").slice(0, 300)}`
+    const moved = (r: TaskRecord) => {
+      const spending = spendingOf(r)
+      settleSegment(spending, turn.sessionID, turn.transcript)
+      const tokens = { ...spending.spent.tokens }
+      for (const key of Object.keys(tokens) as (keyof typeof tokens)[])
+        tokens[key] = Math.max(0, tokens[key] - before.tokens[key])
+      const cost = Math.max(0, spending.spent.cost - before.cost)
+      const left = { model: move.from, why, kind: move.kind, tokens, cost }
+      r.fallbackFrom = [...(r.fallbackFrom ?? []), left]
+      r.route = move.to
+      r.fallbacks = move.rest.length ? move.rest : undefined
+      r.sessionID = undefined
+    }
+    await deps.store.update(record, moved, { quiet: true })
+    await discard(deps.runtime, record, turn.sessionID)
+    before = spentSoFar()
+    turn = await attemptRoute(record, false, deps)
+  }
+}
+
+/** The attempts on the record's current route: a rerun after a server loss, retries after a transient failure. */
+async function attemptRoute(record: TaskRecord, attach: boolean, deps: AttemptDeps): Promise<Turn> {
   // The attempts' sessions and spending, written with the next update (a progress line, the settling).
   const remember = (edit: (r: TaskRecord) => void) =>
     void deps.store.update(record, edit, { quiet: true, deferred: true })
@@ -64,6 +109,12 @@ export async function attemptTurn(record: TaskRecord, attach: boolean, deps: Att
   }
   return turn
 }
+
+/**
+ * The routes a turn may still move to: a task's first turn only. A task_continue turn carries a conversation
+ * a fresh session on another model would lose, so its refusal is its result.
+ */
+export const routesLeft = (record: TaskRecord) => (record.turns === 1 ? record.fallbacks : undefined)
 
 /** Removes the session of a failed attempt about to be run again (a read-only task: nothing of it is kept). */
 async function discard(runtime: Runtime, record: TaskRecord, sessionID: string | undefined) {

@@ -4,9 +4,6 @@
 // empty final answer gets one continuation asking for the report. Cleanup (remove, park, preserve) belongs to the task
 // lifecycle.
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
-import type { Role } from "../config/schema"
-import { fail } from "../errors"
-import { checkRoute, readCatalog } from "../opencode/catalog"
 import type { EventHub } from "../opencode/client"
 import { answerAsk } from "../opencode/policy"
 import type { Relay } from "../policy/relay"
@@ -14,7 +11,6 @@ import {
   abortSession,
   createSession,
   lastMessageID,
-  parseModel,
   restrictEdits,
   sendPrompt,
   settleAfterAbort,
@@ -27,55 +23,12 @@ import { readTranscript, type Transcript } from "../opencode/transcript"
 import { scopeWildcards } from "../workspace/scope"
 import { activityOf, describeEvent, newTracker, type Activity } from "./progress"
 import type { Status } from "./result"
-import { configModelReadiness, refuseUnready } from "./readiness"
-import type { Runtime } from "./runtime"
+import { refusalOf } from "./routing"
 import { addStep, openSegment, overCap, seedSegment, totalOf, type Caps, type Spending } from "./usage"
 
 const EMPTY_REPORT_NUDGE =
   "Your last message did not contain the report. Do not call any more tools. Write the final report now, in the " +
   "format your instructions give."
-
-export async function resolveRoute(
-  runtime: Runtime,
-  role: Role,
-  model?: string,
-  variant?: string,
-): Promise<{ route?: ModelRoute; explicit: boolean }> {
-  const config = await runtime.config()
-  const id = model ?? config.models[role]
-  if (model !== undefined && !/^[^/\s]+\/\S+$/.test(model))
-    throw fail(
-      "Usage",
-      `model must be written provider/model, got "${model}".`,
-      "Call the models tool for the ids OpenCode offers.",
-    )
-  const chosenVariant = variant ?? (model === undefined ? config.modelVariants[role] : undefined)
-  if (!id) {
-    if (variant)
-      throw fail("Usage", "A variant needs a model.", `Pass model as well, or set models.${role} in the config.`)
-    return { explicit: false }
-  }
-  return {
-    route: { ...parseModel(id), variant: chosenVariant },
-    explicit: model !== undefined || variant !== undefined,
-  }
-}
-
-/** Checks the route against what OpenCode offers, before any session; one from config.json says where to fix it. */
-export async function checkOffered(
-  runtime: Runtime,
-  client: OpencodeClient,
-  workspace: string,
-  role: Role,
-  route: ModelRoute,
-  explicit: boolean,
-) {
-  const catalog = await readCatalog(client, workspace)
-  if (explicit) return checkRoute(catalog, route)
-  // A model from config.json is checked too (OpenCode may have dropped it since install), by the
-  // same condition doctor reports.
-  refuseUnready([configModelReadiness(role, await runtime.config(), catalog.models, runtime.paths.configFile)])
-}
 
 export interface TurnSpec {
   client: OpencodeClient
@@ -114,6 +67,11 @@ export interface TurnSpec {
   onSpend?(): Promise<void>
   /** The one follow-up a non-empty final answer gets (an output_schema mismatch), or none. */
   followUp?(text: string): { line: string; text: string } | undefined
+  /**
+   * Another route waits (routing.ts): OpenCode retrying a refusal another route fixes (a spent quota) before any
+   * step stops the turn at once, instead of retrying it until the deadline.
+   */
+  refuseEarly?: boolean
 }
 
 export interface Turn {
@@ -124,6 +82,10 @@ export interface Turn {
   late?: Promise<string | undefined>
   /** Why the turn was stopped for its spending (usage.ts), when it was. */
   overBudget?: string
+  /** The provider's refusal that stopped the turn before any step (refuseEarly), in OpenCode's words. */
+  refused?: string
+  /** The session ran a tool or finished a step, as its events said: the agent may have acted. */
+  acted?: boolean
 }
 
 /** The promise's value, or undefined as soon as the signal aborts or the deadline passes. */
@@ -177,6 +139,8 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
   // A cap passed stops the session like a cancel, but the turn remembers it was the spending.
   const budget = new AbortController()
   let overBudget: string | undefined
+  let refused: string | undefined
+  let acted = false
   const signal = AbortSignal.any([spec.signal, budget.signal])
   const checkCaps = () => {
     if (!spec.spending || !spec.caps || overBudget) return
@@ -191,6 +155,15 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
       deadline: spec.deadline,
       serverGone: spec.serverGone,
       onEvent: (event) => {
+        if (event.type === "message.part.updated" && ["tool", "step-finish"].includes(event.properties.part.type))
+          acted = true
+        if (spec.refuseEarly && !acted && !refused && event.type === "session.status") {
+          const status = event.properties.status
+          if (status.type === "retry" && refusalOf(status.message)) {
+            refused = status.message
+            budget.abort()
+          }
+        }
         const line = describeEvent(event, tracker)
         spec.onActivity?.(activityOf(tracker, new Date()))
         if (line) spec.onProgress(line)
@@ -238,7 +211,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
     outcome = await following
   }
   // A lost server took the session's run with it: nothing is left to abort, and nothing answers.
-  if (outcome.kind === "lost") return { sessionID, outcome, overBudget }
+  if (outcome.kind === "lost") return { sessionID, outcome, overBudget, acted }
   if (outcome.kind !== "idle") {
     await abortSession(client, sessionID, workspace)
     await settleAfterAbort(client, sessionID, workspace)
@@ -247,8 +220,9 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
   let transcript = await readTranscript(client, sessionID, workspace, before).catch(() => undefined)
   // One follow-up at most, in the same session and budget: a model that spent its last step on a tool call
   // or returned nothing is asked for the report; an answer the parent's output_schema refuses, once more.
+  // A refused turn is left for the next route: no request for a report it never had.
   const again =
-    outcome.kind !== "idle" || !transcript
+    outcome.kind !== "idle" || !transcript || refused
       ? undefined
       : transcript.text
         ? spec.followUp?.(transcript.text)
@@ -280,7 +254,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
         bytes: transcript.bytes + retry.bytes,
       }
   }
-  return { sessionID, outcome, transcript, overBudget }
+  return { sessionID, outcome, transcript, overBudget, refused, acted }
 }
 
 function sumTokens(a: Transcript["tokens"], b: Transcript["tokens"]): Transcript["tokens"] {

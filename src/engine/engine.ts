@@ -7,7 +7,7 @@ import { taskSessionBusy } from "../opencode/busy"
 import { probeServer } from "../opencode/server"
 import { knownAsks, withdrawPending, type OpenAsk } from "../opencode/pending"
 import type { Relay } from "../policy/relay"
-import { attemptTurn } from "./attempts"
+import { attemptTurn, routesLeft } from "./attempts"
 import { runTurn, type Turn } from "./delegate"
 import { Inbox, respondWaitMs } from "./inbox"
 import { WriterLocks } from "./locks"
@@ -220,6 +220,7 @@ export class Engine {
           onAsk: (ask, open) => this.noteAsk(live, ask, open),
           openAsks: knownAsks(record.asks),
           caps: { tokens: config.maxTokensPerTask, cost: config.maxCostPerTask },
+          refuseEarly: Boolean(routesLeft(record)?.length),
           // The turn counts its steps into the record's spending (usage.ts): saved, waking no waiter.
           onSpend: () =>
             this.store

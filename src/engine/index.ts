@@ -29,7 +29,7 @@ export { sizeText } from "../workspace/disk"
 export { reclaimText } from "../workspace/lane-audit"
 export { describeSource, MODE_SOURCES, MODES } from "../policy/mode"
 export { TIERS } from "../policy/tiers"
-export { ROLES } from "../config/schema"
+export { ROLES, roleModels } from "../config/schema"
 export { agentName, RUNNER_TOOLS, runnerAgentName } from "../agents/names"
 export { RUNNER_TIMEOUT, runnerBrief } from "../runner/brief"
 

@@ -4,6 +4,7 @@
 import { fail } from "../errors"
 import { formatModel } from "../opencode/session"
 import type { LedgerRecord } from "./task-rows"
+import { answeredSpend } from "./routing"
 import { isFinished } from "./tasks"
 import type { Tokens } from "./usage"
 
@@ -59,34 +60,71 @@ function median(values: number[]): number {
 const modelOf = (record: LedgerRecord) =>
   record.result?.model ?? (record.route ? formatModel(record.route) : "(default)")
 
-function row(role: string, model: string, records: LedgerRecord[]): StatsRow {
+/** What one route of one task adds to its model's row: the one that answered, or one the task left. */
+interface Share {
+  succeeded: boolean
+  tokens: Tokens
+  cost: number
+  steps: number
+  keptOut: number
+  returned: number
+  /** The task's duration, on the route that answered only (a route left is not a task's duration). */
+  durationMs?: number
+}
+
+function row(role: string, model: string, shares: Share[]): StatsRow {
   const tokens = zero()
   let cost = 0
   let steps = 0
   let bytesKeptOut = 0
   let bytesReturned = 0
-  for (const { result } of records) {
-    if (!result) continue
-    for (const key of Object.keys(tokens) as (keyof Tokens)[]) tokens[key] += result.tokens[key]
-    cost += result.cost
-    steps += result.steps
-    bytesKeptOut += result.bytes?.keptOut ?? 0
-    bytesReturned += result.bytes?.returned ?? 0
+  for (const share of shares) {
+    for (const key of Object.keys(tokens) as (keyof Tokens)[]) tokens[key] += share.tokens[key]
+    cost += share.cost
+    steps += share.steps
+    bytesKeptOut += share.keptOut
+    bytesReturned += share.returned
   }
-  const succeeded = records.filter((record) => record.status === "succeeded").length
+  const succeeded = shares.filter((share) => share.succeeded).length
+  const durations = shares.flatMap((share) => (share.durationMs === undefined ? [] : [share.durationMs]))
   return {
     role,
     model,
-    tasks: records.length,
+    tasks: shares.length,
     succeeded,
-    successRate: records.length ? succeeded / records.length : 0,
+    successRate: shares.length ? succeeded / shares.length : 0,
     tokens,
     cost,
     steps,
     bytesKeptOut,
     bytesReturned,
-    medianDurationMs: median(records.map((record) => record.result?.durationMs ?? 0)),
+    medianDurationMs: median(durations),
   }
+}
+
+/**
+ * A task's shares, by model: each route it left (with what it spent there, a task that did not succeed on
+ * it), then the model that answered, with the rest of the task's spending.
+ */
+const totalOf = (record: LedgerRecord) => ({ tokens: record.result!.tokens, cost: record.result!.cost })
+
+function sharesOf(record: LedgerRecord): { model: string; share: Share }[] {
+  const result = record.result!
+  const total = { tokens: result.tokens, cost: result.cost }
+  const answered = answeredSpend(total, record.fallbackFrom)
+  const routes = (record.fallbackFrom ?? []).map((fallback) => ({
+    model: fallback.model,
+    share: { succeeded: false, tokens: fallback.tokens, cost: fallback.cost, steps: 0, keptOut: 0, returned: 0 },
+  }))
+  const final: Share = {
+    succeeded: record.status === "succeeded",
+    ...answered,
+    steps: result.steps,
+    keptOut: result.bytes?.keptOut ?? 0,
+    returned: result.bytes?.returned ?? 0,
+    durationMs: result.durationMs ?? 0,
+  }
+  return [...routes, { model: modelOf(record), share: final }]
 }
 
 /** Finished tasks (those with a result) finished at or after `since`, per role and model, and in all. */
@@ -97,14 +135,17 @@ export function summarize(records: LedgerRecord[], since?: number): Stats {
       record.result &&
       (since === undefined || Date.parse(record.finishedAt ?? record.updatedAt) >= since),
   )
-  const groups = new Map<string, LedgerRecord[]>()
-  for (const record of counted) {
-    const key = `${record.role}\u0000${modelOf(record)}`
-    const group = groups.get(key)
-    // Appended in place: a copy per record made the sum quadratic (42 s at 100,000 records).
-    if (group) group.push(record)
-    else groups.set(key, [record])
-  }
+  const groups = new Map<string, Share[]>()
+  const all: Share[] = []
+  for (const record of counted)
+    for (const { model, share } of sharesOf(record)) {
+      const key = `${record.role}\u0000${model}`
+      const group = groups.get(key)
+      // Appended in place: a copy per record made the sum quadratic (42 s at 100,000 records).
+      if (group) group.push(share)
+      else groups.set(key, [share])
+      if (share.durationMs !== undefined) all.push({ ...share, ...totalOf(record) })
+    }
   const rows = [...groups.entries()]
     .map(([key, group]) => {
       const [role, model] = key.split("\u0000") as [string, string]
@@ -114,7 +155,8 @@ export function summarize(records: LedgerRecord[], since?: number): Stats {
   return {
     ...(since !== undefined && { since: new Date(since).toISOString() }),
     rows,
-    total: row("all", "all", counted),
+    // The total counts each task once, with all it spent.
+    total: row("all", "all", all),
   }
 }
 

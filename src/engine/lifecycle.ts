@@ -15,7 +15,7 @@ import { canonicalWorkspace } from "../workspace/root"
 import { checkBriefSize, planBudget } from "./budgets"
 import type { ContinuePolicy } from "./continuation"
 import { continueTask } from "./continuing"
-import { checkOffered, resolveRoute } from "./delegate"
+import { checkOffered, resolveRoute } from "./routes"
 import { Engine } from "./engine"
 import { checkOutputSchema } from "./output-schema"
 import { checkVerify } from "./verify"
@@ -109,7 +109,12 @@ export class Delegations {
       callTimeoutS: request.callTimeoutS,
       commandTimeoutS: request.commandTimeoutS,
     })
-    const { route, explicit } = await resolveRoute(this.runtime, request.role, request.model, request.variant)
+    const { route, explicit, fallbacks } = await resolveRoute(
+      this.runtime,
+      request.role,
+      request.model,
+      request.variant,
+    )
     const id = newTaskId()
     const place = await sessionPlace(
       this.runtime,
@@ -133,6 +138,7 @@ export class Delegations {
       id,
       workspace: place.dir,
       route,
+      fallbacks,
       operationMs: budget.operationMs,
       isolation: place.isolation,
       verify: request.verify,

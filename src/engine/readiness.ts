@@ -1,8 +1,7 @@
 // The readiness conditions a delegation needs, decided once and shared: doctor reports each as a check,
 // and serve refuses a delegation (before any record, lock or session) on the first one that fails, with
 // the same detail and the same one-line fix. A condition added here is one both of them hold.
-import type { Role } from "../config/schema"
-import type { Config } from "../config/schema"
+import { roleModels, type Config, type Role } from "../config/schema"
 import { AppError, fail } from "../errors"
 import type { CatalogModel } from "../opencode/catalog"
 import { bwrapFinding, launcherFinding, type Launchers } from "../sandbox"
@@ -67,11 +66,14 @@ export function configModelReadiness(
   models: readonly CatalogModel[],
   configFile: string,
 ): Readiness {
-  const id = config.models[role]
+  const ids = roleModels(config, role)
   const variant = config.modelVariants[role]
-  if (!id) return { id: `model:${role}`, ok: true, detail: "OpenCode's default model" }
-  const model = models.find((m) => m.id === id)
+  if (ids.length === 0) return { id: `model:${role}`, ok: true, detail: "OpenCode's default model" }
   const reinstall = "then run `opencode-mcp-orchestrator install --yes` to render the agents from it."
+  // Every route of a list is checked: a fallback to a model OpenCode does not list would only fail later.
+  const absent = ids.find((id) => !models.some((m) => m.id === id))
+  const id = absent ?? ids[0]!
+  const model = models.find((m) => m.id === id)
   if (!model) {
     const [provider = "", name = ""] = [id.slice(0, id.indexOf("/")), id.slice(id.indexOf("/") + 1)]
     const near = models.filter((m) => m.id.startsWith(`${provider}/`) || (name && m.id.includes(name))).slice(0, 5)
@@ -93,7 +95,8 @@ export function configModelReadiness(
         `${model.variants.join(", ") || "none"}).`,
       fix: `Set modelVariants.${role} in ${configFile} to a listed variant (or remove it), ${reinstall}`,
     }
-  return { id: `model:${role}`, ok: true, detail: `${id}${variant ? ` (${variant})` : " (default variant)"}` }
+  const rest = ids.length > 1 ? `, then ${ids.slice(1).join(", ")}` : ""
+  return { id: `model:${role}`, ok: true, detail: `${id}${variant ? ` (${variant})` : " (default variant)"}${rest}` }
 }
 
 /** Serve's side: the first failed condition as the error a tool returns (isError, with the fix as next). */

@@ -7,6 +7,7 @@ import { ROLES } from "../config/schema"
 import { MODES } from "../policy/mode"
 import { isDate } from "../util/state-file"
 import { STATUSES } from "./result"
+import { FallbackSchema, RouteSchema } from "./routing"
 import { SpendingSchema } from "./usage"
 
 const date = z.string().refine(isDate, "not a date")
@@ -66,6 +67,9 @@ export const RecordSchema = z.looseObject({
   sessionID: z.string().optional(),
   sessions: z.array(z.string()),
   route: z.looseObject({ providerID: z.string(), modelID: z.string(), variant: z.string().optional() }).optional(),
+  // The routes left to try and the ones left behind (routing.ts): the next turn and the ledger read them.
+  fallbacks: z.array(RouteSchema).optional(),
+  fallbackFrom: z.array(FallbackSchema).optional(),
   ownerPid: z.number().int(),
   ownerStart: z.string().optional(),
   createdAt: date,

@@ -49,6 +49,8 @@ export interface DelegationResult {
   sessionID?: string
   /** provider/model#variant that actually answered, from OpenCode's messages. */
   model?: string
+  /** The routes of config.json's list the task left before `model`, each with why (routing.ts). */
+  fallbackFrom?: { model: string; why: string }[]
   steps: number
   tokens: { input: number; output: number; reasoning: number; cacheRead: number; cacheWrite: number }
   cost: number

@@ -52,6 +52,7 @@ export function toStructured(result: DelegationResult) {
     error_kind: result.errorKind,
     advice: result.advice,
     retry_after_s: result.retryAfterS,
+    fallback_from: result.fallbackFrom,
     next: result.next,
     warnings: result.warnings,
     patch: result.patch && {

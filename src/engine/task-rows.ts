@@ -1,10 +1,14 @@
 // What a task record puts in its index row (task-index.ts) besides the columns it is looked up by:
 // the numbers the ledger sums (so stats reads no record file), and how such a row is read back,
 // refusing one that does not hold what summarize adds up (it is then read again from its record).
+import { FallbackSchema } from "./routing"
 import type { TaskRecord } from "./tasks"
 
 /** What the ledger (ledger.ts summarize) reads of a record, kept in its row so a sum reads no file. */
-export type LedgerRecord = Pick<TaskRecord, "role" | "status" | "route" | "finishedAt" | "updatedAt"> & {
+export type LedgerRecord = Pick<
+  TaskRecord,
+  "role" | "status" | "route" | "finishedAt" | "updatedAt" | "fallbackFrom"
+> & {
   result?: Pick<NonNullable<TaskRecord["result"]>, "model" | "tokens" | "cost" | "steps" | "bytes" | "durationMs">
 }
 
@@ -12,7 +16,7 @@ export type LedgerRecord = Pick<TaskRecord, "role" | "status" | "route" | "finis
 export const placeOf = (record: TaskRecord) => record.isolation?.source ?? record.workspace
 
 export const ledgerOf = (record: TaskRecord): LedgerRecord => {
-  const { role, status, route, finishedAt, updatedAt, result } = record
+  const { role, status, route, finishedAt, updatedAt, result, fallbackFrom } = record
   const kept = result && {
     model: result.model,
     tokens: result.tokens,
@@ -21,7 +25,7 @@ export const ledgerOf = (record: TaskRecord): LedgerRecord => {
     bytes: result.bytes,
     durationMs: result.durationMs,
   }
-  return { role, status, route, finishedAt, updatedAt, result: kept }
+  return { role, status, route, finishedAt, updatedAt, result: kept, ...(fallbackFrom && { fallbackFrom }) }
 }
 
 const isCount = (value: unknown) => typeof value === "number" && Number.isFinite(value) && value >= 0
@@ -31,6 +35,9 @@ export function ledgerRow(text: string): LedgerRecord | undefined {
   try {
     const entry = JSON.parse(text) as LedgerRecord
     if (typeof entry?.role !== "string" || typeof entry.status !== "string") return undefined
+    // The routes a task left are summed too (per model): a row whose list does not hold is re-read.
+    if (entry.fallbackFrom !== undefined && !FallbackSchema.array().safeParse(entry.fallbackFrom).success)
+      return undefined
     const result = entry.result
     if (result === undefined) return entry
     const numbers = [result.cost, result.steps, result.durationMs, ...Object.values(result.tokens ?? {})]

@@ -10,6 +10,7 @@ import type { Snapshot } from "../workspace/changes"
 import type { WaitingInput } from "./inbox"
 import type { PolicyDecision } from "./policy"
 import type { Activity } from "./progress"
+import type { Fallback } from "./routing"
 import type { DelegationResult, Status } from "./result"
 import type { Spending } from "./usage"
 
@@ -33,6 +34,10 @@ export interface TaskRecord {
   /** Every session this task has used, oldest first: a person can `opencode export` any that still exists. */
   sessions: string[]
   route?: ModelRoute
+  /** config.json's routes after `route`, not yet tried (routing.ts): the next is tried on a refusal before any step. */
+  fallbacks?: ModelRoute[]
+  /** The routes this task left, oldest first, each with why and what it spent there. */
+  fallbackFrom?: Fallback[]
   /** PID of the MCP server process following the task. */
   ownerPid: number
   /** That process's boot and start time (util/process.ts processStart), so a reused PID is not taken for it. */
@@ -97,6 +102,7 @@ type NewRecordFields = Pick<
   | "writable"
   | "idempotencyKey"
   | "route"
+  | "fallbacks"
   | "brief"
   | "operationMs"
   | "parallel"

@@ -1,7 +1,7 @@
 // The installer's choices as data, from flags (`--yes`, scripts, CI) or from the wizard, and the
 // config.json they produce. Everything the user has not chosen again is kept from the existing config.
 import { parseConfig } from "../config/load"
-import { ROLES, type Config, type Role } from "../config/schema"
+import { ROLES, roleModels, type Config, type Role } from "../config/schema"
 import { fail } from "../errors"
 import type { CatalogModel } from "../opencode/catalog"
 import { INTEGRATIONS, type Integration } from "./plan"
@@ -10,8 +10,11 @@ export type PerRole = Partial<Record<Role, string>>
 export type StepChoice = NonNullable<Config["stepLimits"]>
 export type TimeoutChoice = NonNullable<Config["timeoutLimits"]>
 
+/** A role's model, or (kept from config.json: the installer does not edit lists) its ordered list. */
+export type RoleModels = Config["models"]
+
 export interface Choices {
-  models: PerRole
+  models: RoleModels
   variants: PerRole
   stepLimits: StepChoice
   timeoutLimits: TimeoutChoice
@@ -98,9 +101,9 @@ function parseIntegrations(raw: string): Integration[] {
 /** Checks each chosen model and variant against what OpenCode lists. */
 export function checkModels(choices: Pick<Choices, "models" | "variants">, catalog: CatalogModel[]): void {
   for (const role of ROLES) {
-    const id = choices.models[role]
+    const ids = roleModels(choices, role)
     const variant = choices.variants[role]
-    if (!id) {
+    if (ids.length === 0) {
       if (variant)
         throw usage(
           `A variant for ${role} needs a model for ${role}.`,
@@ -108,17 +111,11 @@ export function checkModels(choices: Pick<Choices, "models" | "variants">, catal
         )
       continue
     }
+    // Every model of a list must be offered; a variant belongs to the first.
+    for (const id of ids.slice(1)) if (!catalog.some((m) => m.id === id)) missing(role, id, catalog)
+    const id = ids[0]!
     const model = catalog.find((m) => m.id === id)
-    if (!model) {
-      const near = catalog
-        .filter((m) => m.id.split("/")[0] === id.split("/")[0])
-        .slice(0, 6)
-        .map((m) => m.id)
-      throw usage(
-        `OpenCode has no model "${id}" (for ${role}).`,
-        `Pick one \`opencode models\` lists${near.length ? `, e.g. ${near.join(", ")}` : ""}.`,
-      )
-    }
+    if (!model) missing(role, id, catalog)
     if (variant && !model.variants.includes(variant))
       throw usage(
         `Model ${id} has no variant "${variant}" (for ${role}).`,
@@ -129,6 +126,17 @@ export function checkModels(choices: Pick<Choices, "models" | "variants">, catal
   }
 }
 
+function missing(role: Role, id: string, catalog: CatalogModel[]): never {
+  const near = catalog
+    .filter((m) => m.id.split("/")[0] === id.split("/")[0])
+    .slice(0, 6)
+    .map((m) => m.id)
+  throw usage(
+    `OpenCode has no model "${id}" (for ${role}).`,
+    `Pick one \`opencode models\` lists${near.length ? `, e.g. ${near.join(", ")}` : ""}.`,
+  )
+}
+
 /** Choices from flags over the existing config (and the detected clients when none were ever chosen). */
 export function choicesFromFlags(
   flags: FlagValues,
@@ -136,7 +144,7 @@ export function choicesFromFlags(
   detected: Integration[],
   hasConfig: boolean,
 ): Choices {
-  const models: PerRole = { ...existing.models, ...(flags.models ? parseRoleList("models", flags.models) : {}) }
+  const models: RoleModels = { ...existing.models, ...(flags.models ? parseRoleList("models", flags.models) : {}) }
   const variants: PerRole = { ...existing.modelVariants }
   // A variant belongs to a model: a role given another model starts from OpenCode's default variant.
   for (const role of ROLES) if (models[role] !== existing.models[role]) variants[role] = undefined
@@ -165,7 +173,7 @@ export function choicesFromFlags(
 
 /** The config.json content: the existing config with the choices applied, validated by the schema. */
 export function configFromChoices(existing: Config, choices: Choices, file: string): Config {
-  const strip = (values: PerRole) => Object.fromEntries(Object.entries(values).filter(([, v]) => v))
+  const strip = (values: PerRole | RoleModels) => Object.fromEntries(Object.entries(values).filter(([, v]) => v))
   const next = {
     ...existing,
     version: 1,

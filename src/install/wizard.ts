@@ -1,8 +1,16 @@
 // The interactive installer: the same choices as the flags, asked one at a time. It talks to a
 // Prompter, so tests answer from queues; cancelling at any prompt returns CANCEL and nothing is written.
-import { ROLES, STEP_PROFILES, TIMEOUT_PROFILES, type Role } from "../config/schema"
+import { ROLES, roleModels, STEP_PROFILES, TIMEOUT_PROFILES, type Role } from "../config/schema"
 import type { CatalogModel } from "../opencode/catalog"
-import { parseSteps, parseTimeouts, type Choices, type PerRole, type StepChoice, type TimeoutChoice } from "./choices"
+import {
+  parseSteps,
+  parseTimeouts,
+  type Choices,
+  type PerRole,
+  type RoleModels,
+  type StepChoice,
+  type TimeoutChoice,
+} from "./choices"
 import { INTEGRATIONS, type Integration } from "./plan"
 
 export const CANCEL: unique symbol = Symbol("cancel")
@@ -51,8 +59,8 @@ async function chooseModels(
   prompter: Prompter,
   catalog: CatalogModel[],
   start: Choices,
-): Promise<{ models: PerRole; variants: PerRole } | Cancel> {
-  const models: PerRole = {}
+): Promise<{ models: RoleModels; variants: PerRole } | Cancel> {
+  const models: RoleModels = {}
   const variants: PerRole = {}
   for (const role of ROLES) {
     const model = await prompter.select<string>({
@@ -65,21 +73,23 @@ async function chooseModels(
           hint: m.variants.length ? `variants: ${m.variants.join(", ")}` : undefined,
         })),
       ],
-      initialValue: start.models[role] ?? DEFAULT_MODEL,
+      initialValue: roleModels(start, role)[0] ?? DEFAULT_MODEL,
     })
     if (model === CANCEL) return CANCEL
     if (model === DEFAULT_MODEL) continue
-    models[role] = model
+    // The wizard picks one model; a list config.json gives (edited by hand) is kept while its first is kept.
+    const kept = roleModels(start, role)[0] === model
+    models[role] = kept ? start.models[role] : model
     const offered = catalog.find((m) => m.id === model)?.variants ?? []
     if (offered.length === 0) continue
-    const kept = start.models[role] === model ? start.variants[role] : undefined
+    const keptVariant = kept ? start.variants[role] : undefined
     const variant = await prompter.select<string>({
       message: `Variant of ${model} for ${role}`,
       options: [
         { value: DEFAULT_VARIANT, label: "Default", hint: "OpenCode decides" },
         ...offered.map((v) => ({ value: v, label: v })),
       ],
-      initialValue: kept ?? DEFAULT_VARIANT,
+      initialValue: keptVariant ?? DEFAULT_VARIANT,
     })
     if (variant === CANCEL) return CANCEL
     if (variant !== DEFAULT_VARIANT) variants[role as Role] = variant

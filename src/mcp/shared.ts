@@ -108,6 +108,7 @@ export const resultShape = {
   error_kind: z.enum(FAILURE_KINDS).optional(),
   advice: z.string().optional(),
   retry_after_s: z.number().optional(),
+  fallback_from: z.array(z.object({ model: z.string(), why: z.string() })).optional(),
   next: z.string().optional(),
   warnings: z.array(z.string()).optional(),
   patch: z

@@ -32,6 +32,11 @@ const FailureSchema = z
       .default(1)
       .describe("How many attempts of this step fail before one succeeds (per session), or always."),
     retryAfterSeconds: z.number().min(0).max(60).default(0).describe("The retry-after header of a 429."),
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Only requests for this model id fail (a provider refusing one route); others play the step."),
     per: z
       .enum(["session", "server"])
       .default("session")

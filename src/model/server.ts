@@ -90,9 +90,10 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
   /** Ends pending latencies when the server stops, so no timer outlives it. */
   const stopping = new AbortController()
 
-  function injectedFailure(play: Play, sessionKey: string): Failure | undefined {
+  function injectedFailure(play: Play, sessionKey: string, model: string): Failure | undefined {
     if (play.kind !== "step" || !play.definition.fail) return undefined
     const failure = play.definition.fail
+    if (failure.model !== undefined && failure.model !== model) return undefined
     const key = `${failure.per === "server" ? "*" : sessionKey}|${play.script}|${play.turn}|${play.step}`
     const count = fired.get(key) ?? 0
     if (failure.times !== "always" && count >= failure.times) return undefined
@@ -110,7 +111,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     const firstUser = JSON.stringify(body.messages.find((m) => m.role === "user") ?? "")
     const sessionKey = (sessionId ?? Bun.hash(firstUser).toString(36)).replace(/\W/g, "").slice(-12)
     const play = decide(scripts, defaultScript, body, sessionKey)
-    const failure = injectedFailure(play, sessionKey)
+    const failure = injectedFailure(play, sessionKey, body.model)
     const recorded: RecordedRequest = { api, body, sessionId, play, failed: failure?.kind, at: Date.now() }
     requests.push(recorded)
     if (failure?.kind === "429") {

@@ -85,3 +85,21 @@ describe("flags", () => {
     expect((error as AppError).message).toMatch(/parent \(1000s\) must be at least 60s longer than runner/)
   })
 })
+
+describe("a role's model list (edited by hand in config.json)", () => {
+  const existing = { ...defaultConfig(), models: { scout: ["local/m", "local/n"] } }
+
+  test("install without --models keeps the list; --models for the role replaces it with one model", () => {
+    const kept = configFromChoices(existing, choicesFromFlags({}, existing, [], true), "/c.json")
+    expect(kept.models.scout).toEqual(["local/m", "local/n"])
+    const replaced = choicesFromFlags({ models: "scout=local/n" }, existing, [], true)
+    expect(configFromChoices(existing, replaced, "/c.json").models.scout).toBe("local/n")
+  })
+
+  test("every model of a list is checked against the catalog", () => {
+    expect(() => checkModels({ models: existing.models, variants: {} }, catalog)).not.toThrow()
+    expect(() => checkModels({ models: { scout: ["local/m", "local/zz"] }, variants: {} }, catalog)).toThrow(
+      /no model "local\/zz"/,
+    )
+  })
+})

@@ -45,6 +45,24 @@ const catalog = [
 const start = choicesFromFlags({}, defaultConfig(), ["codex"], false)
 
 describe("wizard", () => {
+  test("a role's list from config.json stays while its first model is kept, and is replaced by another", async () => {
+    const existing = { ...defaultConfig(), models: { scout: ["local/n", "local/m"], worker: ["local/n", "local/m"] } }
+    const { prompter } = fakePrompter({
+      select: ["local/n", "local/m", "(default)", "(opencode-default)", "standard"],
+      multiselect: [["codex"]],
+      confirm: [false],
+    })
+    const choices = await runWizard(prompter, {
+      catalog,
+      detected: ["codex"],
+      start: choicesFromFlags({}, existing, ["codex"], true),
+    })
+    expect(choices === CANCEL ? undefined : choices.models).toEqual({
+      scout: ["local/n", "local/m"],
+      worker: "local/m",
+    })
+  })
+
   test("per-role models with variants offered only where the model has them, Default leaving it to OpenCode", async () => {
     const { prompter, asked } = fakePrompter({
       select: ["local/m", "low", "local/n", "local/m", "(default)", "standard"],

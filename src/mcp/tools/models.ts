@@ -1,9 +1,13 @@
 import { z } from "zod"
-import { ROLES, readCatalog } from "../../engine"
+import { ROLES, readCatalog, roleModels } from "../../engine"
 import { defineTool } from "../define"
 import description from "./models.md" with { type: "text" }
 
-const roleRoute = z.object({ model: z.string().optional(), variant: z.string().optional() })
+const roleRoute = z.object({
+  model: z.string().optional(),
+  variant: z.string().optional(),
+  fallbacks: z.array(z.string()).optional(),
+})
 
 export const models = defineTool({
   name: "models",
@@ -22,12 +26,16 @@ export const models = defineTool({
     const catalog = await readCatalog(client)
     const models = catalog.models.filter((m) => !args.filter || m.id.includes(args.filter))
     const roles = Object.fromEntries(
-      ROLES.map((role) => [role, { model: config.models[role], variant: config.modelVariants[role] }]),
+      ROLES.map((role) => {
+        const [model, ...fallbacks] = roleModels(config, role)
+        return [role, { model, variant: config.modelVariants[role], ...(fallbacks.length > 0 && { fallbacks }) }]
+      }),
     ) as Record<(typeof ROLES)[number], z.infer<typeof roleRoute>>
     const lines = models.map((m) => `${m.id}${m.variants.length ? `  variants: ${m.variants.join(", ")}` : ""}`)
     const defaults = ROLES.map(
       (role) =>
-        `${role}: ${roles[role].model ?? "OpenCode's default"}${roles[role].variant ? `#${roles[role].variant}` : ""}`,
+        `${role}: ${roles[role].model ?? "OpenCode's default"}${roles[role].variant ? `#${roles[role].variant}` : ""}` +
+        (roles[role].fallbacks ? `, then ${roles[role].fallbacks.join(", ")}` : ""),
     )
     return { text: [...lines, "", ...defaults].join("\n"), structured: { models, roles } }
   },
