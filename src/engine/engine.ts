@@ -17,18 +17,9 @@ import { TaskOwners } from "./owners"
 import { outputFollowUp } from "./output-schema"
 import { Settler, type Forced } from "./settle"
 import { Slots, type Slot } from "./slots"
-import { isFinished, noteProgress, TASK_ID, type TaskRecord } from "./tasks"
-import { TaskStore } from "./task-store"
+import { noteProgress, type TaskRecord } from "./tasks"
+import { taskFollowed, TaskStore } from "./task-store"
 import { spendingOf } from "./usage"
-import { sameProcess } from "../util/process"
-
-/** A slot's or ticket's live holder holds while its task is unfinished and followed by it, or by nobody alive. */
-async function taskFollowed(store: TaskStore, holder: { taskID: string; ownerPid: number }): Promise<boolean> {
-  if (!TASK_ID.test(holder.taskID)) return false
-  const record = await store.read(holder.taskID)
-  if (!record || isFinished(record.status)) return false
-  return record.ownerPid === holder.ownerPid || !sameProcess(record.ownerPid, record.ownerStart)
-}
 
 /** A task this process follows: its record in memory, how to abort it, and who listens. */
 export interface Live {

@@ -1,40 +1,30 @@
 // The task lifecycle, the engine's public face: every delegation is a task with a record on disk.
-// start() checks the budget, takes the writer state for writable work, writes the record, and runs
+// start() (starting.ts) checks the budget, takes the writer state for writable work, writes the record, and runs
 // the turn in the background of this process (engine.ts); a tool call follows it only as long as its
 // sync budget allows. Settling (settle.ts) releases the workspace only once the session is confirmed
 // removed. With `recover`, tasks and writer states a dead process left are taken over first (recovery.ts).
-import type { Config } from "../config/schema"
-import { timeoutLimits } from "../config/schema"
 import { fail } from "../errors"
 import { abortSession } from "../opencode/session"
 import type { Mode } from "../policy/mode"
 import type { Relay } from "../policy/relay"
-import { hostContext } from "../sandbox"
 import type { SetAside } from "../util/state-file"
-import { canonicalWorkspace } from "../workspace/root"
-import { checkBriefSize, planBudget } from "./budgets"
 import type { ContinuePolicy } from "./continuation"
 import { continueTask } from "./continuing"
-import { checkOffered, resolveRoute } from "./routes"
+import { startTask } from "./starting"
 import { Engine } from "./engine"
-import { checkOutputSchema } from "./output-schema"
-import { checkVerify } from "./verify"
-import { checkScope } from "../workspace/scope"
-import { sessionPlace } from "./isolation"
 import { Reclaims } from "./lanes"
 import { listTasks, type Listing, type TaskQuery } from "./listing"
 import { gatePolicy, policyReport, type PolicyDecision, type PolicyRequest } from "./policy"
 import { Groups } from "./parallel"
 import { Patches } from "./patches"
-import { startedUnder } from "./idempotency"
-import { acquireWriter, launchTurn } from "./launching"
+import { acquireWriter } from "./launching"
 import { hostReadiness, refuseUnready } from "./readiness"
 import { recoverAll } from "./recovery"
 import { RetentionSchedule } from "./schedule"
 import { expireApplied } from "./expire-patch"
 import type { PatchRecord } from "../workspace/patches"
 import type { Runtime } from "./runtime"
-import { isFinished, newRecord, newTaskId, type TaskRecord } from "./tasks"
+import { isFinished, type TaskRecord } from "./tasks"
 import type { StartRequest } from "./request"
 import type { IndexQuery, LedgerRecord } from "./task-index"
 import type { Page } from "./task-views"
@@ -82,74 +72,20 @@ export class Delegations {
     this.retention.start()
   }
 
-  /** Starts a task, or returns the task already started under the same idempotency key. */
+  /** Starts a task, or returns the task already started under the same idempotency key (starting.ts). */
   async start(request: StartRequest): Promise<{ record: TaskRecord; attached: boolean }> {
     await this.recovering
-    // The policy first, then admission: a refused call gets no record, lock or session, and no other task's answer.
-    const decision = await this.check({ ...request.policy, cwd: request.cwd })
-    checkBriefSize(request.brief, this.runtime.flags.maxBriefBytes)
-    checkVerify(request.verify)
-    checkOutputSchema(request.outputSchema)
-    const scope = checkScope(request.scope)
-    // The same conditions doctor reports (readiness.ts): a missing launcher, an unsafe or unusable bwrap,
-    // a state dir that cannot take the record.
-    await this.ready()
-    const config = await this.runtime.config()
-    const host = this.hostOf(config)
-    const workspace = await canonicalWorkspace(request.cwd, host, config)
-    const existing = await startedUnder(this.engine, request, workspace)
-    if (existing) return { record: existing, attached: true }
-    // Before any lock or session: an impossible budget fails here, naming the operation and reserve.
-    const budget = planBudget({
-      operation: request.role,
-      role: request.role,
-      limits: timeoutLimits(config),
-      bridgeTimeoutMs: this.runtime.flags.bridgeTimeoutMs,
-      overrideMs: request.timeoutMs,
-      callTimeoutS: request.callTimeoutS,
-      commandTimeoutS: request.commandTimeoutS,
-    })
-    const { route, explicit, fallbacks } = await resolveRoute(
-      this.runtime,
-      request.role,
-      request.model,
-      request.variant,
+    return startTask(
+      {
+        engine: this.engine,
+        runtime: this.runtime,
+        reclaims: this.reclaims,
+        check: (policy) => this.check(policy),
+        ready: () => this.ready(),
+        acquire: (workspace, task) => this.acquire(workspace, task),
+      },
+      request,
     )
-    const id = newTaskId()
-    const place = await sessionPlace(
-      this.runtime,
-      workspace,
-      host,
-      request.isolation,
-      id,
-      this.engine.store,
-      this.reclaims,
-    )
-    try {
-      // Fail closed before any lock or record: no session starts where file access would not be sandboxed.
-      const { client } = await this.runtime.sandboxed(place.dir)
-      if (route) await checkOffered(this.runtime, client, place.dir, request.role, route, explicit)
-      if (request.writable) await this.acquire(place.dir, id)
-    } catch (error) {
-      await place.discard()
-      throw error
-    }
-    const record = newRecord(request, {
-      id,
-      workspace: place.dir,
-      route,
-      fallbacks,
-      operationMs: budget.operationMs,
-      isolation: place.isolation,
-      verify: request.verify,
-      outputSchema: request.outputSchema,
-      scope,
-      parallel: request.queued || undefined,
-    })
-    // A new record, not yet saved: its first save is the launch's.
-    record.calls = [{ ...decision, turn: 1 }]
-    await launchTurn(this.engine, record, request.brief, host, request.relay, request.queued)
-    return { record, attached: false }
   }
 
   /** Refuses, before anything is written, when a readiness condition doctor checks fails. */
@@ -183,9 +119,6 @@ export class Delegations {
     }
     return continueTask({ ...deps, ...turn }, id, brief, { timeoutMs, relay, call })
   }
-
-  /** What the sandbox needs to know of the host (HOME, credential stores, trusted roots) under this config. */
-  private readonly hostOf = (config: Config) => hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots)
 
   /** Runs `work` holding the workspace's writer state as `holder` (patch_apply): refused while a writer holds it. */
   async holding<T>(workspace: string, holder: string, work: () => Promise<T>): Promise<T> {

@@ -5,7 +5,7 @@
 import { agentName } from "../agents/names"
 import { describe } from "../errors"
 import type { Delegation } from "../policy/mode"
-import { patchOutline } from "../workspace/patch"
+import { patchOutline } from "../workspace/patch-sections"
 import { loadPatch } from "../workspace/patches"
 import { overlaps } from "../workspace/overlap"
 import { newGroupId, readGroup, saveGroup } from "./groups"

@@ -6,7 +6,8 @@ import { hostContext } from "../sandbox"
 import { applyPatch, recoverKilled } from "../workspace/apply"
 import { interruptedApplies } from "../workspace/apply-staging"
 import { shownName } from "../workspace/names"
-import { fileRange, sectionStarts } from "../workspace/patch"
+import { fileRange } from "../workspace/patch"
+import { sectionStarts } from "../workspace/patch-sections"
 import {
   loadPatch,
   markApplied,

@@ -4,6 +4,7 @@
 // index beside the records (task-index.ts) answers listings; the records stay the truth.
 import { readdir, rm } from "node:fs/promises"
 import { writeJson } from "../util/fs"
+import { sameProcess } from "../util/process"
 import { readState, type SetAside } from "../util/state-file"
 import { RecordSchema } from "./record-schema"
 import type { Status } from "./result"
@@ -189,4 +190,12 @@ export class TaskStore {
     await rm(this.file(id), { force: true })
     await this.views.gate.indexed((index) => index.drop(id, intent))
   }
+}
+
+/** A slot's or ticket's live holder holds while its task is unfinished and followed by it, or by nobody alive. */
+export async function taskFollowed(store: TaskStore, holder: { taskID: string; ownerPid: number }): Promise<boolean> {
+  if (!TASK_ID.test(holder.taskID)) return false
+  const record = await store.read(holder.taskID)
+  if (!record || isFinished(record.status)) return false
+  return record.ownerPid === holder.ownerPid || !sameProcess(record.ownerPid, record.ownerStart)
 }

@@ -2,7 +2,7 @@
 // both change it and the line ranges their hunks replace in the snapshot intersect (or touch, since
 // git cannot apply two hunks at the same place either), or when either change is not line-based
 // (binary, added, deleted, renamed or a mode change). Pure: patch texts in, overlaps out.
-import { fileSections } from "./patch"
+import { fileSections } from "./patch-sections"
 
 export interface PatchEdits {
   /** Who made the patch (a task id). */

@@ -7,14 +7,8 @@ import { blobId } from "../../src/workspace/apply-targets"
 import { riskyLinks, type EntryAt } from "../../src/workspace/links"
 import { hasControl, shownName } from "../../src/workspace/names"
 import { editedRanges } from "../../src/workspace/overlap"
-import {
-  fileRange,
-  fileSections,
-  patchOutline,
-  sectionStarts,
-  sectionStartsOf,
-  summarize,
-} from "../../src/workspace/patch"
+import { fileRange, summarize } from "../../src/workspace/patch"
+import { fileSections, patchOutline, sectionStarts, sectionStartsOf } from "../../src/workspace/patch-sections"
 import type { PatchFile } from "../../src/workspace/patches"
 import { tempDir } from "../helpers/temp"
 

@@ -1,0 +1,100 @@
+// A new delegation, from the call to its launched turn: the policy gate first, then the checks of what
+// was asked, readiness, admission of the workspace (canonical, sandboxed, offered the route), the budget,
+// the writer state for writable work, and the record the launch writes (lifecycle.ts calls it).
+import { timeoutLimits } from "../config/schema"
+import { hostContext } from "../sandbox"
+import { canonicalWorkspace } from "../workspace/root"
+import { checkScope } from "../workspace/scope"
+import { checkBriefSize, planBudget } from "./budgets"
+import type { Engine } from "./engine"
+import { startedUnder } from "./idempotency"
+import { sessionPlace } from "./isolation"
+import type { Reclaims } from "./lanes"
+import { launchTurn } from "./launching"
+import { checkOutputSchema } from "./output-schema"
+import type { PolicyDecision, PolicyRequest } from "./policy"
+import type { StartRequest } from "./request"
+import { checkOffered, resolveRoute } from "./routes"
+import type { Runtime } from "./runtime"
+import { newRecord, newTaskId, type TaskRecord } from "./tasks"
+import { checkVerify } from "./verify"
+
+/** What starting a task needs of the lifecycle. */
+export interface StartDeps {
+  engine: Engine
+  runtime: Runtime
+  reclaims: Reclaims
+  /** The policy gate (policy.ts). */
+  check(request: PolicyRequest): Promise<PolicyDecision>
+  /** The readiness conditions doctor checks (readiness.ts). */
+  ready(): Promise<void>
+  /** Takes the workspace's writer state for `task`. */
+  acquire(workspace: string, task: string): Promise<unknown>
+}
+
+/** Starts the task, or attaches to the one started under the same idempotency key; refuses before any write. */
+export async function startTask(
+  deps: StartDeps,
+  request: StartRequest,
+): Promise<{ record: TaskRecord; attached: boolean }> {
+  // The policy first, then admission: a refused call gets no record, lock or session, and no other task's answer.
+  const decision = await deps.check({ ...request.policy, cwd: request.cwd })
+  checkBriefSize(request.brief, deps.runtime.flags.maxBriefBytes)
+  checkVerify(request.verify)
+  checkOutputSchema(request.outputSchema)
+  const scope = checkScope(request.scope)
+  // The same conditions doctor reports (readiness.ts): a missing launcher, an unsafe or unusable bwrap,
+  // a state dir that cannot take the record.
+  await deps.ready()
+  const config = await deps.runtime.config()
+  const host = hostContext(deps.runtime.flags, config.sandboxRuntime.trustedRoots)
+  const workspace = await canonicalWorkspace(request.cwd, host, config)
+  const existing = await startedUnder(deps.engine, request, workspace)
+  if (existing) return { record: existing, attached: true }
+  // Before any lock or session: an impossible budget fails here, naming the operation and reserve.
+  const budget = planBudget({
+    operation: request.role,
+    role: request.role,
+    limits: timeoutLimits(config),
+    bridgeTimeoutMs: deps.runtime.flags.bridgeTimeoutMs,
+    overrideMs: request.timeoutMs,
+    callTimeoutS: request.callTimeoutS,
+    commandTimeoutS: request.commandTimeoutS,
+  })
+  const { route, explicit, fallbacks } = await resolveRoute(deps.runtime, request.role, request.model, request.variant)
+  const id = newTaskId()
+  const place = await sessionPlace(
+    deps.runtime,
+    workspace,
+    host,
+    request.isolation,
+    id,
+    deps.engine.store,
+    deps.reclaims,
+  )
+  try {
+    // Fail closed before any lock or record: no session starts where file access would not be sandboxed.
+    const { client } = await deps.runtime.sandboxed(place.dir)
+    if (route) await checkOffered(deps.runtime, client, place.dir, request.role, route, explicit)
+    if (request.writable) await deps.acquire(place.dir, id)
+  } catch (error) {
+    await place.discard()
+    throw error
+  }
+  const record = newRecord(request, {
+    id,
+    workspace: place.dir,
+    route,
+    fallbacks,
+    operationMs: budget.operationMs,
+    isolation: place.isolation,
+    verify: request.verify,
+    outputSchema: request.outputSchema,
+    scope,
+    parallel: request.queued || undefined,
+  })
+  // A new record, not yet saved: its first save is the launch's.
+  record.calls = [{ ...decision, turn: 1 }]
+  await launchTurn(deps.engine, record, request.brief, host, request.relay, request.queued)
+  return { record, attached: false }
+}
