@@ -3,7 +3,7 @@
 // anything runs again in a fresh session, after a backoff (retry.ts retryDelay decides). A writer
 // runs once: its edits so far are in the workspace, and the parent decides what happens next.
 import { removeSession } from "../opencode/session"
-import { statusOf, type Turn } from "./delegate"
+import { statusOf, type Turn } from "./turn"
 import { classifyFailure } from "./failure"
 import { retryDelay, TRANSIENT_RETRIES } from "./retry"
 import type { Runtime } from "./runtime"
@@ -16,7 +16,7 @@ export interface AttemptDeps {
   runtime: Runtime
   store: TaskStore
   signal: AbortSignal
-  /** One turn on the shared server (engine.ts); `attach` follows a session already busy. */
+  /** One turn on the shared server (runs.ts); `attach` follows a session already busy. */
   turn(attach: boolean): Promise<Turn>
   progress(line: string): void
 }

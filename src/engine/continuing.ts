@@ -4,7 +4,7 @@
 import { fail } from "../errors"
 import type { Relay } from "../policy/relay"
 import { admitContinue, type ContinuePolicy, continuedTurn } from "./continuation"
-import type { Engine } from "./engine"
+import type { Runs } from "./runs"
 import { checkOwnWorktree } from "./isolation"
 import { launchTurn } from "./launching"
 import type { Runtime } from "./runtime"
@@ -12,7 +12,7 @@ import { checkContinuable, type TaskRecord } from "./tasks"
 
 /** What continuing a task needs of the lifecycle. */
 export interface ContinueDeps {
-  engine: Engine
+  runs: Runs
   runtime: Runtime
   /** Task ids whose task_continue is between its checks and its launch, in this process. */
   continuing: Set<string>
@@ -30,9 +30,9 @@ export interface ContinueCall {
 
 /** Starts the rework's turn, or refuses it before anything changes, saying why and what to do. */
 export async function continueTask(deps: ContinueDeps, id: string, brief: string, call: ContinueCall) {
-  const { engine } = deps
+  const { runs } = deps
   // Two task_continue calls for one task must not both start a turn: the second is refused.
-  if (engine.live.has(id) || deps.continuing.has(id))
+  if (runs.live.has(id) || deps.continuing.has(id))
     throw fail(
       "Usage",
       `Task ${id} is already running a turn.`,
@@ -41,7 +41,7 @@ export async function continueTask(deps: ContinueDeps, id: string, brief: string
   deps.continuing.add(id)
   try {
     // Under the task's claim (owners.ts): another process continuing or taking it over refuses this one.
-    if (!(await engine.owners.claim(id)))
+    if (!(await runs.owners.claim(id)))
       throw fail(
         "Usage",
         `Task ${id} is already running a turn in another MCP server process.`,
@@ -51,7 +51,7 @@ export async function continueTask(deps: ContinueDeps, id: string, brief: string
       return await continueClaimed(deps, id, brief, call)
     } catch (error) {
       // Refused before its turn started: the claim goes with the refusal.
-      if (!engine.live.has(id)) await engine.owners.release(id).catch(() => undefined)
+      if (!runs.live.has(id)) await runs.owners.release(id).catch(() => undefined)
       throw error
     }
   } finally {
@@ -61,9 +61,9 @@ export async function continueTask(deps: ContinueDeps, id: string, brief: string
 
 /** task_continue under the task's claim, which its launched turn keeps until it settles. */
 async function continueClaimed(deps: ContinueDeps, id: string, brief: string, call: ContinueCall): Promise<TaskRecord> {
-  const { engine } = deps
+  const { runs } = deps
   await deps.ready()
-  const record = await engine.store.read(id)
+  const record = await runs.store.read(id)
   checkContinuable(record, id)
   const admitted = await admitContinue(deps.runtime, record, brief, call.timeoutMs, call.call)
   if (record.writable) await deps.acquire(record.workspace, id)
@@ -71,11 +71,11 @@ async function continueClaimed(deps: ContinueDeps, id: string, brief: string, ca
     // Again under the writer state: a patch_discard that finished meanwhile has freed the lane.
     await checkOwnWorktree(deps.runtime, record)
   } catch (error) {
-    if (record.writable) await engine.locks.clear(record.workspace, id)
+    if (record.writable) await runs.locks.clear(record.workspace, id)
     throw error
   }
   // Written by the launch, with the workspace's state.
-  void engine.store.update(record, continuedTurn(record, brief, admitted), { deferred: true })
-  await launchTurn(engine, record, brief, admitted.host, call.relay)
+  void runs.store.update(record, continuedTurn(record, brief, admitted), { deferred: true })
+  await launchTurn(runs, record, brief, admitted.host, call.relay)
   return record
 }

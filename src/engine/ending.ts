@@ -3,7 +3,7 @@
 // can be read and table-tested apart from the calls that carry it out (settle.ts).
 import type { WaitOutcome } from "../opencode/session"
 import type { Transcript } from "../opencode/transcript"
-import { statusOf } from "./delegate"
+import { statusOf } from "./turn"
 import { type Disposal, disposal } from "./disposal"
 import { classifyFailure } from "./failure"
 import type { FailureKind } from "./failure-kinds"

@@ -4,7 +4,7 @@
 // keeps running with the question in its record (`waiting`) for a bounded time (policy.respondWaitSeconds):
 // task_respond answers it through the same OpenCode reply the relay uses; no answer in time, a
 // cancel or the deadline dismisses it as before. The waiter lives in the process that follows the
-// task: a process taking a dead one's task over withdraws the question (delegate.ts) and forgets it.
+// task: a process taking a dead one's task over withdraws the question (turn.ts) and forgets it.
 import { z } from "zod"
 import type { Config } from "../config/schema"
 import { fail } from "../errors"

@@ -1,6 +1,6 @@
 // Putting a task's turn in motion once it passed its checks: the workspace's writer state taken (a
 // holder whose process died reconciled first), then the task's claim, the workspace's state recorded
-// with the record, and the turn run in the background (engine.ts). A failure on the way releases what
+// with the record, and the turn run in the background (runs.ts). A failure on the way releases what
 // was taken.
 import { withOutputSchema } from "./output-schema"
 import { fail } from "../errors"
@@ -8,7 +8,7 @@ import type { Relay } from "../policy/relay"
 import type { HostContext } from "../sandbox"
 import { autorunFiles } from "../workspace/autorun"
 import { snapshot } from "../workspace/changes"
-import type { Engine } from "./engine"
+import type { Runs } from "./runs"
 import { lockedError, orphaned } from "./locks"
 import { reconcileHolder } from "./recovery"
 import type { TaskRecord } from "./tasks"
@@ -17,13 +17,13 @@ import type { TaskRecord } from "./tasks"
  * Takes the writer state, reconciling a holder whose process died when this process recovers
  * (`reconcile`); refuses while anyone else holds it.
  */
-export async function acquireWriter(engine: Engine, workspace: string, id: string, reconcile: boolean) {
+export async function acquireWriter(runs: Runs, workspace: string, id: string, reconcile: boolean) {
   for (let attempt = 0; attempt < 2; attempt++) {
-    const taken = await engine.locks.tryAcquire(workspace, id)
+    const taken = await runs.locks.tryAcquire(workspace, id)
     if (taken.acquired) return
     // Even the task's own quarantined or preserved state holds: only a restart releases those.
     if (attempt === 0 && orphaned(taken.holder)) {
-      if (reconcile) await reconcileHolder(engine, taken.holder)
+      if (reconcile) await reconcileHolder(runs, taken.holder)
       continue
     }
     throw lockedError(taken.holder, workspace)
@@ -32,7 +32,7 @@ export async function acquireWriter(engine: Engine, workspace: string, id: strin
 
 /** Records the workspace's state and the task, then runs its turn; a failure before then releases the writer state. */
 export async function launchTurn(
-  engine: Engine,
+  runs: Runs,
   record: TaskRecord,
   brief: string,
   host: HostContext,
@@ -41,7 +41,7 @@ export async function launchTurn(
 ) {
   try {
     // A new task's id is its own: the claim is taken at once, and given up when the task settles.
-    if (!(await engine.owners.claim(record.id)))
+    if (!(await runs.owners.claim(record.id)))
       throw fail("Usage", `Task ${record.id} is driven by another MCP server process.`, "Call task_status for it.")
     const state = await snapshot(record.workspace, host)
     const autorun = record.writable ? await autorunFiles(record.workspace) : undefined
@@ -49,13 +49,13 @@ export async function launchTurn(
       r.snapshot = state
       if (autorun) r.autorun = autorun
     }
-    await engine.store.update(record, measured, { quiet: true })
+    await runs.store.update(record, measured, { quiet: true })
   } catch (error) {
-    if (record.writable) await engine.locks.clear(record.workspace, record.id)
+    if (record.writable) await runs.locks.clear(record.workspace, record.id)
     // The launch's own error is the one to report; a claim left behind is taken back later.
-    await engine.owners.release(record.id).catch(() => undefined)
+    await runs.owners.release(record.id).catch(() => undefined)
     throw error
   }
   // Every turn's brief (the first and each task_continue) says how the answer must end.
-  engine.launch(record, withOutputSchema(brief, record.outputSchema), false, relay, queued)
+  runs.launch(record, withOutputSchema(brief, record.outputSchema), false, relay, queued)
 }

@@ -1,6 +1,6 @@
 // The task lifecycle, the engine's public face: every delegation is a task with a record on disk.
 // start() (starting.ts) checks the budget, takes the writer state for writable work, writes the record, and runs
-// the turn in the background of this process (engine.ts); a tool call follows it only as long as its
+// the turn in the background of this process (runs.ts); a tool call follows it only as long as its
 // sync budget allows. Settling (settle.ts) releases the workspace only once the session is confirmed
 // removed. With `recover`, tasks and writer states a dead process left are taken over first (recovery.ts).
 import { fail } from "../errors"
@@ -11,7 +11,7 @@ import type { SetAside } from "../util/state-file"
 import type { ContinuePolicy } from "./continuation"
 import { continueTask } from "./continuing"
 import { startTask } from "./starting"
-import { Engine } from "./engine"
+import { Runs } from "./runs"
 import { Reclaims } from "./lanes"
 import { listTasks, type Listing, type TaskQuery } from "./listing"
 import { gatePolicy, policyReport, type PolicyDecision, type PolicyRequest } from "./policy"
@@ -43,7 +43,7 @@ export interface DelegationOptions {
 }
 
 export class Delegations {
-  private readonly engine: Engine
+  private readonly runs: Runs
   /** Task ids whose task_continue is between its checks and its launch. */
   private readonly continuing = new Set<string>()
   /** Recovery, when asked for (recovery.ts); every entry point waits for it first. */
@@ -60,15 +60,15 @@ export class Delegations {
     readonly runtime: Runtime,
     options: DelegationOptions = {},
   ) {
-    this.engine = new Engine(runtime, options.onLaunch)
+    this.runs = new Runs(runtime, options.onLaunch)
     // The use cases call back into the lifecycle (its writer state, reads, starts), each through its deps.
     this.patches = new Patches(this)
     this.groups = new Groups(this)
-    if (options.recover) this.recovering = recoverAll(this.engine)
+    if (options.recover) this.recovering = recoverAll(this.runs)
     if (!options.retention) return
     // A patch that could not be expired (its writer state held, say) stays for the next pass.
     const expire = (record: PatchRecord) => expireApplied(this, record).catch(() => false)
-    this.retention = new RetentionSchedule(runtime, this.engine.store, expire, this.recovering ?? Promise.resolve())
+    this.retention = new RetentionSchedule(runtime, this.runs.store, expire, this.recovering ?? Promise.resolve())
     this.retention.start()
   }
 
@@ -77,7 +77,7 @@ export class Delegations {
     await this.recovering
     return startTask(
       {
-        engine: this.engine,
+        runs: this.runs,
         runtime: this.runtime,
         reclaims: this.reclaims,
         check: (policy) => this.check(policy),
@@ -112,7 +112,7 @@ export class Delegations {
    */
   async continue(id: string, brief: string, timeoutMs?: number, relay?: Relay, call: ContinuePolicy = {}) {
     await this.recovering
-    const deps = { engine: this.engine, runtime: this.runtime, continuing: this.continuing }
+    const deps = { runs: this.runs, runtime: this.runtime, continuing: this.continuing }
     const turn = {
       ready: () => this.ready(),
       acquire: (workspace: string, task: string) => this.acquire(workspace, task),
@@ -127,13 +127,13 @@ export class Delegations {
     try {
       return await work()
     } finally {
-      await this.engine.locks.clear(workspace, holder)
+      await this.runs.locks.clear(workspace, holder)
     }
   }
 
   /** Takes the writer state (launching.ts), reconciling a dead holder when this process recovers. */
   private acquire(workspace: string, id: string) {
-    return acquireWriter(this.engine, workspace, id, this.recovering !== undefined)
+    return acquireWriter(this.runs, workspace, id, this.recovering !== undefined)
   }
 
   /** Cancels a task this process follows (or aborts another process's session); resolves once it settled. */
@@ -144,13 +144,13 @@ export class Delegations {
   /** Cancels the task unless it had already finished, and says which: a finished one is left as it was. */
   async cancelTask(id: string): Promise<{ record: TaskRecord; alreadyFinished: boolean }> {
     await this.recovering
-    const live = this.engine.live.get(id)
+    const live = this.runs.live.get(id)
     if (live && isFinished(live.record.status)) return { record: live.record, alreadyFinished: true }
     if (live) {
       live.controller.abort()
       return { record: await live.done, alreadyFinished: false }
     }
-    const record = await this.engine.store.read(id)
+    const record = await this.runs.store.read(id)
     if (!record) throw fail("Usage", `No task ${id}.`, "Call task_list for the known tasks.")
     if (isFinished(record.status)) return { record, alreadyFinished: true }
     if (record.sessionID) {
@@ -164,35 +164,35 @@ export class Delegations {
   async respond(id: string, answer: string): Promise<TaskRecord> {
     const record = await this.read(id)
     if (!record) throw fail("Usage", `No task ${id}.`, "Call task_list for the known tasks.")
-    await this.engine.inbox.answer(record, answer)
+    await this.runs.inbox.answer(record, answer)
     return record
   }
 
   /** Waits until the task changes after `revision` (progress or the end) or the time is up. */
   wait(id: string, waitMs: number, revision?: number): Promise<TaskRecord | undefined> {
-    return wait(this.engine, id, waitMs, revision)
+    return wait(this.runs, id, waitMs, revision)
   }
 
   /** Waits until the task finishes, the budget is spent or the signal aborts (waiting.ts); its record then. */
   follow(id: string, options: FollowOptions = {}): Promise<TaskRecord | undefined> {
-    return follow(this.engine, id, options)
+    return follow(this.runs, id, options)
   }
 
   /** The task as this process knows it (the followed record, else the stored one). */
   async read(id: string): Promise<TaskRecord | undefined> {
     await this.recovering
-    return this.engine.live.get(id)?.record ?? (await this.engine.store.read(id))
+    return this.runs.live.get(id)?.record ?? (await this.runs.store.read(id))
   }
 
   /** State files this process set aside since the last call, each returned once (task_list and stats report them). */
   takeSetAside(): SetAside[] {
-    return this.engine.store.takeSetAside()
+    return this.runs.store.takeSetAside()
   }
 
   /** Every task, newest first, as this process knows it. */
   async list(): Promise<TaskRecord[]> {
     await this.recovering
-    return (await this.engine.store.list()).map((record) => this.engine.live.get(record.id)?.record ?? record)
+    return (await this.runs.store.list()).map((record) => this.runs.live.get(record.id)?.record ?? record)
   }
 
   /** The tasks a query selects, with the stored patches, the lanes and what was set aside (listing.ts). */
@@ -203,30 +203,30 @@ export class Delegations {
   /** The tasks matching `query`, newest first, as this process knows them, read through the store's index. */
   async page(query: IndexQuery): Promise<Page> {
     await this.recovering
-    const found = await this.engine.store.page(query)
-    return { ...found, records: found.records.map((record) => this.engine.live.get(record.id)?.record ?? record) }
+    const found = await this.runs.store.page(query)
+    return { ...found, records: found.records.map((record) => this.runs.live.get(record.id)?.record ?? record) }
   }
 
   /** What the ledger (stats) sums, from the index. */
   async ledger(): Promise<LedgerRecord[]> {
     await this.recovering
-    return this.engine.store.ledger()
+    return this.runs.store.ledger()
   }
 
   /** True while this process runs the task's turn (or settles it). */
   isFollowing(id: string): boolean {
-    return this.engine.live.has(id)
+    return this.runs.live.has(id)
   }
 
   followedCount(): number {
-    return this.engine.live.size
+    return this.runs.live.size
   }
 
   /** Resolves once every task this process follows has settled (each ends by its deadline at the latest). */
   async settled(): Promise<void> {
     // After recovery: the tasks it takes over are followed only once it has found them.
     await this.recovering
-    await this.engine.settled()
+    await this.runs.settled()
   }
 
   /**
@@ -235,18 +235,18 @@ export class Delegations {
    */
   async withdrawAsks(ms: number): Promise<void> {
     const reason = "the MCP client that could put it to the person closed"
-    // Best effort: the watchdog taking the tasks over answers what is still pending (delegate.ts TAKEN_OVER).
-    await Promise.race([this.engine.withdrawAsks(reason).catch(() => undefined), Bun.sleep(ms)])
+    // Best effort: the watchdog taking the tasks over answers what is still pending (turn.ts TAKEN_OVER).
+    await Promise.race([this.runs.withdrawAsks(reason).catch(() => undefined), Bun.sleep(ms)])
   }
 
   /** Cancels every task this process follows and waits for them to settle (tests, an orderly shutdown). */
   shutdown(): Promise<void> {
-    return this.engine.shutdown()
+    return this.runs.shutdown()
   }
 
   /** Resolves once every record a full disk kept from being written is written, or after `ms`; false if some
    * are still not. */
   flushed(ms: number): Promise<boolean> {
-    return this.engine.store.flushed(ms)
+    return this.runs.store.flushed(ms)
   }
 }

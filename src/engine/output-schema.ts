@@ -1,6 +1,6 @@
 // Structured output: the parent's `output_schema` (a JSON Schema), the instruction appended to the brief,
 // and the agent's final answer extracted and validated against it. Pure: the turn asks again once on a
-// mismatch (delegate.ts), settle attaches the value or the validator's message (settle.ts). The value is
+// mismatch (turn.ts), settle attaches the value or the validator's message (settle.ts). The value is
 // the agent's JSON exactly as parsed: ajv never coerces types, fills defaults or removes properties here.
 import { Ajv, type ValidateFunction } from "ajv"
 import addFormats from "ajv-formats"
@@ -134,7 +134,7 @@ function outputRetry(message: string): string {
   return retry.trim().replace("{{message}}", () => message)
 }
 
-/** The follow-up a turn sends once when its final answer does not match (delegate.ts), else nothing. Pure. */
+/** The follow-up a turn sends once when its final answer does not match (turn.ts), else nothing. Pure. */
 export function outputFollowUp(schema: OutputSchema, text: string): { line: string; text: string } | undefined {
   const checked = checkOutput(schema, text)
   if (checked.ok) return undefined

@@ -18,7 +18,7 @@ import {
 } from "../opencode/session"
 import { readTranscript } from "../opencode/transcript"
 import { alive, sameProcess, selfStart } from "../util/process"
-import type { Engine, Live } from "./engine"
+import type { Runs, Live } from "./runs"
 import { orphaned } from "./locks"
 import type { TaskRecord } from "./tasks"
 
@@ -30,36 +30,33 @@ const ownerGone = (record: TaskRecord) =>
     : !sameProcess(record.ownerPid, record.ownerStart))
 
 /** Takes over every task and writer state a dead process left; never rejects. */
-export async function recoverAll(engine: Engine): Promise<void> {
+export async function recoverAll(runs: Runs): Promise<void> {
   // Recovery is per task and records its own failures (interrupted, with the reason); nothing waits on the rest.
-  await recoverLeft(engine).catch(() => undefined)
+  await recoverLeft(runs).catch(() => undefined)
 }
 
-async function recoverLeft(engine: Engine) {
-  const records = (await engine.store.unfinished()).filter(ownerGone)
-  const locks = (await engine.locks.list()).filter(orphaned)
+async function recoverLeft(runs: Runs) {
+  const records = (await runs.store.unfinished()).filter(ownerGone)
+  const locks = (await runs.locks.list()).filter(orphaned)
   if (records.length === 0 && locks.length === 0) return
-  for (const record of records) await recoverTask(engine, record)
-  for (const lock of locks)
-    if (!records.some((record) => record.id === lock.taskID)) await reconcileHolder(engine, lock)
+  for (const record of records) await recoverTask(runs, record)
+  for (const lock of locks) if (!records.some((record) => record.id === lock.taskID)) await reconcileHolder(runs, lock)
 }
 
 /** A holder whose process died: recover its task when it still says running, else reconcile the state. */
-export async function reconcileHolder(engine: Engine, holder: { taskID: string; workspace: string }) {
+export async function reconcileHolder(runs: Runs, holder: { taskID: string; workspace: string }) {
   // A record that cannot be read (moved aside as corrupt) leaves only the lock to reconcile below.
-  const record = /^task_/.test(holder.taskID)
-    ? await engine.store.read(holder.taskID).catch(() => undefined)
-    : undefined
-  if (record && ownerGone(record)) return recoverTask(engine, record)
-  const lock = await engine.locks.read(holder.workspace)
+  const record = /^task_/.test(holder.taskID) ? await runs.store.read(holder.taskID).catch(() => undefined) : undefined
+  if (record && ownerGone(record)) return recoverTask(runs, record)
+  const lock = await runs.locks.read(holder.workspace)
   if (!lock || !orphaned(lock)) return
-  if (!lock.sessionID) return engine.locks.clear(lock.workspace, lock.taskID)
-  const { client } = await engine.runtime.opencode()
+  if (!lock.sessionID) return runs.locks.clear(lock.workspace, lock.taskID)
+  const { client } = await runs.runtime.opencode()
   await abortSession(client, lock.sessionID, lock.workspace)
   // A preserved session is evidence: it stays; the restart is what releases the workspace.
   if (lock.state === "preserved" || (await removeSession(client, lock.sessionID, lock.workspace)))
-    return engine.locks.clear(lock.workspace, lock.taskID)
-  await engine.locks.set(lock.workspace, lock.taskID, "quarantined", {
+    return runs.locks.clear(lock.workspace, lock.taskID)
+  await runs.locks.set(lock.workspace, lock.taskID, "quarantined", {
     reason: `session ${lock.sessionID}, left by a stopped MCP server, could not be confirmed removed`,
   })
 }
@@ -69,38 +66,38 @@ export async function reconcileHolder(engine: Engine, holder: { taskID: string; 
  * the watchdog, the next serve and a writer reconciling a lock, one drives the task, and the others
  * leave it. The record is read again under the claim, since a taker that came first may have settled it.
  */
-async function recoverTask(engine: Engine, found: TaskRecord): Promise<void> {
-  if (engine.live.has(found.id)) return
+async function recoverTask(runs: Runs, found: TaskRecord): Promise<void> {
+  if (runs.live.has(found.id)) return
   // A claim that cannot be taken (the state dir unwritable) is no ownership: leave the task to others.
-  if (!(await engine.owners.claim(found.id).catch(() => false))) return
+  if (!(await runs.owners.claim(found.id).catch(() => false))) return
   // A record moved aside as corrupt meanwhile is nothing to take over.
-  const record = await engine.store.read(found.id).catch(() => undefined)
-  if (!record || !ownerGone(record) || engine.live.has(found.id)) {
+  const record = await runs.store.read(found.id).catch(() => undefined)
+  if (!record || !ownerGone(record) || runs.live.has(found.id)) {
     // Left behind, the claim is taken back from this process once it is gone.
-    if (!engine.live.has(found.id)) await engine.owners.release(found.id).catch(() => undefined)
+    if (!runs.live.has(found.id)) await runs.owners.release(found.id).catch(() => undefined)
     return
   }
-  await takeOver(engine, record)
+  await takeOver(runs, record)
 }
 
-/** A member that never had its slot: its deadline starts once it has one (engine.ts driveInSlot). */
+/** A member that never had its slot: its deadline starts once it has one (runs.ts driveInSlot). */
 const stillQueued = (record: TaskRecord) =>
   record.parallel === true && record.sessions.length === 0 && record.turnStartedAt === record.createdAt
 
-async function takeOver(engine: Engine, record: TaskRecord): Promise<void> {
+async function takeOver(runs: Runs, record: TaskRecord): Promise<void> {
   // Written with the next save below (or the settling): the owner is this process from now on.
   const remember = (edit: (r: TaskRecord) => void) =>
-    void engine.store.update(record, edit, { quiet: true, deferred: true })
+    void runs.store.update(record, edit, { quiet: true, deferred: true })
   remember((r) => Object.assign(r, { ownerPid: process.pid, ownerStart: selfStart() }))
   if (record.writable) {
-    const lock = await engine.locks.read(record.workspace)
-    if (lock?.taskID === record.id) await engine.locks.set(record.workspace, record.id, lock.state, {})
+    const lock = await runs.locks.read(record.workspace)
+    if (lock?.taskID === record.id) await runs.locks.set(record.workspace, record.id, lock.state, {})
   }
   const live: Live = { record, controller: new AbortController(), listeners: new Set(), done: Promise.resolve(record) }
-  engine.live.set(record.id, live)
+  runs.live.set(record.id, live)
   const started = Date.parse(record.turnStartedAt ?? record.createdAt)
   try {
-    const { client } = await engine.runtime.opencode()
+    const { client } = await runs.runtime.opencode()
     // The process may have died between creating the session and recording it: the title carries the task id.
     let sessionID = record.sessionID ?? (await findSessions(client, record.workspace, record.id))[0]
     // A creation the process sent just before it died may still be under way: look once more.
@@ -124,9 +121,9 @@ async function takeOver(engine: Engine, record: TaskRecord): Promise<void> {
       state = await sessionState(client, sessionID, record.workspace)
     }
     if (sessionID && state === "busy") {
-      engine.live.delete(record.id)
-      engine.launch(record, "", true, undefined, record.parallel)
-      await engine.store.save(record)
+      runs.live.delete(record.id)
+      runs.launch(record, "", true, undefined, record.parallel)
+      await runs.store.save(record)
       return
     }
     if (sessionID && state === "idle") {
@@ -142,17 +139,17 @@ async function takeOver(engine: Engine, record: TaskRecord): Promise<void> {
         Date.now() < record.deadline &&
         (await lastMessageID(client, sessionID, record.workspace)) === undefined
       ) {
-        engine.live.delete(record.id)
-        engine.launch(record, record.brief, false, undefined, record.parallel)
-        await engine.store.save(record)
+        runs.live.delete(record.id)
+        runs.launch(record, record.brief, false, undefined, record.parallel)
+        await runs.store.save(record)
         return
       }
       if (transcript?.text && !transcript.error) {
-        live.done = engine.settle(live, { sessionID, outcome: { kind: "idle" }, transcript }, started)
+        live.done = runs.settle(live, { sessionID, outcome: { kind: "idle" }, transcript }, started)
         await live.done
         return
       }
-      live.done = engine.settle(live, { sessionID, outcome: { kind: "idle" }, transcript }, started, {
+      live.done = runs.settle(live, { sessionID, outcome: { kind: "idle" }, transcript }, started, {
         status: "interrupted",
         note: `The MCP server stopped while session ${sessionID} ran, and it ended without a report.`,
       })
@@ -161,12 +158,12 @@ async function takeOver(engine: Engine, record: TaskRecord): Promise<void> {
     }
     // The process died before the session existed: start it now, under the task's own deadline.
     if (!sessionID && record.brief && (stillQueued(record) || Date.now() < record.deadline)) {
-      engine.live.delete(record.id)
-      engine.launch(record, record.brief, false, undefined, record.parallel)
-      await engine.store.save(record)
+      runs.live.delete(record.id)
+      runs.launch(record, record.brief, false, undefined, record.parallel)
+      await runs.store.save(record)
       return
     }
-    live.done = engine.settle(live, { sessionID: undefined, outcome: { kind: "aborted" } }, started, {
+    live.done = runs.settle(live, { sessionID: undefined, outcome: { kind: "aborted" } }, started, {
       status: "interrupted",
       note: sessionID
         ? `The MCP server stopped while this task ran; its session ${sessionID} no longer exists.`
@@ -174,15 +171,15 @@ async function takeOver(engine: Engine, record: TaskRecord): Promise<void> {
     })
     await live.done
   } catch (error) {
-    engine.live.delete(record.id)
+    runs.live.delete(record.id)
     const failed = (r: TaskRecord) =>
       Object.assign(r, {
         status: "interrupted",
         note: `Recovery after a restart failed: ${describe(error)}`,
         finishedAt: new Date().toISOString(),
       })
-    await engine.store.update(record, failed)
+    await runs.store.update(record, failed)
     // As above: a claim left behind is taken back once this process is gone.
-    await engine.owners.release(record.id).catch(() => undefined)
+    await runs.owners.release(record.id).catch(() => undefined)
   }
 }

@@ -6,7 +6,7 @@ import { hostContext } from "../sandbox"
 import { canonicalWorkspace } from "../workspace/root"
 import { checkScope } from "../workspace/scope"
 import { checkBriefSize, planBudget } from "./budgets"
-import type { Engine } from "./engine"
+import type { Runs } from "./runs"
 import { startedUnder } from "./idempotency"
 import { sessionPlace } from "./isolation"
 import type { Reclaims } from "./lanes"
@@ -21,7 +21,7 @@ import { checkVerify } from "./verify"
 
 /** What starting a task needs of the lifecycle. */
 export interface StartDeps {
-  engine: Engine
+  runs: Runs
   runtime: Runtime
   reclaims: Reclaims
   /** The policy gate (policy.ts). */
@@ -49,7 +49,7 @@ export async function startTask(
   const config = await deps.runtime.config()
   const host = hostContext(deps.runtime.flags, config.sandboxRuntime.trustedRoots)
   const workspace = await canonicalWorkspace(request.cwd, host, config)
-  const existing = await startedUnder(deps.engine, request, workspace)
+  const existing = await startedUnder(deps.runs, request, workspace)
   if (existing) return { record: existing, attached: true }
   // Before any lock or session: an impossible budget fails here, naming the operation and reserve.
   const budget = planBudget({
@@ -63,15 +63,7 @@ export async function startTask(
   })
   const { route, explicit, fallbacks } = await resolveRoute(deps.runtime, request.role, request.model, request.variant)
   const id = newTaskId()
-  const place = await sessionPlace(
-    deps.runtime,
-    workspace,
-    host,
-    request.isolation,
-    id,
-    deps.engine.store,
-    deps.reclaims,
-  )
+  const place = await sessionPlace(deps.runtime, workspace, host, request.isolation, id, deps.runs.store, deps.reclaims)
   try {
     // Fail closed before any lock or record: no session starts where file access would not be sandboxed.
     const { client } = await deps.runtime.sandboxed(place.dir)
@@ -95,6 +87,6 @@ export async function startTask(
   })
   // A new record, not yet saved: its first save is the launch's.
   record.calls = [{ ...decision, turn: 1 }]
-  await launchTurn(deps.engine, record, request.brief, host, request.relay, request.queued)
+  await launchTurn(deps.runs, record, request.brief, host, request.relay, request.queued)
   return { record, attached: false }
 }

@@ -1,7 +1,7 @@
 // Waiting on a task: woken by the task itself when this process follows it, else by polling the
 // record another process writes. `wait` answers at the next change (task_status); `follow` stays
 // until the end, passing on each progress line (a delegating tool call within its sync budget).
-import type { Engine } from "./engine"
+import type { Runs } from "./runs"
 import { isFinished, type TaskRecord } from "./tasks"
 
 export interface FollowOptions {
@@ -14,17 +14,12 @@ export interface FollowOptions {
 }
 
 /** The followed record, else the stored one. */
-const current = async (engine: Engine, id: string) => engine.live.get(id)?.record ?? (await engine.store.read(id))
+const current = async (runs: Runs, id: string) => runs.live.get(id)?.record ?? (await runs.store.read(id))
 
 /** Waits until the task changes after `revision` (progress or the end) or the time is up. */
-export async function wait(
-  engine: Engine,
-  id: string,
-  waitMs: number,
-  revision?: number,
-): Promise<TaskRecord | undefined> {
-  const live = engine.live.get(id)
-  const record = await current(engine, id)
+export async function wait(runs: Runs, id: string, waitMs: number, revision?: number): Promise<TaskRecord | undefined> {
+  const live = runs.live.get(id)
+  const record = await current(runs, id)
   if (!record || isFinished(record.status) || waitMs <= 0 || (revision !== undefined && record.revision > revision))
     return record
   if (live)
@@ -41,18 +36,18 @@ export async function wait(
   const deadline = Date.now() + waitMs
   while (Date.now() < deadline) {
     await Bun.sleep(250)
-    const polled = await engine.store.read(id)
+    const polled = await runs.store.read(id)
     if (!polled || isFinished(polled.status) || polled.revision !== record.revision) return polled
   }
-  return engine.store.read(id)
+  return runs.store.read(id)
 }
 
 /** Waits until the task finishes, the budget is spent or the signal aborts; the task's record then. */
-export async function follow(engine: Engine, id: string, options: FollowOptions = {}): Promise<TaskRecord | undefined> {
+export async function follow(runs: Runs, id: string, options: FollowOptions = {}): Promise<TaskRecord | undefined> {
   const { budgetMs = Infinity, signal, onProgress } = options
   const started = Date.now()
   // Progress is heard from a task followed when the wait starts; another process's task is polled.
-  const live = engine.live.get(id)
+  const live = runs.live.get(id)
   let wake = () => {}
   const listener = (line?: string) => (line ? onProgress?.(line) : wake())
   const onAbort = () => wake()
@@ -60,7 +55,7 @@ export async function follow(engine: Engine, id: string, options: FollowOptions 
   signal?.addEventListener("abort", onAbort, { once: true })
   try {
     while (Date.now() - started < budgetMs && !signal?.aborted) {
-      const record = await current(engine, id)
+      const record = await current(runs, id)
       if (record && isFinished(record.status)) break
       const remaining = budgetMs - (Date.now() - started)
       if (live)
@@ -72,13 +67,13 @@ export async function follow(engine: Engine, id: string, options: FollowOptions 
             resolve()
           }
           wake = done
-          if (!engine.live.has(id) || signal?.aborted) done()
+          if (!runs.live.has(id) || signal?.aborted) done()
         })
-      else await wait(engine, id, Math.min(remaining, 5000), record?.revision)
+      else await wait(runs, id, Math.min(remaining, 5000), record?.revision)
     }
   } finally {
     live?.listeners.delete(listener)
     signal?.removeEventListener("abort", onAbort)
   }
-  return current(engine, id)
+  return current(runs, id)
 }

@@ -232,7 +232,7 @@ test("a client without elicitation: the ask is refused by policy as before, the 
     expect(question.progress.find((line) => line.startsWith("refused a question request"))).toContain(
       "no MCP elicitation",
     )
-    // OpenCode ends the step on a dismissed question; the report is then asked for once (delegate.ts).
+    // OpenCode ends the step on a dismissed question; the report is then asked for once (turn.ts).
     expect(lastToolResult()).toMatchObject({ tool: "question", output: "The user dismissed this question" })
     expect(question.result.report).toBe("No answer from the person; reporting without one.")
   } finally {

@@ -1,7 +1,7 @@
 // Tasks that outlive the call, progress in order, and permission asks answered by policy, on the
 // real OpenCode with the scripted model. One OpenCode server for the whole file.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { runTurn } from "../../src/engine/delegate"
+import { runTurn } from "../../src/engine/turn"
 import { connect, makeRepo, startWorld, stopWorld, structured, text, type World } from "./_setup"
 
 let world: World

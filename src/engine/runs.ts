@@ -1,14 +1,14 @@
-// The engine's working parts, shared inside src/engine by the lifecycle (its public face, lifecycle.ts)
-// and recovery: the record store, the writer states, the tasks this process follows, and how a
-// launched task is driven through its turn (attempts.ts) to its settling (settle.ts). Nothing outside src/engine
-// holds an Engine; they go through Delegations.
+// The runs of this process: the engine's working parts, shared inside src/engine by the lifecycle
+// (`Delegations`, the engine's one public face, lifecycle.ts) and recovery: the record store, the writer
+// states, the tasks this process follows, and how a launched task is driven through its turn (turn.ts,
+// attempts.ts) to its settling (settle.ts). Nothing outside src/engine holds the Runs.
 import { describe } from "../errors"
 import { taskSessionBusy } from "../opencode/busy"
 import { probeServer } from "../opencode/server"
 import { knownAsks, withdrawPending, type OpenAsk } from "../opencode/pending"
 import type { Relay } from "../policy/relay"
 import { attemptTurn, routesLeft } from "./attempts"
-import { runTurn, type Turn } from "./delegate"
+import { runTurn, type Turn } from "./turn"
 import { Inbox, respondWaitMs } from "./inbox"
 import { WriterLocks } from "./locks"
 import type { Status } from "./result"
@@ -36,7 +36,7 @@ export interface Live {
   slot?: Slot
 }
 
-export class Engine {
+export class Runs {
   readonly store: TaskStore
   readonly locks: WriterLocks
   readonly slots: Slots
