@@ -10,7 +10,7 @@ export const review = defineTool({
   description,
   input: {
     patch_id: z.string().min(1),
-    brief: z.string().min(1).describe("What to check."),
+    brief: z.string().min(1),
   },
   output: resultShape,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
