@@ -83,6 +83,11 @@ describe("a review", () => {
     const first = JSON.stringify(requestsOf("rev_ok")[0]!.body.messages)
     expect(first).toContain("calc.ts (modified, +1 -1)")
     expect(first).toContain("request_changes")
+    // The worktree is admitted to the review's start only: a continue of it is refused, saying what to do.
+    const again = await mcp.call("task_continue", { task_id: out.task_id, task: "More. [script:rev_ok]" })
+    expect(again.isError).toBe(true)
+    expect(textOf(again)).toContain("a review is not continued")
+    expect(textOf(again)).toContain("next: Call review again")
   }, 120_000)
 
   test("requests changes on a planted bug, the finding at the file and line the reviewer read", async () => {
