@@ -3,9 +3,8 @@
 // output schema (output-schema.ts) so the verdict and findings come back as structured output. Pure
 // except the patch record's read: the start itself is the lifecycle's, as for any scout.
 import { agentName } from "../agents/names"
-import { fail } from "../errors"
 import { shownName } from "../workspace/names"
-import { loadPatch, patchState, type PatchRecord } from "../workspace/patches"
+import { loadPatch, type PatchRecord } from "../workspace/patches"
 import template from "./review.md" with { type: "text" }
 import type { StartRequest } from "./request"
 import { sessionTitle } from "./title"
@@ -58,17 +57,11 @@ export function reviewBrief(record: PatchRecord, brief: string): string {
 }
 
 /**
- * The scout start that reviews `patchId`: refused (with what to do) for an unknown, discarded or
- * unstored patch (loadPatch), and for one whose worker still runs (its tree is still changing).
+ * The scout start that reviews `patchId`: loadPatch refuses (with what to do) an unknown, discarded or
+ * unstored patch, and one not collected yet (its worker still runs: its tree is still changing).
  */
 export async function reviewRequest(patchesDir: string, patchId: string, brief: string): Promise<StartRequest> {
   const { record } = await loadPatch(patchesDir, patchId)
-  if (patchState(record) === "open")
-    throw fail(
-      "Usage",
-      `Patch ${record.id} has no collected change yet: its worker ${record.taskId ?? ""} still runs.`,
-      "Wait for the worker with task_status, then review its patch.",
-    )
   const text = reviewBrief(record, brief)
   return {
     role: "scout",

@@ -4,9 +4,9 @@
 // to write the patched file (the write tool, then a shell redirect): refused, the file and the patch's
 // digest unchanged. An unknown or discarded patch_id is refused before any task; control: a real one starts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync, readFileSync, realpathSync } from "node:fs"
 import { writeFile } from "node:fs/promises"
-import { readPatchRecord } from "../../src/workspace/patches"
+import { listPatches, readPatchRecord } from "../../src/workspace/patches"
 import { git } from "../patches/_repo"
 import { done, read, shell, write } from "../helpers/steps"
 import {
@@ -62,6 +62,17 @@ async function workerPatch(name: string, content: string): Promise<Patch> {
   )
   expect(out.status).toBe("succeeded")
   return out.patch as Patch
+}
+
+/** Polls `probe` until it gives a value (a minute at most). */
+async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    const value = await probe()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error("condition not met in time")
+    await Bun.sleep(50)
+  }
 }
 
 const treeOf = async (id: string) => (await readPatchRecord(world.home.paths.patchesDir, id))!.layout.tree
@@ -162,5 +173,24 @@ describe("a patch_id the review cannot use", () => {
     const ok = await mcp.call("review", { patch_id: live.patch_id, brief: "Look. [script:rev_idle]" })
     expect(ok.isError).toBeFalsy()
     expect(await taskCount(world)).toBe(tasks + 1)
+  }, 120_000)
+
+  test("a patch whose worker still runs is refused (its tree still changes); finished, it is reviewed", async () => {
+    const repo = await makeRepo(world)
+    world.model.setScript("slow", {
+      turns: [{ steps: [{ ...shell("printf 'x\\n' > slow.ts"), delayMs: 4000 }, done] }],
+    })
+    const running = mcp.call("worker", { cwd: repo, task: "Edit. [script:slow]", isolation: "worktree" })
+    const open = await until(async () => {
+      const { records } = await listPatches(world.home.paths.patchesDir)
+      return records.find((record) => record.source.workspace === realpathSync(repo) && record.status === "open")
+    })
+    const refused = await mcp.call("review", { patch_id: open.id, brief: "Look. [script:rev_idle]" })
+    expect(refused.isError).toBe(true)
+    expect(textOf(refused)).toContain("its worker is still running")
+    expect(textOf(refused)).toContain("next: Wait for the worker")
+    expect(structuredOf(await running).status).toBe("succeeded")
+    const after = structuredOf(await mcp.call("review", { patch_id: open.id, brief: "Look. [script:rev_idle]" }))
+    expect(after.output).toEqual({ verdict: "approve", findings: [] })
   }, 120_000)
 })
