@@ -31,6 +31,13 @@ export async function admitContinue(
   timeoutMs: number | undefined,
   call: ContinuePolicy,
 ): Promise<Admitted> {
+  // A review (review.ts) ran in a patch's worktree, admitted to its start only (admission refuses it here anyway).
+  if (!record.isolation && record.workspace.startsWith(`${runtime.paths.worktreesDir}/`))
+    throw fail(
+      "Usage",
+      `Task ${record.id} reviewed a patch in its worktree; a review is not continued.`,
+      "Call review again with the same patch_id and the follow-up in its brief.",
+    )
   // Where a new call for this task would run: the caller's workspace, not an isolated task's copy.
   const source = record.isolation?.source ?? record.workspace
   const delegation = reworkDelegation(record, call.mechanical)

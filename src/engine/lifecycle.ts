@@ -20,6 +20,7 @@ import { Patches } from "./patches"
 import { acquireWriter } from "./launching"
 import { hostReadiness, refuseUnready } from "./readiness"
 import { recoverAll } from "./recovery"
+import { reviewRequest } from "./review"
 import { RetentionSchedule } from "./schedule"
 import { expireApplied } from "./expire-patch"
 import type { PatchRecord } from "../workspace/patches"
@@ -86,6 +87,11 @@ export class Delegations {
       },
       request,
     )
+  }
+
+  /** The scout start reviewing a stored patch in its worktree (review.ts); start() runs it. */
+  reviewRequest(patchId: string, brief: string): Promise<StartRequest> {
+    return reviewRequest(this.runtime.paths.patchesDir, patchId, brief)
   }
 
   /** Refuses, before anything is written, when a readiness condition doctor checks fails. */

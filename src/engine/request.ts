@@ -25,6 +25,8 @@ export interface StartRequest {
   outputSchema?: unknown
   /** worker only: the workspace-relative paths and globs it may change (src/workspace/scope.ts). */
   scope?: string[]
+  /** A review (review.ts): cwd is this patch's worktree, admitted as its own; the policy is the source's. */
+  review?: { patchId: string; source: string }
   idempotencyKey?: string
   /** This operation's deadline instead of the role's (tests, runner options). */
   timeoutMs?: number

@@ -38,7 +38,7 @@ export async function startTask(
   request: StartRequest,
 ): Promise<{ record: TaskRecord; attached: boolean }> {
   // The policy first, then admission: a refused call gets no record, lock or session, and no other task's answer.
-  const decision = await deps.check({ ...request.policy, cwd: request.cwd })
+  const decision = await deps.check({ ...request.policy, cwd: request.review?.source ?? request.cwd })
   checkBriefSize(request.brief, deps.runtime.flags.maxBriefBytes)
   checkVerify(request.verify)
   checkOutputSchema(request.outputSchema)
@@ -48,7 +48,9 @@ export async function startTask(
   await deps.ready()
   const config = await deps.runtime.config()
   const host = hostContext(deps.runtime.flags, config.sandboxRuntime.trustedRoots)
-  const workspace = await canonicalWorkspace(request.cwd, host, config)
+  // A review runs in the patch's worktree: admitted only as that patch's (its lane's claim names it).
+  const owner = request.review && { ...host, worktrees: { ...host.worktrees!, owner: request.review.patchId } }
+  const workspace = await canonicalWorkspace(request.cwd, owner ?? host, config, owner !== undefined)
   const existing = await startedUnder(deps.runs, request, workspace)
   if (existing) return { record: existing, attached: true }
   // Before any lock or session: an impossible budget fails here, naming the operation and reserve.

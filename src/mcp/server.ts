@@ -14,6 +14,7 @@ import { patchApply } from "./tools/patch_apply"
 import { patchDiscard } from "./tools/patch_discard"
 import { patchShow } from "./tools/patch_show"
 import { policy } from "./tools/policy"
+import { review } from "./tools/review"
 import { runner } from "./tools/runner"
 import { scout } from "./tools/scout"
 import { sessionOutput } from "./tools/session_output"
@@ -42,6 +43,7 @@ export const TOOLS: McpTool[] = [
   patchShow,
   patchApply,
   patchDiscard,
+  review,
   models,
   policy,
   stats,

@@ -55,7 +55,7 @@ describe("the matcher", () => {
     ["a new record's field", "revision: 0,"],
     ["a comparison", "if (current.revision !== seen.revision) return false"],
     ["an equality", "polled.revision === record.revision"],
-    ["a read", "return wait(this.engine, id, 5000, record.revision)"],
+    ["a read", "return wait(this.runs, id, 5000, record.revision)"],
     ["a longer name", "record.revisions++"],
   ])("lets %s pass", (_, line) => {
     expect(bumps("src/engine/runs.ts", line)).toEqual([])

@@ -28,6 +28,7 @@ const EXPECTED = [
   "patch_discard",
   "patch_show",
   "policy",
+  "review",
   "runner",
   "scout",
   "session_output",
