@@ -7,6 +7,7 @@ import { renderAgents } from "../agents/render"
 import { hashFile, sha256 } from "../install/manifest"
 import { readText } from "../install/observe"
 import { installedBinary } from "../install/payload"
+import { blockingPlaces, blockingText } from "../install/plugin-deps"
 import { PLUGIN_TEXT } from "../install/plugin-text"
 import { discoverModels, type CatalogModel } from "../opencode/catalog"
 import { TESTED_OPENCODE, testedVersion } from "../opencode/guard"
@@ -103,6 +104,12 @@ const models: Check = async (ctx) => {
   const config = ctx.config!
   const chosen = ROLES.filter((role) => config.models[role])
   if (chosen.length === 0) return [pass("models", "every role uses OpenCode's default model")]
+  // `opencode models` would never answer: its npm step opens these at start.
+  const blocking = await blockingPlaces(ctx.paths.opencodeConfigDir, ctx.homes)
+  if (blocking.length) {
+    const { problem, fix } = blockingText(blocking)
+    return [failed("models", problem, `${fix}.`)]
+  }
   let catalog: CatalogModel[]
   try {
     catalog = await discoverModels(ctx.run, ctx.opencode, ctx.env)

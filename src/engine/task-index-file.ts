@@ -40,12 +40,32 @@ async function clearNonFile(path: string, want: "file" | "dir"): Promise<void> {
   await rename(path, `${path}.corrupt-${Date.now()}-${process.pid}`)
 }
 
+const BUSY_MS = 10_000
+
+/**
+ * Switching to WAL takes the database's exclusive lock without SQLite's busy handler: a first open
+ * racing another process's fails at once with SQLITE_BUSY. Retried for as long as busy_timeout waits.
+ */
+function intoWal(db: Database) {
+  const deadline = Date.now() + BUSY_MS
+  for (;;) {
+    try {
+      db.exec("PRAGMA journal_mode = WAL")
+      return
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? ""
+      if (!code.startsWith("SQLITE_BUSY") || Date.now() > deadline) throw error
+      Bun.sleepSync(5 + Math.random() * 20)
+    }
+  }
+}
+
 function openDb(file: string): Database {
   const flags = constants.SQLITE_OPEN_READWRITE | constants.SQLITE_OPEN_CREATE | OPEN_NOFOLLOW
   const db = new Database(file, flags)
   try {
-    db.exec("PRAGMA busy_timeout = 10000")
-    db.exec("PRAGMA journal_mode = WAL")
+    db.exec(`PRAGMA busy_timeout = ${BUSY_MS}`)
+    intoWal(db)
     db.exec("PRAGMA synchronous = NORMAL")
     db.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
     const version = db.query("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | null

@@ -81,17 +81,20 @@ export class TaskIndex {
     return this.db ?? (await this.ready())
   }
 
-  /** Every record file read once into a fresh index (the first start, or after the index was lost). */
+  /**
+   * Every record file read once into the index (the first start, after the index was lost, or when a
+   * process's index writes failed). Rows are never emptied first: another process listing meanwhile
+   * would count none of the records it saved. Each record is upserted (a newer row, which another
+   * process wrote after this one read the file, stays), then rows whose file is gone are dropped.
+   */
   async rebuild(): Promise<void> {
     const db = await this.open()
     try {
-      // Emptied before the directory is read: a row another process puts after this stays, and one it
-      // put before is for a file already there, which the listing below reads again.
-      db.transaction(() => db.exec("DELETE FROM meta WHERE key = 'built'; DELETE FROM tasks"))()
+      // Unmarked while it runs: an interrupted build is not marked built and starts over.
+      db.query("DELETE FROM meta WHERE key = 'built'").run()
       const before = await this.dirTime()
       const names = (await readdir(this.recordsDir)).filter(this.isRecordName)
-      // In batches, so a first start over 100,000 records holds a few hundred in memory, not all of them;
-      // an interrupted build is not marked built and starts over.
+      // In batches, so a first start over 100,000 records holds a few hundred in memory, not all of them.
       for (let at = 0; at < names.length; at += REBUILD_BATCH) {
         const batch = names.slice(at, at + REBUILD_BATCH).map((name) => this.load(name.slice(0, -5)))
         const records = await Promise.all(batch)
@@ -99,6 +102,7 @@ export class TaskIndex {
           for (const record of records) if (record) this.upsert(record)
         })()
       }
+      await this.dropGone(new Set(names.map((name) => name.slice(0, -5))))
       db.query("INSERT OR REPLACE INTO meta VALUES ('built', ?)").run(new Date().toISOString())
       this.markSynced(before)
     } catch (error) {
@@ -107,6 +111,16 @@ export class TaskIndex {
       this.close()
       await setAsideIndex(this.file, String((error as { code?: string }).code))
       await this.ready()
+    }
+  }
+
+  /** Drops each row whose id is not among `names` (as listed) and whose file is not there now either. */
+  private async dropGone(names: Set<string>): Promise<void> {
+    for (const { id } of this.db!.query("SELECT id FROM tasks").all() as Row[]) {
+      if (names.has(id)) continue
+      // Written since the listing: its row is right.
+      if (await lstat(`${this.recordsDir}/${id}.json`).catch(() => undefined)) continue
+      await this.drop(id)
     }
   }
 
@@ -211,12 +225,7 @@ export class TaskIndex {
       const record = await this.load(id)
       if (record) await this.put(record)
     }
-    for (const id of rows) {
-      if (names.has(id)) continue
-      // Written since the listing above: its row is right.
-      if (await lstat(`${this.recordsDir}/${id}.json`).catch(() => undefined)) continue
-      await this.drop(id)
-    }
+    await this.dropGone(names)
     this.markSynced(before)
   }
 
@@ -252,10 +261,14 @@ export class TaskIndex {
       args.push(query.inside, `${query.inside}/`, `${query.inside}0`)
     }
     const clause = where.length ? `WHERE ${where.join(" AND ")}` : ""
-    const total = this.count(db, query, clause, args)
     const limit = query.limit === undefined ? "" : `LIMIT ${Math.max(0, Math.floor(query.limit))}`
     const sql = `SELECT id, created, updated, revision FROM tasks ${clause} ORDER BY created DESC ${limit}`
-    return { rows: db.query(sql).all(...args) as IndexRow[], total }
+    // One read transaction: the count and the page see the same snapshot, whatever another process
+    // writes between them (else a page could hold more rows than its total).
+    return db.transaction(() => ({
+      total: this.count(db, query, clause, args),
+      rows: db.query(sql).all(...args) as IndexRow[],
+    }))()
   }
 
   private count(db: Database, query: IndexQuery, clause: string, args: (string | number)[]): number {

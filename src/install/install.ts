@@ -18,7 +18,7 @@ import type { McpEntry } from "./integrations/codex"
 import { hashFile, readManifestForInstall, writeManifest, type ManagedFile } from "./manifest"
 import { observe } from "./observe"
 import { desiredFiles, serveCommand } from "./payload"
-import { provisionDirs } from "./plugin-deps"
+import { blockingPlaces, blockingText, provisionDirs } from "./plugin-deps"
 import { INTEGRATIONS, planInstall, type ClientState, type Integration, type Observed } from "./plan"
 import { defaultModelNotes, formatInstallPlan, preservedCount } from "./report"
 import { adoptManifest, formatSkipped, installScope } from "./scope"
@@ -116,6 +116,11 @@ export async function install(deps: InstallDeps, options: InstallOptions): Promi
     )
   const claude = findClient(homes, "claude")
   const detected = INTEGRATIONS.filter((name) => findClient(homes, name))
+  const blocking = await blockingPlaces(paths.opencodeConfigDir, homes)
+  if (blocking.length) {
+    const { problem, fix } = blockingText(blocking)
+    throw fail("Prerequisite", problem, `${fix} and rerun install; nothing was changed.`)
+  }
   const catalog = await discoverModels(deps.run, deps.opencode, deps.env)
   let choices = choicesFromFlags(options, existing, detected, hasConfig)
   if (deps.prompter) {

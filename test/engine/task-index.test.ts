@@ -306,6 +306,34 @@ describe("an index that cannot be written", () => {
   })
 })
 
+describe("a rebuild while another store lists", () => {
+  // A rebuild (a new index, or one a failed write marked stale) reads every file; it never empties the
+  // rows first, or a listing by another process meanwhile would count none of the records.
+  test("every listing made during another store's rebuild counts every record", async () => {
+    const { dir } = await seeded(600)
+    const lister = new TaskStore(dir)
+    // A directory quiet for a second is trusted as synced: the lister's own catch-up then reads no names.
+    await Bun.sleep(1_100)
+    expect((await lister.page({})).total).toBe(600)
+    // Unmarked as built: the next store to open the index rebuilds it (the lister, open already, does not).
+    const db = new Database(`${dir}/.index/records.sqlite`)
+    db.run("DELETE FROM meta WHERE key = 'built'")
+    db.close()
+    const rebuilding = new TaskStore(dir).page({ limit: 1 })
+    let done = false
+    void rebuilding.then(() => (done = true))
+    const totals = new Set<number>()
+    let listings = 0
+    while (!done) {
+      totals.add((await lister.page({ limit: 5 })).total)
+      listings++
+    }
+    expect((await rebuilding).total).toBe(600)
+    expect(listings).toBeGreaterThan(1) // control: the listings ran while the rebuild did
+    expect([...totals]).toEqual([600])
+  })
+})
+
 describe("two processes sharing the store", () => {
   test("both list and write at once; nothing is lost and each listing counts what its writer saved", async () => {
     const dir = await freshDir()
