@@ -19,9 +19,9 @@
 // time) would hold for as long as that process runs. So a live holder holds only while the task it
 // names exists, is unfinished and is followed by that process (or by nobody alive: a takeover is
 // under way); otherwise it is reclaimed at once.
-import { mkdir, readdir, rename, rm } from "node:fs/promises"
+import { lstat, mkdir, readdir, rm } from "node:fs/promises"
 import { z } from "zod"
-import { holdsOrReclaim, linkExclusive } from "../util/claim-file"
+import { holdsOrReclaim, linkExclusive, removeJudged } from "../util/claim-file"
 import { writeAtomic } from "../util/fs"
 import { sameProcess, selfStart } from "../util/process"
 import { readStateFile } from "../util/state-file"
@@ -147,33 +147,29 @@ export class Slots {
     const names = (await readdir(this.dir).catch(() => [] as string[])).filter((name) => /^slot-\d+\.json$/.test(name))
     for (const name of names) {
       const file = `${this.dir}/${name}`
+      const judged = await lstat(file).catch(() => undefined) // gone meanwhile: not this one
       const holder = await readStateFile(file, HolderSchema, FIX)
-      if (holder?.taskID !== taskID) continue
+      if (!judged || holder?.taskID !== taskID) continue
       if (holder.ownerPid === process.pid && sameProcess(holder.ownerPid, holder.ownerStart))
         return this.handle(file, taskID, workspace)
-      // Moved aside first, as a reclaimer does: of the two only one gets it, and a new taker's file
-      // is never overwritten.
-      const aside = `${file}.${process.pid}.adopt`
-      if (
-        // Gone: another process adopted it first, so it is not ours.
-        !(await rename(file, aside).then(
-          () => true,
-          () => false,
-        ))
-      )
-        return undefined
-      const moved = await readStateFile(aside, HolderSchema, FIX)
+      // Our holder renamed over the dead one's under the reclaim lock: the name is never empty, so no
+      // taker can link its own file in between and run a session beside the one this task still runs.
       const temp = `${this.dir}/.${taskID}.${process.pid}.tmp`
+      await writeAtomic(temp, JSON.stringify(this.holder(taskID, workspace)), 0o600)
       try {
-        if (moved?.taskID !== taskID) {
-          // Put back for its holder; if a new file took the name meanwhile, that one stands.
-          await linkExclusive(aside, file).catch(() => false)
-          return undefined
-        }
-        await writeAtomic(temp, JSON.stringify(this.holder(taskID, workspace)), 0o600)
-        return (await linkExclusive(temp, file)) ? this.handle(file, taskID, workspace) : undefined
+        const outcome = await removeJudged(
+          file,
+          judged,
+          async () => {
+            const again = await readStateFile(file, HolderSchema, FIX)
+            if (!again) return "free"
+            // Still this task's (another process adopting it first would have made it its own).
+            return again.taskID === taskID && !sameProcess(again.ownerPid, again.ownerStart) ? "gone" : "held"
+          },
+          temp,
+        )
+        return outcome === "removed" ? this.handle(file, taskID, workspace) : undefined
       } finally {
-        await rm(aside, { force: true })
         await rm(temp, { force: true })
       }
     }

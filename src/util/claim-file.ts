@@ -1,6 +1,6 @@
 // Files that say who holds something (a concurrency slot, a worktree lane), taken with link(2) so
 // exactly one taker wins, and taken back from a holder that is gone by whoever finds it.
-import { link, lstat, rm } from "node:fs/promises"
+import { link, lstat, rename, rm } from "node:fs/promises"
 import type { z } from "zod"
 import { readStateFile } from "./state-file"
 
@@ -54,11 +54,14 @@ export async function holdsOrReclaim<T>(
  * "held" while it is taken (another reclaim under way, or a taker's file there now), "free" when the
  * name is free. Under the lock nothing replaces the name: takers link only where it is absent, and
  * reclaimers need the lock. Shared by holdsOrReclaim and the lanes' audit, which judges claims its own way.
+ * With `replacement` (a whole file already written), that file is renamed over it instead of removing
+ * it: the holder changes and the name is never empty, so no taker links in between (a slot's adoption).
  */
 export async function removeJudged(
   file: string,
   judged: { ino: number },
   judge: () => Promise<"gone" | "held" | "free">,
+  replacement?: string,
 ): Promise<"removed" | "held" | "free"> {
   const reap = `${file}.reap`
   const lock = await takeReap(file, reap)
@@ -71,7 +74,8 @@ export async function removeJudged(
     // Judged again under the lock: an inode number is reused, so a taker's new file may carry the old one.
     const verdict = await judge()
     if (verdict !== "gone") return verdict
-    await rm(file, { force: true })
+    if (replacement) await rename(replacement, file)
+    else await rm(file, { force: true })
     return "removed"
   } finally {
     const mine = await lstat(reap).catch(() => undefined) // passed over as stale and retaken: theirs stands
