@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import { readdir } from "node:fs/promises"
+import { link, readdir, rename, rm } from "node:fs/promises"
 import { HANDOVER_MS, Slots } from "../../src/engine/slots"
 import { writeJson } from "../../src/util/fs"
 import { tempDir } from "../helpers/temp"
@@ -140,4 +140,75 @@ test("a process taking a task over adopts that task's slot, never another task's
   expect(
     (await readdir(`${dir.path}/slots`)).filter((name) => name.includes(".adopt") || name.endsWith(".tmp")),
   ).toEqual([])
+})
+
+/**
+ * Counts, in another process, how often `file` is missing while it watches for `seconds` (a tight loop of
+ * lstat). A taker links a slot only where its name is absent: an adoption that empties the name for a
+ * moment lets one in beside the session the adopted task still runs.
+ */
+function watchAbsent(file: string, seconds: number) {
+  const watcher = Bun.spawn(
+    [
+      "python3",
+      "-c",
+      `import os,sys,time
+e=time.time()+${seconds};n=0;looks=0
+while time.time()<e:
+  looks+=1
+  try: os.lstat(sys.argv[1])
+  except FileNotFoundError: n+=1
+print(n, looks)`,
+      file,
+    ],
+    { stdout: "pipe" },
+  )
+  return async () => (await new Response(watcher.stdout).text()).trim().split(" ").map(Number) as [number, number]
+}
+
+/** Plants a dead owner's hold on `taskID` at `file` by renaming over it, so the planting empties no name. */
+async function plantOver(file: string, taskID: string) {
+  await writeJson(`${file}.plant`, deadSlot(taskID))
+  await rename(`${file}.plant`, file)
+}
+
+test("adopting a dead owner's slot never leaves its name empty (a watcher in another process sees it there always)", async () => {
+  await using dir = await tempDir("oc-orch-slots-")
+  const slots = new Slots(
+    `${dir.path}/slots`,
+    async () => 1,
+    async () => true,
+  )
+  const file = `${dir.path}/slots/slot-0.json`
+  await plantOver(file, "task_dead_0")
+  const absent = watchAbsent(file, 3)
+  let adopted = 0
+  const end = Date.now() + 2_500
+  for (let round = 1; Date.now() < end; round++) {
+    if (await slots.adopt(`task_dead_${round - 1}`, "/ws")) adopted++
+    await plantOver(file, `task_dead_${round}`)
+  }
+  const [missing, looks] = await absent()
+  expect(adopted).toBeGreaterThan(50)
+  expect(looks).toBeGreaterThan(10_000)
+  expect(missing).toBe(0)
+})
+
+test("control: the watcher sees the name empty when an adoption moves the old holder aside before linking its own", async () => {
+  await using dir = await tempDir("oc-orch-slots-")
+  const file = `${dir.path}/slots/slot-0.json`
+  await plantOver(file, "task_dead_0")
+  const absent = watchAbsent(file, 3)
+  const end = Date.now() + 2_500
+  for (let round = 1; Date.now() < end; round++) {
+    // The earlier adoption: rename aside, read it, write the new holder, link it in.
+    await rename(file, `${file}.aside`)
+    await Bun.file(`${file}.aside`).text()
+    await writeJson(`${file}.tmp`, deadSlot(`task_dead_${round}`))
+    await link(`${file}.tmp`, file)
+    await rm(`${file}.tmp`)
+    await rm(`${file}.aside`)
+  }
+  const [missing] = await absent()
+  expect(missing).toBeGreaterThan(0)
 })
