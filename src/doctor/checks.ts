@@ -7,15 +7,16 @@ import { renderAgents } from "../agents/render"
 import { hashFile, sha256 } from "../install/manifest"
 import { readText } from "../install/observe"
 import { installedBinary } from "../install/payload"
-import { blockingPlaces, blockingText } from "../install/plugin-deps"
 import { PLUGIN_TEXT } from "../install/plugin-text"
 import { discoverModels, type CatalogModel } from "../opencode/catalog"
+import { blockingPlaces, opencodeConfigDirs } from "../opencode/config-files"
 import { TESTED_OPENCODE, testedVersion } from "../opencode/guard"
 import {
   bwrapReadiness,
   configModelReadiness,
   LAUNCHER_NAMES,
   launcherReadiness,
+  opencodeConfigReadiness,
   stateDirReadiness,
   type Readiness,
 } from "../engine/readiness"
@@ -100,16 +101,18 @@ const core: Check = async (ctx) => {
   return [pass("core", `${binary} (${ctx.manifest.appVersion})`)]
 }
 
+const opencodeConfig: Check = async (ctx) => [
+  asCheck(await opencodeConfigReadiness(opencodeConfigDirs(ctx.paths.opencodeConfigDir, ctx.homes.home))),
+]
+
 const models: Check = async (ctx) => {
   const config = ctx.config!
   const chosen = ROLES.filter((role) => config.models[role])
   if (chosen.length === 0) return [pass("models", "every role uses OpenCode's default model")]
-  // `opencode models` would never answer: its npm step opens these at start.
-  const blocking = await blockingPlaces(ctx.paths.opencodeConfigDir, ctx.homes)
-  if (blocking.length) {
-    const { problem, fix } = blockingText(blocking)
-    return [failed("models", problem, `${fix}.`)]
-  }
+  // `opencode models` would never answer: the opencode-config check names what it would wait on.
+  const blocking = await blockingPlaces(opencodeConfigDirs(ctx.paths.opencodeConfigDir, ctx.homes.home))
+  if (blocking.length)
+    return [{ id: "models", status: "skip", detail: "not asked: `opencode models` would wait (see opencode-config)" }]
   let catalog: CatalogModel[]
   try {
     catalog = await discoverModels(ctx.run, ctx.opencode, ctx.env)
@@ -203,6 +206,7 @@ export const CHECKS: Array<{ check: Check; needsConfig: boolean; waitingFor: str
   { check: stateDir, needsConfig: false, waitingFor: "the state dir" },
   { check: ripgrep, needsConfig: false, waitingFor: "ripgrep on PATH" },
   { check: opencodeVersion, needsConfig: false, waitingFor: "`opencode --version`" },
+  { check: opencodeConfig, needsConfig: false, waitingFor: "OpenCode's config dirs" },
   { check: core, needsConfig: false, waitingFor: "the installed binary" },
   // The first OpenCode start after install fetches the plugin's npm package into its config dir.
   // OpenCode waits on its npm install of @opencode-ai/plugin before loading plugins, unless install

@@ -18,6 +18,7 @@ import { gatePolicy, policyReport, type PolicyDecision, type PolicyRequest } fro
 import { Groups } from "./parallel"
 import { Patches } from "./patches"
 import { acquireWriter } from "./launching"
+import { opencodeConfigDirs } from "../opencode/config-files"
 import { hostReadiness, refuseUnready } from "./readiness"
 import { recoverAll } from "./recovery"
 import { reviewRequest } from "./review"
@@ -96,7 +97,9 @@ export class Delegations {
 
   /** Refuses, before anything is written, when a readiness condition doctor checks fails. */
   async ready(): Promise<void> {
-    refuseUnready(await hostReadiness({ stateDir: this.runtime.paths.stateDir, launchers: this.runtime.launchers }))
+    const { paths } = this.runtime
+    const opencodeDirs = opencodeConfigDirs(paths.opencodeConfigDir, paths.home)
+    refuseUnready(await hostReadiness({ stateDir: paths.stateDir, launchers: this.runtime.launchers, opencodeDirs }))
   }
 
   /**

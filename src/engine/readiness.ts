@@ -4,6 +4,7 @@
 import { roleModels, type Config, type Role } from "../config/schema"
 import { AppError, fail } from "../errors"
 import type { CatalogModel } from "../opencode/catalog"
+import { blockingPlaces, blockingText } from "../opencode/config-files"
 import { bwrapFinding, launcherFinding, type Launchers } from "../sandbox"
 import { checkStateSpace } from "../util/fs"
 
@@ -48,12 +49,22 @@ export async function launcherReadiness(name: (typeof LAUNCHER_NAMES)[number], p
   return { id: `launcher:${name}`, ok: found.ok, detail: found.detail, fix: found.fix }
 }
 
+/** OpenCode's config dirs hold nothing it would wait on forever at start (config-files.ts). */
+export async function opencodeConfigReadiness(dirs: readonly string[]): Promise<Readiness> {
+  const blocking = await blockingPlaces(dirs)
+  if (!blocking.length)
+    return { id: "opencode-config", ok: true, detail: `nothing OpenCode would wait on in ${dirs.join(", ")}` }
+  const { problem, fix } = blockingText(blocking)
+  return { id: "opencode-config", ok: false, detail: problem, fix: `${fix}.` }
+}
+
 /** The host conditions every delegation needs, in report order. */
-export const hostReadiness = (input: { stateDir: string; launchers: Launchers }) =>
+export const hostReadiness = (input: { stateDir: string; launchers: Launchers; opencodeDirs: readonly string[] }) =>
   Promise.all([
     ...LAUNCHER_NAMES.map((name) => launcherReadiness(name, input.launchers[name])),
     bwrapReadiness(input.launchers.bwrap),
     stateDirReadiness(input.stateDir),
+    opencodeConfigReadiness(input.opencodeDirs),
   ])
 
 /**
@@ -104,7 +115,7 @@ export function refuseUnready(findings: readonly Readiness[]): void {
   const failed = findings.find((finding) => !finding.ok)
   if (!failed) return
   const kind =
-    failed.id === "bwrap" || failed.id.startsWith("launcher:")
+    failed.id === "bwrap" || failed.id.startsWith("launcher:") || failed.id === "opencode-config"
       ? "Prerequisite"
       : failed.id.startsWith("model:")
         ? "Config"

@@ -7,6 +7,7 @@ import type { Paths } from "../config/paths"
 import { timeoutLimits } from "../config/schema"
 import { fail } from "../errors"
 import { discoverModels } from "../opencode/catalog"
+import { blockingPlaces, blockingText, opencodeConfigDirs } from "../opencode/config-files"
 import { prerequisiteFindings, type Launchers } from "../sandbox"
 import { writeAtomic } from "../util/fs"
 import type { Run } from "../util/process"
@@ -18,7 +19,7 @@ import type { McpEntry } from "./integrations/codex"
 import { hashFile, readManifestForInstall, writeManifest, type ManagedFile } from "./manifest"
 import { observe } from "./observe"
 import { desiredFiles, serveCommand } from "./payload"
-import { blockingPlaces, blockingText, provisionDirs } from "./plugin-deps"
+import { provisionDirs } from "./plugin-deps"
 import { INTEGRATIONS, planInstall, type ClientState, type Integration, type Observed } from "./plan"
 import { defaultModelNotes, formatInstallPlan, preservedCount } from "./report"
 import { adoptManifest, formatSkipped, installScope } from "./scope"
@@ -116,7 +117,7 @@ export async function install(deps: InstallDeps, options: InstallOptions): Promi
     )
   const claude = findClient(homes, "claude")
   const detected = INTEGRATIONS.filter((name) => findClient(homes, name))
-  const blocking = await blockingPlaces(paths.opencodeConfigDir, homes)
+  const blocking = await blockingPlaces(opencodeConfigDirs(paths.opencodeConfigDir, homes.home))
   if (blocking.length) {
     const { problem, fix } = blockingText(blocking)
     throw fail("Prerequisite", problem, `${fix} and rerun install; nothing was changed.`)

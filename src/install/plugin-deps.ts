@@ -7,7 +7,7 @@
 // only; versions and node_modules' contents are not checked). Our plugin is one bundled file with no
 // imports, so it needs none of the package: the install writes the files OpenCode's own install leaves
 // at the root, and a later `npm install` in that dir completes them.
-import { lstat, readdir, stat } from "node:fs/promises"
+import { lstat, readdir } from "node:fs/promises"
 import { opencodeHomeDir, type ClientHomes } from "./homes"
 import type { InstallManifest } from "./manifest"
 
@@ -74,37 +74,6 @@ export async function shouldProvision(configDir: string, manifest: InstallManife
   // An unreadable node_modules counts as holding something of the user's: it is not provisioned.
   const names = await readdir(`${configDir}/node_modules`).catch(() => ["(unreadable)"])
   return names.every((name) => name === ".package-lock.json") && (await oursOrAbsent(hidden!, recorded))
-}
-
-/**
- * package.json or package-lock.json in a config dir that is a FIFO, socket or device (itself or what a
- * link there points at): OpenCode's npm step opens both at every start and would wait on a FIFO
- * forever, so `opencode models` and `serve` never answer. Each is named with what it is.
- */
-export async function blockingPlaces(
-  configDir: string,
-  homes: Pick<ClientHomes, "home">,
-): Promise<{ path: string; what: string }[]> {
-  const found: { path: string; what: string }[] = []
-  for (const dir of [configDir, opencodeHomeDir(homes)])
-    for (const name of ["package.json", "package-lock.json"]) {
-      const path = `${dir}/${name}`
-      // stat(2) follows a link without opening what it reaches, so a FIFO is seen and not waited on.
-      const info = await stat(path).catch(() => undefined)
-      if (!info || info.isFile() || info.isDirectory()) continue
-      found.push({ path, what: info.isFIFO() ? "a FIFO" : info.isSocket() ? "a socket" : "a device" })
-    }
-  return found
-}
-
-/** What blockingPlaces found, said as a problem and its fix (install and doctor say the same). */
-export function blockingText(places: { path: string; what: string }[]): { problem: string; fix: string } {
-  return {
-    problem:
-      `${places.map(({ path, what }) => `${path} is ${what}`).join("; ")}: OpenCode reads it as a file at every ` +
-      "start and would wait on it forever.",
-    fix: `Remove it (${places.map(({ path }) => `rm '${path}'`).join("; ")})`,
-  }
 }
 
 /**

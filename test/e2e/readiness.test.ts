@@ -1,12 +1,21 @@
 // Doctor and serve agree on readiness: the compiled binary's `doctor --json` and its `serve` (over stdio)
 // run in the same world — a read-only state dir, Debian's bubblewrap 0.8.0 (GHSA-pxhw-h44j-8pfx) or an
 // unexecutable bwrap mounted over /usr/bin/bwrap in a mount namespace, an unexecutable sandbox launcher,
-// a typo'd model in config.json —
+// a typo'd model in config.json, a FIFO where OpenCode reads its package-lock.json —
 // and for each, doctor fails one check and serve refuses the delegation before anything starts, with
 // doctor's detail and doctor's one-line fix word for word. Control: the healthy world passes both.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs"
 import { createRepository } from "../../src/model/demo"
 import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
 import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
@@ -134,6 +143,24 @@ describe("doctor and serve share one set of readiness checks", () => {
       id: "model:scout",
       detail: /config\.json routes scout to ".*x", which OpenCode does not list/,
       fix: /^Set models\.scout in .*config\.json to an id `opencode models` lists, then run `opencode-mcp-orchestrator install --yes`/,
+    },
+    {
+      name: "a FIFO where OpenCode reads package-lock.json",
+      mounts: () => [],
+      edit: () => {
+        // Every OpenCode start would wait on it for good (test/install/plugin-deps.test.ts shows it).
+        const lock = `${home.paths.opencodeConfigDir}/package-lock.json`
+        const kept = existsSync(lock) ? readFileSync(lock) : undefined
+        rmSync(lock, { force: true })
+        Bun.spawnSync(["mkfifo", lock])
+        return () => {
+          rmSync(lock, { force: true })
+          if (kept) writeFileSync(lock, kept)
+        }
+      },
+      id: "opencode-config",
+      detail: /package-lock\.json is a FIFO: OpenCode reads it as a file at every start and would wait on it forever/,
+      fix: /^Remove it \(rm '.*package-lock\.json'\)\.$/,
     },
   ]
 

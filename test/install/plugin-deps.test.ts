@@ -222,7 +222,7 @@ describe("OpenCode's plugin dependency, provisioned by install", () => {
     ["package.json a symlink to a FIFO", (m) => `${m.paths.opencodeConfigDir}/package.json`],
   ]
   for (const [what, place] of fifos)
-    test(`${what}: install refuses at once, naming it, and changes nothing; doctor names it`, async () => {
+    test(`${what}: install refuses at once, naming it, and changes nothing; doctor names it and asks OpenCode nothing`, async () => {
       using m = fresh()
       const path = place(m)
       if (what.includes("symlink")) {
@@ -239,8 +239,11 @@ describe("OpenCode's plugin dependency, provisioned by install", () => {
       expect(existsSync(m.paths.configFile)).toBe(false)
       m.write(m.paths.configFile, JSON.stringify({ version: 1, models: { scout: "local/m" } }))
       const report = await runDoctor(doctorDepsFor(m), { sandboxProbes: false, live: false })
-      const check = report.checks.find((result) => result.id === "models")
+      const check = report.checks.find((result) => result.id === "opencode-config")
       expect(check).toMatchObject({ status: "fail", fix: `Remove it (rm '${path}').` })
+      expect(check?.detail).toContain(`${path} is a FIFO`)
+      // Not asked, rather than waited on.
+      expect(report.checks.find((result) => result.id === "models")?.status).toBe("skip")
     }, 60_000)
 
   // Control: the hang is real. The shared server starts, but a workspace's first request, which waits
