@@ -1,6 +1,7 @@
 // Where the parent clients keep their configuration and skills, from the flags the CLI read once:
 // CODEX_HOME and CLAUDE_CONFIG_DIR move them, as the clients themselves do (read in config/flags.ts).
 import type { Flags } from "../config/flags"
+import { opencodeDotDir } from "../opencode/config-files"
 
 export interface ClientHomes {
   home: string
@@ -34,7 +35,7 @@ export const pruneStops = (dataDir: string, opencodeConfigDir: string, homes: Cl
 ]
 
 /** OpenCode's other global config dir, `~/.opencode` (its curl installer puts its binary there). */
-export const opencodeHomeDir = (homes: Pick<ClientHomes, "home">) => `${homes.home}/.opencode`
+export const opencodeHomeDir = (homes: Pick<ClientHomes, "home">) => opencodeDotDir(homes.home)
 
 export const codexConfigFile = (homes: ClientHomes) => `${homes.codexHome}/config.toml`
 // Codex 0.171 reads skills from `$CODEX_HOME/skills` and from the user's agent skills directory

@@ -12,7 +12,8 @@ import { realpath } from "node:fs/promises"
 import { basename, dirname, normalize } from "node:path"
 import { AGENT_PREFIX } from "../agents/names"
 import type { Paths } from "../config/paths"
-import { claudeSkillFile, codexConfigFile, codexSkillFile, opencodeHomeDir, type ClientHomes } from "./homes"
+import { opencodeConfigDirs } from "../opencode/config-files"
+import { claudeSkillFile, codexConfigFile, codexSkillFile, type ClientHomes } from "./homes"
 import { pluginDependencyFiles } from "./plugin-deps"
 import type { InstallManifest } from "./manifest"
 
@@ -37,7 +38,7 @@ export function installScope(paths: Paths, homes: ClientHomes): InstallScope {
       // The agents dir is shared with the user's own agents: only ours by name.
       { dir: paths.opencodeAgentsDir, ours: (name) => name.startsWith(AGENT_PREFIX) && name.endsWith(".md") },
       exactly(paths.opencodePluginFile),
-      ...[paths.opencodeConfigDir, opencodeHomeDir(homes)].flatMap((dir) =>
+      ...opencodeConfigDirs(paths.opencodeConfigDir, homes.home).flatMap((dir) =>
         pluginDependencyFiles(dir).map((file) => exactly(file.path)),
       ),
       exactly(codexSkillFile(homes)),

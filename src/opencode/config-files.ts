@@ -9,8 +9,11 @@ export interface BlockingPlace {
   what: string
 }
 
+/** `~/.opencode`: where OpenCode's own installer puts its binary, read as a config dir too. */
+export const opencodeDotDir = (home: string) => `${home}/.opencode`
+
 /** The config dirs OpenCode reads: its XDG one and `~/.opencode` (whether or not it exists). */
-export const opencodeConfigDirs = (configDir: string, home: string) => [configDir, `${home}/.opencode`]
+export const opencodeConfigDirs = (configDir: string, home: string) => [configDir, opencodeDotDir(home)]
 
 /** Each such place in `dirs` that is not a regular file, with what it is. */
 export async function blockingPlaces(dirs: readonly string[]): Promise<BlockingPlace[]> {
