@@ -9,7 +9,7 @@ import type { Database } from "bun:sqlite"
 import { lstat, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises"
 import { alive } from "../util/process"
 import { openIndex, setAsideIndex } from "./task-index-file"
-import { type LedgerRecord, ledgerOf, ledgerRow, placeOf } from "./task-rows"
+import { type IndexQuery, type LedgerRecord, ledgerOf, ledgerRow, placeOf, selection } from "./task-rows"
 import type { TaskRecord } from "./tasks"
 
 /** A name change this recent may share its mtime tick with one still to come: not trusted as synced. */
@@ -18,15 +18,7 @@ const QUIET_NS = 1_000_000_000n
 const INTENT_STALE_MS = 60_000
 const REBUILD_BATCH = 500
 
-export type { LedgerRecord }
-
-export interface IndexQuery {
-  status?: string
-  /** Records whose workspace (an isolated worker's source) is this directory or lies under it. */
-  inside?: string
-  limit?: number
-  unfinished?: boolean
-}
+export type { IndexQuery, LedgerRecord }
 
 interface DirTime {
   mtime: bigint
@@ -248,19 +240,7 @@ export class TaskIndex {
   /** Rows matching `query`, newest first, and how many match in all. */
   async rows(query: IndexQuery): Promise<{ rows: IndexRow[]; total: number }> {
     const db = await this.ready()
-    const where: string[] = []
-    const args: (string | number)[] = []
-    if (query.status) {
-      where.push("status = ?")
-      args.push(query.status)
-    }
-    if (query.unfinished) where.push("finished = 0")
-    if (query.inside) {
-      // The directory itself, or a path under it: a range, so the place index answers it.
-      where.push("(place = ? OR (place >= ? AND place < ?))")
-      args.push(query.inside, `${query.inside}/`, `${query.inside}0`)
-    }
-    const clause = where.length ? `WHERE ${where.join(" AND ")}` : ""
+    const { clause, args } = selection(query)
     const limit = query.limit === undefined ? "" : `LIMIT ${Math.max(0, Math.floor(query.limit))}`
     const sql = `SELECT id, created, updated, revision FROM tasks ${clause} ORDER BY created DESC ${limit}`
     // One read transaction: the count and the page see the same snapshot, whatever another process

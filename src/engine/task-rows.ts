@@ -1,6 +1,7 @@
 // What a task record puts in its index row (task-index.ts) besides the columns it is looked up by:
 // the numbers the ledger sums (so stats reads no record file), and how such a row is read back,
-// refusing one that does not hold what summarize adds up (it is then read again from its record).
+// refusing one that does not hold what summarize adds up (it is then read again from its record); and
+// which rows a listing's query selects.
 import { FallbackSchema } from "./routing"
 import type { TaskRecord } from "./tasks"
 
@@ -10,6 +11,31 @@ export type LedgerRecord = Pick<
   "role" | "status" | "route" | "finishedAt" | "updatedAt" | "fallbackFrom"
 > & {
   result?: Pick<NonNullable<TaskRecord["result"]>, "model" | "tokens" | "cost" | "steps" | "bytes" | "durationMs">
+}
+
+export interface IndexQuery {
+  status?: string
+  /** Records whose workspace (an isolated worker's source) is this directory or lies under it. */
+  inside?: string
+  limit?: number
+  unfinished?: boolean
+}
+
+/** The rows `query` selects, as a WHERE clause (empty for every row) and its arguments. Pure. */
+export function selection(query: IndexQuery): { clause: string; args: (string | number)[] } {
+  const where: string[] = []
+  const args: (string | number)[] = []
+  if (query.status) {
+    where.push("status = ?")
+    args.push(query.status)
+  }
+  if (query.unfinished) where.push("finished = 0")
+  if (query.inside) {
+    // The directory itself, or a path under it: a range, so the place index answers it.
+    where.push("(place = ? OR (place >= ? AND place < ?))")
+    args.push(query.inside, `${query.inside}/`, `${query.inside}0`)
+  }
+  return { clause: where.length ? `WHERE ${where.join(" AND ")}` : "", args }
 }
 
 /** Where a listed record was asked for: an isolated worker is listed under its source workspace. */
