@@ -27,15 +27,19 @@ import { doctorDepsFor, installDepsFor, installYes, machine, ROOT, type Machine 
 let asked: string[] = []
 let registry: ReturnType<typeof Bun.serve>
 
-beforeAll(() => {
-  registry = Bun.serve({
+/** A registry on 127.0.0.1 that answers 404 to every request and hands each one's path to `record`. */
+const recordingRegistry = (record: (path: string) => void) =>
+  Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     fetch(request) {
-      asked.push(new URL(request.url).pathname)
+      record(new URL(request.url).pathname)
       return new Response("{}", { status: 404 })
     },
   })
+
+beforeAll(() => {
+  registry = recordingRegistry((path) => asked.push(path))
 })
 
 afterAll(() => registry?.stop(true))
@@ -87,14 +91,7 @@ const asksFor = (paths: string[]) => paths.some((path) => decodeURIComponent(pat
  */
 async function asksRegistry(m: Machine): Promise<boolean> {
   const seen: string[] = []
-  const own = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch(request) {
-      seen.push(new URL(request.url).pathname)
-      return new Response("{}", { status: 404 })
-    },
-  })
+  const own = recordingRegistry((path) => seen.push(path))
   const models = spawn([m.opencode, "models"], { env: { ...m.env, npm_config_registry: `${own.url}` } })
   let ended = false
   void models.exited.then(() => (ended = true))
