@@ -1,37 +1,87 @@
 // The test command (README, .ci/run): builds the binary the end-to-end tests run, then `bun test`,
 // and ends with the one summary line the landing check reads: `N passed, N failed`.
+//
+// Most of the suite waits (on OpenCode booting, on scripted model steps, on deadlines), so with no
+// arguments the test files are split into `--shards N` groups (2 by default) run as concurrent `bun test`
+// processes, balanced by each file's duration in an earlier run (scripts/test-weights.json; a file not
+// listed weighs 1 s). Each shard's lines are prefixed with its letter. With file arguments, or
+// `--shards 1`, one `bun test` runs them as before.
 import { run } from "../src/util/process"
 
-const build = await run(["bun", "scripts/build.ts", "--host-only"], { cwd: `${import.meta.dir}/..` })
+const root = `${import.meta.dir}/..`
+const args = process.argv.slice(2)
+const shardsAt = args.indexOf("--shards")
+const shardCount = shardsAt >= 0 ? Number(args[shardsAt + 1]) : 2
+const passThrough = shardsAt >= 0 ? args.filter((_, i) => i !== shardsAt && i !== shardsAt + 1) : args
+if (!Number.isInteger(shardCount) || shardCount < 1 || shardCount > 8) {
+  process.stderr.write("--shards takes a whole number from 1 to 8.\n")
+  console.log("0 passed, 1 failed")
+  process.exit(2)
+}
+
+const build = await run(["bun", "scripts/build.ts", "--host-only"], { cwd: root })
 if (build.code !== 0) {
   process.stderr.write(build.stdout + build.stderr)
   console.log("0 passed, 1 failed")
   process.exit(1)
 }
 
-const proc = Bun.spawn(["bun", "test", "--timeout", "120000", ...process.argv.slice(2)], {
-  cwd: `${import.meta.dir}/..`,
-  stdout: "inherit",
-  stderr: "pipe",
-})
-// bun test writes its report to stderr; pass it through and keep it to read the totals.
-let report = ""
-const decoder = new TextDecoder()
-for await (const chunk of proc.stderr) {
-  const text = decoder.decode(chunk, { stream: true })
-  report += text
-  process.stderr.write(text)
-}
-const code = await proc.exited
+const groups = passThrough.length || shardCount === 1 ? [passThrough] : await shards(shardCount)
+const outcomes = await Promise.all(
+  groups.map((files, i) => testShard(files, groups.length > 1 ? `[${String.fromCharCode(97 + i)}] ` : "")),
+)
 // A failure's own lines are far above the end of a long run, where a CI log's tail no longer reaches:
 // each failed test's last lines and each unhandled error are printed again, just above the summary.
-const recap = failureRecap(report)
+const recap = outcomes.map((outcome) => failureRecap(outcome.report)).join("")
 if (recap) process.stderr.write(`\n# failures again, with their last lines\n${recap}`)
-const count = (label: string) => Number(report.match(new RegExp(`^\\s*(\\d+) ${label}$`, "m"))?.[1] ?? 0)
-const passed = count("pass")
-const failed = count("fail") + (code !== 0 && count("fail") === 0 ? 1 : 0)
+const passed = outcomes.reduce((sum, outcome) => sum + outcome.passed, 0)
+const failed = outcomes.reduce((sum, outcome) => sum + outcome.failed, 0)
 console.log(`${passed} passed, ${failed} failed`)
 process.exit(failed > 0 ? 1 : 0)
+
+/** Every test file, in `count` groups of about equal weight: heaviest first, each to the lightest group. */
+async function shards(count: number): Promise<string[][]> {
+  const weights: Record<string, number> = await Bun.file(`${import.meta.dir}/test-weights.json`).json()
+  const files = [...new Bun.Glob("test/**/*.test.ts").scanSync({ cwd: root })].sort()
+  const weightOf = (file: string) => weights[file] ?? 1
+  files.sort((a, b) => weightOf(b) - weightOf(a) || a.localeCompare(b))
+  const groups = Array.from({ length: count }, () => ({ files: [] as string[], weight: 0 }))
+  for (const file of files) {
+    const lightest = groups.reduce((least, group) => (group.weight < least.weight ? group : least))
+    lightest.files.push(`./${file}`)
+    lightest.weight += weightOf(file)
+  }
+  return groups.map((group) => group.files).filter((group) => group.length > 0)
+}
+
+/** One `bun test` over `files`, its report (bun writes it to stderr) passed through line by line with `prefix`. */
+async function testShard(files: string[], prefix: string) {
+  const proc = Bun.spawn(["bun", "test", "--timeout", "120000", ...files], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "pipe",
+  })
+  const echo = async (stream: ReadableStream<Uint8Array>, into: NodeJS.WriteStream) => {
+    let text = ""
+    let pending = ""
+    const decoder = new TextDecoder()
+    for await (const chunk of stream) {
+      const part = decoder.decode(chunk, { stream: true })
+      text += part
+      const lines = (pending + part).split("\n")
+      pending = lines.pop() ?? ""
+      if (lines.length) into.write(lines.map((line) => `${prefix}${line}\n`).join(""))
+    }
+    if (pending) into.write(`${prefix}${pending}\n`)
+    return text
+  }
+  const [, report] = await Promise.all([echo(proc.stdout, process.stdout), echo(proc.stderr, process.stderr)])
+  const code = await proc.exited
+  const count = (label: string) => Number(report.match(new RegExp(`^\\s*(\\d+) ${label}$`, "m"))?.[1] ?? 0)
+  const failed = count("fail")
+  // A shard that exits non-zero with no failed test (a crash, an error outside any test) is one failure.
+  return { report, passed: count("pass"), failed: failed + (code !== 0 && failed === 0 ? 1 : 0) }
+}
 
 function failureRecap(text: string, perFailure = 30): string {
   const lines = text.split("\n")
