@@ -12,7 +12,7 @@ import { writeFile } from "node:fs/promises"
 import type { DoctorContext } from "../../src/doctor/check"
 import { applies } from "../../src/doctor/applies"
 import { tempFor } from "../../src/workspace/apply-journal"
-import { processesOf } from "../helpers/leftovers"
+import { processesOf, processesWorkingIn } from "../helpers/leftovers"
 import { connectStdio, textOf } from "../helpers/mcp"
 import { git } from "../patches/_repo"
 import { connect, makeRepo, startWorld, stopWorld, structured, type Connected, type World } from "../mcp/_setup"
@@ -117,7 +117,12 @@ async function killWhen(ready: () => boolean): Promise<void> {
   await call
   await serve.close().catch(() => undefined)
   const stepGone = Date.now() + 15_000
-  while ((await processesOf(world.home.root)).some((p) => p.command.includes("__apply-step"))) {
+  // The step runs in bwrap with an empty environment and the sandbox's HOME: found by its directory.
+  const steps = async () => [
+    ...(await processesOf(world.home.root)).filter((p) => p.command.includes("__apply-step")),
+    ...(await processesWorkingIn(world.home.root, "__apply-step")),
+  ]
+  while ((await steps()).length) {
     if (Date.now() > stepGone) throw new Error("the write step outlived its server")
     await Bun.sleep(100)
   }
