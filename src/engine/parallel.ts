@@ -3,16 +3,19 @@
 // can follow or cancel it by its id, is followed together, and its finished workers' patches are
 // compared for changes to the same lines.
 import { agentName } from "../agents/names"
-import { describe } from "../errors"
+import { AppError, describe, fail } from "../errors"
 import type { Delegation } from "../policy/mode"
 import { patchOutline } from "../workspace/patch-sections"
 import { loadPatch } from "../workspace/patches"
 import { overlaps } from "../workspace/overlap"
+import { checkScope } from "../workspace/scope"
 import { newGroupId, readGroup, saveGroup } from "./groups"
+import { checkOutputSchema } from "./output-schema"
 import type { CallPolicy, PolicyDecision, PolicyRequest } from "./policy"
 import type { StartRequest } from "./request"
 import type { Runtime } from "./runtime"
 import { isFinished, type TaskRecord } from "./tasks"
+import { checkVerify } from "./verify"
 import type { FollowOptions } from "./waiting"
 
 /** At most this many briefs in one group. */
@@ -25,6 +28,10 @@ export interface GroupBrief {
   model?: string
   variant?: string
   mechanical?: boolean
+  /** As the single calls take them (request.ts): a schema for scouts and workers, the rest for workers. */
+  outputSchema?: unknown
+  verify?: string
+  scope?: string[]
 }
 
 /** One brief of a group: its task as known now, or why it has none. */
@@ -74,13 +81,37 @@ function memberPolicy(brief: GroupBrief, group: Pick<CallPolicy, "mode" | "tier"
   return { mode: group.mode, tier: group.tier, delegation, texts: { task: brief.task } }
 }
 
+/**
+ * Refuses a brief the single call would refuse, with the same checks, naming its position; a scout with
+ * a worker's verify or scope is refused rather than ignored. Pure.
+ */
+export function checkBrief(brief: GroupBrief, index: number): void {
+  try {
+    const extra =
+      brief.role === "worker" ? [] : (["verify", "scope"] as const).filter((key) => brief[key] !== undefined)
+    if (extra.length)
+      throw fail(
+        "Usage",
+        `a scout takes no ${extra.join(" or ")}: only a worker changes files.`,
+        `Drop ${extra.join(" and ")} from this brief, or make it a worker.`,
+      )
+    checkVerify(brief.verify)
+    checkOutputSchema(brief.outputSchema)
+    checkScope(brief.scope)
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error
+    throw fail(error.kind, `briefs[${index}]: ${error.message}`, error.hint, error.data)
+  }
+}
+
 export class Groups {
   constructor(private readonly deps: GroupDeps) {}
 
   /** Starts every brief once all of them pass the policy gate, and saves the group. */
   async start(briefs: GroupBrief[], group: Pick<CallPolicy, "mode" | "tier">): Promise<Group> {
-    // Every brief passes the policy gate before any starts: a refusal leaves nothing running (each
-    // start passes it again, the same gate).
+    // Every brief passes its checks and the policy gate before any starts: a refusal leaves nothing
+    // running and no record (each start passes them again, the same checks).
+    for (const [index, brief] of briefs.entries()) checkBrief(brief, index)
     const policies = briefs.map((brief) => memberPolicy(brief, group))
     for (const [index, brief] of briefs.entries()) await this.deps.check({ ...policies[index]!, cwd: brief.cwd })
     const members = await Promise.all(briefs.map((brief, i) => this.startMember(brief, i, policies[i]!)))
@@ -166,6 +197,9 @@ export class Groups {
         variant: brief.variant,
         writable: brief.role === "worker",
         policy,
+        verify: brief.verify,
+        outputSchema: brief.outputSchema,
+        scope: brief.scope,
         // Parallel writers never share a tree: each edits its own snapshot and returns a patch.
         isolation: brief.role === "worker" ? "worktree" : undefined,
         queued: true,

@@ -61,8 +61,12 @@ export const isolationArg = {
   isolation: z.enum(["in_place", "worktree"]).optional().describe("worktree: return a patch."),
 }
 
+// The bare fields, so that a delegate_parallel member takes them without repeating their descriptions.
+const verifyField = z.string().optional()
+const scopeField = z.array(z.string()).optional()
+
 export const verifyArg = {
-  verify: z.string().optional().describe("A check command the server runs after."),
+  verify: verifyField.describe("A check command the server runs after."),
 }
 
 // Untyped and undescribed on purpose: the tool surface's bytes (test/mcp/surface.test.ts); the engine
@@ -79,8 +83,11 @@ export const tokensShape = z.object({
 })
 
 export const scopeArg = {
-  scope: z.array(z.string()).optional().describe("Paths or globs it may change."),
+  scope: scopeField.describe("Paths or globs it may change."),
 }
+
+/** What a delegate_parallel member takes of the single calls' arguments (the engine refuses a scout's scope). */
+export const memberArgs = { ...outputSchemaArg, verify: verifyField, scope: scopeField }
 
 export const resultShape = {
   task_id: z.string().optional(),

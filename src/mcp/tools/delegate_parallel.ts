@@ -19,6 +19,7 @@ import { syncBudget } from "../calls"
 import { defineTool, type Reply } from "../define"
 import {
   mechanicalArg,
+  memberArgs,
   modelArgs,
   policyArgs,
   progressReporter,
@@ -34,6 +35,7 @@ const briefSchema = z.object({
   task: z.string().min(1),
   ...modelArgs,
   ...mechanicalArg,
+  ...memberArgs,
 })
 
 const memberShape = z.object({
@@ -44,6 +46,10 @@ const memberShape = z.object({
   report: z.string(),
   patch: resultShape.patch,
   files_changed: resultShape.files_changed,
+  out_of_scope: resultShape.out_of_scope,
+  verification: resultShape.verification,
+  output: resultShape.output,
+  output_error: resultShape.output_error,
   error: z.string().optional(),
   error_kind: resultShape.error_kind,
   next: z.string().optional(),
@@ -83,7 +89,10 @@ export const delegateParallel = defineTool({
       throw fail("Usage", "Pass either briefs (to start a group) or group_id (to follow one), not both or neither.")
     const group = args.group_id
       ? await delegations.groups.open(args.group_id, { cancel: args.cancel })
-      : await delegations.groups.start(args.briefs ?? [], args)
+      : await delegations.groups.start(
+          (args.briefs ?? []).map(({ output_schema, ...brief }) => ({ ...brief, outputSchema: output_schema })),
+          args,
+        )
     return await followGroup(server, delegations, group, extra)
   },
 })
@@ -105,10 +114,28 @@ function recordMember(index: number, record: TaskRecord): Member {
       report: record.progress.at(-1) ?? "",
       progress: record.progress.slice(-5),
     }
-  const out = toStructured(record.result)
-  const { task_id, status, report, patch, files_changed, error, error_kind, next, warnings } = out
-  return { index, task_id, role: record.role, status, report, patch, files_changed, error, error_kind, next, warnings }
+  // The single call's structured result, cut to the fields a member shows: derived once, in one place.
+  return { index, role: record.role, ...pick(toStructured(record.result), MEMBER_FIELDS) }
 }
+
+const MEMBER_FIELDS = [
+  "task_id",
+  "status",
+  "report",
+  "patch",
+  "files_changed",
+  "out_of_scope",
+  "verification",
+  "output",
+  "output_error",
+  "error",
+  "error_kind",
+  "next",
+  "warnings",
+] as const
+
+const pick = <T extends object, K extends keyof T>(from: T, keys: readonly K[]) =>
+  Object.fromEntries(keys.map((key) => [key, from[key]])) as Pick<T, K>
 
 /** Waits for every started member within the sync budget; a cancelled call cancels every member. */
 async function followGroup(
@@ -135,7 +162,10 @@ type GroupOutput = z.output<z.ZodObject<typeof outputShape>>
 
 function groupResult(groupId: string, tasks: Member[], found: GroupOutput["overlaps"]): Reply<GroupOutput> {
   const running = tasks.some((entry) => !isFinished(entry.status))
-  const next = running
+  const review = tasks.filter((entry) => entry.status === "needs_review").map((entry) => entry.index)
+  // A failing verify, a change outside the scope, an answer off its schema: each member's next says which.
+  const first = review.length ? `Members ${review.join(", ")} need review: read their warnings and next first. ` : ""
+  const then = running
     ? `Some members are still queued or running. Call delegate_parallel with group_id "${groupId}" to wait for ` +
       "them (task_status takes each task_id), or with cancel: true as well to stop them all."
     : found.length
@@ -143,6 +173,7 @@ function groupResult(groupId: string, tasks: Member[], found: GroupOutput["overl
         "then review or rerun the others on the result. Apply the rest with patch_apply and their digest."
       : "Review each patch with patch_show and apply it with patch_apply and its digest; " +
         "they do not overlap, so any order works."
+  const next = first + then
   const structured = {
     group_id: groupId,
     status: running ? ("running" as const) : ("finished" as const),
