@@ -82,6 +82,10 @@ export const scopeArg = {
   scope: z.array(z.string()).optional().describe("Paths or globs it may change."),
 }
 
+const resultFiles = z
+  .array(z.object({ path: z.string(), change: z.enum(["added", "modified", "deleted", "renamed"]) }))
+  .optional()
+
 export const resultShape = {
   task_id: z.string().optional(),
   status: z.enum(STATUSES),
@@ -97,9 +101,7 @@ export const resultShape = {
   tool_calls: z.array(
     z.object({ tool: z.string(), status: z.string(), target: z.string(), exit_code: z.number().optional() }),
   ),
-  files_changed: z
-    .array(z.object({ path: z.string(), change: z.enum(["added", "modified", "deleted", "renamed"]) }))
-    .optional(),
+  files_changed: resultFiles,
   out_of_scope: z.array(z.string()).optional(),
   commands: z.array(z.object({ command: z.string(), exit_code: z.number().optional() })),
   transcript: z.string().optional(),
@@ -137,6 +139,14 @@ export const resultShape = {
     .object({ command: z.string(), exit_code: z.number().nullable(), duration_ms: z.number(), digest: z.string() })
     .optional(),
   output: z.unknown().optional(),
+  reviewed: z
+    .object({
+      patch_id: z.string().optional(),
+      cwd: z.string().optional(),
+      files: resultFiles,
+      more_files: z.number().optional(),
+    })
+    .optional(),
   output_error: z.object({ message: z.string(), unverified: z.string() }).optional(),
   exit_code: z.number().nullable().optional(),
   log: z.string().optional(),
