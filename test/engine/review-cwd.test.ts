@@ -1,8 +1,11 @@
 // The pure parts of review's cwd form: the diff cut to its bound at a line's end (never mid-line, said
-// to be cut), and the brief's fence, which no run of backticks in the diff can close.
+// to be cut), the brief's fence, which no run of backticks in the diff can close, and a record whose
+// `reviewed` is garbage failing its schema (so it is set aside, never read as what was reviewed).
 import { describe, expect, test } from "bun:test"
+import { RecordSchema } from "../../src/engine/record-schema"
 import { cwdReviewBrief } from "../../src/engine/review-cwd"
 import { boundDiff } from "../../src/workspace/uncommitted"
+import { sampleRecord } from "./_records"
 
 describe("boundDiff", () => {
   test.each([
@@ -35,5 +38,22 @@ describe("the cwd review's brief", () => {
     expect(brief).toContain("```diff\n+a\n```\n")
     expect(brief).toContain("- calc.ts (modified)")
     expect(brief).toContain("What the parent asks you to check:\nCheck.")
+  })
+})
+
+describe("a record's reviewed", () => {
+  const cwd = { cwd: "/w", files: [{ path: "calc.ts", change: "modified" }], more: 2 }
+  test("a patch's or a cwd's parses", () => {
+    expect(RecordSchema.safeParse(sampleRecord({ reviewed: { patchId: "patch_a_1" } })).success).toBe(true)
+    expect(RecordSchema.safeParse({ ...sampleRecord(), reviewed: cwd }).success).toBe(true)
+  })
+
+  test.each([
+    ["a string", "calc.ts"],
+    ["a file without its change", { cwd: "/w", files: [{ path: "calc.ts" }] }],
+    ["a change git never reports", { cwd: "/w", files: [{ path: "calc.ts", change: "copied" }] }],
+    ["a negative count", { ...cwd, more: -1 }],
+  ])("garbage fails the schema: %s", (_, reviewed) => {
+    expect(RecordSchema.safeParse({ ...sampleRecord(), reviewed }).success).toBe(false)
   })
 })
