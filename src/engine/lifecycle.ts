@@ -21,7 +21,8 @@ import { acquireWriter } from "./launching"
 import { opencodeConfigDirs } from "../opencode/config-files"
 import { hostReadiness, refuseUnready } from "./readiness"
 import { recoverAll } from "./recovery"
-import { reviewRequest } from "./review"
+import { reviewTargetRequest, type ReviewTarget } from "./review-cwd"
+import { hostContext } from "../sandbox"
 import { RetentionSchedule } from "./schedule"
 import { expireApplied } from "./expire-patch"
 import type { PatchRecord } from "../workspace/patches"
@@ -90,9 +91,14 @@ export class Delegations {
     )
   }
 
-  /** The scout start reviewing a stored patch in its worktree (review.ts); start() runs it. */
-  reviewRequest(patchId: string, brief: string): Promise<StartRequest> {
-    return reviewRequest(this.runtime.paths.patchesDir, patchId, brief)
+  /** The scout start reviewing a stored patch in its worktree or a cwd's uncommitted changes (review-cwd.ts). */
+  reviewRequest(target: ReviewTarget, brief: string): Promise<StartRequest> {
+    const place = async () => {
+      const config = await this.runtime.config()
+      const host = hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots)
+      return { host, config, maxBriefBytes: this.runtime.flags.maxBriefBytes }
+    }
+    return reviewTargetRequest(this.runtime.paths.patchesDir, place, target, brief)
   }
 
   /** Refuses, before anything is written, when a readiness condition doctor checks fails. */

@@ -101,6 +101,15 @@ export const RecordSchema = z.looseObject({
   outputSchema: z.record(z.string(), z.unknown()).optional(),
   // The paths a worker may change, checked after each turn (scope.ts).
   scope: z.array(z.string()).optional(),
+  // What a review looked at, named in its result (review-cwd.ts).
+  reviewed: z
+    .looseObject({
+      patchId: z.string().optional(),
+      cwd: z.string().optional(),
+      files: z.array(PatchFileSchema).optional(),
+      more: count.optional(),
+    })
+    .optional(),
   // A delegate_parallel member: its first turn counts against maxParallel in whichever process follows it.
   parallel: z.literal(true).optional(),
   // What a continue compares its mode to and takes a runner's access from (lifecycle.ts).

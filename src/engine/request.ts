@@ -4,6 +4,7 @@ import type { Role } from "../config/schema"
 import type { Relay } from "../policy/relay"
 import type { CallPolicy } from "./policy"
 import type { Isolation } from "./isolation"
+import type { Reviewed } from "./tasks"
 
 export interface StartRequest {
   role: Role
@@ -27,6 +28,8 @@ export interface StartRequest {
   scope?: string[]
   /** A review (review.ts): cwd is this patch's worktree, admitted as its own; the policy is the source's. */
   review?: { patchId: string; source: string }
+  /** A review of either form: what it looked at, kept on the record and named in the result. */
+  reviewed?: Reviewed
   idempotencyKey?: string
   /** This operation's deadline instead of the role's (tests, runner options). */
   timeoutMs?: number

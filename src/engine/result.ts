@@ -8,6 +8,7 @@ import { sizeText } from "../workspace/disk"
 import { shownName } from "../workspace/names"
 import type { PatchFile, PatchState } from "../workspace/patches"
 import { toStructured } from "./structured"
+import type { Reviewed } from "./tasks"
 import type { Verification } from "./verify"
 import { watchCommand } from "./watch-command"
 
@@ -69,6 +70,8 @@ export interface DelegationResult {
   verification?: Verification
   /** With an output_schema: the final answer's JSON value as parsed, validated against it (output-schema.ts). */
   output?: unknown
+  /** A review: the patch, or the cwd and its uncommitted files, it looked at (review-cwd.ts). */
+  reviewed?: Reviewed
   /** With an output_schema the answer did not match: the validator's message and the raw text, unverified. */
   outputError?: { message: string; unverified: string }
   /** Things the parent must look at before trusting the outcome (e.g. planted git metadata). */

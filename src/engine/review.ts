@@ -13,7 +13,7 @@ export const VERDICTS = ["approve", "request_changes", "unsure"] as const
 export const SEVERITIES = ["blocker", "major", "minor", "note"] as const
 
 /** Files listed in the brief at most; the reviewer reads the rest in the tree. */
-const LISTED_FILES = 100
+export const LISTED_FILES = 100
 
 /** What the reviewer must end with: a verdict and findings tied to file and line. */
 export const REVIEW_SCHEMA = {
@@ -73,5 +73,6 @@ export async function reviewRequest(patchesDir: string, patchId: string, brief: 
     policy: { delegation: { role: "scout" }, texts: { task: text } },
     outputSchema: REVIEW_SCHEMA,
     review: { patchId: record.id, source: record.source.workspace },
+    reviewed: { patchId: record.id },
   }
 }

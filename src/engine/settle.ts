@@ -100,6 +100,7 @@ export class Settler {
     if (verification) applyVerification(result, verification)
     // Judged on the final answer of a finished turn only: a failed or timed-out one has no answer to judge.
     if (record.outputSchema && verifies(status)) applyOutput(result, judgeOutput(record.outputSchema, result.report))
+    if (record.reviewed) result.reviewed = record.reviewed
     if (record.scope) applyScope(result, { scope: record.scope, leftOut, isolated: record.isolation !== undefined })
     // Found before the turn ran (lifecycle.ts: a mode weaker than the task's previous call's): said first.
     if (record.turnWarnings?.length) result.warnings = [...record.turnWarnings, ...(result.warnings ?? [])]

@@ -85,6 +85,7 @@ export async function startTask(
     verify: request.verify,
     outputSchema: request.outputSchema,
     scope,
+    reviewed: request.reviewed,
     parallel: request.queued || undefined,
   })
   // A new record, not yet saved: its first save is the launch's.

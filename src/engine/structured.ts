@@ -75,6 +75,12 @@ export function toStructured(result: DelegationResult) {
       digest: result.verification.digest,
     },
     output: result.output,
+    reviewed: result.reviewed && {
+      patch_id: result.reviewed.patchId,
+      cwd: result.reviewed.cwd,
+      files: result.reviewed.files?.map(({ path, change }) => ({ path, change })),
+      more_files: result.reviewed.more,
+    },
     output_error: result.outputError,
     exit_code: result.run?.exitCode,
     log: result.run?.log,

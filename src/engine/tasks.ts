@@ -6,7 +6,7 @@ import { fail } from "../errors"
 import type { OpenAsk } from "../opencode/pending"
 import type { ModelRoute } from "../opencode/session"
 import { selfStart } from "../util/process"
-import type { Snapshot } from "../workspace/changes"
+import type { FileChange, Snapshot } from "../workspace/changes"
 import type { WaitingInput } from "./inbox"
 import type { PolicyDecision } from "./policy"
 import type { Activity } from "./progress"
@@ -17,6 +17,15 @@ import type { Spending } from "./usage"
 const FINISHED: readonly Status[] = ["succeeded", "failed", "timed_out", "cancelled", "needs_review", "interrupted"]
 /** Progress lines kept in a record (the newest); the full story is in the session. */
 const PROGRESS_KEPT = 40
+
+/** What a review looked at: an isolated worker's patch, or a workspace's uncommitted files (the first 100). */
+export interface Reviewed {
+  patchId?: string
+  cwd?: string
+  files?: FileChange[]
+  /** Changed files beyond those listed. */
+  more?: number
+}
 
 export interface TaskRecord {
   version: 1
@@ -70,6 +79,8 @@ export interface TaskRecord {
   outputSchema?: Record<string, unknown>
   /** worker only: the paths and globs it may change, checked by settle after every turn (scope.ts). */
   scope?: string[]
+  /** A review (review-cwd.ts): what it looked at, named in every turn's result. */
+  reviewed?: Reviewed
   /** A delegate_parallel member: its first turn counts against maxParallel in whichever process follows it. */
   parallel?: true
   /** What the policy gate decided for each call, the first and every task_continue, oldest first. */
@@ -155,7 +166,7 @@ export function nextTurn(record: TaskRecord, brief: string, operationMs: number)
 export function newRecord(
   request: Pick<TaskRecord, "role" | "agent" | "title" | "writable" | "idempotencyKey" | "brief">,
   fields: Omit<NewRecordFields, keyof typeof request> &
-    Pick<TaskRecord, "isolation" | "verify" | "outputSchema" | "scope">,
+    Pick<TaskRecord, "isolation" | "verify" | "outputSchema" | "scope" | "reviewed">,
 ): TaskRecord {
   const now = new Date().toISOString()
   const { role, agent, title, writable, idempotencyKey, brief } = request

@@ -89,6 +89,10 @@ export const scopeArg = {
 /** What a delegate_parallel member takes of the single calls' arguments (the engine refuses a scout's scope). */
 export const memberArgs = { ...outputSchemaArg, verify: verifyField, scope: scopeField }
 
+const resultFiles = z
+  .array(z.object({ path: z.string(), change: z.enum(["added", "modified", "deleted", "renamed"]) }))
+  .optional()
+
 export const resultShape = {
   task_id: z.string().optional(),
   status: z.enum(STATUSES),
@@ -104,9 +108,7 @@ export const resultShape = {
   tool_calls: z.array(
     z.object({ tool: z.string(), status: z.string(), target: z.string(), exit_code: z.number().optional() }),
   ),
-  files_changed: z
-    .array(z.object({ path: z.string(), change: z.enum(["added", "modified", "deleted", "renamed"]) }))
-    .optional(),
+  files_changed: resultFiles,
   out_of_scope: z.array(z.string()).optional(),
   commands: z.array(z.object({ command: z.string(), exit_code: z.number().optional() })),
   transcript: z.string().optional(),
@@ -144,6 +146,14 @@ export const resultShape = {
     .object({ command: z.string(), exit_code: z.number().nullable(), duration_ms: z.number(), digest: z.string() })
     .optional(),
   output: z.unknown().optional(),
+  reviewed: z
+    .object({
+      patch_id: z.string().optional(),
+      cwd: z.string().optional(),
+      files: resultFiles,
+      more_files: z.number().optional(),
+    })
+    .optional(),
   output_error: z.object({ message: z.string(), unverified: z.string() }).optional(),
   exit_code: z.number().nullable().optional(),
   log: z.string().optional(),

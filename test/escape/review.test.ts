@@ -91,6 +91,7 @@ describe("a review", () => {
     expect(out.status).toBe("succeeded")
     expect(out.output).toEqual({ verdict: "approve", findings: [] })
     expect(out.workspace).toBe(await treeOf(patch.patch_id))
+    expect(out.reviewed).toEqual({ patch_id: patch.patch_id })
     const first = JSON.stringify(requestsOf("rev_ok")[0]!.body.messages)
     expect(first).toContain("calc.ts (modified, +1 -1)")
     expect(first).toContain("request_changes")

@@ -6,14 +6,20 @@ import description from "./review.md" with { type: "text" }
 
 export const review = defineTool({
   name: "review",
-  title: "Review a patch (read-only)",
+  title: "Review a patch or uncommitted changes (read-only)",
   description,
   input: {
-    patch_id: z.string().min(1),
+    patch_id: z.string().min(1).optional(),
+    cwd: z.string().min(1).optional(),
     brief: z.string().min(1),
   },
   output: resultShape,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   run: async (args, { server, delegations, extra }) =>
-    startAndFollow(server, delegations, await delegations.reviewRequest(args.patch_id, args.brief), extra),
+    startAndFollow(
+      server,
+      delegations,
+      await delegations.reviewRequest({ patchId: args.patch_id, cwd: args.cwd }, args.brief),
+      extra,
+    ),
 })
