@@ -2,9 +2,11 @@
 // existing paths bound writable, through the real OpenCode on the scripted model. Attacks: a write, a new
 // directory and a delete outside the scope each fail read-only and leave the disk as it was; a scoped path
 // that is a symlink to a directory outside the workspace (or under a symlinked directory) stays read-only;
-// a process exchanging a scoped directory with such a symlink while 48 commands run never gets a write
-// outside. Controls: the same commands inside the scope succeed, a worker without `scope` can do them all,
-// and without the pins the same race writes outside within seconds.
+// a process exchanging a scoped directory (or its parent) with such a symlink while commands run never
+// gets a write outside; a session whose scope cannot be read gets the whole workspace read-only. Controls:
+// the same commands inside the scope succeed, a worker without `scope` can do them all, and without the
+// pins the same race writes outside. (bwrap 0.12 itself refuses a swap made once before it starts: only
+// the window between its resolving the source and the destination leaks, so the control races too.)
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { existsSync, readdirSync } from "node:fs"
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises"
@@ -164,7 +166,7 @@ describe("a scoped worker's shell", () => {
 })
 
 describe("a session whose scope cannot be read", () => {
-  test("attack: edit rules that limit it but name no scope (not the engine's) leave the whole workspace read-only", async () => {
+  test("attack: edit rules naming no scope (not the engine's) leave the whole workspace read-only", async () => {
     const cwd = await repo()
     const { client } = await world.runtime.opencode()
     const permission = [
@@ -188,13 +190,13 @@ describe("a scoped directory exchanged with a symlink out of the workspace while
     return { cwd, away }
   }
 
-  test("control: the same plan run without its pins writes outside the workspace within seconds", async () => {
+  test("control: the same plan run without its pins writes outside the workspace while the swap runs", async () => {
     const { cwd, away } = await racing()
     const host = hostContext(readFlags({ HOME: world.home.root, PATH: "/usr/bin:/bin" }))
-    const swap = spawn(["bash", "-c", swapper("src", "srclink", 20)], { cwd })
+    const swap = spawn(["bash", "-c", swapper("src", "srclink", 50)], { cwd })
     try {
       // Until the swapper's own end: how soon the race is won depends on the machine, not a count.
-      const end = Date.now() + 15_000
+      const end = Date.now() + 45_000
       while (Date.now() < end && readdirSync(away).length === 0) {
         let plan: ReturnType<typeof planSandbox>
         try {
@@ -211,7 +213,7 @@ describe("a scoped directory exchanged with a symlink out of the workspace while
       await swap.kill(500)
     }
     expect(readdirSync(away)).toContain("leak")
-  }, 60_000)
+  }, 90_000)
 
   test("attack: 48 writes into the scoped directory during the exchange never land outside", async () => {
     const { cwd, away } = await racing()
@@ -230,9 +232,33 @@ describe("a scoped directory exchanged with a symlink out of the workspace while
     }
     expect(outputs.length).toBe(48)
     expect(readdirSync(away)).toEqual([])
-    // Both states were met: some writes landed in the real directory, some met the link and were refused.
+    // Every write that reported success landed in the real directory; the race was met (some were refused).
     const real = existsSync(`${cwd}/src/old.ts`) ? `${cwd}/src` : `${cwd}/srclink`
-    expect(readdirSync(real).filter((name) => name.startsWith("f")).length).toBeGreaterThan(0)
-    expect(outputs.some((output) => !/wrote \d+\.\d+: 0/.test(output))).toBe(true)
+    const landed = outputs.flatMap((output) => /wrote (\d+)\.(\d+): 0/.exec(output)?.slice(1, 3).join("-") ?? [])
+    for (const name of landed) expect(existsSync(`${real}/f${name}`)).toBe(true)
+    expect(landed.length).toBeLessThan(48)
+  }, 180_000)
+
+  test("attack: 24 writes under a scoped directory, its parent exchanged with a link, never land outside", async () => {
+    const cwd = await repo()
+    await mkdir(`${cwd}/deep/in`, { recursive: true })
+    await writeFile(`${cwd}/deep/in/mine.txt`, "mine\n")
+    const away = await scratch(world)
+    await mkdir(`${away}/in`)
+    await symlink(away, `${cwd}/deeplink`)
+    const steps = Array.from({ length: 4 }, (_, step) => ({
+      tools: Array.from({ length: 6 }, (_, i) => shell(`echo pwned > deep/in/g${step}-${i}; echo "wrote $?"`)),
+    }))
+    world.model.setScript("parent_race", { turns: [{ steps: [...steps, done] }] })
+    const swap = spawn(["bash", "-c", swapper("deep", "deeplink", 150)], { cwd })
+    let outputs: string[]
+    try {
+      outputs = await turn(cwd, "parent_race", { scope: ["deep/in/**"] })
+    } finally {
+      await swap.kill(500)
+    }
+    expect(outputs.length).toBe(24)
+    expect(readdirSync(`${away}/in`)).toEqual([])
+    expect(readdirSync(away).sort()).toEqual(["in"])
   }, 180_000)
 })

@@ -49,7 +49,8 @@ describe("scopeNote", () => {
 
   test("an unreadable scope says the whole workspace is read-only, and why", () => {
     expect(scopeNote({ kind: "unknown", why: "the session could not be read" }, undefined)).toBe(
-      "[read-only: the whole workspace, because this session's scope could not be used (the session could not be read)]",
+      "[read-only: the whole workspace, because this session's scope could not be used " +
+        "(the session could not be read)]",
     )
   })
 })

@@ -79,7 +79,7 @@ describe("a scoped plan", () => {
   const pairs = (args: string[], flag: string) =>
     args.flatMap((arg, i) => (arg === flag ? [`${args[i + 1]} ${args[i + 2]}`] : []))
 
-  test("worker: the workspace read-only, the scope bound writable, .git read-only above a whole-workspace scope", () => {
+  test("worker: the workspace read-only, the scope writable, .git read-only above a whole-workspace scope", () => {
     const plan = planSandbox({ profile: { kind: "worker" }, workspace: ws, host, scope: ["src/**", "a.txt"] }, hostFs)
     const args = bwrapArgs(plan, ["true"])
     expect(pairs(args, "--ro-bind")).toContain(`${ws} ${ws}`)
