@@ -19,7 +19,7 @@ const OrchestratorPlugin: Plugin = async (input) => {
   // before any tool call of that step) is: remember it per session.
   const agents = new Map<string, string>()
   return {
-    tool: toolRecord(pluginTools(isSharedServer())),
+    tool: toolRecord(pluginTools(isSharedServer(), input.client)),
     "chat.params": async ({ sessionID, agent }) => {
       agents.delete(sessionID)
       agents.set(sessionID, agent)

@@ -8,9 +8,10 @@ import { RUNNER_TOOL_SPECS, type RunnerTool } from "./roles"
 import { runnerTool } from "./runner"
 import { shellTool } from "./shell"
 import type { PluginTool } from "./tool"
+import type { SessionClient } from "./types"
 
-export function pluginTools(sharedServer: boolean): PluginTool[] {
+export function pluginTools(sharedServer: boolean, client?: SessionClient): PluginTool[] {
   const runners = (Object.keys(RUNNER_TOOL_SPECS) as RunnerTool[]).map(runnerTool)
-  const tools = [shellTool(), logReadTool(), logGrepTool(), ...runners]
+  const tools = [shellTool(client), logReadTool(), logGrepTool(), ...runners]
   return sharedServer ? [...tools, ...fileTools()] : tools
 }

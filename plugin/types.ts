@@ -79,9 +79,18 @@ export interface Hooks {
   event?: (input: { event: { type: string; properties: Record<string, unknown> } }) => Promise<void>
 }
 
+/** The slice of the OpenCode client (SDK v1, in-process) a plugin is handed that this plugin uses. */
+export interface SessionClient {
+  session: {
+    get(input: { path: { id: string }; query?: { directory?: string } }): Promise<{ data?: unknown; error?: unknown }>
+  }
+}
+
 export interface PluginInput {
   directory: string
   worktree: string
+  /** 1.18.33 passes it; typed optional so a plugin without it fails closed (plugin/scope.ts). */
+  client?: SessionClient
 }
 
 export type Plugin = (input: PluginInput) => Promise<Hooks>

@@ -20,7 +20,6 @@ import {
 } from "../opencode/session"
 import { openAskOf, withdrawPending, type OpenAsk } from "../opencode/pending"
 import { readTranscript, type Transcript } from "../opencode/transcript"
-import { scopeWildcards } from "../workspace/scope"
 import { activityOf, describeEvent, newTracker, type Activity } from "./progress"
 import type { Status } from "./result"
 import { refusalOf } from "./routing"
@@ -123,7 +122,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
   if (!sessionID) {
     // Creating a session in a directory OpenCode has not seen yet starts an instance (seconds under
     // load): a cancel or the deadline must not wait for it. The late session is reconciled by the caller.
-    const creating = createSession(client, workspace, spec.title, spec.scope && scopeWildcards(spec.scope))
+    const creating = createSession(client, workspace, spec.title, spec.scope)
     const created = await raceStop(creating, spec.signal, spec.deadline)
     // A creation that fails late left no session: undefined is exactly "nothing to reconcile".
     if (created === undefined)
@@ -134,7 +133,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
       }
     sessionID = created
     await spec.onSession(sessionID)
-  } else if (spec.scope) await restrictEdits(client, sessionID, workspace, scopeWildcards(spec.scope))
+  } else if (spec.scope) await restrictEdits(client, sessionID, workspace, spec.scope)
   const tracker = newTracker()
   // A cap passed stops the session like a cancel, but the turn remembers it was the spending.
   const budget = new AbortController()

@@ -3,6 +3,7 @@
 // transcript.ts).
 import type { AssistantMessage, GlobalSession, OpencodeClient } from "@opencode-ai/sdk/v2"
 import { fail } from "../errors"
+import { SCOPE_RULE, scopeWildcards } from "../workspace/scope"
 import type { Event, EventHub } from "./client"
 
 /**
@@ -38,35 +39,37 @@ export function unwrap<T>(result: { data?: T; error?: unknown; response?: Respon
 }
 
 /**
- * `editable`: OpenCode wildcards the session may change; every other path's edit is denied by the
- * session's own rules, which the plugin's file tools ask before writing (plugin/files/access.ts).
+ * `scope`: the paths the session may change (src/workspace/scope.ts); every other path's edit is denied by
+ * the session's own rules, which the plugin's file tools ask before writing (plugin/files/access.ts), and
+ * the plugin's sandbox_shell binds only these paths writable (it reads them back from the session).
  */
 export async function createSession(
   client: OpencodeClient,
   directory: string,
   title: string,
-  editable?: readonly string[],
+  scope?: readonly string[],
 ): Promise<string> {
-  const permission = editable && editRules(editable)
+  const permission = scope && scopeRules(scope)
   const session = unwrap(await client.session.create({ directory, title, permission }), "create a session")
   return session.id
 }
 
 // The deny first: the last matching rule wins, and a tool whose last rule is a whole deny is hidden.
-const editRules = (editable: readonly string[]) => [
+const scopeRules = (scope: readonly string[]) => [
   { permission: "edit", pattern: "*", action: "deny" as const },
-  ...editable.map((pattern) => ({ permission: "edit", pattern, action: "allow" as const })),
+  ...scopeWildcards(scope).map((pattern) => ({ permission: "edit", pattern, action: "allow" as const })),
+  ...scope.map((pattern) => ({ permission: SCOPE_RULE, pattern, action: "allow" as const })),
 ]
 
-/** A session continued (a fork does not inherit its parent's rules): the same edit rules as createSession's. */
+/** A session continued (a fork does not inherit its parent's rules): the same rules as createSession's. */
 export async function restrictEdits(
   client: OpencodeClient,
   sessionID: string,
   directory: string,
-  editable: readonly string[],
+  scope: readonly string[],
 ): Promise<void> {
   unwrap(
-    await client.session.update({ sessionID, directory, permission: editRules(editable) }),
+    await client.session.update({ sessionID, directory, permission: scopeRules(scope) }),
     "limit the session's edits",
   )
 }

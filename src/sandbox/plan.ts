@@ -9,6 +9,7 @@ import { canonicalDir, isInside, pathRules, relocatedCredentials, type EngineWor
 import { checkMounts, type Mount } from "./mounts"
 import { profileName, profilePolicy, type NetworkAccess, type SandboxProfile } from "./profiles"
 import { hostNetworkMounts, systemMounts } from "./system-mounts"
+import { scopeBinds } from "./scope-binds"
 import { resolveToolchain, type TrustedRootInput } from "./toolchains"
 import type { Flags } from "../config/flags"
 import { LIMIT_SPECS, type ResourceCaps } from "../config/limits"
@@ -62,6 +63,11 @@ export interface SandboxRequest {
    * canonical file, or a directory the toolchain rule admits.
    */
   programs?: readonly string[]
+  /**
+   * A scoped worker's scope entries (src/workspace/scope.ts): a writable profile then mounts the workspace
+   * read-only and binds only the scope's existing paths writable (scope-binds.ts); empty binds nothing.
+   */
+  scope?: readonly string[]
 }
 
 export interface SandboxPlan {
@@ -80,6 +86,8 @@ export interface SandboxPlan {
    * run it on a mismatch (run.ts).
    */
   pins: { path: string; id: string }[]
+  /** A scoped plan's paths left read-only, each with why (what the shell tells the model); else absent. */
+  readOnlyScope?: string[]
 }
 
 /** What hostContext needs of the flags (the plugin reads its own per invocation; see plugin/env.ts). */
@@ -156,10 +164,13 @@ export function planSandbox(request: SandboxRequest, fs: FsView): SandboxPlan {
       { workspace, readOnly, writable },
     )
   const programs = (request.programs ?? []).map((path) => programPath(path, rules, fs))
+  const writes = policy.workspace === "writable"
+  const scoped = writes && request.scope ? scopeBinds(workspace, request.scope, fs) : undefined
 
   const binds: Mount[] = [
     ...toolchain.mounts.map((dir): Mount => ({ op: "ro-bind", source: dir, dest: dir })),
-    { op: policy.workspace === "writable" ? "bind" : "ro-bind", source: workspace, dest: workspace },
+    { op: writes && !scoped ? "bind" : "ro-bind", source: workspace, dest: workspace },
+    ...(scoped?.binds ?? []).map(({ path }): Mount => ({ op: "bind", source: path, dest: path })),
     ...git.map((path): Mount => ({ op: "ro-bind", source: path, dest: path })),
     ...readOnly.map((dir): Mount => ({ op: "ro-bind", source: dir, dest: dir })),
     ...writable.map((dir): Mount => ({ op: "bind", source: dir, dest: dir })),
@@ -192,9 +203,14 @@ export function planSandbox(request: SandboxRequest, fs: FsView): SandboxPlan {
   }
   // Every host directory the plan checked, the workspace included: a writer in an ancestor workspace
   // can swap a nested workspace (or its .git) for a symlink while this sandbox starts.
+  // A scoped path's identity was taken before its checks (scope-binds.ts): one swapped after them differs.
+  const before = new Map((scoped?.binds ?? []).map(({ path, id }) => [path, id]))
   const pins = binds.flatMap((bind) => {
-    const id = bind.op === "bind" || bind.op === "ro-bind" ? fs.identity?.(bind.source) : undefined
+    if (bind.op !== "bind" && bind.op !== "ro-bind") return []
+    const id = before.has(bind.source) && bind.op === "bind" ? before.get(bind.source) : fs.identity?.(bind.source)
     return id ? [{ path: bind.dest, id }] : []
   })
-  return { profile: profileName(request.profile), workspace, cwd, network: policy.network, mounts, env, caps, pins }
+  const { network } = policy
+  const plan = { profile: profileName(request.profile), workspace, cwd, network, mounts, env, caps, pins }
+  return scoped?.readOnly.length ? { ...plan, readOnlyScope: scoped.readOnly } : plan
 }

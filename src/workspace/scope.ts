@@ -33,15 +33,26 @@ export function checkScope(scope: readonly string[] | undefined): string[] | und
   })
 }
 
+/** One segment (not `**`) as a regular expression body: `*` and `?` stay within the segment. Pure. */
+const segmentBody = (segment: string) =>
+  [...segment].map((c) => (c === "*" ? "[^/]*" : c === "?" ? "[^/]" : c.replace(/[.+^${}()|[\]\\]/g, "\\$&"))).join("")
+
+/** One segment (not `**`) as a matcher of one file name; the sandbox expands a scope with it. Pure. */
+export const segmentMatcher = (segment: string): ((name: string) => boolean) => {
+  const pattern = new RegExp(`^${segmentBody(segment)}$`, "s")
+  return (name) => pattern.test(name)
+}
+
+/** True when a segment has a wildcard (`*`, `?`); everything else in it is literal. Pure. */
+export const isWildcard = (segment: string) => /[*?]/.test(segment)
+
 /** One entry as a regular expression over a whole relative path (the path or anything under it). Pure. */
 function entryPattern(entry: string): RegExp {
   const segments = entry.replace(/\/$/, "").split("/")
   const parts = segments.map((segment, index) => {
     const last = index === segments.length - 1
     if (segment === "**") return last ? "(?:[^/]+(?:/[^/]+)*)" : "(?:[^/]+/)*"
-    const body = [...segment]
-      .map((c) => (c === "*" ? "[^/]*" : c === "?" ? "[^/]" : c.replace(/[.+^${}()|[\]\\]/g, "\\$&")))
-      .join("")
+    const body = segmentBody(segment)
     return last ? body : `${body}/`
   })
   return new RegExp(`^${parts.join("")}(?:/.*)?$`, "s")
@@ -67,6 +78,13 @@ export function scopeWildcards(scope: readonly string[]): string[] {
   )
   return [...new Set(wide.flatMap((pattern) => (pattern.endsWith("*") ? [pattern] : [pattern, `${pattern}/*`])))]
 }
+
+/**
+ * The permission name of the rules that carry a session's scope entries as given (one rule each): the
+ * edit rules hold only their wider OpenCode wildcards, and the plugin's sandbox_shell reads these from
+ * the session to bind exactly the scope writable. No tool asks this permission, so the rules decide nothing.
+ */
+export const SCOPE_RULE = "orchestrator_scope"
 
 /** The paths outside the scope, in the order given; every path when none may change. Pure. */
 export function outOfScope(scope: readonly string[], paths: readonly string[]): string[] {

@@ -1,8 +1,9 @@
 // A worker's `scope`: the paths it may change, checked by the settle-time diff through the real OpenCode
 // on the scripted model. Control: an edit inside the scope succeeds. Attacks: the agent writes outside it
-// with the file tool, with sandbox_shell's `echo > file`, and deletes a tracked file; each ends
-// needs_review naming the file, which stays in the workspace. Isolated: the out-of-scope file is left out
-// of the patch (and out of what patch_apply writes) and listed. A worker without scope is as before, and
+// with the file tool (refused), with sandbox_shell (read-only: scope-kernel.test.ts), and through the edit
+// rules' wider wildcard (test/sub/x.test.ts under test/*.test.ts), which ends needs_review naming the file,
+// which stays in the workspace. Isolated: the out-of-scope file is left out of the patch (and out of what
+// patch_apply writes) and listed. A worker without scope is as before, and
 // a bad scope is refused before any task record exists.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
@@ -49,14 +50,32 @@ beforeAll(async () => {
         { steps: [write("later.ts", "later\n"), done] },
       ],
     },
-    outside_shell: { turns: [{ steps: [shell("echo pwned > README.md && echo > lib/new.ts && echo ok"), done] }] },
+    outside_shell: {
+      turns: [
+        {
+          steps: [
+            shell("echo pwned > README.md; echo > lib/new.ts; echo ok"),
+            // The edit rules' OpenCode wildcard (test/*.test.ts) lets this through; the scope does not.
+            write("test/sub/deep.test.ts", "wide\n"),
+            done,
+          ],
+        },
+      ],
+    },
     outside_delete: { turns: [{ steps: [shell("rm README.md && echo ok"), done] }] },
     isolated: {
       turns: [
-        { steps: [write("src/tally.ts", "export const n = 2\n"), shell("echo pwned > README.md && echo ok"), done] },
+        {
+          steps: [
+            write("src/tally.ts", "export const n = 2\n"),
+            shell("echo pwned > README.md; echo ok"),
+            write("test/sub/deep.test.ts", "pwned\n"),
+            done,
+          ],
+        },
       ],
     },
-    subdir: { turns: [{ steps: [shell("echo x > pkg/a.ts && echo y > top.ts && echo ok"), done] }] },
+    subdir: { turns: [{ steps: [shell("echo y > top.ts; echo ok"), write("pkg/deep/b.ts", "b\n"), done] }] },
     idle: { turns: [{ steps: [done] }] },
   })
   mcp = await front(world)
@@ -115,29 +134,34 @@ describe("a scoped worker in place", () => {
     expect(await readFile(`${cwd}/lib/made.ts`, "utf8")).toBe("made\n")
   }, 120_000)
 
-  test("attack: sandbox_shell's echo > file outside the scope, and a new file in an unscoped directory, are named", async () => {
+  test("attack: sandbox_shell's writes outside the scope fail; a file the edit rules let by is named", async () => {
     const cwd = await makeRepo(world)
     await Bun.write(`${cwd}/lib/.keep`, "")
     const result = await mcp.call("worker", { cwd, task: "[script:outside_shell] edit", scope: SCOPE })
     expect(structuredOf(result).status).toBe("needs_review")
+    expect(String(structuredOf(result).report)).toContain("Read-only file system")
     // lib/.keep was there before the task and is unchanged: only what the task changed counts.
-    expect(outOf(result)?.sort()).toEqual(["README.md", "lib/new.ts"])
-    expect(await readFile(`${cwd}/README.md`, "utf8")).toBe("pwned\n")
+    expect(outOf(result)).toEqual(["test/sub/deep.test.ts"])
+    expect(await readFile(`${cwd}/README.md`, "utf8")).toBe("# fixture\n")
+    expect(existsSync(`${cwd}/lib/new.ts`)).toBe(false)
   }, 120_000)
 
-  test("attack: deleting a tracked file outside the scope counts as a change outside it", async () => {
+  test("attack: deleting a tracked file outside the scope fails read-only; the file stays", async () => {
     const cwd = await makeRepo(world)
     const result = await mcp.call("worker", { cwd, task: "[script:outside_delete] edit", scope: ["src/**"] })
-    expect(structuredOf(result).status).toBe("needs_review")
-    expect(outOf(result)).toEqual(["README.md"])
+    expect(String(structuredOf(result).report)).toContain("Read-only file system")
+    expect(await readFile(`${cwd}/README.md`, "utf8")).toBe("# fixture\n")
+    expect(structuredOf(result).status).toBe("succeeded")
+    expect(outOf(result)).toBeUndefined()
   }, 120_000)
 
   test("in a subdirectory of the repository, the scope is relative to cwd, not to the repository", async () => {
     const repo = await makeRepo(world)
     await Bun.write(`${repo}/sub/pkg/.keep`, "")
-    const result = await mcp.call("worker", { cwd: `${repo}/sub`, task: "[script:subdir] edit", scope: ["pkg/**"] })
+    const result = await mcp.call("worker", { cwd: `${repo}/sub`, task: "[script:subdir] edit", scope: ["pkg/*.ts"] })
     expect(structuredOf(result).status).toBe("needs_review")
-    expect(outOf(result)).toEqual(["top.ts"])
+    expect(outOf(result)).toEqual(["pkg/deep/b.ts"])
+    expect(existsSync(`${repo}/sub/top.ts`)).toBe(false)
   }, 120_000)
 
   test("outside a Git repository the scope cannot be checked: needs_review, saying so (fails closed)", async () => {
@@ -158,11 +182,11 @@ describe("a scoped isolated worker", () => {
       cwd,
       isolation: "worktree",
       task: "[script:isolated] edit",
-      scope: ["src/tally.ts"],
+      scope: ["src/tally.ts", "test/*.test.ts"],
     })
     const out = structuredOf(result)
     expect(out.status).toBe("needs_review")
-    expect(outOf(result)).toEqual(["README.md"])
+    expect(outOf(result)).toEqual(["test/sub/deep.test.ts"])
     const patch = out.patch as { patch_id: string; digest: string; files: Array<{ path: string }> }
     expect(patch.files.map((file) => file.path)).toEqual(["src/tally.ts"])
     expect(String(out.next)).toContain("left out of the patch")

@@ -1,0 +1,111 @@
+// A scoped worker's writable paths, expanded on a real temporary tree, and what the planner mounts from
+// them: the workspace read-only, each existing scope path bound writable, Git metadata read-only on top,
+// symlinks and special files never bound (listed read-only instead).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { bwrapArgs } from "../../src/sandbox/argv"
+import { hostFs } from "../../src/sandbox/fs-view"
+import { planSandbox, type HostContext } from "../../src/sandbox/plan"
+import { MAX_SCOPE_BINDS, scopeBinds } from "../../src/sandbox/scope-binds"
+
+let root = ""
+let ws = ""
+let host: HostContext
+beforeAll(() => {
+  root = mkdtempSync("/tmp/orch-scope-binds-")
+  ws = `${root}/ws`
+  for (const dir of [".git", "src/deep", "test/sub", "docs", "many", "outside", "home"])
+    mkdirSync(`${dir === "outside" || dir === "home" ? root : ws}/${dir}`, { recursive: true })
+  writeFileSync(`${ws}/.git/HEAD`, "ref: refs/heads/main\n")
+  for (const file of ["a.txt", "src/x.ts", "test/a.test.ts", "test/b.test.ts", "test/sub/c.test.ts", "docs/r.md"])
+    writeFileSync(`${ws}/${file}`, "x\n")
+  writeFileSync(`${ws}/top.md`, "x\n")
+  for (let i = 0; i <= MAX_SCOPE_BINDS; i++) writeFileSync(`${ws}/many/f${i}`, "")
+  symlinkSync(`${root}/outside`, `${ws}/linked`)
+  symlinkSync(`${root}/outside`, `${ws}/src/away`)
+  symlinkSync(`${ws}/a.txt`, `${ws}/alias.txt`)
+  host = { home: `${root}/home`, path: "/usr/bin:/bin", trustedRoots: [], credentials: [] }
+})
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+const rel = (scope: string[]) => {
+  const { binds, readOnly } = scopeBinds(ws, scope, hostFs)
+  return { bound: binds.map((bind) => bind.path.slice(ws.length + 1) || "."), readOnly }
+}
+
+describe("scopeBinds", () => {
+  const rows: [string[], string[], string[]][] = [
+    [["src/**"], ["src"], []],
+    [["src"], ["src"], []],
+    [["src/"], ["src"], []],
+    [["a.txt"], ["a.txt"], []],
+    [["test/*.test.ts"], ["test/a.test.ts", "test/b.test.ts"], []],
+    [["test/?.test.ts", "test/a.test.ts"], ["test/a.test.ts", "test/b.test.ts"], []],
+    [["**/*.md"], ["top.md", "docs/r.md"], []],
+    [["src/**", "src/x.ts"], ["src"], []],
+    [["**"], ["."], []],
+    [["*.txt"], ["a.txt"], ["alias.txt (a symlink)"]],
+    [[".git/**"], [], [".git (Git metadata)"]],
+    [["new.ts"], [], ["new.ts (does not exist yet; create it with the write tool)"]],
+    [["lib/**"], [], ["lib (does not exist yet; create it with the write tool)"]],
+    [["linked/**"], [], ["linked (a symlink)"]],
+    [["linked/in/**"], [], ["linked (a symlink)"]],
+    [["src/away/x"], [], ["src/away (a symlink)"]],
+    [["a.txt/x"], [], ["a.txt (not a directory)"]],
+  ]
+  for (const [scope, bound, readOnly] of rows)
+    test(JSON.stringify(scope), () => expect(rel(scope)).toEqual({ bound, readOnly }))
+
+  test("a wildcard never matches .git; a top-level * binds everything else", () => {
+    const { bound } = rel(["*"])
+    expect(bound).not.toContain(".git")
+    expect(bound).toEqual(expect.arrayContaining(["a.txt", "src", "test", "docs"]))
+  })
+
+  test(`past ${MAX_SCOPE_BINDS} paths the rest stay read-only, each listed`, () => {
+    const { bound, readOnly } = rel(["many/*"])
+    expect(bound.length).toBe(MAX_SCOPE_BINDS)
+    expect(readOnly.length).toBe(1)
+    expect(readOnly[0]).toContain(`(over ${MAX_SCOPE_BINDS} paths)`)
+  })
+
+  test("each bind carries the identity taken before its checks", () => {
+    const { binds } = scopeBinds(ws, ["src/**"], hostFs)
+    expect(binds).toEqual([{ path: `${ws}/src`, id: hostFs.identity!(`${ws}/src`)! }])
+  })
+})
+
+describe("a scoped plan", () => {
+  const pairs = (args: string[], flag: string) =>
+    args.flatMap((arg, i) => (arg === flag ? [`${args[i + 1]} ${args[i + 2]}`] : []))
+
+  test("worker: the workspace read-only, the scope writable, .git read-only above a whole-workspace scope", () => {
+    const plan = planSandbox({ profile: { kind: "worker" }, workspace: ws, host, scope: ["src/**", "a.txt"] }, hostFs)
+    const args = bwrapArgs(plan, ["true"])
+    expect(pairs(args, "--ro-bind")).toContain(`${ws} ${ws}`)
+    expect(pairs(args, "--bind").sort()).toEqual([`${ws}/a.txt ${ws}/a.txt`, `${ws}/src ${ws}/src`])
+    expect(plan.pins.map((pin) => pin.path)).toEqual(expect.arrayContaining([`${ws}/src`, `${ws}/a.txt`]))
+    expect(plan.readOnlyScope).toBeUndefined()
+    const whole = bwrapArgs(planSandbox({ profile: { kind: "worker" }, workspace: ws, host, scope: ["**"] }, hostFs), [
+      "true",
+    ])
+    const bindAt = whole.findIndex((arg, i) => arg === "--bind" && whole[i + 1] === ws)
+    const gitAt = whole.findIndex((arg, i) => arg === "--ro-bind" && whole[i + 1] === `${ws}/.git`)
+    expect(bindAt).toBeGreaterThan(-1)
+    expect(gitAt).toBeGreaterThan(bindAt)
+  })
+
+  test("an empty scope binds nothing writable; a scout or an unscoped worker is as before", () => {
+    const none = planSandbox({ profile: { kind: "worker" }, workspace: ws, host, scope: [] }, hostFs)
+    expect(pairs(bwrapArgs(none, ["true"]), "--bind")).toEqual([])
+    const scout = planSandbox({ profile: { kind: "scout" }, workspace: ws, host, scope: ["src/**"] }, hostFs)
+    expect(pairs(bwrapArgs(scout, ["true"]), "--bind")).toEqual([])
+    const open = planSandbox({ profile: { kind: "worker" }, workspace: ws, host }, hostFs)
+    expect(pairs(bwrapArgs(open, ["true"]), "--bind")).toEqual([`${ws} ${ws}`])
+  })
+
+  test("the paths left read-only are in the plan for the shell to say", () => {
+    const plan = planSandbox({ profile: { kind: "worker" }, workspace: ws, host, scope: ["linked/**"] }, hostFs)
+    expect(plan.readOnlyScope).toEqual(["linked (a symlink)"])
+  })
+})
