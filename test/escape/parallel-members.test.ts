@@ -1,6 +1,7 @@
 // delegate_parallel members take what their role takes as a single call, through the real OpenCode on the
-// scripted model. Attacks: an isolated member whose agent writes outside its scope ends needs_review with the
-// file named and left out of its patch; a member whose check fails ends needs_review with the exit code,
+// scripted model. Attacks: an isolated member whose agent writes outside its scope (its shell's write refused
+// by the kernel, its write tool's caught at settle) ends needs_review with the file named and left out of its
+// patch; a member whose check fails ends needs_review with the exit code,
 // whatever its report claims. Controls: a passing check and a valid structured answer leave `succeeded` with
 // `verification` and `output`; the same members without the arguments succeed and their patch keeps the file.
 // A bad member (a scout with a worker's argument, a bad schema, scope or verify) refuses the whole group
@@ -25,7 +26,18 @@ let mcp: Front
 beforeAll(async () => {
   world = await startWorld({
     scoped: {
-      turns: [{ steps: [write("src/tally.ts", TALLY), shell("echo pwned > README.md && echo ok"), { text: "Done." }] }],
+      // The shell's write outside the scope is refused by the kernel; the write tool's passes the session's
+      // edit rules (OpenCode's `*` spans directories) and is caught by the settle-time check.
+      turns: [
+        {
+          steps: [
+            write("src/tally.ts", TALLY),
+            shell("echo pwned > README.md; echo done"),
+            write("test/sub/deep.test.ts", "pwned\n"),
+            { text: "Done." },
+          ],
+        },
+      ],
     },
     // Every worker claims success; only the server's check counts.
     tally: { turns: [{ steps: [write("src/tally.ts", TALLY), { text: '{"count":1}' }] }] },
@@ -90,14 +102,14 @@ describe("members with scope, verify and output_schema", () => {
   test("attack: a write outside the scope and a failing check each end needs_review in the group", async () => {
     const cwd = await makeRepo(world)
     const group = await runGroup([
-      worker(cwd, "scoped", { scope: ["src/**"] }),
+      worker(cwd, "scoped", { scope: ["src/**", "test/*.test.ts"] }),
       worker(cwd, "tally", { verify: "grep -q 'n = 2' src/tally.ts" }),
       worker(cwd, "tally", { verify: "grep -q 'n = 1' src/tally.ts", output_schema: SCHEMA }),
       scout(cwd, "answer", { output_schema: SCHEMA }),
     ])
     const [scoped, failing, passing, answered] = group.tasks
     expect(group.tasks.map((task) => task.status)).toEqual(["needs_review", "needs_review", "succeeded", "succeeded"])
-    expect(scoped!.out_of_scope).toEqual(["README.md"])
+    expect(scoped!.out_of_scope).toEqual(["test/sub/deep.test.ts"])
     expect(scoped!.patch!.files.map((file) => file.path)).toEqual(["src/tally.ts"])
     expect(scoped!.next).toContain("left out of the patch")
     expect(failing!.verification!.exit_code).toBe(1)
@@ -120,7 +132,7 @@ describe("members with scope, verify and output_schema", () => {
     expect(group.tasks.map((task) => task.status)).toEqual(["succeeded", "succeeded", "succeeded"])
     const [scoped, tally, answered] = group.tasks
     expect(scoped!.out_of_scope).toBeUndefined()
-    expect(scoped!.patch!.files.map((file) => file.path).sort()).toEqual(["README.md", "src/tally.ts"])
+    expect(scoped!.patch!.files.map((file) => file.path).sort()).toEqual(["README.md", "src/tally.ts", "test/sub/deep.test.ts"])
     expect(tally!.verification).toBeUndefined()
     expect(answered!.output).toBeUndefined()
     expect(group.next).not.toContain("need review")
