@@ -132,7 +132,11 @@ describe("members with scope, verify and output_schema", () => {
     expect(group.tasks.map((task) => task.status)).toEqual(["succeeded", "succeeded", "succeeded"])
     const [scoped, tally, answered] = group.tasks
     expect(scoped!.out_of_scope).toBeUndefined()
-    expect(scoped!.patch!.files.map((file) => file.path).sort()).toEqual(["README.md", "src/tally.ts", "test/sub/deep.test.ts"])
+    expect(scoped!.patch!.files.map((file) => file.path).sort()).toEqual([
+      "README.md",
+      "src/tally.ts",
+      "test/sub/deep.test.ts",
+    ])
     expect(tally!.verification).toBeUndefined()
     expect(answered!.output).toBeUndefined()
     expect(group.next).not.toContain("need review")
