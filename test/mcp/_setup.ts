@@ -62,7 +62,12 @@ export async function makeRepo(world: World): Promise<string> {
 
 export type Structured = Record<string, unknown> & { status: string; task_id?: string; next?: string }
 
-export const structured = (result: unknown) => (result as CallToolResult).structuredContent as Structured
+/** The result's structured content; a result without one (an error) fails the test with what the tool said. */
+export function structured(result: unknown): Structured {
+  const content = (result as CallToolResult).structuredContent
+  if (content === undefined) throw new Error(`no structured content; the tool answered: ${text(result).slice(0, 2000)}`)
+  return content as Structured
+}
 export const text = (result: unknown) => textOf(result as CallToolResult)
 
 export const lockFiles = (world: World) => jsonFiles(world.home.paths.locksDir)
