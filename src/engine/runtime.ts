@@ -110,13 +110,20 @@ export class Runtime {
 
   /** The shared server, confirmed to sandbox every file access of a delegation in `directory`. */
   async sandboxed(directory: string): Promise<Connection> {
-    const connection = await this.opencode()
-    this.instances.touch(directory)
-    if (!connection.confirmed.has(directory)) {
-      await confirmSandboxed(connection.client, connection.record.version, directory)
-      connection.confirmed.add(directory)
+    for (let attempt = 1; ; attempt++) {
+      const connection = await this.opencode()
+      this.instances.touch(directory)
+      if (connection.confirmed.has(directory)) return connection
+      try {
+        await confirmSandboxed(connection.client, connection.record.version, directory)
+        connection.confirmed.add(directory)
+        return connection
+      } catch (error) {
+        // A server that died under the check has not shown a missing plugin: the check runs once more on
+        // the server started in its place. A live server's answer stands.
+        if (attempt >= 2 || (await probeServer(connection.record)) === "healthy") throw error
+      }
     }
-    return connection
   }
 
   /**
