@@ -1,6 +1,8 @@
 // The shared server under faults, on the real OpenCode: a stalled server (SIGSTOP) is waited out, not
 // killed, and the work on it finishes; a stale record never gets an unrelated process signalled; a
-// record whose password the server does not take is left alone and a new server started.
+// record whose password the server does not take is left alone and a new server started; a server killed
+// under a delegation, even during its sandbox check, gives a rerun, while a live server without our plugin
+// for a directory refuses it.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { readServerRecord, probeServer, ensureServer, type ServerRecord } from "../../src/opencode/server"
 import { alive, processStart, spawn } from "../../src/util/process"
@@ -160,4 +162,28 @@ test("a server killed under a scout: the scout runs again on a new server and su
   expect(result.status).toBe("succeeded")
   expect(String(result.report)).toContain("slow report")
   expect((await first.runtime.opencode()).record.pid).not.toBe(killed.pid)
+}, 120_000)
+
+test("a live server without our plugin for a directory refuses the delegation; with it back, the same call runs", async () => {
+  // OpenCode loads plugins per directory instance: a directory it has not seen yet reads the plugin dir afresh.
+  const plugin = world.home.paths.opencodePluginFile
+  const source = await Bun.file(plugin).text()
+  const repo = await makeRepo(world)
+  const { rm } = await import("node:fs/promises")
+  await rm(plugin)
+  let refused: Awaited<ReturnType<typeof scout>>
+  try {
+    refused = await scout(first, repo, "quick")
+  } finally {
+    await Bun.write(plugin, source)
+  }
+  expect(refused.isError).toBe(true)
+  expect(JSON.stringify(refused.content)).toContain("has not loaded this program's sandbox plugin")
+  // Refused on a live server: no second check on a restarted one, and no task ran.
+  expect(alive((await readServerRecord(world.home.paths))!.pid)).toBe(true)
+  // Control: the instance that read no plugin is released, and the same call there runs sandboxed.
+  const { record } = await first.runtime.opencode()
+  await first.runtime.releaseInstances([repo])
+  expect((await readServerRecord(world.home.paths))!.pid).toBe(record.pid)
+  expect(structured(await scout(first, repo, "quick")).status).toBe("succeeded")
 }, 120_000)
