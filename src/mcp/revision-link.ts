@@ -1,12 +1,14 @@
-// One stdio connection's revision: a client that opens with `server/discover` speaks 2026-07-28 for the
-// rest of the connection, and this link translates every frame between it and the SDK server (which is
-// initialized behind it at 2025-11-25); any other client passes through untouched. The task logic stays
-// in tasks.ts: a call that outlasts the sync budget is turned into the extension's task, and the
-// client's tasks/get is answered from the SDK's tasks/get and, once the task has ended, tasks/result.
+// One stdio connection's revision: a client that opens with `server/discover` declaring the tasks
+// extension speaks 2026-07-28 for the rest of the connection, and this link translates every frame
+// between it and the SDK server (initialized behind it at 2025-11-25); any other client passes through
+// untouched. The task logic stays in tasks.ts: a call that outlasts the sync budget is turned into the
+// extension's task, and the client's tasks/get is answered from the SDK's tasks/get and, once the task
+// has ended, tasks/result.
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import {
   completedTask,
   completeResult,
+  declaresTasks,
   discoverResult,
   extensionTask,
   hasResult,
@@ -72,7 +74,11 @@ export class RevisionLink {
     }
     if (!isObject(message)) return line
     if (!this.modern && message.method === "initialize") this.legacy = true
-    if (isDiscover(message) && !this.legacy) return this.discover(message)
+    // Only a client declaring the tasks extension is answered: 2026-07-28 has the server ask the person
+    // through input_required results, not the elicitation requests questions are relayed with today, so a
+    // client without the extension is better served by 2025-11-25, which it falls back to when the gate
+    // refuses its discover as it always has.
+    if (isDiscover(message) && (this.modern || (!this.legacy && declaresTasks(message)))) return this.discover(message)
     if (!this.modern) return line
     const method = typeof message.method === "string" ? message.method : undefined
     if (method !== undefined && isId(message.id))

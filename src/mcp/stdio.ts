@@ -1,8 +1,9 @@
 // The stdio transport `serve` uses: newline-delimited JSON-RPC like the SDK's, but a line over the
 // size cap is refused with an error and skipped (the SDK's buffer throws and the server exits), every
 // frame passes the gate (gate.ts) first, and the SDK's input-validation dumps are turned into the
-// same "what is wrong / next:" text every other refusal uses. A client that opens with
-// `server/discover` (protocol 2026-07-28) is translated to and from the SDK's revision by revision-link.ts.
+// same "what is wrong / next:" text every other refusal uses. A client that opens with `server/discover`
+// (protocol 2026-07-28) declaring the tasks extension is translated to and from the SDK's revision by
+// revision-link.ts.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { gate, INVALID_REQUEST, type GateState } from "./gate"

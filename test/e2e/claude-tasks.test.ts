@@ -1,10 +1,9 @@
 // What the real Claude Code 2.1.332 (`claude -p`, offline on the scripted Anthropic API) does with our
-// native MCP tasks: Claude Code's requests to the compiled binary are logged on the way in (a `tee` in
-// front of `serve`). It sends `server/discover` (protocol 2026-07-28), which the binary answers, so it
-// speaks that revision (no `initialize`), but print mode declares no tasks extension: the scout is called
-// plainly and its result comes back in the call, as before (README "Native MCP tasks"; the interactive
-// client is claude-native-tasks.test.ts). Control: the SDK client declaring tasks through the same logging
-// path is seen sending one.
+// native MCP tasks: the compiled binary declares them, Claude Code's requests to it are logged on the
+// way in (a `tee` in front of `serve`). It probes `server/discover` (protocol 2026-07-28) without the
+// tasks extension, falls back to `initialize` 2025-11-25 without a `tasks` capability and calls the
+// scout without `task`: the scout's result comes back in the call, as before (README "Native MCP
+// tasks"). Control: the SDK client declaring tasks through the same logging path is seen sending one.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
@@ -115,13 +114,13 @@ test.each([
   async (_, env) => {
     const { result, discover, initialize, calls, polled, scout, parentTools } = await claude(env)
     expect(result.code).toBe(0)
-    // The 2026-07-28 discover, where the extension would be declared; print mode leaves it out.
+    // The 2026-07-28 probe, where the extension would be declared; print mode leaves it out.
     const probed = discover?.params?._meta?.["io.modelcontextprotocol/clientCapabilities"] as Record<string, unknown>
     expect(discover?.params?._meta?.["io.modelcontextprotocol/protocolVersion"]).toBe("2026-07-28")
     expect(probed).toBeDefined()
     expect(probed.extensions).toBeUndefined()
-    // Answered, so the client stays on 2026-07-28 and never falls back to initialize.
-    expect(initialize).toBeUndefined()
+    expect(initialize?.params?.capabilities).toBeDefined()
+    expect(initialize?.params?.capabilities?.tasks).toBeUndefined()
     expect(calls.map((call) => [call.params?.name, call.params?.task])).toEqual([["scout", undefined]])
     expect(polled).toEqual([])
     // The scout's result came back in the call itself; the parent model called nothing else.
