@@ -81,6 +81,12 @@ export class RevisionLink {
     if (isDiscover(message) && (this.modern || (!this.legacy && declaresTasks(message)))) return this.discover(message)
     if (!this.modern) return line
     const method = typeof message.method === "string" ? message.method : undefined
+    if (method !== undefined && typeof message.id === "string" && message.id.startsWith(OWN_ID)) {
+      // Its answer would be taken for the link's own: refused, never misrouted.
+      const error = { code: -32600, message: `Invalid request: ids starting "${OWN_ID}" are reserved; use another id.` }
+      this.ends.toClient({ jsonrpc: "2.0", id: message.id, error } as JSONRPCMessage)
+      return undefined
+    }
     if (method !== undefined && isId(message.id))
       this.pending.set(message.id, { method, asTask: method === "tools/call" && mayBecomeTask(message) })
     return JSON.stringify(withoutEnvelope(message))
