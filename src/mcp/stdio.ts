@@ -1,10 +1,13 @@
 // The stdio transport `serve` uses: newline-delimited JSON-RPC like the SDK's, but a line over the
 // size cap is refused with an error and skipped (the SDK's buffer throws and the server exits), every
 // frame passes the gate (gate.ts) first, and the SDK's input-validation dumps are turned into the
-// same "what is wrong / next:" text every other refusal uses.
+// same "what is wrong / next:" text every other refusal uses. A client that opens with `server/discover`
+// (protocol 2026-07-28) declaring the tasks extension is translated to and from the SDK's revision by
+// revision-link.ts.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { gate, INVALID_REQUEST, type GateState } from "./gate"
+import { RevisionLink } from "./revision-link"
 
 /** The largest frame accepted. Briefs are capped far lower (64 KiB by default); this bounds memory. */
 const MAX_LINE_BYTES = 4 * 1024 * 1024
@@ -19,6 +22,10 @@ export class GuardedStdioTransport implements Transport {
   /** Set while the rest of an oversize line is skipped. */
   private skipping = false
   private state: GateState = { initialized: false }
+  private link = new RevisionLink({
+    toServer: (message) => this.onmessage?.(message),
+    toClient: (message) => void this.write(message),
+  })
 
   constructor(
     private input: NodeJS.ReadableStream = process.stdin,
@@ -62,10 +69,13 @@ export class GuardedStdioTransport implements Transport {
       } as unknown as JSONRPCMessage)
       return
     }
-    const line = Buffer.concat(this.pieces).toString("utf8").replace(/\r$/, "")
+    const raw = Buffer.concat(this.pieces).toString("utf8").replace(/\r$/, "")
     this.pieces = []
     this.size = 0
-    if (!line.trim()) return
+    if (!raw.trim()) return
+    const line = this.link.inbound(raw)
+    if (line === undefined) return
+    if (this.link.initialized) this.state.initialized = true
     const verdict = gate(line, this.state)
     if ("reply" in verdict) void this.send(verdict.reply)
     else if ("forward" in verdict) this.onmessage?.(verdict.forward)
@@ -82,6 +92,11 @@ export class GuardedStdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    const out = this.link.outbound(message)
+    return out === undefined ? Promise.resolve() : this.write(out)
+  }
+
+  private write(message: JSONRPCMessage): Promise<void> {
     const text = `${JSON.stringify(readableValidation(message))}\n`
     return new Promise((resolve) => {
       if (this.output.write(text)) resolve()

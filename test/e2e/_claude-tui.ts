@@ -1,0 +1,106 @@
+// The real Claude Code, interactive, in a real terminal (tmux), offline on the scripted Anthropic API,
+// with the compiled binary as its MCP server behind a logging `tee`. Interactive because only the `cli`
+// entrypoint declares the MCP tasks extension; print mode never does (README "Native MCP tasks").
+import { chmod, mkdir, rm } from "node:fs/promises"
+import type { IsolatedHome } from "../../src/model/home"
+import type { ScriptedModel } from "../../src/model/server"
+import { writeJson } from "../../src/util/fs"
+import { run } from "../../src/util/process"
+import { BINARY, ROOT } from "../helpers/mcp"
+import { until } from "../helpers/until"
+
+const CLAUDE = `${ROOT}/node_modules/.bin/claude`
+/** The key's last 20 characters, approved in the config, so no "use this API key?" dialog opens. */
+const KEY = "sk-scripted-native-tasks-0123456789"
+
+export interface WireMessage {
+  id?: number | string
+  method?: string
+  params?: { _meta?: Record<string, unknown>; name?: string; task?: unknown; taskId?: string }
+}
+
+export interface ClaudeTui {
+  /** Types a prompt and presses Enter. */
+  say(text: string): Promise<void>
+  screen(): Promise<string>
+  /** What Claude Code sent our server, in order. */
+  sent(): Promise<WireMessage[]>
+  stop(): Promise<void>
+}
+
+/** Starts `claude` in `cwd` with our server as `orch`; `env` reaches Claude Code, `serveEnv` the server. */
+export async function startClaudeTui(options: {
+  home: IsolatedHome
+  model: ScriptedModel
+  cwd: string
+  name: string
+  env?: Record<string, string>
+  serveEnv?: Record<string, string>
+  allowedTools: string[]
+}): Promise<ClaudeTui> {
+  const { home, model, cwd, name } = options
+  const dir = `${home.root}/${name}`
+  await mkdir(`${dir}/claude`, { recursive: true })
+  const wire = `${dir}/wire.jsonl`
+  const logged = `${dir}/logged-serve.sh`
+  await Bun.write(logged, `#!/bin/sh\ntee -a '${wire}' | '${BINARY}' serve\n`)
+  await chmod(logged, 0o755)
+  const serveEnv = { ...(home.env as Record<string, string>), ...options.serveEnv }
+  await writeJson(`${dir}/mcp.json`, {
+    mcpServers: { orch: { type: "stdio", command: logged, args: [], env: serveEnv } },
+  })
+  // A configured first start: onboarding done, the folder trusted, the key approved.
+  await writeJson(`${dir}/claude/.claude.json`, {
+    hasCompletedOnboarding: true,
+    theme: "dark",
+    numStartups: 3,
+    customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
+    projects: { [cwd]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, allowedTools: [] } },
+  })
+  const env: Record<string, string> = {
+    ...(home.env as Record<string, string>),
+    TERM: "xterm-256color",
+    CLAUDE_CONFIG_DIR: `${dir}/claude`,
+    ANTHROPIC_BASE_URL: model.origin,
+    ANTHROPIC_API_KEY: KEY,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    ENABLE_TOOL_SEARCH: "false",
+    ...options.env,
+  }
+  const quoted = (value: string) => `'${value.replaceAll("'", "'\\''")}'`
+  const assignments = Object.entries(env).map(([key, value]) => `${key}=${quoted(value)}`)
+  const argv = [CLAUDE, "--model", "fast", "--mcp-config", `${dir}/mcp.json`, "--strict-mcp-config"]
+  const command =
+    `cd ${quoted(cwd)} && exec env -i ${assignments.join(" ")} ${argv.map(quoted).join(" ")} ` +
+    `--allowedTools ${quoted(options.allowedTools.join(","))} 2>${quoted(`${dir}/stderr.txt`)}`
+  const socket = `oc-orch-${name}-${process.pid}`
+  const tmux = (...args: string[]) => run(["tmux", "-L", socket, ...args], { env: { ...env } })
+  await tmux("-f", "/dev/null", "new-session", "-d", "-s", "claude", "-x", "160", "-y", "50", "sh", "-c", command)
+  const screen = async () => (await tmux("capture-pane", "-p", "-t", "claude")).stdout
+  // The prompt box is drawn once the MCP servers are connected and the session is ready for input.
+  const sent = async (): Promise<WireMessage[]> => {
+    const file = Bun.file(wire)
+    if (!(await file.exists())) return []
+    return (await file.text())
+      .split("\n")
+      .filter((line) => line.trim())
+      .map((line) => JSON.parse(line) as WireMessage)
+  }
+  await until(
+    async () => (await sent()).some((m) => m.method === "tools/list") && (await screen()).includes("❯"),
+    60_000,
+  )
+  return {
+    async say(text) {
+      await tmux("send-keys", "-t", "claude", "-l", text)
+      await Bun.sleep(300)
+      await tmux("send-keys", "-t", "claude", "Enter")
+    },
+    screen,
+    sent,
+    async stop() {
+      await tmux("kill-server")
+      await rm(`${dir}/claude`, { recursive: true, force: true })
+    },
+  }
+}
