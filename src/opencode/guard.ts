@@ -43,15 +43,16 @@ const IDS_ATTEMPTS = 3
 const IDS_PAUSE_MS = 250
 
 /**
- * The directory's tool ids, or undefined when the server does not give them. A miss is tried again: a server
- * started again on the same port (OpenCode takes 4096 first) is first reached through a connection the pool
- * kept to the killed one, which is reset on its first use.
+ * The directory's tool ids, or undefined when the server does not give them. A miss is tried again before it
+ * counts: a request can meet a pooled connection that is reset on its first use (seen when the server had
+ * just been killed); the caller tells a dead server from a live one that refuses.
  */
 async function toolIds(client: OpencodeClient, directory: string): Promise<unknown> {
   for (let attempt = 1; ; attempt++) {
+    // Unreachable is "not confirmed": tried again, then refused by the caller.
     const ids = await client.tool.ids({ directory }).then(
       (response) => response.data,
-      () => undefined, // unreachable is "not confirmed": tried again, then refused by the caller
+      () => undefined,
     )
     if (ids !== undefined || attempt >= IDS_ATTEMPTS) return ids
     await Bun.sleep(IDS_PAUSE_MS * attempt)

@@ -24,15 +24,8 @@ import {
   type Front,
   type World,
 } from "./_world"
+import { APPROVE, BUGGY, CHANGES, SOUND, say } from "./_review"
 
-const say = (text: string) => ({ text })
-const SOUND = "export const add = (a: number, b: number) => a + b\n"
-const BUGGY = "// adds two numbers\nexport const add = (a: number, b: number) => a - b\n"
-const APPROVE = '{"verdict":"approve","findings":[]}'
-const CHANGES = JSON.stringify({
-  verdict: "request_changes",
-  findings: [{ file: "calc.ts", line: 2, severity: "blocker", note: "add subtracts" }],
-})
 /** What the attack's reviewer tries: the write tool, a shell redirect and git's index, a new file. */
 const ATTACK = [
   write("calc.ts", "PWNED\n"),
