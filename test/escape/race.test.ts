@@ -26,6 +26,8 @@ let world: World
 let home: string
 const ROUNDS = 2
 const CALLS = 16
+/** Turns of the race at most, until its reads have met both the directory and the swapped link. */
+const RACE_TURNS = 4
 
 beforeAll(async () => {
   world = await startWorld({})
@@ -92,18 +94,24 @@ describe("rename-exchange race against the file tools", () => {
         },
       ],
     })
-    const { results, turn } = await runAgent(world, WORKER, repo, "race")
-    expect(turn.outcome.kind).toBe("idle")
-    const fileCalls = results.filter((r) => r.tool === "read" || r.tool === "write")
-    expect(fileCalls.length).toBe(ROUNDS * CALLS * 2)
-    for (const result of results) expect(result.output).not.toContain(SECRET)
-    // Both states were met: some reads found the decoy (the real directory), some met the swapped link.
-    const outputs = results.filter((r) => r.tool === "read").map((r) => r.output)
-    expect(outputs.some((o) => o.includes("decoy"))).toBe(true)
-    expect(outputs.some((o) => !o.includes("decoy"))).toBe(true)
+    // Both states must be met for the race to have been run: some reads find the decoy (the real
+    // directory), some meet the swapped link. On a loaded machine the swapping shell can start after the
+    // reads are done, so the turn is run again (up to RACE_TURNS) until both were met; every turn's calls
+    // are held to the same guarantees.
+    const outputs: string[] = []
+    const met = () => outputs.some((o) => o.includes("decoy")) && outputs.some((o) => !o.includes("decoy"))
+    for (let turns = 0; turns < RACE_TURNS && !met(); turns++) {
+      const { results, turn } = await runAgent(world, WORKER, repo, "race")
+      expect(turn.outcome.kind).toBe("idle")
+      const fileCalls = results.filter((r) => r.tool === "read" || r.tool === "write")
+      expect(fileCalls.length).toBe(ROUNDS * CALLS * 2)
+      for (const result of results) expect(result.output).not.toContain(SECRET)
+      outputs.push(...results.filter((r) => r.tool === "read").map((r) => r.output))
+    }
+    expect(met()).toBe(true)
     expect(readFileSync(`${home}/.ssh/id_rsa`, "utf8")).toBe(`${SECRET}\n`)
     for (let i = 0; i < CALLS; i++) expect(existsSync(`${home}/.config/opencode/plugins/evil${i}.js`)).toBe(false)
-  }, 120_000)
+  }, 300_000)
 })
 
 describe("the shared server's password", () => {
