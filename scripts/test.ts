@@ -42,7 +42,7 @@ process.exit(failed > 0 ? 1 : 0)
 /** Every test file, in `count` groups of about equal weight: heaviest first, each to the lightest group. */
 async function shards(count: number): Promise<string[][]> {
   const weights: Record<string, number> = await Bun.file(`${import.meta.dir}/test-weights.json`).json()
-  const files = [...new Bun.Glob("test/**/*.test.ts").scanSync({ cwd: root })].sort()
+  const files = [...new Bun.Glob("test/**/*.test.ts").scanSync({ cwd: root })]
   const weightOf = (file: string) => weights[file] ?? 1
   files.sort((a, b) => weightOf(b) - weightOf(a) || a.localeCompare(b))
   const groups = Array.from({ length: count }, () => ({ files: [] as string[], weight: 0 }))

@@ -5,7 +5,6 @@
 import { agentName } from "../agents/names"
 import { fail } from "../errors"
 import type { AdmissionPolicy, HostContext } from "../sandbox"
-import type { FileChange } from "../workspace/changes"
 import { shownName } from "../workspace/names"
 import { canonicalWorkspace } from "../workspace/root"
 import { uncommitted, type Uncommitted } from "../workspace/uncommitted"
@@ -16,14 +15,6 @@ import { sessionTitle } from "./title"
 
 /** The diff's share of the brief limit: the template and the parent's brief need the rest. */
 const DIFF_SHARE = 0.5
-
-/** What the record keeps of a cwd review, and its result names: the workspace and the files reviewed. */
-export interface ReviewedCwd {
-  cwd: string
-  files: FileChange[]
-  /** Changed files beyond those kept (LISTED_FILES). */
-  more?: number
-}
 
 /** A fence longer than any run of backticks in `text`, so the diff cannot close it. Pure. */
 const fenceFor = (text: string) => "`".repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)))
