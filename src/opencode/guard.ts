@@ -27,7 +27,10 @@ export async function confirmSandboxed(client: OpencodeClient, version: string, 
       "Install the pinned OpenCode (npm install -g opencode-ai@1.18.33), or point " +
         "OPENCODE_MCP_ORCHESTRATOR_OPENCODE at it; `opencode-mcp-orchestrator doctor` shows what runs.",
     )
-  const ids = await toolIds(client, directory)
+  const ids = await client.tool
+    .ids({ directory })
+    .then((response) => response.data)
+    .catch(() => undefined) // unreachable is "not confirmed": the check below refuses
   if (!Array.isArray(ids) || !ids.includes(FILES_MARKER) || !ids.includes("sandbox_shell"))
     throw fail(
       "Prerequisite",
@@ -36,25 +39,4 @@ export async function confirmSandboxed(client: OpencodeClient, version: string, 
       "Run `opencode-mcp-orchestrator install` to write the plugin again, then `opencode-mcp-orchestrator doctor`.",
       { directory },
     )
-}
-
-/** Tries to read the directory's tool ids before it gives up: how many times, and the pause after each miss. */
-const IDS_ATTEMPTS = 3
-const IDS_PAUSE_MS = 250
-
-/**
- * The directory's tool ids, or undefined when the server does not give them. A miss is tried again before it
- * counts: a request can meet a pooled connection that is reset on its first use (seen when the server had
- * just been killed); the caller tells a dead server from a live one that refuses.
- */
-async function toolIds(client: OpencodeClient, directory: string): Promise<unknown> {
-  for (let attempt = 1; ; attempt++) {
-    // Unreachable is "not confirmed": tried again, then refused by the caller.
-    const ids = await client.tool.ids({ directory }).then(
-      (response) => response.data,
-      () => undefined,
-    )
-    if (ids !== undefined || attempt >= IDS_ATTEMPTS) return ids
-    await Bun.sleep(IDS_PAUSE_MS * attempt)
-  }
 }
