@@ -6,24 +6,18 @@ import type { SandboxProfile } from "../src/sandbox"
 
 export type RunnerTool = "sandbox_run_ro" | "sandbox_run" | "sandbox_run_network_ro" | "sandbox_run_network"
 
+type RunnerProfile = SandboxProfile & { kind: "runner" }
+
+function runnerSpec(workspace: RunnerProfile["workspace"], network: RunnerProfile["network"]) {
+  return { agent: runnerAgentName(workspace, network), profile: { kind: "runner", workspace, network } as const }
+}
+
 /** Each runner tool: the one agent allowed to call it and the profile it runs under. */
-export const RUNNER_TOOL_SPECS: Record<RunnerTool, { agent: string; profile: SandboxProfile & { kind: "runner" } }> = {
-  sandbox_run_ro: {
-    agent: runnerAgentName("read_only", "disabled"),
-    profile: { kind: "runner", workspace: "read_only", network: "disabled" },
-  },
-  sandbox_run: {
-    agent: runnerAgentName("writable", "disabled"),
-    profile: { kind: "runner", workspace: "writable", network: "disabled" },
-  },
-  sandbox_run_network_ro: {
-    agent: runnerAgentName("read_only", "host"),
-    profile: { kind: "runner", workspace: "read_only", network: "host" },
-  },
-  sandbox_run_network: {
-    agent: runnerAgentName("writable", "host"),
-    profile: { kind: "runner", workspace: "writable", network: "host" },
-  },
+export const RUNNER_TOOL_SPECS: Record<RunnerTool, { agent: string; profile: RunnerProfile }> = {
+  sandbox_run_ro: runnerSpec("read_only", "disabled"),
+  sandbox_run: runnerSpec("writable", "disabled"),
+  sandbox_run_network_ro: runnerSpec("read_only", "host"),
+  sandbox_run_network: runnerSpec("writable", "host"),
 }
 
 /** sandbox_shell's profile per agent: scout reads, worker writes (never .git). */

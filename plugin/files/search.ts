@@ -1,6 +1,7 @@
 // read, grep and glob: the replaced built-ins that only look, each through bwrap (io.ts) with the
 // built-in's argument names and output format.
 import { arg, defineTool, type PluginTool } from "../tool"
+import type { ToolContext } from "../types"
 import globText from "../text/glob.md" with { type: "text" }
 import grepText from "../text/grep.md" with { type: "text" }
 import readDescription from "../text/read.md" with { type: "text" }
@@ -17,6 +18,13 @@ import {
 } from "./text"
 
 const SEARCH_PATH = "The directory to search in. Defaults to the workspace."
+
+/** ripgrep over `where` (the workspace by default) with no user config, hidden files included, errors quiet. */
+async function search(context: ToolContext, where: string | undefined, flags: string[]) {
+  const files = await access(context)
+  const path = absolutePath(files.workspace, where ?? ".")
+  return ripgrep(files, ["--no-config", "--hidden", "--no-messages", ...flags, "--", path])
+}
 
 export const readTool = (): PluginTool =>
   defineTool({
@@ -69,12 +77,7 @@ export const grepTool = (): PluginTool =>
     },
     execute: ({ pattern, path: where, include }, context) =>
       answer(async () => {
-        const files = await access(context)
-        const path = absolutePath(files.workspace, where ?? ".")
-        const raw = await ripgrep(files, [
-          "--no-config",
-          "--hidden",
-          "--no-messages",
+        const raw = await search(context, where, [
           "--color=never",
           "-nH",
           "--no-heading",
@@ -84,8 +87,6 @@ export const grepTool = (): PluginTool =>
           ...(include ? ["--glob", include] : []),
           "-e",
           pattern,
-          "--",
-          path,
         ])
         const matches = grepMatches(raw)
         if (!matches.length) return output(pattern, "No files found", { matches: 0 })
@@ -120,21 +121,7 @@ export const globTool = (): PluginTool =>
     },
     execute: ({ pattern, path: where }, context) =>
       answer(async () => {
-        const files = await access(context)
-        const path = absolutePath(files.workspace, where ?? ".")
-        const listed = await ripgrep(files, [
-          "--no-config",
-          "--hidden",
-          "--no-ignore",
-          "--no-messages",
-          "--files",
-          "--glob",
-          pattern,
-          "--glob",
-          "!.git/",
-          "--",
-          path,
-        ])
+        const listed = await search(context, where, ["--no-ignore", "--files", "--glob", pattern, "--glob", "!.git/"])
         const found = listed.split("\n").filter(Boolean)
         if (!found.length) return output(pattern, "No files found", { count: 0 })
         const note =

@@ -5,7 +5,7 @@
 import { timeoutLimits } from "../config/schema"
 import { fail } from "../errors"
 import { weakenedMode, type Delegation } from "../policy/mode"
-import { hostContext, type HostContext } from "../sandbox"
+import type { HostContext } from "../sandbox"
 import { canonicalWorkspace } from "../workspace/root"
 import { planBudget } from "./budgets"
 import { checkOwnWorktree, checkSamePlace } from "./isolation"
@@ -67,7 +67,7 @@ export async function admitContinue(
   })
   // Admitted again, as a new call's cwd would be: the previous turn may have planted project
   // plugins there, or config.json changed since.
-  const host = hostContext(runtime.flags, config.sandboxRuntime.trustedRoots)
+  const host = runtime.host(config)
   if (record.isolation) {
     checkSamePlace(record, source, await canonicalWorkspace(source, host, config))
     await checkOwnWorktree(runtime, record)

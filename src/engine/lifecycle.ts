@@ -22,7 +22,6 @@ import { opencodeConfigDirs } from "../opencode/config-files"
 import { hostReadiness, refuseUnready } from "./readiness"
 import { recoverAll } from "./recovery"
 import { reviewTargetRequest, type ReviewTarget } from "./review-cwd"
-import { hostContext } from "../sandbox"
 import { RetentionSchedule } from "./schedule"
 import { expireApplied } from "./expire-patch"
 import type { PatchRecord } from "../workspace/patches"
@@ -95,7 +94,7 @@ export class Delegations {
   reviewRequest(target: ReviewTarget, brief: string): Promise<StartRequest> {
     const place = async () => {
       const config = await this.runtime.config()
-      const host = hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots)
+      const host = this.runtime.host(config)
       return { host, config, maxBriefBytes: this.runtime.flags.maxBriefBytes }
     }
     return reviewTargetRequest(this.runtime.paths.patchesDir, place, target, brief)

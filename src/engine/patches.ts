@@ -2,7 +2,6 @@
 // caller translate arguments and results, and every rule (the digest, the writer state, "belongs to a
 // running task") is checked here, once.
 import { fail } from "../errors"
-import { hostContext } from "../sandbox"
 import { applyPatch, recoverKilled } from "../workspace/apply"
 import { interruptedApplies } from "../workspace/apply-staging"
 import { shownName } from "../workspace/names"
@@ -129,7 +128,7 @@ export class Patches {
     const { record, file } = await loadPatch(dir, id)
     if (patchState(record) === "applied" && options.digest === record.digest) return { kind: "already", record }
     const config = await runtime.config()
-    const host = hostContext(runtime.flags, config.sandboxRuntime.trustedRoots)
+    const host = runtime.host(config)
     const workspace = await canonicalWorkspace(options.cwd ?? record.source.workspace, host, config)
     // Holding the writer state: an in-place worker or writable runner cannot change the files between the
     // checks and the writes.
@@ -180,7 +179,7 @@ export class Patches {
     let kept: string[] = []
     if ((await interruptedApplies(record.layout.dir)).length) {
       const config = await runtime.config()
-      const host = hostContext(runtime.flags, config.sandboxRuntime.trustedRoots)
+      const host = runtime.host(config)
       const workspace = record.source.workspace
       kept = await this.deps.holding(workspace, record.id, () => recoverKilled(record, workspace, host))
     }

@@ -9,7 +9,7 @@ import type { EventHub } from "../opencode/client"
 import { confirmSandboxed } from "../opencode/guard"
 import { ensureServer, probeServer, type ServerRecord } from "../opencode/server"
 import { fail } from "../errors"
-import { LAUNCHERS, type Launchers } from "../sandbox"
+import { hostContext, LAUNCHERS, type HostContext, type Launchers } from "../sandbox"
 import { InstanceMarks } from "./instance-marks"
 import { Instances } from "./instances"
 
@@ -53,6 +53,11 @@ export class Runtime {
 
   config(): Promise<Config> {
     return loadConfig(this.paths.configFile)
+  }
+
+  /** The host context every sandbox plan and path check of this process takes: the flags and the config's roots. */
+  host(config: Config): HostContext {
+    return hostContext(this.flags, config.sandboxRuntime.trustedRoots)
   }
 
   /** The shared server, started or restarted when it is not running. */

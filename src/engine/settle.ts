@@ -7,7 +7,6 @@ import { stat } from "node:fs/promises"
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { AppError, describe } from "../errors"
 import { abortSession, forkSession, removeSession } from "../opencode/session"
-import { hostContext } from "../sandbox"
 import { autorunWarning } from "../workspace/autorun"
 import { collectPatch } from "../workspace/patch"
 import { readPatchRecord } from "../workspace/patches"
@@ -68,14 +67,7 @@ export class Settler {
     // The evidence (git, the runner's log, planted metadata) is measured while the session is parked.
     const evidence = this.runtime
       .config()
-      .then((config) =>
-        measureEvidence(
-          record,
-          turn.sessionID,
-          this.runtime.paths.runsDir,
-          hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots),
-        ),
-      )
+      .then((config) => measureEvidence(record, turn.sessionID, this.runtime.paths.runsDir, this.runtime.host(config)))
     result.error = ending.error
     if (ending.next) result.next = ending.next
     if (ending.failure) Object.assign(result, ending.failure)
@@ -146,7 +138,7 @@ export class Settler {
   private async verify(record: TaskRecord, command: string) {
     try {
       const config = await this.runtime.config()
-      const host = hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots)
+      const host = this.runtime.host(config)
       const owner = record.isolation && { ...host, worktrees: { ...host.worktrees!, owner: record.isolation.patchId } }
       const place = { workspace: record.workspace, runsDir: this.runtime.paths.runsDir, taskID: record.id }
       return await runVerification(command, { ...place, host: owner ?? host })
@@ -221,7 +213,7 @@ export class Settler {
       const patch = await collectPatch(
         stored,
         this.runtime.paths.patchesDir,
-        hostContext(this.runtime.flags, config.sandboxRuntime.trustedRoots),
+        this.runtime.host(config),
         config.maxPatchBytes,
         record.scope,
       )

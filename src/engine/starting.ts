@@ -2,7 +2,6 @@
 // was asked, readiness, admission of the workspace (canonical, sandboxed, offered the route), the budget,
 // the writer state for writable work, and the record the launch writes (lifecycle.ts calls it).
 import { timeoutLimits } from "../config/schema"
-import { hostContext } from "../sandbox"
 import { canonicalWorkspace } from "../workspace/root"
 import { checkScope } from "../workspace/scope"
 import { checkBriefSize, planBudget } from "./budgets"
@@ -47,7 +46,7 @@ export async function startTask(
   // a state dir that cannot take the record.
   await deps.ready()
   const config = await deps.runtime.config()
-  const host = hostContext(deps.runtime.flags, config.sandboxRuntime.trustedRoots)
+  const host = deps.runtime.host(config)
   // A review runs in the patch's worktree: admitted only as that patch's (its lane's claim names it).
   const owner = request.review && { ...host, worktrees: { ...host.worktrees!, owner: request.review.patchId } }
   const workspace = await canonicalWorkspace(request.cwd, owner ?? host, config, owner !== undefined)

@@ -128,12 +128,22 @@ export function checkContinuable(record: TaskRecord | undefined, id: string): as
       `Task ${id} is still ${record.status}.`,
       "Wait for it with task_status (wait_seconds), or task_cancel it first.",
     )
-  if (!record.sessionID)
-    throw fail(
-      "Usage",
-      `Task ${id} has no session to continue (it ended before one was kept, or retention removed it).`,
-      "Start a new worker or scout task with the rework as its brief.",
-    )
+  requireSession(record, id, "continue", "Start a new worker or scout task with the rework as its brief.")
+}
+
+/** Refuses a record that kept no session for `purpose` (continue, watch), with `next` as what to do instead. */
+export function requireSession(
+  record: TaskRecord,
+  id: string,
+  purpose: string,
+  next: string,
+): asserts record is TaskRecord & { sessionID: string } {
+  if (record.sessionID) return
+  throw fail(
+    "Usage",
+    `Task ${id} has no session to ${purpose} (it ended before one was kept, or retention removed it).`,
+    next,
+  )
 }
 
 /**

@@ -3,7 +3,7 @@
 import type { Env } from "../config/flags"
 import { fail } from "../errors"
 import type { ServerRecord } from "../opencode/server"
-import { TASK_ID, type TaskRecord } from "./tasks"
+import { requireSession, TASK_ID, type TaskRecord } from "./tasks"
 
 const SESSION_ID = /^ses_[A-Za-z0-9]+$/
 
@@ -28,12 +28,7 @@ export function taskSession(taskID: string, record: TaskRecord | undefined): str
       `No task ${taskID} in this account's task store; nothing was opened.`,
       "`opencode-mcp-orchestrator tasks` lists the known tasks.",
     )
-  if (!record.sessionID)
-    throw fail(
-      "Usage",
-      `Task ${taskID} has no session to watch (it ended before one was kept, or retention removed it).`,
-      "Read what it did with task_result.",
-    )
+  requireSession(record, taskID, "watch", "Read what it did with task_result.")
   // A record is a file on disk: what it names goes to argv only in the shape OpenCode gives session ids.
   if (!SESSION_ID.test(record.sessionID))
     throw fail("Usage", `Task ${taskID} names no valid session id; nothing was opened.`, "Read it with task_result.")

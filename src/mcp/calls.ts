@@ -28,25 +28,19 @@ export async function syncBudget(server: McpServer, delegations: Delegations): P
   })
 }
 
-export async function startAndFollow(
+export function startAndFollow(
   server: McpServer,
   delegations: Delegations,
   request: StartRequest,
   extra: Extra,
 ): Promise<ResultReply> {
-  let foreground: ForegroundRelay | undefined
-  try {
-    foreground = await relayFor(server, delegations, extra)
-    const { record } = await delegations.start({ ...request, relay: foreground?.relay })
-    if (foreground) gateOf(server).remember(record.id, foreground.ledger)
-    return await followTask(server, delegations, record, extra)
-  } finally {
-    foreground?.detach()
-  }
+  return followWithRelay(server, delegations, extra, undefined, (relay) =>
+    delegations.start({ ...request, relay }).then(({ record }) => record),
+  )
 }
 
 /** task_continue: the rework's turn, followed like a new task's (the relay included). */
-export async function continueAndFollow(
+export function continueAndFollow(
   server: McpServer,
   delegations: Delegations,
   id: string,
@@ -54,11 +48,28 @@ export async function continueAndFollow(
   extra: Extra,
   call: ContinuePolicy,
 ): Promise<ResultReply> {
+  return followWithRelay(server, delegations, extra, id, (relay) =>
+    delegations.continue(id, brief, undefined, relay, call),
+  )
+}
+
+/**
+ * Begins a task with the call's relay and follows it; the relay is detached when the call returns. A continued task
+ * (`taskId`) is known before its turn begins, so its asks are counted from the start; a new one once it exists.
+ */
+async function followWithRelay(
+  server: McpServer,
+  delegations: Delegations,
+  extra: Extra,
+  taskId: string | undefined,
+  begin: (relay: ForegroundRelay["relay"] | undefined) => Promise<TaskRecord>,
+): Promise<ResultReply> {
   let foreground: ForegroundRelay | undefined
   try {
-    foreground = await relayFor(server, delegations, extra, id)
-    if (foreground) gateOf(server).remember(id, foreground.ledger)
-    const record = await delegations.continue(id, brief, undefined, foreground?.relay, call)
+    foreground = await relayFor(server, delegations, extra, taskId)
+    if (foreground && taskId) gateOf(server).remember(taskId, foreground.ledger)
+    const record = await begin(foreground?.relay)
+    if (foreground && !taskId) gateOf(server).remember(record.id, foreground.ledger)
     return await followTask(server, delegations, record, extra)
   } finally {
     foreground?.detach()
