@@ -12,7 +12,7 @@
 // `/home`, `/srv` …): such a directory holds unrelated people's and projects' directories, and `/tmp` is
 // writable by every local user, so a marker there is no project's statement.
 // Pure: paths in, paths out; the caller does the lstat calls.
-import { BROAD_ROOTS } from "../sandbox/host-paths"
+import { BROAD_ROOTS } from "../util/broad-roots"
 import { MARKER_NAMES, type Mode } from "./mode"
 
 const parentOf = (path: string) => path.slice(0, path.lastIndexOf("/")) || "/"

@@ -3,6 +3,7 @@
 // against the places a sandbox must never see: broad system roots, HOME and its ancestors, runtime
 // pseudo-filesystems, Git metadata, and credential stores.
 import { fail } from "../errors"
+import { BROAD_ROOTS } from "../util/broad-roots"
 import type { FsView } from "./fs-view"
 
 /** Credential stores under HOME; a mount that equals, contains or sits inside one is refused. */
@@ -72,32 +73,6 @@ export function relocatedCredentials(bases: XdgBases): string[] {
   })
 }
 
-/** Broad roots: a mount equal to one of these (or `/`) exposes far more than a toolchain or a project. */
-export const BROAD_ROOTS: readonly string[] = [
-  "/",
-  "/usr",
-  "/etc",
-  "/var",
-  "/var/tmp",
-  "/tmp",
-  "/home",
-  "/root",
-  "/opt",
-  "/srv",
-  "/mnt",
-  "/media",
-  "/run",
-  "/boot",
-  "/proc",
-  "/sys",
-  "/dev",
-  "/bin",
-  "/sbin",
-  "/lib",
-  "/lib64",
-  "/usr/local",
-  "/var/lib",
-]
 /** Nothing inside these is ever mounted: kernel interfaces, host configuration and secrets, runtime state. */
 const FORBIDDEN_TREES = ["/proc", "/sys", "/dev", "/etc", "/run", "/boot", "/var/run"]
 /** System state a project never lives in; a toolchain may (under /usr), a workspace may not. */

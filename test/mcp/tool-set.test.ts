@@ -93,7 +93,7 @@ afterAll(async () => {
 })
 
 describe("the registered tool set", () => {
-  test("is exactly the 18 tools, registered once each, as server.ts lists them", () => {
+  test(`is exactly the ${EXPECTED.length} tools, registered once each, as server.ts lists them`, () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual(EXPECTED)
     expect(TOOLS.map((tool) => tool.name).sort()).toEqual(EXPECTED)
     expect(tools.map((tool) => tool.name)).toEqual(TOOLS.map((tool) => tool.name))
