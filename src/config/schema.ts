@@ -41,7 +41,7 @@ const modelId = z
   .describe("An OpenCode model id, provider/model.")
 
 /** The most models a role's route list in config.json may name. */
-export const MAX_ROUTES = 8
+const MAX_ROUTES = 8
 
 const perRole = <T extends z.ZodType>(value: T) =>
   z.object({ scout: value.optional(), worker: value.optional(), runner: value.optional() }).strict()

@@ -85,7 +85,7 @@ function memberPolicy(brief: GroupBrief, group: Pick<CallPolicy, "mode" | "tier"
  * Refuses a brief the single call would refuse, with the same checks, naming its position; a scout with
  * a worker's verify or scope is refused rather than ignored. Pure.
  */
-export function checkBrief(brief: GroupBrief, index: number): void {
+function checkBrief(brief: GroupBrief, index: number): void {
   try {
     const extra =
       brief.role === "worker" ? [] : (["verify", "scope"] as const).filter((key) => brief[key] !== undefined)

@@ -41,7 +41,7 @@ export interface CwdReviewPlace {
 }
 
 /** The scout start that reviews `cwd`'s uncommitted changes; refuses (with what to do) before any task. */
-export async function cwdReviewRequest(place: CwdReviewPlace, cwd: string, brief: string): Promise<StartRequest> {
+async function cwdReviewRequest(place: CwdReviewPlace, cwd: string, brief: string): Promise<StartRequest> {
   // Admitted before git looks at it: a directory no scout may run in is not read for a review either.
   const workspace = await canonicalWorkspace(cwd, place.host, place.config)
   const changes = await uncommitted(workspace, place.host, Math.floor(place.maxBriefBytes * DIFF_SHARE))

@@ -9,8 +9,8 @@ import template from "./review.md" with { type: "text" }
 import type { StartRequest } from "./request"
 import { sessionTitle } from "./title"
 
-export const VERDICTS = ["approve", "request_changes", "unsure"] as const
-export const SEVERITIES = ["blocker", "major", "minor", "note"] as const
+const VERDICTS = ["approve", "request_changes", "unsure"] as const
+const SEVERITIES = ["blocker", "major", "minor", "note"] as const
 
 /** Files listed in the brief at most; the reviewer reads the rest in the tree. */
 export const LISTED_FILES = 100
@@ -41,7 +41,7 @@ export const REVIEW_SCHEMA = {
 }
 
 /** The reviewer's brief: the patch's summary and files, then the parent's brief. Pure. */
-export function reviewBrief(record: PatchRecord, brief: string): string {
+function reviewBrief(record: PatchRecord, brief: string): string {
   const files = record.files ?? []
   const lines = files
     .slice(0, LISTED_FILES)

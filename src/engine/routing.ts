@@ -10,7 +10,7 @@ import type { FailureKind } from "./failure-kinds"
 import type { Spend } from "./usage"
 
 /** The kinds another route can fix: this account or this model is refused, not the brief or the moment. */
-export const ROUTE_REFUSALS: readonly FailureKind[] = ["quota", "auth", "model_not_found"]
+const ROUTE_REFUSALS: readonly FailureKind[] = ["quota", "auth", "model_not_found"]
 
 const count = z.number().finite().min(0)
 

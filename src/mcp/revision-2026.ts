@@ -8,10 +8,10 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { POLL_MS } from "./tasks"
 
-export const REVISION = "2026-07-28"
+const REVISION = "2026-07-28"
 /** The revision the SDK behind this layer is initialized with. */
-export const SDK_REVISION = "2025-11-25"
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+const SDK_REVISION = "2025-11-25"
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
 const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
@@ -42,7 +42,7 @@ export function isDiscover(message: unknown): message is Json & { id: Id } {
 export const isId = (id: unknown): id is Id => typeof id === "string" || typeof id === "number"
 
 /** What the request's envelope says the client is and can do. */
-export function envelopeOf(message: Json): { clientInfo?: Json; capabilities?: Json } {
+function envelopeOf(message: Json): { clientInfo?: Json; capabilities?: Json } {
   const meta = isObject(message.params) && isObject(message.params._meta) ? message.params._meta : {}
   const info = meta[CLIENT_INFO_KEY]
   const capabilities = meta[CLIENT_CAPABILITIES_KEY]

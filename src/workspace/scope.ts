@@ -4,7 +4,7 @@
 // settle-time diff (settle.ts) and patch collection (patch.ts) ask it which changed files fall outside.
 import { fail } from "../errors"
 
-export const SCOPE_LIMITS = { maxEntries: 64, maxChars: 300 } as const
+const SCOPE_LIMITS = { maxEntries: 64, maxChars: 300 } as const
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
 const CONTROL = /[\u0000-\u001f\u007f]/
