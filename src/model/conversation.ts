@@ -135,11 +135,23 @@ export function templateValues(request: ChatRequest): Record<string, string> {
   const lastAssistant = messages.findLastIndex((m) => m.role === "assistant" && (m.tool_calls?.length ?? 0) > 0)
   const start = turnStarts(messages).at(-1) ?? 0
   const outputs = (from: number) => toolResultsOf(messages.slice(from)).map((r) => r.output)
+  const lastToolOutput = lastAssistant < start ? "" : outputs(lastAssistant).join("\n\n")
   return {
-    lastToolOutput: lastAssistant < start ? "" : outputs(lastAssistant).join("\n\n"),
+    lastToolOutput,
+    // The task a delegating call named, for a parent script that follows it (task_status with its id).
+    lastTaskId: /\btask_[a-z0-9]+_[0-9a-f]+\b/.exec(lastToolOutput)?.[0] ?? "",
     toolOutputs: outputs(start).join("\n\n"),
     userMessage: textOf(messages[start] ?? { role: "user" }),
   }
+}
+
+/** A tool call's arguments with {{placeholders}} filled in each string value (the JSON stays well formed). */
+export function fillArguments(value: unknown, values: Record<string, string>): unknown {
+  if (typeof value === "string") return value.includes("{{") ? fillTemplate(value, values) : value
+  if (Array.isArray(value)) return value.map((item) => fillArguments(item, values))
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, fillArguments(item, values)]))
+  return value
 }
 
 export function fillTemplate(text: string, values: Record<string, string>): string {

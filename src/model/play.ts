@@ -1,6 +1,7 @@
 // Decides what the scripted model answers to one request. Pure: the scripts and a request in, the
 // reply (and the step it came from) out. The server adds latency, failures and the wire format.
 import {
+  fillArguments,
   fillTemplate,
   isTitleRequest,
   positionOf,
@@ -49,10 +50,11 @@ function replyFor(definition: Step, request: ChatRequest, callId: (index: number
   const reasoning = definition.reasoning ? { reasoning: definition.reasoning } : {}
   if ("text" in definition)
     return { ...textReply(fillTemplate(definition.text, templateValues(request))), ...reasoning }
+  const values = templateValues(request)
   const calls = callsOf(definition).map((call, index) => ({
     id: callId(index),
     name: call.tool,
-    arguments: JSON.stringify(call.args),
+    arguments: JSON.stringify(fillArguments(call.args, values)),
   }))
   return { text: "", calls, ...reasoning }
 }

@@ -74,7 +74,8 @@ const StepSchema = z.union([
       text: z
         .string()
         .describe(
-          "Final text. {{lastToolOutput}}, {{toolOutputs}} and {{userMessage}} are filled in from the request.",
+          "Final text. {{lastToolOutput}}, {{lastTaskId}}, {{toolOutputs}} and {{userMessage}} are filled in from the " +
+            "request (in a tool call's string arguments too).",
         ),
       ...common,
     })

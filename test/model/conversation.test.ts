@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import {
+  fillArguments,
   isTitleRequest,
   positionOf,
   scriptMarker,
@@ -103,9 +104,28 @@ test("tool results carry the name of the call that produced them", () => {
   ])
   expect(templateValues(request(messages))).toEqual({
     lastToolOutput: "read it",
+    lastTaskId: "",
     toolOutputs: "found\n\nread it",
     userMessage: "go",
   })
+})
+
+test("a delegation's task id fills a later call's string arguments, and the JSON stays well formed", () => {
+  const running = '{"task_id":"task_mx6fol28_3918f588","status":"running"}'
+  const values = templateValues(request([system, user("go"), call("a", "scout"), result("a", running)]))
+  expect(values.lastTaskId).toBe("task_mx6fol28_3918f588")
+  const args = { task_id: "{{lastTaskId}}", wait_seconds: 2, notes: ["{{lastToolOutput}}"], nested: { keep: "{{x}}" } }
+  const filled = fillArguments(args, values)
+  expect(filled).toEqual({
+    task_id: "task_mx6fol28_3918f588",
+    wait_seconds: 2,
+    notes: [running],
+    nested: { keep: "{{x}}" },
+  })
+  // Quotes in a filled value are escaped by the JSON the call is sent as, not spliced into it.
+  expect(JSON.parse(JSON.stringify(filled))).toEqual(filled)
+  // Control: with no delegation before it, the placeholder names no task.
+  expect(templateValues(request([system, user("go")])).lastTaskId).toBe("")
 })
 
 describe("decide", () => {

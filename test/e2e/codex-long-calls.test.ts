@@ -1,0 +1,144 @@
+// What the real `codex exec` (Codex 0.171, offline on the scripted Responses API, the compiled binary
+// as its stdio MCP server) does with the two things a delegation can need of its parent beyond a quick
+// answer (README "Parent clients"):
+// - a question: `exec` answers every elicitation `decline`, so the scout's question reaches OpenCode
+//   dismissed and the scout still reports;
+// - a call longer than the server's `tool_timeout_sec`: Codex gives its model its own timeout error, not
+//   our result, and the task is left behind when `exec` exits and closes our server. Control: with the
+//   sync budget under the tool timeout (what install's registration sets up), the call comes back
+//   `running` in time and the parent follows the task to its report with task_status and task_result.
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { mkdir, rm } from "node:fs/promises"
+import { isFinished, type TaskRecord } from "../../src/engine/tasks"
+import { createRepository } from "../../src/model/demo"
+import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
+import type { ScriptInput } from "../../src/model/script"
+import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
+import { stopServer } from "../../src/opencode/server"
+import { run } from "../../src/util/process"
+import { BINARY, ROOT, TEST_PATH } from "../helpers/mcp"
+import { askingTurns, QUESTION } from "../helpers/question"
+import { taskRecords } from "../helpers/records"
+import { until } from "../helpers/until"
+
+const CODEX = `${ROOT}/node_modules/.bin/codex`
+const TOOL = (name: string) => `mcp__opencode_agents__${name}`
+const REPORT = "tally is in README.md"
+const TOOL_TIMEOUT_S = 5
+/** The slow scout's session answers after this long: past the tool timeout. */
+const SESSION_MS = 8000
+
+type Steps = ScriptInput["turns"][number]["steps"]
+
+let model: ScriptedModel
+let home: IsolatedHome
+let codexHome: string
+let repo: string
+
+beforeAll(async () => {
+  repo = await createRepository("oc-orch-codex-repo-", { "README.md": "# tally\n" })
+  model = await startScriptedModel({
+    scripts: {
+      asks: { turns: askingTurns("No answer came.") },
+      slow: { turns: [{ steps: [{ text: REPORT, delayMs: SESSION_MS }] }] },
+    },
+  })
+  home = await createIsolatedHome({
+    modelUrl: model.url,
+    env: { PATH: TEST_PATH },
+    // A dismissed question is answered at once, not held for task_respond.
+    config: { policy: { requireTier: false, relay: ["question"], respondWaitSeconds: 0 } },
+  })
+  codexHome = `${home.root}/.codex`
+  await mkdir(codexHome, { recursive: true })
+  const config = [
+    'model = "fast"',
+    'model_provider = "scripted"',
+    "[model_providers.scripted]",
+    'name = "scripted"',
+    `base_url = "${model.url}"`,
+    'env_key = "SCRIPTED_KEY"',
+    'wire_api = "responses"',
+    "[mcp_servers.opencode-agents]",
+    `command = "${BINARY}"`,
+    'args = ["serve"]',
+    `tool_timeout_sec = ${TOOL_TIMEOUT_S}`,
+  ]
+  await Bun.write(`${codexHome}/config.toml`, `${config.join("\n")}\n`)
+}, 60_000)
+
+afterAll(async () => {
+  if (home) await stopServer(home.paths)
+  await model?.stop()
+  await home?.dispose()
+  if (repo) await rm(repo, { recursive: true, force: true })
+})
+
+/** One `codex exec` whose parent plays `steps`, our server's sync budget set to `budgetMs`. */
+async function codex(name: string, steps: Steps, budgetMs: number) {
+  model.reset()
+  model.setScript(name, { turns: [{ steps }] })
+  const budget = `mcp_servers.opencode-agents.env.OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS="${budgetMs}"`
+  const result = await run([CODEX, "exec", "--skip-git-repo-check", "-c", budget, `Delegate. [script:${name}]`], {
+    cwd: repo,
+    timeoutMs: 150_000,
+    env: { ...home.env, CODEX_HOME: codexHome, SCRIPTED_KEY: "sk-scripted" },
+  })
+  return { result, outputs: model.toolResults().filter((r) => r.tool.startsWith(TOOL(""))) }
+}
+
+/** The task record a scout of this brief made, once it has ended. */
+async function endedTask(brief: string): Promise<TaskRecord | undefined> {
+  const find = async () => (await taskRecords(home.paths.tasksDir)).find((r) => r.brief?.includes(brief))
+  await until(async () => isFinished((await find())?.status ?? "running"), 30_000)
+  return find()
+}
+
+test("codex exec declines the scout's question: OpenCode's question tool returns it dismissed, and the scout reports", async () => {
+  const brief = "Name it. [script:asks]"
+  const steps: Steps = [{ tool: TOOL("scout"), args: { cwd: repo, task: brief } }, { text: "Got: {{lastToolOutput}}" }]
+  const { result, outputs } = await codex("parent_asks", steps, 60_000)
+  expect(result.code).toBe(0)
+  expect(JSON.parse(outputs[0]!.output.slice(outputs[0]!.output.indexOf("{")))).toMatchObject({
+    status: "succeeded",
+    report: "No answer came.",
+  })
+  const record = await endedTask(brief)
+  expect(record?.progress).toContain(`asked the person: ${QUESTION.question}`)
+  expect(record?.progress).toContain(`refused a question request (${QUESTION.question}): the person declined`)
+  expect(model.toolResults().find((r) => r.tool === "question")?.output).toBe("The user dismissed this question")
+}, 180_000)
+
+test("a call held past tool_timeout_sec: Codex's model gets Codex's timeout, not our result, and exec leaves the task behind", async () => {
+  const brief = "Where? [script:slow] (held)"
+  const steps: Steps = [{ tool: TOOL("scout"), args: { cwd: repo, task: brief } }, { text: "Got: {{lastToolOutput}}" }]
+  const { result, outputs } = await codex("parent_held", steps, 60_000)
+  expect(result.code).toBe(0)
+  expect(outputs[0]?.output).toContain(`timed out awaiting tools/call after ${TOOL_TIMEOUT_S}s`)
+  expect(outputs[0]?.output).not.toContain(REPORT)
+  const record = await endedTask(brief)
+  expect(record?.status).toBe("interrupted")
+  expect(record?.note).toContain("The MCP server stopped")
+}, 180_000)
+
+test("control: a sync budget under the tool timeout returns `running` in time, and the parent follows it to the report", async () => {
+  const brief = "Where? [script:slow] (followed)"
+  const polls = Array.from({ length: 10 }, () => ({
+    tool: TOOL("task_status"),
+    args: { task_id: "{{lastTaskId}}", wait_seconds: 2 },
+  }))
+  const steps: Steps = [
+    { tool: TOOL("scout"), args: { cwd: repo, task: brief } },
+    ...polls,
+    { tool: TOOL("task_result"), args: { task_id: "{{lastTaskId}}" } },
+    { text: "Got: {{lastToolOutput}}" },
+  ]
+  const { result, outputs } = await codex("parent_followed", steps, 2000)
+  expect(result.code).toBe(0)
+  expect(outputs[0]?.output).toContain('"status":"running"')
+  expect(outputs.every((output) => !output.output.includes("timed out awaiting"))).toBe(true)
+  expect(outputs.at(-1)?.tool).toBe(TOOL("task_result"))
+  expect(outputs.at(-1)?.output).toContain(REPORT)
+  expect(result.stdout).toContain(REPORT)
+  expect((await endedTask(brief))?.status).toBe("succeeded")
+}, 180_000)
