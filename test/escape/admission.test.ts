@@ -1,57 +1,38 @@
 // Attacks on where a delegation may run and what the shared server loads there, through the real
 // OpenCode on the scripted model. Each refusal comes before any record, lock or session; each
 // planted project config runs nothing on the host; each has a control that shows the attack is real.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { mkdir, readdir, symlink, writeFile } from "node:fs/promises"
 import { stopServer } from "../../src/opencode/server"
-import {
-  front,
-  makeRepo,
-  runAgent,
-  scratch,
-  startWorld,
-  stopWorld,
-  structuredOf,
-  taskCount,
-  textOf,
-  type Front,
-  type World,
-} from "./_world"
+import { battery, makeRepo, runAgent, scratch, structuredOf, taskCount, textOf } from "./_world"
 import { SCOUT, done, shell, read } from "../helpers/steps"
 
-let world: World
-let mcp: Front
-let home: string
 const SECRET = "PRIVATE-KEY-MATERIAL-7f3a"
 
+const { world, mcp } = battery({
+  read_key: { turns: [{ steps: [read(".ssh/id_rsa"), read("README.md"), done] }] },
+  read_readme: { turns: [{ steps: [read("README.md"), done] }] },
+  write_config: {
+    turns: [
+      {
+        steps: [
+          { tool: "write", args: { filePath: ".opencode/plugins/evil.ts", content: "x" } },
+          { tool: "write", args: { filePath: "opencode.json", content: "{}" } },
+          { tool: "write", args: { filePath: ".github/workflows/x.yml", content: "on: push" } },
+          done,
+        ],
+      },
+    ],
+  },
+})
+let home: string
+
 beforeAll(async () => {
-  world = await startWorld({
-    read_key: { turns: [{ steps: [read(".ssh/id_rsa"), read("README.md"), done] }] },
-    read_readme: { turns: [{ steps: [read("README.md"), done] }] },
-    write_config: {
-      turns: [
-        {
-          steps: [
-            { tool: "write", args: { filePath: ".opencode/plugins/evil.ts", content: "x" } },
-            { tool: "write", args: { filePath: "opencode.json", content: "{}" } },
-            { tool: "write", args: { filePath: ".github/workflows/x.yml", content: "on: push" } },
-            done,
-          ],
-        },
-      ],
-    },
-  })
   home = world.home.root
   await mkdir(`${home}/.ssh`, { recursive: true })
   await writeFile(`${home}/.ssh/id_rsa`, `${SECRET}\n`)
   await writeFile(`${home}/README.md`, "home readme\n")
-  mcp = await front(world)
-}, 120_000)
-
-afterAll(async () => {
-  await mcp?.close()
-  await stopWorld(world)
 })
 
 /** Marker files each planted program would create on the host if it ran. */

@@ -2,7 +2,7 @@
 // symlink to HOME (renameat2 exchange) while patch_apply writes, by an in-place worker (its writer state
 // conflicts along the path) and by a plain process no lock stops (the write step's mount namespace
 // holds); and patches that smuggle links and names. Each beside a control that shows it is real.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs"
 import { mkdir, rm, symlink, writeFile } from "node:fs/promises"
 import { WriterLocks } from "../../src/engine/locks"
@@ -14,7 +14,7 @@ import { writeTargets, type StepRequest } from "../../src/workspace/apply-step"
 import { blobId } from "../../src/workspace/apply-targets"
 import { hostContext } from "../../src/sandbox"
 import { git } from "../patches/_repo"
-import { front, makeRepo, scratch, startWorld, stopWorld, structuredOf, textOf, type Front, type World } from "./_world"
+import { battery, makeRepo, scratch, structuredOf, textOf } from "./_world"
 import { shell } from "../helpers/steps"
 
 const ORIGINAL = "# the user's own .bashrc\n"
@@ -22,18 +22,11 @@ const PWNED = "PWNED\n"
 /** patch_apply calls per race. */
 const CALLS = 30
 
-let world: World
+const { world, mcp } = battery({})
 let home: string
-let mcp: Front
 
-beforeAll(async () => {
-  world = await startWorld({})
+beforeAll(() => {
   home = world.home.root
-  mcp = await front(world)
-}, 120_000)
-afterAll(async () => {
-  await mcp?.close()
-  await stopWorld(world)
 })
 
 const done = { text: "Done." }

@@ -6,10 +6,10 @@
 // the pair is refused by patch_apply without allow_autorun. Controls: the same files without the link
 // pass, and links to an ordinary directory (`docs -> handbook`) or to a file (`.eslintrc.json`) are ordinary,
 // in place and through patch_apply.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises"
-import { front, makeRepo, startWorld, stopWorld, structuredOf, textOf, type Front, type World } from "./_world"
+import { battery, makeRepo, structuredOf, textOf, type PatchOut } from "./_world"
 import { commitAll } from "../helpers/git"
 import { done, shell } from "../helpers/steps"
 
@@ -20,34 +20,16 @@ const PLANT = `mkdir -p editor && printf '%s' '${TASKS}' > editor/tasks.json && 
 const ORDINARY_LINKS =
   "mkdir -p handbook config && echo '# hi' > handbook/index.md && ln -s handbook docs && echo '{}' > config/eslint.json && ln -s config/eslint.json .eslintrc.json"
 
-let world: World
-let mcp: Front
-
-beforeAll(async () => {
-  world = await startWorld({
-    link_plant: { turns: [{ steps: [shell(PLANT), done] }] },
-    file_only: {
-      turns: [
-        { steps: [shell(`mkdir -p editor && printf '%s' '${TASKS}' > editor/tasks.json && echo written`), done] },
-      ],
-    },
-    edit_behind: { turns: [{ steps: [shell(`printf '%s' '${TASKS}' > editor/tasks.json && echo edited`), done] }] },
-    docs_link: { turns: [{ steps: [shell(`${ORDINARY_LINKS} && echo linked`), done] }] },
-  })
-  mcp = await front(world)
-}, 120_000)
-
-afterAll(async () => {
-  await mcp?.close()
-  await stopWorld(world)
+const { world, mcp } = battery({
+  link_plant: { turns: [{ steps: [shell(PLANT), done] }] },
+  file_only: {
+    turns: [{ steps: [shell(`mkdir -p editor && printf '%s' '${TASKS}' > editor/tasks.json && echo written`), done] }],
+  },
+  edit_behind: { turns: [{ steps: [shell(`printf '%s' '${TASKS}' > editor/tasks.json && echo edited`), done] }] },
+  docs_link: { turns: [{ steps: [shell(`${ORDINARY_LINKS} && echo linked`), done] }] },
 })
 
 const commit = (dir: string) => commitAll(dir, "layout")
-
-interface PatchOut {
-  patch_id: string
-  digest: string
-}
 
 describe("in place, with the sandbox shell", () => {
   test("a link .vscode -> editor with editor/tasks.json ends needs_review naming .vscode; the file alone does not", async () => {

@@ -2,63 +2,52 @@
 // its task still owns the place (a discarded patch's lane may be another repository's worker's now),
 // and only after the same policy gate as a new call (admission, mode, tier, the mechanical rule). Each
 // refusal comes before any model request, and beside each is a control that runs.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { mkdir, readdir, rename, rm, symlink, writeFile } from "node:fs/promises"
 import type { TaskRecord } from "../../src/engine/tasks"
 import { hostContext, OPEN_POLICY } from "../../src/sandbox"
 import { readJson } from "../../src/util/fs"
 import { canonicalWorkspace } from "../../src/workspace/root"
-import { front, makeRepo, scratch, startWorld, stopWorld, structuredOf, textOf, type Front, type World } from "./_world"
+import { battery, makeRepo, scratch, structuredOf, textOf } from "./_world"
 import { shell, write } from "../helpers/steps"
 
 const B_SECRET = "B-REPOSITORY-ONLY-5c1e"
 
-let world: World
-let mcp: Front
-
-beforeAll(async () => {
-  world = await startWorld({
-    lane_a: {
-      turns: [
-        { steps: [write("a.txt", "A1\n"), { text: "Wrote a.txt." }] },
-        // What the first task's model would do in a lane that is now another repository's worktree.
-        {
-          steps: [
-            shell("cat b-secret.txt; ls"),
-            write("b-secret.txt", "overwritten by A\n"),
-            { text: "A again: {{toolOutputs}}" },
-          ],
-        },
-      ],
-    },
-    lane_b: {
-      turns: [
-        { steps: [write("b.txt", "B1\n"), { text: "Wrote b.txt." }] },
-        { steps: [write("b2.txt", "B2\n"), { text: "Wrote b2.txt." }] },
-      ],
-    },
-    two_turns: {
-      turns: [
-        { steps: [write("one.txt", "1\n"), { text: "Wrote one.txt." }] },
-        { steps: [write("two.txt", "2\n"), { text: "Wrote two.txt." }] },
-        { steps: [write("three.txt", "3\n"), { text: "Wrote three.txt." }] },
-      ],
-    },
-    runner_two: { turns: [{ steps: [{ text: "Ran it." }] }, { steps: [{ text: "Ran it again." }] }] },
-    drop_marker: {
-      turns: [
-        { steps: [shell("rm .opencode-mcp-orchestrator/sensitive && echo removed"), { text: "Removed the marker." }] },
-        { steps: [write("after.txt", "after\n"), { text: "Wrote after.txt." }] },
-      ],
-    },
-  })
-  mcp = await front(world)
-}, 120_000)
-
-afterAll(async () => {
-  await mcp?.close()
-  await stopWorld(world)
+const { world, mcp } = battery({
+  lane_a: {
+    turns: [
+      { steps: [write("a.txt", "A1\n"), { text: "Wrote a.txt." }] },
+      // What the first task's model would do in a lane that is now another repository's worktree.
+      {
+        steps: [
+          shell("cat b-secret.txt; ls"),
+          write("b-secret.txt", "overwritten by A\n"),
+          { text: "A again: {{toolOutputs}}" },
+        ],
+      },
+    ],
+  },
+  lane_b: {
+    turns: [
+      { steps: [write("b.txt", "B1\n"), { text: "Wrote b.txt." }] },
+      { steps: [write("b2.txt", "B2\n"), { text: "Wrote b2.txt." }] },
+    ],
+  },
+  two_turns: {
+    turns: [
+      { steps: [write("one.txt", "1\n"), { text: "Wrote one.txt." }] },
+      { steps: [write("two.txt", "2\n"), { text: "Wrote two.txt." }] },
+      { steps: [write("three.txt", "3\n"), { text: "Wrote three.txt." }] },
+    ],
+  },
+  runner_two: { turns: [{ steps: [{ text: "Ran it." }] }, { steps: [{ text: "Ran it again." }] }] },
+  drop_marker: {
+    turns: [
+      { steps: [shell("rm .opencode-mcp-orchestrator/sensitive && echo removed"), { text: "Removed the marker." }] },
+      { steps: [write("after.txt", "after\n"), { text: "Wrote after.txt." }] },
+    ],
+  },
 })
 
 const record = (id: unknown) =>

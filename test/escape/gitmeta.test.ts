@@ -3,25 +3,13 @@
 // another repository or HOME's dotfiles repository into a sandbox: refused at admission before any
 // record, lock or session, and by the plugin inside a session forced there. A `.git` planted below a
 // repository's root must not hide its sensitive marker. Each beside a control that succeeds.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { mkdir, readdir, writeFile } from "node:fs/promises"
 import { readFlags } from "../../src/config/flags"
 import { hostContext, hostFs, planSandbox, runSandboxed } from "../../src/sandbox"
 import { run, spawn } from "../../src/util/process"
-import {
-  front,
-  makeRepo,
-  runAgent,
-  scratch,
-  startWorld,
-  stopWorld,
-  structuredOf,
-  taskCount,
-  textOf,
-  type Front,
-  type World,
-} from "./_world"
+import { battery, makeRepo, runAgent, scratch, structuredOf, taskCount, textOf } from "./_world"
 import { git } from "../helpers/git"
 import { SCOUT, WORKER, done, shell } from "../helpers/steps"
 
@@ -35,14 +23,12 @@ const EXFILTRATE =
   "git show HEAD:NOTE.txt; git show HEAD:.ssh/id_rsa; git show HEAD:.aws/credentials; git config --get remote.origin.url; echo END"
 const LEAKS = [VICTIM_NOTE, TOKEN, SSH_KEY, AWS_KEY]
 
-let world: World
-let mcp: Front
+const { world, mcp } = battery({ exfiltrate: { turns: [{ steps: [shell(EXFILTRATE), done] }] } })
 let home: string
 let victim: string
 let dotfiles: string
 
 beforeAll(async () => {
-  world = await startWorld({ exfiltrate: { turns: [{ steps: [shell(EXFILTRATE), done] }] } })
   home = world.home.root
   await mkdir(`${home}/.ssh`, { recursive: true })
   await mkdir(`${home}/.aws`, { recursive: true })
@@ -59,13 +45,7 @@ beforeAll(async () => {
   await git(victim, "add", "NOTE.txt")
   await git(victim, "commit", "-qm", "note")
   await git(victim, "remote", "add", "origin", `https://x:${TOKEN}@example.invalid/victim.git`)
-  mcp = await front(world)
 }, 120_000)
-
-afterAll(async () => {
-  await mcp?.close()
-  await stopWorld(world)
-})
 
 /** A directory that is no clone (an extracted archive), holding only what `plant` writes. */
 async function archive(plant: (dir: string) => Promise<void>): Promise<string> {

@@ -5,19 +5,9 @@
 // Attack: answers a lenient reader would accept (a string for an integer, a key twice, JSON inside prose,
 // text after the fence) never become `output`. Control: the same answers without output_schema succeed as today,
 // and a schema too deep, too big or not an object is refused before any task exists.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { OUTPUT_SCHEMA_LIMITS } from "../../src/engine/output-schema"
-import {
-  front,
-  makeRepo,
-  startWorld,
-  stopWorld,
-  structuredOf,
-  taskCount,
-  textOf,
-  type Front,
-  type World,
-} from "./_world"
+import { battery, makeRepo, structuredOf, taskCount, textOf } from "./_world"
 
 const say = (text: string) => ({ steps: [{ text }] })
 const SCHEMA = {
@@ -29,34 +19,23 @@ const SCHEMA = {
 const VALID = '{"count":3,"files":["a.ts"]}'
 const STRINGY = '{"count":"3"}'
 
-let world: World
-let mcp: Front
-
-beforeAll(async () => {
-  world = await startWorld({
-    valid: { turns: [say(VALID)] },
-    fenced: { turns: [say(`Counted them.\n\n\`\`\`json\n${VALID}\n\`\`\``)] },
-    retry_ok: { turns: [say(STRINGY), say('{"count":3}')] },
-    bad_twice: { turns: [say("There are three."), say(STRINGY), say(VALID)] },
-    prose: {
-      turns: [say(`The answer is ${VALID} as asked.`), say(`${"```json"}\n${VALID}\n${"```"}\nHope it helps.`)],
-    },
-    plain: { turns: [say(`The answer is ${STRINGY}.`)] },
-    // What JSON.parse alone would turn into {"count":3}: the last of two keys wins.
-    twice: { turns: [say('{"count":"3","count":3}'), say('{"count":"3","count":3}')] },
-    again: { turns: [say(VALID), say(STRINGY), say(STRINGY)] },
-    // The runner's report comes after its tool call: a second step in the same turn.
-    runner: {
-      turns: [{ steps: [{ tool: "sandbox_run_ro", args: { command: "echo checked" } }, { text: '{"count":1}' }] }],
-    },
-    idle: { turns: [say("nothing")] },
-  })
-  mcp = await front(world)
-}, 120_000)
-
-afterAll(async () => {
-  await mcp?.close()
-  await stopWorld(world)
+const { world, mcp } = battery({
+  valid: { turns: [say(VALID)] },
+  fenced: { turns: [say(`Counted them.\n\n\`\`\`json\n${VALID}\n\`\`\``)] },
+  retry_ok: { turns: [say(STRINGY), say('{"count":3}')] },
+  bad_twice: { turns: [say("There are three."), say(STRINGY), say(VALID)] },
+  prose: {
+    turns: [say(`The answer is ${VALID} as asked.`), say(`${"```json"}\n${VALID}\n${"```"}\nHope it helps.`)],
+  },
+  plain: { turns: [say(`The answer is ${STRINGY}.`)] },
+  // What JSON.parse alone would turn into {"count":3}: the last of two keys wins.
+  twice: { turns: [say('{"count":"3","count":3}'), say('{"count":"3","count":3}')] },
+  again: { turns: [say(VALID), say(STRINGY), say(STRINGY)] },
+  // The runner's report comes after its tool call: a second step in the same turn.
+  runner: {
+    turns: [{ steps: [{ tool: "sandbox_run_ro", args: { command: "echo checked" } }, { text: '{"count":1}' }] }],
+  },
+  idle: { turns: [say("nothing")] },
 })
 
 /** The requests that played a step of `script`, and the last user message each carried. */
@@ -156,13 +135,14 @@ describe("a structured answer", () => {
 
   test("a runner's report is validated too", async () => {
     const cwd = await makeRepo(world)
-    const result = await mcp.call("runner", {
-      cwd,
-      command: "echo checked",
-      objective: "Does it print? [script:runner]",
-      output_schema: SCHEMA,
-    })
-    const out = structuredOf(result)
+    const out = structuredOf(
+      await mcp.call("runner", {
+        cwd,
+        command: "echo checked",
+        objective: "Does it print? [script:runner]",
+        output_schema: SCHEMA,
+      }),
+    )
     expect(out.exit_code).toBe(0)
     expect(out.output).toEqual({ count: 1 })
   }, 120_000)

@@ -6,9 +6,9 @@
 // `verification` and `output`; the same members without the arguments succeed and their patch keeps the file.
 // A bad member (a scout with a worker's argument, a bad schema, scope or verify) refuses the whole group
 // with a next step before any task record or group exists; the same group without it starts.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { jsonFiles } from "../helpers/records"
-import { front, makeRepo, startWorld, stopWorld, taskCount, textOf, type Front, type World } from "./_world"
+import { battery, makeRepo, taskCount, textOf } from "./_world"
 
 const write = (filePath: string, content: string) => ({ tool: "write", args: { filePath, content } })
 const shell = (command: string) => ({ tool: "sandbox_shell", args: { command } })
@@ -20,36 +20,25 @@ const SCHEMA = {
 }
 const TALLY = "export const n = 1\n"
 
-let world: World
-let mcp: Front
-
-beforeAll(async () => {
-  world = await startWorld({
-    scoped: {
-      // The shell's write outside the scope is refused by the kernel; the write tool's passes the session's
-      // edit rules (OpenCode's `*` spans directories) and is caught by the settle-time check.
-      turns: [
-        {
-          steps: [
-            write("src/tally.ts", TALLY),
-            shell("echo pwned > README.md; echo done"),
-            write("test/sub/deep.test.ts", "pwned\n"),
-            { text: "Done." },
-          ],
-        },
-      ],
-    },
-    // Every worker claims success; only the server's check counts.
-    tally: { turns: [{ steps: [write("src/tally.ts", TALLY), { text: '{"count":1}' }] }] },
-    answer: { turns: [{ steps: [{ text: '{"count":3}' }] }] },
-    idle: { turns: [{ steps: [{ text: "nothing" }] }] },
-  })
-  mcp = await front(world)
-}, 120_000)
-
-afterAll(async () => {
-  await mcp?.close()
-  await stopWorld(world)
+const { world, mcp } = battery({
+  scoped: {
+    // The shell's write outside the scope is refused by the kernel; the write tool's passes the session's
+    // edit rules (OpenCode's `*` spans directories) and is caught by the settle-time check.
+    turns: [
+      {
+        steps: [
+          write("src/tally.ts", TALLY),
+          shell("echo pwned > README.md; echo done"),
+          write("test/sub/deep.test.ts", "pwned\n"),
+          { text: "Done." },
+        ],
+      },
+    ],
+  },
+  // Every worker claims success; only the server's check counts.
+  tally: { turns: [{ steps: [write("src/tally.ts", TALLY), { text: '{"count":1}' }] }] },
+  answer: { turns: [{ steps: [{ text: '{"count":3}' }] }] },
+  idle: { turns: [{ steps: [{ text: "nothing" }] }] },
 })
 
 interface Member {

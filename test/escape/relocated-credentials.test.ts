@@ -2,44 +2,37 @@
 // model: every `.config` entry of the one credential list follows the base, so a delegation (or a session
 // started there directly, the plugin alone) into any of them reads nothing; a plain directory beside
 // them is read, which shows the attack is real.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
 import { mkdir, writeFile } from "node:fs/promises"
 import { admitWorkspace, hostContext, hostFs, OPEN_POLICY } from "../../src/sandbox"
 import { HOME_CREDENTIALS } from "../../src/sandbox/host-paths"
-import { front, runAgent, startWorld, stopWorld, structuredOf, textOf, type Front, type World } from "./_world"
+import { battery, runAgent, structuredOf, textOf } from "./_world"
 
 const SCOUT = "opencode-orchestrator-scout"
 const SECRET = "MOVED-CONFIG-SECRET-91c2"
 const done = { text: "report: {{toolOutputs}}" }
 const shellCat = { tool: "sandbox_shell", args: { command: "cat secret.txt" } }
 
-let world: World
-let mcp: Front
-let moved: string
 /** Each `.config` credential entry, as a directory under the moved base holding a secret. */
 const stores = HOME_CREDENTIALS.filter((entry) => entry.startsWith(".config/")).map((entry) => entry.slice(8))
 
-beforeAll(async () => {
-  world = await startWorld(
-    {
-      cat_secret: {
-        turns: [{ steps: [{ tool: "read", args: { filePath: "secret.txt" } }, shellCat, done] }],
-      },
+const { world, mcp } = battery(
+  {
+    cat_secret: {
+      turns: [{ steps: [{ tool: "read", args: { filePath: "secret.txt" } }, shellCat, done] }],
     },
-    { configDir: "moved-config" },
-  )
+  },
+  { configDir: "moved-config" },
+)
+let moved: string
+
+beforeAll(async () => {
   moved = `${world.home.root}/moved-config`
   expect(world.runtime.flags.xdgConfigHome).toBe(moved)
   for (const store of [...stores, "notes"]) {
     await mkdir(`${moved}/${store}`, { recursive: true })
     await writeFile(`${moved}/${store}/secret.txt`, `${SECRET}\n`)
   }
-  mcp = await front(world)
-}, 120_000)
-
-afterAll(async () => {
-  await mcp?.close()
-  await stopWorld(world)
 })
 
 describe("a moved XDG_CONFIG_HOME keeps every credential store out of the sandbox", () => {

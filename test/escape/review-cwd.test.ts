@@ -6,24 +6,13 @@
 // programs' (diff.external, textconv; control: host git runs them). Refused with next: before any task:
 // both forms or neither, a clean tree, a directory outside git or with a planted `.git`, an inadmissible
 // cwd. A FIFO in the tree does not hold the review up; a diff git could not make whole is said to be cut.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { existsSync, readFileSync, realpathSync } from "node:fs"
 import { mkdir, rm, writeFile } from "node:fs/promises"
 import { run } from "../../src/util/process"
 import { git } from "../patches/_repo"
 import { done, read, shell, write } from "../helpers/steps"
-import {
-  front,
-  makeRepo,
-  scratch,
-  startWorld,
-  stopWorld,
-  structuredOf,
-  taskCount,
-  textOf,
-  type Front,
-  type World,
-} from "./_world"
+import { battery, makeRepo, scratch, structuredOf, taskCount, textOf } from "./_world"
 import { APPROVE, BUGGY, CHANGES, SOUND, say } from "./_review"
 
 /** What the attack's reviewer tries: the write tool, a shell redirect and git's index, a new file. */
@@ -33,17 +22,7 @@ const ATTACK = [
   write("new.ts", "x"),
 ]
 
-let world: World
-let mcp: Front
-
-beforeAll(async () => {
-  world = await startWorld({})
-  mcp = await front(world)
-}, 120_000)
-afterAll(async () => {
-  await mcp?.close()
-  await stopWorld(world)
-})
+const { world, mcp } = battery({})
 
 /** A repository where calc.ts is committed SOUND, then `edit` writes uncommitted changes. */
 async function dirty(edit: (repo: string) => Promise<void>): Promise<string> {

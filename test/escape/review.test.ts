@@ -3,47 +3,22 @@
 // fixed output schema, so the verdict and its findings come back as `output`. Attack: the reviewer tries
 // to write the patched file (the write tool, then a shell redirect): refused, the file and the patch's
 // digest unchanged. An unknown or discarded patch_id is refused before any task; control: a real one starts.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { existsSync, readFileSync, realpathSync } from "node:fs"
 import { writeFile } from "node:fs/promises"
 import { listPatches, readPatchRecord } from "../../src/workspace/patches"
 import { git } from "../patches/_repo"
 import { done, read, shell, write } from "../helpers/steps"
-import {
-  front,
-  makeRepo,
-  startWorld,
-  stopWorld,
-  structuredOf,
-  taskCount,
-  textOf,
-  type Front,
-  type World,
-} from "./_world"
+import { battery, makeRepo, structuredOf, taskCount, textOf, type PatchOut } from "./_world"
 import { APPROVE, BUGGY, CHANGES, SOUND, say } from "./_review"
 
 /** What the attack's reviewer tries: the write tool, a shell redirect, a new file. */
 const ATTACK = [write("calc.ts", "PWNED\n"), shell("echo PWNED >> calc.ts; echo x > new.ts"), write("new.ts", "x")]
 
-let world: World
-let mcp: Front
-
-beforeAll(async () => {
-  world = await startWorld({})
-  mcp = await front(world)
-}, 120_000)
-afterAll(async () => {
-  await mcp?.close()
-  await stopWorld(world)
-})
-
-interface Patch {
-  patch_id: string
-  digest: string
-}
+const { world, mcp } = battery({})
 
 /** An isolated worker's patch writing `content` to calc.ts, in a repository where calc.ts is SOUND. */
-async function workerPatch(name: string, content: string): Promise<Patch> {
+async function workerPatch(name: string, content: string): Promise<PatchOut> {
   const repo = await makeRepo(world)
   await writeFile(`${repo}/calc.ts`, SOUND)
   await git(repo, "add", "-A")
@@ -54,7 +29,7 @@ async function workerPatch(name: string, content: string): Promise<Patch> {
     await mcp.call("worker", { cwd: repo, task: `Edit. [script:${name}]`, isolation: "worktree" }),
   )
   expect(out.status).toBe("succeeded")
-  return out.patch as Patch
+  return out.patch as PatchOut
 }
 
 /** Polls `probe` until it gives a value (a minute at most). */
@@ -139,7 +114,7 @@ describe("a review", () => {
     const out = structuredOf(
       await mcp.call("worker", { cwd: repo, task: "Edit. [script:writer]", isolation: "worktree" }),
     )
-    const shown = structuredOf(await mcp.call("patch_show", { patch_id: (out.patch as Patch).patch_id }))
+    const shown = structuredOf(await mcp.call("patch_show", { patch_id: (out.patch as PatchOut).patch_id }))
     expect(shown.diff as string).toContain("PWNED")
     expect((shown.files as { path: string }[]).map((file) => file.path).sort()).toEqual(["calc.ts", "new.ts"])
   }, 120_000)

@@ -5,47 +5,34 @@
 // `workflows/` unflagged, and an isolated worker's patch from inside a planted `git init .github` is
 // refused by patch_apply without allow_autorun. Controls: the same calls before the plant are refused the same way, and a
 // planted `.git` leaves ordinary work in its directory alone (a repository without markers, `docs/`).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { mkdir, readFile, writeFile } from "node:fs/promises"
-import { front, makeRepo, startWorld, stopWorld, structuredOf, textOf, type Front, type World } from "./_world"
+import { battery, makeRepo, structuredOf, textOf, type PatchOut } from "./_world"
 import { commitAll } from "../helpers/git"
 import { done, shell, write } from "../helpers/steps"
 
 const IDENTITY = "-c user.name=t -c user.email=t@localhost"
 
-let world: World
-let mcp: Front
-
-beforeAll(async () => {
-  world = await startWorld({
-    plant_pkg: { turns: [{ steps: [shell("mkdir -p pkg/.git && echo planted"), done] }] },
-    plant_github: { turns: [{ steps: [shell("mkdir -p .github/.git docs/.git && echo planted"), done] }] },
-    pkg_edit: { turns: [{ steps: [write("a.ts", "export const a = 2\n"), done] }] },
-    workflow_tool: { turns: [{ steps: [write("workflows/deploy.yml", "on: push\n"), done] }] },
-    workflow_shell: {
-      turns: [
-        { steps: [shell("mkdir -p workflows && echo 'on: push' > workflows/release.yml && echo shelled"), done] },
-      ],
-    },
-    docs_edit: { turns: [{ steps: [write("guide.md", "# guide\n"), done] }] },
-    init_github: {
-      turns: [
-        {
-          steps: [
-            shell(`git init -q .github && git -C .github ${IDENTITY} commit -q --allow-empty -m init && echo planted`),
-            done,
-          ],
-        },
-      ],
-    },
-  })
-  mcp = await front(world)
-}, 120_000)
-
-afterAll(async () => {
-  await mcp?.close()
-  await stopWorld(world)
+const { world, mcp } = battery({
+  plant_pkg: { turns: [{ steps: [shell("mkdir -p pkg/.git && echo planted"), done] }] },
+  plant_github: { turns: [{ steps: [shell("mkdir -p .github/.git docs/.git && echo planted"), done] }] },
+  pkg_edit: { turns: [{ steps: [write("a.ts", "export const a = 2\n"), done] }] },
+  workflow_tool: { turns: [{ steps: [write("workflows/deploy.yml", "on: push\n"), done] }] },
+  workflow_shell: {
+    turns: [{ steps: [shell("mkdir -p workflows && echo 'on: push' > workflows/release.yml && echo shelled"), done] }],
+  },
+  docs_edit: { turns: [{ steps: [write("guide.md", "# guide\n"), done] }] },
+  init_github: {
+    turns: [
+      {
+        steps: [
+          shell(`git init -q .github && git -C .github ${IDENTITY} commit -q --allow-empty -m init && echo planted`),
+          done,
+        ],
+      },
+    ],
+  },
 })
 
 /** A committed repository with `pkg/a.ts`, `docs/` and the given marker files. */
@@ -143,11 +130,6 @@ describe("a planted .git does not make .github a repository root", () => {
     expect(await readFile(`${cwd}/docs/guide.md`, "utf8")).toBe("# guide\n")
   }, 240_000)
 })
-
-interface PatchOut {
-  patch_id: string
-  digest: string
-}
 
 describe("a planted repository does not make patch_apply's review ordinary", () => {
   test("an isolated worker's patch from a planted `git init .github` adding workflows/ needs allow_autorun", async () => {

@@ -7,7 +7,7 @@
 // the same commands inside the scope succeed, a worker without `scope` can do them all, and without the
 // pins the same race writes outside. (bwrap 0.12 itself refuses a swap made once before it starts: only
 // the window between its resolving the source and the destination leaks, so the control races too.)
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { existsSync, readdirSync } from "node:fs"
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises"
 import { readFlags } from "../../src/config/flags"
@@ -17,7 +17,7 @@ import { hostContext, hostFs, planSandbox, runSandboxed } from "../../src/sandbo
 import { spawn } from "../../src/util/process"
 import { commitRepo } from "../helpers/git"
 import { done, shell, WORKER } from "../helpers/steps"
-import { front, scratch, startWorld, stopWorld, structuredOf, type Front, type World } from "./_world"
+import { battery, scratch, structuredOf } from "./_world"
 
 /** Exchanges two paths as fast as it can for `seconds` (one atomic renameat2 each time). */
 const swapper = (a: string, b: string, seconds: number) =>
@@ -43,23 +43,12 @@ const OUTSIDE = [
 const INSIDE = ["echo new > src/new.ts", "mkdir src/d && touch src/d/x", "rm src/old.ts", "echo y > notes.md"]
 const tagged = (commands: readonly string[]) => commands.map((command, i) => shell(`${command}; echo "exit ${i}: $?"`))
 
-let world: World
-let mcp: Front
-
-beforeAll(async () => {
-  world = await startWorld({
-    outside: { turns: [{ steps: [...tagged(OUTSIDE), done] }] },
-    inside: { turns: [{ steps: [...tagged(INSIDE), shell("echo x > test/a.test.ts; echo $?"), done] }] },
-    links: {
-      turns: [{ steps: [...tagged(["echo pwned > src/f", "echo pwned > deep/in/f", "echo x > notes.md"]), done] }],
-    },
-  })
-  mcp = await front(world)
-}, 120_000)
-
-afterAll(async () => {
-  await mcp?.close()
-  await stopWorld(world)
+const { world, mcp } = battery({
+  outside: { turns: [{ steps: [...tagged(OUTSIDE), done] }] },
+  inside: { turns: [{ steps: [...tagged(INSIDE), shell("echo x > test/a.test.ts; echo $?"), done] }] },
+  links: {
+    turns: [{ steps: [...tagged(["echo pwned > src/f", "echo pwned > deep/in/f", "echo x > notes.md"]), done] }],
+  },
 })
 
 const repo = async () => commitRepo(await scratch(world), FILES)

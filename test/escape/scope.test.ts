@@ -5,85 +5,63 @@
 // which stays in the workspace. Isolated: the out-of-scope file is left out of the patch (and out of what
 // patch_apply writes) and listed. A worker without scope is as before, and
 // a bad scope is refused before any task record exists.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { readFile } from "node:fs/promises"
-import {
-  front,
-  makeRepo,
-  scratch,
-  startWorld,
-  stopWorld,
-  structuredOf,
-  taskCount,
-  textOf,
-  type Front,
-  type World,
-} from "./_world"
+import { battery, makeRepo, scratch, structuredOf, taskCount, textOf } from "./_world"
 
 const write = (filePath: string, content: string) => ({ tool: "write", args: { filePath, content } })
 const shell = (command: string) => ({ tool: "sandbox_shell", args: { command } })
 const done = { text: "Done, only inside the scope. {{toolOutputs}}" }
 
-let world: World
-let mcp: Front
-
-beforeAll(async () => {
-  world = await startWorld({
-    inside: { turns: [{ steps: [write("src/tally.ts", "export const n = 1\n"), done] }] },
-    outside_tool: {
-      turns: [
-        {
-          steps: [
-            write("src/tally.ts", "export const n = 1\n"),
-            write("secret.ts", "stolen\n"),
-            { tool: "edit", args: { filePath: "README.md", oldString: "# fixture", newString: "# pwned" } },
-            { tool: "edit", args: { filePath: "lib/made.ts", oldString: "", newString: "made\n" } },
-            done,
-          ],
-        },
-      ],
-    },
-    continued: {
-      turns: [
-        { steps: [write("src/tally.ts", "export const n = 1\n"), done] },
-        { steps: [write("later.ts", "later\n"), done] },
-      ],
-    },
-    outside_shell: {
-      turns: [
-        {
-          steps: [
-            shell("echo pwned > README.md; echo > lib/new.ts; echo ok"),
-            // The edit rules' OpenCode wildcard (test/*.test.ts) lets this through; the scope does not.
-            write("test/sub/deep.test.ts", "wide\n"),
-            done,
-          ],
-        },
-      ],
-    },
-    outside_delete: { turns: [{ steps: [shell("rm README.md && echo ok"), done] }] },
-    isolated: {
-      turns: [
-        {
-          steps: [
-            write("src/tally.ts", "export const n = 2\n"),
-            shell("echo pwned > README.md; echo ok"),
-            write("test/sub/deep.test.ts", "pwned\n"),
-            done,
-          ],
-        },
-      ],
-    },
-    subdir: { turns: [{ steps: [shell("echo y > top.ts; echo ok"), write("pkg/deep/b.ts", "b\n"), done] }] },
-    idle: { turns: [{ steps: [done] }] },
-  })
-  mcp = await front(world)
-}, 120_000)
-
-afterAll(async () => {
-  await mcp?.close()
-  await stopWorld(world)
+const { world, mcp } = battery({
+  inside: { turns: [{ steps: [write("src/tally.ts", "export const n = 1\n"), done] }] },
+  outside_tool: {
+    turns: [
+      {
+        steps: [
+          write("src/tally.ts", "export const n = 1\n"),
+          write("secret.ts", "stolen\n"),
+          { tool: "edit", args: { filePath: "README.md", oldString: "# fixture", newString: "# pwned" } },
+          { tool: "edit", args: { filePath: "lib/made.ts", oldString: "", newString: "made\n" } },
+          done,
+        ],
+      },
+    ],
+  },
+  continued: {
+    turns: [
+      { steps: [write("src/tally.ts", "export const n = 1\n"), done] },
+      { steps: [write("later.ts", "later\n"), done] },
+    ],
+  },
+  outside_shell: {
+    turns: [
+      {
+        steps: [
+          shell("echo pwned > README.md; echo > lib/new.ts; echo ok"),
+          // The edit rules' OpenCode wildcard (test/*.test.ts) lets this through; the scope does not.
+          write("test/sub/deep.test.ts", "wide\n"),
+          done,
+        ],
+      },
+    ],
+  },
+  outside_delete: { turns: [{ steps: [shell("rm README.md && echo ok"), done] }] },
+  isolated: {
+    turns: [
+      {
+        steps: [
+          write("src/tally.ts", "export const n = 2\n"),
+          shell("echo pwned > README.md; echo ok"),
+          write("test/sub/deep.test.ts", "pwned\n"),
+          done,
+        ],
+      },
+    ],
+  },
+  subdir: { turns: [{ steps: [shell("echo y > top.ts; echo ok"), write("pkg/deep/b.ts", "b\n"), done] }] },
+  idle: { turns: [{ steps: [done] }] },
 })
 
 const SCOPE = ["src/**", "test/*.test.ts"]

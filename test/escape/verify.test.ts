@@ -10,17 +10,7 @@ import { existsSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { createServer, type Server } from "node:net"
 import { run } from "../../src/util/process"
-import {
-  front,
-  makeRepo,
-  startWorld,
-  stopWorld,
-  structuredOf,
-  taskCount,
-  textOf,
-  type Front,
-  type World,
-} from "./_world"
+import { battery, makeRepo, structuredOf, taskCount, textOf } from "./_world"
 
 const shell = (command: string) => ({ tool: "sandbox_shell", args: { command } })
 // The agent's word, which never counts: every script claims the tests pass.
@@ -35,24 +25,21 @@ const VERIFY = "bun test ./tally.test.ts"
 // A test that checks nothing: what a worker could leave to make any check pass.
 const EMPTIED = 'import { test } from "bun:test"\\ntest("add sums two numbers", () => {})\\n'
 
-let world: World
-let mcp: Front
+const { world, mcp } = battery({
+  fix_in_place: { turns: [{ steps: [shell(FIX), claim] }] },
+  fix_plain: { turns: [{ steps: [shell(FIX), claim] }] },
+  fix_isolated: { turns: [{ steps: [shell(FIX), claim] }] },
+  edit_test: { turns: [{ steps: [shell(`printf '${EMPTIED}' > tally.test.ts && echo emptied`), claim] }] },
+  no_fix: { turns: [{ steps: [shell("echo 'looked at it' > NOTES.md && echo noted"), claim] }] },
+  rework: {
+    turns: [{ steps: [shell("echo noted > NOTES.md && echo noted"), claim] }, { steps: [shell(FIX), claim] }],
+  },
+  idle: { turns: [{ steps: [claim] }] },
+})
 let listener: Server
 let connections = 0
 
 beforeAll(async () => {
-  world = await startWorld({
-    fix_in_place: { turns: [{ steps: [shell(FIX), claim] }] },
-    fix_plain: { turns: [{ steps: [shell(FIX), claim] }] },
-    fix_isolated: { turns: [{ steps: [shell(FIX), claim] }] },
-    edit_test: { turns: [{ steps: [shell(`printf '${EMPTIED}' > tally.test.ts && echo emptied`), claim] }] },
-    no_fix: { turns: [{ steps: [shell("echo 'looked at it' > NOTES.md && echo noted"), claim] }] },
-    rework: {
-      turns: [{ steps: [shell("echo noted > NOTES.md && echo noted"), claim] }, { steps: [shell(FIX), claim] }],
-    },
-    idle: { turns: [{ steps: [claim] }] },
-  })
-  mcp = await front(world)
   listener = createServer((socket) => {
     connections++
     socket.end()
@@ -62,8 +49,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise((resolve) => listener?.close(resolve))
-  await mcp?.close()
-  await stopWorld(world)
 })
 
 const gitEnv = { PATH: "/usr/bin:/bin", HOME: "/nonexistent", GIT_CONFIG_NOSYSTEM: "1" }
