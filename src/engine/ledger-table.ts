@@ -59,18 +59,16 @@ const summed = (db: Database) => db.query("SELECT 1 FROM meta WHERE key = 'ledge
  * row is gone; `pruned`: retention removed its record). Inside the caller's transaction.
  */
 export function rowChanged(db: Database, before: string | null, after?: LedgerRecord, pruned = false) {
-  // Cells not summed yet (or in doubt): the next read sums them all.
-  if (!summed(db)) return
-  if (before !== null && before !== "") {
-    const old = ledgerRow(before)
-    if (!old) {
-      // Garbled in place: what it added is unknown, so the cells are summed again from the rows.
-      db.query("DELETE FROM meta WHERE key = 'ledger'").run()
-      return
-    }
-    apply(db, "kept", old, -1)
-    if (pruned) apply(db, "pruned", old, 1)
+  const old = before === null || before === "" ? undefined : ledgerRow(before)
+  // Garbled in place (what it added is unknown), or never summed: summed now from the rows, this one's new state
+  // among them; a pruned record's numbers move to the pruned cells all the same.
+  if (!summed(db) || (before !== null && before !== "" && !old)) {
+    sumRows(db)
+    if (pruned && old) apply(db, "pruned", old, 1)
+    return
   }
+  if (old) apply(db, "kept", old, -1)
+  if (old && pruned) apply(db, "pruned", old, 1)
   if (after) apply(db, "kept", after, 1)
 }
 
@@ -79,24 +77,28 @@ const TALLY_BATCH = 1000
 /** The kept cells summed again from every row (and each row's finish time set), in one transaction. */
 export function tally(db: Database) {
   db.transaction(() => {
-    if (summed(db)) return // another process summed them meanwhile
-    db.query("DELETE FROM ledger_cells WHERE kind = 'kept'").run()
-    db.query("DELETE FROM ledger_durations WHERE kind = 'kept'").run()
-    const page = db.query("SELECT id, ledger FROM tasks WHERE finished = 1 AND id > ? ORDER BY id LIMIT ?")
-    for (let last = ""; ; ) {
-      const rows = page.all(last, TALLY_BATCH) as { id: string; ledger: string }[]
-      if (!rows.length) break
-      for (const { id, ledger } of rows) {
-        const entry = ledgerRow(ledger)
-        if (entry) apply(db, "kept", entry, 1)
-        // Garbled: marked as adding nothing, and read again from its record by the next stats.
-        if (entry) db.query("UPDATE tasks SET done = ? WHERE id = ?").run(doneOf(entry), id)
-        else db.query("UPDATE tasks SET ledger = '', done = NULL WHERE id = ?").run(id)
-      }
-      last = rows.at(-1)!.id
-    }
-    db.query("INSERT OR REPLACE INTO meta VALUES ('ledger', ?)").run(new Date().toISOString())
+    if (!summed(db)) sumRows(db) // else another process summed them meanwhile
   }).immediate()
+}
+
+/** tally's work, inside the caller's transaction. */
+function sumRows(db: Database) {
+  db.query("DELETE FROM ledger_cells WHERE kind = 'kept'").run()
+  db.query("DELETE FROM ledger_durations WHERE kind = 'kept'").run()
+  const page = db.query("SELECT id, ledger FROM tasks WHERE finished = 1 AND id > ? ORDER BY id LIMIT ?")
+  for (let last = ""; ; ) {
+    const rows = page.all(last, TALLY_BATCH) as { id: string; ledger: string }[]
+    if (!rows.length) break
+    for (const { id, ledger } of rows) {
+      const entry = ledgerRow(ledger)
+      if (entry) apply(db, "kept", entry, 1)
+      // Garbled: marked as adding nothing, and read again from its record by the next stats.
+      if (entry) db.query("UPDATE tasks SET done = ? WHERE id = ?").run(doneOf(entry), id)
+      else db.query("UPDATE tasks SET ledger = '', done = NULL WHERE id = ?").run(id)
+    }
+    last = rows.at(-1)!.id
+  }
+  db.query("INSERT OR REPLACE INTO meta VALUES ('ledger', ?)").run(new Date().toISOString())
 }
 
 type CellRow = Record<string, number | string>
