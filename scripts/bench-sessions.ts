@@ -4,6 +4,7 @@ import { listSessions } from "../src/engine/sessions"
 import { createRepository } from "../src/model/demo"
 import { createIsolatedHome } from "../src/model/home"
 import { connect } from "../src/opencode/client"
+import { listAllSessions } from "../src/opencode/session"
 import { ensureServer, stopServer } from "../src/opencode/server"
 
 const SESSIONS_GOAL_MS = 100
@@ -36,6 +37,19 @@ export async function benchSessions(timed: Timed, pinnedPath: string) {
       )
       before = latest.length
     })
+    // Where the time goes: the list alone (pages of 500, or one request for all), and the rows' reads alone.
+    const listOnly = await timed("e3) the list alone, pages of 500", () => listAllSessions(client))
+    const oneRequest = await timed("e4) the list alone, one request of 2,000", () =>
+      client.experimental.session.list({ limit: 2000 }),
+    )
+    const shown = (await listAllSessions(client)).slice(0, filter.limit)
+    const reads = await timed("e5) the 50 shown rows' message reads alone (limit 6)", () =>
+      Promise.all(shown.map((session) => client.session.messages({ sessionID: session.id, limit: 6 }))),
+    )
+    console.log(
+      `  sessions: list ${listOnly.toFixed(0)} ms (one request ${oneRequest.toFixed(0)} ms), ` +
+        `50 reads ${reads.toFixed(0)} ms`,
+    )
     console.log(
       `  sessions: paged / per-session ${(paged / perSession).toFixed(2)}x; total ${total} (before: ${before}); ` +
         `${paged.toFixed(0)} ms (goal ≤ ${SESSIONS_GOAL_MS} ms: ${paged <= SESSIONS_GOAL_MS ? "met" : "not met"})`,
