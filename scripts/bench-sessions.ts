@@ -47,6 +47,13 @@ export async function benchSessions(timed: Timed, pinnedPath: string) {
     const reads = await timed("e5) the 50 shown rows' message reads alone (limit 6)", () =>
       Promise.all(shown.map((session) => client.session.messages({ sessionID: session.id, limit: 6 }))),
     )
+    const reads1 = await timed("e6) the same 50 reads, limit 1", () =>
+      Promise.all(shown.map((session) => client.session.messages({ sessionID: session.id, limit: 1 }))),
+    )
+    const one = await timed("e7) one of those reads alone", () =>
+      client.session.messages({ sessionID: shown[0]!.id, limit: 6 }),
+    )
+    console.log(`  sessions: 50 reads of limit 1 ${reads1.toFixed(0)} ms; one read ${one.toFixed(1)} ms`)
     console.log(
       `  sessions: list ${oneRequest.toFixed(0)} ms (pages of 500: ${listOnly.toFixed(0)} ms), ` +
         `50 reads ${reads.toFixed(0)} ms`,
