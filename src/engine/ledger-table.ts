@@ -23,7 +23,8 @@ const ALL_SUMS = ["tasks", "succeeded", "input", "output", "reasoning", "cache_r
 ])
 const ADD_CELL = `INSERT INTO ledger_cells VALUES (?, ?, ?, ?, ${ALL_SUMS.map(() => "?").join(", ")})
   ON CONFLICT DO UPDATE SET ${ALL_SUMS.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}`
-const ADD_DURATION = `INSERT INTO ledger_durations VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
+const ADD_DURATION = `INSERT INTO ledger_durations VALUES (?, ?, ?, ?, ?, ?)
+  ON CONFLICT DO UPDATE SET n = n + excluded.n`
 const KEY = "kind = ? AND day = ? AND role = ? AND model = ?"
 
 type Kind = "kept" | "pruned"
@@ -129,7 +130,8 @@ export function readCells(db: Database, since?: number): { cells: Cells; unread:
       cell.tokens = { input, output, reasoning, cacheRead, cacheWrite }
       cells.set(cellKey(String(row.role), String(row.model)), cell)
     }
-    const buckets = `SELECT role, model, bucket, sum(n) AS n FROM ledger_durations ${where} GROUP BY role, model, bucket`
+    const buckets = `SELECT role, model, bucket, sum(n) AS n FROM ledger_durations ${where}
+      GROUP BY role, model, bucket`
     for (const row of db.query(buckets).all(...args) as CellRow[])
       cells.get(cellKey(String(row.role), String(row.model)))?.durations.set(Number(row.bucket), Number(row.n))
     if (!whole) {

@@ -40,8 +40,9 @@ export function selection(query: IndexQuery): { clause: string; args: (string | 
 }
 
 /** A record's row, set unless the row holds a newer state (a later update, or the same one's later revision). */
-export const UPSERT_ROW = `INSERT INTO tasks (id, created, updated, revision, status, finished, place, key, ledger, done)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET created = excluded.created,
+export const UPSERT_ROW = `INSERT INTO tasks
+  (id, created, updated, revision, status, finished, place, key, ledger, done) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (id) DO UPDATE SET created = excluded.created,
   updated = excluded.updated, (revision, status) = (excluded.revision, excluded.status),
   finished = excluded.finished, place = excluded.place, key = excluded.key, ledger = excluded.ledger,
   done = excluded.done WHERE excluded.updated > tasks.updated
