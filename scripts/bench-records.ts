@@ -2,6 +2,7 @@
 //    store's open with its recovery pass, at 1,000, 10,000 and 100,000 records (5 of them unfinished),
 //    through the index (engine/task-index.ts) beside the path before (every record read and
 //    validated; stats grouped with a copy per record), side by side in one run, reported as ratios.
+//    `stats_since` starts its period inside a day (the part-day read from rows), beside the rows summed.
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { summarize } from "../src/engine/ledger"
@@ -77,13 +78,16 @@ async function measure(count: number, runs: number): Promise<Point> {
     const before = {
       task_list: await time(async () => (await store.list()).slice(0, 20), slow),
       stats: await time(async () => summarizeBefore(await store.list()), slow),
+      // The part-day path's before: the index rows of every finished task, summed (no record read).
+      stats_since: await time(async () => summarize(await store.ledger(), Date.parse("2026-11-01T12:34:56Z")), runs),
       key: await time(async () => (await store.list()).find((r) => r.idempotencyKey === key), slow),
       open: await time(async () => (await new TaskStore(dir).list()).filter((r) => !isFinished(r.status)), slow),
     }
     start = performance.now()
     const after = {
       task_list: await time(() => store.page({ limit: 20 }), runs),
-      stats: await time(async () => summarize(await store.ledger()), runs),
+      stats: await time(() => store.stats(), runs),
+      stats_since: await time(() => store.stats(Date.parse("2026-11-01T12:34:56Z")), runs),
       key: await time(() => store.findByKey(key), runs),
       open: await time(async () => {
         const fresh = new TaskStore(dir)
@@ -104,7 +108,7 @@ export async function benchRecords(steps: number[], runs: number): Promise<void>
   const first = points.get(steps[0]!)!
   const last = points.get(steps.at(-1)!)!
   const ms = (value: number) => `${value < 10 ? value.toFixed(2) : value.toFixed(0)} ms`
-  for (const call of ["task_list", "stats", "key", "open"] as const) {
+  for (const call of ["task_list", "stats", "stats_since", "key", "open"] as const) {
     const cells = steps.map((count) => {
       const { before, after } = points.get(count)!
       const ratio = (before[call]! / after[call]!).toFixed(0)

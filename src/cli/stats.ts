@@ -1,7 +1,7 @@
 import { defineCommand } from "citty"
 import { flagsFromProcess } from "../config/flags"
 import { resolvePaths } from "../config/paths"
-import { parseSince, renderStats, summarize, TaskStore } from "../engine"
+import { parseSince, renderStats, TaskStore } from "../engine"
 
 export default defineCommand({
   meta: {
@@ -18,10 +18,7 @@ export default defineCommand({
   },
   async run({ args }) {
     const paths = resolvePaths(flagsFromProcess())
-    const stats = summarize(
-      await new TaskStore(paths.tasksDir).ledger(),
-      args.since ? parseSince(args.since, Date.now()) : undefined,
-    )
+    const stats = await new TaskStore(paths.tasksDir).stats(args.since ? parseSince(args.since, Date.now()) : undefined)
     console.log(args.json ? JSON.stringify(stats, null, 2) : renderStats(stats))
   },
 })

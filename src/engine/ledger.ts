@@ -61,7 +61,7 @@ const modelOf = (record: LedgerRecord) =>
   record.result?.model ?? (record.route ? formatModel(record.route) : "(default)")
 
 /** What one route of one task adds to its model's row: the one that answered, or one the task left. */
-interface Share {
+export interface Share {
   succeeded: boolean
   tokens: Tokens
   cost: number
@@ -106,9 +106,9 @@ function row(role: string, model: string, shares: Share[]): StatsRow {
  * A task's shares, by model: each route it left (with what it spent there, a task that did not succeed on
  * it), then the model that answered, with the rest of the task's spending.
  */
-const totalOf = (record: LedgerRecord) => ({ tokens: record.result!.tokens, cost: record.result!.cost })
+export const totalOf = (record: LedgerRecord) => ({ tokens: record.result!.tokens, cost: record.result!.cost })
 
-function sharesOf(record: LedgerRecord): { model: string; share: Share }[] {
+export function sharesOf(record: LedgerRecord): { model: string; share: Share }[] {
   const result = record.result!
   const total = { tokens: result.tokens, cost: result.cost }
   const answered = answeredSpend(total, record.fallbackFrom)
@@ -127,13 +127,18 @@ function sharesOf(record: LedgerRecord): { model: string; share: Share }[] {
   return [...routes, { model: modelOf(record), share: final }]
 }
 
+/** Rows by role, then the busiest model first. */
+export const rowOrder = (a: StatsRow, b: StatsRow) =>
+  a.role.localeCompare(b.role) || b.tasks - a.tasks || a.model.localeCompare(b.model)
+
+/** A record the ledger counts: finished, with a result. */
+export const isCounted = (record: LedgerRecord) => isFinished(record.status) && record.result !== undefined
+
 /** Finished tasks (those with a result) finished at or after `since`, per role and model, and in all. */
 export function summarize(records: LedgerRecord[], since?: number): Stats {
   const counted = records.filter(
     (record) =>
-      isFinished(record.status) &&
-      record.result &&
-      (since === undefined || Date.parse(record.finishedAt ?? record.updatedAt) >= since),
+      isCounted(record) && (since === undefined || Date.parse(record.finishedAt ?? record.updatedAt) >= since),
   )
   const groups = new Map<string, Share[]>()
   const all: Share[] = []
@@ -151,7 +156,7 @@ export function summarize(records: LedgerRecord[], since?: number): Stats {
       const [role, model] = key.split("\u0000") as [string, string]
       return row(role, model, group)
     })
-    .sort((a, b) => a.role.localeCompare(b.role) || b.tasks - a.tasks || a.model.localeCompare(b.model))
+    .sort(rowOrder)
   return {
     ...(since !== undefined && { since: new Date(since).toISOString() }),
     rows,

@@ -29,6 +29,7 @@ import type { Runtime } from "./runtime"
 import { isFinished, type TaskRecord } from "./tasks"
 import type { StartRequest } from "./request"
 import type { IndexQuery, LedgerRecord } from "./task-index"
+import type { Stats } from "./ledger"
 import type { Page } from "./task-views"
 import { follow, wait, type FollowOptions } from "./waiting"
 
@@ -225,6 +226,12 @@ export class Delegations {
   async ledger(): Promise<LedgerRecord[]> {
     await this.recovering
     return this.runs.store.ledger()
+  }
+
+  /** The ledger of tasks finished at or after `since` (epoch ms), from the index's cells. */
+  async stats(since?: number): Promise<Stats> {
+    await this.recovering
+    return this.runs.store.stats(since)
   }
 
   /** True while this process runs the task's turn (or settles it). */

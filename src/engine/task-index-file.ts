@@ -6,6 +6,7 @@
 import { constants, Database } from "bun:sqlite"
 import { chmod, lstat, mkdir, realpath, rename } from "node:fs/promises"
 import { basename, dirname } from "node:path"
+import { LEDGER_TABLES } from "./ledger-table"
 import { STATUSES } from "./result"
 
 /** sqlite3.h SQLITE_OPEN_NOFOLLOW: the database file must not be a symbolic link (bun has no name for it). */
@@ -60,6 +61,24 @@ function intoWal(db: Database) {
   }
 }
 
+/**
+ * An index from before the ledger's cells gains their columns here (added, so an older program's
+ * writes fail and mark the index stale rather than skip the cells); the cells are summed on first use.
+ */
+function migrate(db: Database) {
+  // One transaction holding the write lock: two processes opening an old index at once add each column once.
+  db.transaction(() => addColumns(db)).immediate()
+}
+
+function addColumns(db: Database) {
+  const has = (table: string, column: string) =>
+    (db.query(`PRAGMA table_info(${table})`).all() as { name: string }[]).some((info) => info.name === column)
+  if (!has("tasks", "done")) db.exec("ALTER TABLE tasks ADD COLUMN done TEXT")
+  if (!has("intents", "prune")) db.exec("ALTER TABLE intents ADD COLUMN prune INTEGER NOT NULL DEFAULT 0")
+  db.exec(`CREATE INDEX IF NOT EXISTS tasks_done ON tasks (done) WHERE done IS NOT NULL;
+    CREATE INDEX IF NOT EXISTS tasks_unread ON tasks (id) WHERE ledger = ''`)
+}
+
 function openDb(file: string): Database {
   const flags = constants.SQLITE_OPEN_READWRITE | constants.SQLITE_OPEN_CREATE | OPEN_NOFOLLOW
   const db = new Database(file, flags)
@@ -71,18 +90,21 @@ function openDb(file: string): Database {
     const version = db.query("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | null
     // Another layout (a newer or older program's): dropped and built again from the records.
     if (version && version.value !== String(SCHEMA))
-      db.exec("DROP TABLE IF EXISTS tasks; DROP TABLE IF EXISTS counts; DROP TABLE IF EXISTS intents; DELETE FROM meta")
+      db.exec(`DROP TABLE IF EXISTS tasks; DROP TABLE IF EXISTS counts; DROP TABLE IF EXISTS intents;
+        DROP TABLE IF EXISTS ledger_cells; DROP TABLE IF EXISTS ledger_durations; DELETE FROM meta`)
     db.exec(`CREATE TABLE IF NOT EXISTS tasks (id TEXT PRIMARY KEY, created TEXT NOT NULL, updated TEXT NOT NULL,
         revision INTEGER NOT NULL, status TEXT NOT NULL, finished INTEGER NOT NULL, place TEXT NOT NULL,
-        key TEXT, ledger TEXT NOT NULL);
+        key TEXT, ledger TEXT NOT NULL, done TEXT);
       CREATE INDEX IF NOT EXISTS tasks_created ON tasks (created);
       CREATE INDEX IF NOT EXISTS tasks_status ON tasks (status, created);
       CREATE INDEX IF NOT EXISTS tasks_place ON tasks (place, created);
       CREATE INDEX IF NOT EXISTS tasks_key ON tasks (key) WHERE key IS NOT NULL;
       CREATE INDEX IF NOT EXISTS tasks_open ON tasks (finished, created);
       CREATE TABLE IF NOT EXISTS intents (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, pid INTEGER NOT NULL,
-        at INTEGER NOT NULL);
-      ${COUNTS}`)
+        at INTEGER NOT NULL, prune INTEGER NOT NULL DEFAULT 0);
+      ${COUNTS}
+      ${LEDGER_TABLES}`)
+    migrate(db)
     db.query("INSERT OR REPLACE INTO meta VALUES ('schema', ?)").run(String(SCHEMA))
     return db
   } catch (error) {

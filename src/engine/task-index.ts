@@ -8,8 +8,9 @@
 import type { Database } from "bun:sqlite"
 import { lstat, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises"
 import { alive } from "../util/process"
+import { readCells, rowChanged } from "./ledger-table"
 import { openIndex, setAsideIndex } from "./task-index-file"
-import { type IndexQuery, type LedgerRecord, ledgerOf, ledgerRow, placeOf, selection } from "./task-rows"
+import { type IndexQuery, type LedgerRecord, ledgerRow, rowOf, selection, UPSERT_ROW } from "./task-rows"
 import type { TaskRecord } from "./tasks"
 
 /** A name change this recent may share its mtime tick with one still to come: not trusted as synced. */
@@ -28,6 +29,9 @@ interface DirTime {
 interface Row {
   id: string
 }
+
+/** A change noted before it is made (`prune`: retention's removal). */
+type Intent = { seq: number; id: string; pid: number; at: number; prune: number }
 
 /** A listed row: enough to order it and to tell whether its record changed since it was indexed. */
 export interface IndexRow {
@@ -92,7 +96,7 @@ export class TaskIndex {
         const records = await Promise.all(batch)
         db.transaction(() => {
           for (const record of records) if (record) this.upsert(record)
-        })()
+        }).immediate()
       }
       await this.dropGone(new Set(names.map((name) => name.slice(0, -5))))
       db.query("INSERT OR REPLACE INTO meta VALUES ('built', ?)").run(new Date().toISOString())
@@ -124,12 +128,14 @@ export class TaskIndex {
     )
   }
 
-  /** Notes that `id` is about to change, so a crash before `put` leaves the record to be re-read. */
-  async intend(id: string): Promise<number> {
+  /**
+   * Notes that `id` is about to change, so a crash before `put` leaves the record to be re-read;
+   * `prune`: retention is removing it, so a crash after its file went still keeps it in the ledger.
+   */
+  async intend(id: string, prune = false): Promise<number> {
     const db = await this.ready()
-    return Number(
-      db.query("INSERT INTO intents (id, pid, at) VALUES (?, ?, ?)").run(id, process.pid, Date.now()).lastInsertRowid,
-    )
+    const sql = "INSERT INTO intents (id, pid, at, prune) VALUES (?, ?, ?, ?)"
+    return Number(db.query(sql).run(id, process.pid, Date.now(), prune ? 1 : 0).lastInsertRowid)
   }
 
   /**
@@ -139,10 +145,9 @@ export class TaskIndex {
   async put(record: TaskRecord, intent?: number, replace = false): Promise<void> {
     const db = await this.ready()
     db.transaction(() => {
-      if (replace) db.query("DELETE FROM tasks WHERE id = ?").run(record.id)
-      this.upsert(record)
+      this.upsert(record, replace)
       if (intent !== undefined) db.query("DELETE FROM intents WHERE seq = ?").run(intent)
-    })()
+    }).immediate()
   }
 
   /** An intent whose change never happened (the record's write failed: the file is as it was). */
@@ -150,33 +155,31 @@ export class TaskIndex {
     ;(await this.ready()).query("DELETE FROM intents WHERE seq = ?").run(intent)
   }
 
-  /** The record's file is gone. */
-  async drop(id: string, intent?: number): Promise<void> {
+  /** The record's file is gone (`pruned`: retention removed it, and the ledger keeps counting it). */
+  async drop(id: string, intent?: number, pruned = false): Promise<void> {
     const db = await this.ready()
     db.transaction(() => {
-      db.query("DELETE FROM tasks WHERE id = ?").run(id)
+      const before = this.ledgerCell(id)
+      if (db.query("DELETE FROM tasks WHERE id = ?").run(id).changes) rowChanged(db, before, undefined, pruned)
       if (intent !== undefined) db.query("DELETE FROM intents WHERE seq = ?").run(intent)
-    })()
+    }).immediate()
   }
 
-  private upsert(record: TaskRecord) {
-    this.db!.query(
-      `INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET created = excluded.created,
-        updated = excluded.updated, (revision, status) = (excluded.revision, excluded.status),
-        finished = excluded.finished, place = excluded.place, key = excluded.key, ledger = excluded.ledger
-        WHERE excluded.updated > tasks.updated
-          OR (excluded.updated = tasks.updated AND excluded.revision >= tasks.revision)`,
-    ).run(
-      record.id,
-      record.createdAt,
-      record.updatedAt,
-      record.revision,
-      record.status,
-      this.finished(record.status) ? 1 : 0,
-      placeOf(record),
-      record.idempotencyKey ?? null,
-      JSON.stringify(ledgerOf(record)),
+  private ledgerCell(id: string): string | null {
+    return (
+      (this.db!.query("SELECT ledger FROM tasks WHERE id = ?").get(id) as { ledger: string } | null)?.ledger ?? null
     )
+  }
+
+  /** The row set to `record` (unless it is older than the row), the ledger's cells with it. In a transaction. */
+  private upsert(record: TaskRecord, replace = false) {
+    const db = this.db!
+    const before = this.ledgerCell(record.id)
+    if (replace) db.query("DELETE FROM tasks WHERE id = ?").run(record.id)
+    const { values, entry } = rowOf(record, this.finished(record.status))
+    const { changes } = db.query(UPSERT_ROW).run(...values)
+    // A row a newer one kept changed nothing; a replaced row's old numbers leave the cells all the same.
+    if (changes || replace) rowChanged(db, before, entry)
   }
 
   /** Catches up with what the index cannot have seen: intents of writers that stopped, names that appeared. */
@@ -188,18 +191,13 @@ export class TaskIndex {
       await rm(this.staleMark, { force: true })
       await this.rebuild()
     }
-    const intents = db.query("SELECT seq, id, pid, at FROM intents").all() as {
-      seq: number
-      id: string
-      pid: number
-      at: number
-    }[]
+    const intents = db.query("SELECT seq, id, pid, at, prune FROM intents").all() as Intent[]
     for (const intent of intents) {
       // A writer still running may be between its file and its row: its own put settles the row.
       if (alive(intent.pid) && Date.now() - intent.at < INTENT_STALE_MS) continue
       const record = await this.load(intent.id)
       if (record) await this.put(record, intent.seq, true)
-      else await this.drop(intent.id, intent.seq)
+      else await this.drop(intent.id, intent.seq, intent.prune === 1)
     }
     const synced = db.query("SELECT value FROM meta WHERE key = 'synced'").get() as { value: string } | null
     const now = await this.dirTime()
@@ -278,6 +276,18 @@ export class TaskIndex {
       else bad.push(row.id)
     }
     return { rows, bad }
+  }
+
+  /** The ledger numbers of `id`'s row, undefined when it has none (or a garbage one). */
+  async entry(id: string): Promise<LedgerRecord | undefined> {
+    await this.ready()
+    const cell = this.ledgerCell(id)
+    return cell === null ? undefined : ledgerRow(cell)
+  }
+
+  /** The ledger's cells for tasks finished at or after `since`, and rows to read again from their records. */
+  async cells(since?: number) {
+    return readCells(await this.ready(), since)
   }
 
   close() {

@@ -2,6 +2,7 @@
 // the numbers the ledger sums (so stats reads no record file), and how such a row is read back,
 // refusing one that does not hold what summarize adds up (it is then read again from its record); and
 // which rows a listing's query selects.
+import { doneOf } from "./ledger-days"
 import { FallbackSchema } from "./routing"
 import type { TaskRecord } from "./tasks"
 
@@ -36,6 +37,30 @@ export function selection(query: IndexQuery): { clause: string; args: (string | 
     args.push(query.inside, `${query.inside}/`, `${query.inside}0`)
   }
   return { clause: where.length ? `WHERE ${where.join(" AND ")}` : "", args }
+}
+
+/** A record's row, set unless the row holds a newer state (a later update, or the same one's later revision). */
+export const UPSERT_ROW = `INSERT INTO tasks
+  (id, created, updated, revision, status, finished, place, key, ledger, done) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (id) DO UPDATE SET created = excluded.created,
+  updated = excluded.updated, (revision, status) = (excluded.revision, excluded.status),
+  finished = excluded.finished, place = excluded.place, key = excluded.key, ledger = excluded.ledger,
+  done = excluded.done WHERE excluded.updated > tasks.updated
+    OR (excluded.updated = tasks.updated AND excluded.revision >= tasks.revision)`
+
+/** UPSERT_ROW's values for `record`, and the ledger numbers its row holds. */
+export function rowOf(record: TaskRecord, finished: boolean) {
+  const entry = ledgerOf(record)
+  const values: (string | number | null)[] = [
+    record.id,
+    record.createdAt,
+    record.updatedAt,
+    record.revision,
+    record.status,
+    finished ? 1 : 0,
+  ]
+  values.push(placeOf(record), record.idempotencyKey ?? null, JSON.stringify(entry), finished ? doneOf(entry) : null)
+  return { values, entry }
 }
 
 /** Where a listed record was asked for: an isolated worker is listed under its source workspace. */

@@ -6,6 +6,7 @@ import { readdir, rm } from "node:fs/promises"
 import { writeJson } from "../util/fs"
 import { sameProcess } from "../util/process"
 import { readState, type SetAside } from "../util/state-file"
+import type { Stats } from "./ledger"
 import { RecordSchema } from "./record-schema"
 import type { Status } from "./result"
 import { type IndexQuery, type LedgerRecord, TaskIndex } from "./task-index"
@@ -184,11 +185,16 @@ export class TaskStore {
     return this.views.ledger()
   }
 
-  /** Removes a record (retention): its file, then its row. */
+  /** What the ledger reports for tasks finished at or after `since`, from the index's cells. */
+  stats(since?: number): Promise<Stats> {
+    return this.views.stats(since)
+  }
+
+  /** Removes a record (retention): its file, then its row; the ledger keeps counting it. */
   async remove(id: string): Promise<void> {
-    const intent = await this.views.gate.indexed((index) => index.intend(id))
+    const intent = await this.views.gate.indexed((index) => index.intend(id, true))
     await rm(this.file(id), { force: true })
-    await this.views.gate.indexed((index) => index.drop(id, intent))
+    await this.views.gate.indexed((index) => index.drop(id, intent, true))
   }
 }
 

@@ -3,6 +3,8 @@
 // returns, through their schema, so a record set aside or removed meanwhile drops out (and out of the
 // index), and a row older than its record is brought up to date. When the index cannot be used (its
 // disk is full, it is locked past the busy timeout), every view answers from the full scan instead.
+import { type Stats, summarize } from "./ledger"
+import { addRecord, doneOf, statsOf } from "./ledger-days"
 import type { IndexQuery, IndexRow, LedgerRecord, TaskIndex } from "./task-index"
 import { placeOf } from "./task-rows"
 import type { TaskRecord } from "./tasks"
@@ -151,20 +153,50 @@ function byKey(view: StoreView, key: string): Promise<TaskRecord | undefined> {
   })
 }
 
+/** Rows read again from their records (set aside in turn if those are garbage too): the records read. */
+async function reread(view: StoreView, ids: string[]): Promise<Map<string, TaskRecord>> {
+  const read = new Map<string, TaskRecord>()
+  for (const id of ids) {
+    const record = await view.read(id)
+    if (record) await view.index.put(record, undefined, true)
+    else await view.index.drop(id)
+    if (record) read.set(id, record)
+  }
+  return read
+}
+
 /** What the ledger sums: every finished record's numbers, from the index rows (no record file is read). */
 function ledger(view: StoreView): Promise<LedgerRecord[]> {
   const slow = async () => view.scan()
   return viaIndex<LedgerRecord[]>(view, slow, async () => {
     const { rows, bad } = await view.index.ledger()
-    // A garbage row is read again from its record (set aside in turn if that is garbage too).
-    for (const id of bad) {
-      const record = await view.read(id)
-      if (record) await view.index.put(record, undefined, true)
-      else await view.index.drop(id)
-      if (record) rows.set(id, record)
-    }
+    for (const [id, record] of await reread(view, bad)) rows.set(id, record)
     for (const record of view.held()) rows.set(record.id, record)
     return [...rows.values()]
+  })
+}
+
+/** Passes over the cells at most, each after reading again the rows the last one could not use. */
+const STATS_PASSES = 3
+
+/** The ledger of tasks finished at or after `since`, from the index's cells (no record file is read). */
+function stats(view: StoreView, since?: number): Promise<Stats> {
+  const slow = async () => summarize(await view.scan(), since)
+  return viaIndex(view, slow, async () => {
+    let found = await view.index.cells(since)
+    for (let pass = 1; found.unread.length && pass < STATS_PASSES; pass++) {
+      await reread(view, found.unread)
+      found = await view.index.cells(since)
+    }
+    // A record held in memory (its write failed) counts as held, not as its row says.
+    const start = since === undefined ? "" : new Date(since).toISOString()
+    const inPeriod = (record: LedgerRecord) => doneOf(record) >= start
+    for (const record of view.held()) {
+      const row = await view.index.entry(record.id)
+      if (row && inPeriod(row)) addRecord(found.cells, row, -1)
+      if (inPeriod(record)) addRecord(found.cells, record)
+    }
+    return statsOf(found.cells, since)
   })
 }
 
@@ -192,5 +224,9 @@ export class TaskViews {
 
   ledger(): Promise<LedgerRecord[]> {
     return ledger(this.view)
+  }
+
+  stats(since?: number): Promise<Stats> {
+    return stats(this.view, since)
   }
 }

@@ -260,8 +260,8 @@ export async function sessionDirectory(client: OpencodeClient, sessionID: string
   return (await client.session.get({ sessionID }).catch(unknown))?.data?.directory
 }
 
-/** Sessions asked for per page of OpenCode's list: one request per page, never one per session. */
-const SESSION_PAGE = 500
+/** Sessions per page of OpenCode's list (one request each): a request costs OpenCode about its whole list. */
+const SESSION_PAGE = 5000
 
 /**
  * Every session the shared server keeps, across directories, latest update first (OpenCode's experimental

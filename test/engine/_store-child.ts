@@ -21,7 +21,8 @@ for (let i = 0; i < limit; i++) {
   const record = sampleRecord({ workspace: `/work/${tag}`, idempotencyKey: `${tag}-${i}`, status: "running" })
   await store.save(record)
   // Then finished, as a task is: the kill may fall between the change to the file and the one to its row.
-  Object.assign(record, { status: "succeeded", finishedAt: new Date().toISOString(), revision: 2 })
+  const { result } = sampleRecord({ workspace: `/work/${tag}` })
+  Object.assign(record, { status: "succeeded", finishedAt: new Date().toISOString(), revision: 2, result })
   await store.save(record)
   process.stdout.write(`saved ${record.id}\n`)
   if (mode === "mixed") {

@@ -1,6 +1,6 @@
 // `sessions` over more sessions than one page of OpenCode's list, on the real OpenCode: the total is
-// true (1,010, where one call of the old limit said 500), the list is read one request per page, not
-// per session, and only the rows shown are read further. Each page after the first is asked from the
+// true (1,010, where one call of the old limit said 500), the list is read in pages of 5,000 (one
+// request here), never per session, and only the rows shown are read further. Each page after the first is asked from the
 // previous page's oldest millisecond (sessions sharing it would otherwise fall between two pages; rare
 // here, one tie in 1,010), so small pages re-read their boundary and must drop what they saw.
 import { afterAll, beforeAll, expect, test } from "bun:test"
@@ -55,16 +55,20 @@ function counting(client: OpencodeClient): { client: OpencodeClient; calls: Map<
   return { client: wrap(client, "") as OpencodeClient, calls }
 }
 
-test("sessions reports the true total over 1,010 sessions, reading one request per page and only the rows shown", async () => {
+test("sessions reports the true total over 1,010 sessions, reading them in one request and only the rows shown", async () => {
   const { record } = await mcp.runtime.opencode()
   const { client, calls } = counting(connectOpencode(record))
   const { rows, total } = await listSessions(client, [], { scope: "all", directory: repo, staleMs: 300_000, limit: 50 })
   expect(total).toBe(COUNT)
   expect(rows.length).toBe(50)
   expect(new Set(rows.map((row) => row.session_id)).size).toBe(50)
-  // 1,010 sessions in pages of 500 (a tie at a boundary may cost one request more), and one read per row shown.
-  expect(calls.get("experimental.session.list")).toBeGreaterThanOrEqual(3)
-  expect(calls.get("experimental.session.list")).toBeLessThanOrEqual(4)
+  // 1,010 sessions in one page of 5,000 (each request costs OpenCode about its whole list), one read per row shown.
+  expect(calls.get("experimental.session.list")).toBe(1)
+  // Pages of 500 (the size before) read the same sessions in three requests or four (a tie at a boundary).
+  const small = counting(connectOpencode(record))
+  expect((await listAllSessions(small.client, 500)).filter((session) => created.has(session.id)).length).toBe(COUNT)
+  expect(small.calls.get("experimental.session.list")).toBeGreaterThanOrEqual(3)
+  expect(small.calls.get("experimental.session.list")).toBeLessThanOrEqual(4)
   expect(calls.get("session.messages")).toBe(50)
   // Control: one request with the old limit saw 500 of them.
   const { client: plain } = await mcp.runtime.opencode()

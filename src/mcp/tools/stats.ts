@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { parseSince, renderStats, summarize, type StatsRow } from "../../engine"
+import { parseSince, renderStats, type StatsRow } from "../../engine"
 import { defineTool } from "../define"
 import { tokensShape } from "../shared"
 import { setAsideLines, setAsideRows, setAsideShape } from "./set_aside"
@@ -47,7 +47,7 @@ export const stats = defineTool({
   output: { since: z.string().optional(), rows: z.array(rowShape), total: rowShape, set_aside: setAsideShape },
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   run: async (args, { delegations }) => {
-    const stats = summarize(await delegations.ledger(), args.since ? parseSince(args.since, Date.now()) : undefined)
+    const stats = await delegations.stats(args.since ? parseSince(args.since, Date.now()) : undefined)
     // The sum is over the records that read; one set aside is named here (once), not a reason to fail.
     const setAside = delegations.takeSetAside()
     const text = [renderStats(stats), ...setAsideLines(setAside)].join("\n")
