@@ -5,73 +5,41 @@
 // session stops. A killed server: Claude Code does not restart a stdio server by itself; it keeps the
 // task and waits (up to 300 s) for the server to come back, and `/mcp` → Reconnect starts a successor,
 // which answers tasks/get for its predecessor's task from the record, so the report still reaches the
-// parent model. Control: unstopped, the same scout finishes with its report (README "Native MCP tasks").
+// parent world.model. Control: unstopped, the same scout finishes with its report (README "Native MCP tasks").
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { rm } from "node:fs/promises"
-import { createRepository } from "../../src/model/demo"
-import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
-import type { ScriptInput } from "../../src/model/script"
-import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
 import { connect as connectOpencode } from "../../src/opencode/client"
-import { readServerRecord, stopServer } from "../../src/opencode/server"
-import { TEST_PATH } from "../helpers/mcp"
+import { readServerRecord } from "../../src/opencode/server"
 import { taskRecords } from "../helpers/records"
 import { until } from "../helpers/until"
-import { startClaudeTui, type ClaudeTui } from "./_claude-tui"
+import { REPORT, startScoutWorld, type ScoutWorld, type Turn } from "./_claude-scout"
 
-const REPORT = "tally is in README.md"
 /** The scout's session answers after this long: time to stop it first. */
 const SESSION_MS = 15_000
-const SYNC_BUDGET = { OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "1000" }
-const TOOLS = ["mcp__orch__scout", "mcp__orch__task_status", "mcp__orch__task_result"]
-
-let model: ScriptedModel
-let home: IsolatedHome
-let repo: string
-const tuis: ClaudeTui[] = []
-type Turn = ScriptInput["turns"][number]
-let scoutTurn: Turn
 /** The client's task notification arrives as a user message. */
 const noted: Turn = { steps: [{ text: "Noted: {{userMessage}}" }] }
 
+let world: ScoutWorld
+
 beforeAll(async () => {
-  repo = await createRepository("oc-orch-repo-", { "README.md": "# tally\n" })
-  scoutTurn = {
-    steps: [
-      { tool: "mcp__orch__scout", args: { cwd: repo, task: "Where is tally? [script:slow]" } },
-      { text: "Scout answered: {{lastToolOutput}}" },
-    ],
-  }
-  model = await startScriptedModel({
-    scripts: {
-      slow: { turns: [{ steps: [{ text: REPORT, delayMs: SESSION_MS }] }] },
-      parent: { turns: [scoutTurn, noted] },
-    },
-  })
-  home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH } })
+  world = await startScoutWorld(SESSION_MS)
 })
 
 afterAll(async () => {
-  for (const tui of tuis) await tui.stop()
-  if (home) await stopServer(home.paths)
-  await model?.stop()
-  await home?.dispose()
-  if (repo) await rm(repo, { recursive: true, force: true })
+  await world?.stop()
 })
 
 const reportReached = () =>
-  model
+  world.model
     .stepRequests()
     .some((request) => request.api === "messages" && JSON.stringify(request.body.messages).includes(REPORT))
 
 async function start(name: string) {
-  model.reset()
-  model.setScript("parent", { turns: [scoutTurn, noted] })
-  const tui = await startClaudeTui({ home, model, cwd: repo, name, serveEnv: SYNC_BUDGET, allowedTools: TOOLS })
-  tuis.push(tui)
+  world.model.reset()
+  world.model.setScript("parent", { turns: [world.scoutTurn, noted] })
+  const tui = await world.tui(name)
   await tui.say("Ask the scout. [script:parent]")
-  expect(await until(() => model.toolResults().length > 0, 90_000)).toBe(true)
-  const started = model.toolResults()[0]!.output
+  expect(await until(() => world.model.toolResults().length > 0, 90_000)).toBe(true)
+  const started = world.model.toolResults()[0]!.output
   // What the client tells the model: our task id, and its own background task id to stop it by.
   const taskId = /started server-side task (task_\w+)/.exec(started)?.[1]
   const backgroundId = /use TaskStop with task_id "(\w+)"/.exec(started)?.[1]
@@ -80,11 +48,11 @@ async function start(name: string) {
   return { tui, taskId: taskId!, backgroundId: backgroundId! }
 }
 
-const recordOf = async (id: string) => (await taskRecords(home.paths.tasksDir)).find((record) => record.id === id)
+const recordOf = async (id: string) => (await taskRecords(world.home.paths.tasksDir)).find((record) => record.id === id)
 
 async function busy(sessionID: string): Promise<boolean> {
-  const server = await readServerRecord(home.paths)
-  const status = await connectOpencode(server!).session.status({ directory: repo })
+  const server = await readServerRecord(world.home.paths)
+  const status = await connectOpencode(server!).session.status({ directory: world.repo })
   const state = (status.data as Record<string, { type: string }> | undefined)?.[sessionID]
   return state !== undefined && state.type !== "idle"
 }
@@ -101,9 +69,9 @@ async function workingSession(taskId: string): Promise<string> {
 test("TaskStop on the native task sends tasks/cancel: the record ends cancelled, the session stops", async () => {
   const { tui, taskId, backgroundId } = await start("cancel")
   const sessionID = await workingSession(taskId)
-  model.setScript("parent", {
+  world.model.setScript("parent", {
     turns: [
-      scoutTurn,
+      world.scoutTurn,
       { steps: [{ tool: "TaskStop", args: { task_id: backgroundId } }, { text: "Stopped: {{lastToolOutput}}" }] },
       noted,
     ],
@@ -114,7 +82,7 @@ test("TaskStop on the native task sends tasks/cancel: the record ends cancelled,
   expect((await cancels()).every((m) => m.params?.taskId === taskId)).toBe(true)
   expect(await until(async () => (await recordOf(taskId))?.status === "cancelled", 30_000)).toBe(true)
   expect(await until(async () => !(await busy(sessionID)), 30_000)).toBe(true)
-  const stopped = model.toolResults().find((result) => result.tool === "TaskStop")
+  const stopped = world.model.toolResults().find((result) => result.tool === "TaskStop")
   expect(stopped?.output).toContain(`Task ${backgroundId}`)
   expect(stopped?.output).toContain("is stopped")
   // The scout's report never comes: its session was stopped before it answered.
@@ -128,7 +96,7 @@ test("control: without the cancel the same scout finishes and its report reaches
   expect(await until(reportReached, 60_000)).toBe(true)
   expect((await recordOf(taskId))?.status).toBe("succeeded")
   expect((await tui.sent()).some((m) => m.method === "tasks/cancel")).toBe(false)
-  expect(model.toolResults().map((result) => result.tool)).toEqual(["mcp__orch__scout"])
+  expect(world.model.toolResults().map((result) => result.tool)).toEqual(["mcp__orch__scout"])
 }, 120_000)
 
 test("serve SIGKILLed mid-task: Claude Code waits; /mcp Reconnect starts a successor that brings the report", async () => {
@@ -161,5 +129,5 @@ test("serve SIGKILLed mid-task: Claude Code waits; /mcp Reconnect starts a succe
   expect(after.some((m) => m.method === "tasks/get" && m.params?.taskId === taskId)).toBe(true)
   expect((await recordOf(taskId))?.status).toBe("succeeded")
   // The parent model called nothing but the scout.
-  expect(model.toolResults().map((result) => result.tool)).toEqual(["mcp__orch__scout"])
+  expect(world.model.toolResults().map((result) => result.tool)).toEqual(["mcp__orch__scout"])
 }, 150_000)
