@@ -1,7 +1,7 @@
 // The real Claude Code, interactive, in a real terminal (tmux), offline on the scripted Anthropic API,
 // with the compiled binary as its MCP server behind a logging `tee`. Interactive because only the `cli`
 // entrypoint declares the MCP tasks extension; print mode never does (README "Native MCP tasks").
-import { chmod, mkdir, rm } from "node:fs/promises"
+import { chmod, mkdir, readdir, readFile, rm } from "node:fs/promises"
 import type { IsolatedHome } from "../../src/model/home"
 import type { ScriptedModel } from "../../src/model/server"
 import { writeJson } from "../../src/util/fs"
@@ -25,6 +25,8 @@ export interface ClaudeTui {
   screen(): Promise<string>
   /** What Claude Code sent our server, in order. */
   sent(): Promise<WireMessage[]>
+  /** The PIDs of our `serve` processes Claude Code runs now (its descendants). */
+  servers(): Promise<number[]>
   stop(): Promise<void>
 }
 
@@ -98,9 +100,36 @@ export async function startClaudeTui(options: {
     },
     screen,
     sent,
+    async servers() {
+      const pane = Number((await tmux("display-message", "-p", "-t", "claude", "#{pane_pid}")).stdout.trim())
+      return serveProcesses(pane)
+    },
     async stop() {
       await tmux("kill-server")
       await rm(`${dir}/claude`, { recursive: true, force: true })
     },
   }
+}
+
+/** Our `serve` processes among the descendants of `root`, read from /proc. */
+async function serveProcesses(root: number): Promise<number[]> {
+  const parents = new Map<number, number>()
+  const commands = new Map<number, string[]>()
+  for (const name of await readdir("/proc")) {
+    const pid = Number(name)
+    if (!Number.isInteger(pid)) continue
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "")
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "")
+    // The command name in stat is parenthesised and may hold spaces: the fields after it are fixed.
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+    if (Number.isInteger(ppid)) parents.set(pid, ppid)
+    commands.set(pid, cmdline.split("\0"))
+  }
+  const descends = (pid: number): boolean => {
+    for (let at = parents.get(pid); at !== undefined && at > 1; at = parents.get(at)) if (at === root) return true
+    return false
+  }
+  return [...commands]
+    .filter(([pid, argv]) => argv[0] === BINARY && argv[1] === "serve" && descends(pid))
+    .map(([pid]) => pid)
 }
