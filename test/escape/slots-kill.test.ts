@@ -6,7 +6,6 @@
 // nothing caps them (plain scout calls), and the cap holds without the kill; every fan-out completes,
 // so the slots come back once the old sessions end.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { readdir, readFile } from "node:fs/promises"
 import { createRepository } from "../../src/model/demo"
 import type { IsolatedHome } from "../../src/model/home"
 import type { ScriptInput } from "../../src/model/script"
@@ -16,6 +15,7 @@ import { startHome, stopHome, type HomeWorld } from "../helpers/world"
 import { until } from "../helpers/until"
 import { taskRecords } from "../helpers/records"
 import { busySampler } from "../helpers/busy"
+import { watchdogOf } from "../helpers/leftovers"
 
 const STEP_MS = 2500
 let world: HomeWorld
@@ -69,16 +69,6 @@ const fanOut = (mcp: Connected, cwd: string, count: number) => {
   return mcp.client.callTool({ name: "delegate_parallel", arguments: { briefs: members } }, undefined, {
     timeout: 600_000,
   })
-}
-
-/** The detached watchdog (`supervise --parent <pid>`) the serve process started with its first task. */
-async function watchdogOf(pid: number): Promise<number | undefined> {
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue
-    const argv = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "")
-    if (argv.split("\0").join(" ").includes(`supervise --parent ${pid}`)) return Number(entry)
-  }
-  return undefined
 }
 
 const settled = (ids: string[]) => async () =>

@@ -8,7 +8,6 @@
 // planted record beside the new serve, and the brief ran in two sessions (before: 2-3 sessions each).
 // Controls: the same fan-out without a kill, and one taker alone.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { readdir, readFile } from "node:fs/promises"
 import { newTaskId, type TaskRecord } from "../../src/engine/tasks"
 import { textOf } from "../../src/model/conversation"
 import { createRepository } from "../../src/model/demo"
@@ -21,6 +20,7 @@ import { startHome, stopHome, type HomeWorld } from "../helpers/world"
 import { until } from "../helpers/until"
 import { orphanRecord, taskRecords } from "../helpers/records"
 import { busySampler } from "../helpers/busy"
+import { watchdogOf } from "../helpers/leftovers"
 
 const STEP_MS = 2000
 const CAP = 2
@@ -87,16 +87,6 @@ function conversationOf(tag: string) {
 
 let members = 0
 const newTags = (count: number) => Array.from({ length: count }, () => `member-${++members}-${process.pid}`)
-
-/** The detached watchdog (`supervise --parent <pid>`) the serve process started with its first task. */
-async function watchdogOf(pid: number): Promise<number | undefined> {
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue
-    const argv = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "")
-    if (argv.split("\0").join(" ").includes(`supervise --parent ${pid}`)) return Number(entry)
-  }
-  return undefined
-}
 
 type Kill = "none" | "watchdog alone" | "watchdog and successor"
 
