@@ -9,24 +9,11 @@ import { createIsolatedHome } from "../src/model/home"
 import { connect } from "../src/opencode/client"
 import { disposeInstance } from "../src/opencode/instances"
 import { ensureServer, stopServer } from "../src/opencode/server"
-import { footprint, type Footprint } from "../test/helpers/footprint"
+import { settledFootprint, type Footprint } from "../test/helpers/footprint"
 
 const STEPS = [1, 10, 50]
 /** The goal: serve's RSS after 50 idle directories at most this many times its RSS after one. */
 const GROWTH_GOAL_RATIO = 1.3
-
-async function settled(pid: number): Promise<Footprint> {
-  const readings: Footprint[] = []
-  for (let i = 0; i < 3; i++) {
-    await Bun.sleep(1000)
-    readings.push(await footprint(pid))
-  }
-  return {
-    rssMb: Math.min(...readings.map((r) => r.rssMb)),
-    threads: Math.min(...readings.map((r) => r.threads)),
-    fds: Math.min(...readings.map((r) => r.fds)),
-  }
-}
 
 async function curve(
   modelUrl: string,
@@ -54,7 +41,7 @@ async function curve(
       await client.session.delete({ sessionID: created.data.id, directory: dir })
       // The first directory stays live in both curves: one directory's cost is the baseline.
       if (release && served > 1) await disposeInstance(client, dir)
-      if (steps.includes(served)) points.set(served, await settled(record.pid))
+      if (steps.includes(served)) points.set(served, await settledFootprint(record.pid))
     }
     return points
   } finally {

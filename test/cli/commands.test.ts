@@ -10,23 +10,15 @@ import { main } from "../../src/cli/main"
 import { subcommands } from "../../src/cli/run"
 import { run } from "../../src/util/process"
 import { tempDir } from "../helpers/temp"
-import { machine } from "../install/helpers"
+import { homeEnv, machine } from "../install/helpers"
 
 const MAIN = resolve(import.meta.dir, "../../src/cli/main.ts")
-const BIN = resolve(import.meta.dir, "../../node_modules/.bin")
 
 /** Runs the CLI from source with HOME and every XDG dir inside `home`; Bun keeps no cache there. */
 const cli = (home: string, args: string[], extra: Record<string, string> = {}) =>
   run([process.execPath, MAIN, ...args], {
     env: {
-      HOME: home,
-      PATH: `${BIN}:/usr/bin:/bin`,
-      XDG_CONFIG_HOME: `${home}/.config`,
-      XDG_DATA_HOME: `${home}/.local/share`,
-      XDG_STATE_HOME: `${home}/.local/state`,
-      XDG_CACHE_HOME: `${home}/.cache`,
-      CODEX_HOME: `${home}/.codex`,
-      CLAUDE_CONFIG_DIR: `${home}/.claude`,
+      ...homeEnv(home),
       BUN_RUNTIME_TRANSPILER_CACHE_PATH: "0",
       ...extra,
     },

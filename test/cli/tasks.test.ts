@@ -7,9 +7,10 @@ import { mkdir } from "node:fs/promises"
 import { resolve } from "node:path"
 import { readFlags } from "../../src/config/flags"
 import { resolvePaths } from "../../src/config/paths"
-import { newTaskId, type TaskRecord } from "../../src/engine/tasks"
+import type { TaskRecord } from "../../src/engine/tasks"
 import { TaskStore } from "../../src/engine/task-store"
 import { run } from "../../src/util/process"
+import { taskRecord } from "../helpers/records"
 import { tempDir } from "../helpers/temp"
 
 const MAIN = resolve(import.meta.dir, "../../src/cli/main.ts")
@@ -27,27 +28,7 @@ const envOf = (home: string) => ({
 const tasks = (home: string, args: string[]) =>
   run([process.execPath, MAIN, "tasks", ...args], { env: envOf(home), timeoutMs: 60_000 })
 
-function record(createdAt: string): TaskRecord {
-  return {
-    version: 1,
-    id: newTaskId(),
-    role: "scout",
-    agent: "opencode-orchestrator-scout",
-    workspace: "/w/repo",
-    title: "t",
-    writable: false,
-    status: "succeeded",
-    sessions: [],
-    ownerPid: 1,
-    createdAt,
-    updatedAt: createdAt,
-    deadline: 0,
-    operationMs: 0,
-    turns: 1,
-    revision: 1,
-    progress: [],
-  }
-}
+const record = (createdAt: string): TaskRecord => taskRecord({ workspace: "/w/repo", createdAt, updatedAt: createdAt })
 
 /** Two records in the home's task store, the second newer. */
 async function seed(home: string): Promise<TaskRecord[]> {

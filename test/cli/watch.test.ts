@@ -52,6 +52,21 @@ afterAll(async () => {
 })
 
 const tmux = (...args: string[]) => run(["tmux", "-L", SOCKET, ...args], { env: { ...world.home.env, TERM: "xterm" } })
+/** A detached tmux session `name` of 160x45 running `rest` (its options, then its command). */
+const sessionArgs = (name: string, ...rest: string[]) => [
+  "new-session",
+  "-d",
+  "-s",
+  name,
+  "-x",
+  "160",
+  "-y",
+  "45",
+  ...rest,
+]
+const newSession = (name: string, ...rest: string[]) => tmux(...sessionArgs(name, ...rest))
+/** The same, on a server started with no config file (the first session of a server). */
+const firstSession = (name: string, ...rest: string[]) => tmux("-f", "/dev/null", ...sessionArgs(name, ...rest))
 const screen = async () => (await tmux("capture-pane", "-p", "-t", "watch")).stdout
 const watchCli = (env: Record<string, string | undefined>, id: string) =>
   run([process.execPath, MAIN, "watch", id], {
@@ -118,7 +133,7 @@ describe("watch", () => {
     expect(text(result)).toContain(`\nwatch: opencode-mcp-orchestrator watch ${id}`)
     const password = (await readServerRecord(world.home.paths))!.password
     const command = `${process.execPath} ${MAIN} watch ${id}`
-    const started = await tmux("-f", "/dev/null", "new-session", "-d", "-s", "watch", "-x", "160", "-y", "45", command)
+    const started = await firstSession("watch", command)
     expect(started.code).toBe(0)
     expect(await until(async () => (await screen()).includes(MARKER), 90_000)).toBe(true)
     const panePid = Number((await tmux("list-panes", "-t", "watch", "-F", "#{pane_pid}")).stdout.trim())
@@ -159,36 +174,8 @@ describe("watch", () => {
     const server = (await readServerRecord(world.home.paths))!
     const plain = `${server.binary} attach ${server.url} --session ${sessionID} --dir ${repo}`
     const started = [
-      await tmux(
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        "watch",
-        "-x",
-        "160",
-        "-y",
-        "45",
-        "-e",
-        "WATCH_RUN=watch",
-        `${process.execPath} ${MAIN} watch ${id}`,
-      ),
-      await tmux(
-        "new-session",
-        "-d",
-        "-s",
-        "plain",
-        "-x",
-        "160",
-        "-y",
-        "45",
-        "-e",
-        "WATCH_RUN=plain",
-        "-e",
-        `OPENCODE_SERVER_PASSWORD=${server.password}`,
-        plain,
-      ),
+      await firstSession("watch", "-e", "WATCH_RUN=watch", `${process.execPath} ${MAIN} watch ${id}`),
+      await newSession("plain", "-e", "WATCH_RUN=plain", "-e", `OPENCODE_SERVER_PASSWORD=${server.password}`, plain),
     ]
     expect(started.map((out) => `${out.code} ${out.stderr.trim()}`)).toEqual(["0 ", "0 "])
     const loaded = (run: string) => readFile(`${markers}/${run}`, "utf8").catch(() => "")
@@ -206,20 +193,8 @@ describe("watch", () => {
     // A tmux server an earlier test stopped may still be going away: this test starts on a fresh one.
     await run(["tmux", "-L", SOCKET, "kill-server"])
     const started = [
-      await tmux(
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        "watch",
-        "-x",
-        "160",
-        "-y",
-        "45",
-        `${process.execPath} ${MAIN} watch ${running!.sessionID}`,
-      ),
-      await tmux("new-session", "-d", "-s", "unknown", "-x", "160", "-y", "45", "sh", "-c", shell),
+      await firstSession("watch", `${process.execPath} ${MAIN} watch ${running!.sessionID}`),
+      await newSession("unknown", "sh", "-c", shell),
     ]
     expect(started.map((out) => out.code)).toEqual([0, 0])
     expect(await until(async () => (await screen()).includes(MARKER), 90_000)).toBe(true)

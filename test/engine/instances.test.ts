@@ -20,24 +20,10 @@ import {
   type Front,
   type World,
 } from "../escape/_world"
-import { footprint } from "../helpers/footprint"
+import { settledFootprint } from "../helpers/footprint"
 
 const read = (filePath: string) => ({ tool: "read", args: { filePath } })
 const SLOW_MS = 8000
-
-/** The smallest of three readings a second apart: RSS moves while the server's collector runs. */
-async function settled(pid: number) {
-  const readings = []
-  for (let i = 0; i < 3; i++) {
-    await Bun.sleep(1000)
-    readings.push(await footprint(pid))
-  }
-  return {
-    rssMb: Math.min(...readings.map((r) => r.rssMb)),
-    threads: Math.min(...readings.map((r) => r.threads)),
-    fds: Math.min(...readings.map((r) => r.fds)),
-  }
-}
 
 describe("instancesToRelease", () => {
   const use = (directory: string, lastUsedMs: number, holds = 0) => ({ directory, lastUsedMs, holds })
@@ -107,12 +93,12 @@ describe("instances on the real OpenCode", () => {
       return repo
     }
     const first = await fresh()
-    const one = await settled(pid)
+    const one = await settledFootprint(pid)
     await world.runtime.releaseInstances([first])
     for (let i = 1; i < 10; i++) expect(await world.runtime.releaseInstances([await fresh()])).toHaveLength(1)
-    const released = await settled(pid)
+    const released = await settledFootprint(pid)
     for (let i = 0; i < 10; i++) await fresh()
-    const kept = await settled(pid)
+    const kept = await settledFootprint(pid)
     console.log(JSON.stringify({ one, released, kept }))
     expect(released.threads).toBeLessThanOrEqual(one.threads + 2)
     expect(released.fds).toBeLessThanOrEqual(one.fds + 3)

@@ -11,6 +11,7 @@ import { checkLimit, indexQuery, LIST_LIMIT, storedTasks, within } from "../../s
 import { Runtime } from "../../src/engine/runtime"
 import { newTaskId, type TaskRecord } from "../../src/engine/tasks"
 import { TaskStore } from "../../src/engine/task-store"
+import { taskRecord } from "../helpers/records"
 import { tempDir } from "../helpers/temp"
 
 let clock = Date.parse("2026-12-01T12:00:00Z")
@@ -19,26 +20,7 @@ function record(fields: Partial<TaskRecord> = {}): TaskRecord {
   // Each record is newer than the one before: the listing is newest first.
   clock += 1000
   const at = new Date(clock).toISOString()
-  return {
-    version: 1,
-    id: newTaskId(),
-    role: "scout",
-    agent: "opencode-orchestrator-scout",
-    workspace: "/w/repo",
-    title: "t",
-    writable: false,
-    status: "succeeded",
-    sessions: [],
-    ownerPid: 1,
-    createdAt: at,
-    updatedAt: at,
-    deadline: 0,
-    operationMs: 0,
-    turns: 1,
-    revision: 1,
-    progress: [],
-    ...fields,
-  }
+  return taskRecord({ workspace: "/w/repo", createdAt: at, updatedAt: at, ...fields })
 }
 
 const newestFirst = (records: TaskRecord[]) => [...records].sort((a, b) => b.createdAt.localeCompare(a.createdAt))

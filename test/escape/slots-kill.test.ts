@@ -6,17 +6,16 @@
 // nothing caps them (plain scout calls), and the cap holds without the kill; every fan-out completes,
 // so the slots come back once the old sessions end.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { readdir, readFile } from "node:fs/promises"
 import { createRepository } from "../../src/model/demo"
 import type { IsolatedHome } from "../../src/model/home"
 import type { ScriptInput } from "../../src/model/script"
-import { connect } from "../../src/opencode/client"
-import { readServerRecord } from "../../src/opencode/server"
 import { alive } from "../../src/util/process"
 import { connectStdio, type Connected } from "../helpers/mcp"
 import { startHome, stopHome, type HomeWorld } from "../helpers/world"
 import { until } from "../helpers/until"
 import { taskRecords } from "../helpers/records"
+import { busySampler } from "../helpers/busy"
+import { watchdogOf } from "../helpers/leftovers"
 
 const STEP_MS = 2500
 let world: HomeWorld
@@ -49,29 +48,8 @@ const records = () => taskRecords(home.paths.tasksDir)
 
 /** Samples how many sessions the shared server lists as working in `directory`, every 50 ms, until stopped. */
 function sampler(directory: string) {
-  let most = 0
-  let running = true
-  const done = (async () => {
-    while (running) {
-      const server = await readServerRecord(home.paths)
-      if (server) {
-        const status = await connect(server)
-          .session.status({ directory })
-          .catch(() => undefined)
-        const states = Object.values((status?.data ?? {}) as Record<string, { type: string }>)
-        most = Math.max(most, states.filter((state) => state.type !== "idle").length)
-      }
-      await Bun.sleep(50)
-    }
-  })()
-  return {
-    busiest: () => most,
-    stop: async () => {
-      running = false
-      await done
-      return most
-    },
-  }
+  const sampled = busySampler(home.paths, async () => [directory])
+  return { busiest: sampled.total, stop: async () => (await sampled.stop()).total }
 }
 
 async function repo(): Promise<string> {
@@ -91,16 +69,6 @@ const fanOut = (mcp: Connected, cwd: string, count: number) => {
   return mcp.client.callTool({ name: "delegate_parallel", arguments: { briefs: members } }, undefined, {
     timeout: 600_000,
   })
-}
-
-/** The detached watchdog (`supervise --parent <pid>`) the serve process started with its first task. */
-async function watchdogOf(pid: number): Promise<number | undefined> {
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue
-    const argv = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "")
-    if (argv.split("\0").join(" ").includes(`supervise --parent ${pid}`)) return Number(entry)
-  }
-  return undefined
 }
 
 const settled = (ids: string[]) => async () =>

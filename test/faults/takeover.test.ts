@@ -8,20 +8,19 @@
 // planted record beside the new serve, and the brief ran in two sessions (before: 2-3 sessions each).
 // Controls: the same fan-out without a kill, and one taker alone.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { readdir, readFile } from "node:fs/promises"
 import { newTaskId, type TaskRecord } from "../../src/engine/tasks"
 import { textOf } from "../../src/model/conversation"
 import { createRepository } from "../../src/model/demo"
 import type { IsolatedHome } from "../../src/model/home"
 import type { ScriptedModel } from "../../src/model/server"
-import { connect } from "../../src/opencode/client"
-import { readServerRecord } from "../../src/opencode/server"
 import { writeJson } from "../../src/util/fs"
 import { alive, spawn } from "../../src/util/process"
 import { BINARY, connectStdio, type Connected } from "../helpers/mcp"
 import { startHome, stopHome, type HomeWorld } from "../helpers/world"
 import { until } from "../helpers/until"
 import { orphanRecord, taskRecords } from "../helpers/records"
+import { busySampler } from "../helpers/busy"
+import { watchdogOf } from "../helpers/leftovers"
 
 const STEP_MS = 2000
 const CAP = 2
@@ -73,46 +72,8 @@ async function repo(): Promise<string> {
   return dir
 }
 
-/**
- * Samples the shared server's busy sessions in every workspace of `ids()`'s records, every 50 ms: the
- * most at once in any one workspace, and in all of them together.
- */
-function sampler(ids: () => Promise<TaskRecord[]>) {
-  let perWorkspace = 0
-  let total = 0
-  let running = true
-  const done = (async () => {
-    while (running) {
-      const server = await readServerRecord(home.paths)
-      const workspaces = [...new Set((await ids()).map((record) => record.workspace))]
-      if (server) {
-        const client = connect(server)
-        const counts = await Promise.all(
-          workspaces.map(async (directory) => {
-            const status = await client.session.status({ directory }).catch(() => undefined)
-            return Object.values((status?.data ?? {}) as Record<string, { type: string }>).filter(
-              (state) => state.type !== "idle",
-            ).length
-          }),
-        )
-        perWorkspace = Math.max(perWorkspace, ...counts, 0)
-        total = Math.max(
-          total,
-          counts.reduce((sum, count) => sum + count, 0),
-        )
-      }
-      await Bun.sleep(50)
-    }
-  })()
-  return {
-    total: () => total,
-    stop: async () => {
-      running = false
-      await done
-      return { perWorkspace, total }
-    },
-  }
-}
+const sampler = (mine: () => Promise<TaskRecord[]>) =>
+  busySampler(home.paths, async () => (await mine()).map((record) => record.workspace))
 
 /** The scripted model's step requests of one member, told apart by the tag in its brief. */
 function conversationOf(tag: string) {
@@ -126,16 +87,6 @@ function conversationOf(tag: string) {
 
 let members = 0
 const newTags = (count: number) => Array.from({ length: count }, () => `member-${++members}-${process.pid}`)
-
-/** The detached watchdog (`supervise --parent <pid>`) the serve process started with its first task. */
-async function watchdogOf(pid: number): Promise<number | undefined> {
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue
-    const argv = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "")
-    if (argv.split("\0").join(" ").includes(`supervise --parent ${pid}`)) return Number(entry)
-  }
-  return undefined
-}
 
 type Kill = "none" | "watchdog alone" | "watchdog and successor"
 

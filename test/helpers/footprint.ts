@@ -35,3 +35,17 @@ export async function footprint(pid: number): Promise<Footprint> {
   }
   return { ...total, rssMb: Math.round(total.rssMb * 10) / 10 }
 }
+
+/** The smallest of three readings a second apart: RSS moves while the server's collector runs. */
+export async function settledFootprint(pid: number): Promise<Footprint> {
+  const readings: Footprint[] = []
+  for (let i = 0; i < 3; i++) {
+    await Bun.sleep(1000)
+    readings.push(await footprint(pid))
+  }
+  return {
+    rssMb: Math.min(...readings.map((r) => r.rssMb)),
+    threads: Math.min(...readings.map((r) => r.threads)),
+    fds: Math.min(...readings.map((r) => r.fds)),
+  }
+}

@@ -48,3 +48,13 @@ export async function processesWorkingIn(dir: string, marker: string): Promise<{
   }
   return found
 }
+
+/** The detached watchdog (`supervise --parent <pid>`) the serve process started with its first task. */
+export async function watchdogOf(pid: number): Promise<number | undefined> {
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    const argv = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "")
+    if (argv.split("\0").join(" ").includes(`supervise --parent ${pid}`)) return Number(entry)
+  }
+  return undefined
+}

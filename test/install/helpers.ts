@@ -45,18 +45,23 @@ export interface Machine extends Disposable {
   write(path: string, content: string, mode?: number): string
 }
 
+/** HOME, every XDG dir and both clients' config dirs inside `home`; PATH finds the pinned opencode first. */
+export const homeEnv = (home: string): Env => ({
+  HOME: home,
+  PATH: `${BIN}:/usr/bin:/bin`,
+  XDG_CONFIG_HOME: `${home}/.config`,
+  XDG_DATA_HOME: `${home}/.local/share`,
+  XDG_STATE_HOME: `${home}/.local/state`,
+  XDG_CACHE_HOME: `${home}/.cache`,
+  CODEX_HOME: `${home}/.codex`,
+  CLAUDE_CONFIG_DIR: `${home}/.claude`,
+})
+
 export function machine(): Machine {
   const dir = mkdtempSync(`${tmpdir()}/omo-install-`)
   const home = `${dir}/home`
   const env: Env = {
-    HOME: home,
-    PATH: `${BIN}:/usr/bin:/bin`,
-    XDG_CONFIG_HOME: `${home}/.config`,
-    XDG_DATA_HOME: `${home}/.local/share`,
-    XDG_STATE_HOME: `${home}/.local/state`,
-    XDG_CACHE_HOME: `${home}/.cache`,
-    CODEX_HOME: `${home}/.codex`,
-    CLAUDE_CONFIG_DIR: `${home}/.claude`,
+    ...homeEnv(home),
     OPENCODE_DISABLE_AUTOUPDATE: "1",
     OPENCODE_DISABLE_MODELS_FETCH: "1",
     OPENCODE_DISABLE_CLAUDE_CODE: "1",

@@ -44,8 +44,8 @@ type Output = {
 const output = async (args: Record<string, unknown>) =>
   structured(await mcp.client.callTool({ name: "session_output", arguments: args })) as unknown as Output
 
-test("a finished scout's conversation: the answer, the latest events, and every entry through the pages", async () => {
-  const repo = await makeRepo(world)
+/** A finished scout in `repo`, asked where `count` is; it must have succeeded. */
+async function lookedAround(repo: string) {
   const scout = structured(
     await mcp.client.callTool(
       { name: "scout", arguments: { cwd: repo, task: "[script:look] where is count?" } },
@@ -54,6 +54,12 @@ test("a finished scout's conversation: the answer, the latest events, and every 
     ),
   )
   expect(scout.status).toBe("succeeded")
+  return scout
+}
+
+test("a finished scout's conversation: the answer, the latest events, and every entry through the pages", async () => {
+  const repo = await makeRepo(world)
+  const scout = await lookedAround(repo)
 
   const answer = await output({ task_id: scout.task_id })
   expect(answer.answer).toBe(String(scout.report))
@@ -143,14 +149,7 @@ const sessions = async (args: Record<string, unknown> = {}) =>
 test("sessions lists ours with their task and a session started outside the product, across directories", async () => {
   const repo = await makeRepo(world)
   const elsewhere = await makeRepo(world)
-  const scout = structured(
-    await mcp.client.callTool(
-      { name: "scout", arguments: { cwd: repo, task: "[script:look] where is count?" } },
-      undefined,
-      { timeout: 120_000 },
-    ),
-  )
-  expect(scout.status).toBe("succeeded")
+  const scout = await lookedAround(repo)
   // A person's session, on the same shared server, in another directory.
   const { client } = await mcp.runtime.opencode()
   const outside = (await client.session.create({ directory: elsewhere, title: "a person's own session" })).data!.id
