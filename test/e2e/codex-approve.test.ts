@@ -19,9 +19,8 @@ import { stopServer } from "../../src/opencode/server"
 import { LAUNCHERS } from "../../src/sandbox"
 import { run } from "../../src/util/process"
 import { BINARY, ROOT, TEST_PATH } from "../helpers/mcp"
+import { codexExec, scriptedProvider, TOOL } from "./_codex"
 
-const CODEX = `${ROOT}/node_modules/.bin/codex`
-const TOOL = (name: string) => `mcp__opencode_agents__${name}`
 const REFUSED = "MCP tool call requires approval, but approval policy is never"
 
 let model: ScriptedModel
@@ -53,16 +52,7 @@ beforeAll(async () => {
   })
   codexHome = `${home.root}/.codex`
   // The user's own Codex config before install: its provider (top-level keys, then its table).
-  const config = [
-    'model = "fast"',
-    'model_provider = "scripted"',
-    "[model_providers.scripted]",
-    'name = "scripted"',
-    `base_url = "${model.url}"`,
-    'env_key = "SCRIPTED_KEY"',
-    'wire_api = "responses"',
-  ]
-  await Bun.write(`${codexHome}/config.toml`, `${config.join("\n")}\n`)
+  await Bun.write(`${codexHome}/config.toml`, `${scriptedProvider(model.url).join("\n")}\n`)
 }, 60_000)
 
 afterAll(async () => {
@@ -96,13 +86,8 @@ async function installWith(options: InstallOptions): Promise<string[]> {
 
 /** One `codex exec` turn whose parent script calls `tool` with `args`; what Codex's model got back. */
 async function codex(name: string, tool: string, args: Record<string, unknown>) {
-  model.reset()
-  model.setScript(name, { turns: [{ steps: [{ tool, args }, { text: "Parent got: {{lastToolOutput}}" }] }] })
-  const result = await run([CODEX, "exec", "--skip-git-repo-check", `Delegate this. [script:${name}]`], {
-    cwd: repo,
-    timeoutMs: 150_000,
-    env: { ...home.env, CODEX_HOME: codexHome, SCRIPTED_KEY: "sk-scripted" },
-  })
+  const steps = [{ tool, args }, { text: "Parent got: {{lastToolOutput}}" }]
+  const result = await codexExec({ model, home, codexHome, cwd: repo }, name, steps)
   expect(result.code).toBe(0)
   return {
     output: model.toolResults().find((r) => r.tool === tool)?.output ?? "",

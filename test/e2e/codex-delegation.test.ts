@@ -12,12 +12,8 @@ import { createRepository } from "../../src/model/demo"
 import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
 import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
 import { stopServer } from "../../src/opencode/server"
-import { run } from "../../src/util/process"
-import { BINARY, ROOT, TEST_PATH } from "../helpers/mcp"
-
-const CODEX = `${ROOT}/node_modules/.bin/codex`
-/** Codex names an MCP server's tools `mcp__SERVER__TOOL`, the server's name with `-` as `_`. */
-const TOOL = (name: string) => `mcp__opencode_agents__${name}`
+import { TEST_PATH } from "../helpers/mcp"
+import { codexExec, ourServer, scriptedProvider, TOOL } from "./_codex"
 
 /**
  * Our tools Codex would put to a person (not read-only, destructive or open-world by their
@@ -81,17 +77,8 @@ beforeAll(async () => {
   // What a user's config needs: the provider, and our server. Codex 0.171's `exec` runs with
   // approval `never`, so MCP calls are not put to a person (checked below for a destructive tool).
   const config = [
-    'model = "fast"',
-    'model_provider = "scripted"',
-    "[model_providers.scripted]",
-    'name = "scripted"',
-    `base_url = "${model.url}"`,
-    'env_key = "SCRIPTED_KEY"',
-    'wire_api = "responses"',
-    "[mcp_servers.opencode-agents]",
-    `command = "${BINARY}"`,
-    'args = ["serve"]',
-    "tool_timeout_sec = 300",
+    ...scriptedProvider(model.url),
+    ...ourServer(300),
     // Codex 0.171 asks before a call to a tool not marked read-only and non-destructive, and `exec`
     // (approval `never`) refuses it. These are the tools a delegation needs without a prompt per call.
     ...APPROVED.flatMap((tool) => [`[mcp_servers.opencode-agents.tools.${tool}]`, 'approval_mode = "approve"']),
@@ -118,13 +105,8 @@ function received(output: string | undefined): Record<string, unknown> {
 
 /** One `codex exec` turn whose parent script calls `tool` with `args`, then answers with what it got. */
 async function codex(name: string, tool: string, args: Record<string, unknown>, options: string[] = []) {
-  model.reset()
-  model.setScript(name, { turns: [{ steps: [{ tool, args }, { text: "Parent got: {{lastToolOutput}}" }] }] })
-  const result = await run([CODEX, "exec", "--skip-git-repo-check", ...options, `Delegate this. [script:${name}]`], {
-    cwd: repo,
-    timeoutMs: 150_000,
-    env: { ...home.env, CODEX_HOME: codexHome, SCRIPTED_KEY: "sk-scripted" },
-  })
+  const steps = [{ tool, args }, { text: "Parent got: {{lastToolOutput}}" }]
+  const result = await codexExec({ model, home, codexHome, cwd: repo }, name, steps, options)
   const parent = model.requests.filter((r) => r.api === "responses")
   // The request after the call: the one whose conversation holds the call's output.
   const output = model.toolResults().find((r) => r.tool === tool)

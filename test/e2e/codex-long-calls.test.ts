@@ -15,14 +15,12 @@ import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
 import type { ScriptInput } from "../../src/model/script"
 import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
 import { stopServer } from "../../src/opencode/server"
-import { run } from "../../src/util/process"
-import { BINARY, ROOT, TEST_PATH } from "../helpers/mcp"
+import { TEST_PATH } from "../helpers/mcp"
+import { codexExec, ourServer, scriptedProvider, TOOL } from "./_codex"
 import { askingTurns, QUESTION } from "../helpers/question"
 import { taskRecords } from "../helpers/records"
 import { until } from "../helpers/until"
 
-const CODEX = `${ROOT}/node_modules/.bin/codex`
-const TOOL = (name: string) => `mcp__opencode_agents__${name}`
 const REPORT = "tally is in README.md"
 const TOOL_TIMEOUT_S = 5
 /** The slow scout's session answers after this long: past the tool timeout. */
@@ -51,19 +49,7 @@ beforeAll(async () => {
   })
   codexHome = `${home.root}/.codex`
   await mkdir(codexHome, { recursive: true })
-  const config = [
-    'model = "fast"',
-    'model_provider = "scripted"',
-    "[model_providers.scripted]",
-    'name = "scripted"',
-    `base_url = "${model.url}"`,
-    'env_key = "SCRIPTED_KEY"',
-    'wire_api = "responses"',
-    "[mcp_servers.opencode-agents]",
-    `command = "${BINARY}"`,
-    'args = ["serve"]',
-    `tool_timeout_sec = ${TOOL_TIMEOUT_S}`,
-  ]
+  const config = [...scriptedProvider(model.url), ...ourServer(TOOL_TIMEOUT_S)]
   await Bun.write(`${codexHome}/config.toml`, `${config.join("\n")}\n`)
 }, 60_000)
 
@@ -76,14 +62,8 @@ afterAll(async () => {
 
 /** One `codex exec` whose parent plays `steps`, our server's sync budget set to `budgetMs`. */
 async function codex(name: string, steps: Steps, budgetMs: number) {
-  model.reset()
-  model.setScript(name, { turns: [{ steps }] })
   const budget = `mcp_servers.opencode-agents.env.OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS="${budgetMs}"`
-  const result = await run([CODEX, "exec", "--skip-git-repo-check", "-c", budget, `Delegate. [script:${name}]`], {
-    cwd: repo,
-    timeoutMs: 150_000,
-    env: { ...home.env, CODEX_HOME: codexHome, SCRIPTED_KEY: "sk-scripted" },
-  })
+  const result = await codexExec({ model, home, codexHome, cwd: repo }, name, steps, ["-c", budget])
   return { result, outputs: model.toolResults().filter((r) => r.tool.startsWith(TOOL(""))) }
 }
 
