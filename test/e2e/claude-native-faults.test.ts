@@ -5,7 +5,7 @@
 // session stops. A killed server: Claude Code does not restart a stdio server by itself; it keeps the
 // task and waits (up to 300 s) for the server to come back, and `/mcp` → Reconnect starts a successor,
 // which answers tasks/get for its predecessor's task from the record, so the report still reaches the
-// parent world.model. Control: unstopped, the same scout finishes with its report (README "Native MCP tasks").
+// parent model. Control: unstopped, the same scout finishes with its report (README "Native MCP tasks").
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { connect as connectOpencode } from "../../src/opencode/client"
 import { readServerRecord } from "../../src/opencode/server"
