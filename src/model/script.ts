@@ -74,8 +74,8 @@ const StepSchema = z.union([
       text: z
         .string()
         .describe(
-          "Final text. {{lastToolOutput}}, {{lastTaskId}}, {{toolOutputs}} and {{userMessage}} are filled in from the " +
-            "request (in a tool call's string arguments too).",
+          "Final text. {{lastToolOutput}}, {{lastTaskId}}, {{toolOutputs}} and {{userMessage}} are filled in " +
+            "from the request (in a tool call's string arguments too).",
         ),
       ...common,
     })
