@@ -67,6 +67,18 @@ const sessionArgs = (name: string, ...rest: string[]) => [
 const newSession = (name: string, ...rest: string[]) => tmux(...sessionArgs(name, ...rest))
 /** The same, on a server started with no config file (the first session of a server). */
 const firstSession = (name: string, ...rest: string[]) => tmux("-f", "/dev/null", ...sessionArgs(name, ...rest))
+/**
+ * `start` (a first session) on a fresh tmux server: a server just killed may still be going away and refuse the
+ * session, so it is killed again and the start retried, up to five times.
+ */
+async function onFreshServer(start: () => ReturnType<typeof tmux>) {
+  for (let attempt = 1; ; attempt++) {
+    await run(["tmux", "-L", SOCKET, "kill-server"])
+    const started = await start()
+    if (started.code === 0 || attempt === 5) return started
+    await Bun.sleep(500)
+  }
+}
 const screen = async () => (await tmux("capture-pane", "-p", "-t", "watch")).stdout
 const watchCli = (env: Record<string, string | undefined>, id: string) =>
   run([process.execPath, MAIN, "watch", id], {
@@ -191,9 +203,8 @@ describe("watch", () => {
     const unknown = newTaskId()
     const shell = `${process.execPath} ${MAIN} watch ${unknown}; echo "exit=$?"; sleep 120`
     // A tmux server an earlier test stopped may still be going away: this test starts on a fresh one.
-    await run(["tmux", "-L", SOCKET, "kill-server"])
     const started = [
-      await firstSession("watch", `${process.execPath} ${MAIN} watch ${running!.sessionID}`),
+      await onFreshServer(() => firstSession("watch", `${process.execPath} ${MAIN} watch ${running!.sessionID}`)),
       await newSession("unknown", "sh", "-c", shell),
     ]
     expect(started.map((out) => out.code)).toEqual([0, 0])
