@@ -9,7 +9,7 @@ import { createIsolatedHome } from "../src/model/home"
 import { connect } from "../src/opencode/client"
 import { disposeInstance } from "../src/opencode/instances"
 import { ensureServer, stopServer } from "../src/opencode/server"
-import { settledFootprint, type Footprint } from "../test/helpers/footprint"
+import { settledFootprint, type Footprint } from "../src/util/footprint"
 
 const STEPS = [1, 10, 50]
 /** The goal: serve's RSS after 50 idle directories at most this many times its RSS after one. */

@@ -5,6 +5,7 @@ import { resolvePaths } from "../config/paths"
 import {
   fail,
   parseSince,
+  DEFAULT_SESSION_ROWS,
   DEFAULT_STALE_S,
   listSessions,
   renderSessions,
@@ -34,7 +35,7 @@ export default defineCommand({
       default: String(DEFAULT_STALE_S),
       description: "A busy session with no event for this long is stale.",
     },
-    limit: { type: "string", default: "50", description: "At most this many, newest first." },
+    limit: { type: "string", default: String(DEFAULT_SESSION_ROWS), description: "At most this many, newest first." },
     json: { type: "boolean", default: false, description: "Print the rows as JSON." },
   },
   async run({ args }) {
@@ -51,7 +52,7 @@ export default defineCommand({
       since: args.since ? parseSince(args.since, Date.now()) : undefined,
       staleMs:
         (parseInteger("--stale-seconds", args["stale-seconds"], { min: 30, max: 86_400 }) ?? DEFAULT_STALE_S) * 1000,
-      limit: parseInteger("--limit", args.limit, { min: 1, max: 200 }) ?? 50,
+      limit: parseInteger("--limit", args.limit, { min: 1, max: 200 }) ?? DEFAULT_SESSION_ROWS,
     }
     const paths = resolvePaths(flagsFromProcess())
     // Listing never starts a server: with none running, no delegated session can be busy.

@@ -24,6 +24,9 @@ const MAX_PARALLEL = 8
 /** config instanceIdleSeconds and maxLiveInstances: defaults and ceilings. */
 const INSTANCE_BOUNDS = { idleFallback: 120, idleMax: 86_400, liveFallback: 8, liveMax: 999 } as const
 
+/** config serverRecycleMb (engine/recycle.ts): 0 never; the default is about 1.25x one directory's server. */
+const RECYCLE_BOUNDS = { fallback: 640, max: 1_048_576 } as const
+
 /** config maxWorktreeLanes: its default and ceiling (lane names have at most three digits). */
 /** config retentionIntervalSeconds and retentionPerPass (engine/schedule.ts). */
 const RETENTION_INTERVAL_BOUNDS = { min: 1, max: 86_400, fallback: 3600 } as const
@@ -165,6 +168,17 @@ export const ConfigSchema = z
       .describe(
         "How many directories each MCP server process keeps live on the shared OpenCode server; beyond it the " +
           "least recently used idle ones are released at once, never one with a running session (1..999).",
+      ),
+    serverRecycleMb: z
+      .number()
+      .int()
+      .min(0)
+      .max(RECYCLE_BOUNDS.max)
+      .default(RECYCLE_BOUNDS.fallback)
+      .describe(
+        "Resident memory in MB above which the shared OpenCode server is restarted once it rests (no turn running " +
+          "in any MCP server process and no session updated for instanceIdleSeconds); released instances give " +
+          "back only part of theirs. The next delegation starts a fresh server; 0 never restarts it (0..1048576).",
       ),
     maxReportBytes: z
       .number()

@@ -18,7 +18,14 @@ export { MAX_BRIEFS, type Group, type GroupMember } from "./parallel"
 export { MAX_PATCH_PAGE } from "./patches"
 export { LIST_LIMIT, storedTasks } from "./listing"
 export { parseSince, renderStats, summarize, type StatsRow } from "./ledger"
-export { DEFAULT_STALE_S, listSessions, renderSessions, SESSION_STATES, type SessionState } from "./sessions"
+export {
+  DEFAULT_SESSION_ROWS,
+  DEFAULT_STALE_S,
+  listSessions,
+  renderSessions,
+  SESSION_STATES,
+  type SessionState,
+} from "./sessions"
 export { PATCH_STATES, patchState, readDiscarded, readPatchRecord, type PatchRecord } from "../workspace/patches"
 export type { PatchState } from "../workspace/patches"
 export type { SetAside } from "../util/state-file"

@@ -4,7 +4,9 @@
 // order, on one local file system): a releaser that sees a use skips; a user that sees a release waits
 // for it to end, and its requests then boot a new instance. Marks are empty files named
 // `<directory hash>.<use|release>.<pid>.<n>` in one directory; a dead process's marks are removed by
-// whoever finds them, and names of any other shape are ignored.
+// whoever finds them, and names of any other shape are ignored. A restart of the whole server
+// (recycle.ts) marks a release under a key of its own that every use also waits for, and goes ahead
+// only when no use of any directory is marked.
 import { createHash } from "node:crypto"
 import { mkdir, readdir, rm, writeFile } from "node:fs/promises"
 import { alive } from "../util/process"
@@ -14,6 +16,9 @@ const MARK = /^([0-9a-f]{32})\.(use|release)\.(\d+)\.(\d+)$/
 /** A release is two requests to the server; past this a user goes on rather than wait for ever. */
 const RELEASE_WAIT_MS = 10_000
 const POLL_MS = 25
+
+/** The whole server's key: no directory's hash is all zeros in practice. */
+const SERVER_KEY = "0".repeat(32)
 
 const keyOf = (directory: string) => createHash("sha256").update(directory).digest("hex").slice(0, 32)
 
@@ -27,7 +32,8 @@ export class InstanceMarks {
     const key = keyOf(directory)
     const file = await this.mark(key, "use")
     const until = Date.now() + RELEASE_WAIT_MS
-    while (Date.now() < until && (await this.live(key, "release")) > 0) await Bun.sleep(POLL_MS)
+    while (Date.now() < until && (await this.live(key, "release")) + (await this.live(SERVER_KEY, "release")) > 0)
+      await Bun.sleep(POLL_MS)
     return () => rm(file, { force: true })
   }
 
@@ -43,6 +49,17 @@ export class InstanceMarks {
     }
   }
 
+  /** Runs `release` (the whole server's) unless any directory is marked in use; no use starts until it ends. */
+  async releasingServer(release: () => Promise<boolean>): Promise<boolean> {
+    const file = await this.mark(SERVER_KEY, "release")
+    try {
+      if ((await this.live(undefined, "use")) > 0) return false
+      return await release()
+    } finally {
+      await rm(file, { force: true })
+    }
+  }
+
   private async mark(key: string, kind: Kind): Promise<string> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 })
     const file = `${this.dir}/${key}.${kind}.${process.pid}.${this.counter++}`
@@ -50,13 +67,13 @@ export class InstanceMarks {
     return file
   }
 
-  /** Marks of `kind` on `key` held by live processes other than the caller's own of the other kind. */
-  private async live(key: string, kind: Kind): Promise<number> {
+  /** Marks of `kind` on `key` (on any key when undefined) held by live processes. */
+  private async live(key: string | undefined, kind: Kind): Promise<number> {
     let count = 0
     // No marks directory yet: no marks.
     for (const name of await readdir(this.dir).catch(() => [] as string[])) {
       const match = MARK.exec(name)
-      if (!match || match[1] !== key || match[2] !== kind) continue
+      if (!match || (key !== undefined && match[1] !== key) || match[2] !== kind) continue
       // A SIGKILLed process's mark: its running session, if any, is still seen as busy by the server.
       if (alive(Number(match[3]))) count++
       else await rm(`${this.dir}/${name}`, { force: true })

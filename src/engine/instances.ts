@@ -13,12 +13,18 @@ export interface InstanceDeps {
   limits: () => Promise<InstanceLimits>
   /** Shared by every process on the machine: a use there and a release never cross. */
   marks: InstanceMarks
+  /** Asked after a sweep that leaves this process no directory: restarts a rested, grown server (recycle.ts). */
+  recycle?: () => Promise<unknown>
 }
+
+/** The recycle check reads /proc every time and may ask the server: at most this often. */
+const RECYCLE_CHECK_MS = 10_000
 
 export class Instances {
   private readonly uses = new Map<string, InstanceUse>()
   private timer?: ReturnType<typeof setInterval>
   private sweeping?: Promise<string[]>
+  private recycleCheckedMs = 0
 
   constructor(private readonly deps: InstanceDeps) {}
 
@@ -57,10 +63,22 @@ export class Instances {
 
   /** Releases what has rested past the limits; one sweep at a time. Returns what was released. */
   sweep(nowMs = Date.now()): Promise<string[]> {
-    this.sweeping ??= this.run(async () =>
-      instancesToRelease([...this.uses.values()], nowMs, await this.deps.limits()),
-    ).finally(() => (this.sweeping = undefined))
+    this.sweeping ??= this.run(async () => instancesToRelease([...this.uses.values()], nowMs, await this.deps.limits()))
+      .then(async (released) => {
+        if (this.uses.size === 0 && this.deps.recycle && nowMs - this.recycleCheckedMs >= RECYCLE_CHECK_MS) {
+          this.recycleCheckedMs = nowMs
+          // A check that could not read the server or its marks is made again at a later sweep.
+          await this.deps.recycle().catch(() => undefined)
+        }
+        return released
+      })
+      .finally(() => (this.sweeping = undefined))
     return this.sweeping
+  }
+
+  /** The server was replaced: its instances went with it, so only directories a turn holds stay known. */
+  forgetServer() {
+    for (const [directory, use] of this.uses) if (use.holds === 0) this.uses.delete(directory)
   }
 
   /** A freed lane, or a process leaving: released at once unless a session runs there. */

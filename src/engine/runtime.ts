@@ -6,12 +6,14 @@ import { loadConfig } from "../config/load"
 import { resolvePaths, type Paths } from "../config/paths"
 import type { Config } from "../config/schema"
 import type { EventHub } from "../opencode/client"
+import type { TaskStore } from "./task-store"
 import { confirmSandboxed } from "../opencode/guard"
-import { ensureServer, probeServer, type ServerRecord } from "../opencode/server"
+import { ensureServer, probeServer, stopServerIfRecorded, type ServerRecord } from "../opencode/server"
 import { fail } from "../errors"
 import { hostContext, LAUNCHERS, type HostContext, type Launchers } from "../sandbox"
 import { InstanceMarks } from "./instance-marks"
 import { Instances } from "./instances"
+import { recycleIfRested } from "./recycle"
 
 /** How often idle instances are looked for: a tenth of the shortest idle time allowed would be too busy. */
 const SWEEP_TICK_MS = 1000
@@ -29,6 +31,8 @@ export class Runtime {
   private connection?: Connection
   private connecting?: Promise<Connection>
   private closed = false
+  /** The task store as the recycle check reads it (one per process, opened on first need). */
+  private restStore?: TaskStore
   /** The instances of directories this process delegated to, released once they rest. */
   readonly instances: Instances
 
@@ -41,13 +45,34 @@ export class Runtime {
   ) {
     this.paths = resolvePaths(flags)
     this.launchers = options.launchers ?? LAUNCHERS
+    const marks = new InstanceMarks(this.paths.instancesDir)
     this.instances = new Instances({
       client: () => this.current()?.client,
       limits: async () => {
         const config = await this.config()
         return { idleMs: config.instanceIdleSeconds * 1000, maxLive: config.maxLiveInstances }
       },
-      marks: new InstanceMarks(this.paths.instancesDir),
+      marks,
+      recycle: () => this.recycle(marks),
+    })
+  }
+
+  /** Restarts the shared server if it rests and has outgrown `serverRecycleMb` (recycle.ts). */
+  recycle(marks = new InstanceMarks(this.paths.instancesDir)) {
+    return recycleIfRested({
+      connection: () => this.current(),
+      limits: async () => {
+        const config = await this.config()
+        return { recycleMb: config.serverRecycleMb, restMs: config.instanceIdleSeconds * 1000 }
+      },
+      marks,
+      tasksRest: () => this.tasksRest(),
+      stop: async (record) => {
+        const stopped = await stopServerIfRecorded(this.paths, record)
+        // The next call finds no server and starts one; this connection's stream would only retry.
+        if (stopped && this.connection?.record === record) this.drop()
+        return stopped
+      },
     })
   }
 
@@ -92,8 +117,7 @@ export class Runtime {
       current.record.password === record.password
     )
       return current
-    current?.hub.close()
-    this.connection = undefined
+    if (current) this.drop()
     // Loaded with the first delegation, not at start: `tools/list` does not need the OpenCode SDK.
     const { connect, EventHub } = await import("../opencode/client")
     const client = connect(record)
@@ -144,5 +168,20 @@ export class Runtime {
     this.closed = true
     this.connection?.hub.close()
     this.connection = undefined
+  }
+
+  /** True when no task of any process sharing this state dir is unfinished (running, waiting, settling). */
+  async tasksRest(): Promise<boolean> {
+    // Loaded only when a server has outgrown its limit: an idle MCP server never opens the store.
+    const { TaskStore } = await import("./task-store")
+    this.restStore ??= new TaskStore(this.paths.tasksDir)
+    return (await this.restStore.unfinished()).length === 0
+  }
+
+  /** Forgets a connection to a server that is gone, with the instances it held. */
+  private drop() {
+    this.connection?.hub.close()
+    this.connection = undefined
+    this.instances.forgetServer()
   }
 }

@@ -1,4 +1,4 @@
-// The two calls instance release needs from the shared server. Both name a directory, and any request
+// The calls instance release and the server's recycling need from the shared server. Both name a directory, and any request
 // naming one boots its instance if it is not live: ask only about directories believed live.
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { fail } from "../errors"
@@ -8,6 +8,14 @@ export async function sessionRunningIn(client: OpencodeClient, directory: string
   const status = await client.session.status({ directory })
   if (!status.data) throw fail("Server", `OpenCode did not report the session status of ${directory}.`)
   return Object.values(status.data as Record<string, { type: string }>).some((state) => state.type !== "idle")
+}
+
+/** When any session on the server (in any directory) was last updated, epoch ms; undefined when none is kept. */
+export async function lastSessionUpdate(client: OpencodeClient): Promise<number | undefined> {
+  // OpenCode's global list comes newest update first: its first entry is the latest.
+  const listed = await client.experimental.session.list({ limit: 1 })
+  if (!listed.data) throw fail("Server", "OpenCode did not list its sessions.")
+  return listed.data[0]?.time.updated
 }
 
 /** Drops the instance; OpenCode starts a new one lazily on the next request naming the directory. */

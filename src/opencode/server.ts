@@ -246,6 +246,21 @@ function isServerProcess(record: Pick<ServerRecord, "pid" | "binary" | "start">)
   }
 }
 
+/**
+ * Stops `record`'s server and forgets it, if it is still the recorded one and provably ours (a rested
+ * server being recycled); under the start lock, so no process starts or records another meanwhile.
+ */
+export async function stopServerIfRecorded(paths: Paths, record: ServerRecord): Promise<boolean> {
+  return withStartLock(paths, async () => {
+    const current = await readServerRecord(paths)
+    const same = current?.pid === record.pid && current.start === record.start && current.password === record.password
+    if (!same || !isServerProcess(record)) return false
+    await killPid(record.pid, 3000)
+    await rm(paths.serverFile, { force: true })
+    return true
+  })
+}
+
 /** Stops the recorded shared server (tests, `doctor`, uninstall) and forgets it. */
 export async function stopServer(paths: Paths): Promise<void> {
   const record = await readServerRecord(paths)

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { mkdir, writeFile } from "node:fs/promises"
 import { readServerRecord } from "../../src/opencode/server"
 import { alive, spawn } from "../../src/util/process"
-import { footprint } from "../helpers/footprint"
+import { footprint } from "../../src/util/footprint"
 import { connectStdio, ROOT } from "../helpers/mcp"
 import { makeRepo, startWorld, stopWorld, structured, type World } from "../mcp/_setup"
 

@@ -20,7 +20,7 @@ import {
   type Front,
   type World,
 } from "../escape/_world"
-import { settledFootprint } from "../helpers/footprint"
+import { settledFootprint } from "../../src/util/footprint"
 
 const read = (filePath: string) => ({ tool: "read", args: { filePath } })
 const SLOW_MS = 8000
@@ -71,8 +71,9 @@ describe("instances on the real OpenCode", () => {
 
   const scout = async (cwd: string) =>
     structuredOf(await mcp.call("scout", { cwd, task: "[script:read_readme] read" })).status
+  // Restarting the whole server is recycle.test.ts's: here release alone is pinned, on one server.
   const setConfig = (extra: Record<string, unknown>) =>
-    Bun.write(world.home.paths.configFile, JSON.stringify({ version: 1, ...extra }))
+    Bun.write(world.home.paths.configFile, JSON.stringify({ version: 1, serverRecycleMb: 0, ...extra }))
   let client: () => OpencodeClient
   const disposed = (directory: string) =>
     new Promise<void>((resolve) => {

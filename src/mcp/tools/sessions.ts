@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { parseSince, DEFAULT_STALE_S, listSessions, renderSessions, SESSION_STATES } from "../../engine"
+import { parseSince, DEFAULT_SESSION_ROWS, DEFAULT_STALE_S, listSessions, renderSessions, SESSION_STATES } from "../../engine"
 import { defineTool } from "../define"
 import description from "./sessions.md" with { type: "text" }
 
@@ -29,7 +29,7 @@ export const sessions = defineTool({
     state: z.enum(SESSION_STATES).optional(),
     since: z.string().min(1).max(40).optional().describe("30m, 24h, 7d or a date."),
     stale_seconds: z.number().int().min(30).max(86_400).default(DEFAULT_STALE_S),
-    limit: z.number().int().min(1).max(200).default(50),
+    limit: z.number().int().min(1).max(200).default(DEFAULT_SESSION_ROWS),
   },
   output: {
     sessions: z.array(rowShape),
