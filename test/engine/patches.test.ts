@@ -9,32 +9,16 @@ import { agentName } from "../../src/agents/names"
 import { AppError } from "../../src/errors"
 import type { Delegations } from "../../src/engine/lifecycle"
 import type { TaskRecord } from "../../src/engine/tasks"
+import { LONG_TASK } from "../helpers/long-task"
+import { write } from "../helpers/steps"
 import { connect, makeRepo, startWorld, stopWorld, type World } from "../mcp/_setup"
 
 let world: World
 
 beforeAll(async () => {
   world = await startWorld({
-    edit: {
-      turns: [
-        {
-          steps: [
-            { tool: "write", args: { filePath: "added.txt", content: "from the worker\n" } },
-            { text: "Added added.txt." },
-          ],
-        },
-      ],
-    },
-    long: {
-      turns: [
-        {
-          steps: [
-            { tool: "glob", args: { pattern: "*.md" } },
-            { text: "too late", delayMs: 120_000 },
-          ],
-        },
-      ],
-    },
+    edit: { turns: [{ steps: [write("added.txt", "from the worker\n"), { text: "Added added.txt." }] }] },
+    long: LONG_TASK,
   })
 })
 

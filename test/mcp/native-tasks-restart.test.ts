@@ -11,6 +11,7 @@ import { connect as connectOpencode } from "../../src/opencode/client"
 import { readServerRecord } from "../../src/opencode/server"
 import { readJson } from "../../src/util/fs"
 import { ROOT } from "../helpers/mcp"
+import { LONG_TASK } from "../helpers/long-task"
 import { makeRepo, startWorld, stopWorld, structured, text, type World } from "./_setup"
 
 let world: World
@@ -27,16 +28,7 @@ beforeAll(async () => {
         },
       ],
     },
-    long: {
-      turns: [
-        {
-          steps: [
-            { tool: "glob", args: { pattern: "*.md" } },
-            { text: "too late", delayMs: 120_000 },
-          ],
-        },
-      ],
-    },
+    long: LONG_TASK,
   })
 })
 

@@ -7,6 +7,8 @@ import { connect as connectOpencode } from "../../src/opencode/client"
 import { readServerRecord } from "../../src/opencode/server"
 import { readJson } from "../../src/util/fs"
 import { connectStdio, ROOT } from "../helpers/mcp"
+import { LONG_TASK } from "../helpers/long-task"
+import { write } from "../helpers/steps"
 import { lockFiles, makeRepo, startWorld, stopWorld, structured, type World } from "./_setup"
 
 let world: World
@@ -16,23 +18,11 @@ beforeAll(async () => {
     restart: {
       turns: [
         {
-          steps: [
-            { tool: "write", args: { filePath: "src/after.ts", content: "export const after = 1\n" }, delayMs: 5000 },
-            { text: "restart report" },
-          ],
+          steps: [{ ...write("src/after.ts", "export const after = 1\n"), delayMs: 5000 }, { text: "restart report" }],
         },
       ],
     },
-    long: {
-      turns: [
-        {
-          steps: [
-            { tool: "glob", args: { pattern: "*.md" } },
-            { text: "too late", delayMs: 120_000 },
-          ],
-        },
-      ],
-    },
+    long: LONG_TASK,
   })
 })
 

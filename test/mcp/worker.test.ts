@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import type { TaskRecord } from "../../src/engine/tasks"
 import { readJson } from "../../src/util/fs"
+import { LONG_TASK } from "../helpers/long-task"
 import { connect, lockFiles, makeRepo, startWorld, stopWorld, structured, taskFiles, text, type World } from "./_setup"
 
 let world: World
@@ -33,16 +34,7 @@ beforeAll(async () => {
         },
       ],
     },
-    long: {
-      turns: [
-        {
-          steps: [
-            { tool: "glob", args: { pattern: "*.md" } },
-            { text: "too late", delayMs: 120_000 },
-          ],
-        },
-      ],
-    },
+    long: LONG_TASK,
     plant: {
       turns: [
         {

@@ -9,22 +9,14 @@ import { writeFile } from "node:fs/promises"
 import { discardedFile, patchRecordFile } from "../../src/workspace/patches"
 import { connect, startWorld, stopWorld, structured, text, type World } from "../mcp/_setup"
 import { commitRepo } from "../helpers/git"
+import { write } from "../helpers/steps"
 import { scratch } from "../helpers/world"
 
 let world: World
 
 beforeAll(async () => {
   world = await startWorld({
-    add: {
-      turns: [
-        {
-          steps: [
-            { tool: "write", args: { filePath: "added.txt", content: "from the worker\n" } },
-            { text: "Added added.txt." },
-          ],
-        },
-      ],
-    },
+    add: { turns: [{ steps: [write("added.txt", "from the worker\n"), { text: "Added added.txt." }] }] },
   })
 })
 

@@ -7,6 +7,7 @@ import type { TaskRecord } from "../../src/engine/tasks"
 import { readJson } from "../../src/util/fs"
 import { connect, lockFiles, startWorld, stopWorld, structured, text, type World } from "../mcp/_setup"
 import { dirtyRepo, EVERY_CHANGE_SHELL, fingerprintTree, listing } from "./_repo"
+import { LONG_TASK } from "../helpers/long-task"
 import { scratch } from "../helpers/world"
 
 let world: World
@@ -24,16 +25,7 @@ beforeAll(async () => {
         },
       ],
     },
-    long: {
-      turns: [
-        {
-          steps: [
-            { tool: "glob", args: { pattern: "*.md" } },
-            { text: "too late", delayMs: 120_000 },
-          ],
-        },
-      ],
-    },
+    long: LONG_TASK,
     big: {
       turns: [
         {
