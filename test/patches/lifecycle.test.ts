@@ -3,24 +3,19 @@
 // A second patch_apply of an applied patch is answered "already applied" (nothing written), a second
 // patch_discard "already discarded"; racing applies write once; a tombstone killed half-way, garbage
 // in its place, or one forged by a worker's shell never makes a stored patch look discarded.
-import { afterAll, beforeAll, expect, test } from "bun:test"
+import { expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { writeFile } from "node:fs/promises"
 import { discardedFile, patchRecordFile } from "../../src/workspace/patches"
-import { connect, startWorld, stopWorld, structured, text, type World } from "../mcp/_setup"
+import { fileWorld } from "../mcp/_file-world"
+import { connect, structured, text } from "../mcp/_setup"
 import { commitRepo } from "../helpers/git"
 import { write } from "../helpers/steps"
 import { scratch } from "../helpers/world"
 
-let world: World
-
-beforeAll(async () => {
-  world = await startWorld({
-    add: { turns: [{ steps: [write("added.txt", "from the worker\n"), { text: "Added added.txt." }] }] },
-  })
+const world = fileWorld({
+  add: { turns: [{ steps: [write("added.txt", "from the worker\n"), { text: "Added added.txt." }] }] },
 })
-
-afterAll(() => stopWorld(world))
 
 async function repo(): Promise<string> {
   return commitRepo(await scratch(world, "oc-orch-life-"), { "README.md": "# demo\n" })

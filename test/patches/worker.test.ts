@@ -1,65 +1,60 @@
 // worker with isolation "worktree" on the real OpenCode, the scripted model and the sandbox: the
 // worker's shell makes every kind of change in its snapshot, the user's tree and `.git` stay as they
 // were, the patch round-trips exactly through patch_apply, and patch_discard leaves nothing behind.
-import { afterAll, beforeAll, expect, test } from "bun:test"
+import { expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import type { TaskRecord } from "../../src/engine/tasks"
 import { readJson } from "../../src/util/fs"
-import { connect, lockFiles, startWorld, stopWorld, structured, text, type World } from "../mcp/_setup"
+import { fileWorld } from "../mcp/_file-world"
+import { connect, lockFiles, structured, text } from "../mcp/_setup"
 import { dirtyRepo, EVERY_CHANGE_SHELL, fingerprintTree, listing } from "./_repo"
 import { LONG_TASK } from "../helpers/long-task"
 import { scratch } from "../helpers/world"
 
-let world: World
-const notLogs = (path: string) => path.endsWith(".log")
-
-beforeAll(async () => {
-  world = await startWorld({
-    every: {
-      turns: [
-        {
-          steps: [
-            { tool: "sandbox_shell", args: { command: EVERY_CHANGE_SHELL } },
-            { text: "Done: every kind of change made." },
-          ],
-        },
-      ],
-    },
-    long: LONG_TASK,
-    big: {
-      turns: [
-        {
-          steps: [
-            {
-              tool: "sandbox_shell",
-              args: { command: "head -c 1500000 /dev/urandom > big.bin && echo small > small.txt && echo wrote" },
-            },
-            { text: "Wrote big.bin." },
-          ],
-        },
-      ],
-    },
-    peek: {
-      turns: [
-        {
-          steps: [
-            { tool: "sandbox_shell", args: { command: "ls ../git" } },
-            { tool: "sandbox_shell", args: { command: "ls -d ." } },
-            { text: "Looked around; changed nothing." },
-          ],
-        },
-        {
-          steps: [
-            { tool: "write", args: { filePath: "second.txt", content: "second turn\n" } },
-            { text: "Added second.txt." },
-          ],
-        },
-      ],
-    },
-  })
+const world = fileWorld({
+  every: {
+    turns: [
+      {
+        steps: [
+          { tool: "sandbox_shell", args: { command: EVERY_CHANGE_SHELL } },
+          { text: "Done: every kind of change made." },
+        ],
+      },
+    ],
+  },
+  long: LONG_TASK,
+  big: {
+    turns: [
+      {
+        steps: [
+          {
+            tool: "sandbox_shell",
+            args: { command: "head -c 1500000 /dev/urandom > big.bin && echo small > small.txt && echo wrote" },
+          },
+          { text: "Wrote big.bin." },
+        ],
+      },
+    ],
+  },
+  peek: {
+    turns: [
+      {
+        steps: [
+          { tool: "sandbox_shell", args: { command: "ls ../git" } },
+          { tool: "sandbox_shell", args: { command: "ls -d ." } },
+          { text: "Looked around; changed nothing." },
+        ],
+      },
+      {
+        steps: [
+          { tool: "write", args: { filePath: "second.txt", content: "second turn\n" } },
+          { text: "Added second.txt." },
+        ],
+      },
+    ],
+  },
 })
-
-afterAll(() => stopWorld(world))
+const notLogs = (path: string) => path.endsWith(".log")
 
 async function repo(): Promise<string> {
   const dir = await scratch(world, "oc-orch-iso-")
