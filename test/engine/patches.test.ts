@@ -3,42 +3,21 @@
 // engine's surface, not only in the MCP tool, and for any process sharing the state dir (a second MCP
 // server sees the task running in its record). Controls: once the task is cancelled the same discard
 // removes the patch and its worktree, and a second discard is answered "already".
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { agentName } from "../../src/agents/names"
 import { AppError } from "../../src/errors"
 import type { Delegations } from "../../src/engine/lifecycle"
 import type { TaskRecord } from "../../src/engine/tasks"
-import { connect, makeRepo, startWorld, stopWorld, type World } from "../mcp/_setup"
+import { LONG_TASK } from "../helpers/long-task"
+import { write } from "../helpers/steps"
+import { fileWorld } from "../mcp/_file-world"
+import { connect, makeRepo } from "../mcp/_setup"
 
-let world: World
-
-beforeAll(async () => {
-  world = await startWorld({
-    edit: {
-      turns: [
-        {
-          steps: [
-            { tool: "write", args: { filePath: "added.txt", content: "from the worker\n" } },
-            { text: "Added added.txt." },
-          ],
-        },
-      ],
-    },
-    long: {
-      turns: [
-        {
-          steps: [
-            { tool: "glob", args: { pattern: "*.md" } },
-            { text: "too late", delayMs: 120_000 },
-          ],
-        },
-      ],
-    },
-  })
+const world = fileWorld({
+  edit: { turns: [{ steps: [write("added.txt", "from the worker\n"), { text: "Added added.txt." }] }] },
+  long: LONG_TASK,
 })
-
-afterAll(() => stopWorld(world))
 
 /** An isolated worker started through the engine, as delegate_parallel and worker start one. */
 async function isolated(delegations: Delegations, cwd: string, task: string): Promise<TaskRecord> {

@@ -2,7 +2,7 @@
 // starts it) is SIGKILLed mid-task, and a successor answers tasks/get and tasks/result for it from the
 // task record: the session still working is followed to its result; one that went away meanwhile is
 // reported as it ended (interrupted), never as working forever and never with an invented result.
-import { afterAll, beforeAll, expect, test } from "bun:test"
+import { expect, test } from "bun:test"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js"
@@ -11,36 +11,23 @@ import { connect as connectOpencode } from "../../src/opencode/client"
 import { readServerRecord } from "../../src/opencode/server"
 import { readJson } from "../../src/util/fs"
 import { ROOT } from "../helpers/mcp"
-import { makeRepo, startWorld, stopWorld, structured, text, type World } from "./_setup"
+import { LONG_TASK } from "../helpers/long-task"
+import { fileWorld } from "./_file-world"
+import { makeRepo, structured, text } from "./_setup"
 
-let world: World
-
-beforeAll(async () => {
-  world = await startWorld({
-    restart: {
-      turns: [
-        {
-          steps: [
-            { tool: "glob", args: { pattern: "*.md" } },
-            { text: "restart report", delayMs: 5000 },
-          ],
-        },
-      ],
-    },
-    long: {
-      turns: [
-        {
-          steps: [
-            { tool: "glob", args: { pattern: "*.md" } },
-            { text: "too late", delayMs: 120_000 },
-          ],
-        },
-      ],
-    },
-  })
+const world = fileWorld({
+  restart: {
+    turns: [
+      {
+        steps: [
+          { tool: "glob", args: { pattern: "*.md" } },
+          { text: "restart report", delayMs: 5000 },
+        ],
+      },
+    ],
+  },
+  long: LONG_TASK,
 })
-
-afterAll(() => stopWorld(world))
 
 /** `serve` over stdio with a client that declares tasks. */
 async function serve() {

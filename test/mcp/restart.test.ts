@@ -1,42 +1,27 @@
 // Kill the MCP server (`bun src/cli/main.ts serve` over stdio) mid-task and start another: no record
 // is lost. A session still working on the shared OpenCode server is followed to its result; one that
 // is gone is marked interrupted with its session id; neither leaves its workspace locked.
-import { afterAll, beforeAll, expect, test } from "bun:test"
+import { expect, test } from "bun:test"
 import type { TaskRecord } from "../../src/engine/tasks"
 import { connect as connectOpencode } from "../../src/opencode/client"
 import { readServerRecord } from "../../src/opencode/server"
 import { readJson } from "../../src/util/fs"
 import { connectStdio, ROOT } from "../helpers/mcp"
-import { lockFiles, makeRepo, startWorld, stopWorld, structured, type World } from "./_setup"
+import { LONG_TASK } from "../helpers/long-task"
+import { write } from "../helpers/steps"
+import { fileWorld } from "./_file-world"
+import { lockFiles, makeRepo, structured } from "./_setup"
 
-let world: World
-
-beforeAll(async () => {
-  world = await startWorld({
-    restart: {
-      turns: [
-        {
-          steps: [
-            { tool: "write", args: { filePath: "src/after.ts", content: "export const after = 1\n" }, delayMs: 5000 },
-            { text: "restart report" },
-          ],
-        },
-      ],
-    },
-    long: {
-      turns: [
-        {
-          steps: [
-            { tool: "glob", args: { pattern: "*.md" } },
-            { text: "too late", delayMs: 120_000 },
-          ],
-        },
-      ],
-    },
-  })
+const world = fileWorld({
+  restart: {
+    turns: [
+      {
+        steps: [{ ...write("src/after.ts", "export const after = 1\n"), delayMs: 5000 }, { text: "restart report" }],
+      },
+    ],
+  },
+  long: LONG_TASK,
 })
-
-afterAll(() => stopWorld(world))
 
 const serve = () =>
   connectStdio({ ...world.home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "1000" }, [

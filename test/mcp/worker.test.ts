@@ -1,68 +1,55 @@
 // worker, task_* and writer states on the real OpenCode with the scripted model, through the MCP SDK
 // Client against the in-process server. One OpenCode server for the whole file.
-import { afterAll, beforeAll, expect, test } from "bun:test"
+import { expect, test } from "bun:test"
 import type { TaskRecord } from "../../src/engine/tasks"
 import { readJson } from "../../src/util/fs"
-import { connect, lockFiles, makeRepo, startWorld, stopWorld, structured, taskFiles, text, type World } from "./_setup"
+import { LONG_TASK } from "../helpers/long-task"
+import { fileWorld } from "./_file-world"
+import { connect, lockFiles, makeRepo, structured, taskFiles, text } from "./_setup"
 
-let world: World
-
-beforeAll(async () => {
-  world = await startWorld({
-    edit: {
-      turns: [
-        {
-          steps: [
-            { tool: "read", args: { filePath: "src/tally.ts" } },
-            {
-              tool: "edit",
-              args: {
-                filePath: "src/tally.ts",
-                oldString: "return words.length",
-                newString: "return new Set(words).size",
-              },
+const world = fileWorld({
+  edit: {
+    turns: [
+      {
+        steps: [
+          { tool: "read", args: { filePath: "src/tally.ts" } },
+          {
+            tool: "edit",
+            args: {
+              filePath: "src/tally.ts",
+              oldString: "return words.length",
+              newString: "return new Set(words).size",
             },
-            { text: "Done: src/tally.ts now counts distinct words. No commands run." },
-          ],
-        },
-        {
-          steps: [
-            { tool: "write", args: { filePath: "src/extra.ts", content: "export const extra = 1\n" } },
-            { text: "Added src/extra.ts." },
-          ],
-        },
-      ],
-    },
-    long: {
-      turns: [
-        {
-          steps: [
-            { tool: "glob", args: { pattern: "*.md" } },
-            { text: "too late", delayMs: 120_000 },
-          ],
-        },
-      ],
-    },
-    plant: {
-      turns: [
-        {
-          steps: [
-            {
-              tool: "sandbox_shell",
-              args: {
-                command:
-                  "mkdir -p vendor/lib/.git/hooks && printf '#!/bin/sh\\necho pwned\\n' > vendor/lib/.git/hooks/pre-commit && echo planted",
-              },
+          },
+          { text: "Done: src/tally.ts now counts distinct words. No commands run." },
+        ],
+      },
+      {
+        steps: [
+          { tool: "write", args: { filePath: "src/extra.ts", content: "export const extra = 1\n" } },
+          { text: "Added src/extra.ts." },
+        ],
+      },
+    ],
+  },
+  long: LONG_TASK,
+  plant: {
+    turns: [
+      {
+        steps: [
+          {
+            tool: "sandbox_shell",
+            args: {
+              command:
+                "mkdir -p vendor/lib/.git/hooks && printf '#!/bin/sh\\necho pwned\\n' > vendor/lib/.git/hooks/pre-commit && echo planted",
             },
-            { text: "Done." },
-          ],
-        },
-      ],
-    },
-  })
+          },
+          { text: "Done." },
+        ],
+      },
+    ],
+  },
 })
-
-afterAll(() => stopWorld(world))
 
 test("a worker edits one file; the result lists exactly that file from git, and task_continue reworks in the same conversation", async () => {
   const repo = await makeRepo(world)

@@ -3,32 +3,20 @@
 // A second patch_apply of an applied patch is answered "already applied" (nothing written), a second
 // patch_discard "already discarded"; racing applies write once; a tombstone killed half-way, garbage
 // in its place, or one forged by a worker's shell never makes a stored patch look discarded.
-import { afterAll, beforeAll, expect, test } from "bun:test"
+import { expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { writeFile } from "node:fs/promises"
 import { discardedFile, patchRecordFile } from "../../src/workspace/patches"
-import { connect, startWorld, stopWorld, structured, text, type World } from "../mcp/_setup"
+import { fileWorld } from "../mcp/_file-world"
+import { connect, structured, text } from "../mcp/_setup"
 import { commitRepo } from "../helpers/git"
+import { write } from "../helpers/steps"
+import { apply, discard } from "../helpers/patch-tools"
 import { scratch } from "../helpers/world"
 
-let world: World
-
-beforeAll(async () => {
-  world = await startWorld({
-    add: {
-      turns: [
-        {
-          steps: [
-            { tool: "write", args: { filePath: "added.txt", content: "from the worker\n" } },
-            { text: "Added added.txt." },
-          ],
-        },
-      ],
-    },
-  })
+const world = fileWorld({
+  add: { turns: [{ steps: [write("added.txt", "from the worker\n"), { text: "Added added.txt." }] }] },
 })
-
-afterAll(() => stopWorld(world))
 
 async function repo(): Promise<string> {
   return commitRepo(await scratch(world, "oc-orch-life-"), { "README.md": "# demo\n" })
@@ -85,10 +73,7 @@ test("waiting, applied, discarded: every listing says which; a second apply and 
       structured(await client.callTool({ name: "patch_show", arguments: { patch_id: patch.patch_id } })).state,
     ).toBe("waiting")
 
-    const applied = await client.callTool({
-      name: "patch_apply",
-      arguments: { patch_id: patch.patch_id, digest: patch.digest },
-    })
+    const applied = await apply(client, patch)
     expect(applied.isError).toBeFalsy()
     expect(text(applied)).toMatch(/\nnext: .*patch_discard \(patch_id "patch_/)
     const out = structured(applied)
@@ -113,27 +98,21 @@ test("waiting, applied, discarded: every listing says which; a second apply and 
 
     // The user edits the applied file: a second apply must neither refuse as "changed since the snapshot" nor write.
     await writeFile(`${cwd}/added.txt`, "the user's edit\n")
-    const again = await client.callTool({
-      name: "patch_apply",
-      arguments: { patch_id: patch.patch_id, digest: patch.digest },
-    })
+    const again = await apply(client, patch)
     expect(again.isError).toBeFalsy()
     expect(text(again)).toContain(`already applied at ${out.applied_at}`)
     expect(text(again)).not.toContain("changed since")
     expect(String(structured(again).next)).toContain("patch_discard")
     expect(await Bun.file(`${cwd}/added.txt`).text()).toBe("the user's edit\n")
     // Control: a digest that is not the patch's is still refused, applied or not.
-    const wrong = await client.callTool({
-      name: "patch_apply",
-      arguments: { patch_id: patch.patch_id, digest: "0".repeat(64) },
-    })
+    const wrong = await apply(client, patch, { digest: "0".repeat(64) })
     expect(wrong.isError).toBe(true)
     expect(text(wrong)).toContain("digest does not match")
 
-    const discarded = await client.callTool({ name: "patch_discard", arguments: { patch_id: patch.patch_id } })
+    const discarded = await discard(client, patch.patch_id)
     expect(discarded.isError).toBeFalsy()
     expect(structured(discarded)).toMatchObject({ state: "discarded", was: "applied" })
-    const twice = await client.callTool({ name: "patch_discard", arguments: { patch_id: patch.patch_id } })
+    const twice = await discard(client, patch.patch_id)
     expect(twice.isError).toBeFalsy()
     expect(text(twice)).toContain(`already discarded at ${structured(discarded).discarded_at}`)
     expect(structured(twice)).toMatchObject({ state: "discarded", already_discarded: true })
@@ -147,7 +126,7 @@ test("waiting, applied, discarded: every listing says which; a second apply and 
     expect((await listed(client, cwd)).patches).toBeUndefined()
     expect((await resultState(client, patch.task_id)).state).toBe("discarded")
     // Control: a patch id that never existed is still an error, not "already discarded".
-    const unknown = await client.callTool({ name: "patch_discard", arguments: { patch_id: "patch_zz9_00aa" } })
+    const unknown = await discard(client, "patch_zz9_00aa")
     expect(unknown.isError).toBe(true)
     expect(text(unknown)).toContain("No patch patch_zz9_00aa")
   } finally {
@@ -160,25 +139,16 @@ test("two patch_apply calls racing on one patch write it once; the loser is answ
   const { client, close } = await connect(world)
   try {
     const patch = await isolated(client, cwd)
-    const calls = await Promise.all(
-      [0, 1, 2].map(() =>
-        client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } }),
-      ),
-    )
+    const calls = await Promise.all([0, 1, 2].map(() => apply(client, patch)))
     const wrote = calls.filter((call) => !call.isError && text(call).startsWith("Applied patch"))
     expect(wrote.length).toBe(1)
     // The others were answered: already applied, or refused while the first held the workspace; never "changed since".
     for (const call of calls.filter((c) => !wrote.includes(c))) expect(text(call)).toMatch(/already applied at|held by/)
     expect(calls.map(text).join("\n")).not.toContain("changed since")
-    const after = await client.callTool({
-      name: "patch_apply",
-      arguments: { patch_id: patch.patch_id, digest: patch.digest },
-    })
+    const after = await apply(client, patch)
     expect(text(after)).toContain("already applied at")
     expect(await Bun.file(`${cwd}/added.txt`).text()).toBe("from the worker\n")
-    expect(
-      (await client.callTool({ name: "patch_discard", arguments: { patch_id: patch.patch_id } })).isError,
-    ).toBeFalsy()
+    expect((await discard(client, patch.patch_id)).isError).toBeFalsy()
   } finally {
     await close()
   }
@@ -198,13 +168,13 @@ test("a discard killed after its tombstone, a garbage tombstone, and one a worke
     expect((await listed(client, cwd)).patches).toEqual([
       expect.objectContaining({ patch_id: victim.patch_id, state: "waiting" }),
     ])
-    const finished = await client.callTool({ name: "patch_discard", arguments: { patch_id: victim.patch_id } })
+    const finished = await discard(client, victim.patch_id)
     expect(text(finished)).toStartWith(`Discarded patch ${victim.patch_id}`)
     expect(existsSync(patchRecordFile(dir, victim.patch_id))).toBe(false)
 
     // Garbage in the tombstone's place: set aside, and the patch reads as unknown (an error), never as discarded.
     await writeFile(discardedFile(dir, victim.patch_id), "{ not json")
-    const garbage = await client.callTool({ name: "patch_discard", arguments: { patch_id: victim.patch_id } })
+    const garbage = await discard(client, victim.patch_id)
     expect(garbage.isError).toBe(true)
     expect(text(garbage)).toContain(`No patch ${victim.patch_id}`)
     expect(existsSync(`${discardedFile(dir, victim.patch_id)}.corrupt`)).toBe(true)
@@ -235,17 +205,8 @@ test("a discard killed after its tombstone, a garbage tombstone, and one a worke
       waiting.patch_id,
       "waiting",
     ])
-    expect(
-      text(await client.callTool({ name: "patch_discard", arguments: { patch_id: waiting.patch_id } })),
-    ).toStartWith(`Discarded patch ${waiting.patch_id}`)
-    expect(
-      (
-        await client.callTool({
-          name: "patch_discard",
-          arguments: { patch_id: String((attacker.patch as { patch_id: string }).patch_id) },
-        })
-      ).isError,
-    ).toBeFalsy()
+    expect(text(await discard(client, waiting.patch_id))).toStartWith(`Discarded patch ${waiting.patch_id}`)
+    expect((await discard(client, String((attacker.patch as { patch_id: string }).patch_id))).isError).toBeFalsy()
   } finally {
     await close()
   }

@@ -1,73 +1,61 @@
 // worker with isolation "worktree" on the real OpenCode, the scripted model and the sandbox: the
 // worker's shell makes every kind of change in its snapshot, the user's tree and `.git` stay as they
 // were, the patch round-trips exactly through patch_apply, and patch_discard leaves nothing behind.
-import { afterAll, beforeAll, expect, test } from "bun:test"
+import { expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import type { TaskRecord } from "../../src/engine/tasks"
 import { readJson } from "../../src/util/fs"
-import { connect, lockFiles, startWorld, stopWorld, structured, text, type World } from "../mcp/_setup"
+import { fileWorld } from "../mcp/_file-world"
+import { connect, lockFiles, structured, text } from "../mcp/_setup"
 import { dirtyRepo, EVERY_CHANGE_SHELL, fingerprintTree, listing } from "./_repo"
+import { LONG_TASK } from "../helpers/long-task"
+import { apply, discard } from "../helpers/patch-tools"
 import { scratch } from "../helpers/world"
 
-let world: World
-const notLogs = (path: string) => path.endsWith(".log")
-
-beforeAll(async () => {
-  world = await startWorld({
-    every: {
-      turns: [
-        {
-          steps: [
-            { tool: "sandbox_shell", args: { command: EVERY_CHANGE_SHELL } },
-            { text: "Done: every kind of change made." },
-          ],
-        },
-      ],
-    },
-    long: {
-      turns: [
-        {
-          steps: [
-            { tool: "glob", args: { pattern: "*.md" } },
-            { text: "too late", delayMs: 120_000 },
-          ],
-        },
-      ],
-    },
-    big: {
-      turns: [
-        {
-          steps: [
-            {
-              tool: "sandbox_shell",
-              args: { command: "head -c 1500000 /dev/urandom > big.bin && echo small > small.txt && echo wrote" },
-            },
-            { text: "Wrote big.bin." },
-          ],
-        },
-      ],
-    },
-    peek: {
-      turns: [
-        {
-          steps: [
-            { tool: "sandbox_shell", args: { command: "ls ../git" } },
-            { tool: "sandbox_shell", args: { command: "ls -d ." } },
-            { text: "Looked around; changed nothing." },
-          ],
-        },
-        {
-          steps: [
-            { tool: "write", args: { filePath: "second.txt", content: "second turn\n" } },
-            { text: "Added second.txt." },
-          ],
-        },
-      ],
-    },
-  })
+const world = fileWorld({
+  every: {
+    turns: [
+      {
+        steps: [
+          { tool: "sandbox_shell", args: { command: EVERY_CHANGE_SHELL } },
+          { text: "Done: every kind of change made." },
+        ],
+      },
+    ],
+  },
+  long: LONG_TASK,
+  big: {
+    turns: [
+      {
+        steps: [
+          {
+            tool: "sandbox_shell",
+            args: { command: "head -c 1500000 /dev/urandom > big.bin && echo small > small.txt && echo wrote" },
+          },
+          { text: "Wrote big.bin." },
+        ],
+      },
+    ],
+  },
+  peek: {
+    turns: [
+      {
+        steps: [
+          { tool: "sandbox_shell", args: { command: "ls ../git" } },
+          { tool: "sandbox_shell", args: { command: "ls -d ." } },
+          { text: "Looked around; changed nothing." },
+        ],
+      },
+      {
+        steps: [
+          { tool: "write", args: { filePath: "second.txt", content: "second turn\n" } },
+          { text: "Added second.txt." },
+        ],
+      },
+    ],
+  },
 })
-
-afterAll(() => stopWorld(world))
+const notLogs = (path: string) => path.endsWith(".log")
 
 async function repo(): Promise<string> {
   const dir = await scratch(world, "oc-orch-iso-")
@@ -116,26 +104,17 @@ test("an isolated worker leaves the user's tree and .git alone; its patch applie
     expect(String(one.diff)).toContain("GIT binary patch")
     expect(String(one.diff)).not.toContain("README.md")
 
-    const stale = await client.callTool({
-      name: "patch_apply",
-      arguments: { patch_id: patch.patch_id, digest: "0".repeat(64) },
-    })
+    const stale = await apply(client, patch, { digest: "0".repeat(64) })
     expect(stale.isError).toBe(true)
     expect(text(stale)).toContain("digest")
     expect(await listing(cwd)).toEqual(tree)
 
     // dir/keep.txt turns from a file into a link: refused, named with its target, until allow_links says so.
-    const linked = await client.callTool({
-      name: "patch_apply",
-      arguments: { patch_id: patch.patch_id, digest: patch.digest },
-    })
+    const linked = await apply(client, patch)
     expect(linked.isError).toBe(true)
     expect(text(linked)).toContain("dir/keep.txt → ../README.md (it turns a file into a link)")
     expect(await listing(cwd)).toEqual(tree)
-    const applied = await client.callTool({
-      name: "patch_apply",
-      arguments: { patch_id: patch.patch_id, digest: patch.digest, allow_links: true },
-    })
+    const applied = await apply(client, patch, { allow_links: true })
     expect(applied.isError).toBeFalsy()
     expect(await listing(cwd, notLogs)).toEqual(await listing(worktree, notLogs))
     expect(await fingerprintTree(`${cwd}/.git`)).toBe(metadata)
@@ -149,7 +128,7 @@ test("an isolated worker leaves the user's tree and .git alone; its patch applie
     expect(listed.tasks.map((task) => task.task_id)).toContain(String(out.task_id))
     expect(listed.patches[0]!.bytes).toBeGreaterThan(0)
 
-    const discarded = await client.callTool({ name: "patch_discard", arguments: { patch_id: patch.patch_id } })
+    const discarded = await discard(client, patch.patch_id)
     expect(discarded.isError).toBeFalsy()
     expect(existsSync(worktree)).toBe(false)
     expect(existsSync(`${world.home.paths.patchesDir}/${patch.patch_id}.json`)).toBe(false)
@@ -212,19 +191,11 @@ test("the worker's sandbox shows no Git directory; task_continue works in the sa
     expect(patch.digest).not.toBe(empty.digest)
     expect(await listing(cwd)).toEqual(tree)
 
-    const stale = await client.callTool({
-      name: "patch_apply",
-      arguments: { patch_id: patch.patch_id, digest: empty.digest },
-    })
+    const stale = await apply(client, patch, { digest: empty.digest })
     expect(stale.isError).toBe(true)
-    expect(
-      (await client.callTool({ name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } }))
-        .isError,
-    ).toBeFalsy()
+    expect((await apply(client, patch)).isError).toBeFalsy()
     expect(await Bun.file(`${cwd}/second.txt`).text()).toBe("second turn\n")
-    expect(
-      (await client.callTool({ name: "patch_discard", arguments: { patch_id: patch.patch_id } })).isError,
-    ).toBeFalsy()
+    expect((await discard(client, patch.patch_id)).isError).toBeFalsy()
   } finally {
     await close()
   }
@@ -253,24 +224,14 @@ test("patch_apply is refused while an in-place worker holds the workspace, and a
     )
     expect(writer.status).toBe("running")
     const before = await listing(cwd)
-    const held = await client.callTool({
-      name: "patch_apply",
-      arguments: { patch_id: patch.patch_id, digest: patch.digest },
-    })
+    const held = await apply(client, patch)
     expect(held.isError).toBe(true)
     expect(text(held)).toContain(`held by task ${writer.task_id}`)
     expect(await listing(cwd)).toEqual(before)
     expect(
       structured(await client.callTool({ name: "task_cancel", arguments: { task_id: writer.task_id } })).status,
     ).toBe("cancelled")
-    expect(
-      (
-        await client.callTool({
-          name: "patch_apply",
-          arguments: { patch_id: patch.patch_id, digest: patch.digest, allow_links: true },
-        })
-      ).isError,
-    ).toBeFalsy()
+    expect((await apply(client, patch, { allow_links: true })).isError).toBeFalsy()
     expect(await Bun.file(`${cwd}/new name.txt`).exists()).toBe(true)
     expect(await lockFiles(world)).toEqual([])
   } finally {
@@ -291,7 +252,7 @@ test("patch_discard is refused while the isolated worker runs; a cancelled isola
     expect(running.status).toBe("running")
     const record = await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${running.task_id}.json`)
     const patchId = record!.isolation!.patchId
-    const refused = await client.callTool({ name: "patch_discard", arguments: { patch_id: patchId } })
+    const refused = await discard(client, patchId)
     expect(refused.isError).toBe(true)
     expect(text(refused)).toContain(`${running.task_id}, which is still running`)
     expect(existsSync(record!.workspace)).toBe(true)
@@ -301,7 +262,7 @@ test("patch_discard is refused while the isolated worker runs; a cancelled isola
     expect(cancelled.status).toBe("cancelled")
     expect((cancelled.patch as PatchOut).patch_id).toBe(patchId)
     expect((cancelled.patch as PatchOut).files).toEqual([])
-    expect((await client.callTool({ name: "patch_discard", arguments: { patch_id: patchId } })).isError).toBeFalsy()
+    expect((await discard(client, patchId)).isError).toBeFalsy()
     expect(existsSync(record!.workspace)).toBe(false)
   } finally {
     await close()
@@ -322,9 +283,7 @@ test("a patch over maxPatchBytes is not stored: the worker ends needs_review wit
     expect(stored.status).toBe("succeeded")
     const under = stored.patch as PatchOut
     expect(existsSync(`${world.home.paths.patchesDir}/${under.patch_id}.patch`)).toBe(true)
-    expect(
-      (await client.callTool({ name: "patch_discard", arguments: { patch_id: under.patch_id } })).isError,
-    ).toBeFalsy()
+    expect((await discard(client, under.patch_id)).isError).toBeFalsy()
 
     await Bun.write(world.home.paths.configFile, JSON.stringify({ ...config, maxPatchBytes: 1024 * 1024 }))
     const result = await client.callTool({
@@ -345,7 +304,7 @@ test("a patch over maxPatchBytes is not stored: the worker ends needs_review wit
     const shown = await client.callTool({ name: "patch_show", arguments: { patch_id: patchId } })
     expect(shown.isError).toBe(true)
     expect(text(shown)).toContain("was not stored")
-    expect((await client.callTool({ name: "patch_discard", arguments: { patch_id: patchId } })).isError).toBeFalsy()
+    expect((await discard(client, patchId)).isError).toBeFalsy()
     expect(existsSync(record!.workspace)).toBe(false)
   } finally {
     await Bun.write(world.home.paths.configFile, JSON.stringify(config))

