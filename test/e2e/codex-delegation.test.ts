@@ -84,10 +84,8 @@ test("scout: Codex's model receives the scout's report in its next request", asy
 }, 180_000)
 
 test("control: a tool our server does not have reaches Codex's model as Codex's error, not as a report", async () => {
-  const { result, parent, output, got } = await codex("parent_missing", TOOL("no_such_tool"), {
-    cwd: world.repo,
-    task: "x",
-  })
+  const args = { cwd: world.repo, task: "x" }
+  const { result, parent, output, got } = await codex("parent_missing", TOOL("no_such_tool"), args)
   expect(result.code).toBe(0)
   expect(parent).toHaveLength(2)
   expect(output?.output).toContain("unsupported call")
