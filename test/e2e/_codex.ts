@@ -1,11 +1,11 @@
 // What the Codex end-to-end files share: the real `codex` CLI, the scripted model as the user's Codex
 // provider (its Responses API), our compiled binary as Codex's stdio MCP server, and one `codex exec`
 // turn whose parent model plays a given script.
-import type { IsolatedHome } from "../../src/model/home"
+import { mkdir } from "node:fs/promises"
 import type { ScriptInput } from "../../src/model/script"
-import type { ScriptedModel } from "../../src/model/server"
 import { run } from "../../src/util/process"
 import { BINARY, ROOT } from "../helpers/mcp"
+import { type RepoSetup, type RepoWorld, repoWorld } from "./_world"
 
 export const CODEX = `${ROOT}/node_modules/.bin/codex`
 
@@ -31,19 +31,34 @@ export const ourServer = (toolTimeoutS: number) => [
   `tool_timeout_sec = ${toolTimeoutS}`,
 ]
 
-type Steps = ScriptInput["turns"][number]["steps"]
+/** The OpenCode session of a worker that writes `content` to `filePath` and says so. */
+export const writing = (filePath: string, content: string): ScriptInput => ({
+  turns: [{ steps: [{ tool: "write", args: { filePath, content } }, { text: `Wrote ${filePath}.` }] }],
+})
 
-/** One `codex exec` in `cwd` whose parent model plays `steps` as script `name`; `options` go before the prompt. */
-export function codexExec(
-  world: { model: ScriptedModel; home: IsolatedHome; codexHome: string; cwd: string },
-  name: string,
-  steps: Steps,
-  options: string[] = [],
-) {
+export interface CodexWorld extends RepoWorld {
+  /** Codex's CODEX_HOME, in the isolated home. */
+  codexHome: string
+}
+
+/** A file's world (./_world.ts) with a Codex home whose config.toml holds `config`'s lines for the model's URL. */
+export function codexWorld(setup: RepoSetup & { config: (modelUrl: string) => string[] }): CodexWorld {
+  return repoWorld({ prefix: "oc-orch-codex-repo-", timeoutMs: 60_000, ...setup }, async ({ home, model }) => {
+    const codexHome = `${home.root}/.codex`
+    await mkdir(codexHome, { recursive: true })
+    await Bun.write(`${codexHome}/config.toml`, `${setup.config(model.url).join("\n")}\n`)
+    return { codexHome }
+  })
+}
+
+export type Steps = ScriptInput["turns"][number]["steps"]
+
+/** One `codex exec` in the repository, its parent model playing `steps` as script `name`; `options` go first. */
+export function codexExec(world: CodexWorld, name: string, steps: Steps, options: string[] = []) {
   world.model.reset()
   world.model.setScript(name, { turns: [{ steps }] })
   return run([CODEX, "exec", "--skip-git-repo-check", ...options, `Delegate this. [script:${name}]`], {
-    cwd: world.cwd,
+    cwd: world.repo,
     timeoutMs: 150_000,
     env: { ...world.home.env, CODEX_HOME: world.codexHome, SCRIPTED_KEY: "sk-scripted" },
   })

@@ -6,70 +6,45 @@
 // person, https://code.claude.com/docs/en/hooks.md#elicitation). What the hook answers is what the
 // OpenCode session receives. Controls: the hook declining, and no hook at all (print mode then
 // answers `cancel`), each reach OpenCode as a dismissed question.
-import { afterAll, beforeAll, expect, test } from "bun:test"
-import { chmod, mkdir, rm } from "node:fs/promises"
+import { expect, test } from "bun:test"
+import { chmod, rm } from "node:fs/promises"
 import type { TaskRecord } from "../../src/engine/tasks"
-import { createRepository } from "../../src/model/demo"
-import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
-import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
-import { stopServer } from "../../src/opencode/server"
 import { readJson, writeJson } from "../../src/util/fs"
-import { run } from "../../src/util/process"
-import { BINARY, ROOT, TEST_PATH } from "../helpers/mcp"
+import { BINARY } from "../helpers/mcp"
 import { askingTurns, QUESTION } from "../helpers/question"
+import { claudePrint, claudeWorld } from "./_claude-print"
 
-const CLAUDE = `${ROOT}/node_modules/.bin/claude`
 const ANSWERED = `"${QUESTION.question}"="countWords"`
 const NO_ANSWER = "No answer from the person; reporting without one."
 
-let model: ScriptedModel
-let home: IsolatedHome
-let repo: string
-
-beforeAll(async () => {
-  repo = await createRepository("oc-orch-repo-", {
+const world = claudeWorld({
+  files: {
     "README.md": "# tally\n",
     "src/tally.ts": "export const count = (words: string[]) => words.length\n",
-  })
-  model = await startScriptedModel({
-    scripts: {
-      // The OpenCode scout: asks, then reports what the question tool returned.
-      ask: { turns: askingTurns(NO_ANSWER) },
-      // Claude Code's own turn: delegate to the scout, then say what it returned.
-      parent: {
-        turns: [
-          {
-            steps: [
-              { tool: "mcp__orch__scout", args: { cwd: repo, task: "Find out what is needed. [script:ask]" } },
-              { text: "Scout said: {{lastToolOutput}}" },
-            ],
-          },
-        ],
-      },
+  },
+  scripts: (repo) => ({
+    // The OpenCode scout: asks, then reports what the question tool returned.
+    ask: { turns: askingTurns(NO_ANSWER) },
+    // Claude Code's own turn: delegate to the scout, then say what it returned.
+    parent: {
+      turns: [
+        {
+          steps: [
+            { tool: "mcp__orch__scout", args: { cwd: repo, task: "Find out what is needed. [script:ask]" } },
+            { text: "Scout said: {{lastToolOutput}}" },
+          ],
+        },
+      ],
     },
-  })
-  home = await createIsolatedHome({
-    modelUrl: model.url,
-    env: { PATH: TEST_PATH },
-    // A cancelled form dismisses the question at once here, as before task_respond (test/mcp/respond.test.ts).
-    config: { policy: { requireTier: false, relay: ["question"], respondWaitSeconds: 0 } },
-  })
-  await mkdir(`${home.root}/.claude`, { recursive: true })
-  // Claude Code starts the server with its own environment, which is the isolated home's.
-  await writeJson(`${home.root}/mcp.json`, {
-    mcpServers: { orch: { type: "stdio", command: BINARY, args: ["serve"] } },
-  })
-})
-
-afterAll(async () => {
-  if (home) await stopServer(home.paths)
-  await model?.stop()
-  await home?.dispose()
-  if (repo) await rm(repo, { recursive: true, force: true })
+  }),
+  // A cancelled form dismisses the question at once here, as before task_respond (test/mcp/respond.test.ts).
+  home: { config: { policy: { requireTier: false, relay: ["question"], respondWaitSeconds: 0 } } },
+  server: async () => ({ command: BINARY, args: ["serve"] }),
 })
 
 /** Settings whose Elicitation hook for our server records what it was asked and prints `answer`. */
 async function hookSettings(answer: Record<string, unknown>): Promise<string> {
+  const { home } = world
   const script = `${home.root}/hook.sh`
   const output = JSON.stringify({ hookSpecificOutput: { hookEventName: "Elicitation", ...answer } })
   await Bun.write(script, `#!/bin/sh\ncat > "${home.root}/asked.json"\nprintf '%s\\n' '${output}'\n`)
@@ -83,33 +58,9 @@ async function hookSettings(answer: Record<string, unknown>): Promise<string> {
 
 /** One `claude -p` turn; returns what it printed, the scout's task record and the tool results the scripted model saw. */
 async function claude(settings?: string) {
-  model.reset()
+  const { model, home } = world
   await rm(`${home.root}/asked.json`, { force: true })
-  const argv = [
-    CLAUDE,
-    "-p",
-    "Ask the scout. [script:parent]",
-    "--model",
-    "fast",
-    "--mcp-config",
-    `${home.root}/mcp.json`,
-    "--strict-mcp-config",
-    "--allowedTools",
-    "mcp__orch__scout",
-  ]
-  const result = await run(settings ? [...argv, "--settings", settings] : argv, {
-    cwd: repo,
-    timeoutMs: 90_000,
-    env: {
-      ...home.env,
-      CLAUDE_CONFIG_DIR: `${home.root}/.claude`,
-      ANTHROPIC_BASE_URL: model.origin,
-      ANTHROPIC_API_KEY: "sk-scripted",
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      // MCP tools are offered to the model directly, not behind ToolSearch.
-      ENABLE_TOOL_SEARCH: "false",
-    },
-  })
+  const result = await claudePrint(world, settings ? ["--settings", settings] : [])
   const scouted = model.toolResults().find((r) => r.tool === "mcp__orch__scout")
   const scout = JSON.parse(scouted?.output ?? "{}") as { status?: string; task_id?: string; report?: string }
   const record = scout.task_id ? await readJson<TaskRecord>(`${home.paths.tasksDir}/${scout.task_id}.json`) : undefined
@@ -123,7 +74,7 @@ test("Claude Code's Elicitation hook answers the scout's question, and the OpenC
   const { result, scout, progress, question, asked } = await claude(settings)
   expect(result.code).toBe(0)
   // Claude's model was offered our tool and called it; the call went through Claude's MCP client.
-  const offered = model.requests.find((r) => r.api === "messages")?.body.tools?.map((tool) => tool.function.name)
+  const offered = world.model.requests.find((r) => r.api === "messages")?.body.tools?.map((tool) => tool.function.name)
   expect(offered).toContain("mcp__orch__scout")
   // What our server asked, as the hook received it from Claude Code.
   expect(asked).toMatchObject({

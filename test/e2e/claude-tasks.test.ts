@@ -4,25 +4,13 @@
 // tasks extension, falls back to `initialize` 2025-11-25 without a `tasks` capability and calls the
 // scout without `task`: the scout's result comes back in the call, as before (README "Native MCP
 // tasks"). Control: the SDK client declaring tasks through the same logging path is seen sending one.
-import { afterAll, beforeAll, expect, test } from "bun:test"
+import { expect, test } from "bun:test"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js"
-import { chmod, mkdir, rm } from "node:fs/promises"
-import { createRepository } from "../../src/model/demo"
-import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
-import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
-import { stopServer } from "../../src/opencode/server"
-import { writeJson } from "../../src/util/fs"
-import { run } from "../../src/util/process"
-import { BINARY, ROOT, TEST_PATH } from "../helpers/mcp"
-
-const CLAUDE = `${ROOT}/node_modules/.bin/claude`
-
-let model: ScriptedModel
-let home: IsolatedHome
-let repo: string
-let wire: string
+import { chmod, rm } from "node:fs/promises"
+import { BINARY } from "../helpers/mcp"
+import { claudePrint, claudeWorld } from "./_claude-print"
 
 interface Message {
   id?: number | string
@@ -30,42 +18,33 @@ interface Message {
   params?: { _meta?: Record<string, unknown>; capabilities?: Record<string, unknown>; task?: unknown; name?: string }
 }
 
-beforeAll(async () => {
-  repo = await createRepository("oc-orch-repo-", { "README.md": "# tally\n" })
-  model = await startScriptedModel({
-    scripts: {
-      answer: { turns: [{ steps: [{ text: "tally is in README.md" }] }] },
-      parent: {
-        turns: [
-          {
-            steps: [
-              { tool: "mcp__orch__scout", args: { cwd: repo, task: "Where is tally? [script:answer]" } },
-              { text: "Scout said: {{lastToolOutput}}" },
-            ],
-          },
-        ],
-      },
+const world = claudeWorld({
+  files: { "README.md": "# tally\n" },
+  scripts: (repo) => ({
+    answer: { turns: [{ steps: [{ text: "tally is in README.md" }] }] },
+    parent: {
+      turns: [
+        {
+          steps: [
+            { tool: "mcp__orch__scout", args: { cwd: repo, task: "Where is tally? [script:answer]" } },
+            { text: "Scout said: {{lastToolOutput}}" },
+          ],
+        },
+      ],
     },
-  })
-  home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH } })
-  await mkdir(`${home.root}/.claude`, { recursive: true })
-  wire = `${home.root}/wire.jsonl`
+  }),
   // What the client sends is appended to the log on its way to serve; serve's answers go straight back.
-  const logged = `${home.root}/logged-serve.sh`
-  await Bun.write(logged, `#!/bin/sh\ntee -a '${wire}' | '${BINARY}' serve\n`)
-  await chmod(logged, 0o755)
-  await writeJson(`${home.root}/mcp.json`, { mcpServers: { orch: { type: "stdio", command: logged, args: [] } } })
+  server: async ({ home }) => {
+    const logged = `${home.root}/logged-serve.sh`
+    await Bun.write(logged, `#!/bin/sh\ntee -a '${wire()}' | '${BINARY}' serve\n`)
+    await chmod(logged, 0o755)
+    return { command: logged, args: [] }
+  },
 })
-
-afterAll(async () => {
-  if (home) await stopServer(home.paths)
-  await model?.stop()
-  await home?.dispose()
-  if (repo) await rm(repo, { recursive: true, force: true })
-})
+const wire = () => `${world.home.root}/wire.jsonl`
 
 async function sent(): Promise<Message[]> {
-  const file = Bun.file(wire)
+  const file = Bun.file(wire())
   if (!(await file.exists())) return []
   return (await file.text())
     .split("\n")
@@ -74,27 +53,10 @@ async function sent(): Promise<Message[]> {
 }
 
 async function claude(env: Record<string, string> = {}) {
-  model.reset()
-  await rm(wire, { force: true })
-  const argv = [CLAUDE, "-p", "Ask the scout. [script:parent]", "--model", "fast", "--mcp-config"]
-  const result = await run(
-    [...argv, `${home.root}/mcp.json`, "--strict-mcp-config", "--allowedTools", "mcp__orch__scout"],
-    {
-      cwd: repo,
-      timeoutMs: 90_000,
-      env: {
-        ...home.env,
-        CLAUDE_CONFIG_DIR: `${home.root}/.claude`,
-        ANTHROPIC_BASE_URL: model.origin,
-        ANTHROPIC_API_KEY: "sk-scripted",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-        ENABLE_TOOL_SEARCH: "false",
-        ...env,
-      },
-    },
-  )
+  await rm(wire(), { force: true })
+  const result = await claudePrint(world, [], env)
   const messages = await sent()
-  const scout = model.toolResults().find((r) => r.tool === "mcp__orch__scout")
+  const scout = world.model.toolResults().find((r) => r.tool === "mcp__orch__scout")
   return {
     result,
     discover: messages.find((m) => m.method === "server/discover"),
@@ -102,7 +64,7 @@ async function claude(env: Record<string, string> = {}) {
     calls: messages.filter((m) => m.method === "tools/call"),
     polled: messages.filter((m) => m.method?.startsWith("tasks/")),
     scout: JSON.parse(scout?.output ?? "{}") as { status?: string; report?: string },
-    parentTools: model.toolResults().map((r) => r.tool),
+    parentTools: world.model.toolResults().map((r) => r.tool),
   }
 }
 
@@ -132,16 +94,20 @@ test.each([
 )
 
 test("control: a client that declares tasks, through the same logging path, is seen sending one", async () => {
-  await rm(wire, { force: true })
+  await rm(wire(), { force: true })
   const transport = new StdioClientTransport({
-    command: `${home.root}/logged-serve.sh`,
-    env: home.env as Record<string, string>,
+    command: `${world.home.root}/logged-serve.sh`,
+    env: world.home.env as Record<string, string>,
     stderr: "pipe",
   })
   const client = new Client({ name: "orchestrator-tests", version: "1" }, { capabilities: { tasks: {} } })
   await client.connect(transport)
   try {
-    const params = { name: "scout", arguments: { cwd: repo, task: "Where? [script:answer]" }, task: { ttl: 60_000 } }
+    const params = {
+      name: "scout",
+      arguments: { cwd: world.repo, task: "Where? [script:answer]" },
+      task: { ttl: 60_000 },
+    }
     const { task } = await client.request({ method: "tools/call", params }, CreateTaskResultSchema)
     await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema, { timeout: 60_000 })
   } finally {

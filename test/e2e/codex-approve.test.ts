@@ -7,67 +7,35 @@
 // tool refused before our server sees it, while `delegate_parallel` (non-destructive, closed-world)
 // runs either way. After `--codex-approve` each of them reaches our server, and a worker's edit lands.
 // The install is the real one, in an isolated home, registering the installed binary.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { rm } from "node:fs/promises"
+import { describe, expect, test } from "bun:test"
 import { readFlags } from "../../src/config/flags"
 import { clientHomes } from "../../src/install/homes"
 import { install, type InstallOptions } from "../../src/install/install"
-import { createRepository } from "../../src/model/demo"
-import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
-import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
-import { stopServer } from "../../src/opencode/server"
 import { LAUNCHERS } from "../../src/sandbox"
 import { run } from "../../src/util/process"
-import { BINARY, ROOT, TEST_PATH } from "../helpers/mcp"
-import { codexExec, scriptedProvider, TOOL } from "./_codex"
+import { BINARY, ROOT } from "../helpers/mcp"
+import { codexExec, codexWorld, scriptedProvider, TOOL, writing } from "./_codex"
 
 const REFUSED = "MCP tool call requires approval, but approval policy is never"
 
-let model: ScriptedModel
-let home: IsolatedHome
-let codexHome: string
-let repo: string
-
-beforeAll(async () => {
-  repo = await createRepository("oc-orch-codex-approve-", { "README.md": "# tally\n" })
-  model = await startScriptedModel({
-    scripts: {
-      edit: {
-        turns: [
-          {
-            steps: [
-              { tool: "write", args: { filePath: "note.txt", content: "written by the worker\n" } },
-              { text: "Wrote note.txt." },
-            ],
-          },
-        ],
-      },
-      look: { turns: [{ steps: [{ tool: "read", args: { filePath: "README.md" } }, { text: "{{lastToolOutput}}" }] }] },
-    },
-  })
-  home = await createIsolatedHome({
-    modelUrl: model.url,
-    env: { PATH: TEST_PATH },
-    config: { policy: { requireTier: false } },
-  })
-  codexHome = `${home.root}/.codex`
+const world = codexWorld({
+  prefix: "oc-orch-codex-approve-",
+  files: { "README.md": "# tally\n" },
+  scripts: () => ({
+    edit: writing("note.txt", "written by the worker\n"),
+    look: { turns: [{ steps: [{ tool: "read", args: { filePath: "README.md" } }, { text: "{{lastToolOutput}}" }] }] },
+  }),
+  home: { config: { policy: { requireTier: false } } },
   // The user's own Codex config before install: its provider (top-level keys, then its table).
-  await Bun.write(`${codexHome}/config.toml`, `${scriptedProvider(model.url).join("\n")}\n`)
-}, 60_000)
-
-afterAll(async () => {
-  if (home) await stopServer(home.paths)
-  await model?.stop()
-  await home?.dispose()
-  if (repo) await rm(repo, { recursive: true, force: true })
+  config: scriptedProvider,
 })
 
 async function installWith(options: InstallOptions): Promise<string[]> {
-  const env = { ...home.env, CODEX_HOME: codexHome }
+  const env = { ...world.home.env, CODEX_HOME: world.codexHome }
   const lines: string[] = []
   const code = await install(
     {
-      paths: home.paths,
+      paths: world.home.paths,
       homes: clientHomes(readFlags(env)),
       env,
       run,
@@ -87,11 +55,11 @@ async function installWith(options: InstallOptions): Promise<string[]> {
 /** One `codex exec` turn whose parent script calls `tool` with `args`; what Codex's model got back. */
 async function codex(name: string, tool: string, args: Record<string, unknown>) {
   const steps = [{ tool, args }, { text: "Parent got: {{lastToolOutput}}" }]
-  const result = await codexExec({ model, home, codexHome, cwd: repo }, name, steps)
+  const result = await codexExec(world, name, steps)
   expect(result.code).toBe(0)
   return {
-    output: model.toolResults().find((r) => r.tool === tool)?.output ?? "",
-    sessions: model.requests.filter((r) => r.api === "chat").length,
+    output: world.model.toolResults().find((r) => r.tool === tool)?.output ?? "",
+    sessions: world.model.requests.filter((r) => r.api === "chat").length,
   }
 }
 
@@ -100,23 +68,25 @@ const GATED: Array<[string, () => Record<string, unknown>]> = [
   ["runner", () => ({ cwd: "/nonexistent-workspace", command: "true", objective: "x" })],
   ["task_continue", () => ({ task_id: "task_none_000", task: "more" })],
   ["task_cancel", () => ({ task_id: "task_none_000" })],
-  ["patch_apply", () => ({ patch_id: "patch_none_000", digest: "0".repeat(64), cwd: repo })],
+  ["patch_apply", () => ({ patch_id: "patch_none_000", digest: "0".repeat(64), cwd: world.repo })],
   ["patch_discard", () => ({ patch_id: "patch_none_000" })],
 ]
 
-const parallel = () => ({ briefs: [{ role: "scout", cwd: repo, task: "What does the README say? [script:look]" }] })
-const worker = () => ({ cwd: repo, task: "Write the note. [script:edit]" })
+const parallel = () => ({
+  briefs: [{ role: "scout", cwd: world.repo, task: "What does the README say? [script:look]" }],
+})
+const worker = () => ({ cwd: world.repo, task: "Write the note. [script:edit]" })
 
 describe("Codex approvals written by install", () => {
   test("control: the plain install leaves every gated tool refused by exec; delegate_parallel runs", async () => {
     await installWith({})
-    const config = await Bun.file(`${codexHome}/config.toml`).text()
+    const config = await Bun.file(`${world.codexHome}/config.toml`).text()
     expect(config).toContain("[mcp_servers.opencode-agents]")
     expect(config).not.toContain("default_tools_approval_mode")
     const refused = await codex("plain_worker", TOOL("worker"), worker())
     expect(refused.output).toContain(REFUSED)
     expect(refused.sessions).toBe(0)
-    expect(await Bun.file(`${repo}/note.txt`).exists()).toBe(false)
+    expect(await Bun.file(`${world.repo}/note.txt`).exists()).toBe(false)
     for (const [tool, args] of GATED)
       expect((await codex(`plain_${tool}`, TOOL(tool), args())).output, tool).toContain(REFUSED)
     const fanned = await codex("plain_parallel", TOOL("delegate_parallel"), parallel())
@@ -126,7 +96,7 @@ describe("Codex approvals written by install", () => {
   test("--codex-approve: delegate_parallel and worker run, and Codex's model receives our results", async () => {
     const lines = await installWith({ codexApprove: true })
     expect(lines.join("\n")).toContain("tools approved: no prompt per call")
-    const config = await Bun.file(`${codexHome}/config.toml`).text()
+    const config = await Bun.file(`${world.codexHome}/config.toml`).text()
     expect(config).toContain('default_tools_approval_mode = "approve"')
     expect(config).toContain('model_provider = "scripted"')
 
@@ -144,10 +114,10 @@ describe("Codex approvals written by install", () => {
     const wrote = await codex("approved_worker", TOOL("worker"), worker())
     expect(wrote.output).not.toContain(REFUSED)
     expect(wrote.output).toContain("note.txt")
-    expect(await Bun.file(`${repo}/note.txt`).text()).toBe("written by the worker\n")
+    expect(await Bun.file(`${world.repo}/note.txt`).text()).toBe("written by the worker\n")
 
     // A later install without the flag keeps what the user agreed to while the entry has it.
     await installWith({})
-    expect(await Bun.file(`${codexHome}/config.toml`).text()).toContain('default_tools_approval_mode = "approve"')
+    expect(await Bun.file(`${world.codexHome}/config.toml`).text()).toContain('default_tools_approval_mode = "approve"')
   }, 500_000)
 })

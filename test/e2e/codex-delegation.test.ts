@@ -6,14 +6,8 @@
 // a tool the server does not have reaches the model as Codex's own error, not as our output; a
 // worker without its `approval_mode = "approve"` is refused by `exec` and writes nothing; and a
 // worker whose edit is held as a patch leaves the repository untouched until `patch_apply`.
-import { afterAll, beforeAll, expect, test } from "bun:test"
-import { mkdir, rm } from "node:fs/promises"
-import { createRepository } from "../../src/model/demo"
-import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
-import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
-import { stopServer } from "../../src/opencode/server"
-import { TEST_PATH } from "../helpers/mcp"
-import { codexExec, ourServer, scriptedProvider, TOOL } from "./_codex"
+import { expect, test } from "bun:test"
+import { codexExec, codexWorld, ourServer, scriptedProvider, TOOL, writing } from "./_codex"
 
 /**
  * Our tools Codex would put to a person (not read-only, destructive or open-world by their
@@ -21,76 +15,37 @@ import { codexExec, ourServer, scriptedProvider, TOOL } from "./_codex"
  */
 const APPROVED = ["worker", "runner", "task_continue", "task_cancel", "patch_apply", "patch_discard"]
 
-let model: ScriptedModel
-let home: IsolatedHome
-let codexHome: string
-let repo: string
-
 /** A suite with one failure among passing lines, for the runner to digest. */
 const SUITE =
   'for i in range(400): print("(pass) case %d" % i)\nprint("(fail) parser > rejects trailing commas")\nprint(" 400 pass\\n 1 fail")\nraise SystemExit(1)\n'
 
-beforeAll(async () => {
-  repo = await createRepository("oc-orch-codex-repo-", { "README.md": "# tally\n", "suite.py": SUITE })
-  model = await startScriptedModel({
-    scripts: {
-      // The OpenCode sessions the delegations run.
-      edit: {
-        turns: [
-          {
-            steps: [
-              { tool: "write", args: { filePath: "note.txt", content: "written by the worker\n" } },
-              { text: "Wrote note.txt." },
-            ],
-          },
-        ],
-      },
-      held: {
-        turns: [
-          {
-            steps: [
-              { tool: "write", args: { filePath: "held.txt", content: "held as a patch\n" } },
-              { text: "Wrote held.txt." },
-            ],
-          },
-        ],
-      },
-      suite: {
-        turns: [
-          {
-            steps: [
-              { tool: "sandbox_run_ro", args: { command: "python3 suite.py", timeout_seconds: 60 } },
-              { text: "{{lastToolOutput}}" },
-            ],
-          },
-        ],
-      },
+const world = codexWorld({
+  files: { "README.md": "# tally\n", "suite.py": SUITE },
+  // The OpenCode sessions the delegations run.
+  scripts: () => ({
+    edit: writing("note.txt", "written by the worker\n"),
+    held: writing("held.txt", "held as a patch\n"),
+    suite: {
+      turns: [
+        {
+          steps: [
+            { tool: "sandbox_run_ro", args: { command: "python3 suite.py", timeout_seconds: 60 } },
+            { text: "{{lastToolOutput}}" },
+          ],
+        },
+      ],
     },
-  })
-  home = await createIsolatedHome({
-    modelUrl: model.url,
-    env: { PATH: TEST_PATH },
-    config: { policy: { requireTier: false } },
-  })
-  codexHome = `${home.root}/.codex`
-  await mkdir(codexHome, { recursive: true })
+  }),
+  home: { config: { policy: { requireTier: false } } },
   // What a user's config needs: the provider, and our server. Codex 0.171's `exec` runs with
   // approval `never`, so MCP calls are not put to a person (checked below for a destructive tool).
-  const config = [
-    ...scriptedProvider(model.url),
+  config: (modelUrl) => [
+    ...scriptedProvider(modelUrl),
     ...ourServer(300),
     // Codex 0.171 asks before a call to a tool not marked read-only and non-destructive, and `exec`
     // (approval `never`) refuses it. These are the tools a delegation needs without a prompt per call.
     ...APPROVED.flatMap((tool) => [`[mcp_servers.opencode-agents.tools.${tool}]`, 'approval_mode = "approve"']),
-  ]
-  await Bun.write(`${codexHome}/config.toml`, `${config.join("\n")}\n`)
-}, 60_000)
-
-afterAll(async () => {
-  if (home) await stopServer(home.paths)
-  await model?.stop()
-  await home?.dispose()
-  if (repo) await rm(repo, { recursive: true, force: true })
+  ],
 })
 
 /** Our structured result, as Codex's model received it (after Codex's `Output:` line), or {} if none. */
@@ -106,16 +61,16 @@ function received(output: string | undefined): Record<string, unknown> {
 /** One `codex exec` turn whose parent script calls `tool` with `args`, then answers with what it got. */
 async function codex(name: string, tool: string, args: Record<string, unknown>, options: string[] = []) {
   const steps = [{ tool, args }, { text: "Parent got: {{lastToolOutput}}" }]
-  const result = await codexExec({ model, home, codexHome, cwd: repo }, name, steps, options)
-  const parent = model.requests.filter((r) => r.api === "responses")
+  const result = await codexExec(world, name, steps, options)
+  const parent = world.model.requests.filter((r) => r.api === "responses")
   // The request after the call: the one whose conversation holds the call's output.
-  const output = model.toolResults().find((r) => r.tool === tool)
+  const output = world.model.toolResults().find((r) => r.tool === tool)
   return { result, parent, output, got: received(output?.output) }
 }
 
 test("scout: Codex's model receives the scout's report in its next request", async () => {
   const { result, parent, output, got } = await codex("parent_scout", TOOL("scout"), {
-    cwd: repo,
+    cwd: world.repo,
     task: "What does the README say?",
   })
   expect(result.code).toBe(0)
@@ -129,7 +84,8 @@ test("scout: Codex's model receives the scout's report in its next request", asy
 }, 180_000)
 
 test("control: a tool our server does not have reaches Codex's model as Codex's error, not as a report", async () => {
-  const { result, parent, output, got } = await codex("parent_missing", TOOL("no_such_tool"), { cwd: repo, task: "x" })
+  const args = { cwd: world.repo, task: "x" }
+  const { result, parent, output, got } = await codex("parent_missing", TOOL("no_such_tool"), args)
   expect(result.code).toBe(0)
   expect(parent).toHaveLength(2)
   expect(output?.output).toContain("unsupported call")
@@ -143,32 +99,32 @@ test("control: without the approval, exec refuses the worker before our server s
   const { result, parent, output, got } = await codex(
     "parent_unapproved",
     TOOL("worker"),
-    { cwd: repo, task: "Write the note. [script:edit]" },
+    { cwd: world.repo, task: "Write the note. [script:edit]" },
     auto,
   )
   expect(result.code).toBe(0)
   expect(parent).toHaveLength(2)
   expect(output?.output).toContain("MCP tool call requires approval, but approval policy is never")
   expect(got).toEqual({})
-  expect(model.requests.some((r) => r.api === "chat")).toBe(false)
-  expect(await exists(`${repo}/note.txt`)).toBe(false)
+  expect(world.model.requests.some((r) => r.api === "chat")).toBe(false)
+  expect(await exists(`${world.repo}/note.txt`)).toBe(false)
 }, 180_000)
 
 test("worker: its edit lands in the repository and Codex's model receives the changed file", async () => {
   const { result, parent, got } = await codex("parent_worker", TOOL("worker"), {
-    cwd: repo,
+    cwd: world.repo,
     task: "Write the note. [script:edit]",
   })
   expect(result.code).toBe(0)
   expect(parent).toHaveLength(2)
   expect(got).toMatchObject({ status: "succeeded" })
   expect(JSON.stringify(got.files_changed)).toContain("note.txt")
-  expect(await Bun.file(`${repo}/note.txt`).text()).toBe("written by the worker\n")
+  expect(await Bun.file(`${world.repo}/note.txt`).text()).toBe("written by the worker\n")
   expect(result.stdout).toContain("note.txt")
 }, 180_000)
 
 test("runner: Codex's model receives the digest naming the failure and the exit code", async () => {
-  const args = { cwd: repo, command: "python3 suite.py", objective: "Which tests fail? [script:suite]" }
+  const args = { cwd: world.repo, command: "python3 suite.py", objective: "Which tests fail? [script:suite]" }
   const { result, parent, got } = await codex("parent_runner", TOOL("runner"), args)
   expect(result.code).toBe(0)
   expect(parent).toHaveLength(2)
@@ -179,19 +135,19 @@ test("runner: Codex's model receives the digest naming the failure and the exit 
 
 test("isolated worker: Codex's model receives the patch, the repository is untouched, and patch_apply writes it", async () => {
   const worker = await codex("parent_isolated", TOOL("worker"), {
-    cwd: repo,
+    cwd: world.repo,
     task: "Write it aside. [script:held]",
     isolation: "worktree",
   })
   expect(worker.result.code).toBe(0)
   const patch = worker.got.patch as { patch_id: string; digest: string; files: Array<{ path: string }> } | undefined
   expect(patch?.files.map((file) => file.path)).toEqual(["held.txt"])
-  expect(await exists(`${repo}/held.txt`)).toBe(false)
+  expect(await exists(`${world.repo}/held.txt`)).toBe(false)
 
   const applied = await codex("parent_apply", TOOL("patch_apply"), {
     patch_id: patch?.patch_id,
     digest: patch?.digest,
-    cwd: repo,
+    cwd: world.repo,
   })
   expect(applied.result.code).toBe(0)
   expect(applied.parent).toHaveLength(2)
@@ -200,5 +156,5 @@ test("isolated worker: Codex's model receives the patch, the repository is untou
     state: "applied",
     applied: [{ path: "held.txt", change: "added" }],
   })
-  expect(await Bun.file(`${repo}/held.txt`).text()).toBe("held as a patch\n")
+  expect(await Bun.file(`${world.repo}/held.txt`).text()).toBe("held as a patch\n")
 }, 240_000)

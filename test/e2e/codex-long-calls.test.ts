@@ -7,16 +7,9 @@
 //   our result, and the task is left behind when `exec` exits and closes our server. Control: with the
 //   sync budget under the tool timeout (what install's registration sets up), the call comes back
 //   `running` in time and the parent follows the task to its report with task_status and task_result.
-import { afterAll, beforeAll, expect, test } from "bun:test"
-import { mkdir, rm } from "node:fs/promises"
+import { expect, test } from "bun:test"
 import { isFinished, type TaskRecord } from "../../src/engine/tasks"
-import { createRepository } from "../../src/model/demo"
-import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
-import type { ScriptInput } from "../../src/model/script"
-import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
-import { stopServer } from "../../src/opencode/server"
-import { TEST_PATH } from "../helpers/mcp"
-import { codexExec, ourServer, scriptedProvider, TOOL } from "./_codex"
+import { codexExec, codexWorld, ourServer, scriptedProvider, type Steps, TOOL } from "./_codex"
 import { askingTurns, QUESTION } from "../helpers/question"
 import { taskRecords } from "../helpers/records"
 import { until } from "../helpers/until"
@@ -27,57 +20,37 @@ const TOOL_TIMEOUT_S = 20
 /** The slow scout's session answers after this long: past the tool timeout. */
 const SESSION_MS = 25_000
 
-type Steps = ScriptInput["turns"][number]["steps"]
-
-let model: ScriptedModel
-let home: IsolatedHome
-let codexHome: string
-let repo: string
-
-beforeAll(async () => {
-  repo = await createRepository("oc-orch-codex-repo-", { "README.md": "# tally\n" })
-  model = await startScriptedModel({
-    scripts: {
-      asks: { turns: askingTurns("No answer came.") },
-      slow: { turns: [{ steps: [{ text: REPORT, delayMs: SESSION_MS }] }] },
-    },
-  })
-  home = await createIsolatedHome({
-    modelUrl: model.url,
-    env: { PATH: TEST_PATH },
-    // A dismissed question is answered at once, not held for task_respond.
-    config: { policy: { requireTier: false, relay: ["question"], respondWaitSeconds: 0 } },
-  })
-  codexHome = `${home.root}/.codex`
-  await mkdir(codexHome, { recursive: true })
-  const config = [...scriptedProvider(model.url), ...ourServer(TOOL_TIMEOUT_S)]
-  await Bun.write(`${codexHome}/config.toml`, `${config.join("\n")}\n`)
-}, 60_000)
-
-afterAll(async () => {
-  if (home) await stopServer(home.paths)
-  await model?.stop()
-  await home?.dispose()
-  if (repo) await rm(repo, { recursive: true, force: true })
+const world = codexWorld({
+  files: { "README.md": "# tally\n" },
+  scripts: () => ({
+    asks: { turns: askingTurns("No answer came.") },
+    slow: { turns: [{ steps: [{ text: REPORT, delayMs: SESSION_MS }] }] },
+  }),
+  // A dismissed question is answered at once, not held for task_respond.
+  home: { config: { policy: { requireTier: false, relay: ["question"], respondWaitSeconds: 0 } } },
+  config: (modelUrl) => [...scriptedProvider(modelUrl), ...ourServer(TOOL_TIMEOUT_S)],
 })
 
 /** One `codex exec` whose parent plays `steps`, our server's sync budget set to `budgetMs`. */
 async function codex(name: string, steps: Steps, budgetMs: number) {
   const budget = `mcp_servers.opencode-agents.env.OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS="${budgetMs}"`
-  const result = await codexExec({ model, home, codexHome, cwd: repo }, name, steps, ["-c", budget])
-  return { result, outputs: model.toolResults().filter((r) => r.tool.startsWith(TOOL(""))) }
+  const result = await codexExec(world, name, steps, ["-c", budget])
+  return { result, outputs: world.model.toolResults().filter((r) => r.tool.startsWith(TOOL(""))) }
 }
 
 /** The task record a scout of this brief made, once it has ended. */
 async function endedTask(brief: string): Promise<TaskRecord | undefined> {
-  const find = async () => (await taskRecords(home.paths.tasksDir)).find((r) => r.brief?.includes(brief))
+  const find = async () => (await taskRecords(world.home.paths.tasksDir)).find((r) => r.brief?.includes(brief))
   await until(async () => isFinished((await find())?.status ?? "running"), 30_000)
   return find()
 }
 
 test("codex exec declines the scout's question: OpenCode's question tool returns it dismissed, and the scout reports", async () => {
   const brief = "Name it. [script:asks]"
-  const steps: Steps = [{ tool: TOOL("scout"), args: { cwd: repo, task: brief } }, { text: "Got: {{lastToolOutput}}" }]
+  const steps: Steps = [
+    { tool: TOOL("scout"), args: { cwd: world.repo, task: brief } },
+    { text: "Got: {{lastToolOutput}}" },
+  ]
   const { result, outputs } = await codex("parent_asks", steps, 60_000)
   expect(result.code).toBe(0)
   expect(JSON.parse(outputs[0]!.output.slice(outputs[0]!.output.indexOf("{")))).toMatchObject({
@@ -87,12 +60,15 @@ test("codex exec declines the scout's question: OpenCode's question tool returns
   const record = await endedTask(brief)
   expect(record?.progress).toContain(`asked the person: ${QUESTION.question}`)
   expect(record?.progress).toContain(`refused a question request (${QUESTION.question}): the person declined`)
-  expect(model.toolResults().find((r) => r.tool === "question")?.output).toBe("The user dismissed this question")
+  expect(world.model.toolResults().find((r) => r.tool === "question")?.output).toBe("The user dismissed this question")
 }, 180_000)
 
 test("a call held past tool_timeout_sec: Codex's model gets Codex's timeout, not our result, and exec leaves the task behind", async () => {
   const brief = "Where? [script:slow] (held)"
-  const steps: Steps = [{ tool: TOOL("scout"), args: { cwd: repo, task: brief } }, { text: "Got: {{lastToolOutput}}" }]
+  const steps: Steps = [
+    { tool: TOOL("scout"), args: { cwd: world.repo, task: brief } },
+    { text: "Got: {{lastToolOutput}}" },
+  ]
   const { result, outputs } = await codex("parent_held", steps, 60_000)
   expect(result.code).toBe(0)
   expect(outputs[0]?.output).toContain(`timed out awaiting tools/call after ${TOOL_TIMEOUT_S}s`)
@@ -109,7 +85,7 @@ test("control: a sync budget under the tool timeout returns `running` in time, a
     args: { task_id: "{{lastTaskId}}", wait_seconds: 2 },
   }))
   const steps: Steps = [
-    { tool: TOOL("scout"), args: { cwd: repo, task: brief } },
+    { tool: TOOL("scout"), args: { cwd: world.repo, task: brief } },
     ...polls,
     { tool: TOOL("task_result"), args: { task_id: "{{lastTaskId}}" } },
     { text: "Got: {{lastToolOutput}}" },
