@@ -7,7 +7,8 @@
 //   our result, and the task is left behind when `exec` exits and closes our server. Control: with the
 //   sync budget under the tool timeout (what install's registration sets up), the call comes back
 //   `running` in time and the parent follows the task to its report with task_status and task_result.
-import { expect, test } from "bun:test"
+import { beforeAll, expect, test } from "bun:test"
+import { ensureServer } from "../../src/opencode/server"
 import { isFinished, type TaskRecord } from "../../src/engine/tasks"
 import { codexExec, codexWorld, ourServer, scriptedProvider, type Steps, TOOL } from "./_codex"
 import { askingTurns, QUESTION } from "../helpers/question"
@@ -30,6 +31,10 @@ const world = codexWorld({
   home: { config: { policy: { requireTier: false, relay: ["question"], respondWaitSeconds: 0 } } },
   config: (modelUrl) => [...scriptedProvider(modelUrl), ...ourServer(TOOL_TIMEOUT_S)],
 })
+
+// The shared server started before the first call, as a user's usually is: its start (seconds on a loaded
+// machine) would otherwise count against the first call's tool timeout.
+beforeAll(() => ensureServer({ paths: world.home.paths, binary: "opencode", env: world.home.env }), 60_000)
 
 /** One `codex exec` whose parent plays `steps`, our server's sync budget set to `budgetMs`. */
 async function codex(name: string, steps: Steps, budgetMs: number) {
