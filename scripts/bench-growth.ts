@@ -1,32 +1,39 @@
 // f) Growth of the shared `opencode serve` with the number of directories it has served: RSS, threads
 // and fds (its process and descendants, from /proc) after 1, 10 and 50 directories, each given one scout
 // session, with every directory kept (OpenCode's default) beside each released once it rests (what
-// instanceIdleSeconds does), side by side in one run on two fresh servers at once.
+// instanceIdleSeconds does), and each released with the server restarted whenever it outgrows the default
+// serverRecycleMb (what recycle.ts does once it rests), side by side in one run on three fresh servers.
 import { rm } from "node:fs/promises"
 import { agentName } from "../src/agents/names"
 import { createRepository, DEMO_TASK } from "../src/model/demo"
 import { createIsolatedHome } from "../src/model/home"
+import { ConfigSchema } from "../src/config/schema"
+import { InstanceMarks } from "../src/engine/instance-marks"
+import { recycleIfRested } from "../src/engine/recycle"
 import { connect } from "../src/opencode/client"
 import { disposeInstance } from "../src/opencode/instances"
-import { ensureServer, stopServer } from "../src/opencode/server"
+import { ensureServer, stopServer, stopServerIfRecorded } from "../src/opencode/server"
 import { settledFootprint, type Footprint } from "../src/util/footprint"
 
 const STEPS = [1, 10, 50]
 /** The issue's goal: serve's RSS after 50 idle directories at most this many times its RSS after one. */
 const GROWTH_GOAL_RATIO = 1.3
 
-async function curve(
-  modelUrl: string,
-  path: string,
-  release: boolean,
-  steps: number[],
-): Promise<Map<number, Footprint>> {
+type Mode = "kept" | "released" | "recycled"
+type Points = Map<number, Footprint>
+
+/** The curve's footprints, and how many times its server was restarted. */
+async function curve(modelUrl: string, path: string, mode: Mode, steps: number[]) {
   const home = await createIsolatedHome({ modelUrl, env: { PATH: path } })
   const dirs: string[] = []
   const points = new Map<number, Footprint>()
+  const release = mode !== "kept"
+  const recycleMb = ConfigSchema.parse({ version: 1 }).serverRecycleMb
+  const marks = new InstanceMarks(home.paths.instancesDir)
+  let restarts = 0
   try {
-    const record = await ensureServer({ paths: home.paths, binary: "opencode", env: home.env })
-    const client = connect(record)
+    let record = await ensureServer({ paths: home.paths, binary: "opencode", env: home.env })
+    let client = connect(record)
     for (let served = 1; served <= Math.max(...steps); served++) {
       const dir = await createRepository("oc-orch-bench-growth-", { "README.md": "# growth\n" })
       dirs.push(dir)
@@ -41,9 +48,25 @@ async function curve(
       await client.session.delete({ sessionID: created.data.id, directory: dir })
       // The first directory stays live in both curves: one directory's cost is the baseline.
       if (release && served > 1) await disposeInstance(client, dir)
+      if (mode === "recycled") {
+        const connection = { record, client }
+        const outcome = await recycleIfRested({
+          connection: () => connection,
+          limits: async () => ({ recycleMb, restMs: 0 }),
+          marks,
+          tasksRest: async () => true,
+          stop: (stopping) => stopServerIfRecorded(home.paths, stopping),
+        })
+        // The server the next directory is served by: a fresh one after a restart.
+        if (outcome === "recycled") {
+          restarts++
+          record = await ensureServer({ paths: home.paths, binary: "opencode", env: home.env })
+          client = connect(record)
+        }
+      }
       if (steps.includes(served)) points.set(served, await settledFootprint(record.pid))
     }
-    return points
+    return { points, restarts }
   } finally {
     await stopServer(home.paths)
     await home.dispose()
@@ -55,21 +78,28 @@ const row = (f: Footprint) =>
   `${f.rssMb.toFixed(0).padStart(5)} MB ${String(f.threads).padStart(4)} thr ${String(f.fds).padStart(4)} fds`
 
 export async function benchGrowth(modelUrl: string, path: string, steps = STEPS) {
-  // At once, so both curves see the same machine load.
-  const [kept, released] = await Promise.all([curve(modelUrl, path, false, steps), curve(modelUrl, path, true, steps)])
-  console.log("f) serve after N directories        kept (no release)              released as they rest")
+  // At once, so the curves see the same machine load.
+  const curves = await Promise.all(
+    (["kept", "released", "recycled"] as const).map((mode) => curve(modelUrl, path, mode, steps)),
+  )
+  const [kept, released, recycled] = curves.map((c) => c.points) as [Points, Points, Points]
+  const restarts = curves[2]?.restarts ?? 0
+  console.log(
+    "f) serve after N directories        kept (no release)              released as they rest" +
+      "          released, restarted past serverRecycleMb",
+  )
   for (const step of steps)
     console.log(
       `   ${String(step).padStart(3)} directories               ${row(kept.get(step) as Footprint)}   ` +
-        `${row(released.get(step) as Footprint)}`,
+        `${row(released.get(step) as Footprint)}   ${row(recycled.get(step) as Footprint)}`,
     )
   const last = steps[steps.length - 1] as number
   const ratio = (curveOf: Map<number, Footprint>, key: keyof Footprint) =>
     ((curveOf.get(last) as Footprint)[key] / (curveOf.get(1) as Footprint)[key]).toFixed(2)
-  const rssRatio = Number(ratio(released, "rssMb"))
+  const rssRatio = Number(ratio(recycled, "rssMb"))
   console.log(
-    `  growth ${last}/1: RSS ${ratio(kept, "rssMb")}x kept, ${rssRatio}x released (goal ≤ ${GROWTH_GOAL_RATIO}x: ` +
-      `${rssRatio <= GROWTH_GOAL_RATIO ? "met" : "not met"}); threads ${ratio(kept, "threads")}x / ` +
-      `${ratio(released, "threads")}x; fds ${ratio(kept, "fds")}x / ${ratio(released, "fds")}x`,
+    `  growth ${last}/1: RSS ${ratio(kept, "rssMb")}x kept, ${ratio(released, "rssMb")}x released, ${rssRatio}x ` +
+      `restarted ${restarts} times (goal ≤ ${GROWTH_GOAL_RATIO}x: ${rssRatio <= GROWTH_GOAL_RATIO ? "met" : "not met"}); threads ` +
+      `${ratio(kept, "threads")}x / ${ratio(released, "threads")}x; fds ${ratio(kept, "fds")}x / ${ratio(released, "fds")}x`,
   )
 }

@@ -214,6 +214,32 @@ describe("recycling the shared server on the real OpenCode", () => {
     }
   }, 60_000)
 
+  test("a restart's mark holds a starting turn back while its process lives; a SIGKILLed restarter's does not", async () => {
+    const dir = await mkdtemp(`${tmpdir()}/oc-orch-marks-`)
+    const live = Bun.spawn(["sleep", "60"])
+    const dead = Bun.spawn(["true"])
+    await dead.exited
+    const serverRelease = (pid: number) => `${dir}/${"0".repeat(32)}.release.${pid}.0`
+    try {
+      await writeFile(serverRelease(dead.pid), "")
+      let started = Date.now()
+      await (await marks(dir).use("/some/repo"))()
+      expect(Date.now() - started).toBeLessThan(1000)
+      // Control: the same mark of a live process keeps the use waiting until it goes.
+      await writeFile(serverRelease(live.pid), "")
+      started = Date.now()
+      const using = marks(dir).use("/some/repo")
+      await Bun.sleep(600)
+      await rm(serverRelease(live.pid))
+      await (await using)()
+      expect(Date.now() - started).toBeGreaterThanOrEqual(600)
+    } finally {
+      live.kill()
+      await live.exited
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
   async function hasUseMark() {
     return (await readdir(world.home.paths.instancesDir).catch(() => [] as string[])).some((name) =>
       name.includes(".use."),
