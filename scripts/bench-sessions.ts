@@ -66,7 +66,8 @@ export async function benchSessions(timed: Timed, pinnedPath: string) {
     console.log(
       `  sessions: paged / per-session ${(paged50 / perSession).toFixed(2)}x at 50 rows; total ${total} ` +
         `(before: ${before}); ${paged.toFixed(0)} ms at ${DEFAULT_SESSION_ROWS} rows ` +
-        `(goal ≤ ${SESSIONS_GOAL_MS} ms: ${paged <= SESSIONS_GOAL_MS ? "met" : "not met"}), ${paged50.toFixed(0)} ms at 50`,
+        `(goal ≤ ${SESSIONS_GOAL_MS} ms: ${paged <= SESSIONS_GOAL_MS ? "met" : "not met"}), ` +
+        `${paged50.toFixed(0)} ms at 50`,
     )
   } finally {
     await stopServer(sessionsHome.paths)

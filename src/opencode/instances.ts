@@ -1,5 +1,6 @@
-// The calls instance release and the server's recycling need from the shared server. Both name a directory, and any request
-// naming one boots its instance if it is not live: ask only about directories believed live.
+// What instance release and the server's recycling ask of the shared server. A request naming a
+// directory boots its instance if it is not live: ask only about directories believed live (the
+// session list names none).
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { fail } from "../errors"
 

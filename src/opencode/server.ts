@@ -3,13 +3,14 @@
 // and across MCP server processes. A slow one is waited out; a gone one is replaced on the next call;
 // a process that is not provably ours (PID, start time, password) is never signalled.
 import { randomBytes } from "node:crypto"
-import { link, mkdir, rm, stat, writeFile } from "node:fs/promises"
+import { mkdir, rm } from "node:fs/promises"
 import { readFileSync } from "node:fs"
 import { searchPath, type Env } from "../config/flags"
 import type { Paths } from "../config/paths"
 import { fail } from "../errors"
 import { z } from "zod"
 import { makePrivate, writeJson } from "../util/fs"
+import { withStartLock } from "./start-lock"
 import { readStateFile } from "../util/state-file"
 import { SHARED_SERVER_VARIABLE } from "../sandbox"
 import { alive, killPid, processStart, spawn, type Spawned } from "../util/process"
@@ -266,47 +267,4 @@ export async function stopServer(paths: Paths): Promise<void> {
   const record = await readServerRecord(paths)
   if (record && isServerProcess(record)) await killPid(record.pid, 3000)
   await rm(paths.serverFile, { force: true })
-}
-
-// Two MCP processes may start at once (a client launching several); one starts the server, the
-// other waits and reuses it. The lock file holds the owner's PID; a dead owner's lock is taken over.
-async function withStartLock<T>(paths: Paths, body: () => Promise<T>): Promise<T> {
-  await mkdir(paths.stateDir, { recursive: true, mode: 0o700 })
-  const deadline = Date.now() + 60_000
-  while (true) {
-    try {
-      // Written aside and linked into place, so nobody ever reads the lock without its owner's PID.
-      const temp = `${paths.serverLock}.${process.pid}.${Date.now()}`
-      await writeFile(temp, String(process.pid))
-      try {
-        await link(temp, paths.serverLock)
-      } finally {
-        await rm(temp, { force: true })
-      }
-      break
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
-      const owner = Number(
-        await Bun.file(paths.serverLock)
-          .text()
-          // A lock gone or unreadable names no holder.
-          .catch(() => "0"),
-      )
-      // Gone between the failed create and this look: it counts as old, and the next attempt takes it.
-      const age = Date.now() - ((await stat(paths.serverLock).catch(() => undefined))?.mtimeMs ?? 0)
-      if (!alive(owner) || age > 60_000) await rm(paths.serverLock, { force: true })
-      else if (Date.now() > deadline)
-        throw fail(
-          "Server",
-          "Timed out waiting for another process to start OpenCode.",
-          `Remove ${paths.serverLock} if no other opencode-mcp-orchestrator is running.`,
-        )
-      else await Bun.sleep(100)
-    }
-  }
-  try {
-    return await body()
-  } finally {
-    await rm(paths.serverLock, { force: true })
-  }
 }

@@ -9,10 +9,14 @@ export interface Footprint {
   fds: number
 }
 
+// A process or thread can end between listing it and reading it: it then has no children and no
+// footprint, which is what the reads below count it as.
 async function children(pid: number): Promise<number[]> {
+  // Gone: no threads.
   const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[])
   const out: number[] = []
   for (const task of tasks) {
+    // Gone: no children.
     const text = await readFile(`/proc/${pid}/task/${task}/children`, "utf8").catch(() => "")
     for (const child of text.split(/\s+/).filter(Boolean)) out.push(Number(child))
   }
@@ -27,10 +31,12 @@ export async function footprint(pid: number): Promise<Footprint> {
   const queue = [pid]
   while (queue.length) {
     const current = queue.shift() as number
+    // Gone: nothing to count.
     const status = await readFile(`/proc/${current}/status`, "utf8").catch(() => "")
     if (!status) continue
     total.rssMb += field(status, "VmRSS") / 1024
     total.threads += field(status, "Threads")
+    // Gone, or its fds not ours to read: none counted.
     total.fds += (await readdir(`/proc/${current}/fd`).catch(() => [] as string[])).length
     queue.push(...(await children(current)))
   }

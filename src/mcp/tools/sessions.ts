@@ -1,5 +1,12 @@
 import { z } from "zod"
-import { parseSince, DEFAULT_SESSION_ROWS, DEFAULT_STALE_S, listSessions, renderSessions, SESSION_STATES } from "../../engine"
+import {
+  DEFAULT_SESSION_ROWS,
+  DEFAULT_STALE_S,
+  listSessions,
+  parseSince,
+  renderSessions,
+  SESSION_STATES,
+} from "../../engine"
 import { defineTool } from "../define"
 import description from "./sessions.md" with { type: "text" }
 
