@@ -19,10 +19,10 @@ export { MAX_PATCH_PAGE } from "./patches"
 export { LIST_LIMIT, storedTasks } from "./listing"
 export { parseSince, renderStats, summarize, type StatsRow } from "./ledger"
 export {
-  DEFAULT_SESSION_ROWS,
-  DEFAULT_STALE_S,
   listSessions,
   renderSessions,
+  DEFAULT_SESSION_ROWS,
+  DEFAULT_STALE_S,
   SESSION_STATES,
   type SessionState,
 } from "./sessions"

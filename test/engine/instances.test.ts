@@ -4,25 +4,16 @@
 // a delegation another process is starting there; serve's threads and fds come back to one directory's
 // (its RSS does not: OpenCode 1.18.33 keeps most of a disposed instance's memory, see the README).
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
 import { InstanceMarks } from "../../src/engine/instance-marks"
 import { instancesToRelease } from "../../src/engine/instance-plan"
 import { Instances } from "../../src/engine/instances"
 import { disposeInstance, sessionRunningIn } from "../../src/opencode/instances"
 import { readServerRecord } from "../../src/opencode/server"
-import {
-  front,
-  makeRepo,
-  runAgent,
-  startWorld,
-  stopWorld,
-  structuredOf,
-  type Front,
-  type World,
-} from "../escape/_world"
+import { makeRepo, runAgent, structuredOf } from "../escape/_world"
+import { serverWorld } from "./_server-world"
 import { settledFootprint } from "../../src/util/footprint"
 
-const read = (filePath: string) => ({ tool: "read", args: { filePath } })
 const SLOW_MS = 8000
 
 describe("instancesToRelease", () => {
@@ -51,22 +42,11 @@ describe("instancesToRelease", () => {
 })
 
 describe("instances on the real OpenCode", () => {
-  let world: World
-  let mcp: Front
+  const { world, mcp } = serverWorld(SLOW_MS)
 
   beforeAll(async () => {
-    world = await startWorld({
-      read_readme: { turns: [{ steps: [read("README.md"), { text: "report: {{toolOutputs}}" }] }] },
-      slow: { turns: [{ steps: [{ text: "late", delayMs: SLOW_MS }] }] },
-    })
-    mcp = await front(world)
     const { client: connected } = await world.runtime.opencode()
     client = () => connected
-  }, 120_000)
-
-  afterAll(async () => {
-    await mcp?.close()
-    await stopWorld(world)
   })
 
   const scout = async (cwd: string) =>

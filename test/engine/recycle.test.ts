@@ -3,7 +3,7 @@
 // delegation runs on a fresh one; never while a turn of any process is marked, a task is unfinished, or
 // a session was updated within the rest window; a turn starting during a restart waits and runs on the
 // new server; and the stop touches only the server the record still names (never a foreign process).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { InstanceMarks } from "../../src/engine/instance-marks"
@@ -11,29 +11,15 @@ import { recycleIfRested, type RecycleLimits } from "../../src/engine/recycle"
 import { readServerRecord, stopServerIfRecorded, type ServerRecord } from "../../src/opencode/server"
 import { writeJson } from "../../src/util/fs"
 import { alive } from "../../src/util/process"
-import { front, makeRepo, startWorld, stopWorld, structuredOf, type Front, type World } from "../escape/_world"
+import { makeRepo, structuredOf } from "../escape/_world"
+import { serverWorld } from "./_server-world"
 
-const read = (filePath: string) => ({ tool: "read", args: { filePath } })
 const SLOW_MS = 6000
 /** A limit every server is over, so only rest decides. */
 const ANY_SIZE = 1
 
 describe("recycling the shared server on the real OpenCode", () => {
-  let world: World
-  let mcp: Front
-
-  beforeAll(async () => {
-    world = await startWorld({
-      read_readme: { turns: [{ steps: [read("README.md"), { text: "report: {{toolOutputs}}" }] }] },
-      slow: { turns: [{ steps: [{ text: "late", delayMs: SLOW_MS }] }] },
-    })
-    mcp = await front(world)
-  }, 120_000)
-
-  afterAll(async () => {
-    await mcp?.close()
-    await stopWorld(world)
-  })
+  const { world, mcp } = serverWorld(SLOW_MS)
 
   // The process's own sweep stays out of the direct checks below: nothing rests for an hour.
   const setConfig = (extra: Record<string, unknown>) =>
