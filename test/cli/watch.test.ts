@@ -19,6 +19,7 @@ import { createIsolatedHome } from "../../src/model/home"
 import { readServerRecord } from "../../src/opencode/server"
 import { run } from "../../src/util/process"
 import { TEST_PATH } from "../helpers/mcp"
+import { slowTurn } from "../helpers/slow-turn"
 import { connect, makeRepo, startWorld, stopWorld, structured, text, type Connected, type World } from "../mcp/_setup"
 
 const MAIN = resolve(import.meta.dir, "../../src/cli/main.ts")
@@ -31,18 +32,7 @@ let mcp: Connected
 let running: { id: string; sessionID: string; repo: string } | undefined
 
 beforeAll(async () => {
-  world = await startWorld({
-    slow: {
-      turns: [
-        {
-          steps: [
-            { tool: "glob", args: { pattern: "*.md" } },
-            { text: "late", delayMs: 300_000 },
-          ],
-        },
-      ],
-    },
-  })
+  world = await startWorld({ slow: slowTurn("late", 300_000) })
   mcp = await connect(world, { syncBudgetMs: 3000 })
 }, 120_000)
 afterAll(async () => {

@@ -62,29 +62,37 @@ describe("planBudget accepts the profiles as shipped", () => {
   })
 })
 
+/** A call of `role` (its own operation) on the standard profile, with `more` on top. */
+const on = (role: BudgetInput["role"], more: Partial<BudgetInput> = {}): BudgetInput => ({
+  operation: role,
+  role,
+  limits: standard,
+  ...more,
+})
+
 // Every impossible combination: the kind of error, and words its message must contain.
 const impossible: [string, BudgetInput, AppError["kind"], string[]][] = [
   [
     "parent not 60s above scout",
-    { operation: "scout", role: "scout", limits: { scout: 300, worker: 300, runner: 300, parent: 359 } },
+    on("scout", { limits: { scout: 300, worker: 300, runner: 300, parent: 359 } }),
     "Config",
     ["parent budget (359s)", "scout budget (300s)", "60s"],
   ],
   [
     "parent not 60s above the longest role, even for another role's call",
-    { operation: "scout", role: "scout", limits: { scout: 60, worker: 60, runner: 1200, parent: 1250 } },
+    on("scout", { limits: { scout: 60, worker: 60, runner: 1200, parent: 1250 } }),
     "Config",
     ["runner budget (1200s)"],
   ],
   [
     "parent equal to the role",
-    { operation: "worker", role: "worker", limits: { scout: 600, worker: 600, runner: 600, parent: 600 } },
+    on("worker", { limits: { scout: 600, worker: 600, runner: 600, parent: 600 } }),
     "Config",
     ["parent budget (600s)", "budget (600s)"],
   ],
   [
     "bridge override plus reserve beyond the parent",
-    { operation: "worker", role: "worker", limits: standard, bridgeTimeoutMs: 1_470_000 },
+    on("worker", { bridgeTimeoutMs: 1_470_000 }),
     "Config",
     [
       "worker:",
@@ -98,49 +106,39 @@ const impossible: [string, BudgetInput, AppError["kind"], string[]][] = [
   ],
   [
     "bridge override of an hour on the standard parent",
-    { operation: "runner", role: "runner", limits: standard, bridgeTimeoutMs: 3_600_000 },
+    on("runner", { bridgeTimeoutMs: 3_600_000 }),
     "Config",
     ["runner:", "3600s", "parent budget of 1500s"],
   ],
   [
     "test override beyond the parent",
-    { operation: "task_continue (worker)", role: "worker", limits: standard, overrideMs: 1_461_000 },
+    on("worker", { operation: "task_continue (worker)", overrideMs: 1_461_000 }),
     "Config",
     ["task_continue (worker):", "the requested timeout", "40s reserve"],
   ],
   [
     "scout call timeout over the scout budget",
-    { operation: "scout", role: "scout", limits: standard, callTimeoutS: 301 },
+    on("scout", { callTimeoutS: 301 }),
     "Usage",
     ["scout:", "timeout_seconds 301", "300s", "timeoutLimits.scout"],
   ],
   [
     "worker call timeout over a bridge override",
-    { operation: "worker", role: "worker", limits: standard, bridgeTimeoutMs: 120_000, callTimeoutS: 121 },
+    on("worker", { bridgeTimeoutMs: 120_000, callTimeoutS: 121 }),
     "Usage",
     ["worker:", "timeout_seconds 121", "120s", "OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS"],
   ],
-  [
-    "operation under a second",
-    { operation: "scout", role: "scout", limits: standard, overrideMs: 500 },
-    "Usage",
-    ["scout:", "0.5s", "too short"],
-  ],
+  ["operation under a second", on("scout", { overrideMs: 500 }), "Usage", ["scout:", "0.5s", "too short"]],
   [
     "runner command leaving 59s",
-    { operation: "runner", role: "runner", limits: standard, commandTimeoutS: 1141 },
+    on("runner", { commandTimeoutS: 1141 }),
     "Usage",
     ["runner:", "1141s", "less than 60s", "1200s"],
   ],
-  [
-    "runner command longer than the runner",
-    { operation: "runner", role: "runner", limits: standard, commandTimeoutS: 5000 },
-    "Usage",
-    ["5000s"],
-  ],
+  ["runner command longer than the runner", on("runner", { commandTimeoutS: 5000 }), "Usage", ["5000s"]],
   [
     "runner command under a bridge override",
-    { operation: "runner", role: "runner", limits: standard, bridgeTimeoutMs: 90_000, commandTimeoutS: 31 },
+    on("runner", { bridgeTimeoutMs: 90_000, commandTimeoutS: 31 }),
     "Usage",
     ["31s", "90s"],
   ],

@@ -18,6 +18,7 @@ import type { IsolatedHome } from "../../src/model/home"
 import type { ScriptedModel } from "../../src/model/server"
 import { alive } from "../../src/util/process"
 import { QUESTION } from "../helpers/question"
+import { countingSite, type Site } from "../helpers/site"
 import { BINARY } from "../helpers/mcp"
 import { startHome, stopHome, type HomeWorld } from "../helpers/world"
 import { until } from "../helpers/until"
@@ -26,20 +27,11 @@ let world: HomeWorld
 let model: ScriptedModel
 let home: IsolatedHome
 
-let site: ReturnType<typeof Bun.serve>
-let hits = 0
+let site: Site
 
 beforeAll(async () => {
-  // A site on the loopback interface: a fetch needs no internet, and each one is counted.
-  site = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch: () => {
-      hits++
-      return new Response("fetched notes", { headers: { "content-type": "text/plain" } })
-    },
-  })
-  const url = `http://127.0.0.1:${site.port}/notes`
+  site = countingSite("fetched notes")
+  const { url } = site
   world = await startHome(
     {
       ask: {
@@ -63,7 +55,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stopHome(world)
-  await site?.stop(true)
+  await site?.stop()
 })
 
 /** The writer lock of `repo` (engine/locks.ts names it by a hash of the workspace), if held. */
@@ -173,14 +165,14 @@ test("attack: the serve is SIGKILLed while its question is open: the watchdog an
 
 for (const leave of ["close", "sigkill"] as const)
   test(`attack: ${leave === "close" ? "the client closes" : "the serve is SIGKILLed"} while a relayed fetch waits for permission: refused with the reason, nothing fetched`, async () => {
-    hits = 0
+    site.hits = 0
     const { record, told } = await askThenLeave(leave, "fetch", "webfetch")
     expect(told).toContain(
       leave === "close"
         ? "Refused: the MCP client that could put it to the person closed"
         : "Refused: the MCP server process that could put it to the person stopped",
     )
-    expect(hits).toBe(0)
+    expect(site.hits).toBe(0)
     expect(record.status).toBe("succeeded")
     expect(record.progress.some((line) => line.startsWith("withdrew a permission request (webfetch"))).toBe(true)
   }, 120_000)

@@ -1,17 +1,8 @@
 // A scout's or worker's per-call options on the real OpenCode: timeout_seconds (within the role's
 // budget, refused before anything starts when over it) and the session's title (lane label, role, brief).
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import {
-  connect,
-  makeRepo,
-  startWorld,
-  stopWorld,
-  structured,
-  taskFiles,
-  text,
-  type Connected,
-  type World,
-} from "./_setup"
+import { connect, makeRepo, startWorld, stopWorld, taskFiles, text, type Connected, type World } from "./_setup"
+import { scoutAnswer } from "./_scout"
 
 let world: World
 let mcp: Connected
@@ -51,13 +42,7 @@ test.each([
 test("a scout's small timeout_seconds times the task out at that deadline", async () => {
   const repo = await makeRepo(world)
   const started = performance.now()
-  const scout = structured(
-    await mcp.client.callTool(
-      { name: "scout", arguments: { cwd: repo, task: "[script:hang] look", timeout_seconds: 10 } },
-      undefined,
-      { timeout: 120_000 },
-    ),
-  )
+  const scout = await scoutAnswer(mcp.client, { cwd: repo, task: "[script:hang] look", timeout_seconds: 10 }, 120_000)
   expect(scout.status).toBe("timed_out")
   expect(scout.error_kind).toBe("timeout")
   expect(performance.now() - started).toBeGreaterThanOrEqual(10_000)
@@ -72,20 +57,16 @@ async function titlesIn(directory: string) {
 
 test("a session's title carries the lane label, the role and the brief's first line, and ends with the task id", async () => {
   const repo = await makeRepo(world)
-  const fromEnv = structured(
-    await mcp.client.callTool(
-      { name: "scout", arguments: { cwd: repo, task: "Where is count? [script:answer]\nsay which file" } },
-      undefined,
-      { timeout: 60_000 },
-    ),
+  const fromEnv = await scoutAnswer(
+    mcp.client,
+    { cwd: repo, task: "Where is count? [script:answer]\nsay which file" },
+    60_000,
   )
   expect(fromEnv.status).toBe("succeeded")
-  const fromCall = structured(
-    await mcp.client.callTool(
-      { name: "scout", arguments: { cwd: repo, task: "Who calls count? [script:answer]", label: "review" } },
-      undefined,
-      { timeout: 60_000 },
-    ),
+  const fromCall = await scoutAnswer(
+    mcp.client,
+    { cwd: repo, task: "Who calls count? [script:answer]", label: "review" },
+    60_000,
   )
   expect(fromCall.status).toBe("succeeded")
   const titles = await titlesIn(repo)

@@ -14,6 +14,7 @@ import { TASK_ID } from "../../src/engine/tasks"
 import { createServer } from "../../src/mcp/server"
 import { connect as connectOpencode } from "../../src/opencode/client"
 import { readServerRecord } from "../../src/opencode/server"
+import { slowTurn } from "../helpers/slow-turn"
 import { makeRepo, startWorld, stopWorld, structured, taskFiles, text, type World } from "./_setup"
 
 let world: World
@@ -40,16 +41,7 @@ async function client(capabilities: Record<string, unknown>): Promise<Client> {
 
 beforeAll(async () => {
   world = await startWorld({
-    slow: {
-      turns: [
-        {
-          steps: [
-            { tool: "glob", args: { pattern: "*.md" } },
-            { text: "slow report", delayMs: 3000 },
-          ],
-        },
-      ],
-    },
+    slow: slowTurn("slow report", 3000),
     hang: { turns: [{ steps: [{ text: "too late", delayMs: 120_000 }] }] },
     quick: { turns: [{ steps: [{ text: "quick report" }] }] },
     edit: {

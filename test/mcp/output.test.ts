@@ -5,6 +5,7 @@ import { readdir } from "node:fs/promises"
 import { BINARY } from "../helpers/mcp"
 import { tempDir } from "../helpers/temp"
 import { connect, makeRepo, startWorld, stopWorld, structured, text, type Connected, type World } from "./_setup"
+import { callScout, scoutAnswer } from "./_scout"
 
 // 50 KB: what a scout that pasted whole files into its answer would hand the parent uncut.
 const LONG_REPORT = `FIRST LINE\n${"0123456789abcdef\n".repeat(2940)}CONCLUSION: count is in src/tally.ts`
@@ -46,13 +47,7 @@ const output = async (args: Record<string, unknown>) =>
 
 /** A finished scout in `repo`, asked where `count` is; it must have succeeded. */
 async function lookedAround(repo: string) {
-  const scout = structured(
-    await mcp.client.callTool(
-      { name: "scout", arguments: { cwd: repo, task: "[script:look] where is count?" } },
-      undefined,
-      { timeout: 120_000 },
-    ),
-  )
+  const scout = await scoutAnswer(mcp.client, { cwd: repo, task: "[script:look] where is count?" }, 120_000)
   expect(scout.status).toBe("succeeded")
   return scout
 }
@@ -102,11 +97,7 @@ test("an unknown session or both ids are refused with what to do", async () => {
 
 test("a 50 KB report reaches the parent as at most 2 KB with its head and tail; session_output has it whole", async () => {
   const repo = await makeRepo(world)
-  const result = await mcp.client.callTool(
-    { name: "scout", arguments: { cwd: repo, task: "[script:long] where is count?" } },
-    undefined,
-    { timeout: 120_000 },
-  )
+  const result = await callScout(mcp.client, { cwd: repo, task: "[script:long] where is count?" }, 120_000)
   const scout = structured(result)
   expect(scout.status).toBe("succeeded")
   expect(Buffer.byteLength(LONG_REPORT)).toBeGreaterThan(50_000)

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test"
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js"
 import { connect, makeRepo, startWorld, stopWorld, structured, type Person, type World } from "./_setup"
 import { askingTurns, QUESTION } from "../helpers/question"
+import { countingSite, type Site } from "../helpers/site"
 
 let world: World
 // An agent writes the question: here one of 300 KB, and 25 at once.
@@ -22,21 +23,12 @@ const yesNo = (n: number) => ({
 const askAll = (from: number, count: number) => ({
   tools: Array.from({ length: count }, (_, i) => ({ tool: "question", args: { questions: [yesNo(from + i)] } })),
 })
-let site: ReturnType<typeof Bun.serve>
-let hits = 0
+let site: Site
 const NOTES = "relay notes: the nightly build is green"
 
 beforeAll(async () => {
-  // A site on the loopback interface: webfetch needs no internet.
-  site = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch: () => {
-      hits++
-      return new Response(NOTES, { headers: { "content-type": "text/plain" } })
-    },
-  })
-  const url = `http://127.0.0.1:${site.port}/notes`
+  site = countingSite(NOTES)
+  const { url } = site
   // The config, and the agents rendered from it, relay questions and fetches.
   world = await startWorld(
     {
@@ -94,7 +86,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stopWorld(world)
-  await site?.stop(true)
+  await site?.stop()
 })
 
 /** A person who answers from a queue and remembers what they were asked. */
@@ -173,23 +165,21 @@ test("a fetch the person accepts runs once; one they decline is refused with the
   const answering = person({ action: "accept" }, { action: "decline" })
   const { client, close } = await connect(world, {}, "relay-tests", answering)
   try {
-    hits = 0
+    site.hits = 0
     const accepted = await scout(client, repo, "fetch")
     expect(answering.asked[0]!.message).toBe(
-      `A delegated OpenCode agent asks for webfetch http://127.0.0.1:${site.port}/notes. Accept to allow it once; decline to refuse.`,
+      `A delegated OpenCode agent asks for webfetch ${site.url}. Accept to allow it once; decline to refuse.`,
     )
-    expect(accepted.progress).toContain(`asked the person: webfetch http://127.0.0.1:${site.port}/notes`)
+    expect(accepted.progress).toContain(`asked the person: webfetch ${site.url}`)
     expect(accepted.progress).toContain("the person answered: allowed once")
-    expect(hits).toBe(1)
+    expect(site.hits).toBe(1)
     expect(accepted.result.report).toContain(NOTES)
 
-    hits = 0
+    site.hits = 0
     const declined = await scout(client, repo, "fetch")
     expect(answering.asked).toHaveLength(2)
-    expect(hits).toBe(0)
-    expect(declined.progress).toContain(
-      `refused a permission request (webfetch http://127.0.0.1:${site.port}/notes): the person declined`,
-    )
+    expect(site.hits).toBe(0)
+    expect(declined.progress).toContain(`refused a permission request (webfetch ${site.url}): the person declined`)
     expect(lastToolResult()?.output).toContain("refused by policy (the person declined)")
     expect(declined.result.report).not.toContain(NOTES)
   } finally {
@@ -202,12 +192,12 @@ test("no answer within the bound: the ask is withdrawn and refused, saying so", 
   const answering = person("silent")
   const { client, close } = await connect(world, { relayWaitMs: 1000 }, "relay-tests", answering)
   try {
-    hits = 0
+    site.hits = 0
     const { result, progress } = await scout(client, repo, "fetch")
     expect(answering.asked).toHaveLength(1)
-    expect(hits).toBe(0)
+    expect(site.hits).toBe(0)
     expect(progress).toContain(
-      `refused a permission request (webfetch http://127.0.0.1:${site.port}/notes): no answer from the person within 1s`,
+      `refused a permission request (webfetch ${site.url}): no answer from the person within 1s`,
     )
     expect(lastToolResult()?.output).toContain("no answer from the person within 1s")
     expect(result.status).toBe("succeeded")
@@ -220,9 +210,9 @@ test("a client without elicitation: the ask is refused by policy as before, the 
   const repo = await makeRepo(world)
   const { client, close } = await connect(world)
   try {
-    hits = 0
+    site.hits = 0
     const { progress } = await scout(client, repo, "fetch")
-    expect(hits).toBe(0)
+    expect(site.hits).toBe(0)
     expect(progress.find((line) => line.startsWith("refused a permission request (webfetch"))).toContain(
       "no one to ask: the calling client cannot relay asks to the person (no MCP elicitation)",
     )
@@ -245,12 +235,12 @@ test("an ask raised after the call returned `running` is refused: the call had r
   const answering = person({ action: "accept" })
   const { client, delegations, close } = await connect(world, { syncBudgetMs: 1000 }, "relay-tests", answering)
   try {
-    hits = 0
+    site.hits = 0
     const { result } = await scout(client, repo, "late-fetch")
     expect(result.status).toBe("running")
     const final = await delegations.follow(result.task_id!)
     expect(answering.asked).toHaveLength(0)
-    expect(hits).toBe(0)
+    expect(site.hits).toBe(0)
     expect(final?.progress.find((line) => line.startsWith("refused a permission request (webfetch"))).toContain(
       "the call had returned; no one to ask",
     )
@@ -265,7 +255,7 @@ test("task_continue relays too: the rework's fetch is asked for and, accepted, r
   const answering = person({ action: "accept" })
   const { client, close } = await connect(world, {}, "relay-tests", answering)
   try {
-    hits = 0
+    site.hits = 0
     const first = await scout(client, repo, "rework")
     expect(first.result.status).toBe("succeeded")
     expect(answering.asked).toHaveLength(0)
@@ -282,7 +272,7 @@ test("task_continue relays too: the rework's fetch is asked for and, accepted, r
     )
     expect(answering.asked).toHaveLength(1)
     expect(progress).toContain("the person answered: allowed once")
-    expect(hits).toBe(1)
+    expect(site.hits).toBe(1)
     expect(rework.report).toContain(NOTES)
   } finally {
     await close()

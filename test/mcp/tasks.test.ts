@@ -1,8 +1,10 @@
 // Tasks that outlive the call, progress in order, and permission asks answered by policy, on the
 // real OpenCode with the scripted model. One OpenCode server for the whole file.
 import { afterAll, beforeAll, expect, test } from "bun:test"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Flags } from "../../src/config/flags"
 import { runTurn } from "../../src/engine/turn"
-import { connect, makeRepo, startWorld, stopWorld, structured, text, type World } from "./_setup"
+import { connect, makeRepo, startWorld, stopWorld, structured, text, type Connected, type World } from "./_setup"
 
 let world: World
 
@@ -58,13 +60,25 @@ beforeAll(async () => {
 
 afterAll(() => stopWorld(world))
 
-test("a task longer than the sync budget returns running; task_status waits on progress and task_result delivers it", async () => {
+/** A test that runs `body` with a fresh repository and a client of a server with `flags`, closed after it. */
+const inRepo = (flags: Partial<Flags>, body: (mcp: Connected, repo: string) => Promise<void>) => async () => {
   const repo = await makeRepo(world)
-  const { client, close } = await connect(world, { syncBudgetMs: 1000 })
+  const mcp = await connect(world, flags)
   try {
-    const first = structured(
-      await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Slow look [script:slow]" } }),
-    )
+    await body(mcp, repo)
+  } finally {
+    await mcp.close()
+  }
+}
+
+/** A scout's structured answer in `repo`. */
+const scout = async (client: Client, repo: string, task: string) =>
+  structured(await client.callTool({ name: "scout", arguments: { cwd: repo, task } }))
+
+test(
+  "a task longer than the sync budget returns running; task_status waits on progress and task_result delivers it",
+  inRepo({ syncBudgetMs: 1000 }, async ({ client }, repo) => {
+    const first = await scout(client, repo, "Slow look [script:slow]")
     // The script takes 4 s of model time: "running" is the proof the call came back before the task
     // ended (a wall-clock bound here only measured how loaded the machine was).
     expect(first.status).toBe("running")
@@ -92,18 +106,14 @@ test("a task longer than the sync budget returns running; task_status waits on p
     expect(result.status).toBe("succeeded")
     expect(result.report).toBe("slow report")
     expect(result.files_changed).toEqual([])
-  } finally {
-    await close()
-  }
-}, 90_000)
+  }),
+  90_000,
+)
 
-test("task_cancel on a finished task cancels nothing and says so; its status and record stay as they were", async () => {
-  const repo = await makeRepo(world)
-  const { client, close } = await connect(world)
-  try {
-    const done = structured(
-      await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Quick look [script:quick]" } }),
-    )
+test(
+  "task_cancel on a finished task cancels nothing and says so; its status and record stay as they were",
+  inRepo({}, async ({ client }, repo) => {
+    const done = await scout(client, repo, "Quick look [script:quick]")
     expect(done.status).toBe("succeeded")
     const id = String(done.task_id)
     const answer = await client.callTool({ name: "task_cancel", arguments: { task_id: id } })
@@ -119,34 +129,26 @@ test("task_cancel on a finished task cancels nothing and says so; its status and
     )
     const result = structured(await client.callTool({ name: "task_result", arguments: { task_id: id } }))
     expect([result.status, result.report, result.next]).toEqual([done.status, done.report, done.next])
-  } finally {
-    await close()
-  }
-}, 120_000)
+  }),
+  120_000,
+)
 
-test("control: task_cancel on a running task cancels it, with no such note", async () => {
-  const repo = await makeRepo(world)
-  const { client, close } = await connect(world, { syncBudgetMs: 1000 })
-  try {
-    const first = structured(
-      await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Slow look [script:slow]" } }),
-    )
+test(
+  "control: task_cancel on a running task cancels it, with no such note",
+  inRepo({ syncBudgetMs: 1000 }, async ({ client }, repo) => {
+    const first = await scout(client, repo, "Slow look [script:slow]")
     expect(first.status).toBe("running")
     const cancelled = await client.callTool({ name: "task_cancel", arguments: { task_id: String(first.task_id) } })
     expect(structured(cancelled).status).toBe("cancelled")
     expect(text(cancelled)).not.toContain("nothing was cancelled")
-  } finally {
-    await close()
-  }
-}, 120_000)
+  }),
+  120_000,
+)
 
-test("task_status shows a running task's liveness: its step, its last tool and target, the seconds since its latest event", async () => {
-  const repo = await makeRepo(world)
-  const { client, close } = await connect(world, { syncBudgetMs: 1000 })
-  try {
-    const first = structured(
-      await client.callTool({ name: "scout", arguments: { cwd: repo, task: "Quiet look [script:quiet]" } }),
-    )
+test(
+  "task_status shows a running task's liveness: its step, its last tool and target, the seconds since its latest event",
+  inRepo({ syncBudgetMs: 1000 }, async ({ client }, repo) => {
+    const first = await scout(client, repo, "Quiet look [script:quiet]")
     const id = String(first.task_id)
     const status = async (wait = 0) =>
       structured(await client.callTool({ name: "task_status", arguments: { task_id: id, wait_seconds: wait } }))
@@ -166,15 +168,13 @@ test("task_status shows a running task's liveness: its step, its last tool and t
     while (done.status === "running") done = await status(20)
     expect(done.status).toBe("succeeded")
     expect(done.seconds_since_event).toBeUndefined()
-  } finally {
-    await close()
-  }
-}, 90_000)
+  }),
+  90_000,
+)
 
-test("progress notifications arrive in order: steps, the retry, tool calls with their targets, the edit", async () => {
-  const repo = await makeRepo(world)
-  const { client, close } = await connect(world)
-  try {
+test(
+  "progress notifications arrive in order: steps, the retry, tool calls with their targets, the edit",
+  inRepo({}, async ({ client }, repo) => {
     const lines: { progress: number; message: string }[] = []
     const result = await client.callTool(
       { name: "worker", arguments: { cwd: repo, task: "Touch tally [script:progress]" } },
@@ -197,15 +197,13 @@ test("progress notifications arrive in order: steps, the retry, tool calls with 
     // No call announced before its input was known.
     expect(messages).not.toContain("read")
     expect(messages).not.toContain("edit")
-  } finally {
-    await close()
-  }
-}, 90_000)
+  }),
+  90_000,
+)
 
-test("a permission ask from an orchestrator session is answered by policy, so the run never hangs", async () => {
-  const repo = await makeRepo(world)
-  const { runtime, close } = await connect(world)
-  try {
+test(
+  "a permission ask from an orchestrator session is answered by policy, so the run never hangs",
+  inRepo({}, async ({ runtime }, repo) => {
     const { client, hub } = await runtime.opencode()
     // The session's own ruleset turns `read` into `ask`: OpenCode raises permission.asked and waits.
     const created = await client.session.create({
@@ -235,7 +233,6 @@ test("a permission ask from an orchestrator session is answered by policy, so th
     expect(turn.transcript?.text).toContain("Reading was refused")
     expect(turn.transcript?.tools.find((call) => call.tool === "read")?.status).toBe("error")
     await client.session.delete({ sessionID, directory: repo })
-  } finally {
-    await close()
-  }
-}, 60_000)
+  }),
+  60_000,
+)

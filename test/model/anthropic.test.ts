@@ -1,31 +1,11 @@
 // The scripted model's Anthropic Messages API, the face Claude Code talks to: a Messages request is
 // read as the chat request the scripts know (tool results become tool messages), and the reply is
 // streamed as Messages SSE events that a client joins the way it joins Anthropic's.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { toChatRequest, type MessagesRequest } from "../../src/model/anthropic"
-import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
+import { events as sse, readUntilDropped, scriptedFace } from "./_faces"
 
-let model: ScriptedModel
-
-beforeAll(async () => {
-  model = await startScriptedModel({
-    scripts: {
-      scout: {
-        turns: [
-          {
-            steps: [
-              { tool: "mcp__orch__scout", args: { cwd: "/repo", task: "look" } },
-              { text: "Scout said: {{lastToolOutput}}" },
-            ],
-          },
-        ],
-      },
-      limited: { turns: [{ steps: [{ text: "after a wait", fail: { kind: "429", retryAfterSeconds: 2 } }] }] },
-      cut: { turns: [{ steps: [{ text: "the whole answer", fail: { kind: "cut" } }] }] },
-    },
-  })
-})
-afterAll(() => model.stop())
+const model = scriptedFace()
 
 const tools = [{ name: "mcp__orch__scout", description: "d", input_schema: { type: "object" } }]
 const post = (body: Record<string, unknown>, session: string = crypto.randomUUID(), path = "/v1/messages") =>
@@ -58,17 +38,7 @@ interface Event {
   usage?: { output_tokens: number }
 }
 
-/** The SSE events of a body, checking each `event:` line names its data's type. */
-async function events(response: Response): Promise<Event[]> {
-  const frames = (await response.text()).split("\n\n").filter((frame) => frame.trim())
-  return frames.map((frame) => {
-    const [name, data] = frame.split("\n")
-    const parsed = JSON.parse(data!.replace(/^data: /, "")) as Event
-    expect(name).toBe(`event: ${parsed.type}`)
-    return parsed
-  })
-}
-
+const events = (response: Response) => sse<Event>(response)
 const joined = (list: Event[], kind: "text" | "partial_json") =>
   list.map((e) => (kind === "text" ? e.delta?.text : e.delta?.partial_json) ?? "").join("")
 
@@ -203,15 +173,7 @@ describe("POST /v1/messages", () => {
   })
 
   test("a cut stream drops the connection after part of the text, before message_stop; the retry is whole", async () => {
-    const response = await post(ask("[script:cut]"), "a-cut")
-    let received = ""
-    const error = await (async () => {
-      try {
-        for await (const piece of response.body!) received += new TextDecoder().decode(piece)
-      } catch (caught) {
-        return caught
-      }
-    })()
+    const { received, error } = await readUntilDropped(await post(ask("[script:cut]"), "a-cut"))
     expect(error).toBeDefined()
     expect(received).toContain('"text":"the w"')
     expect(received).not.toContain("message_stop")

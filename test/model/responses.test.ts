@@ -1,32 +1,11 @@
 // The scripted model's OpenAI Responses API, the face Codex talks to: a Responses request is read as
 // the chat request the scripts know (function_call_output items become tool messages, a namespace's
 // tools are `NAMESPACE__TOOL`), and the reply is streamed as the Responses SSE events Codex parses.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { toChatRequestFromResponses, type ResponsesRequest } from "../../src/model/responses"
-import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
+import { events as sse, readUntilDropped, scriptedFace } from "./_faces"
 
-let model: ScriptedModel
-
-beforeAll(async () => {
-  model = await startScriptedModel({
-    scripts: {
-      scout: {
-        turns: [
-          {
-            steps: [
-              { tool: "mcp__orch__scout", args: { cwd: "/repo", task: "look" } },
-              { text: "Scout said: {{lastToolOutput}}" },
-            ],
-          },
-        ],
-      },
-      plain: { turns: [{ steps: [{ tool: "shell", args: { command: ["ls"] } }] }] },
-      limited: { turns: [{ steps: [{ text: "after a wait", fail: { kind: "429", retryAfterSeconds: 2 } }] }] },
-      cut: { turns: [{ steps: [{ text: "the whole answer", fail: { kind: "cut" } }] }] },
-    },
-  })
-})
-afterAll(() => model.stop())
+const model = scriptedFace({ plain: { turns: [{ steps: [{ tool: "shell", args: { command: ["ls"] } }] }] } })
 
 const tools = [
   { type: "function", name: "shell", parameters: { type: "object" } },
@@ -66,17 +45,7 @@ interface Event {
   }
 }
 
-/** The SSE events of a body, checking each `event:` line names its data's type. */
-async function events(response: Response): Promise<Event[]> {
-  const frames = (await response.text()).split("\n\n").filter((frame) => frame.trim())
-  return frames.map((frame) => {
-    const [name, data] = frame.split("\n")
-    const parsed = JSON.parse(data!.replace(/^data: /, "")) as Event
-    expect(name).toBe(`event: ${parsed.type}`)
-    return parsed
-  })
-}
-
+const events = (response: Response) => sse<Event>(response)
 const done = (list: Event[]) => list.filter((e) => e.type === "response.output_item.done").map((e) => e.item!)
 
 describe("toChatRequestFromResponses", () => {
@@ -218,15 +187,7 @@ describe("POST /v1/responses", () => {
     expect(first.headers.get("retry-after")).toBe("2")
     expect(await first.json()).toMatchObject({ error: { type: "rate_limit_exceeded" } })
     expect(done(await events(await post(ask("[script:limited]"), "r-429")))[0]?.content?.[0]?.text).toBe("after a wait")
-    const cut = await post(ask("[script:cut]"), "r-cut")
-    let received = ""
-    const error = await (async () => {
-      try {
-        for await (const piece of cut.body!) received += new TextDecoder().decode(piece)
-      } catch (caught) {
-        return caught
-      }
-    })()
+    const { received, error } = await readUntilDropped(await post(ask("[script:cut]"), "r-cut"))
     expect(error).toBeDefined()
     expect(received).toContain('"delta":"the w"')
     expect(received).not.toContain("response.completed")

@@ -17,59 +17,116 @@ const cases: {
 }[] = [
   {
     name: "bun test",
-    output:
-      "test/a.test.ts:\n(pass) math > adds [0.10ms]\n(fail) math > divides by zero [0.31ms]\n\x1b[31m(fail)\x1b[0m parser > reads [2.00ms]\n\n 1 pass\n 2 fail\nRan 3 tests across 1 file. [20.00ms]",
+    output: `test/a.test.ts:
+(pass) math > adds [0.10ms]
+(fail) math > divides by zero [0.31ms]
+\x1b[31m(fail)\x1b[0m parser > reads [2.00ms]
+
+ 1 pass
+ 2 fail
+Ran 3 tests across 1 file. [20.00ms]`,
     tests: ["math > divides by zero", "parser > reads"],
     summary: ["1 pass", "2 fail", "Ran 3 tests across 1 file. [20.00ms]"],
   },
   {
     name: "jest",
-    output:
-      " FAIL  src/sum.test.js\n  sum\n    ✓ adds (2 ms)\n    ✕ subtracts (5 ms)\n\n  ● sum › subtracts\n\n    expect(received).toBe(expected)\n\nTests:       1 failed, 1 passed, 2 total",
+    output: ` FAIL  src/sum.test.js
+  sum
+    ✓ adds (2 ms)
+    ✕ subtracts (5 ms)
+
+  ● sum › subtracts
+
+    expect(received).toBe(expected)
+
+Tests:       1 failed, 1 passed, 2 total`,
     tests: ["subtracts", "sum › subtracts"],
     summary: ["Tests:       1 failed, 1 passed, 2 total"],
   },
   {
     name: "vitest",
-    output:
-      " ❯ src/a.test.ts (2 tests | 1 failed) 5ms\n   × adds > carries 3ms\n FAIL  src/a.test.ts > adds > carries\nAssertionError: expected 3 to be 4\n ❯ src/a.test.ts:7:17\n Test Files  1 failed (1)\n      Tests  1 failed | 1 passed (2)",
+    output: ` ❯ src/a.test.ts (2 tests | 1 failed) 5ms
+   × adds > carries 3ms
+ FAIL  src/a.test.ts > adds > carries
+AssertionError: expected 3 to be 4
+ ❯ src/a.test.ts:7:17
+ Test Files  1 failed (1)
+      Tests  1 failed | 1 passed (2)`,
     tests: ["adds > carries", "src/a.test.ts > adds > carries"],
     summary: ["Tests  1 failed | 1 passed (2)"],
     trace: "AssertionError: expected 3 to be 4",
   },
   {
     name: "pytest",
-    output:
-      "tests/test_a.py::test_ok PASSED\ntests/test_a.py::test_bad FAILED\n___ test_bad ___\n    def test_bad():\n>       assert 1 == 2\nE       assert 1 == 2\n=== short test summary info ===\nFAILED tests/test_a.py::test_bad - assert 1 == 2\nFAILED tests/test_b.py::test_other[param-1] - KeyError\n===== 2 failed, 1 passed in 0.12s =====",
+    output: `tests/test_a.py::test_ok PASSED
+tests/test_a.py::test_bad FAILED
+___ test_bad ___
+    def test_bad():
+>       assert 1 == 2
+E       assert 1 == 2
+=== short test summary info ===
+FAILED tests/test_a.py::test_bad - assert 1 == 2
+FAILED tests/test_b.py::test_other[param-1] - KeyError
+===== 2 failed, 1 passed in 0.12s =====`,
     tests: ["tests/test_a.py::test_bad", "tests/test_b.py::test_other[param-1]"],
     summary: ["===== 2 failed, 1 passed in 0.12s ====="],
   },
   {
     name: "go test",
-    output:
-      "=== RUN   TestAdd\n--- PASS: TestAdd (0.00s)\n=== RUN   TestDiv\n    div_test.go:9: got 1, want 2\n--- FAIL: TestDiv (0.00s)\n    --- FAIL: TestDiv/zero (0.00s)\nFAIL\nFAIL\texample.com/calc\t0.004s",
+    output: `=== RUN   TestAdd
+--- PASS: TestAdd (0.00s)
+=== RUN   TestDiv
+    div_test.go:9: got 1, want 2
+--- FAIL: TestDiv (0.00s)
+    --- FAIL: TestDiv/zero (0.00s)
+FAIL
+FAIL\texample.com/calc\t0.004s`,
     tests: ["TestDiv", "TestDiv/zero"],
     summary: ["FAIL\texample.com/calc\t0.004s"],
   },
   {
     name: "cargo test",
-    output:
-      "running 2 tests\ntest tests::adds ... ok\ntest tests::divides ... FAILED\n\nfailures:\n\n---- tests::divides stdout ----\nthread 'tests::divides' panicked at src/lib.rs:12:9:\nattempt to divide by zero\n\ntest result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s",
+    output: `running 2 tests
+test tests::adds ... ok
+test tests::divides ... FAILED
+
+failures:
+
+---- tests::divides stdout ----
+thread 'tests::divides' panicked at src/lib.rs:12:9:
+attempt to divide by zero
+
+test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s`,
     tests: ["tests::divides"],
     summary: ["test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s"],
     trace: "thread 'tests::divides' panicked at src/lib.rs:12:9:",
   },
   {
     name: "mocha",
-    output:
-      "  Array\n    ✓ pushes\n    1) pops\n\n  1 passing (5ms)\n  2 failing\n\n  1) Array\n       pops:\n     AssertionError: expected 1 to equal 2\n      at Context.<anonymous> (test/a.js:8:12)\n\n  2) Array #indexOf() returns -1:\n     Error: nope\n",
+    output: `  Array
+    ✓ pushes
+    1) pops
+
+  1 passing (5ms)
+  2 failing
+
+  1) Array
+       pops:
+     AssertionError: expected 1 to equal 2
+      at Context.<anonymous> (test/a.js:8:12)
+
+  2) Array #indexOf() returns -1:
+     Error: nope
+`,
     tests: ["Array pops", "Array #indexOf() returns -1"],
     summary: ["1 passing (5ms)", "2 failing"],
   },
   {
     name: "tsc",
-    output:
-      "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.\nsrc/b.ts:10:1 - error TS2304: Cannot find name 'foo'.\n\nFound 2 errors in 2 files.",
+    output: `src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.
+src/b.ts:10:1 - error TS2304: Cannot find name 'foo'.
+
+Found 2 errors in 2 files.`,
     errors: [
       "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.",
       "src/b.ts:10:1 - error TS2304: Cannot find name 'foo'.",
@@ -78,8 +135,14 @@ const cases: {
   },
   {
     name: "gcc, clang and ld",
-    output:
-      "main.c: In function 'main':\nmain.c:4:5: error: implicit declaration of function 'foo'\nmain.c:5:1: warning: unused\n/usr/bin/ld: main.o: in function `main':\nmain.c:(.text+0x9): undefined reference to `bar'\ncollect2: error: ld returned 1 exit status\nld.lld: error: undefined symbol: baz\n1 error generated.",
+    output: `main.c: In function 'main':
+main.c:4:5: error: implicit declaration of function 'foo'
+main.c:5:1: warning: unused
+/usr/bin/ld: main.o: in function \`main':
+main.c:(.text+0x9): undefined reference to \`bar'
+collect2: error: ld returned 1 exit status
+ld.lld: error: undefined symbol: baz
+1 error generated.`,
     errors: [
       "main.c:4:5: error: implicit declaration of function 'foo'",
       "main.c:(.text+0x9): undefined reference to `bar'",
@@ -90,25 +153,35 @@ const cases: {
   },
   {
     name: "rustc",
-    output:
-      'error[E0308]: mismatched types\n --> src/main.rs:4:18\n  |\nerror: could not compile `demo` (bin "demo") due to 1 previous error',
+    output: `error[E0308]: mismatched types
+ --> src/main.rs:4:18
+  |
+error: could not compile \`demo\` (bin "demo") due to 1 previous error`,
     errors: ["error[E0308]: mismatched types", 'error: could not compile `demo` (bin "demo") due to 1 previous error'],
   },
   {
     name: "a Python traceback",
-    output:
-      'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n    main()\n  File "app.py", line 2, in main\n    raise ValueError("bad input")\nValueError: bad input',
+    output: `Traceback (most recent call last):
+  File "app.py", line 3, in <module>
+    main()
+  File "app.py", line 2, in main
+    raise ValueError("bad input")
+ValueError: bad input`,
     trace: "ValueError: bad input",
   },
   {
     name: "a Node stack trace",
-    output:
-      "TypeError: Cannot read properties of undefined (reading 'x')\n    at f (/app/a.js:3:11)\n    at Object.<anonymous> (/app/a.js:5:1)\nnext line",
+    output: `TypeError: Cannot read properties of undefined (reading 'x')
+    at f (/app/a.js:3:11)
+    at Object.<anonymous> (/app/a.js:5:1)
+next line`,
     trace: "    at f (/app/a.js:3:11)",
   },
   {
     name: "pytest verbose needs a node id",
-    output: "tests/t.py FAILED\ntests/t.py::test_x FAILED\nFAILED tests/t.py - no node id",
+    output: `tests/t.py FAILED
+tests/t.py::test_x FAILED
+FAILED tests/t.py - no node id`,
     tests: ["tests/t.py::test_x"],
   },
   {
@@ -118,18 +191,23 @@ const cases: {
   },
   {
     name: "go build",
-    output: "./main.go:4:2: undefined: foo\ncmd/x.go:5:1: declared and not used: y",
+    output: `./main.go:4:2: undefined: foo
+cmd/x.go:5:1: declared and not used: y`,
     errors: ["./main.go:4:2: undefined: foo", "cmd/x.go:5:1: declared and not used: y"],
   },
   {
     name: "a Java stack trace",
-    output:
-      'Exception in thread "main" java.lang.IllegalStateException: x\n\tat Main.run(Main.java:3)\n\tat Main.main(Main.java:1)\ndone',
+    output: `Exception in thread "main" java.lang.IllegalStateException: x
+\tat Main.run(Main.java:3)
+\tat Main.main(Main.java:1)
+done`,
     trace: "\tat Main.run(Main.java:3)",
   },
   {
     name: "a Go panic",
-    output: "panic: boom\ngoroutine 1 [running]:\nmain.main()",
+    output: `panic: boom
+goroutine 1 [running]:
+main.main()`,
     trace: "goroutine 1 [running]:",
   },
   {
