@@ -128,6 +128,14 @@ async function killWhen(ready: () => boolean): Promise<void> {
   }
 }
 
+/** A fresh `serve`'s patch_apply finishes the job: the patch applied whole, and nothing left behind. */
+async function expectNextApplyWhole() {
+  const result = await nextProcess("patch_apply")
+  expect(result.isError).toBeFalsy()
+  expect(listing(repo)).toEqual(after)
+  expectClean()
+}
+
 const doctor = async () => (await applies({ paths: world.home.paths } as unknown as DoctorContext))[0]!
 
 test("control: the same apply with no fault succeeds, every file written, nothing left behind", async () => {
@@ -153,10 +161,7 @@ test("SIGKILL during staging: nothing was written; the next patch_apply applies 
   expect(listing(repo)).toEqual(before)
   expect((await doctor()).status).toBe("pass")
   expect(runs().length).toBe(1) // staging left by the kill, removed by the next apply
-  const result = await nextProcess("patch_apply")
-  expect(result.isError).toBeFalsy()
-  expect(listing(repo)).toEqual(after)
-  expectClean()
+  await expectNextApplyWhole()
   await reset()
 }, 300_000)
 
@@ -169,10 +174,7 @@ test("SIGKILL mid-rename: doctor names it; the next patch_apply rolls it back an
   expect(found.status).toBe("fail")
   expect(found.detail).toContain(`patch ${patch.id}`)
   expect(found.fix).toContain("patch_discard")
-  const result = await nextProcess("patch_apply")
-  expect(result.isError).toBeFalsy()
-  expect(listing(repo)).toEqual(after)
-  expectClean()
+  await expectNextApplyWhole()
   expect((await doctor()).status).toBe("pass")
   await reset()
 }, 300_000)
@@ -185,10 +187,7 @@ test("SIGKILL of the process rolling a killed apply back: the journal stays, and
   await killWhen(() => gen() < written - 300)
   expect(listing(repo)).not.toEqual(before)
   expect((await doctor()).status).toBe("fail")
-  const result = await nextProcess("patch_apply")
-  expect(result.isError).toBeFalsy()
-  expect(listing(repo)).toEqual(after)
-  expectClean()
+  await expectNextApplyWhole()
   await reset()
 }, 300_000)
 

@@ -2,10 +2,9 @@
 // does, escalates to SIGTERM and SIGKILL) hands its tasks to a detached supervisor, which keeps their
 // deadlines, records truthful durations, releases the workspace, then leaves and stops the shared
 // server nobody needs. Before, such a task stayed `running` with its lock until some later `serve`.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { readdir } from "node:fs/promises"
 import { createRepository } from "../../src/model/demo"
-import type { IsolatedHome } from "../../src/model/home"
 import { readServerRecord } from "../../src/opencode/server"
 import type { TaskRecord } from "../../src/engine/tasks"
 import { newTaskId } from "../../src/engine/tasks"
@@ -13,47 +12,29 @@ import { alive, spawn } from "../../src/util/process"
 import { writeJson } from "../../src/util/fs"
 import { leftoversAfter } from "../helpers/leftovers"
 import { connectStdio } from "../helpers/mcp"
-import { startHome, stopHome, type HomeWorld } from "../helpers/world"
 import { until } from "../helpers/until"
 import { jsonFiles, orphanRecord, taskRecords } from "../helpers/records"
+import { homeFor, quick, slowEdit } from "./_home"
 
-let world: HomeWorld
-let home: IsolatedHome
-
-beforeAll(async () => {
-  world = await startHome({
-    slow_edit: {
-      turns: [
-        {
-          steps: [
-            { tool: "write", args: { filePath: "edited.txt", content: "edited\n" } },
-            { text: "done after a while", delayMs: 5000 },
-          ],
-        },
-      ],
-    },
-    quick: { turns: [{ steps: [{ text: "quick report" }] }] },
-    hung: { turns: [{ steps: [{ text: "never", delayMs: 3_600_000 }] }] },
-  })
-  home = world.home
-})
-afterAll(async () => {
-  await stopHome(world)
+const world = homeFor({
+  slow_edit: slowEdit(5000),
+  quick,
+  hung: { turns: [{ steps: [{ text: "never", delayMs: 3_600_000 }] }] },
 })
 
-const records = () => taskRecords(home.paths.tasksDir)
+const records = () => taskRecords(world.home.paths.tasksDir)
 
 async function disconnectDuring(task: string, env: Record<string, string | undefined> = {}, kill = false) {
   const repo = await createRepository("oc-orch-client-", { "README.md": "# r\n" })
   world.dirs.push(repo)
-  const mcp = await connectStdio({ ...home.env, ...env })
+  const mcp = await connectStdio({ ...world.home.env, ...env })
   void mcp.client
     .callTool({ name: task.includes("hung") ? "scout" : "worker", arguments: { cwd: repo, task } }, undefined, {
       timeout: 600_000,
     })
     .catch(() => undefined)
   await until(async () => (await records()).some((r) => r.status === "running"), 20_000)
-  const server = (await readServerRecord(home.paths))!
+  const server = (await readServerRecord(world.home.paths))!
   // SIGKILL leaves the process no time to hand anything over: only its watchdog can.
   if (kill) process.kill(mcp.pid, "SIGKILL")
   await mcp.close()
@@ -68,13 +49,13 @@ test("a worker whose client disconnects still finishes: edit on disk, truthful r
   expect(record.status).toBe("succeeded")
   expect(record.result!.durationMs).toBeGreaterThan(4000)
   expect(await Bun.file(`${repo}/edited.txt`).text()).toBe("edited\n")
-  expect(await jsonFiles(home.paths.locksDir)).toEqual([])
+  expect(await jsonFiles(world.home.paths.locksDir)).toEqual([])
   // The last MCP process left: the shared server is stopped, nothing is orphaned.
   expect(await until(() => !alive(server.pid), 15_000)).toBe(true)
   // The record goes just after the server does.
-  expect(await until(async () => (await readServerRecord(home.paths)) === undefined, 10_000)).toBe(true)
-  expect(await until(async () => (await readdir(home.paths.leasesDir)).length === 0, 15_000)).toBe(true)
-  expect(await leftoversAfter(home.root)).toEqual([])
+  expect(await until(async () => (await readServerRecord(world.home.paths)) === undefined, 10_000)).toBe(true)
+  expect(await until(async () => (await readdir(world.home.paths.leasesDir)).length === 0, 15_000)).toBe(true)
+  expect(await leftoversAfter(world.home.root)).toEqual([])
 }, 90_000)
 
 test("a hung model with no client: the deadline still fires, the record says timed_out, and everything stops", async () => {
@@ -87,8 +68,8 @@ test("a hung model with no client: the deadline still fires, the record says tim
   expect(record.status).toBe("timed_out")
   expect(record.result!.durationMs).toBeGreaterThanOrEqual(11_000)
   expect(await until(() => !alive(server.pid), 15_000)).toBe(true)
-  expect(await until(async () => (await readdir(home.paths.leasesDir)).length === 0, 15_000)).toBe(true)
-  expect(await leftoversAfter(home.root)).toEqual([])
+  expect(await until(async () => (await readdir(world.home.paths.leasesDir)).length === 0, 15_000)).toBe(true)
+  expect(await leftoversAfter(world.home.root)).toEqual([])
 }, 120_000)
 
 test("an MCP server killed with SIGKILL mid-task, and no successor: its watchdog finishes the task and stops everything", async () => {
@@ -98,10 +79,10 @@ test("an MCP server killed with SIGKILL mid-task, and no successor: its watchdog
   const record = (await records()).filter((r) => r.title.startsWith("worker")).at(-1)!
   expect(record.status).toBe("succeeded")
   expect(await Bun.file(`${repo}/edited.txt`).text()).toBe("edited\n")
-  expect(await jsonFiles(home.paths.locksDir)).toEqual([])
+  expect(await jsonFiles(world.home.paths.locksDir)).toEqual([])
   expect(await until(() => !alive(server.pid), 15_000)).toBe(true)
-  expect(await until(async () => (await readdir(home.paths.leasesDir)).length === 0, 15_000)).toBe(true)
-  expect(await leftoversAfter(home.root)).toEqual([])
+  expect(await until(async () => (await readdir(world.home.paths.leasesDir)).length === 0, 15_000)).toBe(true)
+  expect(await leftoversAfter(world.home.root)).toEqual([])
 }, 90_000)
 
 // The handover can come before the dead process created the task's session (the race the tests above
@@ -122,8 +103,8 @@ describe("a task left before its session existed", () => {
       // A brief of its own: the scripted model tells conversations apart by it when no session header came.
       brief: `[script:quick] look (${id})`,
     })
-    await writeJson(`${home.paths.tasksDir}/${id}.json`, record)
-    const mcp = await connectStdio(home.env)
+    await writeJson(`${world.home.paths.tasksDir}/${id}.json`, record)
+    const mcp = await connectStdio(world.home.env)
     try {
       await mcp.client.callTool({ name: "task_list", arguments: {} })
       expect(await until(async () => (await records()).find((r) => r.id === id)?.status !== "running", 30_000)).toBe(

@@ -2,46 +2,24 @@
 // dir is a tiny tmpfs filled to the brim, or a read-only bind. It still answers the handshake and tools/list, and every tool that needs
 // the state dir says the disk is full and what to do, before anything starts; nothing half-written
 // stays behind. Control: the same setup with room to spare gets past that check.
-import { afterAll, beforeAll, expect, test } from "bun:test"
+import { beforeAll, expect, test } from "bun:test"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { mkdir, rm } from "node:fs/promises"
 import { createRepository } from "../../src/model/demo"
-import type { IsolatedHome } from "../../src/model/home"
-import type { ScriptedModel } from "../../src/model/server"
 import { BINARY, connectStdio, textOf } from "../helpers/mcp"
 import { leftoversAfter } from "../helpers/leftovers"
-import { startHome, stopHome, type HomeWorld } from "../helpers/world"
+import { homeFor, quick, slowEdit } from "./_home"
 
-let world: HomeWorld
-let model: ScriptedModel
-let home: IsolatedHome
-
+const world = homeFor({ slow_edit: slowEdit(3000), quick })
 beforeAll(async () => {
-  world = await startHome({
-    slow_edit: {
-      turns: [
-        {
-          steps: [
-            { tool: "write", args: { filePath: "edited.txt", content: "edited\n" } },
-            { text: "done after a while", delayMs: 3000 },
-          ],
-        },
-      ],
-    },
-    quick: { turns: [{ steps: [{ text: "quick report" }] }] },
-  })
-  ;({ model, home } = world)
-  await mkdir(home.env.XDG_STATE_HOME!, { recursive: true })
-})
-afterAll(async () => {
-  await stopHome(world)
+  await mkdir(world.home.env.XDG_STATE_HOME!, { recursive: true })
 })
 
 /** `serve` with the state dir on a small tmpfs: 64 KiB filled to the brim, or 4 MiB left empty. */
 const serveOnTinyDisk = (full: boolean) => {
-  const state = home.env.XDG_STATE_HOME!
+  const state = world.home.env.XDG_STATE_HOME!
   const fill = full ? `head -c 1000000 /dev/zero > ${state}/fill 2>/dev/null; ` : ""
-  return connectStdio(home.env, [
+  return connectStdio(world.home.env, [
     "/usr/bin/bwrap",
     "--dev-bind",
     "/",
@@ -73,7 +51,7 @@ test("serve answers tools/list on a full state disk, and a delegation is refused
     expect(scout.isError).toBe(true)
     expect(textOf(scout)).toMatch(/The state dir .* has \d+ bytes free; a task needs at least 1048576/)
     expect(textOf(scout)).toContain("next: Free space")
-    expect(model.stepRequests().length).toBe(0)
+    expect(world.model.stepRequests().length).toBe(0)
   } finally {
     await mcp.close()
   }
@@ -94,8 +72,8 @@ test("control: with room on a small disk, the space check passes (the refusal is
 }, 60_000)
 
 test("a read-only state dir: serve answers, and a delegation is refused as read-only before anything starts", async () => {
-  const state = home.env.XDG_STATE_HOME!
-  const mcp = await connectStdio(home.env, [
+  const state = world.home.env.XDG_STATE_HOME!
+  const mcp = await connectStdio(world.home.env, [
     "/usr/bin/bwrap",
     "--dev-bind",
     "/",
@@ -116,7 +94,7 @@ test("a read-only state dir: serve answers, and a delegation is refused as read-
     })) as CallToolResult
     expect(scout.isError).toBe(true)
     expect(textOf(scout)).toMatch(/The state dir .* cannot be written: the filesystem is read-only \(EROFS\)/)
-    expect(model.stepRequests().length).toBe(0)
+    expect(world.model.stepRequests().length).toBe(0)
   } finally {
     await mcp.close()
   }
@@ -124,7 +102,7 @@ test("a read-only state dir: serve answers, and a delegation is refused as read-
 
 test("the disk fills mid-task: the worker's result still arrives, the workspace is released, nothing is half-written, and the record is written once there is room", async () => {
   const repo = await createRepository("oc-orch-disk-", { "README.md": "# r\n" })
-  const state = home.paths.stateDir
+  const state = world.home.paths.stateDir
   for (const dir of ["tasks", "locks"]) await mkdir(`${state}/${dir}`, { recursive: true })
   const fill = `${repo}.fill`
   const free = `${repo}.free`
@@ -134,7 +112,7 @@ test("the disk fills mid-task: the worker's result still arrives, the workspace 
   const dirs = [`${state}/tasks`, `${state}/locks`]
   const helper = `(for i in $(seq 900); do [ -e ${fill} ] && break; sleep 0.1; done; for d in ${dirs.join(" ")}; do head -c 8000000 /dev/zero > $d/fill 2>/dev/null; done; for i in $(seq 900); do [ -e ${free} ] && break; sleep 0.1; done; for d in ${dirs.join(" ")}; do rm -f $d/fill; done) & `
   const disks = dirs.flatMap((dir) => ["--size", "4194304", "--tmpfs", dir])
-  const mcp = await connectStdio({ ...home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "60000" }, [
+  const mcp = await connectStdio({ ...world.home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "60000" }, [
     "/usr/bin/bwrap",
     "--dev-bind",
     "/",
@@ -219,5 +197,5 @@ test("the disk fills mid-task: the worker's result still arrives, the workspace 
 }, 120_000)
 
 test("after the last MCP process leaves, nothing it started is left running within 15 s", async () => {
-  expect(await leftoversAfter(home.root)).toEqual([])
+  expect(await leftoversAfter(world.home.root)).toEqual([])
 }, 30_000)

@@ -5,87 +5,53 @@
 // continued turn taken over while it runs or after it finished with nobody following it. The
 // oracle is the scripted model's own bill (the usage it sent for each answer it finished), per session;
 // control: a single-session task's totals equal OpenCode's own totals for that session and that bill.
-import { afterAll, beforeAll, expect, test } from "bun:test"
-import type { TaskRecord } from "../../src/engine/tasks"
-import { readJson, writeJson } from "../../src/util/fs"
+import { afterAll, expect, test } from "bun:test"
+import { writeJson } from "../../src/util/fs"
 import { alive } from "../../src/util/process"
 import { connectStdio, ROOT } from "../helpers/mcp"
-import {
-  connect,
-  makeRepo,
-  startWorld,
-  stopWorld,
-  structured,
-  text,
-  type Connected,
-  type Structured,
-  type World,
-} from "../mcp/_setup"
+import { battery, connect, makeRepo, structured, text, type Structured } from "../mcp/_battery"
 
-let world: World
-let mcp: Connected
 const servers: number[] = []
-
-const read = (filePath: string, delayMs?: number) => ({ tool: "read", args: { filePath }, ...(delayMs && { delayMs }) })
-beforeAll(async () => {
-  world = await startWorld({
-    plain: { turns: [{ steps: [read("README.md"), { text: "plain report" }] }] },
-    slow_spend: {
-      turns: [{ steps: [read("README.md"), read("src/tally.ts"), { text: "after the loss", delayMs: 5000 }] }],
-    },
-    // An empty answer gets the nudge; the nudge is rate limited until OpenCode gives up, so nothing was produced.
-    empty_429: {
-      turns: [
-        { steps: [{ text: "", reasoning: "thinking it over" }] },
-        {
-          steps: [
-            { text: "report after the retry", fail: { kind: "429", times: 7, per: "server", retryAfterSeconds: 1 } },
-          ],
-        },
-      ],
-    },
-    two_turns: {
-      turns: [
-        { steps: [read("README.md"), { text: "first turn" }] },
-        { steps: [read("src/tally.ts"), { text: "second turn" }] },
-      ],
-    },
-    slow_second: {
-      turns: [
-        { steps: [read("README.md"), { text: "first turn" }] },
-        { steps: [read("src/tally.ts"), { text: "second turn", delayMs: 4000 }] },
-      ],
-    },
-    long_spend: {
-      turns: [
-        { steps: [...Array.from({ length: 12 }, () => read("src/tally.ts", 700)), { text: "read it twelve times" }] },
-      ],
-    },
-  })
-  mcp = await connect(world)
-}, 60_000)
-afterAll(async () => {
+// Registered before the battery's, so it runs first: the serves and watchdogs go before the world does.
+afterAll(() => {
   for (const pid of servers) if (alive(pid)) process.kill(pid, "SIGKILL")
-  await mcp?.close()
-  await stopWorld(world)
 })
 
-async function call(
-  name: string,
-  args: Record<string, unknown>,
-  on: Connected["client"] = mcp.client,
-): Promise<Structured> {
-  let result = structured(await on.callTool({ name, arguments: args }, undefined, { timeout: 120_000 }))
-  for (let i = 0; i < 20 && result.status === "running"; i++)
-    result = structured(
-      await on.callTool({ name: "task_status", arguments: { task_id: result.task_id, wait_seconds: 20 } }, undefined, {
-        timeout: 60_000,
-      }),
-    )
-  return result
-}
-
-const recordOf = async (id: unknown) => (await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${id}.json`))!
+const read = (filePath: string, delayMs?: number) => ({ tool: "read", args: { filePath }, ...(delayMs && { delayMs }) })
+const { world, mcp, call, recordOf, withConfig } = battery({
+  plain: { turns: [{ steps: [read("README.md"), { text: "plain report" }] }] },
+  slow_spend: {
+    turns: [{ steps: [read("README.md"), read("src/tally.ts"), { text: "after the loss", delayMs: 5000 }] }],
+  },
+  // An empty answer gets the nudge; the nudge is rate limited until OpenCode gives up, so nothing was produced.
+  empty_429: {
+    turns: [
+      { steps: [{ text: "", reasoning: "thinking it over" }] },
+      {
+        steps: [
+          { text: "report after the retry", fail: { kind: "429", times: 7, per: "server", retryAfterSeconds: 1 } },
+        ],
+      },
+    ],
+  },
+  two_turns: {
+    turns: [
+      { steps: [read("README.md"), { text: "first turn" }] },
+      { steps: [read("src/tally.ts"), { text: "second turn" }] },
+    ],
+  },
+  slow_second: {
+    turns: [
+      { steps: [read("README.md"), { text: "first turn" }] },
+      { steps: [read("src/tally.ts"), { text: "second turn", delayMs: 4000 }] },
+    ],
+  },
+  long_spend: {
+    turns: [
+      { steps: [...Array.from({ length: 12 }, () => read("src/tally.ts", 700)), { text: "read it twelve times" }] },
+    ],
+  },
+})
 
 interface Bill {
   input: number
@@ -116,16 +82,7 @@ async function stats() {
   }
 }
 
-async function withCap(cap: number, work: () => Promise<void>) {
-  const file = world.home.paths.configFile
-  const before = await readJson<Record<string, unknown>>(file)
-  await writeJson(file, { ...before, maxTokensPerTask: cap })
-  try {
-    await work()
-  } finally {
-    await writeJson(file, before)
-  }
-}
+const withCap = (cap: number, work: () => Promise<void>) => withConfig({ maxTokensPerTask: cap }, work)
 
 test("control: a single-session scout's tokens and cost are OpenCode's own totals for its session, and the model's bill", async () => {
   const repo = await makeRepo(world)
@@ -288,6 +245,33 @@ async function watchdogsOf(parent: number): Promise<number[]> {
   return pids
 }
 
+/** A `serve` run from the source whose calls answer `running` after 1 s; stopped at the end if still there. */
+async function serveFromSource() {
+  const serve = await connectStdio({ ...world.home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "1000" }, [
+    process.execPath,
+    `${ROOT}/src/cli/main.ts`,
+    "serve",
+  ])
+  servers.push(serve.pid)
+  return serve
+}
+
+/** Closes a serve; the watchdogs it started are stopped at the end. */
+async function closeServe(serve: Awaited<ReturnType<typeof connectStdio>>) {
+  await serve.close().catch(() => undefined)
+  for (const pid of await watchdogsOf(serve.pid)) servers.push(pid)
+}
+
+/** The task's record once it no longer says `running`, or after a minute of polling. */
+async function settledRecord(id: unknown) {
+  let record = await recordOf(id)
+  for (let i = 0; i < 600 && record.status === "running"; i++) {
+    await Bun.sleep(100)
+    record = await recordOf(id)
+  }
+  return record
+}
+
 test("a capped scout taken over by the watchdog after its serve was SIGKILLed counts what was spent before, and stops at the cap", async () => {
   const repo = await makeRepo(world)
   // Control: uncapped, the same scout runs all thirteen steps.
@@ -300,12 +284,7 @@ test("a capped scout taken over by the watchdog after its serve was SIGKILLed co
   ).toBe(13)
   const cap = Math.floor(whole * 0.7)
   await withCap(cap, async () => {
-    const serve = await connectStdio({ ...world.home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "1000" }, [
-      process.execPath,
-      `${ROOT}/src/cli/main.ts`,
-      "serve",
-    ])
-    servers.push(serve.pid)
+    const serve = await serveFromSource()
     try {
       const started = structured(
         await serve.client.callTool({ name: "scout", arguments: { cwd: repo, task: "[script:long_spend] read it" } }),
@@ -325,11 +304,7 @@ test("a capped scout taken over by the watchdog after its serve was SIGKILLed co
       expect(atKill).toBeLessThan(cap)
       expect(whole - atKill).toBeLessThan(cap)
       const requestsAtKill = world.model.requests.filter((r) => r.sessionId === session).length
-      let record = await recordOf(id)
-      for (let i = 0; i < 600 && record.status === "running"; i++) {
-        await Bun.sleep(100)
-        record = await recordOf(id)
-      }
+      const record = await settledRecord(id)
       expect(record.status).toBe("failed")
       expect(record.result?.errorKind).toBe("budget")
       expect(record.progress.some((line) => line.startsWith("stopped: the task used"))).toBe(true)
@@ -341,8 +316,7 @@ test("a capped scout taken over by the watchdog after its serve was SIGKILLed co
       expect(spent.input + spent.output).toBeGreaterThan(cap)
       expect(spent.input + spent.output).toBeGreaterThan(atKill)
     } finally {
-      await serve.close().catch(() => undefined)
-      for (const pid of await watchdogsOf(serve.pid)) servers.push(pid)
+      await closeServe(serve)
     }
   })
 }, 180_000)
@@ -351,12 +325,7 @@ test("a worker's task_continue turn taken over after its serve was SIGKILLed add
   const repo = await makeRepo(world)
   const first = await call("worker", { cwd: repo, task: "[script:slow_second] look" })
   expect(first.status).toBe("succeeded")
-  const serve = await connectStdio({ ...world.home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "1000" }, [
-    process.execPath,
-    `${ROOT}/src/cli/main.ts`,
-    "serve",
-  ])
-  servers.push(serve.pid)
+  const serve = await serveFromSource()
   try {
     const id = first.task_id
     const continued = structured(
@@ -372,18 +341,13 @@ test("a worker's task_continue turn taken over after its serve was SIGKILLed add
     while (!waiting() && Date.now() < deadline) await Bun.sleep(50)
     await Bun.sleep(300)
     process.kill(serve.pid, "SIGKILL")
-    let record = await recordOf(id)
-    for (let i = 0; i < 600 && record.status === "running"; i++) {
-      await Bun.sleep(100)
-      record = await recordOf(id)
-    }
+    const record = await settledRecord(id)
     expect(record.status).toBe("succeeded")
     expect(record.result!.report).toBe("second turn")
     const bill = billOf(record.sessions)
     expect({ input: record.result!.tokens.input, output: record.result!.tokens.output }).toEqual(bill)
   } finally {
-    await serve.close().catch(() => undefined)
-    for (const pid of await watchdogsOf(serve.pid)) servers.push(pid)
+    await closeServe(serve)
   }
 }, 120_000)
 
@@ -391,12 +355,7 @@ test("a continued turn that finished while no process followed it (serve and wat
   const repo = await makeRepo(world)
   const first = await call("worker", { cwd: repo, task: "[script:slow_second] look" })
   expect(first.status).toBe("succeeded")
-  const serve = await connectStdio({ ...world.home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "1000" }, [
-    process.execPath,
-    `${ROOT}/src/cli/main.ts`,
-    "serve",
-  ])
-  servers.push(serve.pid)
+  const serve = await serveFromSource()
   const id = first.task_id
   try {
     expect(

@@ -2,64 +2,28 @@
 // advice, next) beside OpenCode's own error text; a scout's transient failure is run again in a new
 // session and succeeds, a worker's is not, and a failure retrying cannot fix is not retried; and the
 // savings ledger (stats) over those tasks matches their records.
-import { afterAll, beforeAll, expect, test } from "bun:test"
-import type { TaskRecord } from "../../src/engine/tasks"
-import { readJson, writeJson } from "../../src/util/fs"
-import {
-  connect,
-  makeRepo,
-  startWorld,
-  stopWorld,
-  structured,
-  text,
-  type Connected,
-  type Structured,
-  type World,
-} from "./_setup"
-
-let world: World
-let mcp: Connected
+import { expect, test } from "bun:test"
+import { battery, makeRepo, structured, text } from "./_battery"
 
 // `per: "server"` counts the failures across sessions, so a fresh session gets through once they are spent:
 // more than OpenCode's own retries of one session use up (it gives up on a 429 after a handful).
 const rateLimited = { kind: "429", times: 7, per: "server", retryAfterSeconds: 1 } as const
-beforeAll(async () => {
-  world = await startWorld({
-    scout_429: { turns: [{ steps: [{ text: "found it after the rate limit", fail: rateLimited }] }] },
-    worker_429: { turns: [{ steps: [{ text: "never", fail: rateLimited }] }] },
-    bad_key: { turns: [{ steps: [{ text: "never", fail: { kind: "401", times: "always" } }] }] },
-    long_read: {
-      turns: [
-        {
-          steps: [
-            ...Array.from({ length: 9 }, () => ({ tool: "read", args: { filePath: "src/tally.ts" } })),
-            { text: "read it nine times" },
-          ],
-        },
-      ],
-    },
-  })
-  mcp = await connect(world)
-}, 60_000)
-afterAll(async () => {
-  await mcp?.close()
-  await stopWorld(world)
+const { world, mcp, call, recordOf, withConfig } = battery({
+  scout_429: { turns: [{ steps: [{ text: "found it after the rate limit", fail: rateLimited }] }] },
+  worker_429: { turns: [{ steps: [{ text: "never", fail: rateLimited }] }] },
+  bad_key: { turns: [{ steps: [{ text: "never", fail: { kind: "401", times: "always" } }] }] },
+  long_read: {
+    turns: [
+      {
+        steps: [
+          ...Array.from({ length: 9 }, () => ({ tool: "read", args: { filePath: "src/tally.ts" } })),
+          { text: "read it nine times" },
+        ],
+      },
+    ],
+  },
 })
 
-async function call(name: string, args: Record<string, unknown>): Promise<Structured> {
-  let result = structured(await mcp.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 }))
-  for (let i = 0; i < 20 && result.status === "running"; i++)
-    result = structured(
-      await mcp.client.callTool(
-        { name: "task_status", arguments: { task_id: result.task_id, wait_seconds: 20 } },
-        undefined,
-        { timeout: 60_000 },
-      ),
-    )
-  return result
-}
-
-const recordOf = async (id: unknown) => (await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${id}.json`))!
 const sessionsHit = (script: string) =>
   new Set(
     world.model.requests.filter((r) => r.play.kind !== "title" && r.play.script === script).map((r) => r.sessionId),
@@ -153,10 +117,7 @@ test("a scout past its token cap stops at the next finished step and fails as bu
   expect(requestsOf(uncappedSession)).toBe(10)
   // A third of what the whole run used: reached a few steps in.
   const cap = Math.floor(total / 3)
-  const file = world.home.paths.configFile
-  const before = await readJson<Record<string, unknown>>(file)
-  await writeJson(file, { ...before, maxTokensPerTask: cap })
-  try {
+  await withConfig({ maxTokensPerTask: cap }, async () => {
     const capped = await call("scout", { cwd: repo, task: "[script:long_read] read it" })
     expect(capped.status).toBe("failed")
     expect(capped.error_kind).toBe("budget")
@@ -169,7 +130,5 @@ test("a scout past its token cap stops at the next finished step and fails as bu
     expect(requestsOf(record.sessions[0]!)).toBeLessThan(8)
     const used = record.result!.tokens
     expect(used.input + used.output).toBeGreaterThan(cap)
-  } finally {
-    await writeJson(file, before)
-  }
+  })
 }, 180_000)

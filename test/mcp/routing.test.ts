@@ -4,24 +4,12 @@
 // said in progress and in the result (model, fallback_from); the controls: a model the parent named is never
 // replaced, a refusal after a step has run never moves, and a list of one fails as a single model does. The
 // ledger (stats) counts each route.
-import { afterAll, beforeAll, expect, test } from "bun:test"
+import { expect, test } from "bun:test"
 import { agentName } from "../../src/agents/names"
 import { newTaskId, type TaskRecord } from "../../src/engine/tasks"
-import { readJson, writeJson } from "../../src/util/fs"
+import { writeJson } from "../../src/util/fs"
 import { spawn } from "../../src/util/process"
-import {
-  connect,
-  makeRepo,
-  startWorld,
-  stopWorld,
-  structured,
-  type Connected,
-  type Structured,
-  type World,
-} from "./_setup"
-
-let world: World
-let mcp: Connected
+import { battery, connect, makeRepo, structured } from "./_battery"
 
 const NO_TOKENS = { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 }
 const FIRST = "scripted/fast"
@@ -30,67 +18,46 @@ const ROUTES = { scout: [FIRST, SECOND], worker: [FIRST, SECOND] }
 // `fast` refuses, every time and in every session; `second` plays the step.
 const refuse = (kind: "quota" | "401") => ({ kind, times: "always", model: "fast", per: "server" }) as const
 
-beforeAll(async () => {
-  world = await startWorld(
-    {
-      quota: { turns: [{ steps: [{ text: "answered on the second route", fail: refuse("quota") }] }] },
-      bad_key: {
-        turns: [
-          {
-            steps: [
-              { tool: "write", args: { filePath: "routed.txt", content: "second\n" }, fail: refuse("401") },
-              { text: "wrote it on the second route" },
-            ],
-          },
-        ],
-      },
-      continued: {
-        turns: [{ steps: [{ text: "first turn on fast" }] }, { steps: [{ text: "never", fail: refuse("401") }] }],
-      },
-      late_edit: {
-        turns: [
-          {
-            steps: [
-              { tool: "write", args: { filePath: "late.txt", content: "fast\n" } },
-              { text: "never", fail: refuse("401") },
-            ],
-          },
-        ],
-      },
-      late: {
-        turns: [
-          {
-            steps: [
-              { tool: "read", args: { filePath: "README.md" } },
-              { text: "never", fail: refuse("401") },
-            ],
-          },
-        ],
-      },
+const { world, mcp, call, recordOf, withConfig } = battery(
+  {
+    quota: { turns: [{ steps: [{ text: "answered on the second route", fail: refuse("quota") }] }] },
+    bad_key: {
+      turns: [
+        {
+          steps: [
+            { tool: "write", args: { filePath: "routed.txt", content: "second\n" }, fail: refuse("401") },
+            { text: "wrote it on the second route" },
+          ],
+        },
+      ],
     },
-    { models: ROUTES },
-  )
-  mcp = await connect(world)
-}, 60_000)
-afterAll(async () => {
-  await mcp?.close()
-  await stopWorld(world)
-})
+    continued: {
+      turns: [{ steps: [{ text: "first turn on fast" }] }, { steps: [{ text: "never", fail: refuse("401") }] }],
+    },
+    late_edit: {
+      turns: [
+        {
+          steps: [
+            { tool: "write", args: { filePath: "late.txt", content: "fast\n" } },
+            { text: "never", fail: refuse("401") },
+          ],
+        },
+      ],
+    },
+    late: {
+      turns: [
+        {
+          steps: [
+            { tool: "read", args: { filePath: "README.md" } },
+            { text: "never", fail: refuse("401") },
+          ],
+        },
+      ],
+    },
+  },
+  { models: ROUTES },
+)
 
-async function call(name: string, args: Record<string, unknown>, via = mcp): Promise<Structured> {
-  let result = structured(await via.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 }))
-  for (let i = 0; i < 20 && result.status === "running"; i++)
-    result = structured(
-      await via.client.callTool(
-        { name: "task_status", arguments: { task_id: result.task_id, wait_seconds: 20 } },
-        undefined,
-        { timeout: 60_000 },
-      ),
-    )
-  return result
-}
-
-const recordOf = async (id: unknown) => (await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${id}.json`))!
 /** The models a script's step requests asked for, in order, one entry per session. */
 const modelsHit = (script: string) => {
   const seen = new Map<string | undefined, string>()
@@ -178,10 +145,7 @@ test("the models tool shows each role's list: the first model, then its fallback
 }, 60_000)
 
 test("control: a list of one behaves as a single model does: the refusal is the result", async () => {
-  const file = world.home.paths.configFile
-  const before = await readJson<Record<string, unknown>>(file)
-  try {
-    await writeJson(file, { ...before, models: { ...ROUTES, worker: [FIRST] } })
+  await withConfig({ models: { ...ROUTES, worker: [FIRST] } }, async () => {
     const repo = await makeRepo(world)
     world.model.reset()
     const result = await call("worker", { cwd: repo, task: "[script:bad_key] edit" })
@@ -190,9 +154,7 @@ test("control: a list of one behaves as a single model does: the refusal is the 
     expect(result.model ?? FIRST).toBe(FIRST)
     expect(result.fallback_from).toBeUndefined()
     expect(modelsHit("bad_key")).toEqual(["fast"])
-  } finally {
-    await writeJson(file, before)
-  }
+  })
 }, 120_000)
 
 /** A scout's record as a process SIGKILLed before its session existed left it: `fields` say on which route. */
