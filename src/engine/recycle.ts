@@ -10,7 +10,7 @@
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { lastSessionUpdate } from "../opencode/instances"
 import type { ServerRecord } from "../opencode/server"
-import { footprint } from "../util/footprint"
+import { footprint, settledFootprint } from "../util/footprint"
 import type { InstanceMarks } from "./instance-marks"
 
 export interface RecycleLimits {
@@ -38,7 +38,10 @@ export async function recycleIfRested(deps: RecycleDeps): Promise<RecycleOutcome
   const connection = deps.connection()
   const { recycleMb, restMs } = await deps.limits()
   if (!connection || recycleMb === 0) return "off"
+  // A server just used holds garbage its collector has not returned yet (a reading right after a scout
+  // can be twice its settled size): only the smallest of three readings a second apart counts.
   if ((await footprint(connection.record.pid)).rssMb <= recycleMb) return "small"
+  if ((await settledFootprint(connection.record.pid)).rssMb <= recycleMb) return "small"
   const stopped = await deps.marks.releasingServer(async () => {
     if (!(await deps.tasksRest())) return false
     const updated = await lastSessionUpdate(connection.client)
