@@ -7,15 +7,15 @@ import type { LedgerRecord } from "./task-rows"
 import type { Tokens } from "./usage"
 
 /** The total's role and model: no real role or model is empty. */
-export const TOTAL = ""
+const TOTAL = ""
 /** Each duration bucket is this much wider than the one before; its middle is within 1% of what it holds. */
 const GROWTH = 1.02
 const TOKEN_KEYS = ["input", "output", "reasoning", "cacheRead", "cacheWrite"] as const
 
 /** Bucket 0 holds durations under 1 ms; bucket b ≥ 1 holds [GROWTH^(b-1), GROWTH^b). */
-export const bucketOf = (ms: number) => (ms < 1 ? 0 : 1 + Math.floor(Math.log(ms) / Math.log(GROWTH)))
+const bucketOf = (ms: number) => (ms < 1 ? 0 : 1 + Math.floor(Math.log(ms) / Math.log(GROWTH)))
 /** The geometric middle of a bucket, what the median reports for a duration in it. */
-export const bucketMiddle = (bucket: number) => (bucket === 0 ? 0 : Math.round(GROWTH ** (bucket - 0.5)))
+const bucketMiddle = (bucket: number) => (bucket === 0 ? 0 : Math.round(GROWTH ** (bucket - 0.5)))
 
 /** When a counted record finished, as an ISO time ('' when its date does not parse: before any period). */
 export function doneOf(record: LedgerRecord): string {
@@ -76,7 +76,7 @@ function cellOf(cells: Cells, role: string, model: string): Cell {
 }
 
 /** Adds (sign 1) or takes away (sign -1) one share, or cell, into `cell`. */
-export function addInto(cell: Cell, other: Cell, sign: 1 | -1 = 1) {
+function addInto(cell: Cell, other: Cell, sign: 1 | -1 = 1) {
   cell.tasks += sign * other.tasks
   cell.succeeded += sign * other.succeeded
   for (const key of TOKEN_KEYS) cell.tokens[key] += sign * other.tokens[key]
