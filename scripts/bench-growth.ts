@@ -104,7 +104,8 @@ export async function benchGrowth(modelUrl: string, path: string, steps = STEPS)
   const verdict = rssRatio <= GROWTH_GOAL_RATIO ? "met" : "not met"
   console.log(
     `  growth ${last}/1: RSS ${ratio(kept, "rssMb")}x kept, ${ratio(released, "rssMb")}x released, ${rssRatio}x ` +
-      `restarted ${restarts} times, peak read ${peakMb.toFixed(0)} MB (goal ≤ ${GROWTH_GOAL_RATIO}x: ${verdict}); threads ` +
+      `restarted ${restarts} times, peak read ${peakMb.toFixed(0)} MB ` +
+      `(goal ≤ ${GROWTH_GOAL_RATIO}x: ${verdict}); threads ` +
       `${ratio(kept, "threads")}x / ${ratio(released, "threads")}x; ` +
       `fds ${ratio(kept, "fds")}x / ${ratio(released, "fds")}x`,
   )

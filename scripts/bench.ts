@@ -12,7 +12,8 @@
 //      worktree lanes OpenCode has not seen yet (cold) and on reused ones (warm)
 //   e) `sessions` over 1,000 sessions: paged through OpenCode's list, the rows shown read (ours) beside
 //      one capped call plus a message read per listed session (the path before), against 100 ms
-//   f) serve's RSS, threads and fds after 1, 10 and 50 directories, kept, released, and released with restarts (bench-growth.ts)
+//   f) serve's RSS, threads and fds after 1, 10 and 50 directories, kept, released, and released with
+//      restarts (bench-growth.ts)
 //   g) a retention pass over 10,000 records with parked sessions beside the path before (bench-retention.ts)
 //   h) task_list, stats, a key lookup and a store's open at 1,000, 10,000 and 100,000 records, through the
 //      index beside the path before (bench-records.ts)
