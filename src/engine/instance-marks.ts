@@ -38,22 +38,21 @@ export class InstanceMarks {
   }
 
   /** Runs `release` unless `directory` is marked in use; no use starts there until it has ended. */
-  async releasing(directory: string, release: () => Promise<boolean>): Promise<boolean> {
+  releasing(directory: string, release: () => Promise<boolean>): Promise<boolean> {
     const key = keyOf(directory)
-    const file = await this.mark(key, "release")
-    try {
-      if ((await this.live(key, "use")) > 0) return false
-      return await release()
-    } finally {
-      await rm(file, { force: true })
-    }
+    return this.releasingUnder(key, key, release)
   }
 
   /** Runs `release` (the whole server's) unless any directory is marked in use; no use starts until it ends. */
-  async releasingServer(release: () => Promise<boolean>): Promise<boolean> {
-    const file = await this.mark(SERVER_KEY, "release")
+  releasingServer(release: () => Promise<boolean>): Promise<boolean> {
+    return this.releasingUnder(SERVER_KEY, undefined, release)
+  }
+
+  /** Marks a release under `key`, then runs it unless a use is marked under `uses` (any key when undefined). */
+  private async releasingUnder(key: string, uses: string | undefined, release: () => Promise<boolean>) {
+    const file = await this.mark(key, "release")
     try {
-      if ((await this.live(undefined, "use")) > 0) return false
+      if ((await this.live(uses, "use")) > 0) return false
       return await release()
     } finally {
       await rm(file, { force: true })
