@@ -1,6 +1,7 @@
 // e) of the benchmarks: 1,000 sessions on a fresh server, listed the way `sessions` does and the way it did.
 import { rm } from "node:fs/promises"
-import { DEFAULT_SESSION_ROWS, listSessions } from "../src/engine/sessions"
+import { listSessions } from "../src/engine/sessions"
+import { DEFAULT_SESSION_ROWS } from "../src/engine/terms"
 import { createRepository } from "../src/model/demo"
 import { createIsolatedHome } from "../src/model/home"
 import { connect } from "../src/opencode/client"

@@ -1,7 +1,7 @@
 // The CLI's one way in: picks the subcommand, answers --help and --version, and refuses arguments the
 // subcommand does not define (strict.ts) before citty runs it. `runCli` takes the root command so a
 // test drives it with planted commands; main.ts passes the real one.
-import { type CommandDef, renderUsage, runCommand } from "citty"
+import { type CommandDef, type Resolvable, type SubCommandsDef, renderUsage, runCommand } from "citty"
 import { describe, fail } from "../errors"
 import { didYouMean } from "../util/suggest"
 import { exitCodeOf } from "./exit"
@@ -21,13 +21,18 @@ export const plain = (text: string) => text.replace(ANSI, "")
 
 const HELP = new Set(["--help", "-h"])
 
-/** The subcommands of `root`, resolved (citty allows lazy ones), by name. */
+const resolved = async <T>(value: Resolvable<T>): Promise<T> =>
+  typeof value === "function" ? (value as () => T | Promise<T>)() : value
+
+/** The subcommands of `root` by name, each still as declared: a lazy one is loaded only when it runs. */
+async function declared(root: CommandDef): Promise<SubCommandsDef> {
+  return root.subCommands ? resolved(root.subCommands) : {}
+}
+
+/** The subcommands of `root`, every one loaded (citty allows lazy ones), by name. */
 export async function subcommands(root: CommandDef): Promise<Map<string, CommandDef>> {
-  const defs = typeof root.subCommands === "function" ? await root.subCommands() : await root.subCommands
   const out = new Map<string, CommandDef>()
-  for (const [name, value] of Object.entries(defs ?? {})) {
-    out.set(name, await (typeof value === "function" ? value() : value))
-  }
+  for (const [name, value] of Object.entries(await declared(root))) out.set(name, await resolved(value))
   return out
 }
 
@@ -58,9 +63,10 @@ export async function runCli(root: CommandDef, argv: string[], io: CliIO): Promi
       await usage(root, io)
       return 0
     }
-    const commands = await subcommands(root)
-    const command = commands.get(first)
-    if (!command) throw unknownCommand(first, [...commands.keys()])
+    // Only the command that runs is loaded: `serve` starts without the installer's or doctor's code.
+    const commands = await declared(root)
+    if (!Object.hasOwn(commands, first)) throw unknownCommand(first, Object.keys(commands))
+    const command = await resolved(commands[first]!)
     const rest = argv.slice(1)
     const end = rest.indexOf("--")
     if ((end === -1 ? rest : rest.slice(0, end)).some((arg) => HELP.has(arg))) {

@@ -1,42 +1,33 @@
 // The one source of truth for config.json. Defaults live here; types come from z.infer.
 import { z } from "zod"
+import {
+  INSTANCE_BOUNDS,
+  LANE_BOUNDS,
+  MAX_PARALLEL,
+  PARENT_MARGIN_S,
+  PATCH_BYTES_BOUNDS,
+  RECYCLE_BOUNDS,
+  RETENTION_INTERVAL_BOUNDS,
+  RETENTION_PER_PASS_BOUNDS,
+  ROLES,
+  STEP_BOUNDS,
+  STEP_PROFILES,
+  TIMEOUT_BOUNDS,
+  TIMEOUT_PROFILES,
+  type Role,
+} from "./bounds"
 import { PolicySchema, TrustedRootSchema } from "./sections"
 
-export const ROLES = ["scout", "worker", "runner"] as const
-export type Role = (typeof ROLES)[number]
-
-export const STEP_PROFILES = {
-  standard: { scout: 16, worker: 32, runner: 40 },
-  extended: { scout: 32, worker: 48, runner: 64 },
-} as const
-
-export const TIMEOUT_PROFILES = {
-  standard: { scout: 300, worker: 600, runner: 1200, parent: 1500 },
-  extended: { scout: 900, worker: 1500, runner: 1800, parent: 2100 },
-} as const
-
-/** config maxPatchBytes: 64 MiB by default (a real change is kilobytes; vendored code, megabytes), 1 MiB..1 GiB. */
-export const PATCH_BYTES_BOUNDS = { min: 1024 * 1024, max: 1024 * 1024 * 1024, fallback: 64 * 1024 * 1024 } as const
-
-/** The ceiling of config maxParallel: one OpenCode server carries this many sessions at once. */
-const MAX_PARALLEL = 8
-
-/** config instanceIdleSeconds and maxLiveInstances: defaults and ceilings. */
-const INSTANCE_BOUNDS = { idleFallback: 120, idleMax: 86_400, liveFallback: 8, liveMax: 999 } as const
-
-/** config serverRecycleMb (engine/recycle.ts): 0 never; the default is about 1.25x one directory's server. */
-const RECYCLE_BOUNDS = { fallback: 640, max: 1_048_576 } as const
-
-/** config maxWorktreeLanes: its default and ceiling (lane names have at most three digits). */
-/** config retentionIntervalSeconds and retentionPerPass (engine/schedule.ts). */
-const RETENTION_INTERVAL_BOUNDS = { min: 1, max: 86_400, fallback: 3600 } as const
-const RETENTION_PER_PASS_BOUNDS = { min: 1, max: 100_000, fallback: 500 } as const
-export const LANE_BOUNDS = { fallback: 64, max: 999 } as const
-
-const STEP_BOUNDS = { min: 4, max: 256 } as const
-export const TIMEOUT_BOUNDS = { min: 30, max: 86_400 } as const
-/** The parent's deadline must exceed every role's by this much (cleanup and the result). */
-export const PARENT_MARGIN_S = 60
+export {
+  LANE_BOUNDS,
+  PARENT_MARGIN_S,
+  PATCH_BYTES_BOUNDS,
+  ROLES,
+  STEP_PROFILES,
+  TIMEOUT_BOUNDS,
+  TIMEOUT_PROFILES,
+  type Role,
+} from "./bounds"
 
 const modelId = z
   .string()

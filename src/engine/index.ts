@@ -6,43 +6,27 @@
 // The core: delegations, their records and results.
 export { Delegations } from "./lifecycle"
 export { Runtime } from "./runtime"
-export { checkTaskId, isFinished, type TaskRecord } from "./tasks"
+export type { TaskRecord } from "./tasks"
 export { TaskStore } from "./task-store"
-export { STATUSES } from "./result"
-export { fileChange } from "./structured"
-export { sessionTitle } from "./title"
-export { AppError, fail } from "../errors"
 
 // Groups, patches, listings, the ledger and sessions.
-export { MAX_BRIEFS, type Group, type GroupMember } from "./parallel"
-export { MAX_PATCH_PAGE } from "./patches"
-export { LIST_LIMIT, storedTasks } from "./listing"
+export type { Group, GroupMember } from "./parallel"
+export { isGroupId, readGroup } from "./groups"
+export { storedTasks } from "./listing"
 export { parseSince, renderStats, summarize, type StatsRow } from "./ledger"
-export {
-  listSessions,
-  renderSessions,
-  DEFAULT_SESSION_ROWS,
-  DEFAULT_STALE_S,
-  SESSION_STATES,
-  type SessionState,
-} from "./sessions"
-export { PATCH_STATES, patchState, readDiscarded, readPatchRecord, type PatchRecord } from "../workspace/patches"
-export type { PatchState } from "../workspace/patches"
+export { listSessions, renderSessions } from "./sessions"
+export { readDiscarded, readPatchRecord, type PatchRecord } from "../workspace/patches"
 export type { SetAside } from "../util/state-file"
 
-// Words and limits the adapters show: names, sizes, policy modes and tiers, roles, the runner's brief.
-export { shownName } from "../workspace/names"
-export { sizeText } from "../workspace/disk"
+// Words and limits the adapters show (names, sizes, policy modes and tiers, roles, the runner's brief),
+// each a pure value or check that loads nothing more: terms.ts, which a tool may import on its own.
+export * from "./terms"
 export { reclaimText } from "../workspace/lane-audit"
-export { describeSource, MODE_SOURCES, MODES } from "../policy/mode"
-export { TIERS } from "../policy/tiers"
-export { ROLES, roleModels } from "../config/schema"
-export { agentName, RUNNER_TOOLS, runnerAgentName } from "../agents/names"
-export { RUNNER_TIMEOUT, runnerBrief } from "../runner/brief"
+export { roleModels } from "../config/schema"
 
 // What OpenCode holds: its model catalog, its sessions' messages, the shared server's record.
 export { readCatalog } from "../opencode/catalog"
-export { DEFAULT_CLIP_BYTES, type Entry, entriesOf, lastAnswer, page, renderEntries } from "../opencode/output"
+export { type Entry, entriesOf, lastAnswer, page, renderEntries } from "../opencode/output"
 export { readMessages, sessionDirectory } from "../opencode/session"
 export { probeServer, readServerRecord, stopServer } from "../opencode/server"
 export { alive } from "../util/process"

@@ -3,11 +3,13 @@
 // the turn in the background of this process (runs.ts); a tool call follows it only as long as its
 // sync budget allows. Settling (settle.ts) releases the workspace only once the session is confirmed
 // removed. With `recover`, tasks and writer states a dead process left are taken over first (recovery.ts).
+import { timeoutLimits } from "../config/schema"
 import { fail } from "../errors"
 import { abortSession } from "../opencode/session"
 import type { Mode } from "../policy/mode"
 import type { Relay } from "../policy/relay"
 import type { SetAside } from "../util/state-file"
+import { knownClient, syncBudgetMs } from "./budgets"
 import type { ContinuePolicy } from "./continuation"
 import { continueTask } from "./continuing"
 import { startTask } from "./starting"
@@ -186,6 +188,19 @@ export class Delegations {
   /** Waits until the task changes after `revision` (progress or the end) or the time is up. */
   wait(id: string, waitMs: number, revision?: number): Promise<TaskRecord | undefined> {
     return wait(this.runs, id, waitMs, revision)
+  }
+
+  /** How long a call from this client waits for its task before it answers `running` (budgets.ts). */
+  async syncBudgetMs(clientName: string | undefined): Promise<number> {
+    const config = await this.runtime.config()
+    const known = knownClient(clientName)
+    return syncBudgetMs({
+      parentS: timeoutLimits(config).parent,
+      clientName,
+      // Our installer writes the parent timeout into the client's registration (Codex tool_timeout_sec).
+      registrationRaised: known !== undefined && (config.integrations as string[]).includes(known),
+      overrideMs: this.runtime.flags.syncBudgetMs,
+    })
   }
 
   /** Waits until the task finishes, the budget is spent or the signal aborts (waiting.ts); its record then. */

@@ -11,9 +11,7 @@ import type { IndexQuery } from "./task-index"
 import type { Page } from "./task-views"
 import type { TaskRecord } from "./tasks"
 import { TaskStore } from "./task-store"
-
-/** How many tasks one listing shows: at least one, at most `max`, `fallback` when not asked. */
-export const LIST_LIMIT = { min: 1, max: 200, fallback: 20 } as const
+import { LIST_LIMIT } from "./terms"
 
 export interface TaskQuery {
   status?: Status

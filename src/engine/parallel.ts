@@ -18,9 +18,6 @@ import { isFinished, type TaskRecord } from "./tasks"
 import { checkVerify } from "./verify"
 import type { FollowOptions } from "./waiting"
 
-/** At most this many briefs in one group. */
-export const MAX_BRIEFS = 16
-
 export interface GroupBrief {
   role: "scout" | "worker"
   cwd: string

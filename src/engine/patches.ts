@@ -22,10 +22,7 @@ import { canonicalWorkspace } from "../workspace/root"
 import { removeWorktree } from "../workspace/worktree"
 import type { Runtime } from "./runtime"
 import { isFinished, type TaskRecord } from "./tasks"
-
-/** Characters of diff per page by default, and at most. */
-const PATCH_PAGE = 16_000
-export const MAX_PATCH_PAGE = 64_000
+import { PATCH_PAGE } from "./terms"
 
 /** What the patch use cases need of the lifecycle (Delegations provides it). */
 export interface PatchDeps {

@@ -9,19 +9,7 @@ import { latestMessage, listAllSessions, recentMessages } from "../opencode/sess
 import { toolTarget } from "../opencode/transcript"
 import type { Activity } from "./progress"
 import { isFinished, type TaskRecord } from "./tasks"
-
-export const SESSION_STATES = ["busy", "idle", "stale"] as const
-export type SessionState = (typeof SESSION_STATES)[number]
-
-/** Busy with no event for this long is stale (stuck, or a provider that does not answer). */
-export const DEFAULT_STALE_S = 300
-
-/**
- * Rows shown unless asked for more. Each row shown costs OpenCode one message read (~2.5 ms, answered one
- * after another) on top of the list (~30 ms for 1,000 sessions): 10 keep a listing of 1,000 under 100 ms
- * and the parent's text short; the rest are counted in `total` and reached by a filter or a larger `limit`.
- */
-export const DEFAULT_SESSION_ROWS = 10
+import type { SessionState } from "./terms"
 
 /** Latest-message reads in flight at once when every candidate's state is needed (a state filter). */
 const READ_CONCURRENCY = 16

@@ -4,8 +4,6 @@
 // away does not, so the task finishes and its record says how. While the call waits, the task's
 // permission asks and questions go to the person (relay.ts); after it returned, they are refused.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import { timeoutLimits } from "../config/schema"
-import { knownClient, syncBudgetMs } from "../engine/budgets"
 import type { ContinuePolicy, Delegations, StartRequest } from "../engine/lifecycle"
 import { isFinished, type TaskRecord } from "../engine/tasks"
 import { foregroundRelay, type ForegroundRelay } from "./relay"
@@ -16,16 +14,7 @@ import { returnsAtOnce } from "./task-scope"
 export async function syncBudget(server: McpServer, delegations: Delegations): Promise<number> {
   // A call made as an MCP task returns its task at once; the client polls tasks/get (tasks.ts).
   if (returnsAtOnce()) return 0
-  const config = await delegations.runtime.config()
-  const clientName = server.server.getClientVersion()?.name
-  const known = knownClient(clientName)
-  return syncBudgetMs({
-    parentS: timeoutLimits(config).parent,
-    clientName,
-    // Our installer writes the parent timeout into the client's registration (Codex tool_timeout_sec).
-    registrationRaised: known !== undefined && (config.integrations as string[]).includes(known),
-    overrideMs: delegations.runtime.flags.syncBudgetMs,
-  })
+  return delegations.syncBudgetMs(server.server.getClientVersion()?.name)
 }
 
 export function startAndFollow(

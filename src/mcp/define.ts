@@ -1,13 +1,26 @@
 // One declaration per MCP tool: its name, the .md description, input and output schemas, annotations,
 // and a `run` that answers or throws. Registration is one wrapper for every tool: the answer becomes
 // text plus structured content, a throw becomes `isError` with its `next:` line (errorResult), so a
-// failure reads the same from every tool and no handler formats one itself.
+// failure reads the same from every tool and no handler formats one itself. The engine behind the
+// tools is loaded with the first call (Backend): a server that only listed its tools never loaded it.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { ShapeOutput, ZodRawShapeCompat } from "@modelcontextprotocol/sdk/server/zod-compat.js"
 import type { CallToolResult, ListToolsResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
 import type { z } from "zod"
 import type { Delegations } from "../engine/lifecycle"
 import { errorResult, type Extra } from "./shared"
+
+/** The engine's surface (src/engine/index.ts) as a value: what a tool's `run` calls beyond terms.ts. */
+export type Engine = typeof import("../engine")
+
+/** What the tools run on: the engine's surface and the delegations built on it. */
+export interface Backend {
+  engine: Engine
+  delegations: Delegations
+}
+
+/** Gives the backend, loading and building it on the first call (serve.ts); the same one after. */
+export type OpenBackend = () => Promise<Backend>
 
 /** What a tool answers: the text the model reads and the structured content its output schema declares. */
 export interface Reply<Structured> {
@@ -17,10 +30,9 @@ export interface Reply<Structured> {
   failed?: boolean
 }
 
-/** What a call runs with: the server it came through (client name, relay), the delegations, the request. */
-export interface ToolContext {
+/** What a call runs with: the server it came through (client name, relay), the backend, the request. */
+export interface ToolContext extends Backend {
   server: McpServer
-  delegations: Delegations
   extra: Extra
 }
 
@@ -39,7 +51,7 @@ export interface ToolDefinition<Input extends z.ZodRawShape, Output extends z.Zo
 /** A tool as server.ts registers it; the schemas stay inside, checked where they are declared. */
 export interface McpTool {
   name: string
-  register(server: McpServer, delegations: Delegations): void
+  register(server: McpServer, open: OpenBackend): void
 }
 
 export function defineTool<Input extends z.ZodRawShape, Output extends z.ZodRawShape>(
@@ -47,7 +59,7 @@ export function defineTool<Input extends z.ZodRawShape, Output extends z.ZodRawS
 ): McpTool {
   return {
     name: tool.name,
-    register(server, delegations) {
+    register(server, open) {
       const config = {
         title: tool.title,
         description: tool.description,
@@ -60,7 +72,8 @@ export function defineTool<Input extends z.ZodRawShape, Output extends z.ZodRawS
       // parses the arguments with `tool.input` before the call, so they are what run declares.
       server.registerTool<ZodRawShapeCompat, ZodRawShapeCompat>(tool.name, config, async (args, extra) => {
         try {
-          return toResult(await tool.run(args as ShapeOutput<Input>, { server, delegations, extra }))
+          const backend = await open()
+          return toResult(await tool.run(args as ShapeOutput<Input>, { server, ...backend, extra }))
         } catch (error) {
           return errorResult(error)
         }

@@ -1,11 +1,10 @@
-// The MCP server: one tool per file under tools/, the instructions the parent reads first. Task
-// records left by an earlier process are recovered in the background by the Delegations it serves
-// (constructed with `recover`, as the default one is).
+// The MCP server: one tool per file under tools/, the instructions the parent reads first. The tools
+// run on a backend opened with the first call (define.ts): `serve` loads the engine then, and builds
+// the Delegations that recovers the task records an earlier process left.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import { Delegations } from "../engine/lifecycle"
-import type { Runtime } from "../engine/runtime"
+import type { Delegations } from "../engine/lifecycle"
 import { SERVER_NAME, VERSION } from "../version"
-import type { McpTool } from "./define"
+import type { McpTool, OpenBackend } from "./define"
 import instructions from "./instructions.md" with { type: "text" }
 import { offerNativeTasks, TASKS_CAPABILITY } from "./tasks"
 import { delegateParallel } from "./tools/delegate_parallel"
@@ -51,11 +50,17 @@ export const TOOLS: McpTool[] = [
   sessions,
 ]
 
-export function createServer(runtime: Runtime, delegations = new Delegations(runtime, { recover: true })): McpServer {
+export function createServer(open: OpenBackend): McpServer {
   // No `tools` here: the McpServer declares it with the first tool, whose handlers tasks.ts wraps as they go in.
   const capabilities = { tasks: TASKS_CAPABILITY }
   const server = new McpServer({ name: SERVER_NAME, version: VERSION }, { instructions, capabilities })
-  offerNativeTasks(server, delegations)
-  for (const tool of TOOLS) tool.register(server, delegations)
+  offerNativeTasks(server, open)
+  for (const tool of TOOLS) tool.register(server, open)
   return server
+}
+
+/** A backend on delegations already built (tests, and anything that owns its Delegations): the engine loads now. */
+export function backendOf(delegations: Delegations): OpenBackend {
+  const opened = import("../engine").then((engine) => ({ engine, delegations }))
+  return () => opened
 }

@@ -3,7 +3,7 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js"
 import { z } from "zod"
-import { TIMEOUT_BOUNDS, TIMEOUT_PROFILES } from "../config/schema"
+import { TIMEOUT_BOUNDS, TIMEOUT_PROFILES } from "../config/bounds"
 import { AppError } from "../errors"
 import { FAILURE_KINDS } from "../engine/failure-kinds"
 import { TITLE_LIMITS } from "../engine/title"

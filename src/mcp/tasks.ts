@@ -21,12 +21,10 @@ import {
   type ServerResult,
   type Task,
 } from "@modelcontextprotocol/sdk/types.js"
-import { isGroupId, readGroup } from "../engine/groups"
-import type { Delegations } from "../engine/lifecycle"
 import { checkTaskId, isFinished, type TaskRecord } from "../engine/tasks"
 import { fail } from "../errors"
 import { recordResult } from "./calls"
-import { toResult, withoutDialect } from "./define"
+import { toResult, withoutDialect, type OpenBackend } from "./define"
 import { errorResult, type Extra } from "./shared"
 import { withoutWaiting } from "./task-scope"
 
@@ -46,7 +44,7 @@ type ListHandler = (request: ListToolsRequest, extra: Extra) => ServerResult | P
  * Wraps the tools/call and tools/list handlers as the McpServer installs them (call before the first
  * tool is registered) and answers tasks/get, tasks/result and tasks/cancel.
  */
-export function offerNativeTasks(server: McpServer, delegations: Delegations): void {
+export function offerNativeTasks(server: McpServer, open: OpenBackend): void {
   const inner = server.server
   // Throws when the tool handlers are in already (a `tools` capability given to the McpServer's constructor).
   inner.assertCanSetRequestHandler("tools/call")
@@ -96,18 +94,21 @@ export function offerNativeTasks(server: McpServer, delegations: Delegations): v
   }
 
   async function taskOf(id: string): Promise<Task> {
-    return isGroupId(id) ? groupTask(id) : recordTask(await recordOf(id))
+    const { engine } = await open()
+    return engine.isGroupId(id) ? groupTask(id) : recordTask(await recordOf(id))
   }
 
   async function recordOf(id: string): Promise<TaskRecord> {
     checkTaskId(id)
+    const { delegations } = await open()
     const record = await delegations.read(id)
     if (!record) throw fail("Usage", `No task ${id}.`, "Pass the taskId a tools/call returned, or call task_list.")
     return record
   }
 
   async function membersOf(id: string) {
-    const group = await readGroup(delegations.runtime.paths.groupsDir, id)
+    const { engine, delegations } = await open()
+    const group = await engine.readGroup(delegations.runtime.paths.groupsDir, id)
     // A member whose record was set aside (garbage) leaves the rest of the group answerable.
     const members = await Promise.all(group.tasks.map((id) => delegations.read(id)))
     return { group, members: members.filter((member) => member !== undefined) }
@@ -136,12 +137,15 @@ export function offerNativeTasks(server: McpServer, delegations: Delegations): v
 
   /** Waits for the task (or every member) to finish; the result the call gives today when it finishes in time. */
   async function resultOf(id: string, extra: Extra): Promise<CallToolResult> {
+    const { engine, delegations } = await open()
     // Known before waiting: follow() waits out a record that does not exist yet.
-    const ids = isGroupId(id) ? (await membersOf(id)).members.map((member) => member.id) : [(await recordOf(id)).id]
+    const ids = engine.isGroupId(id)
+      ? (await membersOf(id)).members.map((member) => member.id)
+      : [(await recordOf(id)).id]
     const final = await Promise.all(ids.map((member) => delegations.follow(member, { signal: extra.signal })))
     if (final.some((record) => !record || !isFinished(record.status)))
       throw new McpError(ErrorCode.RequestTimeout, `Task ${id} is still running; call tasks/result again.`)
-    if (!isGroupId(id)) return toResult(recordResult(final[0]!))
+    if (!engine.isGroupId(id)) return toResult(recordResult(final[0]!))
     // The group's result is the tool's own: its call with the group id, its members all finished.
     const request: CallToolRequest = {
       method: "tools/call",
@@ -169,7 +173,8 @@ export function offerNativeTasks(server: McpServer, delegations: Delegations): v
           `Task ${id} had already ended (${before.status}); nothing was cancelled.`,
           "Call tasks/result.",
         )
-      const ids = isGroupId(id) ? (await membersOf(id)).members.map((member) => member.id) : [id]
+      const { engine, delegations } = await open()
+      const ids = engine.isGroupId(id) ? (await membersOf(id)).members.map((member) => member.id) : [id]
       // A member that ended meanwhile cannot be cancelled; the task read next says how each ended.
       await Promise.all(ids.map((member) => delegations.cancel(member).catch(() => undefined)))
       return taskOf(id)

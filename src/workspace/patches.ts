@@ -4,7 +4,7 @@
 // src/sandbox/host-paths.ts) and completed when the worker's patch is collected. Nothing here is
 // deleted except by patch_discard, which leaves a tombstone (`<id>.discarded`, no path in it admits
 // anything) so that a second discard, or a late patch_show, is answered "already discarded".
-// A patch's state as the parent sees it (patchState): open, waiting, applied; then discarded.
+// A patch's state as the parent sees it (patch-state.ts): open, waiting, applied; then discarded.
 import { chmod, readdir, rename } from "node:fs/promises"
 import { z } from "zod"
 import { fail } from "../errors"
@@ -13,6 +13,8 @@ import { writeJson } from "../util/fs"
 import { isDate, readState, type SetAside } from "../util/state-file"
 import type { DiskUse } from "./disk"
 import type { WorktreeLayout } from "./private-git"
+
+export { PATCH_STATES, patchState, type PatchState } from "./patch-state"
 
 export type PatchChange = "added" | "modified" | "deleted" | "renamed"
 
@@ -65,15 +67,6 @@ export interface PatchRecord {
   /** When patch_apply wrote the patch whose digest is appliedDigest (a later turn's patch is waiting again). */
   appliedAt?: string
   appliedDigest?: string
-}
-
-export const PATCH_STATES = ["open", "waiting", "applied"] as const
-export type PatchState = (typeof PATCH_STATES)[number]
-
-/** open: its worker runs (or its work was not stored); waiting: for patch_apply or patch_discard; applied. Pure. */
-export function patchState(record: Pick<PatchRecord, "status" | "digest" | "appliedDigest">): PatchState {
-  if (record.status !== "ready") return "open"
-  return record.appliedDigest !== undefined && record.appliedDigest === record.digest ? "applied" : "waiting"
 }
 
 /** What is left of a discarded patch: when, and where it was for. */

@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test"
 import { type CommandDef, defineCommand, runCommand } from "citty"
 import { AppError } from "../../src/errors"
-import { type CliIO, runCli } from "../../src/cli/run"
+import { type CliIO, runCli, subcommands } from "../../src/cli/run"
 import { checkArgs } from "../../src/cli/strict"
 import { colorAllowed } from "../../src/config/flags"
 import { nearest } from "../../src/util/suggest"
@@ -169,5 +169,42 @@ describe("a command added later", () => {
     expect(state.ran).toBe(false)
     expect(io.stdout.join("\n")).toContain("--live")
     expect(io.stdout.join("\n")).not.toContain("\u001b[")
+  })
+})
+
+describe("loading", () => {
+  /** Two lazy commands that note when they are loaded. */
+  function two() {
+    const loaded: string[] = []
+    const lazy = (name: string) => () => {
+      loaded.push(name)
+      return Promise.resolve(defineCommand({ meta: { name }, run() {} }))
+    }
+    const root = defineCommand({
+      meta: { name: "root" },
+      subCommands: { serve: lazy("serve"), install: lazy("install") },
+    })
+    return { root, loaded }
+  }
+
+  test("only the command that runs is loaded (serve starts without the installer's code)", async () => {
+    const { root, loaded } = two()
+    expect(await runCli(root as CommandDef, ["serve"], capture())).toBe(0)
+    // Asked for twice (the check, then citty), the same module: none other.
+    expect(new Set(loaded)).toEqual(new Set(["serve"]))
+  })
+
+  test("a mistyped command loads none, and is still told the names", async () => {
+    const { root, loaded } = two()
+    const io = capture()
+    expect(await runCli(root as CommandDef, ["serv"], io)).toBe(2)
+    expect(io.stderr.join("\n")).toContain("Commands: serve, install.")
+    expect(loaded).toEqual([])
+  })
+
+  test("control: resolving the subcommands, as the check did before, loads every one", async () => {
+    const { root, loaded } = two()
+    await subcommands(root as CommandDef)
+    expect(loaded).toEqual(["serve", "install"])
   })
 })

@@ -17,6 +17,7 @@ import { summarize } from "../../src/engine/ledger"
 import type { TaskRecord } from "../../src/engine/tasks"
 import { clientHomes } from "../../src/install/homes"
 import { statusOfRecord } from "../../src/mcp/tools/task_status"
+import * as engine from "../../src/engine"
 import { LAUNCHERS } from "../../src/sandbox"
 import { run } from "../../src/util/process"
 import { connect, makeRepo, startWorld, stopWorld, structured, type Connected, type World } from "../mcp/_setup"
@@ -212,7 +213,7 @@ test("control: each planted record breaks the unprotected readers it would have 
   expect(() => summarize([raw(record({ result: { ...result(), tokens: undefined } }))])).toThrow()
   expect(() => summarize([raw(withResult({ tokens: null }))])).toThrow()
   expect(typeof summarize([raw(withResult({ cost: "0.25" }))]).total.cost).toBe("string")
-  expect(statusOfRecord(raw(record({ createdAt: "yesterday" }))).elapsed_ms).toBeNaN()
-  expect(statusOfRecord(raw(record({ finishedAt: "soon" }))).elapsed_ms).toBeNaN()
+  expect(statusOfRecord(engine, raw(record({ createdAt: "yesterday" }))).elapsed_ms).toBeNaN()
+  expect(statusOfRecord(engine, raw(record({ finishedAt: "soon" }))).elapsed_ms).toBeNaN()
   expect(summarize([raw(JSON.stringify(good))]).total.tasks).toBe(1)
 })

@@ -5,7 +5,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js"
 import { Delegations } from "../../src/engine/lifecycle"
 import type { Runtime } from "../../src/engine/runtime"
-import { createServer } from "../../src/mcp/server"
+import { backendOf, createServer } from "../../src/mcp/server"
 
 /** The person behind a client that declares elicitation: answers each `elicitation/create`. */
 export type Person = (request: ElicitRequest, extra: { signal: AbortSignal }) => ElicitResult | Promise<ElicitResult>
@@ -19,7 +19,7 @@ export interface InProcess {
 
 export async function serveInProcess(runtime: Runtime, clientName: string, person?: Person): Promise<InProcess> {
   const delegations = new Delegations(runtime, { recover: true })
-  const server = createServer(runtime, delegations)
+  const server = createServer(backendOf(delegations))
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   await server.connect(serverSide)
   const client = new Client({ name: clientName, version: "1" }, person ? { capabilities: { elicitation: {} } } : {})

@@ -5,12 +5,12 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js"
 import type { Flags } from "../../src/config/flags"
 import { Delegations } from "../../src/engine/lifecycle"
 import { Runtime } from "../../src/engine/runtime"
-import { createServer } from "../../src/mcp/server"
+import { backendOf, createServer } from "../../src/mcp/server"
 
 /** tools/list from an in-process server; nothing is delegated, so no OpenCode is started. */
 export async function listOurTools(flags: Flags): Promise<Tool[]> {
   const runtime = new Runtime(flags)
-  const server = createServer(runtime, new Delegations(runtime))
+  const server = createServer(backendOf(new Delegations(runtime)))
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   await server.connect(serverSide)
   const client = new Client({ name: "surface-tests", version: "1" })

@@ -11,7 +11,7 @@ import { readFlags } from "../../src/config/flags"
 import { Delegations } from "../../src/engine/lifecycle"
 import { Runtime } from "../../src/engine/runtime"
 import { TASK_ID } from "../../src/engine/tasks"
-import { createServer } from "../../src/mcp/server"
+import { backendOf, createServer } from "../../src/mcp/server"
 import { connect as connectOpencode } from "../../src/opencode/client"
 import { readServerRecord } from "../../src/opencode/server"
 import { slowTurn } from "../helpers/slow-turn"
@@ -27,7 +27,7 @@ let plain: Client
 const closers: (() => Promise<void>)[] = []
 
 async function client(capabilities: Record<string, unknown>): Promise<Client> {
-  const server = createServer(runtime, delegations)
+  const server = createServer(backendOf(delegations))
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   await server.connect(serverSide)
   const connected = new Client({ name: "orchestrator-tests", version: "1" }, { capabilities })

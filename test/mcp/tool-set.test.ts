@@ -15,7 +15,7 @@ import { Delegations } from "../../src/engine/lifecycle"
 import { Runtime } from "../../src/engine/runtime"
 import { fail } from "../../src/errors"
 import { defineTool } from "../../src/mcp/define"
-import { TOOLS } from "../../src/mcp/server"
+import { backendOf, TOOLS } from "../../src/mcp/server"
 import { tempDir, type TempDir } from "../helpers/temp"
 import { listOurTools } from "./_surface"
 
@@ -147,7 +147,7 @@ describe("the one wrapper: whatever run throws is isError with the next step, ne
   beforeAll(async () => {
     runtime = new Runtime(readFlags({ HOME: home.path, PATH: "/usr/bin:/bin" }))
     server = new McpServer({ name: "wrapper-tests", version: "1" })
-    planted.register(server, new Delegations(runtime))
+    planted.register(server, backendOf(new Delegations(runtime)))
     // The control: the same failure thrown by a handler the SDK wraps itself.
     server.registerTool("unwrapped", { inputSchema: {} }, async () => {
       throw thrown.app!()

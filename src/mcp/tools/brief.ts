@@ -2,7 +2,7 @@
 // through the task lifecycle. Each tool file states only what differs.
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
 import { z } from "zod"
-import { agentName, sessionTitle } from "../../engine"
+import { agentName, sessionTitle } from "../../engine/terms"
 import { startAndFollow } from "../calls"
 import { defineTool, type McpTool } from "../define"
 import {

@@ -5,16 +5,8 @@
 // or by cancelling the call.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { z } from "zod"
-import {
-  type Delegations,
-  MAX_BRIEFS,
-  type Group,
-  type GroupMember,
-  STATUSES,
-  isFinished,
-  type TaskRecord,
-  fail,
-} from "../../engine"
+import type { Delegations, Group, GroupMember, TaskRecord } from "../../engine"
+import { MAX_BRIEFS, STATUSES, isFinished, fail } from "../../engine/terms"
 import { syncBudget } from "../calls"
 import { defineTool, type Reply } from "../define"
 import {

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { ROLES, readCatalog, roleModels } from "../../engine"
+import { ROLES } from "../../engine/terms"
 import { defineTool } from "../define"
 import description from "./models.md" with { type: "text" }
 
@@ -19,15 +19,15 @@ export const models = defineTool({
     roles: z.object({ scout: roleRoute, worker: roleRoute, runner: roleRoute }),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
-  run: async (args, { delegations }) => {
+  run: async (args, { delegations, engine }) => {
     const runtime = delegations.runtime
     const config = await runtime.config()
     const { client } = await runtime.opencode()
-    const catalog = await readCatalog(client)
+    const catalog = await engine.readCatalog(client)
     const models = catalog.models.filter((m) => !args.filter || m.id.includes(args.filter))
     const roles = Object.fromEntries(
       ROLES.map((role) => {
-        const [model, ...fallbacks] = roleModels(config, role)
+        const [model, ...fallbacks] = engine.roleModels(config, role)
         return [role, { model, variant: config.modelVariants[role], ...(fallbacks.length > 0 && { fallbacks }) }]
       }),
     ) as Record<(typeof ROLES)[number], z.infer<typeof roleRoute>>

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { shownName, PATCH_STATES } from "../../engine"
+import { shownName, PATCH_STATES } from "../../engine/terms"
 import { defineTool } from "../define"
 import description from "./patch_discard.md" with { type: "text" }
 

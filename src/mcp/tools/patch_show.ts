@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { MAX_PATCH_PAGE, fileChange, PATCH_STATES } from "../../engine"
+import { MAX_PATCH_PAGE, fileChange, PATCH_STATES } from "../../engine/terms"
 import { defineTool } from "../define"
 import description from "./patch_show.md" with { type: "text" }
 

@@ -1,7 +1,7 @@
 // The policy tool: the same gathering the delegating tools do before they start (src/engine/policy.ts
 // policyReport), shown instead of enforced, so a parent can see why a call would be refused before making it.
 import { z } from "zod"
-import { describeSource, MODE_SOURCES, MODES, TIERS } from "../../engine"
+import { describeSource, MODE_SOURCES, MODES, TIERS } from "../../engine/terms"
 import { defineTool } from "../define"
 import { policyArgs } from "../shared"
 import description from "./policy.md" with { type: "text" }

@@ -3,7 +3,7 @@
 // timeout, writer state when writable, sync budget). The task's result carries the run's exit code and
 // log path from the plugin's run record (lifecycle.ts), so the parent does not depend on the model to copy them.
 import { z } from "zod"
-import { RUNNER_TOOLS, runnerAgentName, sessionTitle, RUNNER_TIMEOUT, runnerBrief } from "../../engine"
+import { RUNNER_TOOLS, runnerAgentName, sessionTitle, RUNNER_TIMEOUT, runnerBrief } from "../../engine/terms"
 import { startAndFollow } from "../calls"
 import { defineTool } from "../define"
 import { SEARCH_HINT, idempotencyArg, labelArg, modelArgs, outputSchemaArg, policyArgs, resultShape } from "../shared"

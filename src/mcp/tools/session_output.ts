@@ -1,17 +1,7 @@
 import { z } from "zod"
-import {
-  checkTaskId,
-  fail,
-  DEFAULT_CLIP_BYTES,
-  type Entry,
-  entriesOf,
-  lastAnswer,
-  page,
-  renderEntries,
-  readMessages,
-  sessionDirectory,
-} from "../../engine"
-import { defineTool } from "../define"
+import type { Entry } from "../../engine"
+import { checkTaskId, fail, DEFAULT_CLIP_BYTES } from "../../engine/terms"
+import { defineTool, type Engine } from "../define"
 import description from "./session_output.md" with { type: "text" }
 
 const entryShape = z.object({
@@ -45,7 +35,7 @@ export const sessionOutput = defineTool({
     next_cursor: z.string().optional().describe("transcript: pass it as cursor for the next page; absent on the last."),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
-  run: async (args, { delegations }) => {
+  run: async (args, { delegations, engine }) => {
     if (Boolean(args.task_id) === Boolean(args.session_id))
       throw fail(
         "Usage",
@@ -68,8 +58,8 @@ export const sessionOutput = defineTool({
       directory = record.workspace
     }
     const { client } = await delegations.runtime.opencode()
-    directory ??= await sessionDirectory(client, sessionID!)
-    const messages = directory ? await readMessages(client, sessionID!, directory) : undefined
+    directory ??= await engine.sessionDirectory(client, sessionID!)
+    const messages = directory ? await engine.readMessages(client, sessionID!, directory) : undefined
     if (!messages)
       throw fail(
         "Usage",
@@ -77,18 +67,18 @@ export const sessionOutput = defineTool({
         "Check the id (task_list shows each task's session), and pass cwd if the session is in another directory.",
       )
     if (args.view === "answer") {
-      const answer = lastAnswer(messages)
+      const answer = engine.lastAnswer(messages)
       return { text: answer || "(no answer yet)", structured: { session_id: sessionID!, answer } }
     }
-    const entries = entriesOf(messages, args.clip_bytes)
+    const entries = engine.entriesOf(messages, args.clip_bytes)
     const shown =
       args.view === "events"
         ? { entries: entries.slice(-args.last), total: entries.length }
-        : pageOf(entries, args.cursor, args.page_size)
+        : pageOf(engine, entries, args.cursor, args.page_size)
     const more =
       "nextCursor" in shown && shown.nextCursor ? `\n\n(more: call again with cursor "${shown.nextCursor}")` : ""
     return {
-      text: `${renderEntries(shown.entries) || "(no entries)"}${more}`,
+      text: `${engine.renderEntries(shown.entries) || "(no entries)"}${more}`,
       structured: {
         session_id: sessionID!,
         entries: shown.entries,
@@ -100,9 +90,9 @@ export const sessionOutput = defineTool({
 })
 
 /** A cursor this tool never returned is a bad argument: say so, with the way back to the first page. */
-function pageOf(entries: Entry[], cursor: string | undefined, size: number) {
+function pageOf(engine: Engine, entries: Entry[], cursor: string | undefined, size: number) {
   try {
-    return page(entries, cursor, size)
+    return engine.page(entries, cursor, size)
   } catch (error) {
     throw error instanceof RangeError ? fail("Usage", error.message, "Start again without cursor.") : error
   }

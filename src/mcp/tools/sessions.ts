@@ -1,12 +1,5 @@
 import { z } from "zod"
-import {
-  DEFAULT_SESSION_ROWS,
-  DEFAULT_STALE_S,
-  listSessions,
-  parseSince,
-  renderSessions,
-  SESSION_STATES,
-} from "../../engine"
+import { DEFAULT_SESSION_ROWS, DEFAULT_STALE_S, SESSION_STATES } from "../../engine/terms"
 import { defineTool } from "../define"
 import description from "./sessions.md" with { type: "text" }
 
@@ -43,8 +36,8 @@ export const sessions = defineTool({
     total: z.number().describe("Sessions that matched, before the limit."),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
-  run: async (args, { delegations }) => {
-    const since = args.since ? parseSince(args.since, Date.now()) : undefined
+  run: async (args, { delegations, engine }) => {
+    const since = args.since ? engine.parseSince(args.since, Date.now()) : undefined
     const { client } = await delegations.runtime.opencode()
     const filter = {
       scope: args.scope,
@@ -54,7 +47,7 @@ export const sessions = defineTool({
       staleMs: args.stale_seconds * 1000,
       limit: args.limit,
     }
-    const { rows, total } = await listSessions(client, await delegations.list(), filter)
-    return { text: renderSessions(rows, total), structured: { sessions: rows, total } }
+    const { rows, total } = await engine.listSessions(client, await delegations.list(), filter)
+    return { text: engine.renderSessions(rows, total), structured: { sessions: rows, total } }
   },
 })

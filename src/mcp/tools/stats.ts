@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { parseSince, renderStats, type StatsRow } from "../../engine"
+import type { StatsRow } from "../../engine"
 import { defineTool } from "../define"
 import { tokensShape } from "../shared"
 import { setAsideLines, setAsideRows, setAsideShape } from "./set_aside"
@@ -46,11 +46,11 @@ export const stats = defineTool({
   input: { since: z.string().min(1).max(40).optional().describe("24h, 7d, 2w or a date.") },
   output: { since: z.string().optional(), rows: z.array(rowShape), total: rowShape, set_aside: setAsideShape },
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
-  run: async (args, { delegations }) => {
-    const stats = await delegations.stats(args.since ? parseSince(args.since, Date.now()) : undefined)
+  run: async (args, { delegations, engine }) => {
+    const stats = await delegations.stats(args.since ? engine.parseSince(args.since, Date.now()) : undefined)
     // The sum is over the records that read; one set aside is named here (once), not a reason to fail.
     const setAside = delegations.takeSetAside()
-    const text = [renderStats(stats), ...setAsideLines(setAside)].join("\n")
+    const text = [engine.renderStats(stats), ...setAsideLines(setAside)].join("\n")
     const structured = { since: stats.since, rows: stats.rows.map(toRow), total: toRow(stats.total) }
     return { text, structured: { ...structured, ...(setAside.length ? { set_aside: setAsideRows(setAside) } : {}) } }
   },

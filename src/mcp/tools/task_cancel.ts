@@ -1,5 +1,6 @@
 import { z } from "zod"
-import { type TaskRecord, checkTaskId } from "../../engine"
+import type { TaskRecord } from "../../engine"
+import { checkTaskId } from "../../engine/terms"
 import { recordResult } from "../calls"
 import { defineTool } from "../define"
 import { resultShape, type ResultReply } from "../shared"

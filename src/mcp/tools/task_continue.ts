@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { checkTaskId } from "../../engine"
+import { checkTaskId } from "../../engine/terms"
 import { continueAndFollow } from "../calls"
 import { defineTool } from "../define"
 import { mechanicalArg, policyArgs, resultShape } from "../shared"

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { STATUSES, LIST_LIMIT, sizeText, reclaimText, shownName, PATCH_STATES, type PatchState } from "../../engine"
+import { STATUSES, LIST_LIMIT, sizeText, shownName, PATCH_STATES, type PatchState } from "../../engine/terms"
 import { defineTool } from "../define"
 import { setAsideLines, setAsideRows, setAsideShape } from "./set_aside"
 import description from "./task_list.md" with { type: "text" }
@@ -73,9 +73,9 @@ export const taskList = defineTool({
     corrupt_files: setAsideShape,
   },
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
-  run: async (args, { delegations }) => {
+  run: async (args, { delegations, engine }) => {
     const listing = await delegations.listTasks({ status: args.status, cwd: args.cwd, limit: args.limit })
-    const tasks = listing.tasks.map((record) => statusOfRecord(record))
+    const tasks = listing.tasks.map((record) => statusOfRecord(engine, record))
     const lines = tasks.length
       ? tasks.map((t) => {
           const waiting = t.waiting_input ? "  waiting_input (task_respond)" : ""
@@ -113,7 +113,7 @@ export const taskList = defineTool({
       patch_id: entry.patchId,
       at: entry.at,
     }))
-    for (const entry of state.reclaimed) lines.push(reclaimText(entry))
+    for (const entry of state.reclaimed) lines.push(engine.reclaimText(entry))
     // Reported once: each file this process set aside since the last listing (records, patches).
     lines.push(...setAsideLines(listing.setAside))
     const corrupt = setAsideRows(listing.setAside)

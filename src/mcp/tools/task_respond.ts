@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { checkTaskId } from "../../engine"
+import { checkTaskId } from "../../engine/terms"
 import { defineTool } from "../define"
 import description from "./task_respond.md" with { type: "text" }
 import { statusOfRecord, statusShape } from "./task_status"
@@ -14,10 +14,10 @@ export const taskRespond = defineTool({
   },
   output: statusShape,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  run: async (args, { delegations }) => {
+  run: async (args, { delegations, engine }) => {
     checkTaskId(args.task_id)
     const record = await delegations.respond(args.task_id, args.answer)
-    const status = statusOfRecord(record)
+    const status = statusOfRecord(engine, record)
     const next = `Answered; the task runs on. Call task_status with after_revision ${record.revision} and wait_seconds.`
     return { text: `answered task ${record.id}\nnext: ${next}`, structured: { ...status, next } }
   },

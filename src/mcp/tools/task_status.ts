@@ -1,7 +1,8 @@
 import { z } from "zod"
-import { STATUSES, checkTaskId, isFinished, type TaskRecord, fail, waitingOf } from "../../engine"
+import type { TaskRecord } from "../../engine"
+import { STATUSES, checkTaskId, isFinished, fail } from "../../engine/terms"
 import { syncBudget } from "../calls"
-import { defineTool } from "../define"
+import { defineTool, type Engine } from "../define"
 import description from "./task_status.md" with { type: "text" }
 
 const MAX_WAIT_S = 50
@@ -40,10 +41,10 @@ export const statusShape = {
   next: z.string(),
 }
 
-export function statusOfRecord(record: TaskRecord, now = Date.now()) {
+export function statusOfRecord(engine: Engine, record: TaskRecord, now = Date.now()) {
   const finished = isFinished(record.status)
   const activity = finished ? undefined : record.activity
-  const waiting = finished ? undefined : waitingOf(record)
+  const waiting = finished ? undefined : engine.waitingOf(record)
   return {
     task_id: record.id,
     status: record.status,
@@ -78,7 +79,7 @@ function livenessLine(status: ReturnType<typeof statusOfRecord>): string | undef
 }
 
 /** The question waiting for task_respond, one line per question with its options. */
-function waitingLines(waiting: ReturnType<typeof waitingOf>): string[] {
+function waitingLines(waiting: ReturnType<Engine["waitingOf"]>): string[] {
   return (waiting?.questions ?? []).map((question) => {
     const options = question.options.map((option) => JSON.stringify(option)).join(", ")
     const takes = [options && `one of ${options}`, question.free && "free text"].filter(Boolean).join(" or ")
@@ -97,12 +98,12 @@ export const taskStatus = defineTool({
   },
   output: statusShape,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
-  run: async (args, { server, delegations }) => {
+  run: async (args, { server, delegations, engine }) => {
     checkTaskId(args.task_id)
     const waitMs = Math.min(args.wait_seconds * 1000, await syncBudget(server, delegations))
     const record = await delegations.wait(args.task_id, waitMs, args.after_revision)
     if (!record) throw fail("Usage", `No task ${args.task_id}.`, "Call task_list for the known tasks.")
-    const status = statusOfRecord(record)
+    const status = statusOfRecord(engine, record)
     const text = [
       `${status.status} · ${status.role} · ${Math.round(status.elapsed_ms / 1000)}s`,
       livenessLine(status),
