@@ -19,6 +19,8 @@ async function step(argv: string[]) {
   }
 }
 
+// The list `serve` answers with before its first call loads the tools (src/mcp/listed.ts) must be theirs.
+await step(["bun", "scripts/tools-list.ts", "--check"])
 await step(["bun", "scripts/build-plugin.ts"])
 for (const arch of targets) {
   const out = `dist/opencode-mcp-orchestrator-linux-${arch}`

@@ -8,7 +8,7 @@ import type { ContinuePolicy, Delegations, StartRequest } from "../engine/lifecy
 import { isFinished, type TaskRecord } from "../engine/tasks"
 import { foregroundRelay, type ForegroundRelay } from "./relay"
 import { gateOf } from "./relay-gate"
-import { delegationResult, progressReporter, runningResult, type Extra, type ResultReply } from "./shared"
+import { delegationResult, progressReporter, runningResult, type Extra, type ResultReply } from "./replies"
 import { returnsAtOnce } from "./task-scope"
 
 export async function syncBudget(server: McpServer, delegations: Delegations): Promise<number> {

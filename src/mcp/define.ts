@@ -8,7 +8,7 @@ import type { ShapeOutput, ZodRawShapeCompat } from "@modelcontextprotocol/sdk/s
 import type { CallToolResult, ListToolsResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
 import type { z } from "zod"
 import type { Delegations } from "../engine/lifecycle"
-import { errorResult, type Extra } from "./shared"
+import { errorResult, type Extra } from "./replies"
 
 /** The engine's surface (src/engine/index.ts) as a value: what a tool's `run` calls beyond terms.ts. */
 export type Engine = typeof import("../engine")

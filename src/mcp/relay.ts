@@ -17,7 +17,7 @@ import {
 import { describeAsk, type Ask, type Relay, type Verdict } from "../policy/relay"
 import { agentLabel, shownAsk } from "../policy/relay-bounds"
 import { gateOf, type AskLedger } from "./relay-gate"
-import type { Extra } from "./shared"
+import type { Extra } from "./replies"
 
 /** How long one ask waits for the person at most (also bounded by what is left of the call's budget). */
 const RELAY_WAIT_MS = 60_000

@@ -1,22 +1,15 @@
-// Pieces every delegating tool shares: the structured result schema, progress notifications, and
-// turning errors into results the parent can act on.
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
-import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js"
+// The schemas the tools share: the arguments of the delegating calls and the structured result. They
+// load with the tools (listed.ts); the answers themselves are built in replies.ts.
 import { z } from "zod"
 import { TIMEOUT_BOUNDS, TIMEOUT_PROFILES } from "../config/bounds"
-import { AppError } from "../errors"
 import { FAILURE_KINDS } from "../engine/failure-kinds"
 import { TITLE_LIMITS } from "../engine/title"
-import { fromTranscript, STATUSES, renderText, type DelegationResult } from "../engine/result"
+import { STATUSES } from "../engine/result"
 import { toStructured } from "../engine/structured"
-import type { TaskRecord } from "../engine/tasks"
 import { MODES } from "../policy/mode"
 import { TIERS } from "../policy/tiers"
-import type { Reply } from "./define"
 
 export { toStructured }
-
-export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
 
 /** Claude Code's `_meta` key for a tool's search keywords (its tool search scores them with the name). */
 export const SEARCH_HINT = "anthropic/searchHint"
@@ -158,54 +151,4 @@ export const resultShape = {
   exit_code: z.number().nullable().optional(),
   log: z.string().optional(),
   bytes: z.object({ transcript: z.number(), logs: z.number(), returned: z.number(), kept_out: z.number() }).optional(),
-}
-
-/** What scout, worker, runner and the task tools answer: a delegation's result in resultShape. */
-export type ResultReply = Reply<z.output<z.ZodObject<typeof resultShape>>>
-
-export function delegationResult(result: DelegationResult): ResultReply {
-  return { text: renderText(result), structured: toStructured(result), failed: result.status === "failed" }
-}
-
-/** A task that is still running: its id, what it did lately, and how to continue. */
-export function runningResult(record: TaskRecord, waitedMs: number): ResultReply {
-  const result: DelegationResult = {
-    ...fromTranscript({
-      role: record.role,
-      workspace: record.workspace,
-      taskID: record.id,
-      sessionID: record.sessionID,
-      durationMs: Date.now() - Date.parse(record.createdAt),
-      status: "running",
-    }),
-    report: record.progress.length ? `Still running. Latest: ${record.progress.at(-1)}` : "Still running.",
-    next:
-      `The task continues in the background. Call task_status with task_id "${record.id}" and wait_seconds (up ` +
-      `to 50) to follow it, task_result when it is done, or task_cancel to stop it. Waited ` +
-      `${Math.round(waitedMs / 1000)}s here so the call returns before the client's deadline.`,
-  }
-  return { text: renderText(result), structured: { ...toStructured(result), progress: record.progress.slice(-10) } }
-}
-
-/** An expected failure (bad input, missing prerequisite) as a result the parent can act on. */
-export function errorResult(error: unknown): CallToolResult {
-  const text =
-    error instanceof AppError
-      ? [error.message, error.hint && `next: ${error.hint}`].filter(Boolean).join("\n")
-      : `internal error: ${error instanceof Error ? error.message : String(error)}`
-  return { content: [{ type: "text", text }], isError: true }
-}
-
-/** Sends numbered progress notifications when the client asked for them (a progressToken). */
-export function progressReporter(extra: Extra): (message: string) => void {
-  const token = extra._meta?.progressToken
-  if (token === undefined) return () => {}
-  let count = 0
-  return (message) => {
-    count++
-    const params = { progressToken: token, progress: count, message }
-    // Progress to a client that already left has no one to tell; the task goes on.
-    // A progress note the client cannot take (closed, no token) must not fail the task it reports on.
-    void extra.sendNotification({ method: "notifications/progress", params }).catch(() => undefined)
-  }
 }

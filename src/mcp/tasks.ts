@@ -25,7 +25,7 @@ import { checkTaskId, isFinished, type TaskRecord } from "../engine/tasks"
 import { fail } from "../errors"
 import { recordResult } from "./calls"
 import { toResult, withoutDialect, type OpenBackend } from "./define"
-import { errorResult, type Extra } from "./shared"
+import { errorResult, type Extra } from "./replies"
 import { withoutWaiting } from "./task-scope"
 
 /** The calls that may run as a task: the ones that start (or continue) a delegation. */

@@ -1,9 +1,9 @@
 // What `serve` loads before its first tool call, read from the sources: every module reachable from
 // src/cli/serve.ts through static value imports (a type-only import is erased; a dynamic one loads when
-// it runs). The engine's surface and use cases, the OpenCode client, the config schema and the other
-// commands stay out: the first call loads them (serve.ts, src/mcp/define.ts), so `initialize` and
-// `tools/list` cost the SDK, the tools' schemas and terms.ts (src/engine/terms.ts). `bench --only
-// footprint` measures what that buys.
+// it runs). The tools and their zod schemas, the engine's surface and use cases, the OpenCode client, the
+// config schema and the other commands stay out: the first call loads them (src/mcp/listed.ts, serve.ts,
+// src/mcp/define.ts), so `initialize` and `tools/list` cost the SDK and the written list
+// (src/mcp/tools-list.json). `bench --only footprint` measures what that buys.
 import { describe, expect, test } from "bun:test"
 import { dirname, relative, resolve } from "node:path"
 
@@ -12,6 +12,9 @@ const SERVE = "src/cli/serve.ts"
 
 /** Loaded with the first call, never at start: each a module, or a folder when ending in "/". */
 const LATER = [
+  "src/mcp/toolset.ts",
+  "src/mcp/tools/",
+  "src/mcp/shared.ts",
   "src/engine/index.ts",
   "src/engine/lifecycle.ts",
   "src/engine/runtime.ts",
@@ -83,12 +86,12 @@ const tooEarly = (loaded: Map<string, string>) =>
     .map(([file, by]) => `${file} ← ${by}`)
 
 describe("serve's start", () => {
-  test("loads the MCP layer and the engine's terms, and nothing the first call loads", async () => {
+  test("loads the MCP layer and the written list, and nothing the first call loads", async () => {
     const loaded = await loadedFrom(SERVE)
     expect(tooEarly(loaded)).toEqual([])
-    // It does reach what it must: the tools and their terms (so the walk above has something to find).
-    expect(loaded.has("src/mcp/tools/scout.ts")).toBe(true)
-    expect(loaded.has("src/engine/terms.ts")).toBe(true)
+    // It does reach what it must (so the walk above has something to find).
+    for (const needed of ["src/mcp/server.ts", "src/mcp/stdio.ts", "src/mcp/listed.ts", "src/mcp/tools-list.json"])
+      expect({ needed, loaded: loaded.has(needed) }).toEqual({ needed, loaded: true })
   })
 
   test("every module named in the list exists", async () => {
@@ -101,19 +104,21 @@ describe("serve's start", () => {
     }
   })
 
-  test("the first call loads the engine: the surface is reached from serve.ts by its dynamic import", async () => {
-    const source = await Bun.file(resolve(ROOT, SERVE)).text()
-    expect(source).toContain('await import("../engine")')
+  test("the first call loads them: the tools by listed.ts's dynamic import, the engine by serve.ts's", async () => {
+    expect(await Bun.file(resolve(ROOT, "src/mcp/listed.ts")).text()).toContain('import("./toolset")')
+    expect(await Bun.file(resolve(ROOT, SERVE)).text()).toContain('await import("../engine")')
+    expect(tooEarly(await loadedFrom("src/mcp/toolset.ts"))).not.toEqual([])
     expect(tooEarly(await loadedFrom("src/engine/index.ts"))).not.toEqual([])
   })
 
   test.each([
+    ["the server importing the tools", "src/mcp/server.ts", 'import { TOOLS } from "./toolset"'],
     [
-      "a tool importing a use case from the surface",
-      "src/mcp/tools/task_result.ts",
-      'import { readPatchRecord } from "../../engine"',
+      "the MCP layer importing a use case from the surface",
+      "src/mcp/calls.ts",
+      'import { readPatchRecord } from "../engine"',
     ],
-    ["the MCP layer importing the config schema", "src/mcp/shared.ts", 'import { ROLES } from "../config/schema"'],
+    ["the replies importing the config schema", "src/mcp/replies.ts", 'import { ROLES } from "../config/schema"'],
     ["serve.ts importing the runtime", SERVE, 'import { Runtime } from "../engine/runtime"'],
   ])("control: %s is caught", async (_, file, line) => {
     const source = await Bun.file(resolve(ROOT, file)).text()

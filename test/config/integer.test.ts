@@ -4,7 +4,7 @@ import { readFlags } from "../../src/config/flags"
 import { parseInteger } from "../../src/config/integer"
 import { exitCodeOf } from "../../src/cli/exit"
 import { AppError, ErrorKinds } from "../../src/errors"
-import { errorResult } from "../../src/mcp/shared"
+import { errorResult } from "../../src/mcp/replies"
 
 const VARIABLE = "OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS"
 const range = { min: 1000, max: 3_600_000 }

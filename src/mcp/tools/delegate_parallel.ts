@@ -9,16 +9,8 @@ import type { Delegations, Group, GroupMember, TaskRecord } from "../../engine"
 import { MAX_BRIEFS, STATUSES, isFinished, fail } from "../../engine/terms"
 import { syncBudget } from "../calls"
 import { defineTool, type Reply } from "../define"
-import {
-  mechanicalArg,
-  memberArgs,
-  modelArgs,
-  policyArgs,
-  progressReporter,
-  resultShape,
-  toStructured,
-  type Extra,
-} from "../shared"
+import { progressReporter, type Extra } from "../replies"
+import { mechanicalArg, memberArgs, modelArgs, policyArgs, resultShape, toStructured } from "../shared"
 import description from "./delegate_parallel.md" with { type: "text" }
 
 const briefSchema = z.object({

@@ -3,7 +3,8 @@ import type { TaskRecord } from "../../engine"
 import { checkTaskId } from "../../engine/terms"
 import { recordResult } from "../calls"
 import { defineTool } from "../define"
-import { resultShape, type ResultReply } from "../shared"
+import type { ResultReply } from "../replies"
+import { resultShape } from "../shared"
 import description from "./task_cancel.md" with { type: "text" }
 
 export const taskCancel = defineTool({

@@ -1,0 +1,64 @@
+// What the MCP layer answers with, zod-free: a delegation's result as text and structured content, a task
+// still running, an expected failure, and progress notifications. Loaded at start (define.ts, tasks.ts);
+// the schemas these answers follow are in shared.ts, which loads with the tools.
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
+import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js"
+import type { z } from "zod"
+import { fromTranscript, renderText, type DelegationResult } from "../engine/result"
+import { toStructured } from "../engine/structured"
+import type { TaskRecord } from "../engine/tasks"
+import { AppError } from "../errors"
+import type { Reply } from "./define"
+import type { resultShape } from "./shared"
+
+export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
+
+/** What scout, worker, runner and the task tools answer: a delegation's result in resultShape. */
+export type ResultReply = Reply<z.output<z.ZodObject<typeof resultShape>>>
+
+export function delegationResult(result: DelegationResult): ResultReply {
+  return { text: renderText(result), structured: toStructured(result), failed: result.status === "failed" }
+}
+
+/** A task that is still running: its id, what it did lately, and how to continue. */
+export function runningResult(record: TaskRecord, waitedMs: number): ResultReply {
+  const result: DelegationResult = {
+    ...fromTranscript({
+      role: record.role,
+      workspace: record.workspace,
+      taskID: record.id,
+      sessionID: record.sessionID,
+      durationMs: Date.now() - Date.parse(record.createdAt),
+      status: "running",
+    }),
+    report: record.progress.length ? `Still running. Latest: ${record.progress.at(-1)}` : "Still running.",
+    next:
+      `The task continues in the background. Call task_status with task_id "${record.id}" and wait_seconds (up ` +
+      `to 50) to follow it, task_result when it is done, or task_cancel to stop it. Waited ` +
+      `${Math.round(waitedMs / 1000)}s here so the call returns before the client's deadline.`,
+  }
+  return { text: renderText(result), structured: { ...toStructured(result), progress: record.progress.slice(-10) } }
+}
+
+/** An expected failure (bad input, missing prerequisite) as a result the parent can act on. */
+export function errorResult(error: unknown): CallToolResult {
+  const text =
+    error instanceof AppError
+      ? [error.message, error.hint && `next: ${error.hint}`].filter(Boolean).join("\n")
+      : `internal error: ${error instanceof Error ? error.message : String(error)}`
+  return { content: [{ type: "text", text }], isError: true }
+}
+
+/** Sends numbered progress notifications when the client asked for them (a progressToken). */
+export function progressReporter(extra: Extra): (message: string) => void {
+  const token = extra._meta?.progressToken
+  if (token === undefined) return () => {}
+  let count = 0
+  return (message) => {
+    count++
+    const params = { progressToken: token, progress: count, message }
+    // Progress to a client that already left has no one to tell; the task goes on.
+    // A progress note the client cannot take (closed, no token) must not fail the task it reports on.
+    void extra.sendNotification({ method: "notifications/progress", params }).catch(() => undefined)
+  }
+}
