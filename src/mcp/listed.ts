@@ -1,7 +1,7 @@
 // The tools load with the first tool call, not at start: building their zod schemas and converting
 // them to JSON Schema was most of what `serve` spent before its first `tools/list` answer. Until then
 // `tools/list` is answered from tools-list.json, the list the tools give (test/mcp/listed.test.ts
-// holds the two equal; `bun scripts/tools-list.ts` writes it, and the build does). The McpServer's own
+// holds the two equal, and the build checks it; `bun scripts/tools-list.ts` writes it). The McpServer's own
 // tool handlers are installed at start, through the wrappers tasks.ts puts in, so a call (a native
 // task's included) reaches the tools by the same path it always did, once they are registered.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"

@@ -2,7 +2,6 @@
 // The tools load with the first call (listed.ts) and run on a backend opened then (define.ts): `serve`
 // loads the engine, and builds the Delegations that recovers the task records an earlier process left.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import type { Delegations } from "../engine/lifecycle"
 import { SERVER_NAME, VERSION } from "../version"
 import type { OpenBackend } from "./define"
 import instructions from "./instructions.md" with { type: "text" }
@@ -16,10 +15,4 @@ export function createServer(open: OpenBackend): McpServer {
   offerNativeTasks(server, open)
   toolsOnFirstCall(server, open)
   return server
-}
-
-/** A backend on delegations already built (tests, and anything that owns its Delegations): the engine loads now. */
-export function backendOf(delegations: Delegations): OpenBackend {
-  const opened = import("../engine").then((engine) => ({ engine, delegations }))
-  return () => opened
 }

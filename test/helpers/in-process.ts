@@ -5,7 +5,9 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js"
 import { Delegations } from "../../src/engine/lifecycle"
 import type { Runtime } from "../../src/engine/runtime"
-import { backendOf, createServer } from "../../src/mcp/server"
+import * as engine from "../../src/engine"
+import type { OpenBackend } from "../../src/mcp/define"
+import { createServer } from "../../src/mcp/server"
 
 /** The person behind a client that declares elicitation: answers each `elicitation/create`. */
 export type Person = (request: ElicitRequest, extra: { signal: AbortSignal }) => ElicitResult | Promise<ElicitResult>
@@ -16,6 +18,11 @@ export interface InProcess {
   /** Settles the tasks still running, then closes the client and the server (not the runtime). */
   close(): Promise<void>
 }
+
+/** A backend on delegations the test built: the engine's surface, loaded already. */
+export const backendOf =
+  (delegations: Delegations): OpenBackend =>
+  async () => ({ engine, delegations })
 
 export async function serveInProcess(runtime: Runtime, clientName: string, person?: Person): Promise<InProcess> {
   const delegations = new Delegations(runtime, { recover: true })

@@ -5,7 +5,8 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js"
 import type { Flags } from "../../src/config/flags"
 import { Delegations } from "../../src/engine/lifecycle"
 import { Runtime } from "../../src/engine/runtime"
-import { backendOf, createServer } from "../../src/mcp/server"
+import { createServer } from "../../src/mcp/server"
+import { backendOf } from "../helpers/in-process"
 
 /** tools/list from an in-process server; nothing is delegated, so no OpenCode is started. */
 export async function listOurTools(flags: Flags): Promise<Tool[]> {

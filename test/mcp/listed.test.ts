@@ -10,7 +10,8 @@ import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelco
 import { readFlags } from "../../src/config/flags"
 import { Delegations } from "../../src/engine/lifecycle"
 import { Runtime } from "../../src/engine/runtime"
-import { backendOf, createServer } from "../../src/mcp/server"
+import { createServer } from "../../src/mcp/server"
+import { backendOf } from "../helpers/in-process"
 import { liveToolsList, TOOLS_LIST, toolsListCurrent } from "../../scripts/tools-list"
 import { tempDir, type TempDir } from "../helpers/temp"
 
