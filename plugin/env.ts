@@ -18,6 +18,7 @@ import {
   type AdmissionPolicy,
   type HostContext,
   type TrustedRootInput,
+  workspaceOf,
 } from "../src/sandbox"
 import configRefused from "./text/config_refused.md" with { type: "text" }
 
@@ -52,9 +53,16 @@ export const configSliceOf = (raw: unknown, file: string): ConfigSlice => sliceO
 /** The slice from the file, by the MCP side's reader: a missing file means the defaults. */
 const readConfigSlice = async (file: string): Promise<ConfigSlice> => sliceOf(await loadConfig(file))
 
-/** The session's directory, admitted by the same rule the MCP tools applied before starting it. */
+/**
+ * The workspace a session's directory stands for: OpenCode is given a stand-in of ours, never the
+ * workspace (src/sandbox/stand-ins.ts); a session someone started elsewhere directly is its own directory.
+ */
+export const sessionWorkspace = (directory: string, paths: Pick<Paths, "opencodeDirsDir">) =>
+  workspaceOf(paths.opencodeDirsDir, directory, hostFs)
+
+/** The session's workspace, admitted by the same rule the MCP tools applied before starting it. */
 export const admitted = (directory: string, invocation: Invocation) =>
-  admitWorkspace(directory, invocation.host, invocation.policy, hostFs)
+  admitWorkspace(sessionWorkspace(directory, invocation.paths), invocation.host, invocation.policy, hostFs)
 
 /** Everything one sandbox invocation needs from the environment, read once for that invocation. */
 export async function readInvocation(env: Env = { ...process.env }): Promise<Invocation> {

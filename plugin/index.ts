@@ -2,7 +2,7 @@
 // into one file at build time (scripts/build-plugin.ts) and embedded in the binary. Only the default
 // export: OpenCode may treat every export of a plugin module as a plugin of its own.
 import { hostFs } from "../src/sandbox"
-import { isSharedServer, readInvocation } from "./env"
+import { isSharedServer, readInvocation, sessionWorkspace } from "./env"
 import { READ_TOOLS, refuseCall, WRITE_TOOLS } from "./guards"
 import { omitHiddenReasoning } from "./quirks"
 import { pluginTools } from "./registry"
@@ -38,8 +38,8 @@ const OrchestratorPlugin: Plugin = async (input) => {
     "tool.execute.before": async ({ tool, sessionID }, { args }) => {
       if (!isOrchestratorAgent(agents.get(sessionID))) return
       if (tool !== "bash" && !WRITE_TOOLS.has(tool) && !READ_TOOLS.has(tool)) return
-      const { host } = await readInvocation()
-      const why = refuseCall({ tool, args, workspace: input.directory, host }, hostFs)
+      const { host, paths } = await readInvocation()
+      const why = refuseCall({ tool, args, workspace: sessionWorkspace(input.directory, paths), host }, hostFs)
       if (why) throw new Error(why)
     },
   }

@@ -13,5 +13,5 @@ import type { SessionClient } from "./types"
 export function pluginTools(sharedServer: boolean, client?: SessionClient): PluginTool[] {
   const runners = (Object.keys(RUNNER_TOOL_SPECS) as RunnerTool[]).map(runnerTool)
   const tools = [shellTool(client), logReadTool(), logGrepTool(), ...runners]
-  return sharedServer ? [...tools, ...fileTools()] : tools
+  return sharedServer ? [...tools, ...fileTools(client)] : tools
 }

@@ -34,7 +34,7 @@ async function curve(modelUrl: string, path: string, mode: Mode, steps: number[]
   let peakMb = 0
   try {
     let record = await ensureServer({ paths: home.paths, binary: "opencode", env: home.env })
-    let client = connect(record)
+    let client = connect(record, { standIns: home.paths.opencodeDirsDir })
     for (let served = 1; served <= Math.max(...steps); served++) {
       const dir = await createRepository("oc-orch-bench-growth-", { "README.md": "# growth\n" })
       dirs.push(dir)
@@ -64,7 +64,7 @@ async function curve(modelUrl: string, path: string, mode: Mode, steps: number[]
         if (outcome === "recycled") {
           restarts++
           record = await ensureServer({ paths: home.paths, binary: "opencode", env: home.env })
-          client = connect(record)
+          client = connect(record, { standIns: home.paths.opencodeDirsDir })
         }
       }
       if (steps.includes(served)) points.set(served, await settledFootprint(record.pid))

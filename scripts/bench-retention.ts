@@ -84,7 +84,7 @@ export async function benchRetention(count: number, path: string) {
   const dir = await createRepository("oc-orch-bench-retention-", { "README.md": "# retention\n" })
   try {
     const server = await ensureServer({ paths: home.paths, binary: "opencode", env: home.env })
-    const client = connect(server)
+    const client = connect(server, { standIns: home.paths.opencodeDirsDir })
     const stores: TaskStore[] = []
     const measure = async (label: string, body: (store: TaskStore) => Promise<number>) => {
       const store = await seed(client, dir, count)

@@ -20,7 +20,8 @@ export async function benchSessions(timed: Timed, pinnedPath: string) {
   const sessionsHome = await createIsolatedHome({ modelUrl: "http://127.0.0.1:9/v1", env: { PATH: pinnedPath } })
   const dir = await createRepository("oc-orch-bench-sessions-", { "README.md": "# sessions\n" })
   try {
-    const client = connect(await ensureServer({ paths: sessionsHome.paths, binary: "opencode", env: sessionsHome.env }))
+    const server = await ensureServer({ paths: sessionsHome.paths, binary: "opencode", env: sessionsHome.env })
+    const client = connect(server, { standIns: sessionsHome.paths.opencodeDirsDir })
     for (let at = 0; at < 1000; at += 10)
       await Promise.all(
         Array.from({ length: 10 }, (_, i) => client.session.create({ directory: dir, title: `bench ${at + i}` })),

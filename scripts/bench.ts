@@ -17,7 +17,9 @@
 //   g) a retention pass over 10,000 records with parked sessions beside the path before (bench-retention.ts)
 //   h) task_list, stats, a key lookup and a store's open at 1,000, 10,000 and 100,000 records, through the
 //      index beside the path before (bench-records.ts)
-//   bun scripts/bench.ts [--runs N] [--only footprint|sessions|growth|retention|records] [--growth 1,10,50]
+//   i) hostile text: one long log line read and digested at 1 and 64 MB beside the way before, the secret
+//      guard at 1 and 8 MB (bench-hostile.ts): the times the tests do not assert
+//   bun scripts/bench.ts [--runs N] [--only footprint|sessions|growth|retention|records|hostile] [--growth 1,10,50]
 //     [--records N] [--record-steps 1000,10000,100000]
 import { parseArgs } from "node:util"
 import { rm } from "node:fs/promises"
@@ -36,6 +38,7 @@ import { hostContext } from "../src/sandbox"
 import { createWorktree, removeWorktree } from "../src/workspace/worktree"
 import { benchFootprint, startup } from "./bench-footprint"
 import { benchGrowth } from "./bench-growth"
+import { benchHostile } from "./bench-hostile"
 import { measure } from "./bench-measure"
 import { benchSessions } from "./bench-sessions"
 import { benchRecords } from "./bench-records"
@@ -65,6 +68,11 @@ const { timed } = measure(runs)
 
 if (values.only === "retention") {
   await benchRetention(Number(values.records), PINNED_PATH)
+  process.exit(0)
+}
+
+if (values.only === "hostile") {
+  await benchHostile(timed, runs)
   process.exit(0)
 }
 
@@ -113,7 +121,7 @@ try {
   await mcp.close()
 
   const record = await ensureServer({ paths: home.paths, binary: "opencode", env: home.env })
-  const client = connect(record, repo)
+  const client = connect(record, { standIns: home.paths.opencodeDirsDir, directory: repo })
   const viaSdk = await timed("b2) bare SDK: create, prompt, delete (warm)", async () => {
     const created = await client.session.create({ directory: repo, title: "bench" })
     if (!created.data) throw new Error(`session.create: ${JSON.stringify(created.error)}`)
@@ -226,6 +234,7 @@ try {
   await benchSessions(timed, PINNED_PATH)
   await benchGrowth(model.url, PINNED_PATH, growthSteps)
   await benchRetention(Number(values.records), PINNED_PATH)
+  await benchHostile(timed, runs)
 
   console.log("\nratios")
   console.log(

@@ -1,22 +1,43 @@
-// The test command (README, .ci/run): builds the binary the end-to-end tests run, then `bun test`,
+// The test command (README, .ci/run): builds the binary the end-to-end tests run, checks types and lint
+// when the whole suite runs, then `bun test`,
 // and ends with the one summary line the landing check reads: `N passed, N failed`.
 //
 // Most of the suite waits (on OpenCode booting, on scripted model steps, on deadlines), so with no
 // arguments the test files are split into `--shards N` groups (2 by default) run as concurrent `bun test`
 // processes, balanced by each file's duration in an earlier run (scripts/test-weights.json; a file not
 // listed weighs 1 s). Each shard's lines are prefixed with its letter. With file arguments, or
-// `--shards 1`, one `bun test` runs them as before.
+// `--shards 1`, one `bun test` runs them as before. `--load N` adds N busy processes for the run.
 import { run } from "../src/util/process"
 
 const root = `${import.meta.dir}/..`
-const args = process.argv.slice(2)
-const shardsAt = args.indexOf("--shards")
-const shardCount = shardsAt >= 0 ? Number(args[shardsAt + 1]) : 2
-const passThrough = shardsAt >= 0 ? args.filter((_, i) => i !== shardsAt && i !== shardsAt + 1) : args
-if (!Number.isInteger(shardCount) || shardCount < 1 || shardCount > 8) {
-  process.stderr.write("--shards takes a whole number from 1 to 8.\n")
-  console.log("0 passed, 1 failed")
-  process.exit(2)
+const { value: shardCount, rest: afterShards } = option(process.argv.slice(2), "--shards", 2)
+// `--load N` runs N busy processes beside the suite (each spins a core), as a user's busy laptop would:
+// the suite must pass under it. They are stopped by PID when the run ends, however it ends.
+const { value: loadCount, rest: passThrough } = option(afterShards, "--load", 0)
+for (const [name, value, max] of [
+  ["--shards", shardCount, 8],
+  ["--load", loadCount, 8],
+] as const) {
+  if (!Number.isInteger(value) || value < (name === "--shards" ? 1 : 0) || value > max) {
+    process.stderr.write(`${name} takes a whole number up to ${max}.\n`)
+    console.log("0 passed, 1 failed")
+    process.exit(2)
+  }
+}
+const load = Array.from({ length: loadCount }, () =>
+  Bun.spawn(["bun", "-e", "for (;;) {}"], { stdin: "ignore", stdout: "ignore", stderr: "ignore" }),
+)
+const stopLoad = () => {
+  for (const busy of load) busy.kill("SIGKILL")
+}
+process.on("exit", stopLoad)
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(130))
+
+/** `name N` taken out of `args`: its number (or `fallback` when absent) and the other arguments. */
+function option(args: string[], name: string, fallback: number): { value: number; rest: string[] } {
+  const at = args.indexOf(name)
+  if (at < 0) return { value: fallback, rest: args }
+  return { value: Number(args[at + 1]), rest: args.filter((_, i) => i !== at && i !== at + 1) }
 }
 
 const build = await run(["bun", "scripts/build.ts", "--host-only"], { cwd: root })
@@ -24,6 +45,19 @@ if (build.code !== 0) {
   process.stderr.write(build.stdout + build.stderr)
   console.log("0 passed, 1 failed")
   process.exit(1)
+}
+
+// A whole run (no files named) checks types, lint and format first: any of them fails the run before the
+// long part (and the report still ends with the summary line).
+if (passThrough.length === 0) {
+  for (const check of ["typecheck", "lint"]) {
+    const result = await run(["bun", "run", check], { cwd: root })
+    if (result.code !== 0) {
+      process.stderr.write(`bun run ${check} failed:\n${result.stdout}${result.stderr}`)
+      console.log("0 passed, 1 failed")
+      process.exit(1)
+    }
+  }
 }
 
 const groups = passThrough.length || shardCount === 1 ? [passThrough] : await shards(shardCount)

@@ -6,7 +6,7 @@
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { JSONRPCMessage, ListToolsResult } from "@modelcontextprotocol/sdk/types.js"
-import { withoutDialect } from "../src/mcp/define"
+import { leanListing } from "../src/mcp/define"
 import { TOOLS } from "../src/mcp/toolset"
 import { run } from "../src/util/process"
 
@@ -38,7 +38,7 @@ export async function liveToolsList(): Promise<ListToolsResult> {
   await clientSide.send({ jsonrpc: "2.0", method: "notifications/initialized" })
   await clientSide.send({ jsonrpc: "2.0", id: 2, method: "tools/list" })
   try {
-    return withoutDialect(await answered)
+    return leanListing(await answered)
   } finally {
     await server.close()
   }

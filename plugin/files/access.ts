@@ -1,25 +1,52 @@
 // What every replaced file tool does before and after its work: who may call it (the orchestrator's
 // agents; only the worker writes), the session's permission rules, the sandbox access for this
-// call, and how its answer and its refusals reach the model.
+// call (a scoped worker's writes get the mounts its shell gets: only the scope writable), and how its
+// answer and its refusals reach the model.
 import { agentName } from "../../src/agents/names"
-import { readInvocation } from "../env"
+import { readInvocation, sessionWorkspace } from "../env"
 import { isOrchestratorAgent } from "../roles"
-import type { ToolContext, ToolOutput } from "../types"
+import { sessionScope } from "../scope"
+import type { SessionClient, ToolContext, ToolOutput } from "../types"
 import { FileError, readPath, type FileAccess } from "./io"
 import { EditError, workspaceRelative } from "./text"
 
 /** The one agent that may change files through these tools. */
 const WRITER = agentName("worker")
 
-export async function access(context: ToolContext, write = false): Promise<FileAccess> {
+/** A looking tool's access: the read-only sandbox. */
+export async function access(context: ToolContext): Promise<FileAccess> {
+  callerCheck(context)
+  // A replacement must apply the session's permission rules itself, as the built-in did.
+  await context.ask?.({ permission: "read", patterns: ["*"], always: ["*"], metadata: {} })
+  return { ...(await located(context)), signal: context.abort, writable: false }
+}
+
+/**
+ * A changing tool's access, the worker's only: its session's scope read as sandbox_shell reads it
+ * (plugin/scope.ts), so the kernel holds the same scope for both; one that cannot be read leaves the
+ * whole workspace read-only. The edit rules are asked per path once the paths are known (mayChange).
+ */
+export async function writeAccess(context: ToolContext, client: SessionClient | undefined): Promise<FileAccess> {
+  callerCheck(context)
+  if (context.agent !== WRITER) throw new FileError(`${context.agent} cannot change files.`)
+  // The session is OpenCode's, named by the directory OpenCode knows (the stand-in), as sandbox_shell asks.
+  const scope = await sessionScope(client, context.sessionID, context.directory)
+  const base = { ...(await located(context)), signal: context.abort, writable: true }
+  if (scope.kind === "open") return base
+  return { ...base, scope: scope.kind === "scoped" ? scope.scope : [] }
+}
+
+/** The workspace a call acts in, and the stand-in OpenCode knows it by (paths under that mean the workspace). */
+async function located(context: ToolContext) {
+  const { host, policy, paths } = await readInvocation()
+  const workspace = sessionWorkspace(context.directory, paths)
+  const standIn = workspace === context.directory ? undefined : context.directory
+  return { workspace, standIn, host, policy }
+}
+
+function callerCheck(context: ToolContext): void {
   if (!isOrchestratorAgent(context.agent))
     throw new FileError(`On this server the file tools serve the orchestrator's agents only, not "${context.agent}".`)
-  if (write && context.agent !== WRITER) throw new FileError(`${context.agent} cannot change files.`)
-  // A replacement must apply the session's permission rules itself, as the built-in did; a change asks
-  // per path once its paths are known (mayChange).
-  if (!write) await context.ask?.({ permission: "read", patterns: ["*"], always: ["*"], metadata: {} })
-  const { host, policy } = await readInvocation()
-  return { workspace: context.directory, host, policy, signal: context.abort, writable: write }
 }
 
 /**

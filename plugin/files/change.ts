@@ -2,14 +2,15 @@
 // byte written through bwrap (io.ts) with the built-in's argument names and output format. Every
 // argument a change needs is required: a call without `content` is refused, never an empty file.
 import { arg, defineTool, type PluginTool } from "../tool"
+import type { SessionClient } from "../types"
 import applyPatchText from "../text/apply_patch.md" with { type: "text" }
 import editText from "../text/edit.md" with { type: "text" }
 import writeText from "../text/write.md" with { type: "text" }
-import { access, answer, mayChange, output, readText } from "./access"
+import { answer, mayChange, output, readText, writeAccess } from "./access"
 import { FileError, readPath, refuseAutorun, removePath, writePath, type FileAccess } from "./io"
 import { absolutePath, applyHunks, parsePatch, replaceText, workspaceRelative, type PatchOp } from "./text"
 
-export const writeTool = (): PluginTool =>
+export const writeTool = (client?: SessionClient): PluginTool =>
   defineTool({
     name: "write",
     description: writeText,
@@ -19,15 +20,15 @@ export const writeTool = (): PluginTool =>
     },
     execute: ({ content, filePath }, context) =>
       answer(async () => {
-        const files = await access(context, true)
-        const path = absolutePath(files.workspace, filePath)
+        const files = await writeAccess(context, client)
+        const path = absolutePath(files, filePath)
         await mayChange(context, files, [path])
         await writePath(files, path, content)
         return output(workspaceRelative(files.workspace, path), "Wrote file successfully.")
       }),
   })
 
-export const editTool = (): PluginTool =>
+export const editTool = (client?: SessionClient): PluginTool =>
   defineTool({
     name: "edit",
     description: editText,
@@ -40,8 +41,8 @@ export const editTool = (): PluginTool =>
     },
     execute: ({ filePath, oldString, newString, replaceAll }, context) =>
       answer(async () => {
-        const files = await access(context, true)
-        const path = absolutePath(files.workspace, filePath)
+        const files = await writeAccess(context, client)
+        const path = absolutePath(files, filePath)
         await mayChange(context, files, [path])
         const found = await readPath(files, path)
         if (found.kind === "dir") throw new FileError(`Path is a directory, not a file: ${path}`)
@@ -66,7 +67,7 @@ async function planPatch(files: FileAccess, ops: PatchOp[]): Promise<{ writes: P
   const writes: PlannedWrite[] = []
   const summary: string[] = []
   for (const op of ops) {
-    const path = absolutePath(files.workspace, op.path)
+    const path = absolutePath(files, op.path)
     const shown = workspaceRelative(files.workspace, path)
     if (op.kind === "add") {
       writes.push({ path, content: op.content })
@@ -80,7 +81,7 @@ async function planPatch(files: FileAccess, ops: PatchOp[]): Promise<{ writes: P
       if (current === undefined) throw new FileError(`File not found: ${path}`)
       const updated = applyHunks(shown, current, op.hunks)
       if (op.moveTo) {
-        const target = absolutePath(files.workspace, op.moveTo)
+        const target = absolutePath(files, op.moveTo)
         writes.push({ path: target, content: updated }, { path })
         summary.push(`M ${workspaceRelative(files.workspace, target)}`)
       } else {
@@ -93,14 +94,14 @@ async function planPatch(files: FileAccess, ops: PatchOp[]): Promise<{ writes: P
 }
 
 /** Tolerates OpenCode's own prefixes on a patch's paths: workspace-relative or absolute. */
-export const applyPatchTool = (): PluginTool =>
+export const applyPatchTool = (client?: SessionClient): PluginTool =>
   defineTool({
     name: "apply_patch",
     description: applyPatchText,
     args: { patchText: arg.text("The full patch text that describes all changes to be made.") },
     execute: ({ patchText }, context) =>
       answer(async () => {
-        const files = await access(context, true)
+        const files = await writeAccess(context, client)
         const ops = parsePatch(patchText)
         const { writes, summary } = await planPatch(files, ops)
         await mayChange(

@@ -22,7 +22,7 @@ const SEARCH_PATH = "The directory to search in. Defaults to the workspace."
 /** ripgrep over `where` (the workspace by default) with no user config, hidden files included, errors quiet. */
 async function search(context: ToolContext, where: string | undefined, flags: string[]) {
   const files = await access(context)
-  const path = absolutePath(files.workspace, where ?? ".")
+  const path = absolutePath(files, where ?? ".")
   return ripgrep(files, ["--no-config", "--hidden", "--no-messages", ...flags, "--", path])
 }
 
@@ -46,7 +46,7 @@ export const readTool = (): PluginTool =>
     execute: ({ filePath, offset, limit }, context) =>
       answer(async () => {
         const files = await access(context)
-        const path = absolutePath(files.workspace, filePath)
+        const path = absolutePath(files, filePath)
         const found = await readPath(files, path)
         if (found.kind === "missing") throw new FileError(`File not found: ${path}`)
         if (found.kind === "dir")

@@ -8,8 +8,13 @@ const MAX_READ_BYTES = 50 * 1024
 export const SEARCH_LIMIT = 100
 
 /** An absolute path for a tool's path argument (relative ones are relative to the workspace). */
-export const absolutePath = (workspace: string, path: string) =>
-  isAbsolute(path) ? resolve(path) : resolve(workspace, path)
+export function absolutePath(files: { workspace: string; standIn?: string }, path: string): string {
+  const absolute = isAbsolute(path) ? resolve(path) : resolve(files.workspace, path)
+  const { standIn } = files
+  if (standIn && (absolute === standIn || absolute.startsWith(`${standIn}/`)))
+    return files.workspace + absolute.slice(standIn.length)
+  return absolute
+}
 
 /** The workspace-relative form of an absolute path ("" for the workspace itself). */
 export const workspaceRelative = (workspace: string, path: string) => relative(workspace, path)

@@ -9,16 +9,21 @@ import { defineTool, type PluginTool } from "../tool"
 import { output } from "./access"
 import { applyPatchTool, editTool, writeTool } from "./change"
 import { globTool, grepTool, readTool } from "./search"
+import type { SessionClient } from "../types"
 
 /** Present only with the replacements, denied to every agent: how the MCP side sees they are loaded. */
 const markerTool = (): PluginTool =>
   defineTool({ name: FILES_MARKER, description: markerText, args: {}, execute: async () => output("ready", "ready") })
 
-export const fileTools = (): PluginTool[] => [
+/**
+ * `client` reads a writer's scope from its session (plugin/scope.ts); without one no worker writes (fails
+ * closed, as sandbox_shell does).
+ */
+export const fileTools = (client?: SessionClient): PluginTool[] => [
   readTool(),
-  writeTool(),
-  editTool(),
-  applyPatchTool(),
+  writeTool(client),
+  editTool(client),
+  applyPatchTool(client),
   grepTool(),
   globTool(),
   markerTool(),

@@ -7,13 +7,11 @@ import {
   parseSince,
   DEFAULT_SESSION_ROWS,
   DEFAULT_STALE_S,
-  listSessions,
-  renderSessions,
+  renderListing,
+  sessionsOnServer,
   SESSION_STATES,
   type SessionState,
   TaskStore,
-  probeServer,
-  readServerRecord,
 } from "../engine"
 
 export default defineCommand({
@@ -55,18 +53,9 @@ export default defineCommand({
       limit: parseInteger("--limit", args.limit, { min: 1, max: 200 }) ?? DEFAULT_SESSION_ROWS,
     }
     const paths = resolvePaths(flagsFromProcess())
-    // Listing never starts a server: with none running, no delegated session can be busy.
-    const record = await readServerRecord(paths)
-    if (!record || (await probeServer(record)) !== "healthy") {
-      console.log(
-        args.json
-          ? JSON.stringify({ sessions: [], total: 0, server: "not running" }, null, 2)
-          : "The shared OpenCode server is not running: no delegated session to list.",
-      )
-      return
-    }
-    const { connect } = await import("../opencode/client")
-    const { rows, total } = await listSessions(connect(record), await new TaskStore(paths.tasksDir).list(), filter)
-    console.log(args.json ? JSON.stringify({ sessions: rows, total }, null, 2) : renderSessions(rows, total))
+    const listing = await sessionsOnServer(paths, () => new TaskStore(paths.tasksDir).list(), filter)
+    if (!args.json) return console.log(renderListing(listing))
+    const { rows: sessions, total } = listing
+    console.log(JSON.stringify({ sessions, total, ...(!listing.serving && { server: "not running" }) }, null, 2))
   },
 })

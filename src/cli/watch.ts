@@ -9,6 +9,7 @@ import {
   noTerminal,
   parseWatchId,
   probeServer,
+  provideStandIn,
   readServerRecord,
   sessionGone,
   TaskStore,
@@ -36,10 +37,14 @@ export default defineCommand({
     if (!server || (await probeServer(server)) !== "healthy") throw noServer()
     const { connect } = await import("../opencode/client")
     const { sessionDirectory } = await import("../opencode/session")
-    const directory = await sessionDirectory(connect(server), sessionID)
+    const standIns = paths.opencodeDirsDir
+    const directory = await sessionDirectory(connect(server, { standIns }), sessionID)
     if (!directory) throw sessionGone(sessionID)
-    const command = attachCommand(server, sessionID, directory, flags.env)
+    // The UI names, and runs in, the stand-in: never the workspace (a session of an older release names it),
+    // where an agent may have planted plugin code the UI, or the server loading an instance, would import.
+    const standIn = provideStandIn(standIns, directory)
+    const command = attachCommand(server, sessionID, standIn, flags.env)
     if (!process.stdin.isTTY || !process.stdout.isTTY) throw noTerminal(sessionID)
-    process.exitCode = await interactive(command.argv, { env: command.env })
+    process.exitCode = await interactive(command.argv, { env: command.env, cwd: standIn })
   },
 })

@@ -115,7 +115,7 @@ const models: Check = async (ctx) => {
     return [{ id: "models", status: "skip", detail: "not asked: `opencode models` would wait (see opencode-config)" }]
   let catalog: CatalogModel[]
   try {
-    catalog = await discoverModels(ctx.run, ctx.opencode, ctx.env)
+    catalog = await discoverModels(ctx.run, ctx.opencode, ctx.env, ctx.paths.opencodeDirsDir)
   } catch (error) {
     return [
       failed(

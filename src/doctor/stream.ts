@@ -6,7 +6,7 @@ import { formatCheck, formatJson, formatSummary } from "./report"
 import { runDoctor, type DoctorDeps, type DoctorOptions, type DoctorReport } from "./run"
 
 /** Under the 5 s a person should ever wait without a word. */
-const PROGRESS_EVERY_MS = 4000
+export const PROGRESS_EVERY_MS = 4000
 
 export interface StreamOutput {
   /** The report's lines (stdout). */

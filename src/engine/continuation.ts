@@ -9,7 +9,7 @@ import type { HostContext } from "../sandbox"
 import { canonicalWorkspace } from "../workspace/root"
 import { planBudget } from "./budgets"
 import { checkOwnWorktree, checkSamePlace } from "./isolation"
-import { gatePolicy, type CallPolicy, type PolicyDecision } from "./policy"
+import { gatePolicy, missingMarkerWarning, type CallPolicy, type PolicyDecision } from "./policy"
 import type { Runtime } from "./runtime"
 import { nextTurn, type TaskRecord } from "./tasks"
 import { overCap, spendingOf, totalOf } from "./usage"
@@ -84,11 +84,13 @@ export async function admitContinue(
 /** The edit (TaskStore.update) that starts the continued turn, its call kept and a weakened mode said. */
 export function continuedTurn(record: TaskRecord, brief: string, admitted: Admitted) {
   const { decision, operationMs } = admitted
-  const weakened = weakenedMode(record.calls?.at(-1), decision)
+  const { missingMarkers, ...call } = decision
+  const weakened = weakenedMode(record.calls?.at(-1), call)
+  const warnings = [...(weakened ? [weakened] : []), ...(missingMarkers ? [missingMarkerWarning(missingMarkers)] : [])]
   return (r: TaskRecord) => {
     nextTurn(r, brief, operationMs)
-    r.calls = [...(r.calls ?? []), { ...decision, turn: r.turns }]
-    if (weakened) r.turnWarnings = [weakened]
+    r.calls = [...(r.calls ?? []), { ...call, turn: r.turns }]
+    if (warnings.length) r.turnWarnings = warnings
   }
 }
 

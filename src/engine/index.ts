@@ -10,11 +10,13 @@ export type { TaskRecord } from "./tasks"
 export { TaskStore } from "./task-store"
 
 // Groups, patches, listings, the ledger and sessions.
-export type { Group, GroupMember } from "./parallel"
+export { groupNext, type Group, type GroupMember } from "./parallel"
 export { isGroupId, readGroup } from "./groups"
 export { storedTasks } from "./listing"
 export { parseSince, renderStats, summarize, type StatsRow } from "./ledger"
-export { listSessions, renderSessions } from "./sessions"
+export { renderListing, sessionsOnServer } from "./sessions"
+export { sessionOutput } from "./session-output"
+export { provideStandIn } from "../sandbox/stand-ins"
 export { readDiscarded, readPatchRecord, type PatchRecord } from "../workspace/patches"
 export type { SetAside } from "../util/state-file"
 
@@ -26,8 +28,7 @@ export { roleModels } from "../config/schema"
 
 // What OpenCode holds: its model catalog, its sessions' messages, the shared server's record.
 export { readCatalog } from "../opencode/catalog"
-export { type Entry, entriesOf, lastAnswer, page, renderEntries } from "../opencode/output"
-export { readMessages, sessionDirectory } from "../opencode/session"
+export { renderEntries } from "../opencode/output"
 export { probeServer, readServerRecord, stopServer } from "../opencode/server"
 export { alive } from "../util/process"
 export { attachCommand, noServer, noTerminal, parseWatchId, sessionGone, taskSession } from "./watch"

@@ -8,10 +8,13 @@ import type { Relay } from "../policy/relay"
 import type { HostContext } from "../sandbox"
 import { autorunFiles } from "../workspace/autorun"
 import { snapshot } from "../workspace/changes"
+import { clockPast } from "../workspace/disk-changes"
+import { freezeDefinition } from "../workspace/frozen"
 import type { Runs } from "./runs"
 import { lockedError, orphaned } from "./locks"
 import { reconcileHolder } from "./recovery"
 import type { TaskRecord } from "./tasks"
+import { freezeInput } from "./verify"
 
 /**
  * Takes the writer state, reconciling a holder whose process died when this process recovers
@@ -45,11 +48,17 @@ export async function launchTurn(
       throw fail("Usage", `Task ${record.id} is driven by another MCP server process.`, "Call task_status for it.")
     const state = await snapshot(record.workspace, host)
     const autorun = record.writable ? await autorunFiles(record.workspace) : undefined
+    // The check's definition before the worker touches it, at the task's start only (a continue's turn
+    // is graded against the same): what its verification is graded on (verify.ts).
+    if (record.verify && record.turns === 1)
+      await freezeDefinition(freezeInput(runs.runtime.paths.frozenDir, record, host))
     const measured = (r: TaskRecord) => {
       r.snapshot = state
       if (autorun) r.autorun = autorun
     }
     await runs.store.update(record, measured, { quiet: true })
+    // A scoped worker's changes on disk are those after `since` (disk-changes.ts): the turn starts past it.
+    if (record.scope && state.since !== undefined) await clockPast(state.since)
   } catch (error) {
     if (record.writable) await runs.locks.clear(record.workspace, record.id)
     // The launch's own error is the one to report; a claim left behind is taken back later.

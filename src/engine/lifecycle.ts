@@ -6,7 +6,6 @@
 import { timeoutLimits } from "../config/schema"
 import { fail } from "../errors"
 import { abortSession } from "../opencode/session"
-import type { Mode } from "../policy/mode"
 import type { Relay } from "../policy/relay"
 import type { SetAside } from "../util/state-file"
 import { knownClient, syncBudgetMs } from "./budgets"
@@ -16,7 +15,7 @@ import { startTask } from "./starting"
 import { Runs } from "./runs"
 import { Reclaims } from "./lanes"
 import { listTasks, type Listing, type TaskQuery } from "./listing"
-import { gatePolicy, policyReport, type PolicyDecision, type PolicyRequest } from "./policy"
+import { gatePolicy, policyReport, type PolicyDecision, type PolicyOptions, type PolicyRequest } from "./policy"
 import { Groups } from "./parallel"
 import { Patches } from "./patches"
 import { acquireWriter } from "./launching"
@@ -119,8 +118,8 @@ export class Delegations {
   }
 
   /** The policy a call in `cwd` (stating `mode`) would meet, shown instead of enforced (the policy tool). */
-  policy(cwd: string, mode?: Mode) {
-    return policyReport(this.runtime, cwd, mode)
+  policy(cwd: string, options: PolicyOptions = {}) {
+    return policyReport(this.runtime, cwd, options)
   }
 
   /**
@@ -217,6 +216,21 @@ export class Delegations {
   /** State files this process set aside since the last call, each returned once (task_list and stats report them). */
   takeSetAside(): SetAside[] {
     return this.runs.store.takeSetAside()
+  }
+
+  /**
+   * Notes that a parent was handed the finished result of `record` (as it was read), once per finish;
+   * retention keeps a result until then. Best effort: a record another process changed since, or a
+   * failed write, is left as it is (the result is kept longer, never lost).
+   */
+  async resultRead(record: TaskRecord): Promise<void> {
+    if (!isFinished(record.status) || record.resultReadAt) return
+    const current = await this.read(record.id)
+    if (!current || current.revision !== record.revision || !isFinished(current.status) || current.resultReadAt) return
+    const at = new Date().toISOString()
+    await this.runs.store
+      .update(current, (r) => Object.assign(r, { resultReadAt: at }), { quiet: true })
+      .catch(() => undefined) // an unmarked result is kept longer, never lost (see above)
   }
 
   /** Every task, newest first, as this process knows it. */

@@ -1,46 +1,35 @@
 // Structured output: the parent's `output_schema` (a JSON Schema), the instruction appended to the brief,
-// and the agent's final answer extracted and validated against it. Pure: the turn asks again once on a
-// mismatch (turn.ts), settle attaches the value or the validator's message (settle.ts). The value is
-// the agent's JSON exactly as parsed: ajv never coerces types, fills defaults or removes properties here.
-import { Ajv, type ValidateFunction } from "ajv"
-import addFormats from "ajv-formats"
+// and the agent's final answer extracted and validated against it by model-json.ts, off the request loop
+// (output-check.ts). The turn asks again once on a mismatch (turn.ts), settle attaches the value or the
+// validator's message (settle.ts). The value is the agent's JSON exactly as parsed: ajv never coerces
+// types, fills defaults or removes properties here.
 import { fail } from "../errors"
-import { inexactJson } from "./json-exact"
+import { checkOutput } from "./output-check"
+import { compileSchema, type OutputSchema } from "./model-json"
 import type { DelegationResult } from "./result"
 import retry from "./output-retry.md" with { type: "text" }
 import instruction from "./output-schema.md" with { type: "text" }
 
+export { extractJson, type OutputCheck, type OutputSchema } from "./model-json"
+export { checkOutput } from "./output-check"
+
 /** Bounds on the schema the parent passes: serialised bytes and nesting depth (objects and arrays). */
 export const OUTPUT_SCHEMA_LIMITS = { maxBytes: 8192, maxDepth: 8 } as const
 
-export type OutputSchema = Record<string, unknown>
-
-/** What the final answer gave: the parsed value matching the schema, or why not (the validator's words). */
-export type OutputCheck = { ok: true; value: unknown } | { ok: false; message: string }
-
-// An unknown keyword or format is an error at compile time, not silently ignored at validation time.
-const newAjv = () =>
-  addFormats(
-    new Ajv({
-      allErrors: true,
-      strict: false,
-      strictSchema: true,
-      validateFormats: true,
-      coerceTypes: false,
-      useDefaults: false,
-      removeAdditional: false,
-    }),
-  )
-
-/** How deep a JSON value nests: a scalar is 0, `{}` and `[]` are 1. Pure. */
+/**
+ * How deep a JSON value nests: a scalar is 0, `{}` and `[]` are 1. Pure, and iterative: the value is
+ * the parent's, already parsed, and may nest past the stack.
+ */
 export function depthOf(value: unknown): number {
-  if (value === null || typeof value !== "object") return 0
-  const children = Array.isArray(value) ? value : Object.values(value)
-  return 1 + children.reduce<number>((deepest, child) => Math.max(deepest, depthOf(child)), 0)
-}
-
-function compile(schema: OutputSchema): ValidateFunction {
-  return newAjv().compile(schema)
+  let deepest = 0
+  const pending: [unknown, number][] = [[value, 0]]
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, depth] = next
+    if (item === null || typeof item !== "object") continue
+    deepest = Math.max(deepest, depth + 1)
+    for (const child of Array.isArray(item) ? item : Object.values(item)) pending.push([child, depth + 1])
+  }
+  return deepest
 }
 
 /** Refuses an `output_schema` the product will not use, saying what is wrong; undefined passes. Pure. */
@@ -57,7 +46,7 @@ export function checkOutputSchema(schema: unknown): asserts schema is OutputSche
   if (bytes > maxBytes)
     throw fail("Usage", `output_schema is ${bytes} bytes serialised, over the limit of ${maxBytes}.`, next)
   try {
-    compile(schema as OutputSchema)
+    compileSchema(schema as OutputSchema)
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error)
     throw fail("Usage", `output_schema is not a schema the validator accepts: ${why}`, next)
@@ -65,63 +54,6 @@ export function checkOutputSchema(schema: unknown): asserts schema is OutputSche
 }
 
 const kindOf = (value: unknown) => (value === null ? "null" : Array.isArray(value) ? "an array" : typeof value)
-
-// A fenced block: ```json or a bare ``` fence, on lines of their own.
-const FENCE = /^```[ \t]*(?:json)?[ \t]*\r?\n([\s\S]*?)\r?\n```[ \t]*$/gim
-
-/**
- * The one JSON value the answer ends with: the whole text, or a single fenced block that ends it (prose
- * before it allowed). Anything else (JSON inside prose, two fences, text after the fence) is no value. Pure.
- */
-export function extractJson(text: string): OutputCheck {
-  const whole = text.trim()
-  if (!whole) return { ok: false, message: "the answer is empty; no JSON value found." }
-  const direct = parse(whole)
-  if (direct.ok) return direct
-  if (direct.parsed) return { ok: false, message: direct.message }
-  const fences = [...whole.matchAll(FENCE)]
-  if (fences.length === 0)
-    return { ok: false, message: "no JSON value found: the answer is neither JSON alone nor a ```json fenced block." }
-  if (fences.length > 1)
-    return { ok: false, message: `found ${fences.length} fenced blocks; end with exactly one JSON value.` }
-  const [fence] = fences
-  if (fence!.index! + fence![0].length !== whole.length)
-    return { ok: false, message: "text follows the ```json fenced block; the JSON value must end the answer." }
-  const inner = parse(fence![1]!.trim())
-  if (inner.ok) return inner
-  return { ok: false, message: inner.parsed ? inner.message : `the fenced block is not valid JSON: ${inner.message}` }
-}
-
-/** The text's JSON value; `parsed` says a refusal is the exactness check's, not a syntax error. */
-function parse(text: string): OutputCheck & { parsed?: true } {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch (error) {
-    return { ok: false, message: error instanceof Error ? error.message : String(error) }
-  }
-  const inexact = inexactJson(text)
-  return inexact ? { ok: false, message: inexact, parsed: true } : { ok: true, value }
-}
-
-/** The answer's JSON value checked against the schema: the value as parsed, or the validator's message. Pure. */
-export function checkOutput(schema: OutputSchema, text: string): OutputCheck {
-  const extracted = extractJson(text)
-  if (!extracted.ok) return extracted
-  let validate: ValidateFunction
-  try {
-    validate = compile(schema)
-  } catch (error) {
-    // A record's schema is checked when the task starts; one that no longer compiles judges nothing as valid.
-    return { ok: false, message: `the task's output_schema cannot be compiled: ${(error as Error).message}` }
-  }
-  if (validate(extracted.value)) return extracted
-  const ajv = newAjv()
-  return {
-    ok: false,
-    message: `the JSON value does not match: ${ajv.errorsText(validate.errors, { dataVar: "output" })}.`,
-  }
-}
 
 /** The brief with the instruction to end with one JSON value matching `schema`. Pure. */
 export function withOutputSchema(brief: string, schema: OutputSchema | undefined): string {
@@ -134,9 +66,12 @@ function outputRetry(message: string): string {
   return retry.trim().replace("{{message}}", () => message)
 }
 
-/** The follow-up a turn sends once when its final answer does not match (turn.ts), else nothing. Pure. */
-export function outputFollowUp(schema: OutputSchema, text: string): { line: string; text: string } | undefined {
-  const checked = checkOutput(schema, text)
+/** The follow-up a turn sends once when its final answer does not match (turn.ts), else nothing. */
+export async function outputFollowUp(
+  schema: OutputSchema,
+  text: string,
+): Promise<{ line: string; text: string } | undefined> {
+  const checked = await checkOutput(schema, text)
   if (checked.ok) return undefined
   return { line: "the final answer does not match output_schema; asking once more", text: outputRetry(checked.message) }
 }
@@ -147,9 +82,9 @@ const UNVERIFIED_MAX_CHARS = 16_000
 /** What the parent receives: `output` (the parsed value) or `output_error` with the raw text, unverified. */
 export type OutputOutcome = { output: unknown } | { error: { message: string; unverified: string } }
 
-/** The final answer judged against the schema. Pure. */
-export function judgeOutput(schema: OutputSchema, text: string): OutputOutcome {
-  const checked = checkOutput(schema, text)
+/** The final answer judged against the schema, off the request loop. */
+export async function judgeOutput(schema: OutputSchema, text: string): Promise<OutputOutcome> {
+  const checked = await checkOutput(schema, text)
   if (checked.ok) return { output: checked.value }
   const unverified =
     text.length > UNVERIFIED_MAX_CHARS

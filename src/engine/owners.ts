@@ -5,10 +5,9 @@
 // record under the claim: of two takers racing for one task, one drives it and the other leaves it.
 // A claim whose owner is provably gone (PID dead or reused) is taken back by the next claimant.
 import { randomBytes } from "node:crypto"
-import { mkdir, rm } from "node:fs/promises"
+import { mkdir, readdir, rm } from "node:fs/promises"
 import { z } from "zod"
-import { holdsOrReclaim, linkExclusive } from "../util/claim-file"
-import { writeAtomic } from "../util/fs"
+import { holdsOrReclaim, linkExclusive, writeClaim } from "../util/claim-file"
 import { sameProcess, selfStart } from "../util/process"
 import { readStateFile } from "../util/state-file"
 
@@ -40,7 +39,7 @@ export class TaskOwners {
     // remove each other's temporary file.
     const temp = `${this.dir}/.${taskID}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`
     const mine = { taskID, ownerPid: process.pid, ownerStart: selfStart(), since: new Date().toISOString() }
-    await writeAtomic(temp, JSON.stringify(mine), 0o600)
+    await writeClaim(temp, mine)
     try {
       // Twice: a dead owner's (or an unreadable) claim is cleared by the first look, then taken.
       for (let attempt = 0; attempt < 2; attempt++) {
@@ -54,6 +53,24 @@ export class TaskOwners {
     } finally {
       await rm(temp, { force: true })
     }
+  }
+
+  /**
+   * Tasks whose claim names a process that is gone. Such a task may still be running by its record
+   * whatever the task index says (recovery.ts reads each record): a claim is taken before a turn starts
+   * and given up when it settles, so the claims are the tasks in flight, few whatever the history.
+   */
+  async abandoned(): Promise<string[]> {
+    // No owners directory yet: no claims.
+    const names = await readdir(this.dir).catch(() => [] as string[])
+    const found: string[] = []
+    for (const name of names) {
+      const taskID = name.slice(0, -5)
+      if (!name.endsWith(".json") || !TASK_ID.test(taskID)) continue
+      const holder = await readStateFile(this.file(taskID), OwnerSchema, FIX)
+      if (holder && !sameProcess(holder.ownerPid, holder.ownerStart)) found.push(taskID)
+    }
+    return found
   }
 
   /** Gives the claim up, if this process holds it (the task settled, or a taker found nothing to do). */

@@ -101,6 +101,32 @@ function checkBrief(brief: GroupBrief, index: number): void {
   }
 }
 
+/**
+ * What the parent does next with a group, from where its members stand: members needing review first
+ * (a failing verify, a change outside the scope, an answer off its schema: each member's own next says
+ * which), then waiting while some still run, else reviewing and applying the patches, overlapping ones
+ * one at a time. Pure; the single call's next is decided in the engine too (result.ts).
+ */
+export function groupNext(group: {
+  id: string
+  running: boolean
+  needsReview: number[]
+  overlapping: boolean
+}): string {
+  const first = group.needsReview.length
+    ? `Members ${group.needsReview.join(", ")} need review: read their warnings and next first. `
+    : ""
+  const then = group.running
+    ? `Some members are still queued or running. Call delegate_parallel with group_id "${group.id}" to wait for ` +
+      "them (task_status takes each task_id), or with cancel: true as well to stop them all."
+    : group.overlapping
+      ? "Review the patches with patch_show. Patches listed in overlaps change the same lines: apply one of them, " +
+        "then review or rerun the others on the result. Apply the rest with patch_apply and their digest."
+      : "Review each patch with patch_show and apply it with patch_apply and its digest; " +
+        "they do not overlap, so any order works."
+  return first + then
+}
+
 export class Groups {
   constructor(private readonly deps: GroupDeps) {}
 

@@ -2,7 +2,7 @@
 // caller translate arguments and results, and every rule (the digest, the writer state, "belongs to a
 // running task") is checked here, once.
 import { fail } from "../errors"
-import { applyPatch, recoverKilled } from "../workspace/apply"
+import { applyPatch, mixedReport, recoverKilled, ruledFiles } from "../workspace/apply"
 import { interruptedApplies } from "../workspace/apply-staging"
 import { shownName } from "../workspace/names"
 import { fileRange } from "../workspace/patch"
@@ -66,8 +66,12 @@ export type ApplyOutcome =
       workspace: string
       files: PatchFile[]
       appliedAt: string
+      /** Files written that the autorun rules name (hidden, root-level non-source, executable, mode change). */
+      ruled: { path: string; rule: string }[]
       /** Why the record could not be marked applied, when it could not. */
       unmarked?: string
+      /** Set when the files were found holding the patch whole (an interrupted apply completed, say): how. */
+      found?: string
     }
   | { kind: "already"; record: PatchRecord }
 
@@ -134,7 +138,7 @@ export class Patches {
       const current = await readPatchRecord(dir, record.id)
       if (current && patchState(current) === "applied" && current.digest === options.digest)
         return { kind: "already", record: current }
-      const files = await applyPatch({
+      const { files, found } = await applyPatch({
         record,
         patchFile: file,
         digest: options.digest,
@@ -149,7 +153,8 @@ export class Patches {
         error instanceof Error ? error.message : String(error),
       )
       const unmarked = marked === true ? undefined : marked || "it was discarded or collected again meanwhile"
-      return { kind: "applied", record, workspace, files, appliedAt, unmarked }
+      const ruled = ruledFiles(record, workspace, files)
+      return { kind: "applied", record, workspace, files, appliedAt, ruled, unmarked, found }
     })
     // Nothing runs in an applied patch's worktree any more (task_continue starts a new instance).
     if (outcome.kind === "applied") await runtime.releaseInstances([record.layout.tree])
@@ -178,7 +183,19 @@ export class Patches {
       const config = await runtime.config()
       const host = runtime.host(config)
       const workspace = record.source.workspace
-      kept = await this.deps.holding(workspace, record.id, () => recoverKilled(record, workspace, host))
+      const recovered = await this.deps.holding(workspace, record.id, () =>
+        recoverKilled(record, workspace, host, "back"),
+      )
+      // The lane holds the only copies of the files as they were: it goes only once nothing needs them.
+      if (recovered.outcome === "mixed")
+        throw fail(
+          "Server",
+          `Patch ${record.id} was not discarded: an earlier patch_apply stopped while writing could not be ` +
+            `rolled back whole: ${mixedReport(recovered.tree)}.`,
+          "Fix the cause (free space, permissions), then call patch_discard again to finish the rollback, or " +
+            "patch_apply to complete the apply instead; doctor names it until then.",
+        )
+      kept = recovered.kept
     }
     const discardedAt = await this.deps.holding(record.layout.tree, record.id, async () => {
       // Read again: a discard that finished meanwhile freed the lane, which another worker may hold by now.

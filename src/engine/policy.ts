@@ -4,12 +4,13 @@
 // refused brief is never stored). The rules are pure (src/policy); this file gathers what they
 // decide on: config.json, the flags, marker files.
 import { lstat, realpath } from "node:fs/promises"
-import { isAbsolute } from "node:path"
+import { isAbsolute, resolve } from "node:path"
 import { fail, type AppError } from "../errors"
 import { markerCandidates, markerDirectories } from "../policy/markers"
 import {
   allowances,
   checkMode,
+  MARKER_NAMES,
   describeSource,
   resolveMode,
   type Delegation,
@@ -20,6 +21,7 @@ import {
 import type { Refusal } from "../policy/refusal"
 import { findSecrets, MIN_ENTROPY, MIN_SECRET_LENGTH } from "../policy/secrets"
 import { checkTier, DELEGABLE_TIERS, TIERS, type Tier } from "../policy/tiers"
+import { forget, recall, remember, type ModeMemory } from "./mode-memory"
 import type { Runtime } from "./runtime"
 
 /** What a call states for the policy, besides where it runs. */
@@ -42,6 +44,15 @@ export interface PolicyDecision {
   source: string
   delegation: Delegation
   tier?: Tier
+  /** Sensitive markers remembered here that are gone (mode-memory.ts): still obeyed, said in the result. */
+  missingMarkers?: MissingMarker[]
+}
+
+/** A sensitive marker the product remembers that is no longer there, or a directory whose memory could not be read. */
+export interface MissingMarker {
+  path: string
+  /** When the marker was first seen, or why the directory is held. */
+  why: string
 }
 
 export interface WorkspacePolicy {
@@ -49,6 +60,7 @@ export interface WorkspacePolicy {
   projectRoot: string
   resolved: ResolvedMode
   requireTier: boolean
+  missingMarkers: MissingMarker[]
 }
 
 const MAX_LISTED = 10
@@ -73,17 +85,88 @@ function secretRefusal(texts: Record<string, string | undefined>): Refusal | und
   }
 }
 
-async function workspacePolicy(runtime: Runtime, cwd: string, argument?: Mode): Promise<WorkspacePolicy> {
+/** What a policy look-up states besides cwd: the call's mode, and whether gone markers are released. */
+export interface PolicyOptions {
+  mode?: Mode
+  /** Forget remembered sensitive markers that are gone (the parent's or the person's word), so the mode goes down. */
+  release?: boolean
+}
+
+async function workspacePolicy(runtime: Runtime, cwd: string, options: PolicyOptions = {}): Promise<WorkspacePolicy> {
+  const { mode: argument, release = false } = options
   const config = await runtime.config()
   const markers = await markerStatements(cwd, runtime.flags.home)
+  const held = await heldMarkers(runtime.paths.modesDir, markers, release)
   const statements: ModeStatement[] = []
   if (argument) statements.push({ source: "argument", mode: argument, where: "mode" })
   if (runtime.flags.mode)
     statements.push({ source: "environment", mode: runtime.flags.mode, where: "OPENCODE_MCP_ORCHESTRATOR_MODE" })
-  statements.push(...markers.statements)
+  statements.push(...markers.statements, ...held.statements)
   if (config.policy.mode)
     statements.push({ source: "config", mode: config.policy.mode, where: runtime.paths.configFile })
-  return { projectRoot: markers.root, resolved: resolveMode(statements), requireTier: config.policy.requireTier }
+  return {
+    projectRoot: markers.root,
+    resolved: resolveMode(statements),
+    requireTier: config.policy.requireTier,
+    missingMarkers: held.missing,
+  }
+}
+
+interface FoundMarkers {
+  root: string
+  statements: ModeStatement[]
+  /** Every directory whose memory counts: the canonical walk, and the walk of cwd as given (a swapped link). */
+  dirs: string[]
+}
+
+/**
+ * What the product remembers of the walk's directories (mode-memory.ts): each sensitive marker found
+ * is remembered; one remembered and gone still states sensitive, and is named as missing; a memory
+ * that cannot be read holds its directory sensitive. `release` (the parent's or the person's word)
+ * forgets what is gone instead, so the mode goes down.
+ */
+async function heldMarkers(
+  modesDir: string,
+  found: FoundMarkers,
+  release: boolean,
+): Promise<{ statements: ModeStatement[]; missing: MissingMarker[] }> {
+  const statements: ModeStatement[] = []
+  const missing: MissingMarker[] = []
+  const now = new Date().toISOString()
+  for (const dir of found.dirs) {
+    const seen = MARKER_NAMES.sensitive
+      .map((name) => `${dir}/${name}`)
+      .filter((path) => found.statements.some((s) => s.mode === "sensitive" && s.where === path))
+    const { memory, setAside } = await recall(modesDir, dir)
+    const remembered = memory?.markers ?? []
+    const gone: string[] = []
+    for (const path of remembered) if (!(await present(path))) gone.push(path)
+    const unreadable = setAside ? `${setAside.reason} (moved to ${setAside.movedTo})` : memory?.unreadable
+    if (release && (gone.length || unreadable)) {
+      await forget(modesDir, dir)
+      if (seen.length) await remember(modesDir, { version: 1, directory: dir, markers: seen, since: now })
+      continue
+    }
+    if (unreadable) {
+      missing.push({ path: dir, why: `its remembered markers could not be read: ${unreadable}` })
+      statements.push({
+        source: "marker",
+        mode: "sensitive",
+        where: `${dir} (held: its remembered markers could not be read)`,
+      })
+    }
+    for (const path of gone) missing.push({ path, why: `remembered since ${memory?.since ?? now}` })
+    if (gone.length && !seen.length && !unreadable)
+      statements.push({ source: "marker", mode: "sensitive", where: `${gone[0]} (missing; remembered until released)` })
+    const markers = [...new Set([...remembered, ...seen])].sort()
+    const changed = markers.length !== remembered.length || (setAside !== undefined && !memory)
+    if (changed) {
+      const next: ModeMemory = { version: 1, directory: dir, markers, since: memory?.since ?? now }
+      if (unreadable) next.unreadable = unreadable
+      await remember(modesDir, next)
+    }
+  }
+  return { statements, missing }
 }
 
 /**
@@ -94,8 +177,8 @@ function projectRootOf(searched: string[], cwd: string, present: Set<string>): s
   return searched.findLast((dir) => present.has(`${dir}/.git`)) ?? cwd
 }
 
-async function markerStatements(cwd: string, home: string): Promise<{ root: string; statements: ModeStatement[] }> {
-  if (!isAbsolute(cwd)) return { root: cwd, statements: [] }
+async function markerStatements(cwd: string, home: string): Promise<FoundMarkers> {
+  if (!isAbsolute(cwd)) return { root: cwd, statements: [], dirs: [] }
   // A path that does not resolve is searched as given (a marker there is found or not on its own).
   const start = await realpath(cwd).catch(() => cwd)
   const canonicalHome = await realpath(home).catch(() => home)
@@ -107,7 +190,10 @@ async function markerStatements(cwd: string, home: string): Promise<{ root: stri
   const statements = candidates
     .filter((c) => hits.has(c.path))
     .map((c): ModeStatement => ({ source: "marker", mode: c.mode, where: c.path }))
-  return { root: projectRootOf(searched, start, hits), statements }
+  // The walk of cwd as given too: a directory swapped for a link keeps the memory of its old name.
+  const given = markerDirectories(resolve(cwd), canonicalHome)
+  const dirs = [...new Set([...searched, ...given])]
+  return { root: projectRootOf(searched, start, hits), statements, dirs }
 }
 
 /** Any entry counts, a dangling link included: a marker's presence is the statement. */
@@ -126,7 +212,7 @@ export async function gatePolicy(runtime: Runtime, request: PolicyRequest): Prom
   // The secret guard needs no IO and goes first: a brief with a secret is refused whatever else holds.
   const secrets = secretRefusal(request.texts)
   if (secrets) throw refusalError(secrets)
-  const policy = await workspacePolicy(runtime, request.cwd, request.mode)
+  const policy = await workspacePolicy(runtime, request.cwd, { mode: request.mode })
   const refusal = checkTier(request.tier, policy.requireTier) ?? checkMode(policy.resolved, request.delegation)
   if (refusal) throw refusalError(refusal)
   return {
@@ -134,7 +220,22 @@ export async function gatePolicy(runtime: Runtime, request: PolicyRequest): Prom
     source: describeSource(policy.resolved.decidedBy),
     delegation: request.delegation,
     tier: request.tier,
+    ...(policy.missingMarkers.length ? { missingMarkers: policy.missingMarkers } : {}),
   }
+}
+
+/** The warning a call gets when remembered sensitive markers are gone: named, and still obeyed. */
+export function missingMarkerWarning(missing: MissingMarker[]): string {
+  const named = missing
+    .slice(0, 5)
+    .map((marker) => `${marker.path} (${marker.why})`)
+    .join(", ")
+  const more = missing.length > 5 ? ` and ${missing.length - 5} more` : ""
+  return (
+    `Sensitive markers this product saw here are gone: ${named}${more}. The mode they stated still applies. ` +
+    "If the person removed them on purpose, call the policy tool with release_missing_markers: true; if not, a " +
+    "delegated agent or another program may have: restore them."
+  )
 }
 
 function refusalError(refusal: Refusal): AppError {
@@ -160,8 +261,8 @@ export interface PolicyReport extends WorkspacePolicy {
 }
 
 /** The same gathering the gate does (workspacePolicy), with what each role may do under its outcome. */
-export async function policyReport(runtime: Runtime, cwd: string, mode?: Mode): Promise<PolicyReport> {
-  const policy = await workspacePolicy(runtime, cwd, mode)
+export async function policyReport(runtime: Runtime, cwd: string, options: PolicyOptions = {}): Promise<PolicyReport> {
+  const policy = await workspacePolicy(runtime, cwd, options)
   return {
     ...policy,
     source: describeSource(policy.resolved.decidedBy),

@@ -76,6 +76,7 @@ export const RecordSchema = z.looseObject({
   turnStartedAt: date.optional(),
   updatedAt: date,
   finishedAt: date.optional(),
+  resultReadAt: date.optional(),
   deadline: z.number(),
   operationMs: z.number(),
   brief: z.string().optional(),
@@ -89,6 +90,7 @@ export const RecordSchema = z.looseObject({
     .looseObject({
       git: z.boolean(),
       entries: z.record(z.string(), z.looseObject({ status: z.string(), hash: z.string() })),
+      since: z.number().optional(),
     })
     .optional(),
   // Where a continue runs and whose worktree it must still own (isolation.ts checkOwnWorktree).
@@ -97,6 +99,8 @@ export const RecordSchema = z.looseObject({
     .optional(),
   // The command settle runs on the result after each turn (verify.ts).
   verify: z.string().optional(),
+  // The parent's globs of more files the verification holds as they were before the worker (definitions.ts).
+  verifyFrozen: z.array(z.string()).optional(),
   // The schema every turn's final answer is checked against (output-schema.ts); re-checked when read.
   outputSchema: z.record(z.string(), z.unknown()).optional(),
   // The paths a worker may change, checked after each turn (scope.ts).

@@ -35,8 +35,26 @@ export async function recoverAll(runs: Runs): Promise<void> {
   await recoverLeft(runs).catch(() => undefined)
 }
 
+/**
+ * The tasks recovery looks at: those the index lists as unfinished, and those whose claim a dead process
+ * left (owners.ts), each read from its record. The record says whether it runs, not the index: a row
+ * that missed a write (a continued task still listed as succeeded) hides no task from its takeover.
+ */
+async function leftTasks(runs: Runs): Promise<TaskRecord[]> {
+  const listed = await runs.store.unfinished()
+  const known = new Set(listed.map((record) => record.id))
+  // A claims directory that cannot be read leaves the index's answer.
+  for (const id of await runs.owners.abandoned().catch(() => [] as string[])) {
+    if (known.has(id)) continue
+    // Read through the store: a row that disagrees is repaired by the read.
+    const record = await runs.store.read(id).catch(() => undefined)
+    if (record) listed.push(record)
+  }
+  return listed
+}
+
 async function recoverLeft(runs: Runs) {
-  const records = (await runs.store.unfinished()).filter(ownerGone)
+  const records = (await leftTasks(runs)).filter(ownerGone)
   const locks = (await runs.locks.list()).filter(orphaned)
   if (records.length === 0 && locks.length === 0) return
   for (const record of records) await recoverTask(runs, record)

@@ -9,7 +9,7 @@
 // waits for.
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { lastSessionUpdate } from "../opencode/instances"
-import type { ServerRecord } from "../opencode/server"
+import type { ServerRecord, StopStep } from "../opencode/server"
 import { footprint, settledFootprint } from "../util/footprint"
 import type { InstanceMarks } from "./instance-marks"
 
@@ -27,9 +27,18 @@ export interface RecycleDeps {
   marks: InstanceMarks
   /** True when no task of any process is unfinished. */
   tasksRest: () => Promise<boolean>
-  /** Stops the server if it is still the recorded one (server.ts `stopServerIfRecorded`). */
-  stop: (record: ServerRecord) => Promise<boolean>
+  /** Stops the server if it is still the recorded one (server.ts `stopServerIfRecorded`, given `step`). */
+  stop: (record: ServerRecord, step?: (step: StopStep) => Promise<void>) => Promise<boolean>
+  /**
+   * Called after each step of a restart (the release marked, the rest confirmed, then the stop's own
+   * steps): every one is a point where a SIGKILL must leave what the next process recovers from.
+   */
+  step?: (step: RecycleStep) => Promise<void>
 }
+
+/** The steps of a restart, in order. */
+export const RECYCLE_STEPS = ["releasing", "rested", "locked", "marked", "signalled", "stopped", "forgotten"] as const
+export type RecycleStep = (typeof RECYCLE_STEPS)[number]
 
 export type RecycleOutcome = "recycled" | "small" | "busy" | "off"
 
@@ -42,11 +51,14 @@ export async function recycleIfRested(deps: RecycleDeps): Promise<RecycleOutcome
   // can be twice its settled size): only the smallest of three readings a second apart counts.
   if ((await footprint(connection.record.pid)).rssMb <= recycleMb) return "small"
   if ((await settledFootprint(connection.record.pid)).rssMb <= recycleMb) return "small"
+  const step = deps.step ?? (async () => undefined)
   const stopped = await deps.marks.releasingServer(async () => {
+    await step("releasing")
     if (!(await deps.tasksRest())) return false
     const updated = await lastSessionUpdate(connection.client)
     if (updated !== undefined && Date.now() - updated < restMs) return false
-    return deps.stop(connection.record)
+    await step("rested")
+    return deps.stop(connection.record, step)
   })
   return stopped ? "recycled" : "busy"
 }

@@ -22,6 +22,8 @@ export interface StartRequest {
   isolation?: Isolation
   /** worker only: a command this server runs on the result in the read-only sandbox (verify.ts). */
   verify?: string
+  /** worker only, with verify: globs of more files graded as they were before the worker (definitions.ts). */
+  verifyFrozen?: string[]
   /** A JSON Schema the final answer must match (output-schema.ts); checked before anything is written. */
   outputSchema?: unknown
   /** worker only: the workspace-relative paths and globs it may change (src/workspace/scope.ts). */

@@ -2,6 +2,7 @@
 import type { Role } from "../config/schema"
 import { formatModel } from "../opencode/session"
 import type { ToolCall, Transcript } from "../opencode/transcript"
+import type { AutorunFlag } from "../workspace/autorun"
 import type { FileChange } from "../workspace/changes"
 import type { FailureKind } from "./failure-kinds"
 import { sizeText } from "../workspace/disk"
@@ -74,6 +75,8 @@ export interface DelegationResult {
   reviewed?: Reviewed
   /** With an output_schema the answer did not match: the validator's message and the raw text, unverified. */
   outputError?: { message: string; unverified: string }
+  /** Files that act on their own the turn created, changed or removed, each with its rule; the rest counted. */
+  autorun?: { files: AutorunFlag[]; more?: number }
   /** Things the parent must look at before trusting the outcome (e.g. planted git metadata). */
   warnings?: string[]
   /** Shell commands the agent ran, with their exit codes when the tool reported one. */
@@ -185,8 +188,15 @@ export function renderText(result: DelegationResult): string {
         `${result.run.lines ?? "?"} lines of output in ${result.run.log}`,
     )
   if (result.verification) {
-    const { command, exitCode, durationMs } = result.verification
+    const { command, exitCode, durationMs, definitionChanged, asLeft } = result.verification
     lines.push(`verification (run by the server): ${command} → exit code ${exitCode ?? "none"} in ${durationMs}ms`)
+    if (definitionChanged?.length) {
+      const changed = definitionChanged.map(shownName).join(", ")
+      lines.push(
+        `  graded on the check's definition as before the worker; it changed ${changed}` +
+          (asLeft ? ` (as it left them: exit code ${asLeft.exitCode ?? "none"})` : ""),
+      )
+    }
   }
   if (result.output !== undefined)
     lines.push(`output (validated against output_schema): ${JSON.stringify(result.output)}`)

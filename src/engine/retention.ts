@@ -13,8 +13,21 @@ import type { TaskStore } from "./task-store"
 const PARKED_SESSION_MS = 24 * 3600_000
 /** A finished task's record (its result and evidence). */
 export const RECORD_MS = 7 * 24 * 3600_000
-/** Finished records kept at most, newest first, whatever their age. */
+/** Finished records kept at most, newest first, whatever their age (RECORD_MIN_MS aside). */
 export const RECORD_MAX = 200
+/**
+ * The least a finished record is kept whatever the count, by this machine's clock: since the record's
+ * file was last written here (its finish, or a later change), not since the date the record states. A
+ * background task's result is still there for the parent's next task_result however many tasks ran.
+ */
+export const RECORD_MIN_MS = 3600_000
+/**
+ * A finished result no parent has been handed (a background task nobody asked about since) is kept this
+ * long, whatever the count: the parent may come back for it days later. Past this the parent is gone.
+ */
+export const UNREAD_RECORD_MS = 30 * 24 * 3600_000
+/** A stated date this far ahead of this machine's clock is from a clock set wrong: unknown, never aged. */
+const FUTURE_SKEW_MS = 5 * 60_000
 /** Session deletes in flight at once against the shared server. */
 const DELETES_IN_FLIGHT = 8
 
@@ -35,13 +48,41 @@ export interface PlanStep {
   dropRecord: boolean
 }
 
-/** What to do with each finished record (pure): drop its parked session, drop the record, or nothing. */
-export function retentionPlan(records: TaskRecord[], now: number): PlanStep[] {
-  const finished = records.filter((r) => isFinished(r.status) && r.finishedAt)
-  finished.sort((a, b) => b.finishedAt!.localeCompare(a.finishedAt!))
-  return finished.map((record, index) => {
-    const age = now - Date.parse(record.finishedAt!)
-    const dropRecord = age > RECORD_MS || index >= RECORD_MAX
+/**
+ * How long ago `record` finished, by the later of the date it states and the time its file was last
+ * written on this machine (`writtenAt`, epoch ms): a record planted or copied in with an old date is
+ * as young as its file. Undefined (unknown: kept, never aged) when the stated date is from the future
+ * or does not parse, or the file's time is unknown or from the future. Pure.
+ */
+export function finishedAgo(record: TaskRecord, writtenAt: number | undefined, now: number): number | undefined {
+  const stated = Date.parse(record.finishedAt ?? "")
+  if (!Number.isFinite(stated) || stated > now + FUTURE_SKEW_MS) return undefined
+  if (writtenAt === undefined || !Number.isFinite(writtenAt) || writtenAt > now + FUTURE_SKEW_MS) return undefined
+  return Math.max(0, now - Math.max(stated, writtenAt))
+}
+
+/**
+ * What to do with each finished record (pure): drop its parked session, drop the record, or nothing.
+ * `writtenAt` is when each record's file was last written here (by id; marking a result read writes
+ * it, so the age of a read result runs from its reading). A record whose age is unknown stays and
+ * counts against no other; none goes before RECORD_MIN_MS, whatever the count; a result nobody has
+ * read (no resultReadAt) stays UNREAD_RECORD_MS and counts against no other either.
+ */
+export function retentionPlan(
+  records: TaskRecord[],
+  now: number,
+  writtenAt: ReadonlyMap<string, number> = new Map(),
+): PlanStep[] {
+  const aged = records
+    .filter((record) => isFinished(record.status) && record.finishedAt)
+    .map((record) => ({ record, age: finishedAgo(record, writtenAt.get(record.id), now) }))
+    .filter((entry): entry is { record: TaskRecord; age: number } => entry.age !== undefined)
+  aged.sort((a, b) => a.age - b.age)
+  let read = 0
+  return aged.map(({ record, age }) => {
+    const dropRecord = record.resultReadAt
+      ? age > RECORD_MIN_MS && (age > RECORD_MS || read++ >= RECORD_MAX)
+      : age > UNREAD_RECORD_MS
     return { record, dropSession: Boolean(record.sessionID) && (dropRecord || age > PARKED_SESSION_MS), dropRecord }
   })
 }
@@ -81,7 +122,8 @@ const GONE_NOTE = "The parked session was removed after the retention period; ta
 
 export async function prune(store: TaskStore, client: OpencodeClient | undefined, options: PruneOptions = {}) {
   const outcome: PruneOutcome = { sessionsRemoved: 0, recordsRemoved: 0 }
-  const all = retentionPlan(await store.list(), options.now ?? Date.now())
+  const records = await store.list()
+  const all = retentionPlan(records, options.now ?? Date.now(), store.writtenAt(records.map((record) => record.id)))
   const plan = boundedPlan(all, options.perPass ?? 500, client !== undefined)
   await inParallel(plan, DELETES_IN_FLIGHT, async ({ record, dropSession, dropRecord }) => {
     if (dropSession) {

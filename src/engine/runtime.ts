@@ -8,9 +8,15 @@ import type { Config } from "../config/schema"
 import type { EventHub } from "../opencode/client"
 import type { TaskStore } from "./task-store"
 import { confirmSandboxed } from "../opencode/guard"
-import { ensureServer, probeServer, stopServerIfRecorded, type ServerRecord } from "../opencode/server"
+import {
+  ensureServer,
+  probeServer,
+  readServerRecord,
+  stopServerIfRecorded,
+  type ServerRecord,
+} from "../opencode/server"
 import { fail } from "../errors"
-import { hostContext, LAUNCHERS, type HostContext, type Launchers } from "../sandbox"
+import { hostContext, LAUNCHERS, standInOf, type HostContext, type Launchers } from "../sandbox"
 import { InstanceMarks } from "./instance-marks"
 import { Instances } from "./instances"
 import { recycleIfRested } from "./recycle"
@@ -22,8 +28,20 @@ export interface Connection {
   record: ServerRecord
   client: OpencodeClient
   hub: EventHub
-  /** Directories whose instance was confirmed to have the sandboxed tools (opencode/guard.ts). */
+  /** Stand-ins (sandbox/stand-ins.ts) whose instance was confirmed to have the sandboxed tools (opencode/guard.ts). */
   confirmed: Set<string>
+}
+
+/**
+ * The reads a delegation's start makes of the shared server, in order: its event stream, its tool ids
+ * (our plugin loaded for the directory, opencode/guard.ts) and the model catalog (routes.ts).
+ */
+export type ServerRead = "events" | "tool ids" | "catalog"
+
+export interface RuntimeOptions {
+  launchers?: Launchers
+  /** Called before each read of the shared server (tests kill the server at one, to stand for its death there). */
+  beforeRead?: (read: ServerRead, record: ServerRecord) => Promise<void>
 }
 
 export class Runtime {
@@ -39,11 +57,14 @@ export class Runtime {
   /** The launchers and bwrap the readiness checks look at (readiness.ts); the plugin runs LAUNCHERS. */
   readonly launchers: Launchers
 
+  private readonly beforeRead: NonNullable<RuntimeOptions["beforeRead"]>
+
   constructor(
     readonly flags: Flags,
-    options: { launchers?: Launchers } = {},
+    options: RuntimeOptions = {},
   ) {
     this.paths = resolvePaths(flags)
+    this.beforeRead = options.beforeRead ?? (async () => {})
     this.launchers = options.launchers ?? LAUNCHERS
     const marks = new InstanceMarks(this.paths.instancesDir)
     this.instances = new Instances({
@@ -67,8 +88,8 @@ export class Runtime {
       },
       marks,
       tasksRest: () => this.tasksRest(),
-      stop: async (record) => {
-        const stopped = await stopServerIfRecorded(this.paths, record)
+      stop: async (record, step) => {
+        const stopped = await stopServerIfRecorded(this.paths, record, { step })
         // The next call finds no server and starts one; this connection's stream would only retry.
         if (stopped && this.connection?.record === record) this.drop()
         return stopped
@@ -120,7 +141,8 @@ export class Runtime {
     if (current) this.drop()
     // Loaded with the first delegation, not at start: `tools/list` does not need the OpenCode SDK.
     const { connect, EventHub } = await import("../opencode/client")
-    const client = connect(record)
+    await this.beforeRead("events", record)
+    const client = connect(record, { standIns: this.paths.opencodeDirsDir })
     const hub = new EventHub(record)
     // A hub that never connected would keep reconnecting for ever; close it with the error.
     await hub.connected().catch((error: unknown) => {
@@ -137,22 +159,55 @@ export class Runtime {
     return this.connection
   }
 
-  /** The shared server, confirmed to sandbox every file access of a delegation in `directory`. */
-  async sandboxed(directory: string): Promise<Connection> {
-    for (let attempt = 1; ; attempt++) {
-      const connection = await this.opencode()
+  /**
+   * The shared server, confirmed to sandbox every file access of a delegation in `directory`, with `read`
+   * (the catalog, say) made of it. A server that stops answering during any of these reads has not
+   * answered them: they run once more, all of them, on the server found or started in its place. A live
+   * server's answer stands.
+   */
+  sandboxed(directory: string, read?: (connection: Connection) => Promise<void>): Promise<Connection> {
+    return this.onAnsweringServer(async (connection) => {
       this.instances.touch(directory)
-      if (connection.confirmed.has(directory)) return connection
-      try {
+      // OpenCode's instances, and its events, are named by stand-ins: the confirmation is kept by one too.
+      const standIn = standInOf(this.paths.opencodeDirsDir, directory)
+      if (!connection.confirmed.has(standIn)) {
+        await this.beforeRead("tool ids", connection.record)
         await confirmSandboxed(connection.client, connection.record.version, directory)
-        connection.confirmed.add(directory)
-        return connection
+        connection.confirmed.add(standIn)
+      }
+      if (read) {
+        await this.beforeRead("catalog", connection.record)
+        await read(connection)
+      }
+      return connection
+    })
+  }
+
+  /** The model catalog of the shared server (the models tool), read again on a successor as `sandboxed` reads. */
+  catalog<T>(read: (connection: Connection) => Promise<T>): Promise<T> {
+    return this.onAnsweringServer(async (connection) => {
+      await this.beforeRead("catalog", connection.record)
+      return read(connection)
+    })
+  }
+
+  /** `reads` on the shared server, once more on its successor when the server stopped answering under them. */
+  private async onAnsweringServer<T>(reads: (connection: Connection) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      let connection: Connection | undefined
+      try {
+        connection = await this.opencode()
+        return await reads(connection)
       } catch (error) {
-        // A server that died under the check has not shown a missing plugin: the check runs once more on
-        // the server started in its place. A live server's answer stands.
-        if (attempt >= 2 || (await probeServer(connection.record)) === "healthy") throw error
+        if (attempt >= 2 || !(await this.replaced(connection))) throw error
       }
     }
+  }
+
+  /** True when the server a failed read went to (the recorded one, before a connection) no longer answers. */
+  private async replaced(connection: Connection | undefined): Promise<boolean> {
+    const record = connection?.record ?? (await readServerRecord(this.paths))
+    return record !== undefined && (await probeServer(record)) !== "healthy"
   }
 
   /**

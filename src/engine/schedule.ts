@@ -14,6 +14,8 @@ export class RetentionSchedule {
   private stopped = false
   /** Passes finished by this process, newest last (bounded): what a test or doctor can look at. */
   readonly passes: PassOutcome[] = []
+  /** Passes finished by this process, all counted (`passes` keeps the last 20). */
+  finished = 0
 
   constructor(
     private readonly runtime: Runtime,
@@ -54,13 +56,14 @@ export class RetentionSchedule {
     // A failed pass removes nothing; the next pass tries again.
     const records = await prune(this.store, client, { now, perPass }).catch(() => none)
     const left = Math.max(0, perPass - records.sessionsRemoved - records.recordsRemoved)
-    const empty: SweepOutcome = { groups: 0, setAside: 0, tombstones: 0, runs: 0, appliedPatches: 0 }
+    const empty: SweepOutcome = { groups: 0, setAside: 0, tombstones: 0, runs: 0, appliedPatches: 0, frozen: 0 }
     const { limits } = this.runtime.flags.sandbox
     const options = { now, perPass: left, limits, discardApplied: this.discardApplied }
     // As above.
     const files = left > 0 ? await sweep(this.runtime.paths, options).catch(() => empty) : empty
     const outcome = { ...records, ...files }
     if (this.passes.push(outcome) > 20) this.passes.shift()
+    this.finished++
     return outcome
   }
 }

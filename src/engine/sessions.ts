@@ -5,8 +5,11 @@
 // latest messages of each row shown only (its state and last tool) — of each candidate only when the
 // state is filtered on, since the list itself does not say which sessions are busy.
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
+import type { Paths } from "../config/paths"
+import { probeServer, readServerRecord } from "../opencode/server"
 import { latestMessage, listAllSessions, recentMessages } from "../opencode/session"
 import { toolTarget } from "../opencode/transcript"
+import { hostFs, shownDirectory } from "../sandbox"
 import type { Activity } from "./progress"
 import { isFinished, type TaskRecord } from "./tasks"
 import type { SessionState } from "./terms"
@@ -90,6 +93,8 @@ export interface SessionFilter {
   /** all: every session on the server; ours: only our tasks' sessions. */
   scope: "all" | "ours"
   directory?: string
+  /** paths.opencodeDirsDir: OpenCode names each session's directory by its stand-in, shown as its workspace. */
+  standIns?: string
   state?: SessionState
   /** Epoch ms: only sessions active (updated) at or after it. */
   since?: number
@@ -112,6 +117,9 @@ export async function listSessions(
     for (const id of new Set([...record.sessions, ...(record.sessionID ? [record.sessionID] : [])]))
       ours.set(id, { id: record.id, activity: isFinished(record.status) ? undefined : record.activity })
   const listed = (await listAllSessions(client))
+    .map((session) =>
+      filter.standIns ? { ...session, directory: shownDirectory(filter.standIns, session.directory, hostFs) } : session,
+    )
     .filter((session) => !filter.directory || session.directory === filter.directory)
     .filter((session) => filter.scope === "all" || ours.has(session.id))
     .filter((session) => filter.since === undefined || session.time.updated >= filter.since)
@@ -167,8 +175,41 @@ function lastTool(messages: Messages): string | undefined {
   return undefined
 }
 
+export interface SessionListing {
+  rows: SessionRow[]
+  total: number
+  /** False when no healthy shared server runs: then nothing is listed, and none was started. */
+  serving: boolean
+}
+
+/**
+ * The sessions on the shared server, one rule for the tool and the CLI: listing is a read, so with no
+ * healthy server running none is started (no delegated session can be busy then; a server is hundreds
+ * of MB) and the listing says so.
+ */
+export async function sessionsOnServer(
+  paths: Paths,
+  records: () => Promise<TaskRecord[]>,
+  filter: SessionFilter,
+): Promise<SessionListing> {
+  const server = await readServerRecord(paths)
+  if (!server || (await probeServer(server)) !== "healthy") return { rows: [], total: 0, serving: false }
+  // Loaded with the first listing: the CLI's start stays free of the OpenCode client.
+  const { connect } = await import("../opencode/client")
+  // OpenCode knows each workspace by its stand-in: the client and the rows translate both ways.
+  const standIns = paths.opencodeDirsDir
+  const client = connect(server, { standIns })
+  return { ...(await listSessions(client, await records(), { ...filter, standIns })), serving: true }
+}
+
+/** One line per row, for the tool's text and the CLI; says so when no server runs. */
+export function renderListing(listing: SessionListing): string {
+  if (!listing.serving) return "The shared OpenCode server is not running: no delegated session to list."
+  return renderSessions(listing.rows, listing.total)
+}
+
 /** One line per row, for the tool's text and the CLI. */
-export function renderSessions(rows: SessionRow[], total: number): string {
+function renderSessions(rows: SessionRow[], total: number): string {
   const lines = rows.map((row) => {
     const spent = `${row.tokens_in} in / ${row.tokens_out} out, $${row.cost.toFixed(4)}`
     return (

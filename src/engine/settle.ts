@@ -7,7 +7,7 @@ import { stat } from "node:fs/promises"
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { AppError, describe } from "../errors"
 import { abortSession, forkSession, removeSession } from "../opencode/session"
-import { autorunWarning } from "../workspace/autorun"
+import { autorunWarning, MAX_FLAGS_NAMED } from "../workspace/autorun"
 import { collectPatch } from "../workspace/patch"
 import { readPatchRecord } from "../workspace/patches"
 import type { Turn } from "./turn"
@@ -21,7 +21,11 @@ import type { TaskRecord } from "./tasks"
 import type { TaskStore } from "./task-store"
 import { settleSegment, spendingOf } from "./usage"
 import { applyOutput, judgeOutput } from "./output-schema"
-import { applyVerification, runVerification, verifies } from "./verify"
+import { applyVerification, freezeInput, runVerification, verifies } from "./verify"
+import { shownName } from "../workspace/names"
+
+/** How long a settling task waits for a session OpenCode was still creating when the task ended. */
+const LATE_SESSION_WAIT_MS = 15_000
 
 export type { Forced } from "./ending"
 
@@ -81,19 +85,26 @@ export class Settler {
     // Before the writer state is released: what is checked is this worker's result, not a later writer's.
     const verification = record.verify && verifies(status) ? await this.verify(record, record.verify) : undefined
     if (release && record.writable) await this.locks.clear(record.workspace, record.id)
-    const { files, run, planted } = await evidence
+    const { files, run, planted, disk } = await evidence
     if (files) result.files = files
     const leftOut = record.isolation ? await this.collect(record, result) : undefined
     if (run) result.run = run
     if (planted.length) {
-      result.warnings = [autorunWarning(planted)]
+      // Bounded for the parent: the first few named with their rule, the rest counted.
+      const named = planted.slice(0, MAX_FLAGS_NAMED)
+      const more = planted.length - named.length
+      result.autorun = { files: named, ...(more ? { more } : {}) }
+      const lines = named.map(({ path, change }) => `${shownName(path)} (${change})`)
+      result.warnings = [autorunWarning(more ? [...lines, `and ${more} more`] : lines)]
       if (result.status === "succeeded") result.status = "needs_review"
     }
     if (verification) applyVerification(result, verification)
     // Judged on the final answer of a finished turn only: a failed or timed-out one has no answer to judge.
-    if (record.outputSchema && verifies(status)) applyOutput(result, judgeOutput(record.outputSchema, result.report))
+    if (record.outputSchema && verifies(status))
+      applyOutput(result, await judgeOutput(record.outputSchema, result.report))
     if (record.reviewed) result.reviewed = record.reviewed
-    if (record.scope) applyScope(result, { scope: record.scope, leftOut, isolated: record.isolation !== undefined })
+    if (record.scope)
+      applyScope(result, { scope: record.scope, leftOut, disk, isolated: record.isolation !== undefined })
     // Found before the turn ran (lifecycle.ts: a mode weaker than the task's previous call's): said first.
     if (record.turnWarnings?.length) result.warnings = [...record.turnWarnings, ...(result.warnings ?? [])]
     if (!release && unwritten.length)
@@ -114,7 +125,7 @@ export class Settler {
     result.bytes = bytesOf(result, turn.transcript?.bytes ?? 0, logBytes)
     const finishedAt = new Date().toISOString()
     const settled = (r: TaskRecord) =>
-      Object.assign(r, { status: result.status, result, finishedAt, note: forced?.note })
+      Object.assign(r, { status: result.status, result, finishedAt, resultReadAt: undefined, note: forced?.note })
     const unsaved = await this.store.update(record, settled).then(
       () => undefined,
       (error: unknown) => error,
@@ -138,10 +149,13 @@ export class Settler {
   private async verify(record: TaskRecord, command: string) {
     try {
       const config = await this.runtime.config()
-      const host = this.runtime.host(config)
-      const owner = record.isolation && { ...host, worktrees: { ...host.worktrees!, owner: record.isolation.patchId } }
-      const place = { workspace: record.workspace, runsDir: this.runtime.paths.runsDir, taskID: record.id }
-      return await runVerification(command, { ...place, host: owner ?? host })
+      const { workspace, host, dir, taskID, selection } = freezeInput(
+        this.runtime.paths.frozenDir,
+        record,
+        this.runtime.host(config),
+      )
+      const place = { workspace, host, runsDir: this.runtime.paths.runsDir, taskID, frozenDir: dir }
+      return await runVerification(command, { ...place, selection: { globs: selection.globs } })
     } catch (error) {
       return { command, exitCode: null, durationMs: 0, digest: `could not run: ${describe(error)}` }
     }
@@ -187,11 +201,16 @@ export class Settler {
         result.next = ending.unremoved!.next
         return false
       }
-      case "late":
+      case "late": {
         await hold(ending.hold!)
-        // Reconciling a late session is best effort: the quarantine set just above holds until a restart if it fails.
-        void this.reconcileLate(record, turn.late!).catch(() => undefined)
+        // A late session usually comes within a second (a cancel right after the start): reconciled before the
+        // task settles, the workspace is free when task_cancel answers. One that takes longer is reconciled in
+        // the background; reconciling is best effort, the quarantine set just above holds until a restart if
+        // it fails.
+        const reconciled = this.reconcileLate(record, turn.late!).catch(() => undefined)
+        await Promise.race([reconciled, Bun.sleep(LATE_SESSION_WAIT_MS)])
         return false
+      }
       case "preserve":
       case "quarantine":
         await hold(ending.hold!)

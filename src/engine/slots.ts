@@ -21,9 +21,10 @@
 // under way); otherwise it is reclaimed at once.
 import { lstat, mkdir, readdir, rm } from "node:fs/promises"
 import { z } from "zod"
-import { holdsOrReclaim, linkExclusive, removeJudged } from "../util/claim-file"
-import { writeAtomic } from "../util/fs"
+import { holdsOrReclaim, linkExclusive, removeJudged, writeClaim } from "../util/claim-file"
+import { writeAtomic, writeDurable } from "../util/fs"
 import { sameProcess, selfStart } from "../util/process"
+import { sealState } from "../util/sealed"
 import { readStateFile } from "../util/state-file"
 
 const HolderSchema = z.object({
@@ -126,7 +127,7 @@ export class Slots {
 
   private async tryTake(taskID: string, workspace: string, cap: number): Promise<Slot | undefined> {
     const temp = `${this.dir}/.${taskID}.${process.pid}.tmp`
-    await writeAtomic(temp, JSON.stringify(this.holder(taskID, workspace)), 0o600)
+    await writeClaim(temp, this.holder(taskID, workspace))
     try {
       for (let index = 0; index < cap; index++) {
         const file = this.file(index)
@@ -155,7 +156,7 @@ export class Slots {
       // Our holder renamed over the dead one's under the reclaim lock: the name is never empty, so no
       // taker can link its own file in between and run a session beside the one this task still runs.
       const temp = `${this.dir}/.${taskID}.${process.pid}.tmp`
-      await writeAtomic(temp, JSON.stringify(this.holder(taskID, workspace)), 0o600)
+      await writeClaim(temp, this.holder(taskID, workspace))
       try {
         const outcome = await removeJudged(
           file,
@@ -199,7 +200,7 @@ export class Slots {
   private async touch(file: string, taskID: string, workspace: string) {
     const holder = await readStateFile(file, HolderSchema, FIX)
     if (holder?.taskID !== taskID || holder.ownerPid !== process.pid) return
-    await writeAtomic(file, JSON.stringify({ ...holder, workspace, touched: new Date().toISOString() }), 0o600)
+    await writeDurable(file, sealState({ ...holder, workspace, touched: new Date().toISOString() }), 0o600)
   }
 
   private async ahead(ticket: string): Promise<number> {

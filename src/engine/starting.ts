@@ -2,6 +2,7 @@
 // was asked, readiness, admission of the workspace (canonical, sandboxed, offered the route), the budget,
 // the writer state for writable work, and the record the launch writes (lifecycle.ts calls it).
 import { timeoutLimits } from "../config/schema"
+import { fail } from "../errors"
 import { canonicalWorkspace } from "../workspace/root"
 import { checkScope } from "../workspace/scope"
 import { checkBriefSize, planBudget } from "./budgets"
@@ -11,11 +12,12 @@ import { sessionPlace } from "./isolation"
 import type { Reclaims } from "./lanes"
 import { launchTurn } from "./launching"
 import { checkOutputSchema } from "./output-schema"
-import type { PolicyDecision, PolicyRequest } from "./policy"
+import { missingMarkerWarning, type PolicyDecision, type PolicyRequest } from "./policy"
 import type { StartRequest } from "./request"
 import { checkOffered, resolveRoute } from "./routes"
 import type { Runtime } from "./runtime"
 import { newRecord, newTaskId, type TaskRecord } from "./tasks"
+import { checkFrozenGlobs } from "../workspace/definitions"
 import { checkVerify } from "./verify"
 
 /** What starting a task needs of the lifecycle. */
@@ -40,6 +42,13 @@ export async function startTask(
   const decision = await deps.check({ ...request.policy, cwd: request.review?.source ?? request.cwd })
   checkBriefSize(request.brief, deps.runtime.flags.maxBriefBytes)
   checkVerify(request.verify)
+  checkFrozenGlobs(request.verifyFrozen)
+  if (request.verifyFrozen && request.verify === undefined)
+    throw fail(
+      "Usage",
+      "verify_frozen names files the verification holds, but there is no verify.",
+      "Add verify, or drop verify_frozen.",
+    )
   checkOutputSchema(request.outputSchema)
   const scope = checkScope(request.scope)
   // The same conditions doctor reports (readiness.ts): a missing launcher, an unsafe or unusable bwrap,
@@ -67,8 +76,12 @@ export async function startTask(
   const place = await sessionPlace(deps.runtime, workspace, host, request.isolation, id, deps.runs.store, deps.reclaims)
   try {
     // Fail closed before any lock or record: no session starts where file access would not be sandboxed.
-    const { client } = await deps.runtime.sandboxed(place.dir)
-    if (route) await checkOffered(deps.runtime, client, place.dir, request.role, route, explicit)
+    // The route is checked on the server the sandbox was confirmed on, both again on its successor if it dies.
+    await deps.runtime.sandboxed(
+      place.dir,
+      route &&
+        ((connection) => checkOffered(deps.runtime, connection.client, place.dir, request.role, route, explicit)),
+    )
     if (request.writable) await deps.acquire(place.dir, id)
   } catch (error) {
     await place.discard()
@@ -82,13 +95,17 @@ export async function startTask(
     operationMs: budget.operationMs,
     isolation: place.isolation,
     verify: request.verify,
+    verifyFrozen: request.verifyFrozen,
     outputSchema: request.outputSchema,
     scope,
     reviewed: request.reviewed,
     parallel: request.queued || undefined,
   })
   // A new record, not yet saved: its first save is the launch's.
-  record.calls = [{ ...decision, turn: 1 }]
+  const { missingMarkers, ...call } = decision
+  record.calls = [{ ...call, turn: 1 }]
+  // Remembered sensitive markers that are gone: obeyed all the same, and said first in the result.
+  if (missingMarkers) record.turnWarnings = [missingMarkerWarning(missingMarkers)]
   await launchTurn(deps.runs, record, request.brief, host, request.relay, request.queued)
   return { record, attached: false }
 }

@@ -54,6 +54,7 @@ export function toStructured(result: DelegationResult) {
     retry_after_s: result.retryAfterS,
     fallback_from: result.fallbackFrom,
     next: result.next,
+    autorun: result.autorun,
     warnings: result.warnings,
     patch: result.patch && {
       patch_id: result.patch.id,
@@ -73,6 +74,13 @@ export function toStructured(result: DelegationResult) {
       exit_code: result.verification.exitCode,
       duration_ms: result.verification.durationMs,
       digest: result.verification.digest,
+      definition_changed: result.verification.definitionChanged,
+      as_left: result.verification.asLeft && {
+        exit_code: result.verification.asLeft.exitCode,
+        duration_ms: result.verification.asLeft.durationMs,
+        digest: result.verification.asLeft.digest,
+      },
+      unfrozen: result.verification.unfrozen,
     },
     output: result.output,
     reviewed: result.reviewed && {

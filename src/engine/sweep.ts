@@ -9,6 +9,7 @@ import { pruneRunsAt } from "../runner/logs"
 import { PATCH_ID } from "../sandbox"
 import { SET_ASIDE } from "../util/state-file"
 import { GROUP_ID } from "./groups"
+import { sweepFrozen } from "../workspace/frozen"
 import { listPatches, patchState, type PatchRecord } from "../workspace/patches"
 import { RECORD_MS } from "./retention"
 
@@ -23,6 +24,8 @@ export interface SweepOutcome {
   tombstones: number
   runs: number
   appliedPatches: number
+  /** Frozen verification definitions whose task record is gone, and freezes killed half-way (frozen.ts). */
+  frozen: number
 }
 
 export interface FileAge {
@@ -92,7 +95,7 @@ export interface SweepOptions {
 export async function sweep(paths: Paths, options: SweepOptions): Promise<SweepOutcome> {
   const now = options.now ?? Date.now()
   let budget = options.perPass ?? 500
-  const outcome: SweepOutcome = { groups: 0, setAside: 0, tombstones: 0, runs: 0, appliedPatches: 0 }
+  const outcome: SweepOutcome = { groups: 0, setAside: 0, tombstones: 0, runs: 0, appliedPatches: 0, frozen: 0 }
   const counters: Record<FileKind, keyof SweepOutcome> = {
     group: "groups",
     setAside: "setAside",
@@ -115,6 +118,10 @@ export async function sweep(paths: Paths, options: SweepOptions): Promise<SweepO
   const runRetention = { hours: options.limits.runRetentionHours, count: options.limits.runRetentionCount }
   if (budget > 0) outcome.runs = (await pruneRunsAt(paths.runsDir, runRetention, now, budget)).length
   budget -= outcome.runs
+  // A task's frozen definition lives as long as its record (a continue is graded against it).
+  const recorded = (taskID: string) => Bun.file(`${paths.tasksDir}/${taskID}.json`).exists()
+  if (budget > 0) outcome.frozen = await sweepFrozen(paths.frozenDir, recorded)
+  budget -= outcome.frozen
   if (options.discardApplied && budget > 0) {
     const { records } = await listPatches(paths.patchesDir)
     const expired = records.filter((record) => appliedExpired(record, now)).slice(0, budget)

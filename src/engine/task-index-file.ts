@@ -74,6 +74,8 @@ function addColumns(db: Database) {
   const has = (table: string, column: string) =>
     (db.query(`PRAGMA table_info(${table})`).all() as { name: string }[]).some((info) => info.name === column)
   if (!has("tasks", "done")) db.exec("ALTER TABLE tasks ADD COLUMN done TEXT")
+  // A row without a stamp (an older program's) is read again from its record by the next check.
+  if (!has("tasks", "stamp")) db.exec("ALTER TABLE tasks ADD COLUMN stamp TEXT")
   if (!has("intents", "prune")) db.exec("ALTER TABLE intents ADD COLUMN prune INTEGER NOT NULL DEFAULT 0")
   db.exec(`CREATE INDEX IF NOT EXISTS tasks_done ON tasks (done) WHERE done IS NOT NULL;
     CREATE INDEX IF NOT EXISTS tasks_unread ON tasks (id) WHERE ledger = ''`)
@@ -94,7 +96,7 @@ function openDb(file: string): Database {
         DROP TABLE IF EXISTS ledger_cells; DROP TABLE IF EXISTS ledger_durations; DELETE FROM meta`)
     db.exec(`CREATE TABLE IF NOT EXISTS tasks (id TEXT PRIMARY KEY, created TEXT NOT NULL, updated TEXT NOT NULL,
         revision INTEGER NOT NULL, status TEXT NOT NULL, finished INTEGER NOT NULL, place TEXT NOT NULL,
-        key TEXT, ledger TEXT NOT NULL, done TEXT);
+        key TEXT, ledger TEXT NOT NULL, done TEXT, stamp TEXT);
       CREATE INDEX IF NOT EXISTS tasks_created ON tasks (created);
       CREATE INDEX IF NOT EXISTS tasks_status ON tasks (status, created);
       CREATE INDEX IF NOT EXISTS tasks_place ON tasks (place, created);

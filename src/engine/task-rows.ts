@@ -39,17 +39,80 @@ export function selection(query: IndexQuery): { clause: string; args: (string | 
   return { clause: where.length ? `WHERE ${where.join(" AND ")}` : "", args }
 }
 
-/** A record's row, set unless the row holds a newer state (a later update, or the same one's later revision). */
+/**
+ * A record's row, set to the record as its file now holds it. Never ordered by the record's own dates: a
+ * record dated in the future (a clock set back, a file restored) would keep its row for ever. The
+ * caller has checked the file is the one the row describes (TaskIndex `put`, its stamp).
+ */
 export const UPSERT_ROW = `INSERT INTO tasks
-  (id, created, updated, revision, status, finished, place, key, ledger, done) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  (id, created, updated, revision, status, finished, place, key, ledger, done, stamp)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (id) DO UPDATE SET created = excluded.created,
   updated = excluded.updated, (revision, status) = (excluded.revision, excluded.status),
   finished = excluded.finished, place = excluded.place, key = excluded.key, ledger = excluded.ledger,
-  done = excluded.done WHERE excluded.updated > tasks.updated
-    OR (excluded.updated = tasks.updated AND excluded.revision >= tasks.revision)`
+  done = excluded.done, stamp = excluded.stamp`
 
-/** UPSERT_ROW's values for `record`, and the ledger numbers its row holds. */
-export function rowOf(record: TaskRecord, finished: boolean) {
+/** The columns a row derives from its record, as stored; `stamp` says which file and which values they are. */
+export interface RowColumns {
+  id: string
+  created: string
+  updated: string
+  revision: number
+  status: string
+  finished: number
+  place: string
+  key: string | null
+  ledger: string
+  done: string | null
+  stamp: string | null
+}
+
+/** The columns rowOf fills, in UPSERT_ROW's order (the stamp last). */
+const DERIVED = [
+  "id",
+  "created",
+  "updated",
+  "revision",
+  "status",
+  "finished",
+  "place",
+  "key",
+  "ledger",
+  "done",
+] as const
+
+/** A short digest of a row's derived columns: a row edited (or half-written) since is told by it. Pure. */
+const digestOf = (values: readonly (string | number | null)[]) => Bun.hash(JSON.stringify(values)).toString(36)
+
+/**
+ * Which record file a row was made from, and of what: the file's inode, size, modification and change
+ * times (every save replaces the file by rename, so a new save is a new inode; an edit in place moves the
+ * times), and the digest of the row's own columns. A row whose stamp differs from its file and
+ * columns is read again from its record. Pure.
+ */
+export const stampOf = (file: FileIdentity, values: readonly (string | number | null)[]) =>
+  `${file.ino}:${file.size}:${file.mtimeNs}:${file.ctimeNs}#${digestOf(values)}`
+
+export interface FileIdentity {
+  ino: bigint
+  size: bigint
+  mtimeNs: bigint
+  ctimeNs: bigint
+}
+
+/** True when `row` is what its record file (`file`, as stat saw it now) gives, as far as the stamp tells. Pure. */
+export function stampHolds(row: RowColumns, file: FileIdentity): boolean {
+  return (
+    row.stamp ===
+    stampOf(
+      file,
+      DERIVED.map((column) => row[column]),
+    )
+  )
+}
+
+/** UPSERT_ROW's values for `record` (stamped for `file`, or unstamped: read again by the next check). */
+export function rowOf(record: TaskRecord, finished: boolean, file?: FileIdentity) {
   const entry = ledgerOf(record)
   const values: (string | number | null)[] = [
     record.id,
@@ -60,7 +123,14 @@ export function rowOf(record: TaskRecord, finished: boolean) {
     finished ? 1 : 0,
   ]
   values.push(placeOf(record), record.idempotencyKey ?? null, JSON.stringify(entry), finished ? doneOf(entry) : null)
+  values.push(file ? stampOf(file, values) : null)
   return { values, entry }
+}
+
+/** True when `row` holds other columns than `record` gives it (the stamp aside). Pure. */
+export function rowDiffers(row: RowColumns, record: TaskRecord, finished: boolean): boolean {
+  const { values } = rowOf(record, finished)
+  return DERIVED.some((column, at) => row[column] !== values[at])
 }
 
 /** Where a listed record was asked for: an isolated worker is listed under its source workspace. */

@@ -9,7 +9,7 @@ import { readState, type SetAside } from "../util/state-file"
 import type { Stats } from "./ledger"
 import { RecordSchema } from "./record-schema"
 import type { Status } from "./result"
-import { type IndexQuery, type LedgerRecord, TaskIndex } from "./task-index"
+import { identityOf, type IndexQuery, type LedgerRecord, type Loaded, TaskIndex } from "./task-index"
 import { type Page, TaskViews } from "./task-views"
 import { checkTaskId, isFinished, TASK_ID, type TaskRecord } from "./tasks"
 
@@ -45,7 +45,7 @@ export class TaskStore {
 
   constructor(readonly dir: string) {
     const finished = (status: string) => isFinished(status as Status)
-    const index = new TaskIndex(dir, finished, (id) => this.load(this.file(id), id), isRecordName)
+    const index = new TaskIndex(dir, finished, (id) => this.load(id), isRecordName)
     const held = () => [...this.unsaved.values()].map((record) => structuredClone(record))
     this.views = new TaskViews(index, { read: (id) => this.read(id), scan: () => this.list(), held, finished })
   }
@@ -55,18 +55,33 @@ export class TaskStore {
     return `${this.dir}/${id}.json`
   }
 
+  /**
+   * The record as its file holds it (or as this process holds it, newer than a write that failed). The
+   * record is the truth: a read that finds its row missing or saying otherwise repairs the row, and a
+   * record gone (or set aside) takes its row with it, so no listing or sum goes on trusting it.
+   */
   async read(id: string): Promise<TaskRecord | undefined> {
     const kept = this.unsaved.get(id)
-    return kept ? structuredClone(kept) : this.load(this.file(id), id)
+    if (kept) return structuredClone(kept)
+    const { record, seen } = await this.load(id)
+    // The index's trouble is never the read's: a repair it cannot make is made by the next check.
+    if (await this.views.gate.usable().catch(() => false))
+      await (record && seen ? this.views.index.confirm(record, seen) : this.views.index.confirmGone(id)).catch(
+        (error: unknown) => this.views.gate.failed(error),
+      )
+    return record
   }
 
-  private async load(path: string, id: string): Promise<TaskRecord | undefined> {
+  /** The record file of `id` read through its schema, with the file's identity as stat saw it before the read. */
+  private async load(id: string): Promise<Loaded> {
+    const path = this.file(id)
     const named = (record: { id: string }) =>
       record.id === id ? undefined : `its id ${JSON.stringify(record.id)} is not its file name's ${id}`
+    const seen = identityOf(path)
     const { value, setAside } = await readState(path, RecordSchema, CORRUPT_FIX, named)
     // Bounded: a process nobody lists from keeps the newest (each was also logged when set aside).
     if (setAside && this.unreported.push(setAside) > 50) this.unreported.shift()
-    return value as TaskRecord | undefined
+    return { record: value as TaskRecord | undefined, seen }
   }
 
   /**
@@ -99,7 +114,9 @@ export class TaskStore {
             throw error
           })
           this.unsaved.delete(next.id)
-          await this.views.gate.indexed((index) => index.put(landing, intent))
+          // The file as it landed: the row is set only while it is still that file (task-index.ts put).
+          const seen = identityOf(this.file(landing.id))
+          await this.views.gate.indexed((index) => index.put(landing, { seen, intent }))
           next = entry.pending
           entry.pending = undefined
         }
@@ -190,8 +207,23 @@ export class TaskStore {
     return this.views.stats(since)
   }
 
-  /** Removes a record (retention): its file, then its row; the ledger keeps counting it. */
+  /** When each record's file was last written on this machine (epoch ms, by id): retention ages by it. */
+  writtenAt(ids: string[]): Map<string, number> {
+    const at = new Map<string, number>()
+    for (const id of ids) {
+      const seen = identityOf(this.file(id))
+      if (seen) at.set(id, Number(seen.mtimeNs / 1_000_000n))
+    }
+    return at
+  }
+
+  /**
+   * Removes a record (retention): its file, then its row; the ledger keeps counting it. The row is set
+   * from the record first: a removal between a record's last write and its row's (under load) would
+   * otherwise move the row's older numbers to the ledger, and stats would count one task fewer.
+   */
   async remove(id: string): Promise<void> {
+    await this.read(id)
     const intent = await this.views.gate.indexed((index) => index.intend(id, true))
     await rm(this.file(id), { force: true })
     await this.views.gate.indexed((index) => index.drop(id, intent, true))

@@ -94,22 +94,13 @@ async function viaIndex<T>(view: StoreView, slow: () => Promise<T>, fast: () => 
   }
 }
 
-/** Reads the rows' records; a missing one leaves the index, a changed one updates its row. */
+/**
+ * Reads the rows' records. The read itself (TaskStore.read) repairs a row that says otherwise than its
+ * record and drops one whose record is gone; the file is the truth, whatever its dates say.
+ */
 async function readRows(view: StoreView, rows: IndexRow[]): Promise<TaskRecord[]> {
   const records = await Promise.all(rows.map((row) => view.read(row.id)))
-  const out: TaskRecord[] = []
-  for (const [i, record] of records.entries()) {
-    const row = rows[i]!
-    if (!record) {
-      await view.index.drop(row.id)
-      continue
-    }
-    // The file is the truth, whatever its dates say (a record written by hand, or restored).
-    if (record.updatedAt !== row.updated || record.revision !== row.revision)
-      await view.index.put(record, undefined, true)
-    out.push(record)
-  }
-  return out
+  return records.filter((record): record is TaskRecord => record !== undefined)
 }
 
 /** The records matching `query`, newest first, at most `limit`, and how many match in all. */
@@ -147,19 +138,19 @@ function byKey(view: StoreView, key: string): Promise<TaskRecord | undefined> {
     for (const id of await view.index.byKey(key)) {
       const record = await view.read(id)
       if (record?.idempotencyKey === key) return record
-      if (!record) await view.index.drop(id)
     }
     return undefined
   })
 }
 
-/** Rows read again from their records (set aside in turn if those are garbage too): the records read. */
+/**
+ * Rows read again from their records (set aside in turn if those are garbage too), each row set from
+ * its record or dropped by the read: the records read.
+ */
 async function reread(view: StoreView, ids: string[]): Promise<Map<string, TaskRecord>> {
   const read = new Map<string, TaskRecord>()
   for (const id of ids) {
     const record = await view.read(id)
-    if (record) await view.index.put(record, undefined, true)
-    else await view.index.drop(id)
     if (record) read.set(id, record)
   }
   return read

@@ -56,6 +56,11 @@ export interface TaskRecord {
   turnStartedAt?: string
   updatedAt: string
   finishedAt?: string
+  /**
+   * When a parent was first handed this finish's result (a call that waited for it, task_result, a
+   * group's answer): retention keeps a result nobody has read (retention.ts). Cleared by the next finish.
+   */
+  resultReadAt?: string
   /** Epoch ms at which the running turn's session is aborted. */
   deadline: number
   operationMs: number
@@ -75,6 +80,8 @@ export interface TaskRecord {
   isolation?: { mode: "worktree"; source: string; patchId: string }
   /** worker only: the command this server runs on the result after every turn (verify.ts). */
   verify?: string
+  /** worker only: more files the verification restores from the task's start (workspace/definitions.ts). */
+  verifyFrozen?: string[]
   /** The parent's JSON Schema for the final answer of every turn (output-schema.ts). */
   outputSchema?: Record<string, unknown>
   /** worker only: the paths and globs it may change, checked by settle after every turn (scope.ts). */
@@ -176,7 +183,7 @@ export function nextTurn(record: TaskRecord, brief: string, operationMs: number)
 export function newRecord(
   request: Pick<TaskRecord, "role" | "agent" | "title" | "writable" | "idempotencyKey" | "brief">,
   fields: Omit<NewRecordFields, keyof typeof request> &
-    Pick<TaskRecord, "isolation" | "verify" | "outputSchema" | "scope" | "reviewed">,
+    Pick<TaskRecord, "isolation" | "verify" | "verifyFrozen" | "outputSchema" | "scope" | "reviewed">,
 ): TaskRecord {
   const now = new Date().toISOString()
   const { role, agent, title, writable, idempotencyKey, brief } = request

@@ -65,7 +65,7 @@ export interface TurnSpec {
   /** Saves the spending: called once the attempt is opened (awaited) and after each step counted. */
   onSpend?(): Promise<void>
   /** The one follow-up a non-empty final answer gets (an output_schema mismatch), or none. */
-  followUp?(text: string): { line: string; text: string } | undefined
+  followUp?(text: string): Promise<{ line: string; text: string } | undefined>
   /**
    * Another route waits (routing.ts): OpenCode retrying a refusal another route fixes (a spent quota) before any
    * step stops the turn at once, instead of retrying it until the deadline.
@@ -224,7 +224,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
     outcome.kind !== "idle" || !transcript || refused
       ? undefined
       : transcript.text
-        ? spec.followUp?.(transcript.text)
+        ? await spec.followUp?.(transcript.text)
         : { line: "no report in the final answer; asking for it once", text: EMPTY_REPORT_NUDGE }
   if (again && transcript) {
     const mark = await lastMessageID(client, sessionID, workspace)

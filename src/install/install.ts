@@ -8,7 +8,7 @@ import { timeoutLimits } from "../config/schema"
 import { fail } from "../errors"
 import { discoverModels } from "../opencode/catalog"
 import { blockingPlaces, blockingText, opencodeConfigDirs } from "../opencode/config-files"
-import { prerequisiteFindings, type Launchers } from "../sandbox"
+import { prerequisiteFindings, withScratchStandIns, type Launchers } from "../sandbox"
 import { writeAtomic } from "../util/fs"
 import type { Run } from "../util/process"
 import { applyClients, applyFiles, type ApplyDeps } from "./apply"
@@ -122,7 +122,9 @@ export async function install(deps: InstallDeps, options: InstallOptions): Promi
     const { problem, fix } = blockingText(blocking)
     throw fail("Prerequisite", problem, `${fix} and rerun install; nothing was changed.`)
   }
-  const catalog = await discoverModels(deps.run, deps.opencode, deps.env)
+  // Read before anything is confirmed: OpenCode runs in a scratch stand-in, so a cancelled install has
+  // written nothing under HOME (the state dir is made once the plan is applied).
+  const catalog = await withScratchStandIns((root) => discoverModels(deps.run, deps.opencode, deps.env, root))
   let choices = choicesFromFlags(options, existing, detected, hasConfig)
   if (deps.prompter) {
     const answered = await runWizard(deps.prompter, { catalog, detected, start: choices })

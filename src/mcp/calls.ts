@@ -17,6 +17,16 @@ export async function syncBudget(server: McpServer, delegations: Delegations): P
   return delegations.syncBudgetMs(server.server.getClientVersion()?.name)
 }
 
+/**
+ * What is left of the sync budget for a call that arrived at `arrivedAt`. The client's deadline runs from
+ * the call's arrival, so the start (policy, readiness, the server's checks, the session: seconds on a
+ * loaded machine) is spent from the budget; measured from the start's end, a slow start pushed `running`
+ * past the client's deadline, and the parent got the client's timeout instead of the task id.
+ */
+export async function syncBudgetLeft(server: McpServer, delegations: Delegations, arrivedAt: number) {
+  return Math.max(0, (await syncBudget(server, delegations)) - (Date.now() - arrivedAt))
+}
+
 export function startAndFollow(
   server: McpServer,
   delegations: Delegations,
@@ -53,13 +63,14 @@ async function followWithRelay(
   taskId: string | undefined,
   begin: (relay: ForegroundRelay["relay"] | undefined) => Promise<TaskRecord>,
 ): Promise<ResultReply> {
+  const arrivedAt = Date.now()
   let foreground: ForegroundRelay | undefined
   try {
     foreground = await relayFor(server, delegations, extra, taskId)
     if (foreground && taskId) gateOf(server).remember(taskId, foreground.ledger)
     const record = await begin(foreground?.relay)
     if (foreground && !taskId) gateOf(server).remember(record.id, foreground.ledger)
-    return await followTask(server, delegations, record, extra)
+    return await followTask(server, delegations, record, extra, { arrivedAt })
   } finally {
     foreground?.detach()
   }
@@ -78,16 +89,20 @@ async function relayFor(server: McpServer, delegations: Delegations, extra: Extr
   })
 }
 
-/** The finished task's result, or `running` once the sync budget (or `limitMs`) is spent. */
+/**
+ * The finished task's result, or `running` once the sync budget (or `limitMs`) is spent, counted from
+ * the call's arrival (`arrivedAt`, now when not given).
+ */
 export async function followTask(
   server: McpServer,
   delegations: Delegations,
   record: TaskRecord,
   extra: Extra,
-  limitMs?: number,
+  options: { limitMs?: number; arrivedAt?: number } = {},
 ): Promise<ResultReply> {
-  const budgetMs = Math.min(limitMs ?? Infinity, await syncBudget(server, delegations))
   const started = Date.now()
+  const left = await syncBudgetLeft(server, delegations, options.arrivedAt ?? started)
+  const budgetMs = Math.min(options.limitMs ?? Infinity, left)
   const onAbort = () =>
     // Deferred: a closing connection aborts every handler too, and by then the server reports not connected.
     setTimeout(() => {
@@ -109,10 +124,17 @@ export async function followTask(
       await Bun.sleep(0)
       if (server.isConnected()) final = await delegations.follow(record.id)
     }
-    return recordResult(final ?? record, Date.now() - started)
+    return await handOver(delegations, final ?? record, Date.now() - started)
   } finally {
     extra.signal.removeEventListener("abort", onAbort)
   }
+}
+
+/** recordResult, noting that a finished task's result was handed to the parent: retention keeps an unread one. */
+export async function handOver(delegations: Delegations, record: TaskRecord, waitedMs = 0): Promise<ResultReply> {
+  const reply = recordResult(record, waitedMs)
+  await delegations.resultRead(record)
+  return reply
 }
 
 /** The task's answer; a finished task with no result is an internal error (thrown, as any failure is). */

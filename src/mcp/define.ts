@@ -92,11 +92,14 @@ export function toResult(reply: Reply<Record<string, unknown>>): CallToolResult 
 }
 
 /**
- * The listed tools without the JSON Schema dialect line the SDK writes into every schema: 52 bytes per
- * schema that each client hands its model on every turn (draft-07 is what a schema without it means to
- * the SDK's own validator, and what clients assume).
+ * The listed tools as lean as their meaning allows, since each client hands its model the input schemas
+ * on every turn: without the JSON Schema dialect line the SDK writes into every schema (52 bytes each;
+ * draft-07 is what a schema without it means to the SDK's own validator, and what clients assume), and
+ * without `minLength: 1` on input strings (14 bytes each, 47 of them: a required argument is not empty to
+ * any reader, and the server's zod schema still refuses an empty one with its next step). Output schemas
+ * are not handed to the model and keep everything but the dialect line.
  */
-export function withoutDialect(listed: ListToolsResult): ListToolsResult {
+export function leanListing(listed: ListToolsResult): ListToolsResult {
   const bare = <T>(schema: T): T => {
     if (!schema || typeof schema !== "object" || !("$schema" in schema)) return schema
     const { $schema: _, ...rest } = schema as Record<string, unknown>
@@ -104,8 +107,16 @@ export function withoutDialect(listed: ListToolsResult): ListToolsResult {
   }
   const tools = listed.tools.map((tool) => ({
     ...tool,
-    inputSchema: bare(tool.inputSchema),
+    inputSchema: withoutEmptyBound(bare(tool.inputSchema)),
     ...(tool.outputSchema ? { outputSchema: bare(tool.outputSchema) } : {}),
   }))
   return { ...listed, tools }
+}
+
+/** A JSON Schema of our own tools (never model text) with every `minLength: 1` left out. */
+function withoutEmptyBound<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(withoutEmptyBound) as T
+  if (!schema || typeof schema !== "object") return schema
+  const entries = Object.entries(schema).filter(([key, value]) => !(key === "minLength" && value === 1))
+  return Object.fromEntries(entries.map(([key, value]) => [key, withoutEmptyBound(value)])) as T
 }

@@ -14,8 +14,9 @@ export { toStructured }
 /** Claude Code's `_meta` key for a tool's search keywords (its tool search scores them with the name). */
 export const SEARCH_HINT = "anthropic/searchHint"
 
+/** Described once, in the server instructions: a `provider/model` id the `models` tool lists. */
 export const modelArgs = {
-  model: z.string().min(1).optional().describe("provider/model (see models)."),
+  model: z.string().min(1).optional(),
   variant: z.string().min(1).optional(),
 }
 
@@ -40,9 +41,12 @@ export const idempotencyArg = {
   idempotency_key: z.string().min(1).max(200).optional().describe("Retry key."),
 }
 
-/** Optional, so calls written for the published arguments work unchanged (src/policy, README "Policy"). */
+/**
+ * Optional, so calls written for the published arguments work unchanged (src/policy, README "Policy").
+ * What `tier` means is said once, in the server instructions, not in each of the five tools taking it.
+ */
 export const policyArgs = {
-  tier: z.enum(TIERS).optional().describe("hard/unsure: do it yourself."),
+  tier: z.enum(TIERS).optional(),
   mode: z.enum(MODES).optional(),
 }
 
@@ -59,7 +63,8 @@ const verifyField = z.string().optional()
 const scopeField = z.array(z.string()).optional()
 
 export const verifyArg = {
-  verify: verifyField.describe("A check command the server runs after."),
+  verify: verifyField.describe("A check the server runs after, on build and test files as before."),
+  verify_frozen: z.array(z.string()).optional().describe("More globs kept as before."),
 }
 
 // Untyped and undescribed on purpose: the tool surface's bytes (test/mcp/surface.test.ts); the engine
@@ -112,6 +117,16 @@ export const resultShape = {
   retry_after_s: z.number().optional(),
   fallback_from: z.array(z.object({ model: z.string(), why: z.string() })).optional(),
   next: z.string().optional(),
+  autorun: z
+    .object({
+      files: z.array(z.object({ path: z.string(), change: z.enum(["new", "changed", "removed"]), rule: z.string() })),
+      more: z.number().optional(),
+    })
+    .optional()
+    .describe(
+      "Files that act on their own the turn created, changed or removed: each with the rule that matched " +
+        "(hidden, root-non-source, executable, mode-change, or known:<tool>); `more` counts those not named.",
+    ),
   warnings: z.array(z.string()).optional(),
   patch: z
     .object({
@@ -136,7 +151,15 @@ export const resultShape = {
     })
     .optional(),
   verification: z
-    .object({ command: z.string(), exit_code: z.number().nullable(), duration_ms: z.number(), digest: z.string() })
+    .object({
+      command: z.string(),
+      exit_code: z.number().nullable(),
+      duration_ms: z.number(),
+      digest: z.string(),
+      definition_changed: z.array(z.string()).optional(),
+      as_left: z.object({ exit_code: z.number().nullable(), duration_ms: z.number(), digest: z.string() }).optional(),
+      unfrozen: z.string().optional(),
+    })
     .optional(),
   output: z.unknown().optional(),
   reviewed: z

@@ -23,8 +23,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { checkTaskId, isFinished, type TaskRecord } from "../engine/tasks"
 import { fail } from "../errors"
-import { recordResult } from "./calls"
-import { toResult, withoutDialect, type OpenBackend } from "./define"
+import { handOver } from "./calls"
+import { toResult, leanListing, type OpenBackend } from "./define"
 import { errorResult, type Extra } from "./replies"
 import { withoutWaiting } from "./task-scope"
 
@@ -60,7 +60,7 @@ export function offerNativeTasks(server: McpServer, open: OpenBackend): void {
     if (method === ListToolsRequestSchema) {
       const list = handler as unknown as ListHandler
       return set(ListToolsRequestSchema, async (request, extra) =>
-        offered(withoutDialect((await list(request, extra)) as ListToolsResult)),
+        offered(leanListing((await list(request, extra)) as ListToolsResult)),
       )
     }
     return set(schema, handler)
@@ -145,7 +145,7 @@ export function offerNativeTasks(server: McpServer, open: OpenBackend): void {
     const final = await Promise.all(ids.map((member) => delegations.follow(member, { signal: extra.signal })))
     if (final.some((record) => !record || !isFinished(record.status)))
       throw new McpError(ErrorCode.RequestTimeout, `Task ${id} is still running; call tasks/result again.`)
-    if (!engine.isGroupId(id)) return toResult(recordResult(final[0]!))
+    if (!engine.isGroupId(id)) return toResult(await handOver(delegations, final[0]!))
     // The group's result is the tool's own: its call with the group id, its members all finished.
     const request: CallToolRequest = {
       method: "tools/call",

@@ -17,7 +17,7 @@ export async function taskSessionBusy(paths: Paths, taskID: string, workspace: s
   if (state === "gone" || state === "foreign") return false
   if (state === "slow") return true
   const { connect } = await import("./client")
-  const client = connect(record)
+  const client = connect(record, { standIns: paths.opencodeDirsDir })
   const listed = await client.session.list({ directory: workspace, search: taskID })
   const status = await client.session.status({ directory: workspace })
   if (!listed.data || !status.data)

@@ -4,6 +4,7 @@
 // model id on its own line followed by the same model JSON the server returns.
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { fail } from "../errors"
+import { neutralStandIn } from "../sandbox/stand-ins"
 import type { Run } from "../util/process"
 import { formatModel, type ModelRoute } from "./session"
 
@@ -32,7 +33,11 @@ function catalogModel(id: string, model: unknown): CatalogModel {
 const byId = (models: CatalogModel[]) => models.sort((a, b) => a.id.localeCompare(b.id))
 
 export async function readCatalog(client: OpencodeClient, directory?: string): Promise<Catalog> {
-  const result = await client.config.providers({ directory })
+  const result = await client.config.providers({ directory }).catch(
+    // Unreachable (a server that died under the read) is no catalog, as an error answer is: the caller
+    // decides whether a successor is asked again (engine/runtime.ts).
+    () => ({ data: undefined }),
+  )
   if (!result.data) throw fail("Server", "OpenCode did not return its model catalog.")
   const models = result.data.providers.flatMap((provider) =>
     Object.entries(provider.models).map(([id, model]) => catalogModel(`${provider.id}/${id}`, model)),
@@ -66,14 +71,20 @@ export function parseModels(output: string): CatalogModel[] {
   return byId(models)
 }
 
+/**
+ * `opencode models --verbose`, run in the neutral stand-in under `standIns` (paths.opencodeDirsDir): OpenCode loads an
+ * instance in its working directory and imports the plugin code it finds on the way up, so it never runs
+ * in the person's (or the client's) current directory, a project an agent may have written to.
+ */
 export async function discoverModels(
   run: Run,
   opencode: string,
   env: Record<string, string | undefined>,
+  standIns: string,
 ): Promise<CatalogModel[]> {
   let result: Awaited<ReturnType<Run>>
   try {
-    result = await run([opencode, "models", "--verbose"], { env, timeoutMs: 120_000 })
+    result = await run([opencode, "models", "--verbose"], { env, timeoutMs: 120_000, cwd: neutralStandIn(standIns) })
   } catch {
     throw fail(
       "Prerequisite",

@@ -1,12 +1,57 @@
 // A connection to the shared OpenCode server: the SDK v2 client with our credentials, and one
 // event stream (`/global/event`, all directories) fanned out to listeners by session id.
 import { createOpencodeClient, type Event, type OpencodeClient } from "@opencode-ai/sdk/v2"
+import { neutralStandIn, provideStandIn } from "../sandbox/stand-ins"
 import { authHeader, type ServerRecord } from "./server"
 
 export type { Event }
 
-export function connect(record: ServerRecord, directory?: string): OpencodeClient {
-  return createOpencodeClient({ baseUrl: record.url, headers: { authorization: authHeader(record) }, directory })
+export interface ConnectOptions {
+  /** paths.opencodeDirsDir: where the stand-ins OpenCode is given instead of directories live. */
+  standIns: string
+  /** The directory every request names unless it names its own. */
+  directory?: string
+}
+
+export function connect(record: ServerRecord, options: ConnectOptions): OpencodeClient {
+  return createOpencodeClient({
+    baseUrl: record.url,
+    headers: { authorization: authHeader(record) },
+    directory: options.directory,
+    fetch: standInFetch(options.standIns) as typeof fetch,
+  })
+}
+
+const DIRECTORY_HEADER = "x-opencode-directory"
+const DIRECTORY_QUERIES = ["directory", "location[directory]"]
+
+/**
+ * Every request leaves naming a stand-in, never a directory an agent could write (sandbox/stand-ins.ts):
+ * the directory of a request (its header or its query) is replaced by that directory's stand-in, and a
+ * request naming none names the neutral stand-in, so OpenCode never falls back to its own working
+ * directory. This is the one place the product's requests pass, so no use case can skip it.
+ */
+function standInFetch(root: string) {
+  return (request: Request) => {
+    const url = new URL(request.url)
+    const header = request.headers.get(DIRECTORY_HEADER)
+    let named = false
+    for (const key of DIRECTORY_QUERIES) {
+      const value = url.searchParams.get(key)
+      if (!value) continue
+      url.searchParams.set(key, provideStandIn(root, value))
+      named = true
+    }
+    const next: Request & { timeout?: boolean } = new Request(url.toString(), request)
+    // A request naming no directory names the neutral one in the header, never the query: OpenCode reads
+    // either to pick the instance, but some routes also read the query as a filter (the global session
+    // list would then list the neutral stand-in's sessions only).
+    const standIn = header ? provideStandIn(root, decodeURIComponent(header)) : named ? undefined : neutralStandIn(root)
+    if (standIn) next.headers.set(DIRECTORY_HEADER, encodeURIComponent(standIn))
+    // Bun's fetch times out long requests (a prompt waits for the whole turn) unless told not to.
+    next.timeout = false
+    return fetch(next)
+  }
 }
 
 type Listener = (event: Event) => void

@@ -8,12 +8,13 @@ import { readFileSync } from "node:fs"
 import { searchPath, type Env } from "../config/flags"
 import type { Paths } from "../config/paths"
 import { fail } from "../errors"
+import { neutralStandIn } from "../sandbox/stand-ins"
 import { z } from "zod"
 import { makePrivate, writeJson } from "../util/fs"
 import { withStartLock } from "./start-lock"
 import { readStateFile } from "../util/state-file"
 import { SHARED_SERVER_VARIABLE } from "../sandbox"
-import { alive, killPid, processStart, spawn, type Spawned } from "../util/process"
+import { alive, killPid, processStart, sameProcess, selfStart, spawn, type Spawned } from "../util/process"
 
 export interface ServerRecord {
   pid: number
@@ -25,7 +26,24 @@ export interface ServerRecord {
   version: string
   binary: string
   startedAt: string
+  /**
+   * The process stopping this server (a recycle), written before the first signal: nobody reuses a
+   * server that is going away, and a stop whose process died midway is finished (or, the server not
+   * yet signalled, undone) by the next process that looks (usableRecord).
+   */
+  stopping?: { pid: number; start?: string }
 }
+
+/**
+ * How long a starting `opencode serve` is given to listen. Measured 2026-12-05: 36 s on a 2-core machine
+ * at a load average of 20 (30 s refused such a start). Under the start lock's 60 s, after which another
+ * process takes the lock as stale.
+ */
+const START_TIMEOUT_MS = 55_000
+
+/** The steps of a stop, in order, each one a point a SIGKILL of the stopping process may fall on. */
+export const STOP_STEPS = ["locked", "marked", "signalled", "stopped", "forgotten"] as const
+export type StopStep = (typeof STOP_STEPS)[number]
 
 export interface ServerOptions {
   paths: Paths
@@ -81,6 +99,7 @@ const ServerRecordSchema = z.looseObject({
   version: z.string(),
   binary: z.string(),
   startedAt: z.string(),
+  stopping: z.looseObject({ pid: z.number().int(), start: z.string().optional() }).optional(),
 })
 
 /** The recorded shared server; a bad record is set aside, and a new server is then started as if none ran. */
@@ -121,12 +140,36 @@ export async function probeServer(record: ServerRecord, timeoutMs = 2000): Promi
 const LIVENESS_WINDOW_MS = 45_000
 
 /**
- * The recorded server once it answers; undefined when there is none to use. A slow one is waited out
- * for the liveness window, then (being provably ours) stopped; a foreign or gone one is left alone.
+ * A recorded server a stop was under way on when its stopping process died (the mark names a process
+ * that is gone). Under the start lock. A server still answering was never signalled: the mark is
+ * dropped and the server reused. One that does not answer is going away: the stop is finished (its
+ * process, provably ours, ended) and the record forgotten, so a new server is started at once rather
+ * than after the liveness window.
  */
-async function usableRecord(paths: Paths): Promise<ServerRecord | undefined> {
+async function finishStop(paths: Paths, record: ServerRecord): Promise<ServerRecord | undefined> {
+  if ((await probeServer(record)) === "healthy") {
+    const { stopping: _, ...kept } = record
+    await writeJson(paths.serverFile, kept, 0o600)
+    return kept
+  }
+  if (isServerProcess(record)) await killPid(record.pid, 3000)
+  await rm(paths.serverFile, { force: true })
+  return undefined
+}
+
+/**
+ * The recorded server once it answers; undefined when there is none to use. A slow one is waited out
+ * for the liveness window, then (being provably ours) stopped; a foreign or gone one is left alone. A
+ * server being stopped is never used: while its stopper lives it holds the start lock (ensureServer
+ * waits there); once it is gone, the stop is finished or undone under the lock (`locked`).
+ */
+async function usableRecord(paths: Paths, locked = false): Promise<ServerRecord | undefined> {
   const record = await readServerRecord(paths)
   if (!record) return undefined
+  if (record.stopping) {
+    if (!locked || sameProcess(record.stopping.pid, record.stopping.start)) return undefined
+    return finishStop(paths, record)
+  }
   const deadline = Date.now() + LIVENESS_WINDOW_MS
   for (let state = await probeServer(record); ; state = await probeServer(record)) {
     if (state === "healthy") return record
@@ -143,7 +186,7 @@ async function usableRecord(paths: Paths): Promise<ServerRecord | undefined> {
 export async function ensureServer(options: ServerOptions): Promise<ServerRecord> {
   const existing = await usableRecord(options.paths)
   if (existing) return existing
-  return withStartLock(options.paths, async () => (await usableRecord(options.paths)) ?? startServer(options))
+  return withStartLock(options.paths, async () => (await usableRecord(options.paths, true)) ?? startServer(options))
 }
 
 export function resolveBinary(binary: string, env: Env): string {
@@ -165,9 +208,13 @@ async function startServer(options: ServerOptions): Promise<ServerRecord> {
   // OpenCode's database and snapshot repositories hold copies of workspace files (`.env` included) and
   // are created world-readable by default: what exists is made private, and the server creates the rest so.
   for (const dir of [options.paths.opencodeDataDir, options.paths.opencodeStateDir]) await makePrivate(dir)
+  // Its working directory is ours: a request naming no directory would load an instance there, and the
+  // directory serve was started in (a project, where an agent may have planted plugin code) is not.
+  const where = neutralStandIn(options.paths.opencodeDirsDir)
   let child: Spawned
   try {
     child = spawn([binary, "serve", "--port", "0", "--hostname", "127.0.0.1", "--print-logs", "--log-level", "WARN"], {
+      cwd: where,
       env: {
         ...options.env,
         ...SHARED_SERVER_ENV,
@@ -185,7 +232,7 @@ async function startServer(options: ServerOptions): Promise<ServerRecord> {
       "Check that the OpenCode executable runs: opencode --version.",
     )
   }
-  const url = await waitForUrl(options.paths.serverLog, child.exited, options.startTimeoutMs ?? 30_000)
+  const url = await waitForUrl(options.paths.serverLog, child.exited, options.startTimeoutMs ?? START_TIMEOUT_MS)
   if (!url) {
     await child.kill(1000)
     const log = (await Bun.file(options.paths.serverLog).text()).trim().split("\n").slice(-5).join("\n")
@@ -250,14 +297,32 @@ function isServerProcess(record: Pick<ServerRecord, "pid" | "binary" | "start">)
 /**
  * Stops `record`'s server and forgets it, if it is still the recorded one and provably ours (a rested
  * server being recycled); under the start lock, so no process starts or records another meanwhile.
+ * The record is marked as stopping before the first signal, so a SIGKILL at any step leaves what the
+ * next process finishes or undoes (usableRecord). `step` is called after each step (tests stop there).
  */
-export async function stopServerIfRecorded(paths: Paths, record: ServerRecord): Promise<boolean> {
+export async function stopServerIfRecorded(
+  paths: Paths,
+  record: ServerRecord,
+  options: { step?: (step: StopStep) => Promise<void> } = {},
+): Promise<boolean> {
+  const step = options.step ?? (async () => undefined)
   return withStartLock(paths, async () => {
+    await step("locked")
     const current = await readServerRecord(paths)
     const same = current?.pid === record.pid && current.start === record.start && current.password === record.password
     if (!same || !isServerProcess(record)) return false
+    await writeJson(paths.serverFile, { ...current, stopping: { pid: process.pid, start: selfStart() } }, 0o600)
+    await step("marked")
+    try {
+      process.kill(record.pid, "SIGTERM")
+    } catch {
+      // Gone already: killPid below finds nothing to stop.
+    }
+    await step("signalled")
     await killPid(record.pid, 3000)
+    await step("stopped")
     await rm(paths.serverFile, { force: true })
+    await step("forgotten")
     return true
   })
 }

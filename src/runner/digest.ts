@@ -196,7 +196,7 @@ export function renderDigest(digest: Digest, facts: RunFacts): string {
   ]
   header.push(logLine.filter(Boolean).join(", "))
   if (facts.bytesSeen !== undefined && facts.bytesKept !== undefined && facts.bytesKept < facts.bytesSeen)
-    header.push(`log truncated: kept ${size(facts.bytesKept)} of ${size(facts.bytesSeen)}`)
+    header.push(`log cut: kept ${size(facts.bytesKept)} of ${size(facts.bytesSeen)} (its head and tail)`)
   const at = (f: Finding) => `  L${f.line}: ${f.text}`
   const shown = new Set(
     [...digest.failingTests, ...digest.errors, ...digest.summary, ...digest.traces.flat()].map((f) => f.line),

@@ -112,37 +112,64 @@ export async function pruneRunsAt(runsDir: string, retention: Retention, now: nu
 }
 
 /**
- * Calls `visit` with each line (1-based number) until it returns false. Only the new chunk is searched
- * for newlines and a long line's pieces are joined once: splitting `rest + chunk` rescanned the whole
- * line for every chunk, quadratic on a log that is one 128 MB line.
+ * How much of one line a reader holds: every consumer shows a few hundred characters of a line and
+ * matches on 4096 (digest.ts MATCH_CHARS), so a longer line is cut here, before it is joined in memory,
+ * and a 200 MB line costs this much, not 200 MB. The full length is still counted and passed on.
  */
-export async function eachLine(file: string, visit: (line: string, number: number) => unknown): Promise<number> {
+export const LINE_MAX_CHARS = 65_536
+
+/**
+ * Calls `visit` with each line (1-based number) until it returns false: the line cut at `maxChars`
+ * (LINE_MAX_CHARS by default), and its whole length in characters. Only the new chunk is searched for
+ * newlines and a line's kept pieces are joined once: splitting `rest + chunk` rescanned the whole line
+ * for every chunk, quadratic on a log that is one 128 MB line.
+ */
+export async function eachLine(
+  file: string,
+  visit: (line: string, number: number, chars: number) => unknown,
+  options: { maxChars?: number } = {},
+): Promise<number> {
+  const maxChars = options.maxChars ?? LINE_MAX_CHARS
   const decoder = new TextDecoder()
   let pieces: string[] = []
+  let kept = 0
+  let chars = 0
   let number = 0
+  const keep = (piece: string) => {
+    chars += piece.length
+    if (kept >= maxChars) return
+    const part = piece.length > maxChars - kept ? piece.slice(0, maxChars - kept) : piece
+    pieces.push(part)
+    kept += part.length
+  }
+  const emit = () => {
+    const line = pieces.join("")
+    const length = chars
+    pieces = []
+    kept = 0
+    chars = 0
+    return visit(line, ++number, length)
+  }
   const feed = (text: string) => {
     let start = 0
     for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
-      pieces.push(text.slice(start, end))
-      const line = pieces.join("")
-      pieces = []
+      keep(text.slice(start, end))
       start = end + 1
-      if (visit(line, ++number) === false) return false
+      if (emit() === false) return false
     }
-    if (start < text.length) pieces.push(text.slice(start))
+    if (start < text.length) keep(text.slice(start))
     return true
   }
   for await (const chunk of Bun.file(file).stream()) if (!feed(decoder.decode(chunk, { stream: true }))) return number
   feed(decoder.decode())
-  const rest = pieces.join("")
-  if (rest !== "") visit(rest, ++number)
+  if (chars > 0) emit()
   return number
 }
 
 export const READ_LIMITS = { lines: 200, lineChars: 500, matches: 60, bytes: 16_000 } as const
 
-const clip = (line: string) =>
-  line.length > READ_LIMITS.lineChars ? `${line.slice(0, READ_LIMITS.lineChars)}… [${line.length} chars]` : line
+const clip = (line: string, chars = line.length) =>
+  chars > READ_LIMITS.lineChars ? `${line.slice(0, READ_LIMITS.lineChars)}… [${chars} chars]` : line
 
 /** Lines offset..offset+limit-1, numbered, capped in count and bytes. */
 export async function readSlice(file: string, offset: number, limit: number): Promise<string> {
@@ -151,13 +178,13 @@ export async function readSlice(file: string, offset: number, limit: number): Pr
   const out: string[] = []
   let bytes = 0
   let stoppedAt: number | undefined
-  const total = await eachLine(file, (line, number) => {
+  const total = await eachLine(file, (line, number, chars) => {
     if (number < first) return
     if (number >= first + count || bytes > READ_LIMITS.bytes) {
       stoppedAt = number
       return false
     }
-    const text = `${number}: ${clip(line)}`
+    const text = `${number}: ${clip(line, chars)}`
     bytes += text.length + 1
     out.push(text)
   })

@@ -27,6 +27,8 @@ export function mountArgs(mount: Mount): string[] {
     case "bind":
     case "ro-bind":
       return [`--${mount.op}`, mount.source, mount.dest]
+    case "tmp-overlay":
+      return ["--overlay-src", mount.source, "--tmp-overlay", mount.dest]
     case "symlink":
       return ["--symlink", mount.target, mount.dest]
     case "tmpfs":

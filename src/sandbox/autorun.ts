@@ -12,6 +12,8 @@ import { repositoryPrefixes } from "./roots"
 interface Entry {
   match: string
   why: string
+  /** The program that reads it (the result's `known:<tool>`); the kind's name when absent. */
+  tool?: string
   from?: string[]
   content?: ContentRule
 }
@@ -41,6 +43,8 @@ export interface AutorunHit {
   why: string
   /** The entry's own reason: "GitLab CI". */
   detail: string
+  /** The program that reads it ("just", "rustup"), or the kind's name when the entry names none. */
+  tool: string
   /** Only what this rule extracts from the file counts (an ordinary edit passes). */
   content?: ContentRule
 }
@@ -98,6 +102,7 @@ export function autorunHit(relative: string): AutorunHit | undefined {
     title,
     why,
     detail: entry.why,
+    tool: entry.tool ?? kind,
     ...(entry.content ? { content: entry.content } : {}),
   }
 }
@@ -147,7 +152,8 @@ export function autorunBelow(prefix: string | readonly string[], relative: strin
         )
           continue
         const { title, why } = AUTORUN_LIST.kinds[rule.kind]!
-        return { path: relative, kind: rule.kind, title, why, detail: `${rule.entry.why}, as ${rule.entry.match}` }
+        const detail = `${rule.entry.why}, as ${rule.entry.match}`
+        return { path: relative, kind: rule.kind, title, why, detail, tool: rule.entry.tool ?? rule.kind }
       }
   }
   return undefined

@@ -5,6 +5,7 @@
 import { fail } from "../errors"
 import { BROAD_ROOTS } from "../util/broad-roots"
 import type { FsView } from "./fs-view"
+import { stateJson } from "../util/sealed"
 
 /** Credential stores under HOME; a mount that equals, contains or sits inside one is refused. */
 export const HOME_CREDENTIALS = [
@@ -143,7 +144,9 @@ export function engineWorktree(path: string, rules: PathRules, fs: FsView): bool
 /** The patch a lane claim's text names (workspace/lanes.ts writes it), or undefined for anything else. */
 function claimant(text: string | undefined): string | undefined {
   try {
-    const claim: unknown = text === undefined ? undefined : JSON.parse(text)
+    // Claims are sealed state files (util/sealed.ts): one that fails its own check names nobody.
+    const body = text === undefined ? undefined : stateJson(text)
+    const claim: unknown = body === undefined || "problem" in body ? undefined : JSON.parse(body.json)
     const patchId = typeof claim === "object" && claim !== null && "patchId" in claim ? claim.patchId : undefined
     return typeof patchId === "string" ? patchId : undefined
   } catch {

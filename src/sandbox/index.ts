@@ -40,7 +40,24 @@ export {
   type AutorunHit,
   type ContentRule,
 } from "./autorun"
+export {
+  AUTORUN_RULES,
+  isSourceByType,
+  ruleByPath,
+  ruleOf,
+  SOURCE_EXTENSIONS,
+  type AutorunRule,
+} from "./autorun-rules"
 export { repositoryPrefixes, repositoryRoots } from "./roots"
+export {
+  isStandIn,
+  neutralStandIn,
+  provideStandIn,
+  shownDirectory,
+  standInOf,
+  withScratchStandIns,
+  workspaceOf,
+} from "./stand-ins"
 export { admitWorkspace, OPEN_POLICY, projectPluginSources, type AdmissionPolicy } from "./admission"
 export {
   hostContext,

@@ -9,6 +9,11 @@ import { isInside } from "./host-paths"
 
 export type Mount =
   | { op: "ro-bind" | "bind"; source: string; dest: string }
+  /**
+   * `source` seen at `dest` with every write going to a tmpfs that vanishes with the sandbox (bwrap's
+   * --overlay-src/--tmp-overlay): the product's verification restores files there, never on the host.
+   */
+  | { op: "tmp-overlay"; source: string; dest: string }
   | { op: "tmpfs"; dest: string /** bytes; bwrap's --size */; size?: number }
   | { op: "dir" | "proc" | "dev" | "remount-ro"; dest: string }
   | { op: "symlink"; target: string; dest: string }
@@ -53,7 +58,7 @@ function refuse(mount: Mount, why: string): never {
 export function checkMounts(mounts: readonly Mount[], fs: FsView): void {
   mounts.forEach((mount, index) => {
     if (!isNormalAbsolute(mount.dest)) refuse(mount, "the destination is not a normal absolute path")
-    if (mount.op === "bind" || mount.op === "ro-bind") {
+    if (mount.op === "bind" || mount.op === "ro-bind" || mount.op === "tmp-overlay") {
       if (!isNormalAbsolute(mount.source)) refuse(mount, `the source ${mount.source} is not a normal absolute path`)
       // realpath equal to itself means no component of the source is a symlink.
       if (fs.realpath(mount.source) !== mount.source)
@@ -67,7 +72,8 @@ export function checkMounts(mounts: readonly Mount[], fs: FsView): void {
       if (!from) continue // bwrap's own fresh root tmpfs: nothing there comes from the host
       if (from.op === "symlink") refuse(mount, `${prefix} is a symlink in the sandbox`)
       if (from.op === "proc" || from.op === "dev") refuse(mount, `${prefix} is inside ${from.dest}`)
-      if (from.op !== "bind" && from.op !== "ro-bind") continue // a fresh tmpfs or directory we created
+      // a fresh tmpfs or directory we created
+      if (from.op !== "bind" && from.op !== "ro-bind" && from.op !== "tmp-overlay") continue
       const host = from.source + prefix.slice(from.dest.length)
       const kind = fs.lstat(host)
       if (kind === "symlink") refuse(mount, `${host} on the host is a symlink`)

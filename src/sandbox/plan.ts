@@ -7,6 +7,7 @@ import type { FsView } from "./fs-view"
 import { gitMetadataPaths } from "./git-metadata"
 import { canonicalDir, isInside, pathRules, relocatedCredentials, type EngineWorktrees } from "./host-paths"
 import { checkMounts, type Mount } from "./mounts"
+import { policyMarkerFolders } from "./policy-markers"
 import { profileName, profilePolicy, type NetworkAccess, type SandboxProfile } from "./profiles"
 import { hostNetworkMounts, systemMounts } from "./system-mounts"
 import { scopeBinds } from "./scope-binds"
@@ -68,6 +69,21 @@ export interface SandboxRequest {
    * read-only and binds only the scope's existing paths writable (scope-binds.ts); empty binds nothing.
    */
   scope?: readonly string[]
+  /**
+   * A read-only profile sees the workspace through an overlay whose writes go to a tmpfs that vanishes
+   * with the sandbox (the verification restoring the check's definition): the host's files never change.
+   */
+  overlay?: boolean
+  /**
+   * With `scope`: a new file the write tool is about to create (workspace-relative), which the scope
+   * names but no existing path covers (scope-binds.ts). Only for our own fixed write script.
+   */
+  creating?: string
+  /**
+   * Leave the policy markers' folders writable: only patch_apply's write step, carrying a patch the
+   * parent accepted with allow_autorun (the mode they stated stays remembered, engine/mode-memory.ts).
+   */
+  markersWritable?: boolean
 }
 
 export interface SandboxPlan {
@@ -146,6 +162,7 @@ export function planSandbox(request: SandboxRequest, fs: FsView): SandboxPlan {
     fs,
   )
   const git = policy.protectGit ? gitMetadataPaths(workspace, rules, fs) : []
+  const markers = request.markersWritable ? [] : policyMarkerFolders(workspace, fs)
   const readOnly = (request.readOnly ?? []).map((dir) => canonicalDir(dir, "workspace", rules, fs))
   const writable = (request.writable ?? []).map((dir) => canonicalDir(dir, "workspace", rules, fs))
   const extra = [...readOnly, ...writable]
@@ -165,19 +182,24 @@ export function planSandbox(request: SandboxRequest, fs: FsView): SandboxPlan {
     )
   const programs = (request.programs ?? []).map((path) => programPath(path, rules, fs))
   const writes = policy.workspace === "writable"
-  const scoped = writes && request.scope ? scopeBinds(workspace, request.scope, fs) : undefined
+  const scoped =
+    writes && request.scope ? scopeBinds(workspace, request.scope, fs, { creating: request.creating }) : undefined
 
   const binds: Mount[] = [
     ...toolchain.mounts.map((dir): Mount => ({ op: "ro-bind", source: dir, dest: dir })),
-    { op: writes && !scoped ? "bind" : "ro-bind", source: workspace, dest: workspace },
+    request.overlay && !writes
+      ? { op: "tmp-overlay", source: workspace, dest: workspace }
+      : { op: writes && !scoped ? "bind" : "ro-bind", source: workspace, dest: workspace },
     ...(scoped?.binds ?? []).map(({ path }): Mount => ({ op: "bind", source: path, dest: path })),
     ...git.map((path): Mount => ({ op: "ro-bind", source: path, dest: path })),
+    ...markers.map((path): Mount => ({ op: "ro-bind", source: path, dest: path })),
     ...readOnly.map((dir): Mount => ({ op: "ro-bind", source: dir, dest: dir })),
     ...writable.map((dir): Mount => ({ op: "bind", source: dir, dest: dir })),
     ...programs.map((path): Mount => ({ op: "ro-bind", source: path, dest: path })),
   ]
   // Shallower first (stable): a toolchain root holding the workspace must not cover it, and the
-  // read-only Git mounts must land on top of the writable workspace, never under it.
+  // read-only Git and marker mounts must land on top of the writable workspace (and a scope's binds
+  // of the same depth), never under it.
   binds.sort((a, b) => depth(a.dest) - depth(b.dest))
 
   const mounts: Mount[] = [
@@ -205,6 +227,9 @@ export function planSandbox(request: SandboxRequest, fs: FsView): SandboxPlan {
   // can swap a nested workspace (or its .git) for a symlink while this sandbox starts.
   // A scoped path's identity was taken before its checks (scope-binds.ts): one swapped after them differs.
   const before = new Map((scoped?.binds ?? []).map(({ path, id }) => [path, id]))
+  // An overlay is a new filesystem (its own device), so it has no identity to compare with the host's;
+  // bwrap opens its source once, at mount time, and the verification that uses it runs while the
+  // task still holds the workspace (no writer of ours runs there then).
   const pins = binds.flatMap((bind) => {
     if (bind.op !== "bind" && bind.op !== "ro-bind") return []
     const id = before.has(bind.source) && bind.op === "bind" ? before.get(bind.source) : fs.identity?.(bind.source)

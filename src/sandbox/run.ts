@@ -15,10 +15,10 @@ export interface SandboxRunOptions {
   signal?: AbortSignal
   /** Also write stdout and stderr, interleaved as they arrive, to this file (the runner's log). */
   logFile?: string
-  /** Bytes the log keeps; the rest is counted and a closing note says how much was dropped. */
+  /** Bytes the log keeps, head and tail; a line between them says how many were cut from the middle. */
   logLimitBytes?: number
-  /** Bytes fed to the command's standard input (the file tools' writes). */
-  stdin?: string
+  /** Bytes fed to the command's standard input (the file tools' writes, the verification's frozen files). */
+  stdin?: string | Uint8Array
   /** For tests and doctor: another bwrap binary. Production always uses /usr/bin/bwrap. */
   bwrap?: string
 }
@@ -31,22 +31,52 @@ export interface SandboxRunResult extends Omit<RunResult, "code"> {
   log?: { path: string; bytesWritten: number; bytesSeen: number }
 }
 
+/**
+ * The most of a log's end kept in memory until the command ends: the tail is where a test run prints its
+ * summary and a crash its trace, and a ring of it is the only copy of output this process holds.
+ */
+const LOG_TAIL_BYTES = 1_048_576
+
+/**
+ * A log of at most `limit` bytes of output: the head as it comes, the last bytes (up to LOG_TAIL_BYTES,
+ * at most half the limit) in a ring written at the end, and between them a line saying how many bytes
+ * were cut. Memory holds the ring at most, whatever the command prints.
+ */
 function logWriter(path: string, limit: number) {
   const sink = Bun.file(path).writer()
-  let written = 0
+  const tailLimit = Math.min(LOG_TAIL_BYTES, Math.floor(limit / 2))
+  const headLimit = limit - tailLimit
+  let head = 0
   let seen = 0
+  const tail: Uint8Array[] = []
+  let tailBytes = 0
   return {
     write(chunk: Uint8Array) {
       seen += chunk.byteLength
-      if (written >= limit) return
-      const slice = chunk.subarray(0, limit - written)
-      sink.write(slice)
-      written += slice.byteLength
+      if (head < headLimit) {
+        const slice = chunk.subarray(0, headLimit - head)
+        sink.write(slice)
+        head += slice.byteLength
+        chunk = chunk.subarray(slice.byteLength)
+      }
+      if (!chunk.byteLength || !tailLimit) return
+      // Copied: the pipe may reuse its buffer. Whole chunks leave the ring once the rest still fills it.
+      tail.push(chunk.slice())
+      tailBytes += chunk.byteLength
+      while (tail.length > 1 && tailBytes - tail[0]!.byteLength >= tailLimit) tailBytes -= tail.shift()!.byteLength
     },
     async close() {
-      if (seen > written) sink.write(`\n[log truncated: kept ${written} of ${seen} bytes]\n`)
+      const over = Math.max(0, tailBytes - tailLimit)
+      const cut = seen - head - (tailBytes - over)
+      if (cut > 0)
+        sink.write(`\n[log cut: ${cut} bytes cut here; the first ${head} and the last ${tailBytes - over} kept]\n`)
+      let skip = over
+      for (const chunk of tail) {
+        sink.write(skip ? chunk.subarray(Math.min(skip, chunk.byteLength)) : chunk)
+        skip = Math.max(0, skip - chunk.byteLength)
+      }
       await sink.end()
-      return { path, bytesWritten: written, bytesSeen: seen }
+      return { path, bytesWritten: head + tailBytes - over, bytesSeen: seen }
     },
   }
 }

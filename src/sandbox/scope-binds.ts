@@ -1,11 +1,18 @@
-// A scoped worker's writable paths: its scope entries (src/workspace/scope.ts) expanded against what
-// exists in the workspace, for the planner to bind writable over a read-only workspace. An entry naming a
-// directory, or ending in `/**`, binds that directory (new files may appear under it); one naming a file
-// binds the file; wildcards bind each existing match (a new matching file cannot be created). The
-// workspace is the agent's: a path is bound only when every component below the workspace is a real
-// directory, it is canonical, and it is not Git metadata. Its identity is taken before those checks, so a
-// swap after them shows inside the sandbox as a changed mount (the plan's pins) and nothing runs.
-import { isWildcard, segmentMatcher } from "../workspace/scope"
+// A scoped worker's writable paths: its scope entries (src/workspace/scope.ts; globs as src/util/glob.ts
+// reads them) expanded against what exists in the workspace, for the planner to bind writable over a
+// read-only workspace. An entry naming a directory, or ending in `/**`, binds that directory (new files
+// may appear under it); one naming a file binds the file; wildcards bind each existing match (a new
+// matching file cannot be created). The workspace is the agent's: a path is bound only when every
+// component below the workspace is a real directory, it is canonical, and it is not Git metadata. Its
+// identity is taken before those checks, so a swap after them shows inside the sandbox as a changed mount
+// (the plan's pins) and nothing runs.
+//
+// One more bind serves the write tool creating a file its scope names but no existing path covers (a new
+// `test/b.test.ts` under `test/*.test.ts`, a file in a scoped directory not made yet): the deepest
+// existing directory on the new file's way, for that one command of ours (a fixed script that makes the
+// missing directories and creates the file exclusively), never for the agent's shell. The agent cannot
+// change that directory's entries meanwhile: it lies outside every bind its own commands get.
+import { globsMatcher, isWildcard, segmentMatcher } from "../util/glob"
 import type { FsView } from "./fs-view"
 
 /** bwrap arguments and pin stats grow with each bind; past this the rest stay read-only, said so. */
@@ -90,8 +97,42 @@ function unsafe(workspace: string, rel: string, fs: FsView): string | undefined 
   return undefined
 }
 
+export interface ScopeBindOptions {
+  /** A file the write tool is about to create (workspace-relative): see the header. */
+  creating?: string
+}
+
+const parentOf = (rel: string) => (rel.includes("/") ? rel.slice(0, rel.lastIndexOf("/")) : "")
+const covers = (dir: string, rel: string) => dir === "" || rel === dir || rel.startsWith(`${dir}/`)
+
+/**
+ * The directory to bind so `creating` can be made (the deepest existing one on its way), or undefined:
+ * only when the scope names it, nothing at it exists yet and no bind covers it.
+ */
+function creationDir(
+  workspace: string,
+  scope: readonly string[],
+  creating: string,
+  bound: readonly string[],
+  fs: FsView,
+): string | undefined {
+  const parts = creating.split("/")
+  if (parts.some((part) => part === "" || part === "." || part === ".." || part.toLowerCase() === ".git"))
+    return undefined
+  if (!globsMatcher(scope)(creating) || bound.some((dir) => covers(dir, creating))) return undefined
+  if (fs.lstat(`${workspace}/${creating}`) !== undefined) return undefined
+  let dir = parentOf(creating)
+  while (dir && fs.lstat(`${workspace}/${dir}`) === undefined) dir = parentOf(dir)
+  return dir
+}
+
 /** The scope's existing paths to bind writable in `workspace` (canonical), and what stays read-only. */
-export function scopeBinds(workspace: string, scope: readonly string[], fs: FsView): ScopeBinds {
+export function scopeBinds(
+  workspace: string,
+  scope: readonly string[],
+  fs: FsView,
+  options: ScopeBindOptions = {},
+): ScopeBinds {
   const walk: Walk = { workspace, fs, found: new Set(), readOnly: [], visited: 0 }
   for (const entry of scope) {
     const segments = entry.replace(/\/$/, "").split("/")
@@ -117,5 +158,14 @@ export function scopeBinds(workspace: string, scope: readonly string[], fs: FsVi
     binds.push(id === undefined ? { path: abs } : { path: abs, id })
     bound.push(rel)
   }
-  return { binds, readOnly: [...new Set(walk.readOnly)] }
+  const dir = options.creating === undefined ? undefined : creationDir(workspace, scope, options.creating, bound, fs)
+  const abs = dir ? `${workspace}/${dir}` : workspace
+  // As for every bind: its identity before its checks.
+  const id = dir === undefined ? undefined : fs.identity?.(abs)
+  if (dir === undefined || unsafe(workspace, dir, fs) !== undefined || fs.lstat(abs) !== "dir")
+    return { binds, readOnly: [...new Set(walk.readOnly)] }
+  // The directory's bind covers the paths bound under it: none inside another.
+  const kept = binds.filter((bind) => !covers(dir, bind.path.slice(workspace.length + 1)))
+  kept.push(id === undefined ? { path: abs } : { path: abs, id })
+  return { binds: kept, readOnly: [...new Set(walk.readOnly)] }
 }

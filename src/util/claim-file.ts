@@ -1,18 +1,34 @@
 // Files that say who holds something (a concurrency slot, a worktree lane), taken with link(2) so
-// exactly one taker wins, and taken back from a holder that is gone by whoever finds it.
+// exactly one taker wins, and taken back from a holder that is gone by whoever finds it. Each is
+// sealed (its checksum and length) and fsynced before it is linked: one changed on disk fails its
+// check and is set aside rather than believed.
 import { link, lstat, rename, rm } from "node:fs/promises"
+import { dirname } from "node:path"
 import type { z } from "zod"
+import { syncDirectory, writeDurable } from "./fs"
+import { sealState } from "./sealed"
 import { readStateFile } from "./state-file"
 
-/** Links `temp` (a whole file already written) to `file`; false when `file` exists, i.e. someone else holds it. */
-export function linkExclusive(temp: string, file: string): Promise<boolean> {
-  return link(temp, file).then(
+/**
+ * Writes a claim to `temp`, sealed (its checksum and length, util/sealed.ts) and fsynced, ready for
+ * linkExclusive: a claim cut short or changed on disk is never read as a holder.
+ */
+export const writeClaim = (temp: string, claim: unknown) => writeDurable(temp, sealState(claim), 0o600)
+
+/**
+ * Links `temp` (a whole file already written) to `file`, then fsyncs the directory; false when `file`
+ * exists, i.e. someone else holds it.
+ */
+export async function linkExclusive(temp: string, file: string): Promise<boolean> {
+  const linked = await link(temp, file).then(
     () => true,
     (error: NodeJS.ErrnoException) => {
       if (error.code === "EEXIST") return false
       throw error
     },
   )
+  if (linked) await syncDirectory(dirname(file))
+  return linked
 }
 
 /**
@@ -74,8 +90,10 @@ export async function removeJudged(
     // Judged again under the lock: an inode number is reused, so a taker's new file may carry the old one.
     const verdict = await judge()
     if (verdict !== "gone") return verdict
-    if (replacement) await rename(replacement, file)
-    else await rm(file, { force: true })
+    if (replacement) {
+      await rename(replacement, file)
+      await syncDirectory(dirname(file))
+    } else await rm(file, { force: true })
     return "removed"
   } finally {
     const mine = await lstat(reap).catch(() => undefined) // passed over as stale and retaken: theirs stands

@@ -1,7 +1,7 @@
 // Small file helpers: atomic writes (temp file + rename, so a reader never sees half a file) and
 // JSON reads that tell "absent" from "unreadable".
 import { constants } from "node:fs"
-import { access, chmod, lstat, mkdir, readdir, rename, rm, stat, statfs, writeFile } from "node:fs/promises"
+import { access, chmod, lstat, mkdir, open, readdir, rename, rm, stat, statfs, writeFile } from "node:fs/promises"
 import { dirname } from "node:path"
 import { fail, type ErrorKind } from "../errors"
 import { jsonErrorPlace } from "./json-position"
@@ -15,12 +15,43 @@ const WRITE_FAILURES: Record<string, string> = {
   EPERM: "the operation is not permitted",
 }
 
-export async function writeAtomic(file: string, content: string | Uint8Array, mode?: number): Promise<void> {
+export const writeAtomic = (file: string, content: string | Uint8Array, mode?: number) =>
+  writeThrough(file, content, { mode, durable: false })
+
+/**
+ * writeAtomic that also survives a crash of the machine: the content is fsynced before the rename and
+ * the directory after it, so the name holds the whole file or the one before, never an empty one.
+ * For files recovery acts on (claims), where a lost or empty file would be taken for a free one.
+ */
+export const writeDurable = (file: string, content: string | Uint8Array, mode?: number) =>
+  writeThrough(file, content, { mode, durable: true })
+
+/** Fsyncs a directory, so that a rename or link in it is on disk. */
+export async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, "r")
+  await handle.sync().finally(() => handle.close())
+}
+
+async function writeThrough(
+  file: string,
+  content: string | Uint8Array,
+  options: { mode?: number; durable: boolean },
+): Promise<void> {
+  const { mode, durable } = options
   const temp = `${file}.${process.pid}.${Date.now()}.tmp`
   try {
     await mkdir(dirname(file), { recursive: true })
-    await writeFile(temp, content, mode === undefined ? undefined : { mode })
+    if (durable) {
+      const handle = await open(temp, "w", mode ?? 0o666)
+      try {
+        await handle.writeFile(content)
+        await handle.sync()
+      } finally {
+        await handle.close()
+      }
+    } else await writeFile(temp, content, mode === undefined ? undefined : { mode })
     await rename(temp, file)
+    if (durable) await syncDirectory(dirname(file))
   } catch (error) {
     // Never leave a half-written temp file behind (a full disk is exactly when one would be).
     await rm(temp, { force: true }).catch(() => undefined) // the write's own error is the one to report

@@ -7,6 +7,7 @@ import { constants } from "node:fs"
 import { link, open, readdir, rename, rm } from "node:fs/promises"
 import type { z } from "zod"
 import { statIfPresent } from "./fs"
+import { stateJson } from "./sealed"
 
 export interface SetAside {
   /** Where the file was. */
@@ -159,9 +160,12 @@ export async function readState<T>(
 
 /** The parsed value, or why the text is not one. */
 function parse<T>(text: string, schema: z.ZodType<T>, check?: (value: T) => string | undefined): { value: T } | string {
+  // A sealed file is verified before a byte of it is believed; a plain one is from before files were sealed.
+  const body = stateJson(text)
+  if ("problem" in body) return body.problem
   let json: unknown
   try {
-    json = JSON.parse(text)
+    json = JSON.parse(body.json)
   } catch (error) {
     return `it is not valid JSON (${(error as Error).message})`
   }

@@ -1,10 +1,20 @@
 // What of a patch runs or instructs on its own (src/sandbox/autorun.json): files named so, and
 // manifests whose install-time part the patch changes. patch_apply refuses both unless the caller
-// passes allow_autorun after reading them. Read from the private repository's blobs, never the workspace.
+// passes allow_autorun after reading them; files only the rules catch are named when written. Read from
+// the private repository's blobs, never the workspace.
 import { dirname, join, normalize } from "node:path"
-import { autorunBelow, autorunHitIn, autorunWrite, describeHit, type AutorunHit } from "../sandbox"
+import {
+  autorunBelow,
+  autorunHitIn,
+  autorunWrite,
+  describeHit,
+  ruleByPath,
+  type AutorunHit,
+  type AutorunRule,
+} from "../sandbox"
 import type { AutorunLink } from "./autorun"
 import type { PatchFile } from "./patches"
+import { shownName } from "./names"
 
 /**
  * Every path a patch writes, deletes or renames away that is an autorun file by name (`prefix`: the
@@ -38,6 +48,27 @@ export function namedAutorun(
       return linked ? [{ ...linked, path, detail: `${linked.detail}, reached through ${via.link}` }] : []
     }),
   )
+}
+
+/**
+ * Every file of a patch the rules catch (autorun-rules.ts), by the same rules a worker's result names
+ * them: a mode change, a new executable, a hidden path, a root-level file that is not source. Paths
+ * the named list covers are left to it. Pure.
+ */
+export function ruleAutorun(
+  files: PatchFile[],
+  prefix: string | readonly string[],
+): { path: string; rule: AutorunRule }[] {
+  return files.flatMap((file) => {
+    if (autorunHitIn(prefix, file.path) || (file.oldPath && autorunHitIn(prefix, file.oldPath))) return []
+    const rule =
+      file.oldMode && file.newMode && file.oldMode !== file.newMode
+        ? "mode-change"
+        : file.newMode === "100755" && !file.oldMode
+          ? "executable"
+          : (ruleByPath(file.path, prefix) ?? (file.oldPath ? ruleByPath(file.oldPath, prefix) : undefined))
+    return rule ? [{ path: file.path, rule }] : []
+  })
 }
 
 /** A blob's text as its content rule sees it (a symlink is `link:<target>`), by object id and mode. */
@@ -75,6 +106,6 @@ export function autorunMessage(hits: AutorunHit[]): string {
   const what = shown.map((hit) => `${describeHit(hit)}${hit.content ? " The patch changes what runs on install." : ""}`)
   return (
     `the patch changes files that other programs run on their own: ` +
-    `${shown.map((hit) => hit.path).join(", ")}${more}. ${what.join(" ")}`
+    `${shown.map((hit) => shownName(hit.path)).join(", ")}${more}. ${what.join(" ")}`
   )
 }

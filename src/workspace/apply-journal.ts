@@ -1,19 +1,25 @@
-// The apply journal and its temporaries, inside the write step (apply-step.ts): node: builtins only.
-// Roll back, not forward: the journal is written before the first write and names every target
-// with its prior state (the step's `before/` copy) and every temporary, so any process after a crash
-// can undo exactly this apply; rolling forward would need the staged tree whole, which a kill
-// during staging does not leave.
+// The apply journal and its temporaries, inside the write step (apply-step.ts): node: builtins and the
+// sealer only. The journal is written after staging and before the first write, so once it exists the
+// staged tree (`tree/`) and the copies of the files as they were (`before/`) are whole: any process
+// after a crash can finish the apply or undo it, path by path from what the workspace holds
+// (apply-tree.ts). It is sealed (its length and checksum): a journal a failing disk damaged is never
+// followed; the patch's record names the same files.
 import { createHash } from "node:crypto"
 import { lstat, open, readdir, rename, rm } from "node:fs/promises"
 import { dirname } from "node:path"
+import { seal } from "../util/sealed"
 import type { StepFile } from "./apply-targets"
 
 /**
- * Written before the first write, `done` after the last (or after a rollback): a journal without
- * `done` is an apply killed mid-write.
+ * Written before the first write, renamed to `done` after the last (or after a rollback): a journal
+ * without `done` is an apply stopped mid-write. A rename, not a new file: on a disk out of inodes the
+ * end of an apply that wrote every file still gets recorded.
  */
 export const journalFile = (run: string) => `${run}/journal.json`
 export const doneFile = (run: string) => `${run}/done`
+
+/** The sealed kind of a journal (util/sealed.ts): its checksum and length are verified before recovery acts on it. */
+export const JOURNAL_KIND = "oc-orch-journal/2"
 
 /** Every temporary this step makes is named so: a recovery finds one left beside any target, by name alone. */
 const TEMP_NAME = /^\.oc-orch-[0-9a-f]{12}$/
@@ -42,14 +48,28 @@ export async function writeJournal(run: string, journal: Journal) {
   const temp = `${run}/journal.tmp`
   const file = await open(temp, "w", 0o600)
   try {
-    await file.writeFile(JSON.stringify(journal))
+    await file.writeFile(seal(JOURNAL_KIND, JSON.stringify(journal)))
     await file.sync()
   } finally {
     await file.close()
   }
   await rename(temp, journalFile(run))
-  const dir = await open(run, "r")
-  await dir.sync().finally(() => dir.close())
+  await syncDir(run)
+}
+
+/** The apply (or its rollback) is over: the journal becomes `done` in one rename, made durable. */
+export async function finishJournal(run: string) {
+  await rename(journalFile(run), doneFile(run)).catch(async (error: NodeJS.ErrnoException) => {
+    // A recovery that found no journal whole still marks its run finished.
+    if (error.code !== "ENOENT") throw error
+    await (await open(doneFile(run), "w", 0o600)).close()
+  })
+  await syncDir(run)
+}
+
+async function syncDir(dir: string) {
+  const handle = await open(dir, "r")
+  await handle.sync().finally(() => handle.close())
 }
 
 /**

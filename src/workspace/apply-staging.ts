@@ -2,7 +2,8 @@
 // lane's emptying (patch_discard, lane reuse) removes them with it. Read here for recovery and doctor.
 import { lstat, readdir } from "node:fs/promises"
 import { z } from "zod"
-import { doneFile, journalFile, type Journal } from "./apply-step"
+import { unseal } from "../util/sealed"
+import { doneFile, JOURNAL_KIND, journalFile, type Journal } from "./apply-journal"
 
 const STAGING_NAME = /^apply-[0-9a-f]{8}$/
 
@@ -27,37 +28,64 @@ export async function stagingDirs(dir: string): Promise<string[]> {
 }
 
 /**
- * A run directory's journal, or undefined when it has none it can use: one that cannot be read or
- * fails its shape was never written whole (it is renamed into place after an fsync), so that apply
- * never started writing.
+ * What a run directory's journal says: `none` when it has none (killed before its first write: the
+ * journal is renamed into place before any), `sound` when its checksum and length hold, `old` for an
+ * unsealed journal of the shape an earlier version wrote (no checksum to verify), `damaged` for
+ * anything else there (cut short, overwritten, not a regular file). Only a sound journal is trusted
+ * as it stands; for the others recovery takes the files from the patch's record and decides from the
+ * workspace (apply-tree.ts), never from the journal's text.
  */
-export async function readJournal(run: string): Promise<Journal | undefined> {
-  // Never opened unless a regular file: a FIFO would block the reader, a symlink lead elsewhere.
-  const info = await lstat(journalFile(run)).catch(() => undefined) // absent: killed before its first write
-  if (!info?.isFile()) return undefined
-  const text = await Bun.file(journalFile(run))
-    .text()
-    .catch(() => undefined) // unreadable: the same as absent
-  if (text === undefined) return undefined
+export type JournalRead =
+  | { kind: "none" }
+  | { kind: "sound"; journal: Journal }
+  | { kind: "old"; journal: Journal }
+  | { kind: "damaged"; why: string }
+
+/** No journal comes near this: one bigger is not ours to read into memory. */
+const MAX_JOURNAL_BYTES = 64 * 1024 * 1024
+
+/** Parsed by the journal's schema, or undefined. */
+function journalOf(text: string): Journal | undefined {
   try {
     const parsed = journalSchema.safeParse(JSON.parse(text))
     return parsed.success
       ? { workspace: parsed.data.workspace, files: parsed.data.files, temps: parsed.data.temps ?? [] }
       : undefined
   } catch {
-    return undefined // not JSON: the same as absent
+    return undefined // not JSON
   }
 }
 
-/** An apply of this lane killed while writing: a journal and no `done`. */
-export async function interruptedApplies(
-  dir: string,
-): Promise<Array<{ run: string; workspace: string; files: number }>> {
-  const found: Array<{ run: string; workspace: string; files: number }> = []
+/** A run directory's journal, verified (see JournalRead). */
+export async function readJournal(run: string): Promise<JournalRead> {
+  // Never opened unless a regular file: a FIFO would block the reader, a symlink lead elsewhere.
+  const info = await lstat(journalFile(run)).catch(() => undefined) // absent: killed before its first write
+  if (!info) return { kind: "none" }
+  if (!info.isFile()) return { kind: "damaged", why: "it is not a regular file" }
+  if (info.size > MAX_JOURNAL_BYTES) return { kind: "damaged", why: `it is ${info.size} bytes` }
+  const text = await Bun.file(journalFile(run))
+    .text()
+    .catch(() => undefined) // unreadable: a damaged disk
+  if (text === undefined) return { kind: "damaged", why: "it cannot be read" }
+  const unsealed = unseal(JOURNAL_KIND, text)
+  if (unsealed.kind === "damaged") return unsealed
+  const journal = journalOf(unsealed.kind === "sound" ? unsealed.body : unsealed.text)
+  if (!journal) return { kind: "damaged", why: "it does not have a journal's shape" }
+  return unsealed.kind === "sound" ? { kind: "sound", journal } : { kind: "old", journal }
+}
+
+/** A run directory's verdict: its journal, and whether the apply it journals ended (`done`). */
+export interface StagedRun {
+  run: string
+  journal: JournalRead
+}
+
+/** Applies of this lane stopped while writing: a journal of any kind (even a damaged one) and no `done`. */
+export async function interruptedApplies(dir: string): Promise<StagedRun[]> {
+  const found: StagedRun[] = []
   for (const run of await stagingDirs(dir)) {
     const journal = await readJournal(run)
-    if (journal && !(await Bun.file(doneFile(run)).exists()))
-      found.push({ run, workspace: journal.workspace, files: journal.files.length })
+    if (journal.kind !== "none" && !(await Bun.file(doneFile(run)).exists())) found.push({ run, journal })
   }
   return found
 }

@@ -5,11 +5,12 @@
 // are for good errors; the confinement does not depend on them.
 // It reads one JSON request on stdin and prints one JSON answer line; it imports only node: builtins
 // the process wrapper and the name escaper, so from source it runs with nothing but src/ mounted.
-import { chmod, copyFile, lstat, mkdir, readlink, rename, rm, rmdir, symlink, writeFile } from "node:fs/promises"
+import { chmod, copyFile, lstat, mkdir, readlink, rename, rm, rmdir, symlink } from "node:fs/promises"
 import { dirname } from "node:path"
 import { run } from "../util/process"
-import { doneFile, removeTemps, tempFor, tempsOf, writeJournal } from "./apply-journal"
+import { finishJournal, removeTemps, tempFor, tempsOf, writeJournal } from "./apply-journal"
 import { badParent, checkTargets, entryOf, refuse, removedPaths, StepError, type StepFile } from "./apply-targets"
+import { imageAt, imagesOf, stateOf, treeState, type Image, type TreeState } from "./apply-tree"
 import { shownName } from "./names"
 
 export { doneFile, journalFile, type Journal } from "./apply-journal"
@@ -20,15 +21,34 @@ export interface StepRequest {
   /** This apply's directory (ours): the patch file, the staging tree, the rollback copy, the journal. */
   run: string
   files: StepFile[]
-  /** Undo what an apply killed while writing left (its run directory's journal), instead of applying. */
-  recover?: boolean
-  /** With `recover`: the temporaries the journal names. */
+  /**
+   * `apply` (the default) applies the patch. For an apply stopped mid-write (its run directory holds a
+   * journal without `done`), decided path by path from what the workspace holds: `forward` finishes it
+   * from the staged copies (`tree/`), `back` undoes it from the copies taken before (`before/`), each
+   * copy checked against the patch's images first; `probe` only says where the files stand.
+   */
+  mode?: "apply" | "forward" | "back" | "probe"
+  /** With `forward` or `back`: the temporaries the journal names. */
   temps?: string[]
 }
 
 export type StepAnswer =
-  | { ok: true; written: number; kept?: string[] }
-  | { ok: false; refused: boolean; message: string; hint: string }
+  | {
+      ok: true
+      written: number
+      /** Paths a recovery could not bring over: changed by someone else, or no sound copy to bring. */
+      kept?: string[]
+      /** Where the files stand afterwards (recoveries and probes). */
+      tree?: TreeState
+    }
+  | {
+      ok: false
+      refused: boolean
+      message: string
+      hint: string
+      /** Where the files stand after a failure once writing had begun (or a refusal of a patch already written). */
+      tree?: TreeState
+    }
 
 async function copyEntry(from: string, to: string) {
   await mkdir(dirname(to), { recursive: true })
@@ -106,6 +126,14 @@ async function stage(request: StepRequest) {
     LANG: "C.UTF-8",
   }
   const result = await run(git, { cwd: `${dir}/tree`, env, timeoutMs: 300_000, maxOutputBytes: 64 * 1024 })
+  // A disk that filled while git wrote the staging copy is no fault of the patch: retried once there is room.
+  if (result.code !== 0 && /No space left on device|Disk quota exceeded/.test(result.stderr))
+    throw new StepError(
+      false,
+      "patch_apply could not stage the patch, nothing was written: the disk is full " +
+        `(${result.stderr.trim().slice(0, 200)}).`,
+      "Free space on the disk of the state and cache directories, then retry.",
+    )
   if (result.code !== 0)
     refuse(
       `a hunk does not apply: ${result.stderr.trim().slice(0, 400)}`,
@@ -176,72 +204,115 @@ export async function writeTargets(workspace: string, dir: string, files: StepFi
   }
 }
 
-const matches = (entry: { mode: string; oid: string } | undefined, mode?: string, oid?: string) =>
-  entry !== undefined && entry.mode === mode && entry.oid === oid
+const sameImage = (now: Image, image: Image) => now?.mode === image?.mode && now?.oid === image?.oid
 
 /**
- * Rolls back an apply killed mid-write, undoing only its own effects: a path holding the patch's new
- * content goes (or gets its original back), a path the apply removed gets its original back; a path
- * changed since by someone else is kept as it is and named.
+ * Brings every path of an apply stopped mid-write to one side, from the files as they are: each path
+ * not there yet is removed, or gets its image from the run directory's copy (`tree/` forward,
+ * `before/` back) once that copy is checked to hold exactly the image the patch records. A path
+ * holding something neither image has is someone else's and kept, as is one whose copy is gone or
+ * damaged. Forward writes nothing unless every path can get there: a half-way completion would only
+ * make a second mixed tree. Returns the paths kept.
  */
-async function recover(workspace: string, dir: string, files: StepFile[], temps: string[]): Promise<string[]> {
-  const kept: string[] = []
+async function roll(request: StepRequest, direction: "forward" | "back"): Promise<string[]> {
+  const { workspace, run: dir, files } = request
   // First the temporaries: one cut short by the kill is never mistaken for a file, and never stays.
-  await removeTemps(workspace, files, temps)
-  for (const file of files.filter((f) => f.newOid && !(f.oldOid && !f.oldPath))) {
-    const now = await entryOf(`${workspace}/${file.path}`)
-    if (matches(now, file.newMode, file.newOid)) {
-      await rm(`${workspace}/${file.path}`)
-      await pruneEmpty(workspace, file.path)
-    } else if (now) kept.push(file.path)
+  await removeTemps(workspace, files, request.temps ?? tempsOf(dir, files))
+  const copies = direction === "forward" ? "tree" : "before"
+  const kept: string[] = []
+  const removals: string[] = []
+  const placements: string[] = []
+  for (const images of imagesOf(files)) {
+    const goal = direction === "forward" ? images.after : images.before
+    const now = await imageAt(`${workspace}/${images.path}`)
+    if (sameImage(now, goal)) continue
+    if (stateOf(images, now) === "changed") kept.push(images.path)
+    else if (!goal) removals.push(images.path)
+    else if (sameImage(await imageAt(`${dir}/${copies}/${images.path}`), goal)) placements.push(images.path)
+    else kept.push(images.path)
   }
-  for (const file of files.filter((f) => f.oldOid)) {
-    const source = file.oldPath ?? file.path
-    const now = await entryOf(`${workspace}/${source}`)
-    if (matches(now, file.oldMode, file.oldOid)) continue
-    const temp = `${workspace}/${tempFor(dir, source, "restore")}`
-    if (!now || (source === file.path && matches(now, file.newMode, file.newOid)))
-      await place(`${dir}/before/${source}`, `${workspace}/${source}`, temp)
-    else kept.push(source)
+  if (direction === "forward" && kept.length) return kept
+  for (const path of removals) {
+    await rm(`${workspace}/${path}`, { force: true })
+    await pruneEmpty(workspace, path)
+  }
+  for (const path of placements) {
+    // A parent that is no plain directory now is not written through (the sandbox holds it anyway).
+    if (await badParent(workspace, path, new Set())) {
+      kept.push(path)
+      continue
+    }
+    const temp = `${workspace}/${tempFor(dir, path, direction === "forward" ? "write" : "restore")}`
+    await place(`${dir}/${copies}/${path}`, `${workspace}/${path}`, temp)
   }
   return kept
 }
 
-/** The whole step: check, stage, write (journalled); or the rollback of one killed while writing. */
+/** Where the files stand, for an answer; a tree that cannot be read is left unsaid (the message stands). */
+const standing = (request: StepRequest) => treeState(request.workspace, request.files).catch(() => undefined)
+
+/** The recoveries and the probe: the answer carries where the files stand afterwards. */
+async function recoverStep(request: StepRequest, mode: "forward" | "back" | "probe"): Promise<StepAnswer> {
+  const kept = mode === "probe" ? [] : await roll(request, mode)
+  const tree = await treeState(request.workspace, request.files)
+  const goal = mode === "forward" ? "rolled-forward" : "rolled-back"
+  // Only a recovery that reached its side ends the journal; otherwise the next process finds it again.
+  if (mode !== "probe" && tree.outcome === goal) await finishJournal(request.run)
+  return { ok: true, written: 0, kept, tree }
+}
+
+/** The whole step: check, stage, write (journalled); or a recovery of one stopped while writing. */
 async function applyStep(request: StepRequest): Promise<StepAnswer> {
+  let writing = false
   try {
-    if (request.recover) {
-      const kept = await recover(
-        request.workspace,
-        request.run,
-        request.files,
-        request.temps ?? tempsOf(request.run, request.files),
-      )
-      return { ok: true, written: 0, kept }
+    const mode = request.mode ?? "apply"
+    if (mode !== "apply") return await recoverStep(request, mode)
+    try {
+      await checkTargets(request.workspace, request.files)
+    } catch (error) {
+      if (!(error instanceof StepError)) throw error
+      // A patch already written whole (an earlier apply whose answer was lost) is no refusal: said so; one
+      // written in part is refused with where each path stands.
+      const tree = await standing(request)
+      if (tree?.outcome === "rolled-forward") return { ok: true, written: 0, tree }
+      const partly = tree && (tree.after.length > 0 || tree.missing.length > 0)
+      return {
+        ok: false,
+        refused: error.refused,
+        message: error.message,
+        hint: error.hint,
+        tree: partly ? tree : undefined,
+      }
     }
-    await checkTargets(request.workspace, request.files)
     await stage(request)
     await writeJournal(request.run, {
       workspace: request.workspace,
       files: request.files,
       temps: tempsOf(request.run, request.files),
     })
+    writing = true
     try {
       await writeTargets(request.workspace, request.run, request.files)
     } finally {
       // A rollback that failed too still leaves no temporary of ours behind.
       await removeTemps(request.workspace, request.files, tempsOf(request.run, request.files))
-      await writeFile(doneFile(request.run), "")
     }
+    await finishJournal(request.run)
     return { ok: true, written: request.files.length }
   } catch (error) {
+    // Once writing began, the files say how far it got: a failure after the last write (the end of the
+    // journal on a full disk) is an apply done, one whose rollback was cut short is mixed.
+    const tree = writing ? await standing(request) : undefined
+    // Rolled back whole: nothing for a recovery to do (best effort: the journal left says the same to the next).
+    if (tree?.outcome === "rolled-back") await finishJournal(request.run).catch(() => undefined)
     if (error instanceof StepError)
-      return { ok: false, refused: error.refused, message: error.message, hint: error.hint }
+      return { ok: false, refused: error.refused, message: error.message, hint: error.hint, tree }
     return {
       ok: false,
       refused: false,
       message: `patch_apply could not run: ${(error as Error).message}`,
-      hint: "Check the workspace's permissions, then retry.",
+      hint: "Check the workspace's permissions and free space, then retry.",
+      tree,
     }
   }
 }

@@ -18,9 +18,10 @@ import { relative } from "node:path"
 import { fail } from "../errors"
 import { hostFs, planSandbox, repositoryPrefixes, runSandboxed, type HostContext, type SandboxPlan } from "../sandbox"
 import { selfStep } from "../util/self"
-import { autorunMessage, contentAutorun, namedAutorun } from "./apply-autorun"
+import { autorunMessage, contentAutorun, namedAutorun, ruleAutorun } from "./apply-autorun"
 import { readJournal, stagingDirs } from "./apply-staging"
 import { doneFile, type StepAnswer, type StepRequest } from "./apply-step"
+import type { TreeState } from "./apply-tree"
 import { autorunLinks } from "./autorun"
 import { findRepository, sandboxedGit } from "./git"
 import { riskyLinks, type EntryAt } from "./links"
@@ -82,6 +83,14 @@ const entryAt =
 const workspacePrefixes = (record: PatchRecord, workspace: string) => [
   ...new Set([relative(record.source.root, record.source.workspace), ...repositoryPrefixes(workspace, hostFs)]),
 ]
+/**
+ * The files of a patch the autorun rules catch (hidden, root-level non-source, new executable, mode
+ * change), each with its rule: what the worker's result named, said again when patch_apply writes
+ * them. Not refused: the rules name what may act on its own; the named list refuses what does.
+ */
+export const ruledFiles = (record: PatchRecord, workspace: string, files: PatchFile[]) =>
+  ruleAutorun(files, workspacePrefixes(record, workspace))
+
 const AUTORUN_HINT =
   "Read them with patch_show (file); to write them anyway, call patch_apply again with allow_autorun: true."
 
@@ -165,19 +174,55 @@ async function copyHashing(from: string, to: string, base: string): Promise<stri
   return hash.digest("hex")
 }
 
+/** A list of paths for a message: the first ten, and how many more. */
+function namesOf(paths: string[]): string {
+  const shown = paths.slice(0, 10).map(shownName).join(", ")
+  return paths.length > 10 ? `${shown} and ${paths.length - 10} more` : shown
+}
+
+/** Where a mixed tree stands, path by path, for a message. Pure. */
+export function mixedReport(tree: TreeState): string {
+  const parts = [
+    tree.after.length ? `${namesOf(tree.after)} hold the patch` : "",
+    tree.before.length ? `${namesOf(tree.before)} are as before it` : "",
+    tree.missing.length ? `${namesOf(tree.missing)} are missing (neither side)` : "",
+    tree.changed.length ? `${namesOf(tree.changed)} were changed since by someone else` : "",
+  ]
+  return parts.filter((part) => part !== "").join("; ")
+}
+
+export interface Applied {
+  files: PatchFile[]
+  /** Set when the files were found holding the patch whole rather than written by this call: how. */
+  found?: string
+}
+
 /** Applies the patch entirely or not at all; the files written. */
-export async function applyPatch(input: ApplyInput): Promise<PatchFile[]> {
+export async function applyPatch(input: ApplyInput): Promise<Applied> {
   const files = await check(input)
-  if (!files.length) return []
+  if (!files.length) return { files: [] }
   const { record, workspace, host } = input
-  const kept = await recoverKilled(record, workspace, host)
-  if (kept.length)
+  const earlier = await recoverKilled(record, workspace, host, "forward")
+  if (earlier.outcome === "rolled-forward")
+    return { files, found: `an earlier patch_apply of ${record.id} stopped while writing; it was completed now.` }
+  if (earlier.outcome === "rolled-back" && earlier.kept.length)
     refuse(
       `an earlier patch_apply of ${record.id} was killed while writing; it was rolled back except for ` +
-        `${kept.map(shownName).join(", ")}, changed since by someone else.`,
+        `${earlier.kept.map(shownName).join(", ")}, changed since by someone else.`,
       "Check those files with git status and git diff; then call patch_apply again.",
     )
+  if (earlier.outcome === "mixed")
+    refuse(
+      `an earlier patch_apply of ${record.id} stopped while writing and could be neither completed nor rolled ` +
+        `back: ${mixedReport(earlier.tree)}.`,
+      "Check those files with git status and git diff; restore or move aside what someone else changed, then call " +
+        "patch_apply again to complete it, or patch_discard to roll it back.",
+    )
   const dir = `${record.layout.dir}/apply-${randomBytes(4).toString("hex")}`
+  // Kept when the files are left part-way, or where they stand is unknown (the step and the probe
+  // after it both failed): its journal and copies are how the next call finishes the job.
+  let keep = false
+  let decided = false
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 })
     if ((await copyHashing(input.patchFile, `${dir}/patch`, record.base)) !== record.digest)
@@ -186,43 +231,119 @@ export async function applyPatch(input: ApplyInput): Promise<PatchFile[]> {
         `The stored patch of ${record.id} does not match its digest: it was changed on disk.`,
         "Discard it (patch_discard) and run the worker again.",
       )
-    const answer = await runStep({ workspace, run: dir, files }, host)
-    if (answer.ok) return files
+    const request = { workspace, run: dir, files }
+    const answer = await runStep(request, host).catch(async (error: unknown) => {
+      // The step died without an answer (killed, out of memory): once it had begun writing, the files say how far.
+      if ((await readJournal(dir)).kind === "none") throw error
+      const probe = await runStep({ ...request, mode: "probe" }, host)
+      return { ok: false as const, refused: false, message: (error as Error).message, hint: "", tree: probe.tree }
+    })
+    decided = answer.ok || answer.tree !== undefined || answer.refused
+    if (answer.ok && answer.written === 0 && answer.tree?.outcome === "rolled-forward")
+      return { files, found: "the files already held the patch whole (an earlier apply whose answer was lost)." }
+    if (answer.ok) return { files }
+    if (answer.tree?.outcome === "rolled-forward")
+      return { files, found: `every file was written, though the write step then failed: ${answer.message}` }
+    if (!answer.refused && answer.tree?.outcome === "mixed") {
+      keep = true
+      throw fail(
+        "Server",
+        `patch_apply of ${record.id} stopped part-way and could not roll back: ${answer.message} Now ` +
+          `${mixedReport(answer.tree)}.`,
+        "Fix the cause (free space, permissions), then call patch_apply again to complete it from where it " +
+          "stopped, or patch_discard to roll it back; doctor names it until then.",
+      )
+    }
+    if (answer.refused && answer.tree)
+      refuse(
+        `${answer.message} Part of the patch is there already, with no record of the apply that wrote it: ` +
+          `${mixedReport(answer.tree)}.`,
+        "Put those files back as they were (git diff shows them) or finish the change by hand, then call " +
+          "patch_apply again.",
+      )
     if (answer.refused) refuse(answer.message, answer.hint)
     throw fail("Server", answer.message, answer.hint)
   } finally {
-    await rm(dir, { recursive: true, force: true })
+    const stopped = (await readJournal(dir)).kind !== "none" && !(await Bun.file(doneFile(dir)).exists())
+    if (!keep && !(stopped && !decided)) await rm(dir, { recursive: true, force: true })
   }
 }
 
+export type Recovered =
+  | { outcome: "none" | "rolled-back" | "rolled-forward"; kept: string[] }
+  | { outcome: "mixed"; kept: string[]; tree: TreeState }
+
 /**
- * A run directory left by a write step or server killed mid-apply: no other apply of this patch can be
- * running (it would hold the same workspace's writer state), so any found is stale. One killed while
- * writing (a journal, no `done`) is rolled back first, in the sandbox, undoing only its own writes and
- * removing its temporaries. Returns the paths kept as someone else changed them since. The caller
- * holds the workspace's writer state (patch_apply, patch_discard).
+ * Run directories left by a write step or server stopped mid-apply: no other apply of this patch can be
+ * running (it would hold the same workspace's writer state), so any found is stale. One stopped while
+ * writing (a journal of any kind, no `done`) is brought to one side in the sandbox, path by path from
+ * what the workspace holds: `forward` (patch_apply) completes it from its staged copies, or else rolls
+ * it back; `back` (patch_discard) rolls it back. A sound journal names its files; a damaged one, or one
+ * from an earlier version with no checksum, is never trusted: the patch's record names them. Its run
+ * directory stays while the tree is mixed (the next call tries again). `kept`: paths changed since by
+ * someone else, left as they are. The caller holds the workspace's writer state.
  */
-export async function recoverKilled(record: PatchRecord, workspace: string, host: HostContext): Promise<string[]> {
-  const kept: string[] = []
+export async function recoverKilled(
+  record: PatchRecord,
+  workspace: string,
+  host: HostContext,
+  direction: "forward" | "back",
+): Promise<Recovered> {
+  let outcome: Recovered["outcome"] = "none"
+  const kept = new Set<string>()
   for (const run of await stagingDirs(record.layout.dir)) {
     const journal = await readJournal(run)
-    const killed = journal?.workspace === workspace && !(await Bun.file(doneFile(run)).exists())
-    const answer = killed
-      ? await runStep({ workspace, run, files: journal.files, temps: journal.temps, recover: true }, host)
-      : undefined
-    if (answer && !answer.ok)
+    const stopped = journal.kind !== "none" && !(await Bun.file(doneFile(run)).exists())
+    const ours = journal.kind !== "sound" || journal.journal.workspace === workspace
+    if (stopped && ours) {
+      const files = journal.kind === "sound" ? journal.journal.files : (record.files ?? [])
+      const temps = journal.kind === "sound" ? journal.journal.temps : undefined
+      const request: StepRequest = { workspace, run, files, temps }
+      const tree = await bringToOneSide(record, request, host, direction)
+      if (tree.outcome === "mixed") {
+        // Killed again or stuck: the journal and its copies stay for the next call.
+        for (const path of tree.changed) kept.add(path)
+        return { outcome: "mixed", kept: [...kept], tree }
+      }
+      for (const path of tree.changed) kept.add(path)
+      outcome = tree.outcome
+    }
+    // Only once the tree is on one side: a kill during it leaves the journal for the next process.
+    await rm(run, { recursive: true, force: true })
+  }
+  return { outcome, kept: [...kept] }
+}
+
+/** Forward when asked and possible, else back; the tree as it stands afterwards. */
+async function bringToOneSide(
+  record: PatchRecord,
+  request: StepRequest,
+  host: HostContext,
+  direction: "forward" | "back",
+): Promise<TreeState> {
+  const modes = direction === "forward" ? (["forward", "back"] as const) : (["back"] as const)
+  let tree: TreeState | undefined
+  for (const mode of modes) {
+    const answer = await runStep({ ...request, mode }, host)
+    if (!answer.ok)
       throw fail(
         "Server",
-        `An earlier patch_apply of ${record.id} was killed while writing, and rolling it back failed: ` +
+        `An earlier patch_apply of ${record.id} stopped while writing, and bringing it to one side failed: ` +
           `${answer.message}`,
         answer.hint,
       )
-    // Only once the rollback is done: a kill during it leaves the journal for the next process.
-    await rm(run, { recursive: true, force: true })
-    kept.push(...(answer?.kept ?? []))
+    tree = answer.tree
+    // Someone else's change keeps a path where it is; the rest reached the side asked for.
+    if (tree && isOnSide(tree, mode === "forward" ? "after" : "before"))
+      return { ...tree, outcome: mode === "forward" ? "rolled-forward" : "rolled-back" }
   }
-  return kept
+  if (!tree) throw fail("Server", `The write step gave no state for ${record.id}.`, "Run doctor, then retry.")
+  return { ...tree, outcome: "mixed" }
 }
+
+/** Every path on `side` but those someone else changed (kept as they are, named). Pure. */
+const isOnSide = (tree: TreeState, side: "before" | "after") =>
+  tree.missing.length === 0 && (side === "after" ? tree.before.length === 0 : tree.after.length === 0)
 
 /** The write step's sandbox: the workspace and the run directory writable, `programs` read-only, no network. */
 export function stepSandbox(
@@ -231,7 +352,11 @@ export function stepSandbox(
   programs: readonly string[],
 ): SandboxPlan {
   const profile = { kind: "runner", workspace: "writable", network: "disabled" } as const
-  const plan = planSandbox({ profile, workspace: request.workspace, writable: [request.run], programs, host }, hostFs)
+  // The parent accepted this patch (allow_autorun for a marker): its write reaches the markers' folders.
+  const plan = planSandbox(
+    { profile, workspace: request.workspace, writable: [request.run], programs, host, markersWritable: true },
+    hostFs,
+  )
   // The step starts in its own directory, so nothing the workspace holds (a bunfig.toml, a .env) is read by the
   // runtime.
   return { ...plan, cwd: request.run }

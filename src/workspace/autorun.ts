@@ -4,7 +4,7 @@
 // them: the host-side file tools refuse them, and whatever the sandbox shell did to them is found here
 // (with `find`, so no repository program runs, then decided by the one classifier) and ends the task
 // needs_review.
-import { readdir, realpath, stat } from "node:fs/promises"
+import { lstat, readdir, readlink, realpath, stat } from "node:fs/promises"
 import {
   autorunBelow,
   autorunHit,
@@ -13,7 +13,10 @@ import {
   findNames,
   hostFs,
   repositoryPrefixes,
+  ruleByPath,
+  ruleOf,
   type AutorunHit,
+  type AutorunRule,
 } from "../sandbox"
 import { run } from "../util/process"
 import { fingerprint } from "./changes"
@@ -27,14 +30,28 @@ const expression = (names: string[]) => [
   ")",
 ]
 
+/** Files the rules look at, each one key; past this the largest groups become one key each (`<group>/**`). */
+const MAX_RULE_KEYS = 1500
+
 /**
  * Every autorun entry under the workspace, relative to it, with a fingerprint of what would run: an
  * entry that is a directory is one key for itself and one per file inside (so a change names the
  * file), a content entry (package.json) is a key only when something in it runs. The workspace's own
  * `.git` counts too: the sandbox mounts it read-only when it exists, but a worker in a directory
- * without one can create it.
+ * without one can create it. Beside the named entries, every file a rule looks at (autorun-rules.ts:
+ * hidden at any depth, at the root and not source, executable) with its metadata; `previous` (the
+ * scan before the turn) has each of its rule files looked at again, so one made non-executable reads
+ * as a mode change, not as gone.
  */
-export async function autorunFiles(workspace: string): Promise<Record<string, string>> {
+export async function autorunFiles(
+  workspace: string,
+  previous?: Record<string, string>,
+): Promise<Record<string, string>> {
+  const named = await namedFiles(workspace)
+  return { ...(await ruleFiles(workspace, named, previous)), ...named }
+}
+
+async function namedFiles(workspace: string): Promise<Record<string, string>> {
   const prefix = repositoryPrefixes(workspace, hostFs)
   // A workspace inside an entry (.github/workflows, .claude) of any repository holding it: each file in it is that
   // entry.
@@ -176,19 +193,155 @@ async function insideOf(path: string): Promise<string[]> {
   return files.sort().slice(0, DIR_ENTRIES)
 }
 
+/** A glob that matches `text` literally, for find's -path. */
+const literalGlob = (text: string) => text.replace(/[\\*?[\]]/g, "\\$&")
+
 /**
- * Autorun entries that are new, changed or gone since `before`, each with what happened to it. A
- * file inside a directory entry that is itself new or gone is not listed again.
+ * The files the rules look at (hidden at any depth, at the root, executable), named entries left to
+ * `namedFiles`, each keyed by its path with `meta:<type>:<mode>:<size>:<ctime>:<inode>[:<link target>]`.
+ * Metadata, not content: a sandboxed process can set a file's mtime but not its ctime, so any write,
+ * chmod or replacement shows.
  */
-export function autorunChanges(before: Record<string, string>, after: Record<string, string>): string[] {
+async function ruleFiles(
+  workspace: string,
+  named: Record<string, string>,
+  previous: Record<string, string> = {},
+): Promise<Record<string, string>> {
+  const base = literalGlob(workspace)
+  const { skip } = findNames()
+  const found = await run(
+    [
+      "find",
+      workspace,
+      "-mindepth",
+      "1",
+      ...expression([...skip, ".git"]),
+      "-prune",
+      "-o",
+      "(",
+      "-type",
+      "f",
+      "-o",
+      "-type",
+      "l",
+      ")",
+      "(",
+      "-path",
+      `${base}/.*`,
+      "-o",
+      "-path",
+      `${base}/*/.*`,
+      "-o",
+      "-perm",
+      "/111",
+      "-o",
+      "!",
+      "-path",
+      `${base}/*/*`,
+      ")",
+      "-printf",
+      "%y:%m:%s:%C@:%i %P\\0%l\\0",
+    ],
+    { timeoutMs: 30_000 },
+  )
+  const prefix = repositoryPrefixes(workspace, hostFs)
+  const fields = found.stdout.split("\0")
+  const files: Record<string, string> = {}
+  for (let index = 0; index + 1 < fields.length; index += 2) {
+    const line = fields[index]!
+    const space = line.indexOf(" ")
+    const [type, ...meta] = line.slice(0, space).split(":")
+    const path = line.slice(space + 1)
+    // A named entry, or a file inside one, is fingerprinted by content in `namedFiles`; a root-level
+    // source file that is not executable is found by the root test but caught by no rule. A link's own
+    // mode is always 777 (find's -perm matches every one), so a link counts by its path alone: what it
+    // reaches is scanned as itself, and as an entry by `autorunLinks` when it reaches one.
+    if (!path || path in named || autorunHitIn(prefix, path)) continue
+    const executable = type !== "l" && (Number.parseInt(meta[0] ?? "", 8) & 0o111) !== 0
+    if (!ruleByPath(path, prefix) && !executable) continue
+    files[path] =
+      `meta:${type === "l" ? "link" : "file"}:${meta.join(":")}${type === "l" ? `:${fields[index + 1]}` : ""}`
+  }
+  // Still there but no longer found (made non-executable): its metadata now, so the mode shows.
+  for (const [path, was] of Object.entries(previous))
+    if (was.startsWith("meta:") && !(path in files) && !path.endsWith("/**")) {
+      const now = await metaOf(`${workspace}/${path}`)
+      if (now) files[path] = now
+    }
+  return bounded(files)
+}
+
+/** One file's metadata as ruleFiles writes it, or undefined when it is gone. */
+async function metaOf(path: string): Promise<string | undefined> {
+  const info = await lstat(path).catch(() => undefined) // gone: read as removed
+  if (!info) return undefined
+  const mode = (info.mode & 0o7777).toString(8)
+  if (info.isSymbolicLink()) {
+    const target = await readlink(path).catch(() => "?") // gone since the lstat: still differs from any target
+    return `meta:link:${mode}:${info.size}:${info.ctimeMs}:${info.ino}:${target}`
+  }
+  return `meta:${info.isFile() ? "file" : "other"}:${mode}:${info.size}:${info.ctimeMs}:${info.ino}`
+}
+
+/** The group a rule file is folded into past MAX_RULE_KEYS: its first hidden directory, else its top directory. */
+function groupOf(path: string): string | undefined {
+  const parts = path.split("/")
+  const hidden = parts.findIndex((part) => part.startsWith("."))
+  const end = hidden >= 0 && hidden < parts.length - 1 ? hidden + 1 : parts.length > 1 ? 1 : 0
+  return end ? parts.slice(0, end).join("/") : undefined
+}
+
+/** The rule files, the largest groups folded into one key each (`<group>/**`) until they fit. */
+function bounded(files: Record<string, string>): Record<string, string> {
+  const out = { ...files }
+  while (Object.keys(out).length > MAX_RULE_KEYS) {
+    const groups = new Map<string, string[]>()
+    for (const path of Object.keys(out)) {
+      const group = path.endsWith("/**") ? undefined : groupOf(path)
+      if (group) groups.set(group, [...(groups.get(group) ?? []), path])
+    }
+    const largest = [...groups.entries()].sort((a, b) => b[1].length - a[1].length)[0]
+    if (!largest || largest[1].length < 2) break // only root files left: each stays its own key
+    const [group, paths] = largest
+    const lines = paths.sort().map((path) => `${path} ${out[path]}`)
+    for (const path of paths) delete out[path]
+    out[`${group}/**`] = `meta:group:${paths.length}:${Bun.hash(lines.join("\n")).toString(16)}`
+  }
+  return out
+}
+
+/** One autorun file a turn created, changed or removed, and the rule it matched. */
+export interface AutorunFlag {
+  path: string
+  change: "new" | "changed" | "removed"
+  rule: AutorunRule
+}
+
+/**
+ * Autorun files that are new, changed or gone since `before`, each with what happened to it and the
+ * rule it matched (`prefix`: the workspace in its repositories). A file inside a directory entry that
+ * is itself new or gone is not listed again.
+ */
+export function autorunFlags(
+  before: Record<string, string>,
+  after: Record<string, string>,
+  prefix: string | readonly string[] = "",
+): AutorunFlag[] {
   const paths = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()
   const state = (path: string) => (!(path in before) ? "new" : path in after ? "changed" : "removed")
   const changed = paths.filter((path) => before[path] !== after[path])
   const wholesale = changed.filter((path) => state(path) !== "changed")
   return changed
     .filter((path) => !wholesale.some((root) => path.startsWith(`${root}/`)))
-    .map((path) => `${path} (${state(path)})`)
+    .map((path) => ({ path, change: state(path), rule: ruleOf(path, prefix, before[path], after[path]) }))
 }
+
+/** autorunFlags as `path (change)` lines, for callers that only name them. */
+export const autorunChanges = (before: Record<string, string>, after: Record<string, string>): string[] =>
+  autorunFlags(before, after).map(({ path, change }) => `${path} (${change})`)
+
+/** How many flagged files a result names; the rest are counted. */
+export const MAX_FLAGS_NAMED = 20
 
 export const autorunWarning = (changed: string[]) =>
   `Files that other programs run on their own appeared or changed in the workspace: ${changed.join(", ")}. Git ` +

@@ -14,6 +14,8 @@ export interface Snapshot {
   head?: string
   /** Path (relative to the workspace) → porcelain status and a content fingerprint. */
   entries: Record<string, { status: string; hash: string }>
+  /** When the snapshot began (ms since the epoch): what changed on disk after it is the turn's (disk-changes.ts). */
+  since?: number
 }
 
 export type ChangeKind = "added" | "modified" | "deleted" | "renamed"
@@ -73,15 +75,16 @@ function parseStatus(output: string): { head?: string; entries: Record<string, s
  * before-snapshot's repository: the after-snapshot must not be redirected by a `.git` the task planted.
  */
 export async function snapshot(workspace: string, host: HostContext, pinned?: Repository): Promise<Snapshot> {
+  const since = Date.now()
   const repository = pinned ?? findRepository(workspace, host)
-  if (!repository) return { git: false, entries: {} }
+  if (!repository) return { git: false, entries: {}, since }
   const status = await sandboxedGit(
     repository,
     host,
     ["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--", "."],
     { cwd: workspace },
   )
-  if (status?.code !== 0) return { git: false, entries: {} }
+  if (status?.code !== 0) return { git: false, entries: {}, since }
   const base = workspace === repository.root ? "" : `${workspace.slice(repository.root.length + 1)}/`
   const parsed = parseStatus(status.stdout)
   const entries: Snapshot["entries"] = {}
@@ -90,7 +93,7 @@ export async function snapshot(workspace: string, host: HostContext, pinned?: Re
     const path = full.slice(base.length)
     entries[path] = { status: code, hash: await fingerprint(`${workspace}/${path}`) }
   }
-  return { git: true, repository, head: parsed.head, entries }
+  return { git: true, repository, head: parsed.head, entries, since }
 }
 
 function kindOf(status: string | undefined): ChangeKind {

@@ -4,6 +4,7 @@
 import { lstat, readdir, readFile } from "node:fs/promises"
 import { z } from "zod"
 import { PATCH_ID } from "../sandbox"
+import { stateJson } from "../util/sealed"
 
 export interface LaneBounds {
   /** config maxWorktreeLanes: no lane above it is claimed. */
@@ -165,7 +166,10 @@ export async function oldestHeld(registry: string, max: number): Promise<HeldPat
 
 function claimedPatch(text: string): string | undefined {
   try {
-    const claim: unknown = JSON.parse(text)
+    // Claims are sealed state files (util/sealed.ts): one that fails its own check names no patch.
+    const body = stateJson(text)
+    if ("problem" in body) return undefined
+    const claim: unknown = JSON.parse(body.json)
     const id = typeof claim === "object" && claim !== null && "patchId" in claim ? claim.patchId : undefined
     return typeof id === "string" ? id : undefined
   } catch {

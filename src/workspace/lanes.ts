@@ -20,9 +20,9 @@ import { lstat, mkdir, readdir, rm } from "node:fs/promises"
 import { z } from "zod"
 import { fail } from "../errors"
 import { LANE_NAME } from "../sandbox"
-import { linkExclusive, removeJudged } from "../util/claim-file"
-import { writeAtomic } from "../util/fs"
+import { linkExclusive, removeJudged, writeClaim } from "../util/claim-file"
 import { sameProcess, selfStart } from "../util/process"
+import { stateJson } from "../util/sealed"
 import { oldestHeld, type LaneBounds, noteReclaim, patchRef, recordNaming, regularText } from "./lane-audit"
 
 export type { LaneBounds } from "./lane-audit"
@@ -47,8 +47,10 @@ const laneName = (index: number) => `lane-${index}`
 const claimText = regularText
 
 function parseClaim(text: string): Claim | undefined {
+  const body = stateJson(text)
+  if ("problem" in body) return undefined // fails its checksum: no claim is read from it
   try {
-    const parsed = ClaimSchema.safeParse(JSON.parse(text))
+    const parsed = ClaimSchema.safeParse(JSON.parse(body.json))
     return parsed.success ? parsed.data : undefined
   } catch {
     // Not JSON: no claim is read from it, which callers treat as a claim that cannot be read.
@@ -158,7 +160,7 @@ export async function claimLane(
   const temp = `${lanesDir(registry)}/.${patchId}.${process.pid}.tmp`
   const since = new Date().toISOString()
   const claim: Claim = { patchId, taskId, ownerPid: process.pid, ownerStart: selfStart(), since }
-  await writeAtomic(temp, JSON.stringify(claim), 0o600)
+  await writeClaim(temp, claim)
   try {
     for (let index = 1; index <= bounds.max; index++) {
       const lane = laneName(index)

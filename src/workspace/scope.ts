@@ -1,8 +1,8 @@
-// A worker's scope: the workspace-relative paths and simple globs it may change. `*` matches within one
-// path segment, `?` one character of it, `**` any number of whole segments; an entry naming a directory
-// (with or without a trailing `/`) covers everything under it. Everything else is literal. Pure: the
+// A worker's scope: the workspace-relative paths and simple globs it may change (util/glob.ts); an entry
+// naming a directory (with or without a trailing `/`) covers everything under it. Pure: the
 // settle-time diff (settle.ts) and patch collection (patch.ts) ask it which changed files fall outside.
 import { fail } from "../errors"
+import { globsMatcher } from "../util/glob"
 
 const SCOPE_LIMITS = { maxEntries: 64, maxChars: 300 } as const
 
@@ -33,37 +33,6 @@ export function checkScope(scope: readonly string[] | undefined): string[] | und
   })
 }
 
-/** One segment (not `**`) as a regular expression body: `*` and `?` stay within the segment. Pure. */
-const segmentBody = (segment: string) =>
-  [...segment].map((c) => (c === "*" ? "[^/]*" : c === "?" ? "[^/]" : c.replace(/[.+^${}()|[\]\\]/g, "\\$&"))).join("")
-
-/** One segment (not `**`) as a matcher of one file name; the sandbox expands a scope with it. Pure. */
-export const segmentMatcher = (segment: string): ((name: string) => boolean) => {
-  const pattern = new RegExp(`^${segmentBody(segment)}$`, "s")
-  return (name) => pattern.test(name)
-}
-
-/** True when a segment has a wildcard (`*`, `?`); everything else in it is literal. Pure. */
-export const isWildcard = (segment: string) => /[*?]/.test(segment)
-
-/** One entry as a regular expression over a whole relative path (the path or anything under it). Pure. */
-function entryPattern(entry: string): RegExp {
-  const segments = entry.replace(/\/$/, "").split("/")
-  const parts = segments.map((segment, index) => {
-    const last = index === segments.length - 1
-    if (segment === "**") return last ? "(?:[^/]+(?:/[^/]+)*)" : "(?:[^/]+/)*"
-    const body = segmentBody(segment)
-    return last ? body : `${body}/`
-  })
-  return new RegExp(`^${parts.join("")}(?:/.*)?$`, "s")
-}
-
-/** The scope as one matcher: true when `path` (workspace-relative) may be changed. Pure. */
-export function scopeMatcher(scope: readonly string[]): (path: string) => boolean {
-  const patterns = scope.map(entryPattern)
-  return (path) => patterns.some((pattern) => pattern.test(path))
-}
-
 /**
  * The scope as OpenCode wildcards (its `*` matches any characters, `/` included), each covering at least
  * what the entry does, so a permission rule built from them never refuses a path inside the scope; what
@@ -88,6 +57,6 @@ export const SCOPE_RULE = "orchestrator_scope"
 
 /** The paths outside the scope, in the order given; every path when none may change. Pure. */
 export function outOfScope(scope: readonly string[], paths: readonly string[]): string[] {
-  const inScope = scopeMatcher(scope)
+  const inScope = globsMatcher(scope)
   return paths.filter((path) => !inScope(path))
 }

@@ -17,13 +17,30 @@ function folderOf(path: string): string {
   return parts.length > 1 ? parts[0]! : "(root)"
 }
 
+/**
+ * The file an import specifier names: `../sandbox` is the folder's door, `sandbox/index.ts`, so it counts
+ * as an edge to that folder (read as a file directly in src, it would be the floor "(root)" and the edge
+ * would vanish). `folders` are the directories of src, so the planted controls resolve without a disk.
+ */
+function importTarget(from: string, specifier: string, folders: Set<string>): string {
+  const target = resolve(dirname(resolve(SRC, from)), specifier)
+  return folders.has(relative(SRC, target)) ? `${target}/index.ts` : target
+}
+
 /** Folder → the other folders its files import. */
 function folderEdges(files: Array<[string, string]>): Map<string, Set<string>> {
   const edges = new Map<string, Set<string>>()
+  const folders = new Set(
+    files.flatMap(([file]) =>
+      dirname(file)
+        .split("/")
+        .map((_, i, all) => all.slice(0, i + 1).join("/")),
+    ),
+  )
   for (const [file, source] of files) {
     const from = folderOf(resolve(SRC, file))
     for (const match of source.matchAll(SPECIFIER)) {
-      const target = resolve(dirname(resolve(SRC, file)), match[1]!)
+      const target = importTarget(file, match[1]!, folders)
       if (!match[1]!.startsWith(".") || !target.startsWith(`${SRC}/`)) continue
       const to = folderOf(target)
       if (to !== from) edges.set(from, (edges.get(from) ?? new Set()).add(to))
@@ -66,6 +83,15 @@ describe("src's floors", () => {
   test("control: a vocabulary importing the sandbox closes a loop, and the checker names it", async () => {
     const planted: [string, string] = ["policy/planted.ts", 'import { BROAD_ROOTS } from "../sandbox/host-paths"\n']
     expect(loops(folderEdges([...(await sources()), planted]))).toContain("config > policy > sandbox > config")
+  })
+
+  test("control: an import of a folder's door (`../sandbox`) is an edge to that folder", () => {
+    const files: Array<[string, string]> = [
+      ["sandbox/index.ts", 'export { glob } from "../workspace/glob"\n'],
+      ["workspace/glob.ts", "export const glob = 1\n"],
+      ["workspace/scope.ts", 'import { planFor } from "../sandbox"\n'],
+    ]
+    expect(loops(folderEdges(files))).toEqual(["sandbox > workspace > sandbox"])
   })
 
   test("control: an engine module reaching into the MCP layer is a loop too", () => {

@@ -1,13 +1,14 @@
 // `watch <task_id|session_id>` on the real OpenCode with the scripted model, in a real terminal (tmux):
 // a task left running (a slow scripted step) is opened in OpenCode's own UI, which shows the brief; the
-// server password is in neither the argv of any process the command starts nor the screen. TUI config an
-// agent plants in the workspace (tui.json, .opencode/tui.json naming a plugin) is not imported by the UI,
-// while a plain `opencode attach --dir` there imports it (the control). Controls: an unknown task id, a
+// server password is in neither the argv of any process the command starts nor the screen. Plugin code an
+// agent plants in the workspace (tui.json and .opencode/tui.json naming a plugin for the UI, a file in
+// .opencode/plugins and opencode.json naming one for the server) is imported neither by the UI nor by the
+// server (watch names the workspace's stand-in), while a plain `opencode attach --dir` there imports it (the control). Controls: an unknown task id, a
 // task whose session is gone or is no session id, and a word that is no id each exit 2 with no UI; no
 // shared server (none recorded, or a garbage record) exits 5 with the message. Every result names the command.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { readdirSync, readFileSync } from "node:fs"
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises"
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { resolve } from "node:path"
 import { readFlags } from "../../src/config/flags"
@@ -102,6 +103,21 @@ const cmdline = (pid: number) => {
   }
 }
 
+/** The task's session id, from task_status once OpenCode has made it. */
+async function sessionOf(taskID: string): Promise<string> {
+  for (let revision = 0; ; ) {
+    const status = structured(
+      await mcp.client.callTool({
+        name: "task_status",
+        arguments: { task_id: taskID, after_revision: revision, wait_seconds: 10 },
+      }),
+    )
+    if (status.session_id) return String(status.session_id)
+    if (status.status !== "running") throw new Error(`task ${taskID} ended ${String(status.status)} with no session`)
+    revision = Number(status.revision)
+  }
+}
+
 async function until(check: () => Promise<boolean>, ms: number) {
   const deadline = Date.now() + ms
   while (Date.now() < deadline) {
@@ -130,7 +146,9 @@ describe("watch", () => {
     const reply = structured(result)
     expect(reply.status).toBe("running")
     const id = reply.task_id!
-    running = { id, sessionID: String(reply.session_id), repo }
+    // The reply comes at the sync budget, which may be before OpenCode made the session; the status names it.
+    const sessionID = reply.session_id ? String(reply.session_id) : await sessionOf(id)
+    running = { id, sessionID, repo }
     expect(reply.watch).toBe(`opencode-mcp-orchestrator watch ${id}`)
     expect(text(result)).toContain(`\nwatch: opencode-mcp-orchestrator watch ${id}`)
     const password = (await readServerRecord(world.home.paths))!.password
@@ -141,9 +159,7 @@ describe("watch", () => {
     const panePid = Number((await tmux("list-panes", "-t", "watch", "-F", "#{pane_pid}")).stdout.trim())
     const lines = descendants(panePid).map(cmdline)
     // Control: the UI is OpenCode's own, attached to the shared server on this task's session.
-    expect(
-      lines.some((line) => line.includes(" attach http://127.0.0.1:") && line.includes(String(reply.session_id))),
-    ).toBe(true)
+    expect(lines.some((line) => line.includes(" attach http://127.0.0.1:") && line.includes(sessionID))).toBe(true)
     for (const line of lines) expect(line).not.toContain(password)
     expect(await screen()).not.toContain(password)
     await run(["tmux", "-L", SOCKET, "kill-server"])
@@ -173,17 +189,27 @@ describe("watch", () => {
     await Bun.write(`${repo}/.opencode/plugins/planted.js`, plugin(".opencode/plugins"))
     await Bun.write(`${repo}/.opencode/tui.json`, JSON.stringify({ plugin: [`file://${repo}/.opencode/planted.js`] }))
     await Bun.write(`${repo}/tui.json`, JSON.stringify({ plugin: [`file://${repo}/planted-root.js`] }))
+    // And for the server: a project config naming a plugin, which a server loading an instance there imports.
+    await Bun.write(`${repo}/opencode.json`, JSON.stringify({ plugin: [`file://${repo}/planted-root.js`] }))
     const server = (await readServerRecord(world.home.paths))!
     const plain = `${server.binary} attach ${server.url} --session ${sessionID} --dir ${repo}`
-    const started = [
-      await firstSession("watch", "-e", "WATCH_RUN=watch", `${process.execPath} ${MAIN} watch ${id}`),
-      await newSession("plain", "-e", "WATCH_RUN=plain", "-e", `OPENCODE_SERVER_PASSWORD=${server.password}`, plain),
-    ]
-    expect(started.map((out) => `${out.code} ${out.stderr.trim()}`)).toEqual(["0 ", "0 "])
+    const watched = await firstSession("watch", "-e", "WATCH_RUN=watch", `${process.execPath} ${MAIN} watch ${id}`)
+    expect(`${watched.code} ${watched.stderr.trim()}`).toBe("0 ")
+    expect(await until(async () => (await screen()).includes(MARKER), 90_000)).toBe(true)
+    // Nothing imported, by the UI (its marker "watch") or by the server loading an instance ("x").
+    expect(await readdir(markers)).toEqual([])
+    const control = await newSession(
+      "plain",
+      "-e",
+      "WATCH_RUN=plain",
+      "-e",
+      `OPENCODE_SERVER_PASSWORD=${server.password}`,
+      plain,
+    )
+    expect(`${control.code} ${control.stderr.trim()}`).toBe("0 ")
     const loaded = (run: string) => readFile(`${markers}/${run}`, "utf8").catch(() => "")
     // The control: OpenCode's own attach in that directory imports what was planted there.
     expect(await until(async () => (await loaded("plain")) !== "", 90_000)).toBe(true)
-    expect(await until(async () => (await screen()).includes(MARKER), 90_000)).toBe(true)
     expect(await loaded("watch")).toBe("")
     await run(["tmux", "-L", SOCKET, "kill-server"])
   }, 240_000)

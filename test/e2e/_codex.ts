@@ -59,7 +59,8 @@ export function codexExec(world: CodexWorld, name: string, steps: Steps, options
   world.model.setScript(name, { turns: [{ steps }] })
   return run([CODEX, "exec", "--skip-git-repo-check", ...options, `Delegate this. [script:${name}]`], {
     cwd: world.repo,
-    timeoutMs: 150_000,
+    // Only stops the wait: a run that follows a 75 s session on a loaded machine takes minutes.
+    timeoutMs: 280_000,
     env: { ...world.home.env, CODEX_HOME: world.codexHome, SCRIPTED_KEY: "sk-scripted" },
   })
 }

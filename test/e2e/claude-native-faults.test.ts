@@ -52,7 +52,9 @@ const recordOf = async (id: string) => (await taskRecords(world.home.paths.tasks
 
 async function busy(sessionID: string): Promise<boolean> {
   const server = await readServerRecord(world.home.paths)
-  const status = await connectOpencode(server!).session.status({ directory: world.repo })
+  const status = await connectOpencode(server!, { standIns: world.home.paths.opencodeDirsDir }).session.status({
+    directory: world.repo,
+  })
   const state = (status.data as Record<string, { type: string }> | undefined)?.[sessionID]
   return state !== undefined && state.type !== "idle"
 }

@@ -21,6 +21,7 @@ import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
 import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
 import { stopServer } from "../../src/opencode/server"
 import { run } from "../../src/util/process"
+import { requireInstalled } from "../helpers/installed"
 import { BINARY, connectStdio, TEST_PATH, textOf } from "../helpers/mcp"
 
 interface Check {
@@ -108,7 +109,11 @@ describe("doctor and serve share one set of readiness checks", () => {
     },
     {
       name: "Debian's bubblewrap 0.8.0 at /usr/bin/bwrap",
-      mounts: () => ["--ro-bind", "/usr/bin/bwrap.debian", "/usr/bin/bwrap"],
+      mounts: () => [
+        "--ro-bind",
+        requireInstalled("/usr/bin/bwrap.debian", "Debian's bubblewrap 0.8.0, the control"),
+        "/usr/bin/bwrap",
+      ],
       id: "bwrap",
       detail: /bubblewrap 0\.8\.0 is older than 0\.12\.0 and affected by GHSA-pxhw-h44j-8pfx/,
       fix: /^Install bubblewrap >= 0\.12\.0 as \/usr\/bin\/bwrap: .*github\.com\/containers\/bubblewrap\/releases/,

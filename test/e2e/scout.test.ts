@@ -18,7 +18,7 @@ let repo: string
 let mcp: Connected
 
 beforeAll(async () => {
-  model = await startScriptedModel()
+  model = await startScriptedModel({ scripts: { json_answer: { turns: [{ steps: [{ text: '{"count":3}' }] }] } } })
   home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH } })
   repo = await createDemoRepository()
   mcp = await connectStdio(home.env)
@@ -38,7 +38,7 @@ const call = (args: Record<string, unknown>) =>
 async function sessionsIn(directory: string) {
   const record = await readServerRecord(home.paths)
   if (!record) return []
-  return (await connect(record).session.list({ directory })).data ?? []
+  return (await connect(record, { standIns: home.paths.opencodeDirsDir }).session.list({ directory })).data ?? []
 }
 
 describe("the compiled binary", () => {
@@ -99,6 +99,16 @@ describe("scout on the real OpenCode", () => {
     const after = (await readServerRecord(home.paths))!
     expect(after.pid).not.toBe(before.pid)
     expect(after.password).not.toBe(before.password)
+  })
+
+  test("an output_schema answer is checked by the worker the binary embeds", async () => {
+    const schema = { type: "object", properties: { count: { type: "integer" } }, required: ["count"] }
+    const result = await call({ cwd: repo, task: "[script:json_answer] count", output_schema: schema })
+    const structured = result.structuredContent as { status: string; output?: unknown; output_error?: unknown }
+    // A worker the binary could not start would leave output_error ("could not be checked"), not output.
+    expect(structured.output_error).toBeUndefined()
+    expect(structured.output).toEqual({ count: 3 })
+    expect(structured.status).toBe("succeeded")
   })
 
   test("a model override is checked against OpenCode's catalog and used", async () => {

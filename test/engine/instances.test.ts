@@ -10,6 +10,7 @@ import { instancesToRelease } from "../../src/engine/instance-plan"
 import { Instances } from "../../src/engine/instances"
 import { disposeInstance, sessionRunningIn } from "../../src/opencode/instances"
 import { readServerRecord } from "../../src/opencode/server"
+import { standInOf } from "../../src/sandbox"
 import { makeRepo, runAgent, structuredOf } from "../escape/_world"
 import { serverWorld } from "./_server-world"
 import { settledFootprint } from "../../src/util/footprint"
@@ -55,10 +56,12 @@ describe("instances on the real OpenCode", () => {
   const setConfig = (extra: Record<string, unknown>) =>
     Bun.write(world.home.paths.configFile, JSON.stringify({ version: 1, serverRecycleMb: 0, ...extra }))
   let client: () => OpencodeClient
+  // OpenCode knows a workspace by its stand-in: its instances, and their events, are named by that.
+  const standIn = (directory: string) => standInOf(world.home.paths.opencodeDirsDir, directory)
   const disposed = (directory: string) =>
     new Promise<void>((resolve) => {
       const off = world.runtime.current()?.hub.onAny((event) => {
-        if (event.type === "server.instance.disposed" && event.properties.directory === directory) {
+        if (event.type === "server.instance.disposed" && event.properties.directory === standIn(directory)) {
           off?.()
           resolve()
         }
@@ -98,9 +101,9 @@ describe("instances on the real OpenCode", () => {
     await disposed(repo)
     expect(world.runtime.instances.live()).not.toContain(repo)
     // The new instance is one the sandbox was never confirmed in: confirmed again before the next session.
-    expect((await world.runtime.opencode()).confirmed.has(repo)).toBe(false)
+    expect((await world.runtime.opencode()).confirmed.has(standIn(repo))).toBe(false)
     expect(await scout(repo)).toBe("succeeded")
-    expect((await world.runtime.opencode()).confirmed.has(repo)).toBe(true)
+    expect((await world.runtime.opencode()).confirmed.has(standIn(repo))).toBe(true)
   }, 60_000)
 
   /** Releases `repo` every 50 ms while a scout runs there, through `release`; the scout's status and the count. */

@@ -43,7 +43,10 @@ function randomRecord(next: () => number): TaskRecord {
   const tokens = { input: Math.floor(next() * 900), output: 40, reasoning: 3, cacheRead: 7, cacheWrite: 1 }
   const model = ["local/a", "local/b", "local/c"][Math.floor(next() * 3)]!
   Object.assign(record.result, { model, tokens, cost: next() / 10, steps: 1 + Math.floor(next() * 9) })
-  Object.assign(record.result, { durationMs: Math.floor(next() * 90_000), bytes: { keptOut: 900, returned: 70 } })
+  Object.assign(record.result, {
+    durationMs: Math.floor(next() * 90_000),
+    bytes: { transcript: 0, logs: 0, keptOut: 900, returned: 70 },
+  })
   if (next() < 0.3)
     record.fallbackFrom = [
       { model: "local/z", why: "quota", kind: "quota", tokens: { ...tokens, input: 5 }, cost: 0.01 },

@@ -119,8 +119,8 @@ describe("checkOutput never coerces", () => {
     ['{"name":"x"}', undefined, "must have required property 'count'"],
     ['{"count":3,"extra":true}', undefined, "must NOT have additional properties"],
     ["[3]", undefined, "output must be object"],
-  ])("%s", (text, value, problem) => {
-    const got = checkOutput(COUNT, text)
+  ])("%s", async (text, value, problem) => {
+    const got = await checkOutput(COUNT, text)
     if (!problem) return expect(got).toEqual({ ok: true, value })
     expect(got.ok).toBe(false)
     if (!got.ok) expect(got.message).toContain(problem)
@@ -133,16 +133,16 @@ describe("checkOutput never coerces", () => {
     expect(value.count).toBe(3)
   })
 
-  test("a default in the schema is not filled in, and the parsed value is returned as the agent wrote it", () => {
-    const got = checkOutput({ type: "object", properties: { n: { type: "integer", default: 7 } } }, "{}")
+  test("a default in the schema is not filled in, and the parsed value is returned as the agent wrote it", async () => {
+    const got = await checkOutput({ type: "object", properties: { n: { type: "integer", default: 7 } } }, "{}")
     expect(got).toEqual({ ok: true, value: {} })
   })
 })
 
 describe("the turn and the result", () => {
-  test("a mismatch gets one follow-up quoting the validator; a match gets none", () => {
-    expect(outputFollowUp(COUNT, '{"count":3}')).toBeUndefined()
-    expect(outputFollowUp(COUNT, '{"count":"3"}')?.text).toContain("output/count must be integer")
+  test("a mismatch gets one follow-up quoting the validator; a match gets none", async () => {
+    expect(await outputFollowUp(COUNT, '{"count":3}')).toBeUndefined()
+    expect((await outputFollowUp(COUNT, '{"count":"3"}'))?.text).toContain("output/count must be integer")
   })
 
   test("the brief gets the schema appended; without one it is unchanged", () => {
@@ -154,13 +154,13 @@ describe("the turn and the result", () => {
 
   const base = () => fromTranscript({ role: "scout", workspace: "/w", durationMs: 1, status: "succeeded" })
 
-  test("a match sets output and keeps the status; a mismatch sets output_error, unverified, needs_review", () => {
+  test("a match sets output and keeps the status; a mismatch sets output_error, unverified, needs_review", async () => {
     const good = base()
-    applyOutput(good, judgeOutput(COUNT, '{"count":3}'))
+    applyOutput(good, await judgeOutput(COUNT, '{"count":3}'))
     expect([good.output, good.outputError, good.status]).toEqual([{ count: 3 }, undefined, "succeeded"])
 
     const bad = base()
-    applyOutput(bad, judgeOutput(COUNT, 'count: "3"'))
+    applyOutput(bad, await judgeOutput(COUNT, 'count: "3"'))
     expect(bad.output).toBeUndefined()
     expect(bad.outputError?.unverified).toBe('count: "3"')
     expect(bad.outputError?.message).toContain("no JSON value found")
@@ -168,8 +168,8 @@ describe("the turn and the result", () => {
     expect(bad.warnings?.[0]).toContain("did not match output_schema")
   })
 
-  test("a schema that no longer compiles (a garbage record) judges nothing valid, without throwing", () => {
-    const got = judgeOutput({ type: "objekt" }, "{}")
+  test("a schema that no longer compiles (a garbage record) judges nothing valid, without throwing", async () => {
+    const got = await judgeOutput({ type: "objekt" }, "{}")
     expect("error" in got && got.error.message).toContain("cannot be compiled")
   })
 })

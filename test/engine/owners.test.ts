@@ -6,6 +6,8 @@ import { TaskOwners } from "../../src/engine/owners"
 import { writeAtomic, writeJson } from "../../src/util/fs"
 import { processStart, spawn } from "../../src/util/process"
 import { tempDir } from "../helpers/temp"
+import { STATE_KIND } from "../../src/util/sealed"
+import { claimJson } from "../helpers/records"
 
 const ID = "task_mj0abc_0123abcd"
 
@@ -62,11 +64,37 @@ test("taken back: an owner SIGKILLed, a PID reused by another process, a garbage
       if (typeof claim === "string") await writeAtomic(file, claim)
       else await writeJson(file, claim)
       expect(await owners.claim(ID)).toBe(true)
-      expect((JSON.parse(await Bun.file(file).text()) as { ownerPid: number }).ownerPid).toBe(process.pid)
+      expect((claimJson(await Bun.file(file).text()) as { ownerPid: number }).ownerPid).toBe(process.pid)
       await owners.release(ID)
     }
   } finally {
     await other.kill(0)
+  }
+})
+
+test("a sealed claim changed on disk to name a live process fails its checksum: set aside, and the task is taken back; control: the same claim unsealed is trusted", async () => {
+  await using dir = await tempDir("oc-orch-owners-")
+  const owners = new TaskOwners(`${dir.path}/owners`)
+  const file = `${dir.path}/owners/${ID}.json`
+  expect(await owners.claim(ID)).toBe(true)
+  const sealed = await Bun.file(file).text()
+  expect(sealed.startsWith(`${STATE_KIND} `)).toBe(true)
+  await owners.release(ID)
+  const unrelated = spawn(["sleep", "30"])
+  try {
+    // What a bad sector or a stray write could leave: the header kept, the body now naming a live
+    // process that never owned the task, valid JSON of the right shape.
+    const forged = { taskID: ID, ownerPid: unrelated.pid, ownerStart: processStart(unrelated.pid), since: "x" }
+    const header = sealed.slice(0, sealed.indexOf("\n") + 1)
+    await writeAtomic(file, `${header}${JSON.stringify(forged)}`)
+    expect(await owners.claim(ID)).toBe(true)
+    expect((await readdir(`${dir.path}/owners`)).filter((name) => name.includes(".corrupt"))).toHaveLength(1)
+    await owners.release(ID)
+    // The control: without the seal the same claim is believed, and the task stays with that process.
+    await writeAtomic(file, JSON.stringify(forged))
+    expect(await owners.claim(ID)).toBe(false)
+  } finally {
+    await unrelated.kill(0)
   }
 })
 

@@ -1,12 +1,12 @@
 // Retention of finished tasks: the parked session goes after a day, the record after a week (or past
 // the newest 200), and a record keeps naming its session until OpenCode confirms it is gone.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { mkdtemp, rm } from "node:fs/promises"
+import { mkdtemp, rm, utimes } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { connect } from "../../src/opencode/client"
 import { ensureServer, stopServer } from "../../src/opencode/server"
-import { boundedPlan, prune, retentionPlan, RECORD_MAX } from "../../src/engine/retention"
+import { boundedPlan, prune, RECORD_MAX, retentionPlan as planWith } from "../../src/engine/retention"
 import type { TaskRecord } from "../../src/engine/tasks"
 import { TaskStore } from "../../src/engine/task-store"
 import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
@@ -25,8 +25,22 @@ function record(hoursAgo: number | undefined, fields: Partial<TaskRecord> = {}):
     createdAt: at ?? new Date(NOW).toISOString(),
     updatedAt: at ?? "",
     finishedAt: at,
+    // Handed to the parent as it finished: the unread case is in retention-facts.test.ts.
+    resultReadAt: at,
     ...fields,
   })
+}
+
+/** When each record's file was written on this machine: here, when it says it finished. */
+const writtenWhenFinished = (records: TaskRecord[]) =>
+  new Map(records.map((r) => [r.id, Date.parse(r.finishedAt ?? "")] as [string, number]))
+const retentionPlan = (records: TaskRecord[], now: number) => planWith(records, now, writtenWhenFinished(records))
+
+/** Saved, then its file dated when the record says it finished (the machine's clock of a test's NOW). */
+async function saveFinished(store: TaskStore, r: TaskRecord) {
+  await store.save(r)
+  const at = new Date(r.finishedAt ?? NOW)
+  await utimes(store.file(r.id), at, at)
 }
 
 describe("retentionPlan", () => {
@@ -59,7 +73,7 @@ describe("retentionPlan", () => {
   })
 
   test(`only the newest ${RECORD_MAX} finished records are kept`, () => {
-    const records = Array.from({ length: RECORD_MAX + 3 }, (_, i) => record(i * 0.001))
+    const records = Array.from({ length: RECORD_MAX + 3 }, (_, i) => record(2 + i * 0.001))
     const dropped = retentionPlan(records, NOW).filter((p) => p.dropRecord)
     expect(dropped.map((p) => p.record.id)).toEqual(records.slice(RECORD_MAX).map((r) => r.id))
   })
@@ -85,14 +99,14 @@ describe("prune on the real OpenCode", () => {
 
   test("removes a day-old parked session and keeps its record; removes a week-old record", async () => {
     const server = await ensureServer({ paths: home.paths, binary: "opencode", env: home.env })
-    const client = connect(server)
+    const client = connect(server, { standIns: home.paths.opencodeDirsDir })
     const parked = (await client.session.create({ directory: workspace, title: "parked" })).data!.id
     const fresh = (await client.session.create({ directory: workspace, title: "fresh" })).data!.id
     const store = new TaskStore(home.paths.tasksDir)
     const dayOld = record(25, { workspace, sessionID: parked, sessions: [parked] })
     const recent = record(1, { workspace, sessionID: fresh, sessions: [fresh] })
     const weekOld = record(24 * 8, { workspace })
-    for (const r of [dayOld, recent, weekOld]) await store.save(r)
+    for (const r of [dayOld, recent, weekOld]) await saveFinished(store, r)
 
     expect(await prune(store, client, { now: NOW })).toEqual({ sessionsRemoved: 1, recordsRemoved: 1 })
     const ids = ((await client.session.list({ directory: workspace })).data ?? []).map((s) => s.id)
@@ -108,7 +122,7 @@ describe("prune on the real OpenCode", () => {
     for (let i = 0; i < count; i++) {
       const id = (await client.session.create({ directory: workspace, title: `parked ${i}` })).data!.id
       const r = record(hoursAgo + i * 0.01, { workspace, sessionID: id, sessions: [id] })
-      await store.save(r)
+      await saveFinished(store, r)
       made.push(r)
     }
     return made
@@ -118,7 +132,9 @@ describe("prune on the real OpenCode", () => {
     new Set(((await client.session.list({ directory: workspace })).data ?? []).map((s) => s.id))
 
   test("a pass removes at most perPass sessions; the next passes finish the rest", async () => {
-    const client = connect(await ensureServer({ paths: home.paths, binary: "opencode", env: home.env }))
+    const client = connect(await ensureServer({ paths: home.paths, binary: "opencode", env: home.env }), {
+      standIns: home.paths.opencodeDirsDir,
+    })
     const store = new TaskStore(await mkdtemp(`${tmpdir()}/oc-orch-bounded-`))
     const records = await parked(client, 12, 30, store)
     expect(await prune(store, client, { now: NOW, perPass: 5 })).toEqual({ sessionsRemoved: 5, recordsRemoved: 0 })
@@ -133,13 +149,16 @@ describe("prune on the real OpenCode", () => {
 
   test("two processes pruning at once lose nothing they should keep", async () => {
     const server = await ensureServer({ paths: home.paths, binary: "opencode", env: home.env })
-    const [a, b] = [connect(server), connect(server)]
+    const [a, b] = [
+      connect(server, { standIns: home.paths.opencodeDirsDir }),
+      connect(server, { standIns: home.paths.opencodeDirsDir }),
+    ]
     const dir = await mkdtemp(`${tmpdir()}/oc-orch-two-`)
     const [storeA, storeB] = [new TaskStore(dir), new TaskStore(dir)]
     const dayOld = await parked(a, 6, 30, storeA)
     const fresh = await parked(a, 4, 1, storeA)
     const weekOld = Array.from({ length: 5 }, () => record(24 * 9))
-    for (const r of weekOld) await storeA.save(r)
+    for (const r of weekOld) await saveFinished(storeA, r)
     const [one, two] = await Promise.all([prune(storeA, a, { now: NOW }), prune(storeB, b, { now: NOW })])
     // Each removal happened, whichever process made it; a session both tried counts for both.
     expect(one.sessionsRemoved + two.sessionsRemoved).toBeGreaterThanOrEqual(6)
@@ -153,7 +172,9 @@ describe("prune on the real OpenCode", () => {
   })
 
   test("a record continued by another process mid-pass keeps its new turn and session", async () => {
-    const real = connect(await ensureServer({ paths: home.paths, binary: "opencode", env: home.env }))
+    const real = connect(await ensureServer({ paths: home.paths, binary: "opencode", env: home.env }), {
+      standIns: home.paths.opencodeDirsDir,
+    })
     const store = new TaskStore(await mkdtemp(`${tmpdir()}/oc-orch-race-`))
     const [raced, quiet] = await parked(real, 2, 30, store)
     const next = (await real.session.create({ directory: workspace, title: "continued" })).data!.id

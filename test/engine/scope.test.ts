@@ -34,6 +34,28 @@ const CASES: Array<[string, DelegationResult, ScopeFacts, Status, string[] | und
     ["x"],
   ],
   ["isolated, not collected", result("succeeded"), { scope: ["src"], isolated: true }, "needs_review", undefined],
+  // What changed on disk (ignored files included) beside what git names; a directory by its own path.
+  [
+    "on disk: an ignored file and a directory outside, the scope's own inside",
+    result("succeeded", changed("src/a.ts", "README.md")),
+    { ...inPlace(["src/**"]), disk: { paths: [".env", "README.md", "cache/", "src/a.ts", "src/gen/"] } },
+    "needs_review",
+    [".env", "README.md", "cache/"],
+  ],
+  [
+    "on disk: nothing outside",
+    result("succeeded", changed("src/a.ts")),
+    { ...inPlace(["src/**"]), disk: { paths: ["src/a.ts"] } },
+    "succeeded",
+    undefined,
+  ],
+  [
+    "on disk: a walk cut short fails closed",
+    result("succeeded", changed("src/a.ts")),
+    { ...inPlace(["src/**"]), disk: { paths: [], incomplete: "the walk took over 60s and was stopped" } },
+    "needs_review",
+    undefined,
+  ],
 ]
 
 describe("applyScope", () => {
@@ -58,6 +80,13 @@ describe("applyScope", () => {
     const there = result("succeeded")
     applyScope(there, { scope: ["src"], isolated: true, leftOut: ["b.ts"] })
     expect(there.next).toContain("left out of the patch")
+  })
+
+  test("a disk walk cut short says why, and still names what it saw", () => {
+    const cut = result("succeeded", changed("src/a.ts"))
+    applyScope(cut, { ...inPlace(["src/**"]), disk: { paths: [".env"], incomplete: "more than 4 bytes" } })
+    expect(cut.outOfScope).toEqual([".env"])
+    expect(cut.warnings?.join("\n")).toContain("could not all be compared: more than 4 bytes")
   })
 
   test("an unmeasured change says why, first in warnings", () => {

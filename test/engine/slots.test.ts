@@ -3,8 +3,11 @@ import { link, readdir, rename, rm } from "node:fs/promises"
 import { HANDOVER_MS, Slots } from "../../src/engine/slots"
 import { writeJson } from "../../src/util/fs"
 import { tempDir } from "../helpers/temp"
+import { claimJson } from "../helpers/records"
+import { until } from "../helpers/until"
 
 const never = new AbortController().signal
+const tickets = (dir: string) => readdir(`${dir}/slots/queue`).catch(() => [] as string[])
 
 test("two slot tables on one directory (two MCP processes) share the cap; a release lets the first queued one in", async () => {
   await using dir = await tempDir("oc-orch-slots-")
@@ -16,9 +19,10 @@ test("two slot tables on one directory (two MCP processes) share the cap; a rele
   expect(await a.held(2)).toBe(2)
   const queued: number[] = []
   const third = b.take("task_b_3", "/ws", never, (ahead) => queued.push(ahead))
-  await Bun.sleep(50)
+  // The third's ticket is in the queue before the fourth asks: the queue's order is theirs.
+  expect(await until(async () => (await tickets(dir.path)).length === 1, 10_000)).toBe(true)
   const fourth = a.take("task_a_4", "/ws", never, (ahead) => queued.push(ahead))
-  await Bun.sleep(300)
+  expect(await until(() => queued.length === 2, 10_000)).toBe(true)
   expect(queued.sort()).toEqual([0, 1])
   await first!.release()
   const thirdSlot = await third
@@ -54,7 +58,8 @@ test("a dead owner's slot and ticket are reclaimed; an aborted wait leaves no ti
   expect(slot).toBeDefined()
   const controller = new AbortController()
   const waiting = slots.take("task_live_2", "/ws", controller.signal, () => {})
-  await Bun.sleep(100)
+  // Aborted once its ticket is written, so the abort has one to take back.
+  expect(await until(async () => (await tickets(dir.path)).length === 1, 10_000)).toBe(true)
   controller.abort()
   expect(await waiting).toBeUndefined()
   expect(await readdir(`${dir.path}/slots/queue`)).toEqual([])
@@ -95,7 +100,9 @@ test("a dead owner's slot stays taken while its task's session is busy on the se
   busy = false
   const slot = await waiting
   expect(slot).toBeDefined()
-  expect(JSON.parse(await Bun.file(`${dir.path}/slots/slot-0.json`).text()).taskID).toBe("task_live_1")
+  expect((claimJson(await Bun.file(`${dir.path}/slots/slot-0.json`).text()) as { taskID: string }).taskID).toBe(
+    "task_live_1",
+  )
   await slot!.release()
 })
 
@@ -131,9 +138,11 @@ test("a process taking a task over adopts that task's slot, never another task's
   expect(await slots.adopt("task_other", "/ws")).toBeUndefined()
   const adopted = await slots.adopt("task_dead_1", "/ws")
   expect(adopted).toBeDefined()
-  const holder = JSON.parse(await Bun.file(`${dir.path}/slots/slot-0.json`).text())
+  const holder = claimJson(await Bun.file(`${dir.path}/slots/slot-0.json`).text()) as Record<string, unknown>
   expect([holder.taskID, holder.ownerPid]).toEqual(["task_dead_1", process.pid])
-  expect(JSON.parse(await Bun.file(`${dir.path}/slots/slot-1.json`).text()).ownerPid).toBe(4_194_305)
+  expect((claimJson(await Bun.file(`${dir.path}/slots/slot-1.json`).text()) as { ownerPid: number }).ownerPid).toBe(
+    4_194_305,
+  )
   expect(await slots.held(2)).toBe(2)
   await adopted!.release()
   expect(await readdir(`${dir.path}/slots`)).toEqual(expect.not.arrayContaining(["slot-0.json"]))

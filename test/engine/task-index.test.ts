@@ -274,7 +274,8 @@ describe("a full listing out of file descriptors", () => {
     expect(onDisk(dir)).toEqual(idsOf(records))
     // Control: with descriptors to spare the same listing reads all 600.
     expect(await scanWith(dir, 4096)).toBe("listed 600")
-  })
+    // Two child processes each reading 600 records and checking their rows: more than bun's 5 s on a loaded machine.
+  }, 60_000)
 })
 
 describe("an index that cannot be written", () => {
@@ -365,4 +366,129 @@ describe("two processes sharing the store", () => {
     expect(idsOf((await store.page({})).records)).toEqual(onDisk(dir))
     expect((await store.findByKey("b-59"))?.workspace).toBe("/work/b")
   }, 120_000)
+})
+
+describe("rows that disagree with their records (the records are the truth)", () => {
+  const raw = (store: TaskStore) => new Database(store.views.index.file)
+  const rawRow = (store: TaskStore, id: string) => {
+    const db = raw(store)
+    const row = db.query("SELECT status, finished FROM tasks WHERE id = ?").get(id) as {
+      status: string
+      finished: number
+    } | null
+    db.close()
+    return row
+  }
+  /** What the next process sees: a store of its own over the same directory. */
+  const next = (dir: string) => new TaskStore(dir)
+  const doctorSays = async (dir: string) => {
+    const { stateFiles } = await import("../../src/doctor/state-files")
+    const results = await stateFiles({ paths: { tasksDir: dir, patchesDir: `${dir}/none` } } as never)
+    return results.find((result) => result.id === "task-index")!
+  }
+
+  test("a row without a record (a ghost counted by totals and stats) is dropped; doctor names it", async () => {
+    const { dir, store, records } = await seeded(6)
+    await store.page({})
+    const ghost = sampleRecord({ status: "running" }).id
+    const db = raw(store)
+    db.query(
+      `INSERT INTO tasks (id, created, updated, revision, status, finished, place, key, ledger, done)
+       SELECT ?, created, updated, revision, 'running', 0, place, key, ledger, NULL FROM tasks WHERE id = ?`,
+    ).run(ghost, records[0]!.id)
+    db.close()
+    // Control: the raw index counts the ghost as a running task.
+    expect(rawRow(store, ghost)?.status).toBe("running")
+    const after = next(dir)
+    expect((await after.page({})).total).toBe(6)
+    expect((await after.page({ status: "running" })).total).toBe(0)
+    expect(await after.unfinished()).toEqual([])
+    expect(rawRow(after, ghost)).toBeNull()
+    // Planted again, doctor drops it and says so.
+    const again = raw(after)
+    again
+      .query(
+        `INSERT INTO tasks (id, created, updated, revision, status, finished, place, key, ledger, done)
+         SELECT ?, created, updated, revision, 'running', 0, place, key, ledger, NULL FROM tasks WHERE id = ?`,
+      )
+      .run(ghost, records[0]!.id)
+    again.close()
+    const said = await doctorSays(dir)
+    expect(said.detail).toContain(`named a record that is gone, now dropped: ${ghost}`)
+    expect(rawRow(after, ghost)).toBeNull()
+  })
+
+  test("a record without a row is listed and counted again by the next read; doctor names it", async () => {
+    const { dir, store, records } = await seeded(6)
+    await store.page({})
+    const hidden = records[2]!
+    const forget = () => {
+      const db = raw(store)
+      db.query("DELETE FROM tasks WHERE id = ?").run(hidden.id)
+      db.close()
+    }
+    forget()
+    // Control: the raw index, what a listing or stats trusting its rows answers from, holds five.
+    const db = raw(store)
+    expect(db.query("SELECT n FROM counts WHERE status = 'succeeded'").get()).toEqual({ n: 5 })
+    db.close()
+    // The next process counts all six, in listings and stats.
+    const after = next(dir)
+    expect((await after.page({ status: "succeeded" })).total).toBe(6)
+    expect((await after.stats()).total.tasks).toBe(6)
+    // In this process, a read of the record puts its row back.
+    forget()
+    expect((await store.read(hidden.id))?.id).toBe(hidden.id)
+    expect(rawRow(store, hidden.id)?.status).toBe("succeeded")
+    forget()
+    expect((await doctorSays(dir)).detail).toContain(`had no row, now listed again: ${hidden.id}`)
+    expect((await next(dir).stats()).total.tasks).toBe(6)
+  })
+
+  test("a silent status (the row or the file changed with no rename) is set from the record; doctor names it", async () => {
+    const { dir, store, records } = await seeded(6)
+    await store.page({})
+    const edited = records[1]!
+    // The file edited in place: same name, same directory mtime, no put after it.
+    const file = `${dir}/${edited.id}.json`
+    const text = readFileSync(file, "utf8").replace('"status": "succeeded"', '"status": "failed"')
+    await writeFile(file, text)
+    // Control: the raw row still says succeeded.
+    expect(rawRow(store, edited.id)?.status).toBe("succeeded")
+    const after = next(dir)
+    expect((await after.page({ status: "failed" })).records.map((record) => record.id)).toEqual([edited.id])
+    expect((await after.page({ status: "succeeded" })).total).toBe(5)
+    // The row itself changed (nothing on disk did): the next process sets it back from the record.
+    const other = records[4]!
+    const db = raw(after)
+    db.query("UPDATE tasks SET status = 'cancelled' WHERE id = ?").run(other.id)
+    db.close()
+    expect((await next(dir).page({ status: "cancelled" })).total).toBe(0)
+    expect(rawRow(after, other.id)?.status).toBe("succeeded")
+    // A read in this process repairs it too, and doctor names what it repaired.
+    const db2 = raw(after)
+    db2.query("UPDATE tasks SET status = 'cancelled' WHERE id = ?").run(other.id)
+    db2.close()
+    expect((await doctorSays(dir)).detail).toContain(`now set from it: ${other.id}`)
+    expect(rawRow(after, other.id)?.status).toBe("succeeded")
+  })
+
+  test("a continued task whose row still says succeeded (dated in the future) is listed running and found unfinished", async () => {
+    const dir = await freshDir()
+    const store = new TaskStore(dir)
+    // Its first turn's record carries a date from the future (a clock set back since).
+    const record = sampleRecord({ updatedAt: "2099-01-01T00:00:00.000Z" })
+    await writeJson(`${dir}/${record.id}.json`, record)
+    await store.page({})
+    // Control: its row holds that date, which a row ordered by the records' dates would never go back from.
+    const db = raw(store)
+    expect(db.query("SELECT updated FROM tasks WHERE id = ?").get(record.id)).toEqual({ updated: record.updatedAt })
+    db.close()
+    // Continued: the record runs again, dated now.
+    Object.assign(record, { status: "running", result: undefined, finishedAt: undefined, revision: 2 })
+    await store.save(record)
+    expect(rawRow(store, record.id)).toEqual({ status: "running", finished: 0 })
+    expect((await next(dir).page({ status: "running" })).records.map((r) => r.id)).toEqual([record.id])
+    expect((await next(dir).unfinished()).map((r) => r.id)).toEqual([record.id])
+  })
 })

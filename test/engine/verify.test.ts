@@ -1,9 +1,11 @@
 // The verification's pure core: which commands are refused, and how a check's outcome changes a result
-// (a pass keeps the agent's status, anything else makes succeeded needs_review; a changed file the
-// command names is flagged, a file it merely contains as a substring is not).
+// (a pass keeps the agent's status, anything else makes succeeded needs_review; a changed definition
+// or one that could not be held makes it needs_review, said first), and which files are the check's
+// definition (a file the command names is, one it merely contains as a substring is not).
 import { describe, expect, test } from "bun:test"
 import { fromTranscript } from "../../src/engine/result"
 import { applyVerification, checkVerify, type Verification } from "../../src/engine/verify"
+import { checkFrozenGlobs, definitionMatcher, namesPath } from "../../src/workspace/definitions"
 
 const base = (status: "succeeded" | "needs_review", files: string[] = []) => ({
   ...fromTranscript({ role: "worker", workspace: "/w", durationMs: 1, status }),
@@ -54,12 +56,87 @@ describe("applyVerification", () => {
     expect(result.next).toStartWith("The verification command")
     expect(result.next).toEndWith("Review the patch.")
   })
-  test("a changed file the command names is flagged; one it only contains as a substring is not", () => {
-    const named = base("succeeded", ["a.test.ts", "src/x.ts"])
-    applyVerification(named, check(0))
-    expect(named.warnings).toEqual([expect.stringContaining("changed a.test.ts, which the verification")])
-    const other = base("succeeded", ["test.ts", "a.test"])
-    applyVerification(other, check(0))
-    expect(other.warnings).toBeUndefined()
+  test("a changed definition makes succeeded needs_review, naming the files and the run as left, said first", () => {
+    const result = base("succeeded")
+    applyVerification(result, {
+      ...check(1),
+      definitionChanged: ["Makefile", "tally.test.ts"],
+      asLeft: { exitCode: 0, durationMs: 5, digest: "" },
+    })
+    expect(result.status).toBe("needs_review")
+    const [first, second] = result.warnings ?? []
+    expect(first).toContain("changed the check's definition (Makefile, tally.test.ts)")
+    expect(first).toContain("the command exited 0 (verification.as_left)")
+    expect(second).toContain("exited 1")
+  })
+  test("a definition that could not be held makes even a pass needs_review; an untouched one says nothing", () => {
+    const unheld = base("succeeded")
+    applyVerification(unheld, { ...check(0), unfrozen: "its archive is missing or damaged" })
+    expect(unheld.status).toBe("needs_review")
+    expect(unheld.warnings).toEqual([expect.stringContaining("could not be held as it was before the worker")])
+    const untouched = base("succeeded")
+    applyVerification(untouched, { ...check(0), definitionChanged: [] })
+    expect(untouched.status).toBe("succeeded")
+    expect(untouched.warnings).toBeUndefined()
+  })
+})
+
+describe("the check's definition", () => {
+  const isDefinition = definitionMatcher({
+    command: "bun test ./a.test.ts && bash scripts/check.sh",
+    globs: ["fixtures/**"],
+  })
+  test.each([
+    "Makefile",
+    "sub/GNUmakefile",
+    "rules.mk",
+    "package.json",
+    "packages/x/package.json",
+    "conftest.py",
+    "pyproject.toml",
+    "setup.cfg",
+    "tsconfig.build.json",
+    "bunfig.toml",
+    "jest.config.ts",
+    "vitest.config.mts",
+    "x_test.go",
+    "src/a.spec.ts",
+    "test_tally.py",
+    "test/helpers/world.ts",
+    "src/__tests__/a.ts",
+    ".github/workflows/ci.yml",
+    ".gitlab-ci.yml",
+    "Cargo.toml",
+    "go.mod",
+    "scripts/check.sh",
+    "fixtures/sum.txt",
+  ])("%s is part of it", (path) => expect(isDefinition(path)).toBe(true))
+  test.each(["src/tally.ts", "README.md", "scripts/other.sh", "latest.ts", "contest.py", "src/testing.ts"])(
+    "%s is not",
+    (path) => expect(isDefinition(path)).toBe(false),
+  )
+  test("a file the command names counts; one it only contains as a substring does not", () => {
+    expect(namesPath("bun test ./a.test.ts", "a.test.ts")).toBe(true)
+    expect(namesPath("bun test src/a.test.ts", "src/a.test.ts")).toBe(true)
+    expect(namesPath("bun test ./a.test.ts", "test.ts")).toBe(false)
+    expect(namesPath("bun test ./a.test.ts", "a.test")).toBe(false)
+  })
+  test("a file only an inspecting program reads is the work, not the check; what anything else reads is the check", () => {
+    // A worker graded by `grep -q fixed src/a.ts` is asked to change src/a.ts: the check looks at the work.
+    expect(namesPath("grep -q 'n = 1' src/tally.ts", "src/tally.ts")).toBe(false)
+    expect(namesPath("FOO=1 timeout -s KILL 30 rg fixed src/a.ts", "src/a.ts")).toBe(false)
+    expect(namesPath("test -f out.txt && cat out.txt", "out.txt")).toBe(false)
+    // Controls: a script the command runs, a golden file diff compares with, a runner's operand.
+    expect(namesPath("grep -q x src/a.ts && bash scripts/check.sh", "scripts/check.sh")).toBe(true)
+    expect(namesPath("grep x src/a.ts | ./scripts/check.sh", "scripts/check.sh")).toBe(true)
+    expect(namesPath("diff golden.txt out.txt", "golden.txt")).toBe(true)
+    expect(namesPath("env CI=1 bun test ./a.test.ts", "a.test.ts")).toBe(true)
+    // A name both inspected and run is run: the check.
+    expect(namesPath("cat run.sh; sh run.sh", "run.sh")).toBe(true)
+  })
+  test("verify_frozen entries that are empty, absolute, climbing or too many are refused", () => {
+    expect(() => checkFrozenGlobs(["fixtures/**", "golden.txt"])).not.toThrow()
+    for (const bad of [[""], ["/etc/x"], ["../x"], ["a/../../x"], Array.from({ length: 33 }, (_, i) => `f${i}`)])
+      expect(() => checkFrozenGlobs(bad)).toThrow("verify_frozen")
   })
 })

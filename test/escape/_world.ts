@@ -16,7 +16,8 @@ export { textOf } from "../helpers/mcp"
 export { makeRepo, runAgent, startWorld, stopWorld, type World } from "../plugin/_world"
 
 export interface Front {
-  call(tool: string, args: Record<string, unknown>): Promise<CallToolResult>
+  /** `timeoutMs`: the client's wait for the answer, instead of 170 s (a call that runs two checks). */
+  call(tool: string, args: Record<string, unknown>, options?: { timeoutMs?: number }): Promise<CallToolResult>
   close(): Promise<void>
 }
 
@@ -24,7 +25,11 @@ export interface Front {
 export async function front(world: World): Promise<Front> {
   const served = await serveInProcess(world.runtime, "escape-tests")
   return {
-    call: (tool, args) => served.client.callTool({ name: tool, arguments: args }) as Promise<CallToolResult>,
+    // A worker's turn on a loaded machine can pass the SDK's 60 s default; the tests' own deadlines bound it.
+    call: (tool, args, options) =>
+      served.client.callTool({ name: tool, arguments: args }, undefined, {
+        timeout: options?.timeoutMs ?? 170_000,
+      }) as Promise<CallToolResult>,
     close: served.close,
   }
 }
@@ -51,7 +56,7 @@ export function battery(scripts: Record<string, ScriptInput>, home: Omit<HomeOpt
     await stopWorld("runtime" in world ? world : undefined)
   })
   const mcp: Front = {
-    call: (tool, args) => served!.call(tool, args),
+    call: (tool, args, options) => served!.call(tool, args, options),
     close: async () => served?.close(),
   }
   return { world, mcp }

@@ -275,7 +275,8 @@ describe("patches that smuggle links", () => {
       "rm README.md && echo notes > notes.txt && ln -s notes.txt README.md",
       "echo linked",
     ].join(" && ")
-    const { repo, patch, text } = await workerPatch("links_out", command)
+    // Links at the root that are not source by their names: the worker ends needs_review, the rule named.
+    const { repo, patch, text } = await workerPatch("links_out", command, undefined, "needs_review")
     // The worker's result names every link with its target.
     expect(text).toContain(`→ ${home}/.ssh/id_rsa)`)
     expect(patch.summary).toMatch(/^README\.md \(modified, .*file → symlink, → notes\.txt\)$/m)
@@ -308,7 +309,7 @@ describe("patches that smuggle links", () => {
       "ln -s dlink/deep/readme chained",
       "echo linked",
     ].join(" && ")
-    const { repo, patch } = await workerPatch("links_in", command)
+    const { repo, patch } = await workerPatch("links_in", command, undefined, "needs_review")
     const applied = await apply(patch)
     expect(applied.isError).toBeFalsy()
     expect(readlinkSync(`${repo}/readme`)).toBe("README.md")
@@ -323,6 +324,8 @@ describe("patches that smuggle names", () => {
     const { repo, patch, text } = await workerPatch(
       "newline_name",
       `printf x > "$(printf 'evil\\nREADME.md (modified)')" && echo made`,
+      undefined,
+      "needs_review",
     )
     const forged = (output: string) => output.split("\n").filter((line) => line.startsWith("README.md"))
     expect(patch.summary).toContain('"evil\\u000aREADME.md (modified)" (added')
@@ -348,6 +351,8 @@ describe("patches that smuggle names", () => {
         await mkdir(`${dir}/long`)
         await writeFile(`${dir}/long/${deep}`, "base\n")
       },
+      // Root-level names with no source extension: named by the autorun rule, so needs_review.
+      "needs_review",
     )
     // Control: the temporary name beside the target the old scheme used would not fit a name this long.
     expect(Buffer.byteLength(`${n254}.oc-orch-00000000`)).toBeGreaterThan(255)

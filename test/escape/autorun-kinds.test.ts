@@ -4,10 +4,11 @@
 // refused by patch_apply without allow_autorun and applied with it; a mechanical worker deleting the
 // policy markers is flagged. Controls: ordinary files (README.md, src/x.ts, a package.json edit that
 // adds no install script) pass unflagged, through the same three paths.
-import { describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises"
 import { autorunHit } from "../../src/sandbox"
+import { ensureServer } from "../../src/opencode/server"
 import { battery, makeRepo, structuredOf, textOf, type PatchOut } from "./_world"
 import { commitAll } from "../helpers/git"
 import { done, shell, write } from "../helpers/steps"
@@ -64,6 +65,41 @@ function plantAll(): string {
 
 const ORDINARY_SHELL = `mkdir -p src && echo 'export const x = 1' > src/x.ts && echo '# changed' >> README.md && printf '%s' '${ORDINARY}' > package.json && echo ordinary`
 
+/** The sixteen files a list of names missed, each with the rule the result must name it by. */
+const MISSED: Record<string, string> = {
+  ".tool-versions": "known:asdf",
+  "Taskfile.yml": "known:task",
+  justfile: "known:just",
+  ".vimrc": "known:vim",
+  ".dir-locals-2.el": "known:emacs",
+  ".Rprofile": "known:R",
+  ".irbrc": "known:irb",
+  ".pryrc": "known:pry",
+  ".pdbrc": "known:pdb",
+  ".hg/hgrc": "known:hg",
+  "rust-toolchain.toml": "known:rustup",
+  ".pnp.cjs": "known:yarn",
+  "gradle.properties": "known:gradle",
+  ".bazelrc": "known:bazel",
+  ".zlogin": "known:zsh",
+  ".venv/bin/activate": "known:venv",
+}
+/** Names invented here, which no list has: only a rule can catch them. */
+const INVENTED: Record<string, string> = {
+  "pkg/deep/.frobrc": "hidden",
+  Frobfile: "root-non-source",
+  "tools/frob": "executable",
+  // A committed file made executable: the scan saw no executable there before, so it reads as one new.
+  "scripts/build.sh": "executable",
+}
+const RULE_SHELL = [
+  ...[...Object.keys(MISSED), ...Object.keys(INVENTED)]
+    .filter((path) => path !== "scripts/build.sh")
+    .map((path) => `mkdir -p "$(dirname '${path}')" && echo 'run me' > '${path}'`),
+  "chmod +x tools/frob scripts/build.sh",
+  "echo ruled",
+].join(" && ")
+
 const GPT = "scriptedgpt/gpt-5-scripted"
 const { world, mcp } = battery(
   {
@@ -100,6 +136,23 @@ const { world, mcp } = battery(
     },
     shell_plants: { turns: [{ steps: [shell(plantAll()), done] }] },
     shell_ordinary: { turns: [{ steps: [shell(ORDINARY_SHELL), done] }] },
+    shell_rules: { turns: [{ steps: [shell(RULE_SHELL), done] }] },
+    shell_invented: {
+      turns: [
+        {
+          steps: [
+            shell(
+              "mkdir -p pkg/deep tools && echo x > pkg/deep/.frobrc && echo x > Frobfile && echo x > tools/frob && " +
+                "chmod +x tools/frob && echo invented",
+            ),
+            done,
+          ],
+        },
+      ],
+    },
+    shell_source: {
+      turns: [{ steps: [shell("mkdir -p src && echo 'export const a = 1' > src/a.ts && echo sourced"), done] }],
+    },
     nested_tool: { turns: [{ steps: [write("deploy.yml", "on: push\n"), done] }] },
     nested_shell: { turns: [{ steps: [shell("echo 'on: push' > deploy.yml && echo nested"), done] }] },
     linked_edit: { turns: [{ steps: [shell("echo 'jobs: {}' >> ci/deploy.yml && echo linked"), done] }] },
@@ -118,20 +171,31 @@ const { world, mcp } = battery(
         },
       ],
     },
+    mechanical_mark_down: {
+      turns: [{ steps: [shell("mkdir -p .claude && touch .claude/insensitive && echo marked"), done] }],
+    },
     mechanical_unmark: {
       turns: [
         {
           steps: [
             patch("*** Delete File: .opencode-mcp-orchestrator/sensitive"),
-            shell("rm .opencode-mcp-orchestrator/sensitive .claude/sensitive && echo unmarked"),
+            shell("rm .opencode-mcp-orchestrator/sensitive .claude/sensitive; echo unmark-tried"),
             done,
           ],
         },
       ],
     },
   },
-  { providers: { scriptedgpt: [GPT.split("/")[1]!] } },
+  // A worker's turn waits for its result (not `running` after the default budget) on a loaded machine.
+  { providers: { scriptedgpt: [GPT.split("/")[1]!] }, env: { OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "150000" } },
 )
+
+// The shared server started once with room to start on a loaded machine (the product waits 30 s); the
+// tools find it recorded and reuse it.
+beforeAll(async () => {
+  const { flags } = world.runtime
+  await ensureServer({ paths: world.home.paths, binary: flags.opencodeBin, env: flags.env, startTimeoutMs: 150_000 })
+}, 180_000)
 
 /** A committed repository with a package.json and the given marker files. */
 async function repo(markers: string[] = []): Promise<string> {
@@ -232,21 +296,101 @@ describe("in place, with the sandbox shell", () => {
     expect(ordinary.warnings ?? []).toEqual([])
   }, 180_000)
 
-  test("a mechanical worker in a sensitive repository deleting both policy markers is refused by the file tool and flagged for the shell", async () => {
+  test("a mechanical worker in a sensitive repository deleting both policy markers is refused by the file tool and by the kernel for the shell", async () => {
     const cwd = await repo([".opencode-mcp-orchestrator/sensitive", ".claude/sensitive"])
     // Control: the marker is honoured, so only a mechanical worker runs here.
     const refused = await mcp.call("worker", { cwd, task: "[script:mechanical_unmark] tidy up" })
     expect(refused.isError).toBe(true)
     expect(textOf(refused)).toContain("sensitive")
     const seen = world.model.toolResults().length
-    const out = await unmark(cwd)
+    await unmark(cwd)
     const results = world.model.toolResults().slice(seen)
     expect(results.find((r) => r.tool === "apply_patch")?.output).toContain("are not written by delegated agents")
-    expect(results.find((r) => r.tool === "sandbox_shell")?.output).toContain("unmarked")
-    expect(out.status).toBe("needs_review")
-    expect(String(out.warnings)).toContain(".opencode-mcp-orchestrator/sensitive (removed)")
-    expect(String(out.warnings)).toContain(".claude/sensitive (removed)")
+    const shelled = results.find((r) => r.tool === "sandbox_shell")?.output ?? ""
+    expect(shelled).toContain("unmark-tried")
+    expect(shelled).toContain("Read-only file system")
+    expect(existsSync(`${cwd}/.opencode-mcp-orchestrator/sensitive`)).toBe(true)
+    expect(existsSync(`${cwd}/.claude/sensitive`)).toBe(true)
+    expect((await mcp.call("worker", { cwd, task: "[script:mechanical_unmark] tidy up" })).isError).toBe(true)
   }, 120_000)
+})
+
+describe("by rule, not only by name", () => {
+  test("the sixteen missed files are each named with the tool that reads them, invented ones with the rule that caught them; a source edit is not", async () => {
+    const cwd = await repo()
+    await mkdir(`${cwd}/scripts`)
+    await writeFile(`${cwd}/scripts/build.sh`, "echo build\n")
+    await commitAll(cwd, "a script")
+    const out = structuredOf(await mcp.call("worker", { cwd, task: "[script:shell_rules] set up tooling" }))
+    expect(outputsOf("sandbox_shell").some((r) => r.output.includes("ruled"))).toBe(true)
+    expect(out.status).toBe("needs_review")
+    const named = (out.autorun as { files: { path: string; change: string; rule: string }[] }).files
+    const byPath = Object.fromEntries(named.map((file) => [file.path, file.rule]))
+    expect(byPath).toEqual({ ...MISSED, ...INVENTED })
+    for (const path of Object.keys(MISSED)) expect(String(out.warnings)).toContain(`${path} (new)`)
+
+    // Control: an ordinary source edit through the same path is named by nothing.
+    const control = await repo()
+    const plain = structuredOf(await mcp.call("worker", { cwd: control, task: "[script:shell_source] add a.ts" }))
+    expect(await readFile(`${control}/src/a.ts`, "utf8")).toBe("export const a = 1\n")
+    expect(plain.status).toBe("succeeded")
+    expect(plain.autorun).toBeUndefined()
+    expect(plain.warnings ?? []).toEqual([])
+  }, 180_000)
+
+  test("an isolated worker's patch with the sixteen is refused by patch_apply naming them, and applied with allow_autorun", async () => {
+    const cwd = await repo()
+    await mkdir(`${cwd}/scripts`)
+    await writeFile(`${cwd}/scripts/build.sh`, "echo build\n")
+    await commitAll(cwd, "a script")
+    const out = structuredOf(
+      await mcp.call("worker", { cwd, task: "[script:shell_rules] set up tooling", isolation: "worktree" }),
+    )
+    const { patch_id, digest } = out.patch as PatchOut
+    const refused = await mcp.call("patch_apply", { patch_id, digest })
+    expect(refused.isError).toBe(true)
+    // The named list refuses; what only the rules catch is named when written (the next test).
+    expect(textOf(refused)).toContain(
+      "on their own: .Rprofile, .bazelrc, .dir-locals-2.el, .hg/hgrc, .irbrc and 11 more.",
+    )
+    expect(existsSync(`${cwd}/Frobfile`)).toBe(false)
+    expect((await mcp.call("patch_apply", { patch_id, digest, allow_autorun: true })).isError).toBeFalsy()
+    expect(existsSync(`${cwd}/Frobfile`)).toBe(true)
+    expect(existsSync(`${cwd}/pkg/deep/.frobrc`)).toBe(true)
+  }, 180_000)
+
+  test("a patch whose only files are invented names applies, naming each with its rule as the worker's result did; a source-only patch names none", async () => {
+    const cwd = await repo()
+    const out = structuredOf(
+      await mcp.call("worker", { cwd, task: "[script:shell_invented] set up tooling", isolation: "worktree" }),
+    )
+    expect(out.status).toBe("needs_review")
+    const flagged = (out.autorun as { files: { path: string; rule: string }[] }).files
+    const { patch_id, digest } = out.patch as PatchOut
+    const applied = await mcp.call("patch_apply", { patch_id, digest })
+    expect(applied.isError).toBeFalsy()
+    const written = (structuredOf(applied).applied as { path: string; rule?: string }[]).map(({ path, rule }) => ({
+      path,
+      rule,
+    }))
+    const expected = [
+      { path: "Frobfile", rule: "root-non-source" },
+      { path: "pkg/deep/.frobrc", rule: "hidden" },
+      { path: "tools/frob", rule: "executable" },
+    ]
+    expect(written.sort((a, b) => a.path.localeCompare(b.path))).toEqual(expected)
+    expect(flagged.map(({ path, rule }) => ({ path, rule }))).toEqual(expected)
+    expect(textOf(applied)).toContain("written files that may act on their own, by rule: Frobfile (root-non-source)")
+
+    const plain = structuredOf(
+      await mcp.call("worker", { cwd, task: "[script:shell_source] add a.ts", isolation: "worktree" }),
+    )
+    const ordinary = plain.patch as PatchOut
+    const source = await mcp.call("patch_apply", { patch_id: ordinary.patch_id, digest: ordinary.digest })
+    expect(source.isError).toBeFalsy()
+    expect(textOf(source)).not.toContain("by rule")
+    expect(await readFile(`${cwd}/src/a.ts`, "utf8")).toBe("export const a = 1\n")
+  }, 180_000)
 })
 
 describe("autorun files under another name", () => {
@@ -309,17 +453,30 @@ describe("through patch_apply", () => {
     expect(JSON.parse(await readFile(`${cwd}/package.json`, "utf8")).scripts.postinstall).toBeDefined()
   }, 180_000)
 
-  test("a mechanical isolated worker's patch deleting both policy markers is refused naming them, and applied with allow_autorun", async () => {
+  test("a mechanical isolated worker cannot delete the markers in its worktree; a marker it adds is refused by patch_apply naming it, and applied with allow_autorun", async () => {
     const cwd = await repo([".opencode-mcp-orchestrator/sensitive", ".claude/sensitive"])
     const out = await unmark(cwd, { isolation: "worktree" })
-    const { patch_id, digest } = out.patch as PatchOut
+    const files = (out.patch as { files?: { path: string }[] } | undefined)?.files ?? []
+    expect(files.map((file) => file.path)).toEqual([])
+
+    const other = await repo([".opencode-mcp-orchestrator/sensitive"])
+    const marked = structuredOf(
+      await mcp.call("worker", {
+        cwd: other,
+        mechanical: true,
+        isolation: "worktree",
+        task: "[script:mechanical_mark_down] add a marker",
+      }),
+    )
+    const { patch_id, digest } = marked.patch as PatchOut
     const refused = await mcp.call("patch_apply", { patch_id, digest })
     expect(refused.isError).toBe(true)
-    expect(textOf(refused)).toContain("on their own: .claude/sensitive, .opencode-mcp-orchestrator/sensitive.")
-    expect(existsSync(`${cwd}/.opencode-mcp-orchestrator/sensitive`)).toBe(true)
-    expect(existsSync(`${cwd}/.claude/sensitive`)).toBe(true)
+    expect(textOf(refused)).toContain("on their own: .claude/insensitive.")
+    expect(existsSync(`${other}/.claude/insensitive`)).toBe(false)
     expect((await mcp.call("patch_apply", { patch_id, digest, allow_autorun: true })).isError).toBeFalsy()
-    expect(existsSync(`${cwd}/.opencode-mcp-orchestrator/sensitive`)).toBe(false)
+    expect(existsSync(`${other}/.claude/insensitive`)).toBe(true)
+    // A lower marker beside a sensitive one lowers nothing: sensitive stated anywhere wins.
+    expect((structuredOf(await mcp.call("policy", { cwd: other })) as { mode?: string }).mode).toBe("sensitive")
   }, 180_000)
 
   test("a patch whose only autorun change is a package.json install hook is refused; an ordinary patch applies without allow_autorun", async () => {

@@ -4,8 +4,8 @@
 // a worker's shell making the link and the file ends needs_review naming `.vscode`; a later
 // shell edit of `editor/tasks.json` behind a shipped link does too; an isolated worker's patch adding
 // the pair is refused by patch_apply without allow_autorun. Controls: the same files without the link
-// pass, and links to an ordinary directory (`docs -> handbook`) or to a file (`.eslintrc.json`) are ordinary,
-// in place and through patch_apply.
+// pass, and a link to an ordinary directory (`site/docs -> handbook` in place, `docs -> handbook` through
+// patch_apply) is ordinary, as is a dot-file linked to a file (`.eslintrc.json`) through patch_apply.
 import { describe, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises"
@@ -16,7 +16,15 @@ import { done, shell } from "../helpers/steps"
 const TASKS = '{"version":"2.0.0","tasks":[{"label":"x","command":"sh","runOptions":{"runOn":"folderOpen"}}]}'
 const PLANT = `mkdir -p editor && printf '%s' '${TASKS}' > editor/tasks.json && ln -s editor .vscode && echo planted`
 
-/** Links that lead to no entry: an ordinary directory, and a dot-file linked to a file. */
+/**
+ * A link that leads to no entry: an ordinary directory, below the root (a new root-level name that is not
+ * source, a link included, is named by the root rule when a worker's shell makes it in place).
+ */
+const DOCS_LINK = "mkdir -p site/handbook && echo '# hi' > site/handbook/index.md && ln -s handbook site/docs"
+/**
+ * Links that lead to no entry for patch_apply (which refuses the named list alone): an ordinary directory
+ * at the root, and a dot-file linked to a file.
+ */
 const ORDINARY_LINKS =
   "mkdir -p handbook config && echo '# hi' > handbook/index.md && ln -s handbook docs && echo '{}' > config/eslint.json && ln -s config/eslint.json .eslintrc.json"
 
@@ -26,7 +34,8 @@ const { world, mcp } = battery({
     turns: [{ steps: [shell(`mkdir -p editor && printf '%s' '${TASKS}' > editor/tasks.json && echo written`), done] }],
   },
   edit_behind: { turns: [{ steps: [shell(`printf '%s' '${TASKS}' > editor/tasks.json && echo edited`), done] }] },
-  docs_link: { turns: [{ steps: [shell(`${ORDINARY_LINKS} && echo linked`), done] }] },
+  docs_link: { turns: [{ steps: [shell(`${DOCS_LINK} && echo linked`), done] }] },
+  ordinary_links: { turns: [{ steps: [shell(`${ORDINARY_LINKS} && echo linked`), done] }] },
 })
 
 const commit = (dir: string) => commitAll(dir, "layout")
@@ -49,7 +58,7 @@ describe("in place, with the sandbox shell", () => {
     expect(String(out.warnings)).toContain(".vscode (new)")
   }, 120_000)
 
-  test("an edit of editor/tasks.json behind a shipped .vscode -> editor link ends needs_review; a docs -> handbook link is ordinary", async () => {
+  test("an edit of editor/tasks.json behind a shipped .vscode -> editor link ends needs_review; a site/docs -> handbook link is ordinary", async () => {
     const cwd = await makeRepo(world)
     await mkdir(`${cwd}/editor`)
     await writeFile(`${cwd}/editor/tasks.json`, '{"version":"2.0.0","tasks":[]}')
@@ -61,8 +70,7 @@ describe("in place, with the sandbox shell", () => {
 
     const control = await makeRepo(world)
     const docs = structuredOf(await mcp.call("worker", { cwd: control, task: "[script:docs_link] link the docs" }))
-    expect(existsSync(`${control}/docs/index.md`)).toBe(true)
-    expect(existsSync(`${control}/.eslintrc.json`)).toBe(true)
+    expect(existsSync(`${control}/site/docs/index.md`)).toBe(true)
     expect(docs.status).toBe("succeeded")
     expect(docs.warnings ?? []).toEqual([])
   }, 120_000)
@@ -88,7 +96,7 @@ describe("through patch_apply", () => {
   test("control: a patch linking docs -> handbook and .eslintrc.json to a file applies without allow_autorun", async () => {
     const cwd = await makeRepo(world)
     const out = structuredOf(
-      await mcp.call("worker", { cwd, isolation: "worktree", task: "[script:docs_link] link the docs" }),
+      await mcp.call("worker", { cwd, isolation: "worktree", task: "[script:ordinary_links] link the docs" }),
     )
     const { patch_id, digest } = out.patch as PatchOut
     expect((await mcp.call("patch_apply", { patch_id, digest })).isError).toBeFalsy()

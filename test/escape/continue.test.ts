@@ -46,6 +46,7 @@ const { world, mcp } = battery({
     turns: [
       { steps: [shell("rm .opencode-mcp-orchestrator/sensitive && echo removed"), { text: "Removed the marker." }] },
       { steps: [write("after.txt", "after\n"), { text: "Wrote after.txt." }] },
+      { steps: [write("later.txt", "later\n"), { text: "Wrote later.txt." }] },
     ],
   },
 })
@@ -235,7 +236,13 @@ describe("every continue passes the policy gate a new call passes", () => {
     expect(text).toContain(`marker file ${repo}/.claude/sensitive`)
     expect(existsSync(`${repo}/two.txt`)).toBe(false)
 
+    // The marker gone is still obeyed (the agent may have removed it): the continue stays refused until the
+    // person's removal is stated through the policy tool.
     await rm(`${repo}/.claude`, { recursive: true })
+    expect(await refusedContinue({ task_id: first.task_id, task: "Write two.txt." })).toContain(
+      "(missing; remembered until released)",
+    )
+    await mcp.call("policy", { cwd: repo, release_missing_markers: true })
     const again = structuredOf(await mcp.call("task_continue", { task_id: first.task_id, task: "Write two.txt." }))
     expect(again.status).toBe("succeeded")
     expect(await Bun.file(`${repo}/two.txt`).text()).toBe("2\n")
@@ -335,7 +342,7 @@ describe("a mode that weakened since the task's previous call is reported", () =
     expect(await Bun.file(`${repo}/two.txt`).text()).toBe("2\n")
   }, 120_000)
 
-  test("a mechanical worker deletes the sensitive marker; the next continue runs in blueprint and its result says so with both modes", async () => {
+  test("a mechanical worker cannot delete the sensitive marker; deleted on the host, the next continue stays sensitive and says so; released by the parent, it runs in blueprint and says the mode weakened", async () => {
     const repo = await makeRepo(world)
     const marker = `${repo}/.opencode-mcp-orchestrator/sensitive`
     await mkdir(`${repo}/.opencode-mcp-orchestrator`, { recursive: true })
@@ -344,16 +351,24 @@ describe("a mode that weakened since the task's previous call is reported", () =
       await mcp.call("worker", { cwd: repo, task: "Tidy up. [script:drop_marker]", mechanical: true }),
     )
     expect(["succeeded", "needs_review"]).toContain(first.status)
-    expect(existsSync(marker)).toBe(false)
-    const again = structuredOf(await mcp.call("task_continue", { task_id: first.task_id, task: "Write after.txt." }))
+    // The marker's folder is a read-only mount: the agent's rm fails.
+    expect(existsSync(marker)).toBe(true)
+    await rm(marker)
+    const kept = structuredOf(
+      await mcp.call("task_continue", { task_id: first.task_id, task: "Write after.txt.", mechanical: true }),
+    )
+    expect(kept.status).toBe("succeeded")
+    expect(String(kept.warnings)).toContain(`Sensitive markers this product saw here are gone: ${marker}`)
+    expect((await mcp.call("policy", { cwd: repo, release_missing_markers: true })).isError).toBeFalsy()
+    const again = structuredOf(await mcp.call("task_continue", { task_id: first.task_id, task: "Write later.txt." }))
     expect(again.status).toBe("succeeded")
     const warning = (again.warnings ?? []).find((line) => line.includes("weakened"))
-    expect(warning).toContain(
-      `it was sensitive (marker file ${marker}), now blueprint (the default: nothing states a mode)`,
-    )
+    expect(warning).toContain("it was sensitive (marker file")
+    expect(warning).toContain("now blueprint (the default: nothing states a mode)")
     expect((await record(first.task_id)).calls?.map((call) => [call.turn, call.mode])).toEqual([
       [1, "sensitive"],
-      [2, "blueprint"],
+      [2, "sensitive"],
+      [3, "blueprint"],
     ])
   }, 180_000)
 })

@@ -259,10 +259,16 @@ describe("a planted .git never hides the repository's sensitive marker", () => {
 })
 
 /** Exchanges two paths as fast as it can for `seconds` (one atomic renameat2 each time). */
-const swapper = (a: string, b: string, seconds: number) =>
+/**
+ * Exchanges `a` and `b` (renameat2 RENAME_EXCHANGE) for `seconds`; with `holdMs`, each state is held that
+ * long, so a command can also start and finish in one state (the swap still lands mid-start at every turn).
+ */
+const swapper = (a: string, b: string, seconds: number, holdMs = 0) =>
   `python3 -c 'import ctypes,time
 l=ctypes.CDLL(None,use_errno=True);e=time.time()+${seconds}
-while time.time()<e: l.renameat2(-100,b"${a}",-100,b"${b}",2)'`
+while time.time()<e:
+  l.renameat2(-100,b"${a}",-100,b"${b}",2)
+  time.sleep(${holdMs / 1000})'`
 
 describe("a checked mount swapped while bwrap starts", () => {
   /** A repository whose `sub/` a writer in the repository can exchange with a link to ~/.ssh. */
@@ -304,7 +310,8 @@ describe("a checked mount swapped while bwrap starts", () => {
   test("a worker in the repository swaps sub for a link to ~/.ssh while a scout in sub runs 48 shells: no key read", async () => {
     const repo = await nested()
     world.model.setScript("swap_sub", {
-      turns: [{ steps: [shell(`${swapper("sub", "sublink", 30)}; echo swapped`), done] }],
+      // Each state held 300 ms: a shell can meet the real sub whole, or the swap mid-start, however loaded.
+      turns: [{ steps: [shell(`${swapper("sub", "sublink", 30, 300)}; echo swapped`), done] }],
     })
     // Six parallel shells a step (the scout's step budget is small), each command distinct.
     const steps = Array.from({ length: 8 }, (_, step) => ({

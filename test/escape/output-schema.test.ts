@@ -6,6 +6,7 @@
 // text after the fence) never become `output`. Control: the same answers without output_schema succeed as today,
 // and a schema too deep, too big or not an object is refused before any task exists.
 import { describe, expect, test } from "bun:test"
+import { outputChecks } from "../../src/engine/output-check"
 import { OUTPUT_SCHEMA_LIMITS } from "../../src/engine/output-schema"
 import { battery, makeRepo, structuredOf, taskCount, textOf } from "./_world"
 
@@ -18,6 +19,14 @@ const SCHEMA = {
 }
 const VALID = '{"count":3,"files":["a.ts"]}'
 const STRINGY = '{"count":"3"}'
+// The old extractor's worst case: fence openers with no closing line, each of which its lazy fence regex
+// followed to the end of the answer (quadratic: seconds of the request loop at this size, minutes at 1 MiB).
+const OPENERS = "```json\n".repeat(25_000)
+const DEEP = `${"[".repeat(100_000)}${"]".repeat(100_000)}`
+// A schema pattern that backtracks on the strings the model chose: JavaScriptCore gives up on each after
+// a second or two of backtracking, and the answer holds a hundred of them. No parser bounds that.
+const BACKTRACK = JSON.stringify(Array.from({ length: 100 }, () => `${"a".repeat(40)}!`))
+const PATTERN_SCHEMA = { type: "array", items: { type: "string", pattern: "^(a+)+$" } }
 
 const { world, mcp } = battery({
   valid: { turns: [say(VALID)] },
@@ -36,6 +45,9 @@ const { world, mcp } = battery({
     turns: [{ steps: [{ tool: "sandbox_run_ro", args: { command: "echo checked" } }, { text: '{"count":1}' }] }],
   },
   idle: { turns: [say("nothing")] },
+  openers: { turns: [say(OPENERS), say(OPENERS)] },
+  deep: { turns: [say(DEEP), say(DEEP)] },
+  backtrack: { turns: [say(BACKTRACK), say(BACKTRACK)] },
 })
 
 /** The requests that played a step of `script`, and the last user message each carried. */
@@ -145,6 +157,69 @@ describe("a structured answer", () => {
     )
     expect(out.exit_code).toBe(0)
     expect(out.output).toEqual({ count: 1 })
+  }, 120_000)
+})
+
+describe("a hostile answer costs the task, never the process; the report is kept", () => {
+  test("attack: 25,000 unclosed fence openers (the old extractor's quadratic case): refused, report kept", async () => {
+    const cwd = await makeRepo(world)
+    const out = structuredOf(await mcp.call("scout", { cwd, task: "[script:openers] count", output_schema: SCHEMA }))
+    expect(out.error).toBeUndefined()
+    expect(out.status).toBe("needs_review")
+    expect(out.output).toBeUndefined()
+    const error = out.output_error as { message: string; unverified: string }
+    expect(error.message).toContain("no JSON value found")
+    expect(error.unverified.startsWith("```json\n```json\n")).toBe(true)
+    expect(String(out.report).startsWith("```json\n```json\n")).toBe(true)
+    expect(requestsOf("openers")).toHaveLength(2)
+  }, 120_000)
+
+  test("attack: a value nested 100,000 deep is refused at the depth bound, not a stack overflow; report kept", async () => {
+    const cwd = await makeRepo(world)
+    const out = structuredOf(await mcp.call("scout", { cwd, task: "[script:deep] count", output_schema: SCHEMA }))
+    expect(out.status).toBe("needs_review")
+    expect(out.output).toBeUndefined()
+    expect(out.error).toBeUndefined()
+    expect((out.output_error as { message: string }).message).toContain("nests deeper than 64 levels")
+    expect(String(out.report).startsWith("[[[[")).toBe(true)
+    // Asked once more quoting the bound, as for any mismatch.
+    expect(lastUser(requestsOf("deep")[1]!)).toContain("nests deeper than 64 levels")
+  }, 120_000)
+
+  test("attack: a check that backtracks runs off the loop: a policy call is answered while it runs; report kept", async () => {
+    const cwd = await makeRepo(world)
+    const events: string[] = []
+    const started = new Promise<void>((resolve) =>
+      outputChecks.addEventListener("started", () => resolve(), { once: true }),
+    )
+    const onStarted = () => events.push("check started")
+    const onEnded = () => events.push("check ended")
+    outputChecks.addEventListener("started", onStarted)
+    outputChecks.addEventListener("ended", onEnded)
+    try {
+      const task = mcp
+        .call("scout", { cwd, task: "[script:backtrack] check", output_schema: PATTERN_SCHEMA })
+        .then((result) => {
+          events.push("task ended")
+          return result
+        })
+      await started
+      const policy = structuredOf(await mcp.call("policy", { cwd }))
+      events.push("policy answered")
+      expect(policy.mode).toBeString()
+      const out = structuredOf(await task)
+      // The first check was still running when the policy call came back; the task ended after every check.
+      expect(events.slice(0, 3)).toEqual(["check started", "policy answered", "check ended"])
+      expect(events.at(-1)).toBe("task ended")
+      expect(out.status).toBe("needs_review")
+      expect(out.output).toBeUndefined()
+      expect((out.output_error as { message: string }).message).toContain("was stopped")
+      expect((out.output_error as { unverified: string }).unverified).toBe(BACKTRACK)
+      expect(String(out.report).startsWith(BACKTRACK.slice(0, 100))).toBe(true)
+    } finally {
+      outputChecks.removeEventListener("started", onStarted)
+      outputChecks.removeEventListener("ended", onEnded)
+    }
   }, 120_000)
 })
 

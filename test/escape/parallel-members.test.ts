@@ -1,7 +1,7 @@
 // delegate_parallel members take what their role takes as a single call, through the real OpenCode on the
-// scripted model. Attacks: an isolated member whose agent writes outside its scope (its shell's write refused
-// by the kernel, its write tool's caught at settle) ends needs_review with the file named and left out of its
-// patch; a member whose check fails ends needs_review with the exit code,
+// scripted model. Attacks: an isolated member whose agent writes outside its scope (its shell's write and its
+// write tool's both refused by the kernel) has a patch of its scope alone; a member whose check fails ends
+// needs_review with the exit code,
 // whatever its report claims. Controls: a passing check and a valid structured answer leave `succeeded` with
 // `verification` and `output`; the same members without the arguments succeed and their patch keeps the file.
 // A bad member (a scout with a worker's argument, a bad schema, scope or verify) refuses the whole group
@@ -22,8 +22,8 @@ const TALLY = "export const n = 1\n"
 
 const { world, mcp } = battery({
   scoped: {
-    // The shell's write outside the scope is refused by the kernel; the write tool's passes the session's
-    // edit rules (OpenCode's `*` spans directories) and is caught by the settle-time check.
+    // The shell's write outside the scope is refused by the kernel; so is the write tool's, which the
+    // session's edit rules let by (OpenCode's `*` spans directories).
     turns: [
       {
         steps: [
@@ -88,7 +88,7 @@ const scout = (cwd: string, script: string, extra: Record<string, unknown> = {})
 })
 
 describe("members with scope, verify and output_schema", () => {
-  test("attack: a write outside the scope and a failing check each end needs_review in the group", async () => {
+  test("attack: writes outside the scope are refused in the group, and a failing check ends needs_review", async () => {
     const cwd = await makeRepo(world)
     const group = await runGroup([
       worker(cwd, "scoped", { scope: ["src/**", "test/*.test.ts"] }),
@@ -97,10 +97,9 @@ describe("members with scope, verify and output_schema", () => {
       scout(cwd, "answer", { output_schema: SCHEMA }),
     ])
     const [scoped, failing, passing, answered] = group.tasks
-    expect(group.tasks.map((task) => task.status)).toEqual(["needs_review", "needs_review", "succeeded", "succeeded"])
-    expect(scoped!.out_of_scope).toEqual(["test/sub/deep.test.ts"])
+    expect(group.tasks.map((task) => task.status)).toEqual(["succeeded", "needs_review", "succeeded", "succeeded"])
+    expect(scoped!.out_of_scope).toBeUndefined()
     expect(scoped!.patch!.files.map((file) => file.path)).toEqual(["src/tally.ts"])
-    expect(scoped!.next).toContain("left out of the patch")
     expect(failing!.verification!.exit_code).toBe(1)
     expect(failing!.verification!.command).toBe("grep -q 'n = 2' src/tally.ts")
     // Controls inside the same group: a passing check and valid answers.
@@ -108,10 +107,10 @@ describe("members with scope, verify and output_schema", () => {
     expect(passing!.output).toEqual({ count: 1 })
     expect(answered!.output).toEqual({ count: 3 })
     expect(answered!.output_error).toBeUndefined()
-    expect(group.next).toContain("Members 0, 1 need review")
+    expect(group.next).toContain("Members 1 need review")
     // The member's result is the single call's: task_result reads the same fields from the record.
-    const single = (await mcp.call("task_result", { task_id: scoped!.task_id })).structuredContent as unknown as Member
-    expect(single.out_of_scope).toEqual(scoped!.out_of_scope)
+    const single = (await mcp.call("task_result", { task_id: failing!.task_id })).structuredContent as unknown as Member
+    expect(single.verification).toEqual(failing!.verification)
     expect(single.status).toBe("needs_review")
   }, 240_000)
 

@@ -12,6 +12,7 @@ import { hostContext, hostFs } from "../../src/sandbox"
 import { spawn } from "../../src/util/process"
 import { makeRepo, runAgent, startWorld, stopWorld, type World } from "./_world"
 import { readFlags } from "../../src/config/flags"
+import { arrives } from "../helpers/finishes"
 import { SCOUT, WORKER, done } from "../helpers/steps"
 
 const SECRET = "PRIVATE-KEY-MATERIAL-race-91c2"
@@ -165,7 +166,12 @@ describe("the shared server's password", () => {
     const missed = outputs.filter((output) => !output.includes("probed") || output.includes(record.password))
     expect(missed).toEqual([])
     // Host network reaches the port, and gets 401 without the password.
-    expect(outputs.filter((o) => o.includes("401")).length).toBe(2)
+    // (The status line itself: a bare "401" can appear in any path or number a probe prints.)
+    const refused = outputs.filter((o) => /HTTP\/1\.[01] 401\b/.test(o))
+    expect(refused.map((o) => o.split(":")[0])).toEqual([
+      runnerAgentName("read_only", "host"),
+      runnerAgentName("writable", "host"),
+    ])
   }, 120_000)
 })
 
@@ -185,14 +191,13 @@ describe("special files and huge lines", () => {
         },
       ],
     })
-    const started = Date.now()
+    // A read that opened the FIFO would block the session for good: the answers arriving is the answer.
     const { results } = await runAgent(world, WORKER, repo, "fifo")
     expect(lstatSync(`${repo}/pipe`).isFIFO()).toBe(true) // control: a host-side open of it would block
     expect(results[1]!.output).toContain("is not a regular file")
     expect(results[2]!.output).toContain("is not a regular file")
     expect(results[3]!.output).toContain("is not a regular file or a directory")
-    expect(Date.now() - started).toBeLessThan(20_000)
-  }, 60_000)
+  }, 120_000)
 
   test("a 1 MB single-line runner output digests without stalling the shared server", async () => {
     const repo = await makeRepo(world)
@@ -203,13 +208,12 @@ describe("special files and huge lines", () => {
     })
     world.model.setScript("quick", { turns: [{ steps: [{ text: "quick answer" }] }] })
     const slow = runAgent(world, runnerAgentName("read_only", "disabled"), repo, "long_line")
-    // Another session on the same server answers meanwhile: the digest does not block its event loop.
-    const started = Date.now()
-    await runAgent(world, SCOUT, await makeRepo(world), "quick")
-    const other = Date.now() - started
+    // Another session on the same server answers meanwhile: the digest does not block its event loop (a
+    // backtracking pattern held it for 12 s on 24 KB, for good on a megabyte; the deadline only ends the wait).
+    const other = await arrives(runAgent(world, SCOUT, await makeRepo(world), "quick"), 60_000)
     const { results } = await slow
     expect(results[0]!.output).toContain("exit code: 3")
     expect(results[0]!.output).toContain("math > adds")
-    expect(other).toBeLessThan(10_000)
+    expect(other.arrived).toBe(true)
   }, 120_000)
 })

@@ -1,13 +1,16 @@
-// A worker's `scope`: the paths it may change, checked by the settle-time diff through the real OpenCode
-// on the scripted model. Control: an edit inside the scope succeeds. Attacks: the agent writes outside it
-// with the file tool (refused), with sandbox_shell (read-only: scope-kernel.test.ts), and through the edit
-// rules' wider wildcard (test/sub/x.test.ts under test/*.test.ts), which ends needs_review naming the file,
-// which stays in the workspace. Isolated: the out-of-scope file is left out of the patch (and out of what
-// patch_apply writes) and listed. A worker without scope is as before, and
-// a bad scope is refused before any task record exists.
+// A worker's `scope`: the paths it may change, held by the kernel for every tool and checked by the
+// settle-time diff, through the real OpenCode on the scripted model. Control: an edit inside the scope
+// succeeds. Attacks: the agent writes outside it with the file tool (refused by the session's rules), with
+// sandbox_shell (read-only: scope-kernel.test.ts), and through the edit rules' wider wildcard
+// (test/sub/x.test.ts under test/*.test.ts), which the rules let by and the kernel refuses. Isolated: a
+// file changed outside the scope anyway (by the host, a stand-in for any hole) is left out of the patch
+// (and out of what patch_apply writes) and listed. Links out of the scope and ignored files:
+// scope-links.test.ts. A worker without scope is as before, and a bad scope is refused before any task
+// record exists.
 import { describe, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { readFile } from "node:fs/promises"
+import { until } from "../helpers/until"
 import { battery, makeRepo, scratch, structuredOf, taskCount, textOf } from "./_world"
 
 const write = (filePath: string, content: string) => ({ tool: "write", args: { filePath, content } })
@@ -40,8 +43,9 @@ const { world, mcp } = battery({
       {
         steps: [
           shell("echo pwned > README.md; echo > lib/new.ts; echo ok"),
-          // The edit rules' OpenCode wildcard (test/*.test.ts) lets this through; the scope does not.
+          // The edit rules' OpenCode wildcard (test/*.test.ts) lets this through; the scope, held by the kernel, does not.
           write("test/sub/deep.test.ts", "wide\n"),
+          write("test/new.test.ts", "new\n"),
           done,
         ],
       },
@@ -53,14 +57,20 @@ const { world, mcp } = battery({
       {
         steps: [
           write("src/tally.ts", "export const n = 2\n"),
-          shell("echo pwned > README.md; echo ok"),
+          shell("echo pwned > README.md; echo at=$(pwd)"),
           write("test/sub/deep.test.ts", "pwned\n"),
+          // Holds the turn until the host's write (the stand-in for a hole) shows in the worktree.
+          shell("for i in $(seq 1200); do [ -e test/sub/deep.test.ts ] && break; sleep 0.1; done; echo seen"),
           done,
         ],
       },
     ],
   },
-  subdir: { turns: [{ steps: [shell("echo y > top.ts; echo ok"), write("pkg/deep/b.ts", "b\n"), done] }] },
+  subdir: {
+    turns: [
+      { steps: [shell("echo y > top.ts; echo ok"), write("pkg/deep/b.ts", "b\n"), write("pkg/a.ts", "a\n"), done] },
+    ],
+  },
   idle: { turns: [{ steps: [done] }] },
 })
 
@@ -112,14 +122,19 @@ describe("a scoped worker in place", () => {
     expect(await readFile(`${cwd}/lib/made.ts`, "utf8")).toBe("made\n")
   }, 120_000)
 
-  test("attack: sandbox_shell's writes outside the scope fail; a file the edit rules let by is named", async () => {
+  test("attack: sandbox_shell's writes outside the scope fail, and so does a write the edit rules let by", async () => {
     const cwd = await makeRepo(world)
     await Bun.write(`${cwd}/lib/.keep`, "")
     const result = await mcp.call("worker", { cwd, task: "[script:outside_shell] edit", scope: SCOPE })
-    expect(structuredOf(result).status).toBe("needs_review")
-    expect(String(structuredOf(result).report)).toContain("Read-only file system")
+    const report = String(structuredOf(result).report)
+    expect(report).toContain("Read-only file system")
+    expect(report).toContain(`Could not write ${cwd}/test/sub/deep.test.ts: it is read-only for this worker`)
+    expect(existsSync(`${cwd}/test/sub`)).toBe(false)
+    // Control: a new file the scope names is created by the same tool (its directory bound for that write).
+    expect(await readFile(`${cwd}/test/new.test.ts`, "utf8")).toBe("new\n")
     // lib/.keep was there before the task and is unchanged: only what the task changed counts.
-    expect(outOf(result)).toEqual(["test/sub/deep.test.ts"])
+    expect(structuredOf(result).status).toBe("succeeded")
+    expect(outOf(result)).toBeUndefined()
     expect(await readFile(`${cwd}/README.md`, "utf8")).toBe("# fixture\n")
     expect(existsSync(`${cwd}/lib/new.ts`)).toBe(false)
   }, 120_000)
@@ -137,8 +152,10 @@ describe("a scoped worker in place", () => {
     const repo = await makeRepo(world)
     await Bun.write(`${repo}/sub/pkg/.keep`, "")
     const result = await mcp.call("worker", { cwd: `${repo}/sub`, task: "[script:subdir] edit", scope: ["pkg/*.ts"] })
-    expect(structuredOf(result).status).toBe("needs_review")
-    expect(outOf(result)).toEqual(["pkg/deep/b.ts"])
+    expect(String(structuredOf(result).report)).toContain("pkg/deep/b.ts: it is read-only for this worker")
+    expect(existsSync(`${repo}/sub/pkg/deep`)).toBe(false)
+    expect(await readFile(`${repo}/sub/pkg/a.ts`, "utf8")).toBe("a\n")
+    expect(structuredOf(result).status).toBe("succeeded")
     expect(existsSync(`${repo}/sub/top.ts`)).toBe(false)
   }, 120_000)
 
@@ -156,13 +173,25 @@ describe("a scoped worker in place", () => {
 describe("a scoped isolated worker", () => {
   test("the out-of-scope file is left out of the patch and listed; patch_apply writes only the scope", async () => {
     const cwd = await makeRepo(world)
-    const result = await mcp.call("worker", {
+    const before = world.model.toolResults().length
+    const call = mcp.call("worker", {
       cwd,
       isolation: "worktree",
       task: "[script:isolated] edit",
       scope: ["src/tally.ts", "test/*.test.ts"],
     })
+    // The worktree, as the worker's shell saw it; the host writes outside the scope there.
+    const at = () =>
+      world.model
+        .toolResults()
+        .slice(before)
+        .map((r) => /at=(\S+)/.exec(r.output)?.[1])
+        .find(Boolean)
+    expect(await until(() => at() !== undefined, 90_000)).toBe(true)
+    await Bun.write(`${at()}/test/sub/deep.test.ts`, "pwned\n")
+    const result = await call
     const out = structuredOf(result)
+    expect(String(out.report)).toContain("test/sub/deep.test.ts: it is read-only for this worker")
     expect(out.status).toBe("needs_review")
     expect(outOf(result)).toEqual(["test/sub/deep.test.ts"])
     const patch = out.patch as { patch_id: string; digest: string; files: Array<{ path: string }> }

@@ -2,7 +2,8 @@
 // read-only, network-off sandbox, after the agent's session is gone. Through the real OpenCode on the
 // scripted model: an edit that makes the test pass verifies with exit 0 and keeps `succeeded`; an agent
 // that claims success without the fix ends needs_review with the failing test named in the digest; an
-// isolated worker is verified in its worktree while the user's repository stays failing. Attack: a
+// isolated worker is verified in its worktree while the user's repository stays failing; a worker that
+// empties the test is graded on the test as it was (verify-frozen.test.ts has the rest). Attack: a
 // verify that writes to the workspace and connects to a 127.0.0.1 listener does neither (control: the
 // same command through the plain shell does both). A bad verify is refused before any task starts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
@@ -51,6 +52,9 @@ afterAll(async () => {
   await new Promise((resolve) => listener?.close(resolve))
 })
 
+/** The client waits past its default 60 s: a verification may run its check twice (verify-frozen.test.ts). */
+const call = (tool: string, args: Record<string, unknown>) => mcp.call(tool, args, { timeoutMs: 170_000 })
+
 const gitEnv = { PATH: "/usr/bin:/bin", HOME: "/nonexistent", GIT_CONFIG_NOSYSTEM: "1" }
 
 /** A repository whose one test fails until tally.ts is fixed. */
@@ -78,7 +82,7 @@ const verificationOf = (result: Parameters<typeof structuredOf>[0]) =>
 describe("the product's verification", () => {
   test("an edit that makes the test pass: exit 0, status succeeded; without verify, no verification", async () => {
     const cwd = await tallyRepo()
-    const result = await mcp.call("worker", { cwd, task: "[script:fix_in_place] fix add", verify: VERIFY })
+    const result = await call("worker", { cwd, task: "[script:fix_in_place] fix add", verify: VERIFY })
     const verification = verificationOf(result)
     expect(verification?.command).toBe(VERIFY)
     expect(verification?.exit_code).toBe(0)
@@ -87,7 +91,7 @@ describe("the product's verification", () => {
     expect(textOf(result)).toContain(`verification (run by the server): ${VERIFY} → exit code 0`)
 
     const plain = await tallyRepo()
-    const unverified = await mcp.call("worker", { cwd: plain, task: "[script:fix_plain] fix add" })
+    const unverified = await call("worker", { cwd: plain, task: "[script:fix_plain] fix add" })
     expect(structuredOf(unverified).status).toBe("succeeded")
     expect(verificationOf(unverified)).toBeUndefined()
     expect(textOf(unverified)).not.toContain("verification")
@@ -95,7 +99,7 @@ describe("the product's verification", () => {
 
   test("a claim of success without the fix: needs_review, the failing test named in the digest", async () => {
     const cwd = await tallyRepo()
-    const result = await mcp.call("worker", { cwd, task: "[script:no_fix] fix add", verify: VERIFY })
+    const result = await call("worker", { cwd, task: "[script:no_fix] fix add", verify: VERIFY })
     const out = structuredOf(result)
     const verification = verificationOf(result)
     expect(verification?.exit_code).not.toBe(0)
@@ -107,28 +111,33 @@ describe("the product's verification", () => {
     expect(String(out.next)).toContain("verification.digest")
   }, 180_000)
 
-  test("a worker that empties the named test passes the check, and the result says it changed that test", async () => {
+  test("a worker that empties the named test: graded on the test as it was, the change named", async () => {
     const cwd = await tallyRepo()
-    const result = await mcp.call("worker", { cwd, task: "[script:edit_test] fix add", verify: VERIFY })
-    expect(verificationOf(result)?.exit_code).toBe(0)
-    expect(String(structuredOf(result).warnings)).toContain(
-      "changed tally.test.ts, which the verification command names",
-    )
+    const result = await call("worker", { cwd, task: "[script:edit_test] fix add", verify: VERIFY })
+    const verification = structuredOf(result).verification as VerificationOut & {
+      definition_changed: string[]
+      as_left: { exit_code: number | null }
+    }
+    expect(verification.exit_code).not.toBe(0)
+    expect(verification.definition_changed).toEqual(["tally.test.ts"])
+    // As the worker left it, the emptied test passes: the grade alone would have read as verified.
+    expect(verification.as_left.exit_code).toBe(0)
+    expect(structuredOf(result).status).toBe("needs_review")
   }, 180_000)
 
   test("task_continue verifies again: a failing first turn, then the fix, ends succeeded with exit 0", async () => {
     const cwd = await tallyRepo()
-    const first = structuredOf(await mcp.call("worker", { cwd, task: "[script:rework] fix add", verify: VERIFY }))
+    const first = structuredOf(await call("worker", { cwd, task: "[script:rework] fix add", verify: VERIFY }))
     expect(first.status).toBe("needs_review")
     expect((first.verification as VerificationOut).exit_code).not.toBe(0)
-    const again = await mcp.call("task_continue", { task_id: first.task_id, task: "[script:rework] now fix add" })
+    const again = await call("task_continue", { task_id: first.task_id, task: "[script:rework] now fix add" })
     expect(verificationOf(again)?.exit_code).toBe(0)
     expect(structuredOf(again).status).toBe("succeeded")
   }, 180_000)
 
   test("an isolated worker is verified in its worktree; the user's repository is untouched", async () => {
     const cwd = await tallyRepo()
-    const result = await mcp.call("worker", {
+    const result = await call("worker", {
       cwd,
       isolation: "worktree",
       task: "[script:fix_isolated] fix add",
@@ -156,7 +165,7 @@ describe("the verification sandbox", () => {
   test("a verify that writes the workspace and connects to a loopback listener does neither", async () => {
     const cwd = await tallyRepo()
     const before = connections
-    const result = await mcp.call("worker", { cwd, task: "[script:idle] look", verify: attack() })
+    const result = await call("worker", { cwd, task: "[script:idle] look", verify: attack() })
     const verification = verificationOf(result)
     expect(verification?.digest).toContain("touch=1 net=1")
     expect(verification?.exit_code).toBe(2)
@@ -175,7 +184,7 @@ describe("the verification sandbox", () => {
     const cwd = await tallyRepo()
     const tasks = await taskCount(world)
     for (const verify of ["bun test\nrm -rf .", "x".repeat(1001), "   "]) {
-      const result = await mcp.call("worker", { cwd, task: "[script:idle] look", verify })
+      const result = await call("worker", { cwd, task: "[script:idle] look", verify })
       expect(result.isError).toBe(true)
       expect(textOf(result)).toContain("verify")
       expect(textOf(result)).toContain("next:")

@@ -1,9 +1,10 @@
 // patch_apply killed for real: the compiled `serve` applying a 3,053-path patch (3,050 new files, one
 // ~90 MB file, one modified and one deleted) is SIGKILLed at points picked by watching its run
 // directory and the repository: during staging, mid-rename, mid-copy of the large file, and during
-// the rollback of a killed apply by the next process. Afterwards doctor names an apply killed while
-// writing; the next process (patch_apply, patch_discard) leaves the repository byte for byte after or
-// before, with no temporary anywhere in it or the state and cache dirs, and no staging left. Control: the same apply without a fault succeeds; and each kill really
+// the completion of a killed apply by the next process. Afterwards doctor names an apply killed while
+// writing; the next process (patch_apply completing it, patch_discard rolling it back) leaves the
+// repository byte for byte after or before, with no temporary anywhere in it or the state and cache
+// dirs, and no staging left. Control: the same apply without a fault succeeds; and each kill really
 // left the repository half-written (neither before nor after) until the next process.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
@@ -15,8 +16,9 @@ import { tempFor } from "../../src/workspace/apply-journal"
 import { processesOf, processesWorkingIn } from "../helpers/leftovers"
 import { connectStdio, textOf } from "../helpers/mcp"
 import { git } from "../patches/_repo"
-import { connect, makeRepo, startWorld, stopWorld, structured, type Connected, type World } from "../mcp/_setup"
+import { stopWorld, type Connected, type World } from "../mcp/_setup"
 import { listing, namesBelow, STAGING, TEMPS } from "./_tree"
+import { startPatchWorld } from "./_patch-world"
 
 const FILES = 3050
 const MAKE = `mkdir -p gen && for i in $(seq 1 ${FILES}); do echo "generated $i" > gen/f$i.txt; done && { printf '\\0'; seq 1 12000000; } > big.bin && printf 'changed\\n' >> README.md && rm src/tally.ts && echo made`
@@ -29,28 +31,7 @@ let before: string[]
 let after: string[]
 
 beforeAll(async () => {
-  world = await startWorld({
-    large: { turns: [{ steps: [{ tool: "sandbox_shell", args: { command: MAKE } }, { text: "Made the files." }] }] },
-  })
-  mcp = await connect(world, { syncBudgetMs: 3000 })
-  repo = await makeRepo(world)
-  before = listing(repo)
-  let out = structured(
-    await mcp.client.callTool({
-      name: "worker",
-      arguments: { cwd: repo, task: "Make them. [script:large]", isolation: "worktree" },
-    }),
-  )
-  while (out.status === "running") {
-    await Bun.sleep(500)
-    out = structured(await mcp.client.callTool({ name: "task_result", arguments: { task_id: out.task_id } }))
-  }
-  const result = out.patch as { patch_id: string; digest: string }
-  expect(result?.patch_id, JSON.stringify(out).slice(0, 600)).toBeString()
-  const record = (await Bun.file(`${world.home.paths.patchesDir}/${result.patch_id}.json`).json()) as {
-    layout: { dir: string }
-  }
-  patch = { id: result.patch_id, digest: result.digest, lane: record.layout.dir }
+  ;({ world, mcp, repo, before, patch } = await startPatchWorld("large", MAKE))
 }, 300_000)
 afterAll(async () => {
   await mcp?.close()
@@ -107,9 +88,16 @@ function expectClean() {
 /** A `serve` applying the patch, SIGKILLed once `ready` holds (polled); then no write step of it lives on. */
 async function killWhen(ready: () => boolean): Promise<void> {
   const serve = await connectStdio(world.home.env)
-  const call = apply(serve).catch(() => undefined) // the connection dies with the server
+  let ended: CallToolResult | undefined
+  const call = apply(serve).then(
+    (result) => {
+      ended = result
+    },
+    () => undefined, // the connection dies with the server
+  )
   const deadline = Date.now() + 240_000
   while (!ready()) {
+    if (ended) throw new Error(`the apply ended before the kill point: ${textOf(ended).slice(0, 600)}`)
     if (Date.now() > deadline) throw new Error("the kill point was never reached")
     await Bun.sleep(2)
   }
@@ -165,7 +153,7 @@ test("SIGKILL during staging: nothing was written; the next patch_apply applies 
   await reset()
 }, 300_000)
 
-test("SIGKILL mid-rename: doctor names it; the next patch_apply rolls it back and applies the patch whole", async () => {
+test("SIGKILL mid-rename: doctor names it; the next patch_apply completes the patch from where it stopped", async () => {
   await killWhen(() => existsSync(`${repo}/gen`) && readdirSync(`${repo}/gen`).length >= 1000)
   const half = listing(repo)
   expect(half).not.toEqual(before)
@@ -179,12 +167,13 @@ test("SIGKILL mid-rename: doctor names it; the next patch_apply rolls it back an
   await reset()
 }, 300_000)
 
-test("SIGKILL of the process rolling a killed apply back: the journal stays, and the third process finishes the job", async () => {
+test("SIGKILL of the process completing a killed apply: the journal stays, and the third process finishes the job", async () => {
   const gen = () => (existsSync(`${repo}/gen`) ? readdirSync(`${repo}/gen`).length : 0)
-  await killWhen(() => gen() >= 1500)
+  await killWhen(() => gen() >= 1000)
   const written = gen()
-  // The next patch_apply first removes the killed apply's files: killed while it does.
-  await killWhen(() => gen() < written - 300)
+  expect(written, "the first kill landed after the last write").toBeLessThan(FILES - 100)
+  // The next patch_apply completes the killed apply from its staged copies: killed halfway through the rest.
+  await killWhen(() => gen() >= written + Math.floor((FILES - written) / 2))
   expect(listing(repo)).not.toEqual(before)
   expect((await doctor()).status).toBe("fail")
   await expectNextApplyWhole()

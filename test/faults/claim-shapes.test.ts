@@ -17,6 +17,7 @@ import { run } from "../../src/util/process"
 import { selfStart } from "../../src/util/process"
 import { claimLane, MAX_LANES, releaseLane } from "../../src/workspace/lanes"
 import { tempDir } from "../helpers/temp"
+import { claimJson } from "../helpers/records"
 
 const dir = await tempDir("claim-shapes-")
 afterAll(() => dir[Symbol.asyncDispose]())
@@ -67,7 +68,7 @@ for (const [shape, plant] of Object.entries(SHAPES)) {
     await plant(`${registry}/lanes/lane-1.json`)
     expect(await claimLane("/nonexistent", registry, "patch_aaaaaaaa_00000001", undefined, NO_TASKS)).toBe("lane-1")
     // Reclaimed (lanes.ts reports it, and task_list and doctor name it once): the claim is now ours.
-    expect(JSON.parse(readFileSync(`${registry}/lanes/lane-1.json`, "utf8"))).toMatchObject({
+    expect(claimJson(readFileSync(`${registry}/lanes/lane-1.json`, "utf8"))).toMatchObject({
       patchId: "patch_aaaaaaaa_00000001",
     })
     await releaseLane(registry, "lane-1", "patch_aaaaaaaa_00000001")

@@ -8,8 +8,11 @@ import { connect as connectOpencode } from "../../src/opencode/client"
 import { run } from "../../src/util/process"
 import { connect, makeRepo, startWorld, stopWorld, structured, text, type Connected, type World } from "../mcp/_setup"
 
-/** A sleep length no other process uses, so looking for survivors finds only this test's. */
-const MARKER = `41.${process.pid}`
+/**
+ * A sleep length no other process uses, so looking for survivors finds only this test's; an hour, so a
+ * cancel's answer can only have come from the kill.
+ */
+const MARKER = `3600.${process.pid}`
 
 let world: World
 let mcp: Connected
@@ -55,7 +58,14 @@ test("preserved: with OPENCODE_MCP_ORCHESTRATOR_PRESERVE_SESSIONS=1 a writer's s
     const sessionID = String(first.session_id)
     // The session is still there to export.
     const record = (await readServerRecord(world.home.paths))!
-    expect((await connectOpencode(record).session.get({ sessionID, directory: repo })).data?.id).toBe(sessionID)
+    expect(
+      (
+        await connectOpencode(record, { standIns: world.home.paths.opencodeDirsDir }).session.get({
+          sessionID,
+          directory: repo,
+        })
+      ).data?.id,
+    ).toBe(sessionID)
     const locks = (await readdir(world.home.paths.locksDir)).filter((name) => name.endsWith(".json"))
     expect(locks.length).toBe(1)
     expect(JSON.parse(await Bun.file(`${world.home.paths.locksDir}/${locks[0]}`).text()).state).toBe("preserved")
@@ -110,10 +120,8 @@ test("task_cancel kills the sandbox command running at that moment, with what it
     while (!(await survivors()) && Date.now() < deadline) await Bun.sleep(100)
     // Control: the command (and its background child) really runs before the cancel.
     expect((await survivors()).split("\n").length).toBeGreaterThanOrEqual(2)
-    const cancelStarted = Date.now()
     const cancelled = structured(await call(started, "task_cancel", { task_id: running.task_id }))
     expect(cancelled.status).toBe("cancelled")
-    expect(Date.now() - cancelStarted).toBeLessThan(10_000)
     const gone = Date.now() + 5000
     while ((await survivors()) && Date.now() < gone) await Bun.sleep(100)
     expect(await survivors()).toBe("")

@@ -11,6 +11,7 @@ import { lanes } from "../../src/doctor/lanes"
 import { createRepository } from "../../src/model/demo"
 import { spawn } from "../../src/util/process"
 import { connect, startWorld, stopWorld, structured, text, type Connected, type World } from "../mcp/_setup"
+import { claimJson } from "../helpers/records"
 
 let world: World
 let mcp: Connected
@@ -184,7 +185,7 @@ test("a damaged claim is kept while a readable patch record or an unfinished tas
     await Promise.all(
       ["lane-1", "lane-2"].map(
         async (lane) =>
-          [lane, JSON.parse(await Bun.file(`${lanesDir()}/${lane}.json`).text()) as { patchId: string }] as const,
+          [lane, claimJson(await Bun.file(`${lanesDir()}/${lane}.json`).text()) as { patchId: string }] as const,
       ),
     ),
   )

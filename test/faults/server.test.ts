@@ -1,12 +1,17 @@
 // The shared server under faults, on the real OpenCode: a stalled server (SIGSTOP) is waited out, not
 // killed, and the work on it finishes; a stale record never gets an unrelated process signalled; a
 // record whose password the server does not take is left alone and a new server started; a server killed
-// under a delegation, even during its sandbox check, gives a rerun, while a live server without our plugin
-// for a directory refuses it.
+// under a delegation gives a rerun, and one killed at any read of its start (the event stream, the plugin's
+// tool ids, the model catalog) has that read decided on its successor, while a live server without our
+// plugin for a directory refuses it.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { readServerRecord, probeServer, ensureServer, type ServerRecord } from "../../src/opencode/server"
 import { alive, processStart, spawn } from "../../src/util/process"
 import { writeJson } from "../../src/util/fs"
+import { readFlags } from "../../src/config/flags"
+import { Runtime, type ServerRead } from "../../src/engine/runtime"
+import { serveInProcess } from "../helpers/in-process"
+import { until } from "../helpers/until"
 import { connect, makeRepo, startWorld, stopWorld, structured, type Connected, type World } from "../mcp/_setup"
 
 let world: World
@@ -23,7 +28,7 @@ beforeAll(async () => {
         {
           steps: [
             { tool: "write", args: { filePath: "kept.txt", content: "kept\n" } },
-            { text: "late report", delayMs: 8000 },
+            { text: "late report", delayMs: 3_600_000 },
           ],
         },
       ],
@@ -39,17 +44,29 @@ afterAll(async () => {
   await stopWorld(world)
 })
 
-const scout = (mcp: Connected, cwd: string, script: string) =>
+const scout = (mcp: Pick<Connected, "client">, cwd: string, script: string) =>
   mcp.client.callTool({ name: "scout", arguments: { cwd, task: `[script:${script}] look` } }, undefined, {
     timeout: 120_000,
   })
+
+/** Waits until the scripted model is asked for `script` after its first `since` requests: that task's session runs. */
+const sessionRunning = (script: string, since: number) =>
+  until(
+    () =>
+      world.model
+        .stepRequests()
+        .slice(since)
+        .some((request) => JSON.stringify(request.body).includes(`[script:${script}]`)),
+    60_000,
+  )
 
 test("a server stalled for 8 s (SIGSTOP) is waited out by another process's call: same server, both tasks finish", async () => {
   const repo = await makeRepo(world)
   expect(structured(await scout(first, repo, "quick")).status).toBe("succeeded")
   const before = (await readServerRecord(world.home.paths))!
+  const since = world.model.stepRequests().length
   const inFlight = scout(first, repo, "slow")
-  await Bun.sleep(1000)
+  expect(await sessionRunning("slow", since)).toBe(true)
   process.kill(before.pid, "SIGSTOP")
   let stalled: string | undefined
   try {
@@ -71,7 +88,8 @@ test("a server stalled for 8 s (SIGSTOP) is waited out by another process's call
 
 /** A long-running process whose command line looks like `opencode serve`. */
 function lookalike(): number {
-  const proc = spawn(["bash", "-c", "exec -a /opt/fake/opencode bash -c 'sleep 120' serve"], { detached: true })
+  // `; :` keeps bash from exec-ing the sleep in its place, which would drop the borrowed name.
+  const proc = spawn(["bash", "-c", "exec -a /opt/fake/opencode bash -c 'sleep 120; :' serve"], { detached: true })
   strays.push(proc.pid)
   return proc.pid
 }
@@ -85,7 +103,12 @@ test.each([
     const real = (await readServerRecord(world.home.paths))!
     strays.push(real.pid) // left running by the record swap below; stopped at the end
     const pid = lookalike()
-    await Bun.sleep(200)
+    // Once its command line reads as `opencode serve` (the exec -a above); before that (or gone) it reads "".
+    const cmdline = () =>
+      Bun.file(`/proc/${pid}/cmdline`)
+        .text()
+        .catch(() => "")
+    expect(await until(async () => (await cmdline()).includes("/opt/fake/opencode"), 30_000)).toBe(true)
     const fake: ServerRecord = { ...real, ...shape(pid), url: "http://127.0.0.1:9" }
     await writeJson(world.home.paths.serverFile, fake, 0o600)
     const record = await ensureServer({
@@ -130,21 +153,19 @@ const killServer = async (mcp: Connected) => {
 
 test("a server killed under a worker: the task ends failed with server_lost within seconds, the edit kept, the workspace free", async () => {
   const repo = await makeRepo(world)
-  const started = Date.now()
+  // The report would come an hour later: a result at all is the server's loss told, not the session's end.
   const call = first.client.callTool(
     { name: "worker", arguments: { cwd: repo, task: "[script:edit_then_wait] edit" } },
     undefined,
     { timeout: 120_000 },
   )
-  const deadline = Date.now() + 20_000
-  while (!(await Bun.file(`${repo}/kept.txt`).exists()) && Date.now() < deadline) await Bun.sleep(100)
+  expect(await until(() => Bun.file(`${repo}/kept.txt`).exists(), 60_000)).toBe(true)
   const killed = await killServer(first)
   const result = structured(await call)
   expect(result.status).toBe("failed")
   expect(String(result.error)).toStartWith("server_lost")
   expect(String(result.next)).toContain("Edits made before the server stopped are kept")
   expect(await Bun.file(`${repo}/kept.txt`).text()).toBe("kept\n")
-  expect(Date.now() - started).toBeLessThan(30_000)
   expect(alive(killed.pid)).toBe(false)
   const { readdir } = await import("node:fs/promises")
   expect((await readdir(world.home.paths.locksDir)).filter((name) => name.endsWith(".json"))).toEqual([])
@@ -154,8 +175,10 @@ test("a server killed under a worker: the task ends failed with server_lost with
 
 test("a server killed under a scout: the scout runs again on a new server and succeeds", async () => {
   const repo = await makeRepo(world)
+  const since = world.model.stepRequests().length
   const call = scout(first, repo, "slow")
-  await Bun.sleep(1500)
+  // Killed while the session runs, not during the start's reads (a timing race before).
+  expect(await sessionRunning("slow", since)).toBe(true)
   const killed = await killServer(first)
   const result = structured(await call)
   strays.push((await first.runtime.opencode()).record.pid)
@@ -187,3 +210,65 @@ test("a live server without our plugin for a directory refuses the delegation; w
   expect((await readServerRecord(world.home.paths))!.pid).toBe(record.pid)
   expect(structured(await scout(first, repo, "quick")).status).toBe("succeeded")
 }, 120_000)
+
+/**
+ * An MCP connection whose runtime kills the shared server just before its `read`, the first `times` times
+ * it comes to it: a server that dies at that point of a delegation's start, every time, not by chance.
+ */
+async function killingAt(read: ServerRead, times: number) {
+  const killed: number[] = []
+  const runtime = new Runtime(readFlags(world.home.env), {
+    beforeRead: async (at, record) => {
+      if (at !== read || killed.length >= times) return
+      killed.push(record.pid)
+      process.kill(record.pid, "SIGKILL")
+      await until(() => !alive(record.pid), 10_000)
+    },
+  })
+  const served = await serveInProcess(runtime, `killing-at-${read}`)
+  return {
+    client: served.client,
+    killed,
+    close: async () => {
+      await served.close()
+      runtime.close()
+    },
+  }
+}
+
+// Each read of a delegation's start (a new connection's event stream, the plugin's tool ids for a new
+// directory, the model catalog) made against a server that dies under it: decided on its successor.
+// Control: killed at the same read on the successor too, the scout fails with that read's own error (and
+// there is no third try).
+const READ_ERRORS: [ServerRead, string][] = [
+  ["events", "OpenCode's event stream did not connect"],
+  ["tool ids", "has not loaded this program's sandbox plugin"],
+  ["catalog", "OpenCode did not return its model catalog"],
+]
+for (const [read, error] of READ_ERRORS) {
+  test(`a server killed at the start's ${read} read: the scout is decided on its successor and succeeds`, async () => {
+    const mcp = await killingAt(read, 1)
+    try {
+      const result = structured(await scout(mcp, await makeRepo(world), "quick"))
+      const now = (await readServerRecord(world.home.paths))!
+      strays.push(now.pid)
+      expect(result.status).toBe("succeeded")
+      expect(mcp.killed.length).toBe(1)
+      expect(now.pid).not.toBe(mcp.killed[0])
+    } finally {
+      await mcp.close()
+    }
+  }, 120_000)
+
+  test(`control: killed at the ${read} read on the successor too, the scout fails with that read's error`, async () => {
+    const mcp = await killingAt(read, 2)
+    try {
+      const result = await scout(mcp, await makeRepo(world), "quick")
+      expect(result.isError).toBe(true)
+      expect(JSON.stringify(result.content)).toContain(error)
+      expect(mcp.killed.length).toBe(2)
+    } finally {
+      await mcp.close()
+    }
+  }, 120_000)
+}

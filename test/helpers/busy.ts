@@ -23,7 +23,7 @@ async function sweep(paths: Paths, directories: string[]): Promise<Sweep> {
   const server = await readServerRecord(paths)
   const seen: Sweep = new Map()
   if (!server) return seen
-  const client = connect(server)
+  const client = connect(server, { standIns: paths.opencodeDirsDir })
   await Promise.all(
     directories.map(async (directory) => {
       const status = await client.session.status({ directory }).catch(() => undefined)

@@ -3,6 +3,7 @@
 import { readdir, readFile } from "node:fs/promises"
 import { agentName } from "../../src/agents/names"
 import { newTaskId, type TaskRecord } from "../../src/engine/tasks"
+import { stateJson } from "../../src/util/sealed"
 
 /** The `.json` names in `dir`; none when it does not exist yet. */
 export const jsonFiles = async (dir: string): Promise<string[]> =>
@@ -64,3 +65,10 @@ export const orphanRecord = (
     revision: 0,
     ...fields,
   })
+
+/** A claim's JSON (owners, slots, lanes): claims are sealed (src/util/sealed.ts); a plain one is read as it is. */
+export function claimJson(text: string): unknown {
+  const body = stateJson(text)
+  if ("problem" in body) throw new Error(`a damaged claim: ${body.problem}`)
+  return JSON.parse(body.json)
+}

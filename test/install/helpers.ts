@@ -1,7 +1,7 @@
 // An isolated machine for install tests: a temporary HOME with XDG dirs, CODEX_HOME and
 // CLAUDE_CONFIG_DIR inside it, an OpenCode config with an offline local provider, the real pinned
 // OpenCode (node_modules/.bin/opencode) for model discovery, and the compiled binary to install.
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, mkdtempSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { readFlags, type Env } from "../../src/config/flags"
 import { resolvePaths } from "../../src/config/paths"
@@ -84,6 +84,32 @@ export function machine(): Machine {
     opencode: `${BIN}/opencode`,
     write,
     [Symbol.dispose]: () => rmSync(dir, { recursive: true, force: true }),
+  }
+}
+
+/**
+ * One machine installed once for a file's tests (`install` runs at the first use): `use` gets it, and the
+ * machine's directory is copied before and put back after, so whatever a test breaks, every test starts
+ * from the installation as it was made. The install (OpenCode's first start on a fresh HOME, the client
+ * CLIs) is most of such a test's time. Call `dispose` from afterAll.
+ */
+export function sharedInstallation(install: (m: Machine) => Promise<void>) {
+  const m = machine()
+  let ready: Promise<void> | undefined
+  return {
+    async use<T>(body: (m: Machine) => Promise<T>): Promise<T> {
+      ready ??= install(m)
+      await ready
+      const saved = `${m.dir}.saved`
+      cpSync(m.dir, saved, { recursive: true, verbatimSymlinks: true })
+      try {
+        return await body(m)
+      } finally {
+        rmSync(m.dir, { recursive: true, force: true })
+        renameSync(saved, m.dir)
+      }
+    },
+    dispose: () => m[Symbol.dispose](),
   }
 }
 

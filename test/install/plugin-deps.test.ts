@@ -227,11 +227,10 @@ describe("OpenCode's plugin dependency, provisioned by install", () => {
         symlinkSync(`${m.dir}/pipe`, path)
       } else await run(["mkfifo", path])
       const before = snapshot(m)
-      const started = Date.now()
+      // A FIFO read by npm blocks forever: the refusal arriving at all is the answer (the test's deadline guards).
       const refused = await installYes(m, { integrations: "codex" }).catch((error: Error & { kind?: string }) => error)
       expect(refused).toBeInstanceOf(Error)
       expect((refused as Error).message).toContain(`${path} is a FIFO`)
-      expect(Date.now() - started).toBeLessThan(20_000)
       expect(snapshot(m)).toEqual(before)
       expect(existsSync(m.paths.configFile)).toBe(false)
       m.write(m.paths.configFile, JSON.stringify({ version: 1, models: { scout: "local/m" } }))

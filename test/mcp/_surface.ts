@@ -9,7 +9,11 @@ import { createServer } from "../../src/mcp/server"
 import { backendOf } from "../helpers/in-process"
 
 /** tools/list from an in-process server; nothing is delegated, so no OpenCode is started. */
-export async function listOurTools(flags: Flags): Promise<Tool[]> {
+export const listOurTools = (flags: Flags): Promise<Tool[]> =>
+  withOurClient(flags, async (client) => (await client.listTools()).tools)
+
+/** A client of an in-process server for the length of `use`; both are closed after. */
+export async function withOurClient<T>(flags: Flags, use: (client: Client) => Promise<T>): Promise<T> {
   const runtime = new Runtime(flags)
   const server = createServer(backendOf(new Delegations(runtime)))
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
@@ -17,7 +21,7 @@ export async function listOurTools(flags: Flags): Promise<Tool[]> {
   const client = new Client({ name: "surface-tests", version: "1" })
   await client.connect(clientSide)
   try {
-    return (await client.listTools()).tools
+    return await use(client)
   } finally {
     await client.close()
     await server.close()
@@ -40,3 +44,15 @@ export const clientToolBytes = (tools: Tool[], server: string) =>
 /** Registered tools the text never names as `name` (in backticks, as a reader can search for it). */
 export const unnamedTools = (text: string, tools: Tool[]) =>
   tools.map((tool) => tool.name).filter((name) => !text.includes(`\`${name}\``))
+
+/**
+ * UTF-8 bytes of what a model is handed of this server in all, as one JSON value: each tool's name,
+ * description and input schema, and the server instructions.
+ */
+export const surfaceBytes = (tools: Tool[], instructions: string) =>
+  Buffer.byteLength(
+    JSON.stringify({
+      tools: tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })),
+      instructions,
+    }),
+  )

@@ -92,7 +92,10 @@ test("a successor process answers tasks/get and tasks/result for the tasks a kil
     expect([(await recordOf(a))?.status, (await recordOf(b))?.status]).toEqual(["running", "running"])
     // B's session goes away while no MCP server follows it.
     const server = (await readServerRecord(world.home.paths))!
-    await connectOpencode(server).session.delete({ sessionID: sessionB, directory: orphaned })
+    await connectOpencode(server, { standIns: world.home.paths.opencodeDirsDir }).session.delete({
+      sessionID: sessionB,
+      directory: orphaned,
+    })
 
     second = await serve()
     const tasks = second.client.experimental.tasks

@@ -99,7 +99,9 @@ async function settled(id: string) {
 
 async function busy(directory: string, sessionID: string): Promise<boolean> {
   const server = await readServerRecord(world.home.paths)
-  const status = await connectOpencode(server!).session.status({ directory })
+  const status = await connectOpencode(server!, { standIns: world.home.paths.opencodeDirsDir }).session.status({
+    directory,
+  })
   const state = (status.data as Record<string, { type: string }> | undefined)?.[sessionID]
   return state !== undefined && state.type !== "idle"
 }

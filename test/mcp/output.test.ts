@@ -2,6 +2,9 @@
 // session id, as the last answer, the latest events and the paged transcript.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { readdir } from "node:fs/promises"
+import { readFlags } from "../../src/config/flags"
+import { resolvePaths } from "../../src/config/paths"
+import { stopServer } from "../../src/opencode/server"
 import { BINARY } from "../helpers/mcp"
 import { tempDir } from "../helpers/temp"
 import { connect, makeRepo, startWorld, stopWorld, structured, text, type Connected, type World } from "./_setup"
@@ -190,4 +193,23 @@ test("sessions lists ours with their task and a session started outside the prod
   const bad = Bun.spawnSync([BINARY, "sessions", "--state", "sleepy"], { env: world.home.env })
   expect(bad.exitCode).toBe(2)
   expect(bad.stderr.toString()).toContain("--state must be busy, idle or stale")
+}, 120_000)
+
+test("the sessions tool lists by the CLI's rule: with no server running it says so and starts none", async () => {
+  await using stateless = await tempDir("oc-orch-nostate-")
+  const quiet = await connect(world, readFlags({ ...world.home.env, XDG_STATE_HOME: stateless.path }))
+  const recorded = async () =>
+    (await readdir(stateless.path, { recursive: true })).includes("opencode-mcp-orchestrator/server.json")
+  try {
+    const result = await quiet.client.callTool({ name: "sessions", arguments: {} })
+    expect(text(result)).toContain("The shared OpenCode server is not running")
+    expect(structured(result)).toMatchObject({ sessions: [], total: 0 })
+    expect(await recorded()).toBe(false)
+    // Control: what the tool did before, asking the runtime for OpenCode, starts and records a server.
+    await quiet.runtime.opencode()
+    expect(await recorded()).toBe(true)
+  } finally {
+    await quiet.close()
+    await stopServer(resolvePaths(readFlags({ ...world.home.env, XDG_STATE_HOME: stateless.path })))
+  }
 }, 120_000)

@@ -56,7 +56,10 @@ const FAKE_TOKEN = `ghp_${Array.from({ length: 36 }, (_, i) => "a1B2c3D4e5F6g7H8
 async function sessionsIn(directory: string) {
   const record = await readServerRecord(world.home.paths)
   if (!record) return []
-  return ((await connectOpencode(record).session.list({ directory })).data ?? []).map((session) => session.id)
+  return (
+    (await connectOpencode(record, { standIns: world.home.paths.opencodeDirsDir }).session.list({ directory })).data ??
+    []
+  ).map((session) => session.id)
 }
 
 /** Nothing ran: the scripted model saw no request, and no record, lock or session was added. */
@@ -245,7 +248,7 @@ test("scout, worker and runner list the published arguments as required and the 
     expect(Object.keys(byName.task_continue!.inputSchema.properties ?? {})).toEqual(
       expect.arrayContaining(["tier", "mode", "mechanical"]),
     )
-    expect(byName.policy!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
+    expect(byName.policy!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false })
   } finally {
     await close()
   }

@@ -81,7 +81,10 @@ test("killing and restarting the MCP server mid-task loses no record", async () 
 
     // B's session disappears while no MCP server follows it.
     const server = (await readServerRecord(world.home.paths))!
-    await connectOpencode(server).session.delete({ sessionID: sessionB, directory: (await recordOf(idB))!.workspace })
+    await connectOpencode(server, { standIns: world.home.paths.opencodeDirsDir }).session.delete({
+      sessionID: sessionB,
+      directory: (await recordOf(idB))!.workspace,
+    })
 
     second = await serve()
     const list = structured(await second.client.callTool({ name: "task_list", arguments: {} })) as unknown as {

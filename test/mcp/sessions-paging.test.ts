@@ -57,15 +57,17 @@ function counting(client: OpencodeClient): { client: OpencodeClient; calls: Map<
 
 test("sessions reports the true total over 1,010 sessions, reading them in one request and only the rows shown", async () => {
   const { record } = await mcp.runtime.opencode()
-  const { client, calls } = counting(connectOpencode(record))
-  const { rows, total } = await listSessions(client, [], { scope: "all", directory: repo, staleMs: 300_000, limit: 50 })
+  const standIns = mcp.runtime.paths.opencodeDirsDir
+  const { client, calls } = counting(connectOpencode(record, { standIns }))
+  const filter = { scope: "all", directory: repo, standIns, staleMs: 300_000, limit: 50 } as const
+  const { rows, total } = await listSessions(client, [], filter)
   expect(total).toBe(COUNT)
   expect(rows.length).toBe(50)
   expect(new Set(rows.map((row) => row.session_id)).size).toBe(50)
   // 1,010 sessions in one page of 5,000 (each request costs OpenCode about its whole list), one read per row shown.
   expect(calls.get("experimental.session.list")).toBe(1)
   // Pages of 500 (the size before) read the same sessions in three requests or four (a tie at a boundary).
-  const small = counting(connectOpencode(record))
+  const small = counting(connectOpencode(record, { standIns }))
   expect((await listAllSessions(small.client, 500)).filter((session) => created.has(session.id)).length).toBe(COUNT)
   expect(small.calls.get("experimental.session.list")).toBeGreaterThanOrEqual(3)
   expect(small.calls.get("experimental.session.list")).toBeLessThanOrEqual(4)

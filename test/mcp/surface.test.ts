@@ -5,16 +5,18 @@
 // 12 KB; the control is the same measurement of the tools as they were before (> 12 KB, as Claude
 // Code really sent them). The server instructions and the orchestrate skill must name every tool
 // registered; the control plants a tool in the registry that the text does not name.
-import type { Tool } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { readFlags } from "../../src/config/flags"
 import instructions from "../../src/mcp/instructions.md" with { type: "text" }
 import skill from "../../src/templates/skills/orchestrate.md" with { type: "text" }
 import { SERVER_NAME } from "../../src/version"
 import { tempDir, type TempDir } from "../helpers/temp"
-import { clientToolBytes, listOurTools, unnamedTools } from "./_surface"
+import { clientToolBytes, listOurTools, surfaceBytes, unnamedTools, withOurClient } from "./_surface"
 
 const LIMIT = 12_000
+/** The tools and the server instructions together, as one JSON value (`surfaceBytes`). */
+const SURFACE_LIMIT = 12_288
 let home: TempDir
 let tools: Tool[]
 /** The tools as Claude Code sent them before: name, description, input_schema. */
@@ -58,6 +60,38 @@ describe("the tool surface as a client hands it to the model", () => {
       )
       expect(now.inputSchema.required ?? []).toEqual(old.inputSchema.required ?? [])
     }
+  })
+})
+
+describe("the tools and the instructions together", () => {
+  test("are at most 12,288 bytes as one JSON value, every tool and argument kept", async () => {
+    expect(surfaceBytes(tools, instructions)).toBeLessThanOrEqual(SURFACE_LIMIT)
+    const before: { tools: Tool[] } = await Bun.file(`${import.meta.dir}/fixtures/tools-list-before.json`).json()
+    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(before.tools.map((tool) => tool.name)))
+    for (const old of before.tools) {
+      const now = tools.find((tool) => tool.name === old.name)!
+      expect(Object.keys(now.inputSchema.properties ?? {})).toEqual(
+        expect.arrayContaining(Object.keys(old.inputSchema.properties ?? {})),
+      )
+    }
+  })
+
+  test("an empty required string is still refused by the call, though the listing leaves out minLength", async () => {
+    const flags = readFlags({ HOME: home.path, PATH: "/usr/bin:/bin" })
+    const answers = await withOurClient(flags, async (client) => ({
+      empty: (await client.callTool({ name: "scout", arguments: { cwd: home.path, task: "" } })) as CallToolResult,
+      // Control: the same call with the task missing altogether, refused the same way, by the same check.
+      missing: (await client.callTool({ name: "scout", arguments: { cwd: home.path } })) as CallToolResult,
+    }))
+    for (const result of [answers.empty, answers.missing]) expect(result.isError).toBe(true)
+    const said = (result: CallToolResult) => (result.content[0]?.type === "text" ? result.content[0].text : "")
+    expect(said(answers.empty)).toContain("task")
+    expect(said(answers.empty)).not.toBe(said(answers.missing))
+  })
+
+  test("control: the list before empty-string bounds left the listing measures over the limit", async () => {
+    const before: { tools: Tool[] } = await Bun.file(`${import.meta.dir}/fixtures/tools-list-before.json`).json()
+    expect(surfaceBytes(before.tools, instructions)).toBeGreaterThan(SURFACE_LIMIT)
   })
 })
 

@@ -150,14 +150,18 @@ test(
   inRepo({ syncBudgetMs: 1000 }, async ({ client }, repo) => {
     const first = await scout(client, repo, "Quiet look [script:quiet]")
     const id = String(first.task_id)
-    const status = async (wait = 0) =>
-      structured(await client.callTool({ name: "task_status", arguments: { task_id: id, wait_seconds: wait } }))
-    // Step 2 begins once the read is done; the model then sends its first chunk and goes quiet.
+    const status = async (wait = 0, after?: number) =>
+      structured(
+        await client.callTool({
+          name: "task_status",
+          arguments: { task_id: id, wait_seconds: wait, ...(after === undefined ? {} : { after_revision: after }) },
+        }),
+      )
+    // Step 2 begins once the read is done; the model then sends its first chunk and goes quiet. Each wait
+    // ends at the task's next revision, however loaded the machine is.
     let current = await status()
-    for (let i = 0; i < 40 && !(current.step === 2 && current.last_tool === "read"); i++) {
-      await Bun.sleep(100)
-      current = await status()
-    }
+    while (current.status === "running" && !(current.step === 2 && current.last_tool === "read"))
+      current = await status(10, Number(current.revision))
     expect(current).toMatchObject({ status: "running", step: 2, last_tool: "read", last_target: "src/tally.ts" })
     await Bun.sleep(2500)
     const quiet = await client.callTool({ name: "task_status", arguments: { task_id: id } })
@@ -185,7 +189,6 @@ test(
     )
     expect(structured(result).status).toBe("succeeded")
     const messages = lines.map((line) => line.message)
-    console.log(messages.join(" | "))
     expect(lines.map((line) => line.progress)).toEqual(lines.map((_, i) => i + 1))
     const at = (pattern: RegExp) => messages.findIndex((m) => pattern.test(m))
     expect(at(/^retrying \(/)).toBeGreaterThanOrEqual(0)

@@ -1,6 +1,6 @@
 // The registered tool set is a decision, not a side effect: the exact names are pinned, and every tool
 // declares an output schema, takes its description from src/mcp/tools/<name>.md and has a row in the
-// README's "Tools" table. The checks are one function over a tool list, so the controls plant a tool
+// "Tools" table of docs/tools.md. The checks are one function over a tool list, so the controls plant a tool
 // lacking each of them and the same checker must name it. The last block attacks the one wrapper every
 // defined tool runs through: whatever `run` throws comes back as `isError` with its `next:` line.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -50,7 +50,7 @@ interface Sources {
   descriptionFile(name: string): string | undefined
 }
 
-/** The names in the first cell of each row of the README's "Tools" table. */
+/** The names in the first cell of each row of the "Tools" table (docs/tools.md, under its title). */
 function readmeToolNames(readme: string): string[] {
   const section = readme.split(/^## Tools\n/m)[1]?.split(/^## /m)[0] ?? ""
   return section
@@ -68,13 +68,13 @@ function toolSetProblems(tools: Tool[], sources: Sources): string[] {
       tool.outputSchema?.type !== "object" && `${tool.name}: no output schema`,
       file === undefined && `${tool.name}: no description file src/mcp/tools/${tool.name}.md`,
       file !== undefined && tool.description !== file && `${tool.name}: description is not its .md file`,
-      !rows.has(tool.name) && `${tool.name}: no row in the README's Tools table`,
+      !rows.has(tool.name) && `${tool.name}: no row in the Tools table of docs/tools.md`,
     ].filter((problem): problem is string => typeof problem === "string")
   })
 }
 
 const repository: Sources = {
-  readme: readFileSync(`${ROOT}/README.md`, "utf8"),
+  readme: readFileSync(`${ROOT}/docs/tools.md`, "utf8"),
   descriptionFile: (name) => {
     const path = `${ROOT}/src/mcp/tools/${name}.md`
     return existsSync(path) ? readFileSync(path, "utf8") : undefined
@@ -100,7 +100,7 @@ describe("the registered tool set", () => {
     expect(tools.map((tool) => tool.name)).toEqual(TOOLS.map((tool) => tool.name))
   })
 
-  test("every tool has an output schema, its .md description and a README row", () => {
+  test("every tool has an output schema, its .md description and a row in docs/tools.md", () => {
     expect(toolSetProblems(tools, repository)).toEqual([])
   })
 
@@ -115,11 +115,11 @@ describe("the registered tool set", () => {
     expect(toolSetProblems(planted, repository)).toEqual([
       "stats: no output schema",
       "patch_rebase: no description file src/mcp/tools/patch_rebase.md",
-      "patch_rebase: no row in the README's Tools table",
+      "patch_rebase: no row in the Tools table of docs/tools.md",
       "scout: description is not its .md file",
     ])
     const rowless = { ...repository, readme: repository.readme.replace("| `stats` |", "| stats |") }
-    expect(toolSetProblems([stats], rowless)).toEqual(["stats: no row in the README's Tools table"])
+    expect(toolSetProblems([stats], rowless)).toEqual(["stats: no row in the Tools table of docs/tools.md"])
   })
 })
 

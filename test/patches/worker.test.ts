@@ -30,7 +30,10 @@ const world = fileWorld({
         steps: [
           {
             tool: "sandbox_shell",
-            args: { command: "head -c 1500000 /dev/urandom > big.bin && echo small > small.txt && echo wrote" },
+            args: {
+              command:
+                "mkdir -p data && head -c 1500000 /dev/urandom > data/big.bin && echo small > small.txt && echo wrote",
+            },
           },
           { text: "Wrote big.bin." },
         ],
@@ -80,7 +83,10 @@ test("an isolated worker leaves the user's tree and .git alone; its patch applie
       arguments: { cwd, task: "Make every kind of change. [script:every]", isolation: "worktree" },
     })
     const out = structured(result)
-    expect(out.status).toBe("succeeded")
+    // A mode change and new root-level data files are named by the autorun rules: needs_review, each named.
+    expect(out.status).toBe("needs_review")
+    const flagged = (out.autorun as { files: { path: string; rule: string }[] }).files.map((file) => file.path)
+    expect(flagged).toEqual(expect.arrayContaining(["README.md", "new.bin"]))
     const patch = out.patch as PatchOut
     expect(patch.patch_id).toMatch(/^patch_/)
     expect(patch.files.map((file) => file.path)).toContain("added dir/ünï cödé.txt")
@@ -217,7 +223,8 @@ test("patch_apply is refused while an in-place worker holds the workspace, and a
       await client.callTool({ name: "task_status", arguments: { task_id: id, wait_seconds: 20 } })
       isolated = structured(await client.callTool({ name: "task_result", arguments: { task_id: id } }))
     }
-    expect(isolated.status).toBe("succeeded")
+    // Needs review only for the files the autorun rules name (see the first test).
+    expect(isolated.status).toBe("needs_review")
     const patch = isolated.patch as PatchOut
     const writer = structured(
       await client.callTool({ name: "worker", arguments: { cwd, task: "Slow in-place work [script:long]" } }),
@@ -300,7 +307,7 @@ test("a patch over maxPatchBytes is not stored: the worker ends needs_review wit
     const record = await readJson<TaskRecord>(`${world.home.paths.tasksDir}/${out.task_id}.json`)
     const patchId = record!.isolation!.patchId
     expect(existsSync(`${world.home.paths.patchesDir}/${patchId}.patch`)).toBe(false)
-    expect(existsSync(`${record!.workspace}/big.bin`)).toBe(true)
+    expect(existsSync(`${record!.workspace}/data/big.bin`)).toBe(true)
     const shown = await client.callTool({ name: "patch_show", arguments: { patch_id: patchId } })
     expect(shown.isError).toBe(true)
     expect(text(shown)).toContain("was not stored")

@@ -183,10 +183,9 @@ test("the runner gets a digest, and reads and searches its own log", async () =>
 
 test("a runner command past its timeout is killed with its background children", async () => {
   const repo = await makeRepo(world)
-  const started = Date.now()
+  // The command would sleep MARKER seconds: an answer that says "timed out after 1s" came from the kill.
   const { results } = await runAgent(world, runnerAgentName("read_only", "disabled"), repo, "runner_timeout")
   expect(results[0]!.output).toMatch(/timed out after 1s/)
-  expect(Date.now() - started).toBeLessThan(20_000)
   // The pid namespace is torn down as bwrap dies; give the kernel a moment, then nothing may remain.
   const survivors = async () => (await run(["pgrep", "-f", `sleep ${MARKER}`])).stdout.trim()
   const deadline = Date.now() + 3000

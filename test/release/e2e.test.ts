@@ -158,9 +158,9 @@ describe("install.sh with the real binary", () => {
     expect((await readdir(tmp)).filter((name) => name.startsWith("tmp."))).toEqual([])
   }, 300_000)
 
-  test("the README's mirror command, run as written, fetches from the mirror; the variable on curl's side does not", async () => {
-    // The two lines of the README's mirror example: BASE=… and curl … | VARIABLE=… sh -s -- --yes.
-    const readme = await Bun.file(join(root, "README.md")).text()
+  test("the install page's mirror command, run as written, fetches from the mirror; the variable on curl's side does not", async () => {
+    // The two lines of docs/install.md's mirror example: BASE=… and curl … | VARIABLE=… sh -s -- --yes.
+    const readme = await Bun.file(join(root, "docs", "install.md")).text()
     const at = readme.indexOf("    BASE=")
     const block = readme
       .slice(at, readme.indexOf("\n\n", at))

@@ -5,6 +5,7 @@ import { mkdir, readdir, rm, symlink } from "node:fs/promises"
 import { join } from "node:path"
 import { INSTALL_TEMPLATE, archiveName, renderInstallScript, stemOf } from "../../scripts/release/assets"
 import { run } from "../../src/util/process"
+import { requireInstalled } from "../helpers/installed"
 import type { TarEntry } from "./fixture"
 import { goodEntries, listing, removeAll, serveDirectory, sha256, tarGz, tempDir, unameShim } from "./fixture"
 
@@ -134,24 +135,22 @@ describe("install.sh installs", () => {
     expect(await Bun.file(join(current(where.home), "version")).text()).toBe("0.0.9\n")
   })
 
-  test.skipIf(!Bun.which("wget"))(
-    "downloads with wget when curl is missing, and says so when neither is there",
-    async () => {
-      const release = await publish("wget")
-      // A PATH holding only what install.sh and the stand-in binary use, without curl.
-      const bin = join(root, "bin-no-curl")
-      await mkdir(bin, { recursive: true })
-      for (const tool of ["tar", "gzip", "mktemp", "awk", "sha256sum", "rm", "mkdir", "chmod", "head", "cat", "wget"])
-        await symlink(Bun.which(tool)!, join(bin, tool)).catch(() => undefined)
-      const where = await cleanHome()
-      const viaWget = await install(release, where, ["--yes"], `${shimX64}:${bin}`)
-      expect(viaWget.stderr).toBe("")
-      expect(viaWget.code).toBe(0)
-      await rm(join(bin, "wget"))
-      const neither = await install(release, await cleanHome(), ["--yes"], `${shimX64}:${bin}`)
-      expect(neither.stderr).toBe("install.sh: curl or wget is required but neither was found on PATH\n")
-    },
-  )
+  test("downloads with wget when curl is missing, and says so when neither is there", async () => {
+    requireInstalled("wget", "the second downloader install.sh tries")
+    const release = await publish("wget")
+    // A PATH holding only what install.sh and the stand-in binary use, without curl.
+    const bin = join(root, "bin-no-curl")
+    await mkdir(bin, { recursive: true })
+    for (const tool of ["tar", "gzip", "mktemp", "awk", "sha256sum", "rm", "mkdir", "chmod", "head", "cat", "wget"])
+      await symlink(Bun.which(tool)!, join(bin, tool)).catch(() => undefined)
+    const where = await cleanHome()
+    const viaWget = await install(release, where, ["--yes"], `${shimX64}:${bin}`)
+    expect(viaWget.stderr).toBe("")
+    expect(viaWget.code).toBe(0)
+    await rm(join(bin, "wget"))
+    const neither = await install(release, await cleanHome(), ["--yes"], `${shimX64}:${bin}`)
+    expect(neither.stderr).toBe("install.sh: curl or wget is required but neither was found on PATH\n")
+  })
 
   test("aarch64 picks the arm64 archive", async () => {
     const release = await publish("arm")

@@ -74,6 +74,24 @@ describe("bwrapArgs per profile", () => {
     expect(args).toContain("--clearenv")
   })
 
+  test("overlay: a read-only profile sees the workspace through a tmpfs overlay, .git still bound read-only", () => {
+    const workspace = `${root}/ws`
+    const planned = planSandbox(
+      { profile: { kind: "runner", workspace: "read_only", network: "disabled" }, workspace, host, overlay: true },
+      hostFs,
+    )
+    const args = bwrapArgs(planned, ["true"])
+    const at = args.indexOf("--overlay-src")
+    expect(args.slice(at, at + 4)).toEqual(["--overlay-src", workspace, "--tmp-overlay", workspace])
+    expect(pairs(args, "--ro-bind")).toContain(`${workspace}/.git ${workspace}/.git`)
+    expect(pairs(args, "--ro-bind")).not.toContain(`${workspace} ${workspace}`)
+    // An overlay is its own filesystem: no identity to compare with the host's.
+    expect(planned.pins.map((pin) => pin.path)).not.toContain(workspace)
+    // A writable profile ignores it: its workspace is the host's own.
+    const writable = planSandbox({ profile: { kind: "worker" }, workspace, host, overlay: true }, hostFs)
+    expect(bwrapArgs(writable, ["true"])).not.toContain("--overlay-src")
+  })
+
   test("an empty command is a programming error", () => {
     expect(() => bwrapArgs(plan({ kind: "scout" }), [])).toThrow()
   })
@@ -226,5 +244,41 @@ describe("extra writable directories and our own programs (patch_apply's write s
     ["a program directory containing HOME", () => ({ programs: [root] }), /contains HOME/],
   ] as const)("refuses %s", (_, extra, refusal) => {
     expect(() => request(extra())).toThrow(refusal)
+  })
+})
+
+describe("policy markers (mounted read-only like .git)", () => {
+  const marked = (layout: (ws: string) => void) => {
+    const ws = mkdtempSync(`${root}/marked-`)
+    layout(ws)
+    return ws
+  }
+  const readOnly = (ws: string, profile: SandboxProfile = { kind: "worker" }, markersWritable = false) =>
+    planSandbox({ profile, workspace: ws, host, markersWritable }, hostFs)
+      .mounts.filter((mount) => mount.op === "ro-bind" && mount.source.startsWith(`${ws}/`))
+      .map((mount) => (mount.op === "ro-bind" ? mount.dest.slice(ws.length + 1) : ""))
+
+  test("our folder always, .claude only when it holds a marker, for every profile, on top of the workspace", () => {
+    const ws = marked((dir) => {
+      mkdirSync(`${dir}/.opencode-mcp-orchestrator`)
+      mkdirSync(`${dir}/.claude`)
+      writeFileSync(`${dir}/.claude/sensitive`, "")
+    })
+    for (const profile of ALL_PROFILES) expect(readOnly(ws, profile)).toEqual([".opencode-mcp-orchestrator", ".claude"])
+    const args = bwrapArgs(planSandbox({ profile: { kind: "worker" }, workspace: ws, host }, hostFs), ["true"])
+    expect(args.indexOf(`${ws}/.claude`)).toBeGreaterThan(args.indexOf(ws))
+  })
+
+  test("an unmarked .claude stays writable; a symlinked folder is not mounted (the memory holds it); patch_apply's step leaves them writable", () => {
+    const plain = marked((dir) => mkdirSync(`${dir}/.claude`))
+    expect(readOnly(plain)).toEqual([])
+    const linked = marked((dir) => {
+      mkdirSync(`${dir}/real`)
+      writeFileSync(`${dir}/real/sensitive`, "")
+      symlinkSync("real", `${dir}/.claude`)
+    })
+    expect(readOnly(linked)).toEqual([])
+    const ours = marked((dir) => mkdirSync(`${dir}/.opencode-mcp-orchestrator`))
+    expect(readOnly(ours, { kind: "worker" }, true)).toEqual([])
   })
 })

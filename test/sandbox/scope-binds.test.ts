@@ -1,6 +1,7 @@
 // A scoped worker's writable paths, expanded on a real temporary tree, and what the planner mounts from
 // them: the workspace read-only, each existing scope path bound writable, Git metadata read-only on top,
-// symlinks and special files never bound (listed read-only instead).
+// symlinks and special files never bound (listed read-only instead); and the one directory bound for the
+// write tool's creation of a new file the scope names (never for a path outside it, or through a link).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { bwrapArgs } from "../../src/sandbox/argv"
@@ -72,6 +73,40 @@ describe("scopeBinds", () => {
   test("each bind carries the identity taken before its checks", () => {
     const { binds } = scopeBinds(ws, ["src/**"], hostFs)
     expect(binds).toEqual([{ path: `${ws}/src`, id: hostFs.identity!(`${ws}/src`)! }])
+  })
+})
+
+describe("scopeBinds creating a new file", () => {
+  const creating = (scope: string[], path: string) =>
+    scopeBinds(ws, scope, hostFs, { creating: path }).binds.map((bind) => bind.path.slice(ws.length + 1) || ".")
+  const rows: [string[], string, string[]][] = [
+    // The scope names it, nothing covers it: the deepest existing directory on its way, bound files under it folded in.
+    [["test/*.test.ts"], "test/c.test.ts", ["test"]],
+    [["lib/**"], "lib/deep/x.ts", ["."]],
+    [["src/deep/new/*.ts"], "src/deep/new/x.ts", ["src/deep"]],
+    [["new.ts"], "new.ts", ["."]],
+    // Covered already: nothing more.
+    [["src/**"], "src/new.ts", ["src"]],
+    // Not the scope's, already there, Git metadata, out of the workspace, or through a link: nothing more.
+    [["test/*.test.ts"], "test/sub/d.test.ts", ["test/a.test.ts", "test/b.test.ts"]],
+    [["test/*.test.ts"], "test/a.test.ts", ["test/a.test.ts", "test/b.test.ts"]],
+    [["*.txt"], "alias.txt", ["a.txt"]],
+    [["**/pre-commit"], ".git/hooks/pre-commit", []],
+    [["linked/**"], "linked/x.ts", []],
+    [["src/away/**"], "src/away/new/x.ts", []],
+    [["new.ts"], "../new.ts", []],
+  ]
+  for (const [scope, path, bound] of rows)
+    test(`${JSON.stringify(scope)} creating ${path}`, () => expect(creating(scope, path).sort()).toEqual(bound))
+
+  test("the plan binds that directory only when asked, with its identity pinned", () => {
+    const plan = planSandbox(
+      { profile: { kind: "worker" }, workspace: ws, host, scope: ["test/*.test.ts"], creating: "test/c.test.ts" },
+      hostFs,
+    )
+    expect(plan.pins).toContainEqual({ path: `${ws}/test`, id: hostFs.identity!(`${ws}/test`)! })
+    const plain = planSandbox({ profile: { kind: "worker" }, workspace: ws, host, scope: ["test/*.test.ts"] }, hostFs)
+    expect(plain.mounts.some((mount) => mount.op === "bind" && mount.dest === `${ws}/test`)).toBe(false)
   })
 })
 

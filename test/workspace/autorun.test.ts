@@ -1,10 +1,10 @@
-// Autorun files are found by name (git skips every `.git`, and ignored files never show in status),
+// Autorun files are found by name and by rule (git skips every `.git`, and ignored files never show in status),
 // and the workspace's git evidence is taken without running any program the repository names.
 import { expect, test } from "bun:test"
 import { existsSync } from "node:fs"
-import { mkdir, rm, symlink, writeFile } from "node:fs/promises"
+import { chmod, mkdir, rm, symlink, writeFile } from "node:fs/promises"
 import { hostContext } from "../../src/sandbox"
-import { autorunChanges, autorunFiles } from "../../src/workspace/autorun"
+import { autorunChanges, autorunFiles, autorunFlags } from "../../src/workspace/autorun"
 import { snapshot } from "../../src/workspace/changes"
 import { run } from "../../src/util/process"
 import { readFlags } from "../../src/config/flags"
@@ -25,11 +25,15 @@ async function repo(dir: string): Promise<string> {
 }
 
 /** A test on a fresh repo(): `body` gets its root and the scratch dir holding it, removed however the test ends. */
-function repoTest(name: string, body: (root: string, dir: string) => Promise<void>) {
-  test(name, async () => {
-    await using dir = await tempDir("oc-orch-autorun-")
-    await body(await repo(dir.path), dir.path)
-  })
+function repoTest(name: string, body: (root: string, dir: string) => Promise<void>, timeoutMs = 5_000) {
+  test(
+    name,
+    async () => {
+      await using dir = await tempDir("oc-orch-autorun-")
+      await body(await repo(dir.path), dir.path)
+    },
+    timeoutMs,
+  )
 }
 
 repoTest("finds planted and changed autorun files of every kind, the workspace's own .git included", async (root) => {
@@ -71,6 +75,8 @@ repoTest("finds planted and changed autorun files of every kind, the workspace's
     ".github/workflows (new)",
     ".opencode-mcp-orchestrator/sensitive (removed)",
     "AGENTS.md (new)",
+    // Not Git metadata, but a root-level file that is not source: named by the rule.
+    "deep.git (new)",
     "package.json (new)",
     "pkg/.opencode (new)",
     "vendor/lib/.git/hooks/post-checkout (new)",
@@ -196,4 +202,56 @@ repoTest(
     // A baseline that is not what a scan writes (a damaged record) reads as changed, never as clean.
     expect(autorunChanges({ ".claude": "garbage", "x/.git": "" }, after)).toContain("x/.git (removed)")
   },
+)
+
+repoTest(
+  "by rule: a hidden file at depth, a root file that is not source, a new executable and a mode change are named with their rule; a source edit is not",
+  async (root) => {
+    await mkdir(`${root}/scripts`)
+    await writeFile(`${root}/scripts/build.sh`, "echo build\n")
+    await chmod(`${root}/scripts/build.sh`, 0o755)
+    await mkdir(`${root}/src`)
+    await writeFile(`${root}/src/a.ts`, "export const a = 1\n")
+    await mkdir(`${root}/pkg/deep`, { recursive: true })
+    await writeFile(`${root}/pkg/deep/.frobrc`, "same size\n")
+    const before = await autorunFiles(root)
+    // The same content, size and mtime put back: the ctime still shows the write.
+    await writeFile(`${root}/pkg/deep/.frobrc`, "SAME SIZE\n")
+    await run(["touch", "-d", "2001-01-01", `${root}/pkg/deep/.frobrc`])
+    await writeFile(`${root}/Frobfile`, "run: me\n")
+    await mkdir(`${root}/tools`)
+    await writeFile(`${root}/tools/frob`, "#!/bin/sh\n")
+    await chmod(`${root}/tools/frob`, 0o755)
+    await chmod(`${root}/scripts/build.sh`, 0o644)
+    await writeFile(`${root}/src/a.ts`, "export const a = 2\n")
+    // Links below the root to a directory and to a file: a link's mode is 777, yet it is no new executable.
+    await symlink("deep", `${root}/pkg/docs`)
+    await symlink("../src/a.ts", `${root}/pkg/latest.ts`)
+    // At the root a link counts by its name, as a file would.
+    await symlink("pkg/a.txt", `${root}/Linkfile`)
+    expect(autorunFlags(before, await autorunFiles(root, before), "")).toEqual([
+      { path: "Frobfile", change: "new", rule: "root-non-source" },
+      { path: "Linkfile", change: "new", rule: "root-non-source" },
+      { path: "pkg/deep/.frobrc", change: "changed", rule: "hidden" },
+      { path: "scripts/build.sh", change: "changed", rule: "mode-change" },
+      { path: "tools/frob", change: "new", rule: "executable" },
+    ])
+  },
+)
+
+repoTest(
+  "past the bound, the largest group of rule files is one key, and a change in it is still named",
+  async (root) => {
+    await mkdir(`${root}/.venv/lib`, { recursive: true })
+    for (let index = 0; index < 1600; index++) await writeFile(`${root}/.venv/lib/m${index}.py`, "")
+    await writeFile(`${root}/.frobrc`, "x\n")
+    const before = await autorunFiles(root)
+    expect(before[".venv/**"]).toStartWith("meta:group:1600:")
+    expect(before[".frobrc"]).toStartWith("meta:file:")
+    await writeFile(`${root}/.venv/lib/m7.py`, "import os\n")
+    expect(autorunFlags(before, await autorunFiles(root, before), "")).toEqual([
+      { path: ".venv/**", change: "changed", rule: "hidden" },
+    ])
+  },
+  60_000,
 )

@@ -1,7 +1,8 @@
 // The scope matcher (glob → which changed files fall outside) and the checks on a scope as given, as tables.
 import { describe, expect, test } from "bun:test"
 import { AppError } from "../../src/errors"
-import { checkScope, outOfScope, scopeMatcher, scopeWildcards } from "../../src/workspace/scope"
+import { globsMatcher } from "../../src/util/glob"
+import { checkScope, outOfScope, scopeWildcards } from "../../src/workspace/scope"
 
 const MATCHES: Array<[string, string, boolean]> = [
   ["src/tally.ts", "src/tally.ts", true],
@@ -36,10 +37,10 @@ const MATCHES: Array<[string, string, boolean]> = [
   ["file\nname", "file\nname", true],
 ]
 
-describe("scopeMatcher", () => {
+describe("globsMatcher on a scope", () => {
   for (const [entry, path, expected] of MATCHES)
     test(`${JSON.stringify(entry)} ${expected ? "covers" : "does not cover"} ${JSON.stringify(path)}`, () => {
-      expect(scopeMatcher([entry])(path)).toBe(expected)
+      expect(globsMatcher([entry])(path)).toBe(expected)
     })
 
   test("outOfScope lists every path no entry covers, in order", () => {

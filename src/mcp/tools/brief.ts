@@ -74,6 +74,7 @@ export function briefTool(tool: BriefTool): McpTool {
           },
           isolation: "isolation" in args ? args.isolation : undefined,
           verify: "verify" in args ? args.verify : undefined,
+          verifyFrozen: "verify_frozen" in args ? args.verify_frozen : undefined,
           outputSchema: args.output_schema,
           scope: "scope" in args ? args.scope : undefined,
           idempotencyKey: args.idempotency_key,

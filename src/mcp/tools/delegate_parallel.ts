@@ -7,8 +7,8 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { z } from "zod"
 import type { Delegations, Group, GroupMember, TaskRecord } from "../../engine"
 import { MAX_BRIEFS, STATUSES, isFinished, fail } from "../../engine/terms"
-import { syncBudget } from "../calls"
-import { defineTool, type Reply } from "../define"
+import { syncBudgetLeft } from "../calls"
+import { defineTool, type Engine, type Reply } from "../define"
 import { progressReporter, type Extra } from "../replies"
 import { mechanicalArg, memberArgs, modelArgs, policyArgs, resultShape, toStructured } from "../shared"
 import description from "./delegate_parallel.md" with { type: "text" }
@@ -68,7 +68,8 @@ export const delegateParallel = defineTool({
   },
   output: outputShape,
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
-  run: async (args, { server, delegations, extra }) => {
+  run: async (args, { server, delegations, engine, extra }) => {
+    const arrivedAt = Date.now()
     if ((args.briefs === undefined) === (args.group_id === undefined))
       throw fail("Usage", "Pass either briefs (to start a group) or group_id (to follow one), not both or neither.")
     const group = args.group_id
@@ -77,7 +78,7 @@ export const delegateParallel = defineTool({
           (args.briefs ?? []).map(({ output_schema, ...brief }) => ({ ...brief, outputSchema: output_schema })),
           args,
         )
-    return await followGroup(server, delegations, group, extra)
+    return await followGroup({ server, delegations, engine, extra }, group, arrivedAt)
   },
 })
 
@@ -123,41 +124,37 @@ const pick = <T extends object, K extends keyof T>(from: T, keys: readonly K[]) 
 
 /** Waits for every started member within the sync budget; a cancelled call cancels every member. */
 async function followGroup(
-  server: McpServer,
-  delegations: Delegations,
+  { server, delegations, engine, extra }: { server: McpServer; delegations: Delegations; engine: Engine; extra: Extra },
   group: Group,
-  extra: Extra,
+  arrivedAt: number,
 ): Promise<Reply<GroupOutput>> {
   const report = progressReporter(extra)
   const members = await delegations.groups.follow(group.members, {
-    budgetMs: await syncBudget(server, delegations),
+    // Counted from the call's arrival: starting the members was spent from it (calls.ts syncBudgetLeft).
+    budgetMs: await syncBudgetLeft(server, delegations, arrivedAt),
     signal: extra.signal,
     onProgress: (index, line) => report(`[${index}] ${line}`),
     cancelOnAbort: () => server.isConnected(),
   })
+  for (const { record } of members) if (record) await delegations.resultRead(record)
   const found = (await delegations.groups.overlaps(members)).map((overlap) => ({
     path: overlap.path,
     task_ids: overlap.taskIds,
   }))
-  return groupResult(group.id, members.map(memberOf), found)
+  return groupResult(engine, group.id, members.map(memberOf), found)
 }
 
 type GroupOutput = z.output<z.ZodObject<typeof outputShape>>
 
-function groupResult(groupId: string, tasks: Member[], found: GroupOutput["overlaps"]): Reply<GroupOutput> {
+function groupResult(
+  engine: Engine,
+  groupId: string,
+  tasks: Member[],
+  found: GroupOutput["overlaps"],
+): Reply<GroupOutput> {
   const running = tasks.some((entry) => !isFinished(entry.status))
-  const review = tasks.filter((entry) => entry.status === "needs_review").map((entry) => entry.index)
-  // A failing verify, a change outside the scope, an answer off its schema: each member's next says which.
-  const first = review.length ? `Members ${review.join(", ")} need review: read their warnings and next first. ` : ""
-  const then = running
-    ? `Some members are still queued or running. Call delegate_parallel with group_id "${groupId}" to wait for ` +
-      "them (task_status takes each task_id), or with cancel: true as well to stop them all."
-    : found.length
-      ? "Review the patches with patch_show. Patches listed in overlaps change the same lines: apply one of them, " +
-        "then review or rerun the others on the result. Apply the rest with patch_apply and their digest."
-      : "Review each patch with patch_show and apply it with patch_apply and its digest; " +
-        "they do not overlap, so any order works."
-  const next = first + then
+  const needsReview = tasks.filter((entry) => entry.status === "needs_review").map((entry) => entry.index)
+  const next = engine.groupNext({ id: groupId, running, needsReview, overlapping: found.length > 0 })
   const structured = {
     group_id: groupId,
     status: running ? ("running" as const) : ("finished" as const),

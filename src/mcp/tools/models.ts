@@ -22,8 +22,7 @@ export const models = defineTool({
   run: async (args, { delegations, engine }) => {
     const runtime = delegations.runtime
     const config = await runtime.config()
-    const { client } = await runtime.opencode()
-    const catalog = await engine.readCatalog(client)
+    const catalog = await runtime.catalog(({ client }) => engine.readCatalog(client))
     const models = catalog.models.filter((m) => !args.filter || m.id.includes(args.filter))
     const roles = Object.fromEntries(
       ROLES.map((role) => {

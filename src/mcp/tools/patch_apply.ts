@@ -15,6 +15,10 @@ const outputShape = {
         path: z.string(),
         old_path: z.string().optional(),
         change: z.enum(["added", "modified", "deleted", "renamed"]),
+        rule: z
+          .string()
+          .optional()
+          .describe("The autorun rule it matched: hidden, root-non-source, executable, mode-change."),
       }),
     )
     .optional()
@@ -44,7 +48,8 @@ export const patchApply = defineTool({
       allowLinks: args.allow_links,
     })
     if (outcome.kind === "already") return alreadyApplied(outcome.record)
-    const { record, workspace, files, appliedAt, unmarked } = outcome
+    const { record, workspace, files, appliedAt, ruled, unmarked, found } = outcome
+    const ruleOf = new Map(ruled.map((file) => [file.path, file.rule]))
     const removes = "removes the patch and its worktree once you keep the changes."
     const discard = `patch_discard (patch_id "${record.id}") ${removes}`
     const count = `${files.length} file${files.length === 1 ? "" : "s"}`
@@ -52,6 +57,14 @@ export const patchApply = defineTool({
       `Applied patch ${record.id} to ${workspace} at ${appliedAt}: ${count} written as working-tree changes ` +
         "(nothing staged or committed).",
       record.summary ?? "",
+      found && `The files were found holding the patch whole: ${found}`,
+      ruled.length > 0 &&
+        `warning: written files that may act on their own, by rule: ${ruled
+          .slice(0, 10)
+          .map((file) => `${file.path} (${file.rule})`)
+          .join(
+            ", ",
+          )}${ruled.length > 10 ? ` and ${ruled.length - 10} more` : ""}; read them before running tools there.`,
       unmarked &&
         `warning: the patch's record could not be marked applied (${unmarked}); task_list may still show it waiting.`,
       `next: review with git diff / git status; then ${discard}`,
@@ -63,7 +76,12 @@ export const patchApply = defineTool({
         state: "applied" as const,
         applied_at: appliedAt,
         workspace,
-        applied: files.map((file) => ({ path: file.path, old_path: file.oldPath, change: file.change })),
+        applied: files.map((file) => ({
+          path: file.path,
+          old_path: file.oldPath,
+          change: file.change,
+          ...(ruleOf.has(file.path) ? { rule: ruleOf.get(file.path) } : {}),
+        })),
         next: `Review with git diff / git status; then ${discard}`,
       },
     }

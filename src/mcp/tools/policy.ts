@@ -15,6 +15,10 @@ export const policy = defineTool({
   input: {
     cwd: z.string().min(1),
     mode: policyArgs.mode.describe("A mode you would pass."),
+    release_missing_markers: z
+      .boolean()
+      .optional()
+      .describe("Forget gone markers (missing_markers): only if the person removed them."),
   },
   output: {
     project_root: z
@@ -30,15 +34,27 @@ export const policy = defineTool({
     allowed: z.object({ scout: z.string(), worker: z.string(), runner: z.string() }),
     tiers: z.object({ required: z.boolean(), delegated: z.array(z.enum(TIERS)), refused: z.array(z.enum(TIERS)) }),
     secret_guard: z.string(),
+    missing_markers: z
+      .array(z.object({ path: z.string(), why: z.string() }))
+      .optional()
+      .describe(
+        "Sensitive markers seen here before and gone now (or a directory whose memory could not be read): still " +
+          "obeyed until released with release_missing_markers.",
+      ),
   },
-  annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+  // Not read-only: release_missing_markers forgets what the product remembers of a directory's markers.
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
   run: async (args, { delegations }) => {
-    const report = await delegations.policy(args.cwd, args.mode)
+    const report = await delegations.policy(args.cwd, {
+      mode: args.mode,
+      release: args.release_missing_markers === true,
+    })
     const { resolved, allowed, tiers, source } = report
     const lines = [
       `mode: ${resolved.mode} (${source})`,
       `project root: ${report.projectRoot}`,
       ...resolved.overruled.map((s) => `overruled: ${s.mode} from ${describeSource(s)}`),
+      ...report.missingMarkers.map((m) => `missing marker, still obeyed: ${m.path} (${m.why})`),
       `scout: ${allowed.scout}`,
       `worker: ${allowed.worker}`,
       `runner: ${allowed.runner}`,
@@ -57,6 +73,7 @@ export const policy = defineTool({
         allowed,
         tiers,
         secret_guard: report.secretGuard,
+        ...(report.missingMarkers.length ? { missing_markers: report.missingMarkers } : {}),
       },
     }
   },

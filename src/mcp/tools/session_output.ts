@@ -1,7 +1,6 @@
 import { z } from "zod"
-import type { Entry } from "../../engine"
-import { checkTaskId, fail, DEFAULT_CLIP_BYTES } from "../../engine/terms"
-import { defineTool, type Engine } from "../define"
+import { DEFAULT_CLIP_BYTES } from "../../engine/terms"
+import { defineTool } from "../define"
 import description from "./session_output.md" with { type: "text" }
 
 const entryShape = z.object({
@@ -36,64 +35,30 @@ export const sessionOutput = defineTool({
   },
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   run: async (args, { delegations, engine }) => {
-    if (Boolean(args.task_id) === Boolean(args.session_id))
-      throw fail(
-        "Usage",
-        "Pass either task_id or session_id.",
-        "task_list lists task ids; an OpenCode session id starts with ses_.",
-      )
-    let sessionID = args.session_id
-    let directory = args.cwd
-    if (args.task_id) {
-      checkTaskId(args.task_id)
-      const record = await delegations.read(args.task_id)
-      if (!record) throw fail("Usage", `No task ${args.task_id}.`, "Call task_list for the known tasks.")
-      if (!record.sessionID)
-        throw fail(
-          "Usage",
-          `Task ${args.task_id} kept no session (it was removed, or never started).`,
-          "Its result (task_result) is all that is left.",
-        )
-      sessionID = record.sessionID
-      directory = record.workspace
-    }
-    const { client } = await delegations.runtime.opencode()
-    directory ??= await engine.sessionDirectory(client, sessionID!)
-    const messages = directory ? await engine.readMessages(client, sessionID!, directory) : undefined
-    if (!messages)
-      throw fail(
-        "Usage",
-        `OpenCode has no session ${sessionID}${directory ? ` in ${directory}` : ""}.`,
-        "Check the id (task_list shows each task's session), and pass cwd if the session is in another directory.",
-      )
-    if (args.view === "answer") {
-      const answer = engine.lastAnswer(messages)
-      return { text: answer || "(no answer yet)", structured: { session_id: sessionID!, answer } }
-    }
-    const entries = engine.entriesOf(messages, args.clip_bytes)
-    const shown =
-      args.view === "events"
-        ? { entries: entries.slice(-args.last), total: entries.length }
-        : pageOf(engine, entries, args.cursor, args.page_size)
-    const more =
-      "nextCursor" in shown && shown.nextCursor ? `\n\n(more: call again with cursor "${shown.nextCursor}")` : ""
+    const shown = await engine.sessionOutput(delegations, {
+      taskId: args.task_id,
+      sessionId: args.session_id,
+      cwd: args.cwd,
+      view: args.view,
+      last: args.last,
+      cursor: args.cursor,
+      pageSize: args.page_size,
+      clipBytes: args.clip_bytes,
+    })
+    if (args.view === "answer")
+      return {
+        text: shown.answer || "(no answer yet)",
+        structured: { session_id: shown.sessionID, answer: shown.answer },
+      }
+    const more = shown.nextCursor ? `\n\n(more: call again with cursor "${shown.nextCursor}")` : ""
     return {
-      text: `${engine.renderEntries(shown.entries) || "(no entries)"}${more}`,
+      text: `${engine.renderEntries(shown.entries ?? []) || "(no entries)"}${more}`,
       structured: {
-        session_id: sessionID!,
+        session_id: shown.sessionID,
         entries: shown.entries,
         total: shown.total,
-        next_cursor: "nextCursor" in shown ? shown.nextCursor : undefined,
+        next_cursor: shown.nextCursor,
       },
     }
   },
 })
-
-/** A cursor this tool never returned is a bad argument: say so, with the way back to the first page. */
-function pageOf(engine: Engine, entries: Entry[], cursor: string | undefined, size: number) {
-  try {
-    return engine.page(entries, cursor, size)
-  } catch (error) {
-    throw error instanceof RangeError ? fail("Usage", error.message, "Start again without cursor.") : error
-  }
-}

@@ -38,7 +38,6 @@ export const sessions = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   run: async (args, { delegations, engine }) => {
     const since = args.since ? engine.parseSince(args.since, Date.now()) : undefined
-    const { client } = await delegations.runtime.opencode()
     const filter = {
       scope: args.scope,
       directory: args.directory,
@@ -47,7 +46,7 @@ export const sessions = defineTool({
       staleMs: args.stale_seconds * 1000,
       limit: args.limit,
     }
-    const { rows, total } = await engine.listSessions(client, await delegations.list(), filter)
-    return { text: engine.renderSessions(rows, total), structured: { sessions: rows, total } }
+    const listing = await engine.sessionsOnServer(delegations.runtime.paths, () => delegations.list(), filter)
+    return { text: engine.renderListing(listing), structured: { sessions: listing.rows, total: listing.total } }
   },
 })

@@ -1,7 +1,7 @@
 import { z } from "zod"
 import type { TaskRecord } from "../../engine"
 import { checkTaskId } from "../../engine/terms"
-import { recordResult } from "../calls"
+import { handOver } from "../calls"
 import { defineTool } from "../define"
 import type { ResultReply } from "../replies"
 import { resultShape } from "../shared"
@@ -17,7 +17,8 @@ export const taskCancel = defineTool({
   run: async (args, { delegations }) => {
     checkTaskId(args.task_id)
     const { record, alreadyFinished } = await delegations.cancelTask(args.task_id)
-    return alreadyFinished ? nothingCancelled(record, recordResult(record)) : recordResult(record)
+    const reply = await handOver(delegations, record)
+    return alreadyFinished ? nothingCancelled(record, reply) : reply
   },
 })
 

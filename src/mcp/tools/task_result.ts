@@ -17,7 +17,9 @@ export const taskResult = defineTool({
     checkTaskId(args.task_id)
     const record = await delegations.read(args.task_id)
     if (!record) throw fail("Usage", `No task ${args.task_id}.`, "Call task_list for the known tasks.")
-    return recordResult(await withPatchState(engine, delegations.runtime.paths.patchesDir, record))
+    const reply = recordResult(await withPatchState(engine, delegations.runtime.paths.patchesDir, record))
+    await delegations.resultRead(record)
+    return reply
   },
 })
 
