@@ -9,9 +9,9 @@ import type { HostContext } from "../sandbox"
 import { canonicalWorkspace } from "../workspace/root"
 import { planBudget } from "./budgets"
 import { checkOwnWorktree, checkSamePlace } from "./isolation"
-import { gatePolicy, missingMarkerWarning, type CallPolicy, type PolicyDecision } from "./policy"
+import { gatePolicy, missingMarkerWarning, type CallPolicy } from "./policy"
+import { nextTurn, type PolicyDecision, type TaskRecord } from "./tasks"
 import type { Runtime } from "./runtime"
-import { nextTurn, type TaskRecord } from "./tasks"
 import { overCap, spendingOf, totalOf } from "./usage"
 
 /** What a task_continue states for the policy gate: as a new call would, except where it runs. */

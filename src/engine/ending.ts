@@ -7,7 +7,7 @@ import { statusOf } from "./turn"
 import { type Disposal, disposal } from "./disposal"
 import { classifyFailure } from "./failure"
 import type { FailureKind } from "./failure-kinds"
-import type { Status } from "./result"
+import type { Status } from "./tasks"
 
 /** An ending decided before the turn is judged (recovery: a session that ended without a report). */
 export interface Forced {

@@ -3,7 +3,7 @@
 // retrying a failing provider, and how the turn ended, folded into one kind with advice and a next
 // step. Pure and table-driven: the first rule that matches names the kind.
 import { ADVICE, type FailureKind } from "./failure-kinds"
-import type { Status } from "./result"
+import type { Status } from "./tasks"
 
 /** OpenCode's error shape (`{ name, data }`), loose so any version's variant is accepted. */
 export interface OpencodeError {

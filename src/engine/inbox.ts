@@ -11,24 +11,8 @@ import { fail } from "../errors"
 import { describeAsk, NO_ELICITATION, type Ask, type Relay, type Verdict } from "../policy/relay"
 import { shownAsk, type ShownAsk } from "../policy/relay-bounds"
 import { notForParent, readAnswer, takesFreeText } from "../policy/relay-respond"
-import { noteProgress, type TaskRecord } from "./tasks"
+import { noteProgress, type TaskRecord, type WaitingInput } from "./tasks"
 import type { TaskStore } from "./task-store"
-
-/** A question as the record keeps it for the parent: clipped as a form would show it. */
-export interface WaitingQuestion {
-  question: string
-  header: string
-  options: string[]
-  /** Free text is taken as well as the options. */
-  free: boolean
-}
-
-/** The record's `waiting`: the task's agent waits for task_respond until `until`. */
-export interface WaitingInput {
-  questions: WaitingQuestion[]
-  since: string
-  until: string
-}
 
 const WaitingSchema = z.object({
   questions: z

@@ -2,8 +2,16 @@
 // (ledger.ts) to one cell per UTC day and (role, model), and to the day's total, so stats reads a few
 // cells per day rather than a row per task. Durations are counted in buckets 2% wide, so a median read
 // from them is within 1% of the exact one. Pure: a record's contributions, the cells' sums, Stats out.
-import { isCounted, rowOrder, type Share, type Stats, type StatsRow, sharesOf, totalOf } from "./ledger"
-import type { LedgerRecord } from "./task-rows"
+import {
+  isCounted,
+  type LedgerRecord,
+  rowOrder,
+  type Share,
+  sharesOf,
+  type Stats,
+  type StatsRow,
+  totalOf,
+} from "./ledger"
 import type { Tokens } from "./usage"
 
 /** The total's role and model: no real role or model is empty. */

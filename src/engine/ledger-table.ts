@@ -6,7 +6,8 @@
 // once; a garbled row is marked '' (it added nothing) and read again from its record.
 import type { Database } from "bun:sqlite"
 import { addRecord, type Cells, cellKey, contributions, doneOf, emptyCell, shareCell } from "./ledger-days"
-import { type LedgerRecord, ledgerRow } from "./task-rows"
+import { ledgerRow } from "./task-rows"
+import type { LedgerRecord } from "./ledger"
 
 export const LEDGER_TABLES = `CREATE TABLE IF NOT EXISTS ledger_cells (kind TEXT NOT NULL, day TEXT NOT NULL,
     role TEXT NOT NULL, model TEXT NOT NULL, tasks, succeeded, input, output, reasoning, cache_read, cache_write,

@@ -3,10 +3,8 @@
 // and prints what this returns.
 import { fail } from "../errors"
 import { formatModel } from "../opencode/session"
-import type { LedgerRecord } from "./task-rows"
-import { answeredSpend } from "./routing"
-import { isFinished } from "./tasks"
-import type { Tokens } from "./usage"
+import { answeredSpend, type Tokens } from "./usage"
+import { isFinished, type TaskRecord } from "./tasks"
 
 export interface StatsRow {
   role: string
@@ -192,4 +190,12 @@ export function renderStats(stats: Stats): string {
       .trimEnd()
   const body = [format(header), ...lines.slice(0, -1).map(format), format(lines.at(-1)!)]
   return [`Finished tasks${stats.since ? ` since ${stats.since}` : ""}:`, ...body].join("\n")
+}
+
+/** What the ledger (ledger.ts summarize) reads of a record, kept in its row so a sum reads no file. */
+export type LedgerRecord = Pick<
+  TaskRecord,
+  "role" | "status" | "route" | "finishedAt" | "updatedAt" | "fallbackFrom"
+> & {
+  result?: Pick<NonNullable<TaskRecord["result"]>, "model" | "tokens" | "cost" | "steps" | "bytes" | "durationMs">
 }

@@ -23,6 +23,7 @@ import { findSecrets, MIN_ENTROPY, MIN_SECRET_LENGTH } from "../policy/secrets"
 import { checkTier, DELEGABLE_TIERS, TIERS, type Tier } from "../policy/tiers"
 import { forget, recall, remember, type ModeMemory } from "./mode-memory"
 import type { Runtime } from "./runtime"
+import type { MissingMarker, PolicyDecision } from "./tasks"
 
 /** What a call states for the policy, besides where it runs. */
 export interface CallPolicy {
@@ -35,24 +36,6 @@ export interface CallPolicy {
 
 export interface PolicyRequest extends CallPolicy {
   cwd: string
-}
-
-/** What the gate let through, kept on the task for each call: a later call compares its mode to it. */
-export interface PolicyDecision {
-  mode: Mode
-  /** Where the mode came from, as describeSource words it. */
-  source: string
-  delegation: Delegation
-  tier?: Tier
-  /** Sensitive markers remembered here that are gone (mode-memory.ts): still obeyed, said in the result. */
-  missingMarkers?: MissingMarker[]
-}
-
-/** A sensitive marker the product remembers that is no longer there, or a directory whose memory could not be read. */
-export interface MissingMarker {
-  path: string
-  /** When the marker was first seen, or why the directory is held. */
-  why: string
 }
 
 export interface WorkspacePolicy {

@@ -3,6 +3,7 @@
 // "retrying (rate limit), attempt 2".
 import type { Event } from "../opencode/client"
 import { toolTarget } from "../opencode/transcript"
+import type { Activity } from "./tasks"
 
 export interface ProgressTracker {
   steps: number
@@ -11,16 +12,6 @@ export interface ProgressTracker {
   /** The latest tool call announced, and what it worked on. */
   tool?: string
   target?: string
-}
-
-/** What task_status shows of a running task's liveness, kept in its record. */
-export interface Activity {
-  /** The model step the session is in (1 for the first). */
-  step: number
-  tool?: string
-  target?: string
-  /** When the session's latest event came (ISO): a busy session silent for long is stuck or waiting on the provider. */
-  at: string
 }
 
 export const activityOf = (tracker: ProgressTracker, at: Date): Activity => ({

@@ -6,9 +6,8 @@ import { z } from "zod"
 import { ROLES } from "../config/schema"
 import { MODES } from "../policy/mode"
 import { isDate } from "../util/state-file"
-import { STATUSES } from "./result"
-import { FallbackSchema, RouteSchema } from "./routing"
-import { SpendingSchema } from "./usage"
+import { STATUSES } from "./tasks"
+import { FallbackSchema, RouteSchema, SpendingSchema } from "./usage"
 
 const date = z.string().refine(isDate, "not a date")
 const count = z.number().nonnegative()

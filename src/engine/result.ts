@@ -1,111 +1,12 @@
 // The result a parent receives: a short report plus fields it can check.
 import type { Role } from "../config/schema"
 import { formatModel } from "../opencode/session"
-import type { ToolCall, Transcript } from "../opencode/transcript"
-import type { AutorunFlag } from "../workspace/autorun"
-import type { FileChange } from "../workspace/changes"
-import type { FailureKind } from "./failure-kinds"
+import type { Transcript } from "../opencode/transcript"
 import { sizeText } from "../workspace/disk"
 import { shownName } from "../workspace/names"
-import type { PatchFile, PatchState } from "../workspace/patches"
 import { toStructured } from "./structured"
-import type { Reviewed } from "./tasks"
-import type { Verification } from "./verify"
+import type { Bytes, DelegationResult, Status } from "./tasks"
 import { watchCommand } from "./watch-command"
-
-/** An isolated worker's edits, as the parent reviews and applies them (patch_show, patch_apply). */
-export interface PatchSummary {
-  id: string
-  digest: string
-  files: PatchFile[]
-  /** At most 2 KB; patch_show has the diff. */
-  summary: string
-  bytes: number
-  /** What its worktree takes on disk until patch_apply or patch_discard (a lower bound when the walk stopped early). */
-  diskBytes?: number
-  /** waiting when collected; task_result reads it again from the patch store (applied, discarded). */
-  state?: PatchState | "discarded"
-}
-
-export const STATUSES = [
-  "running",
-  "succeeded",
-  "failed",
-  "timed_out",
-  "cancelled",
-  "needs_review",
-  "interrupted",
-] as const
-export type Status = (typeof STATUSES)[number]
-
-export interface Command {
-  command: string
-  exitCode?: number
-}
-
-export interface DelegationResult {
-  status: Status
-  role: Role
-  report: string
-  taskID?: string
-  sessionID?: string
-  /** provider/model#variant that actually answered, from OpenCode's messages. */
-  model?: string
-  /** The routes of config.json's list the task left before `model`, each with why (routing.ts). */
-  fallbackFrom?: { model: string; why: string }[]
-  steps: number
-  tokens: { input: number; output: number; reasoning: number; cacheRead: number; cacheWrite: number }
-  cost: number
-  durationMs: number
-  workspace: string
-  tools: ToolCall[]
-  /** From git (before/after snapshots), not from the model; undefined outside a git repository. */
-  files?: FileChange[]
-  /** A scoped worker's changed files outside its scope (scope.ts); in a worktree, left out of the patch. */
-  outOfScope?: string[]
-  /** worker with isolation "worktree": the patch its edits were collected into. */
-  patch?: PatchSummary
-  /** A runner's command as the sandbox saw it: exit code (null when killed) and the full log on disk. */
-  run?: { exitCode: number | null; log: string; timedOut: boolean; lines?: number }
-  /** A worker's `verify` command as this server ran it on the result (verify.ts), not as the agent reported. */
-  verification?: Verification
-  /** With an output_schema: the final answer's JSON value as parsed, validated against it (output-schema.ts). */
-  output?: unknown
-  /** A review: the patch, or the cwd and its uncommitted files, it looked at (review-cwd.ts). */
-  reviewed?: Reviewed
-  /** With an output_schema the answer did not match: the validator's message and the raw text, unverified. */
-  outputError?: { message: string; unverified: string }
-  /** Files that act on their own the turn created, changed or removed, each with its rule; the rest counted. */
-  autorun?: { files: AutorunFlag[]; more?: number }
-  /** Things the parent must look at before trusting the outcome (e.g. planted git metadata). */
-  warnings?: string[]
-  /** Shell commands the agent ran, with their exit codes when the tool reported one. */
-  commands: Command[]
-  /** Where the whole conversation can be read. */
-  transcript?: string
-  error?: string
-  /** Why it failed, classified (failure.ts); `error` keeps the provider's own words. */
-  errorKind?: FailureKind
-  /** One sentence on what that kind of failure means. */
-  advice?: string
-  /** Seconds the provider asked to wait before retrying, when it said. */
-  retryAfterS?: number
-  /** What the parent should do next, when the outcome needs it. */
-  next?: string
-  /** The savings ledger's bytes: what the agent read and wrote, and logs on disk, against what was returned. */
-  bytes?: Bytes
-}
-
-export interface Bytes {
-  /** The conversation's content (text, reasoning, tool inputs and outputs). */
-  transcript: number
-  /** A runner's log on disk. */
-  logs: number
-  /** What the parent's model receives: the structured content's JSON (structured.ts), these figures included. */
-  returned: number
-  /** transcript + logs − returned, at least 0: what the parent did not have to read. */
-  keptOut: number
-}
 
 /**
  * The ledger's bytes once the result is final. Both clients hand the model the structured content, not

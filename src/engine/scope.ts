@@ -7,7 +7,7 @@
 import type { DiskChanges } from "../workspace/disk-changes"
 import { shownName } from "../workspace/names"
 import { outOfScope } from "../workspace/scope"
-import type { DelegationResult } from "./result"
+import type { DelegationResult } from "./tasks"
 
 export interface ScopeFacts {
   scope: readonly string[]

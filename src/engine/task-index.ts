@@ -15,7 +15,6 @@ import { openIndex, setAsideIndex } from "./task-index-file"
 import {
   type FileIdentity,
   type IndexQuery,
-  type LedgerRecord,
   ledgerRow,
   type RowColumns,
   rowDiffers,
@@ -24,6 +23,7 @@ import {
   stampHolds,
   UPSERT_ROW,
 } from "./task-rows"
+import type { LedgerRecord } from "./ledger"
 import type { TaskRecord } from "./tasks"
 
 /** A name change this recent may share its mtime tick with one still to come: not trusted as synced. */

@@ -3,16 +3,9 @@
 // refusing one that does not hold what summarize adds up (it is then read again from its record); and
 // which rows a listing's query selects.
 import { doneOf } from "./ledger-days"
-import { FallbackSchema } from "./routing"
+import type { LedgerRecord } from "./ledger"
+import { FallbackSchema } from "./usage"
 import type { TaskRecord } from "./tasks"
-
-/** What the ledger (ledger.ts summarize) reads of a record, kept in its row so a sum reads no file. */
-export type LedgerRecord = Pick<
-  TaskRecord,
-  "role" | "status" | "route" | "finishedAt" | "updatedAt" | "fallbackFrom"
-> & {
-  result?: Pick<NonNullable<TaskRecord["result"]>, "model" | "tokens" | "cost" | "steps" | "bytes" | "durationMs">
-}
 
 export interface IndexQuery {
   status?: string

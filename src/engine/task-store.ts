@@ -8,10 +8,9 @@ import { sameProcess } from "../util/process"
 import { readState, type SetAside } from "../util/state-file"
 import type { Stats } from "./ledger"
 import { RecordSchema } from "./record-schema"
-import type { Status } from "./result"
+import { checkTaskId, isFinished, type Status, TASK_ID, type TaskRecord } from "./tasks"
 import { identityOf, type IndexQuery, type LedgerRecord, type Loaded, TaskIndex } from "./task-index"
 import { type Page, TaskViews } from "./task-views"
-import { checkTaskId, isFinished, TASK_ID, type TaskRecord } from "./tasks"
 
 const CORRUPT_FIX =
   "The task it held (if any) is no longer listed; inspect the moved file, and delete it once you no longer need it."

@@ -1,18 +1,22 @@
 // A task's record: what a delegation is, was asked and did, and the pure edits of it (a new record, the
-// next turn, a progress line). The store that keeps records is task-store.ts.
+// next turn, a progress line). Its parts (status, result, verification, waiting question, policy decision,
+// activity) are declared here with it, below every module that acts on them, so the record's type imports
+// nothing of the engine but its spending (usage.ts) and failure kinds. The store that keeps records is
+// task-store.ts; what a record on disk must hold is record-schema.ts.
 import { randomBytes } from "node:crypto"
 import type { Role } from "../config/schema"
 import { fail } from "../errors"
 import type { OpenAsk } from "../opencode/pending"
 import type { ModelRoute } from "../opencode/session"
 import { selfStart } from "../util/process"
+import type { Delegation, Mode } from "../policy/mode"
+import type { Tier } from "../policy/tiers"
+import type { ToolCall } from "../opencode/transcript"
+import type { AutorunFlag } from "../workspace/autorun"
 import type { FileChange, Snapshot } from "../workspace/changes"
-import type { WaitingInput } from "./inbox"
-import type { PolicyDecision } from "./policy"
-import type { Activity } from "./progress"
-import type { Fallback } from "./routing"
-import type { DelegationResult, Status } from "./result"
-import type { Spending } from "./usage"
+import type { PatchFile, PatchState } from "../workspace/patches"
+import type { FailureKind } from "./failure-kinds"
+import type { Fallback, Spending } from "./usage"
 
 const FINISHED: readonly Status[] = ["succeeded", "failed", "timed_out", "cancelled", "needs_review", "interrupted"]
 /** Progress lines kept in a record (the newest); the full story is in the session. */
@@ -228,4 +232,162 @@ export function checkTaskId(id: string): void {
 export function noteProgress(record: TaskRecord, line: string) {
   record.progress.push(line)
   if (record.progress.length > PROGRESS_KEPT) record.progress.splice(0, record.progress.length - PROGRESS_KEPT)
+}
+
+/** An isolated worker's edits, as the parent reviews and applies them (patch_show, patch_apply). */
+export interface PatchSummary {
+  id: string
+  digest: string
+  files: PatchFile[]
+  /** At most 2 KB; patch_show has the diff. */
+  summary: string
+  bytes: number
+  /** What its worktree takes on disk until patch_apply or patch_discard (a lower bound when the walk stopped early). */
+  diskBytes?: number
+  /** waiting when collected; task_result reads it again from the patch store (applied, discarded). */
+  state?: PatchState | "discarded"
+}
+
+export const STATUSES = [
+  "running",
+  "succeeded",
+  "failed",
+  "timed_out",
+  "cancelled",
+  "needs_review",
+  "interrupted",
+] as const
+
+export type Status = (typeof STATUSES)[number]
+
+export interface Command {
+  command: string
+  exitCode?: number
+}
+
+export interface DelegationResult {
+  status: Status
+  role: Role
+  report: string
+  taskID?: string
+  sessionID?: string
+  /** provider/model#variant that actually answered, from OpenCode's messages. */
+  model?: string
+  /** The routes of config.json's list the task left before `model`, each with why (routing.ts). */
+  fallbackFrom?: { model: string; why: string }[]
+  steps: number
+  tokens: { input: number; output: number; reasoning: number; cacheRead: number; cacheWrite: number }
+  cost: number
+  durationMs: number
+  workspace: string
+  tools: ToolCall[]
+  /** From git (before/after snapshots), not from the model; undefined outside a git repository. */
+  files?: FileChange[]
+  /** A scoped worker's changed files outside its scope (scope.ts); in a worktree, left out of the patch. */
+  outOfScope?: string[]
+  /** worker with isolation "worktree": the patch its edits were collected into. */
+  patch?: PatchSummary
+  /** A runner's command as the sandbox saw it: exit code (null when killed) and the full log on disk. */
+  run?: { exitCode: number | null; log: string; timedOut: boolean; lines?: number }
+  /** A worker's `verify` command as this server ran it on the result (verify.ts), not as the agent reported. */
+  verification?: Verification
+  /** With an output_schema: the final answer's JSON value as parsed, validated against it (output-schema.ts). */
+  output?: unknown
+  /** A review: the patch, or the cwd and its uncommitted files, it looked at (review-cwd.ts). */
+  reviewed?: Reviewed
+  /** With an output_schema the answer did not match: the validator's message and the raw text, unverified. */
+  outputError?: { message: string; unverified: string }
+  /** Files that act on their own the turn created, changed or removed, each with its rule; the rest counted. */
+  autorun?: { files: AutorunFlag[]; more?: number }
+  /** Things the parent must look at before trusting the outcome (e.g. planted git metadata). */
+  warnings?: string[]
+  /** Shell commands the agent ran, with their exit codes when the tool reported one. */
+  commands: Command[]
+  /** Where the whole conversation can be read. */
+  transcript?: string
+  error?: string
+  /** Why it failed, classified (failure.ts); `error` keeps the provider's own words. */
+  errorKind?: FailureKind
+  /** One sentence on what that kind of failure means. */
+  advice?: string
+  /** Seconds the provider asked to wait before retrying, when it said. */
+  retryAfterS?: number
+  /** What the parent should do next, when the outcome needs it. */
+  next?: string
+  /** The savings ledger's bytes: what the agent read and wrote, and logs on disk, against what was returned. */
+  bytes?: Bytes
+}
+
+export interface Bytes {
+  /** The conversation's content (text, reasoning, tool inputs and outputs). */
+  transcript: number
+  /** A runner's log on disk. */
+  logs: number
+  /** What the parent's model receives: the structured content's JSON (structured.ts), these figures included. */
+  returned: number
+  /** transcript + logs − returned, at least 0: what the parent did not have to read. */
+  keptOut: number
+}
+
+/** A question as the record keeps it for the parent: clipped as a form would show it. */
+export interface WaitingQuestion {
+  question: string
+  header: string
+  options: string[]
+  /** Free text is taken as well as the options. */
+  free: boolean
+}
+
+/** The record's `waiting`: the task's agent waits for task_respond until `until`. */
+export interface WaitingInput {
+  questions: WaitingQuestion[]
+  since: string
+  until: string
+}
+
+/** What the gate let through, kept on the task for each call: a later call compares its mode to it. */
+export interface PolicyDecision {
+  mode: Mode
+  /** Where the mode came from, as describeSource words it. */
+  source: string
+  delegation: Delegation
+  tier?: Tier
+  /** Sensitive markers remembered here that are gone (mode-memory.ts): still obeyed, said in the result. */
+  missingMarkers?: MissingMarker[]
+}
+
+/** A sensitive marker the product remembers that is no longer there, or a directory whose memory could not be read. */
+export interface MissingMarker {
+  path: string
+  /** When the marker was first seen, or why the directory is held. */
+  why: string
+}
+
+/** What task_status shows of a running task's liveness, kept in its record. */
+export interface Activity {
+  /** The model step the session is in (1 for the first). */
+  step: number
+  tool?: string
+  target?: string
+  /** When the session's latest event came (ISO): a busy session silent for long is stuck or waiting on the provider. */
+  at: string
+}
+
+/** One run of the command. exitCode is null when the command was killed or never ran. */
+export interface CheckRun {
+  exitCode: number | null
+  durationMs: number
+  /** The runner's failure digest of the output (bounded), or why the command could not run. */
+  digest: string
+}
+
+/** What the parent receives as `verification`: the grade is the run on the definition as it was before. */
+export interface Verification extends CheckRun {
+  command: string
+  /** Definition files the worker added, changed or removed (at most MAX_NAMED, then a count); [] for none. */
+  definitionChanged?: string[]
+  /** With definitionChanged: the command on the workspace exactly as the worker left it. */
+  asLeft?: CheckRun
+  /** Why the definition could not be held as it was before (graded as left then, and needs_review). */
+  unfrozen?: string
 }

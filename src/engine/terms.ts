@@ -4,8 +4,7 @@
 // the tools alone, and loads the engine's surface (index.ts, which re-exports all of this) with the
 // first call. test/architecture/startup.test.ts holds the line.
 
-export { checkTaskId, isFinished } from "./tasks"
-export { STATUSES } from "./result"
+export { checkTaskId, isFinished, STATUSES } from "./tasks"
 export { fileChange } from "./structured"
 export { sessionTitle } from "./title"
 export { AppError, fail } from "../errors"

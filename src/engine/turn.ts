@@ -20,8 +20,8 @@ import {
 } from "../opencode/session"
 import { openAskOf, withdrawPending, type OpenAsk } from "../opencode/pending"
 import { readTranscript, type Transcript } from "../opencode/transcript"
-import { activityOf, describeEvent, newTracker, type Activity } from "./progress"
-import type { Status } from "./result"
+import { activityOf, describeEvent, newTracker } from "./progress"
+import type { Activity, Status } from "./tasks"
 import { refusalOf } from "./routing"
 import { addStep, openSegment, overCap, seedSegment, totalOf, type Caps, type Spending } from "./usage"
 

@@ -152,3 +152,31 @@ export function overCap(spent: Spend, caps: Caps): string | undefined {
     return `the task cost ${spent.cost.toFixed(4)}, past its cap of ${caps.cost} (maxCostPerTask)`
   return undefined
 }
+
+/** A route the task left: which model, why (in words and as a kind), and what it spent there. */
+export const FallbackSchema = z
+  .object({
+    model: z.string().min(1),
+    why: z.string(),
+    kind: z.string(),
+    tokens: z.object({ input: count, output: count, reasoning: count, cacheRead: count, cacheWrite: count }).strict(),
+    cost: count,
+  })
+  .strict()
+
+export type Fallback = z.infer<typeof FallbackSchema>
+
+export const RouteSchema = z
+  .object({ providerID: z.string().min(1), modelID: z.string().min(1), variant: z.string().optional() })
+  .strict()
+
+/** What the route that answered spent: the task's total less what the routes it left spent (the ledger's share). */
+export function answeredSpend(total: Spend, fallbacks: readonly Fallback[] | undefined): Spend {
+  const answered: Spend = { tokens: { ...total.tokens }, cost: total.cost }
+  for (const fallback of fallbacks ?? []) {
+    for (const key of Object.keys(answered.tokens) as (keyof Spend["tokens"])[])
+      answered.tokens[key] = Math.max(0, answered.tokens[key] - fallback.tokens[key])
+    answered.cost = Math.max(0, answered.cost - fallback.cost)
+  }
+  return answered
+}

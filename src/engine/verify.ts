@@ -19,31 +19,11 @@ import {
   RESTORE_SCRIPT,
   readFrozen,
 } from "../workspace/frozen"
-import type { TaskRecord } from "./tasks"
-import type { DelegationResult, Status } from "./result"
+import type { CheckRun, DelegationResult, Status, TaskRecord, Verification } from "./tasks"
 import { shownName } from "../workspace/names"
 
 /** The command's bounds: characters, and the seconds it may run before it is killed. */
 const VERIFY_LIMITS = { maxChars: 1000, timeoutS: 300 } as const
-
-/** One run of the command. exitCode is null when the command was killed or never ran. */
-export interface CheckRun {
-  exitCode: number | null
-  durationMs: number
-  /** The runner's failure digest of the output (bounded), or why the command could not run. */
-  digest: string
-}
-
-/** What the parent receives as `verification`: the grade is the run on the definition as it was before. */
-export interface Verification extends CheckRun {
-  command: string
-  /** Definition files the worker added, changed or removed (at most MAX_NAMED, then a count); [] for none. */
-  definitionChanged?: string[]
-  /** With definitionChanged: the command on the workspace exactly as the worker left it. */
-  asLeft?: CheckRun
-  /** Why the definition could not be held as it was before (graded as left then, and needs_review). */
-  unfrozen?: string
-}
 
 /** Changed definition files named in a result; past this, one entry counts the rest. */
 const MAX_NAMED = 50

@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test"
 import { classifyFailure, type Failure, type FailureFacts, type OpencodeError } from "../../src/engine/failure"
 import { adviceTable, FAILURE_KINDS, type FailureKind } from "../../src/engine/failure-kinds"
 import { retryDelay, type RetryFacts } from "../../src/engine/retry"
-import type { Status } from "../../src/engine/result"
+import type { Status } from "../../src/engine/tasks"
 import fixtures from "./fixtures/provider-errors.json"
 
 interface Captured {

@@ -2,8 +2,7 @@
 // rate, sums and the median duration, and that unfinished tasks are left out.
 import { expect, test } from "bun:test"
 import { parseSince, renderStats, summarize } from "../../src/engine/ledger"
-import type { DelegationResult, Status } from "../../src/engine/result"
-import type { TaskRecord } from "../../src/engine/tasks"
+import type { DelegationResult, Status, TaskRecord } from "../../src/engine/tasks"
 
 const NOW = Date.parse("2026-11-30T12:00:00Z")
 let next = 0

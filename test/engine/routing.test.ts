@@ -7,11 +7,11 @@ import { ConfigSchema, roleModels } from "../../src/config/schema"
 import { summarize } from "../../src/engine/ledger"
 import { configModelReadiness } from "../../src/engine/readiness"
 import { RecordSchema } from "../../src/engine/record-schema"
-import type { DelegationResult } from "../../src/engine/result"
-import { answeredSpend, nextRoute, refusalOf, type Fallback } from "../../src/engine/routing"
+import type { DelegationResult, TaskRecord } from "../../src/engine/tasks"
+import { nextRoute, refusalOf } from "../../src/engine/routing"
+import { answeredSpend, type Fallback } from "../../src/engine/usage"
 import { classifyFailure } from "../../src/engine/failure"
 import { ledgerOf, ledgerRow } from "../../src/engine/task-rows"
-import type { TaskRecord } from "../../src/engine/tasks"
 
 const A = { providerID: "a", modelID: "x" }
 const B = { providerID: "b", modelID: "y" }

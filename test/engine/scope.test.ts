@@ -1,7 +1,8 @@
 // A scoped worker's result judged against its scope (src/engine/scope.ts), as a table: what becomes of
 // status, out_of_scope, warnings and next for each way a turn can end.
 import { describe, expect, test } from "bun:test"
-import { fromTranscript, type DelegationResult, type Status } from "../../src/engine/result"
+import { fromTranscript } from "../../src/engine/result"
+import type { DelegationResult, Status } from "../../src/engine/tasks"
 import { applyScope, type ScopeFacts } from "../../src/engine/scope"
 import type { FileChange } from "../../src/workspace/changes"
 

@@ -4,7 +4,8 @@
 // definition (a file the command names is, one it merely contains as a substring is not).
 import { describe, expect, test } from "bun:test"
 import { fromTranscript } from "../../src/engine/result"
-import { applyVerification, checkVerify, type Verification } from "../../src/engine/verify"
+import { applyVerification, checkVerify } from "../../src/engine/verify"
+import type { Verification } from "../../src/engine/tasks"
 import { checkFrozenGlobs, definitionMatcher, namesPath } from "../../src/workspace/definitions"
 
 const base = (status: "succeeded" | "needs_review", files: string[] = []) => ({
