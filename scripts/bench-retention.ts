@@ -1,12 +1,12 @@
 // f) A retention pass over N finished records, each with a day-old parked session on the real OpenCode:
-//    the scheduled pass (engine/retention.ts: session deletes 8 in flight, records rewritten) beside the
+//    the scheduled pass (engine/retention/retention.ts: session deletes 8 in flight, records rewritten) beside the
 //    path before (one record after another: a delete, a check, a save), and one bounded pass of 500.
 import { readFileSync } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { prune, retentionPlan } from "../src/engine/retention"
-import { newTaskId, type TaskRecord } from "../src/engine/tasks"
-import { TaskStore } from "../src/engine/task-store"
+import { prune, retentionPlan } from "../src/engine/retention/retention"
+import { newTaskId, type TaskRecord } from "../src/engine/records/tasks"
+import { TaskStore } from "../src/engine/store/task-store"
 import { createRepository } from "../src/model/demo"
 import { createIsolatedHome } from "../src/model/home"
 import { connect } from "../src/opencode/client"

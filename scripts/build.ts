@@ -31,8 +31,9 @@ for (const arch of targets) {
     "build",
     "src/cli/main.ts",
     // The worker that checks answers against an output_schema off the request loop: an entry point of
-    // its own, embedded as ./engine/output-check-worker.ts (src/engine/output-check.ts starts it by that name).
-    "src/engine/output-check-worker.ts",
+    // its own, embedded as ./engine/outcome/output-check-worker.ts (src/engine/outcome/output-check.ts starts
+    // it by that name).
+    "src/engine/outcome/output-check-worker.ts",
     "--compile",
     "--bytecode",
     "--format=esm",

@@ -6,7 +6,7 @@
 import type { Event } from "@opencode-ai/sdk/v2"
 import { readFlags } from "../src/config/flags"
 import { Delegations } from "../src/engine/lifecycle"
-import { Runtime } from "../src/engine/runtime"
+import { Runtime } from "../src/engine/capacity/runtime"
 import { createRepository } from "../src/model/demo"
 import { createIsolatedHome } from "../src/model/home"
 import type { ScriptInput } from "../src/model/script"

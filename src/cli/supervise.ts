@@ -20,7 +20,7 @@ export default defineCommand({
     const parent = Number(args.parent)
     while (alive(parent)) await Bun.sleep(500)
     const [{ Runtime }, { Delegations }] = await Promise.all([
-      import("../engine/runtime"),
+      import("../engine/capacity/runtime"),
       import("../engine/lifecycle"),
     ])
     const runtime = new Runtime(flags)

@@ -23,10 +23,10 @@ export const MAX_PARALLEL = 8
 /** config instanceIdleSeconds and maxLiveInstances: defaults and ceilings. */
 export const INSTANCE_BOUNDS = { idleFallback: 120, idleMax: 86_400, liveFallback: 8, liveMax: 999 } as const
 
-/** config serverRecycleMb (engine/recycle.ts): 0 never; the default is about 1.25x one directory's server. */
+/** config serverRecycleMb (engine/capacity/recycle.ts): 0 never; the default is about 1.25x one directory's server. */
 export const RECYCLE_BOUNDS = { fallback: 640, max: 1_048_576 } as const
 
-/** config retentionIntervalSeconds and retentionPerPass (engine/schedule.ts). */
+/** config retentionIntervalSeconds and retentionPerPass (engine/retention/schedule.ts). */
 export const RETENTION_INTERVAL_BOUNDS = { min: 1, max: 86_400, fallback: 3600 } as const
 export const RETENTION_PER_PASS_BOUNDS = { min: 1, max: 100_000, fallback: 500 } as const
 

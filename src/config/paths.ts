@@ -26,13 +26,19 @@ export function resolvePaths(
     runsDir: `${state}/runs`,
     /** The check's definition as each verified task started (workspace/frozen.ts): `<task>.tar` and `<task>.json`. */
     frozenDir: `${state}/frozen`,
-    /** The machine-wide concurrency slots of delegate_parallel (engine/slots.ts) and their queue. */
+    /** The machine-wide concurrency slots of delegate_parallel (engine/capacity/slots.ts) and their queue. */
     slotsDir: `${state}/slots`,
-    /** Who drives each task now (engine/owners.ts): one claim per task, taken before a takeover acts. */
+    /** Who drives each task now (engine/records/owners.ts): one claim per task, taken before a takeover acts. */
     ownersDir: `${state}/owners`,
-    /** Who uses, or is releasing, each directory's instance on the shared server (engine/instance-marks.ts). */
+    /**
+     * Who uses, or is releasing, each directory's instance on the shared server
+     * (engine/capacity/instance-marks.ts).
+     */
     instancesDir: `${state}/instances`,
-    /** The sensitive markers each directory had (engine/mode-memory.ts): a missing one counts until released. */
+    /**
+     * The sensitive markers each directory had (engine/admission/mode-memory.ts): a missing one counts
+     * until released.
+     */
     modesDir: `${state}/modes`,
     /** What OpenCode is given instead of each workspace (sandbox/stand-ins.ts): its plugin walk meets only ours. */
     opencodeDirsDir: `${state}/opencode-dirs`,

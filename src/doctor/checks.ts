@@ -19,7 +19,7 @@ import {
   opencodeConfigReadiness,
   stateDirReadiness,
   type Readiness,
-} from "../engine/readiness"
+} from "../engine/capacity/readiness"
 import { applies } from "./applies"
 import { lanes } from "./lanes"
 import { stateFiles } from "./state-files"
@@ -31,7 +31,7 @@ const RENDER = "Run `opencode-mcp-orchestrator install --yes` to render the agen
 const asCheck = (found: Readiness): CheckResult =>
   found.ok ? pass(found.id, found.detail) : failed(found.id, found.detail, found.fix ?? "")
 
-// The conditions serve refuses a delegation on (engine/readiness.ts), from the same functions.
+// The conditions serve refuses a delegation on (engine/capacity/readiness.ts), from the same functions.
 const launchers: Check = async (ctx) =>
   Promise.all(LAUNCHER_NAMES.map(async (name) => asCheck(await launcherReadiness(name, ctx.launchers[name]))))
 const bwrap: Check = async (ctx) => [asCheck(await bwrapReadiness(ctx.launchers.bwrap))]

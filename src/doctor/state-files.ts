@@ -4,8 +4,8 @@
 // task index is checked against every record and repaired where it says otherwise (the records are
 // the truth); what was repaired is named.
 import type { Paths } from "../config/paths"
-import type { Drift } from "../engine/task-index"
-import { TaskStore } from "../engine/task-store"
+import type { Drift } from "../engine/store/task-index"
+import { TaskStore } from "../engine/store/task-store"
 import { statIfPresent } from "../util/fs"
 import { setAsideIn, type SetAside } from "../util/state-file"
 import { listPatches } from "../workspace/patches"

@@ -3,12 +3,12 @@
 // launch under the writer state.
 import { fail } from "../errors"
 import type { Relay } from "../policy/relay"
-import { admitContinue, type ContinuePolicy, continuedTurn } from "./continuation"
-import type { Runs } from "./runs"
-import { checkOwnWorktree } from "./isolation"
-import { launchTurn } from "./launching"
-import type { Runtime } from "./runtime"
-import { checkContinuable, type TaskRecord } from "./tasks"
+import { admitContinue, type ContinuePolicy, continuedTurn } from "./admission/continuation"
+import type { Runs } from "./runs/runs"
+import { checkOwnWorktree } from "./admission/isolation"
+import { launchTurn } from "./runs/launching"
+import type { Runtime } from "./capacity/runtime"
+import { checkContinuable, type TaskRecord } from "./records/tasks"
 
 /** What continuing a task needs of the lifecycle. */
 export interface ContinueDeps {

@@ -4,12 +4,12 @@
 import { fail } from "../errors"
 import type { SetAside } from "../util/state-file"
 import { listPatches, patchState, type PatchRecord, type PatchState } from "../workspace/patches"
-import { laneState, type LaneState, type Reclaims } from "./lanes"
-import type { Status, TaskRecord } from "./tasks"
-import type { Runtime } from "./runtime"
-import type { IndexQuery } from "./task-index"
-import type { Page } from "./task-views"
-import { TaskStore } from "./task-store"
+import { laneState, type LaneState, type Reclaims } from "./capacity/lanes"
+import type { Status, TaskRecord } from "./records/tasks"
+import type { Runtime } from "./capacity/runtime"
+import type { IndexQuery } from "./store/task-index"
+import type { Page } from "./store/task-views"
+import { TaskStore } from "./store/task-store"
 import { LIST_LIMIT } from "./terms"
 
 export interface TaskQuery {

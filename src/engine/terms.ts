@@ -4,8 +4,8 @@
 // the tools alone, and loads the engine's surface (index.ts, which re-exports all of this) with the
 // first call. test/architecture/startup.test.ts holds the line.
 
-export { checkTaskId, isFinished, STATUSES } from "./tasks"
-export { fileChange } from "./structured"
+export { checkTaskId, isFinished, STATUSES } from "./records/tasks"
+export { fileChange } from "./outcome/structured"
 export { sessionTitle } from "./title"
 export { AppError, fail } from "../errors"
 export { PATCH_STATES, patchState, type PatchState } from "../workspace/patch-state"

@@ -92,7 +92,7 @@ export function foregroundRelay(server: McpServer, extra: Extra, options: RelayO
 }
 
 const refused = (reason: string): Verdict => ({ kind: "refused", reason })
-/** No person can be reached this way: a question may then wait for task_respond (engine/inbox.ts). */
+/** No person can be reached this way: a question may then wait for task_respond (engine/turn/inbox.ts). */
 const unreachable = (reason: string): Verdict => ({ kind: "refused", reason, unreachable: true })
 
 /** Field names of a question's answers in the form: q1, q2, … */

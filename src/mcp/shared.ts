@@ -2,10 +2,10 @@
 // load with the tools (listed.ts); the answers themselves are built in replies.ts.
 import { z } from "zod"
 import { TIMEOUT_BOUNDS, TIMEOUT_PROFILES } from "../config/bounds"
-import { FAILURE_KINDS } from "../engine/failure-kinds"
+import { FAILURE_KINDS } from "../engine/records/failure-kinds"
 import { TITLE_LIMITS } from "../engine/title"
-import { STATUSES } from "../engine/tasks"
-import { toStructured } from "../engine/structured"
+import { STATUSES } from "../engine/records/tasks"
+import { toStructured } from "../engine/outcome/structured"
 import { MODES } from "../policy/mode"
 import { TIERS } from "../policy/tiers"
 

@@ -1,5 +1,5 @@
 // Whether a task's session still works on the shared server, asked without starting a server or
-// following its events: the machine-wide slots (engine/slots.ts) count sessions, not processes, so a
+// following its events: the machine-wide slots (engine/capacity/slots.ts) count sessions, not processes, so a
 // slot outlives a SIGKILLed owner for as long as the session it was taken for runs.
 import type { Paths } from "../config/paths"
 import { fail } from "../errors"

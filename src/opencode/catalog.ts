@@ -35,7 +35,7 @@ const byId = (models: CatalogModel[]) => models.sort((a, b) => a.id.localeCompar
 export async function readCatalog(client: OpencodeClient, directory?: string): Promise<Catalog> {
   const result = await client.config.providers({ directory }).catch(
     // Unreachable (a server that died under the read) is no catalog, as an error answer is: the caller
-    // decides whether a successor is asked again (engine/runtime.ts).
+    // decides whether a successor is asked again (engine/capacity/runtime.ts).
     () => ({ data: undefined }),
   )
   if (!result.data) throw fail("Server", "OpenCode did not return its model catalog.")

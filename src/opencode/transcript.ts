@@ -22,14 +22,14 @@ export interface FinishedStep {
 export interface Transcript {
   text: string
   steps: number
-  /** Each finished step's spending, so a takeover can count the ones nobody saw (engine/usage.ts). */
+  /** Each finished step's spending, so a takeover can count the ones nobody saw (engine/records/usage.ts). */
   finished: FinishedStep[]
   tokens: { input: number; output: number; reasoning: number; cacheRead: number; cacheWrite: number }
   cost: number
   route?: ModelRoute
   tools: ToolCall[]
   error?: string
-  /** The last assistant message's error object, for classifying the failure (engine/failure.ts). */
+  /** The last assistant message's error object, for classifying the failure (engine/turn/failure.ts). */
   fault?: SessionError
   finish?: string
   messages: number

@@ -30,7 +30,7 @@ export type Ask =
  * The person's answer (a permission granted once, or a question's chosen labels), or why there is
  * none. `unasked`: the ask never reached the person (a bound refused it), and the agent is told why.
  * `unreachable`: no person could be reached (no elicitation, the call returned or was cancelled, the
- * form dismissed), so a question may wait for the parent's task_respond instead (engine/inbox.ts).
+ * form dismissed), so a question may wait for the parent's task_respond instead (engine/turn/inbox.ts).
  * `by`: who answered, when not the person through the form.
  */
 export type Verdict =

@@ -102,7 +102,7 @@ export async function pruneRuns(
   return doomed
 }
 
-/** The scheduled pass (engine/sweep.ts): finished runs only, at most `max` removed. */
+/** The scheduled pass (engine/retention/sweep.ts): finished runs only, at most `max` removed. */
 export async function pruneRunsAt(runsDir: string, retention: Retention, now: number, max: number): Promise<string[]> {
   const runs = await listRuns(runsDir)
   const running = runs.filter((run) => !run.finishedAt).map((run) => run.id)

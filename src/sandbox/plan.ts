@@ -81,7 +81,7 @@ export interface SandboxRequest {
   creating?: string
   /**
    * Leave the policy markers' folders writable: only patch_apply's write step, carrying a patch the
-   * parent accepted with allow_autorun (the mode they stated stays remembered, engine/mode-memory.ts).
+   * parent accepted with allow_autorun (the mode they stated stays remembered, engine/admission/mode-memory.ts).
    */
   markersWritable?: boolean
 }

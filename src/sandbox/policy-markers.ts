@@ -3,7 +3,7 @@
 // it (or its folder, by a link) would lower the mode of the next delegation. The folder is what is
 // mounted, so the marker cannot be removed, nor the folder renamed or swapped for a link: each is a
 // mount point, and the kernel refuses. Only real directories are mounted (a symlinked folder would be a
-// mount redirected elsewhere; the product's memory of the mode, src/engine/mode-memory.ts, covers it
+// mount redirected elsewhere; the product's memory of the mode, src/engine/admission/mode-memory.ts, covers it
 // and every marker below the workspace's root).
 import { MARKER_NAMES } from "../policy/mode"
 import type { FsView } from "./fs-view"

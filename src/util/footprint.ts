@@ -1,6 +1,6 @@
 // What `opencode serve` holds, read from /proc for its process and every descendant (OpenCode's
 // launcher may run the real binary as a child): resident memory, threads and open file descriptors. The
-// shared server's recycling reads it (engine/recycle.ts), as do the benchmark and the tests.
+// shared server's recycling reads it (engine/capacity/recycle.ts), as do the benchmark and the tests.
 import { readdir, readFile } from "node:fs/promises"
 
 export interface Footprint {

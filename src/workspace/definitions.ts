@@ -1,7 +1,7 @@
 // What counts as a check's definition: the files that decide what a verification command does and
 // what it tests (build files, package scripts, tests and their configs, CI scripts), as data, each entry
 // naming the tool that reads it. A worker graded by `verify` could otherwise edit the check until it
-// passes; the verification restores these from the task's start (engine/verify.ts, frozen.ts) and the
+// passes; the verification restores these from the task's start (engine/outcome/verify.ts, frozen.ts) and the
 // result names every one the worker changed. Matching is on workspace-relative paths, by the file's
 // name or a folder on its path: a name nobody listed is caught by the folder (`test/`) or by the
 // parent's `verify_frozen` globs. Pure.

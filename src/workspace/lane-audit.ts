@@ -11,7 +11,7 @@ export interface LaneBounds {
   max: number
   /** True while an unfinished task's workspace lies in `dir` (a lane directory): its worker may still run there. */
   inUse(dir: string): Promise<boolean>
-  /** Told of each lane taken back, to report it (engine/lanes.ts Reclaims); logged either way. */
+  /** Told of each lane taken back, to report it (engine/capacity/lanes.ts Reclaims); logged either way. */
   onReclaim?: (entry: LaneReclaim) => void
 }
 

@@ -1,12 +1,12 @@
 // A task record changes one way: TaskStore.update applies the edit to the record this process holds,
-// bumps its revision, stamps it and saves it (src/engine/task-store.ts). A revision bumped anywhere else is
+// bumps its revision, stamps it and saves it (src/engine/store/task-store.ts). A revision bumped anywhere else is
 // a change made beside that path, one a waiter may miss or a save may leave unwritten; read from the
 // sources, every form of bump outside update's own body is refused.
 import { describe, expect, test } from "bun:test"
 import { resolve } from "node:path"
 
 const ROOT = resolve(import.meta.dir, "../..")
-const STORE = "src/engine/task-store.ts"
+const STORE = "src/engine/store/task-store.ts"
 
 // `x.revision++`, `++x.revision`, `x.revision += 1`, `x.revision = …` (not `==`), and the same on a
 // destructured or bracketed name.
@@ -48,7 +48,7 @@ describe("the matcher", () => {
     ["a decrement", "record.revision--"],
     ["a non-null assertion", "live!.revision++"],
   ])("catches %s planted in the engine", (_, line) => {
-    expect(bumps("src/engine/runs.ts", `const x = 1\n${line}\n`)).toEqual(["src/engine/runs.ts:2"])
+    expect(bumps("src/engine/runs/runs.ts", `const x = 1\n${line}\n`)).toEqual(["src/engine/runs/runs.ts:2"])
   })
 
   test.each([
@@ -58,7 +58,7 @@ describe("the matcher", () => {
     ["a read", "return wait(this.runs, id, 5000, record.revision)"],
     ["a longer name", "record.revisions++"],
   ])("lets %s pass", (_, line) => {
-    expect(bumps("src/engine/runs.ts", line)).toEqual([])
+    expect(bumps("src/engine/runs/runs.ts", line)).toEqual([])
   })
 
   test("the store's own update may bump; the same line elsewhere in the store may not", async () => {

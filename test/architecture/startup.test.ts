@@ -17,8 +17,8 @@ const LATER = [
   "src/mcp/shared.ts",
   "src/engine/index.ts",
   "src/engine/lifecycle.ts",
-  "src/engine/runtime.ts",
-  "src/engine/task-store.ts",
+  "src/engine/capacity/runtime.ts",
+  "src/engine/store/task-store.ts",
   "src/opencode/client.ts",
   "src/config/schema.ts",
   "src/config/load.ts",
@@ -119,16 +119,16 @@ describe("serve's start", () => {
       'import { readPatchRecord } from "../engine"',
     ],
     ["the replies importing the config schema", "src/mcp/replies.ts", 'import { ROLES } from "../config/schema"'],
-    ["serve.ts importing the runtime", SERVE, 'import { Runtime } from "../engine/runtime"'],
+    ["serve.ts importing the runtime", SERVE, 'import { Runtime } from "../engine/capacity/runtime"'],
   ])("control: %s is caught", async (_, file, line) => {
     const source = await Bun.file(resolve(ROOT, file)).text()
     expect(tooEarly(await loadedFrom(SERVE, { [file]: `${line}\n${source}` }))).not.toEqual([])
   })
 
   test.each([
-    ["a type-only import", 'import type { Runtime } from "../engine/runtime"'],
-    ["type names in braces", 'import { type Runtime } from "../engine/runtime"'],
-    ["a dynamic import", 'const later = () => import("../engine/runtime")'],
+    ["a type-only import", 'import type { Runtime } from "../engine/capacity/runtime"'],
+    ["type names in braces", 'import { type Runtime } from "../engine/capacity/runtime"'],
+    ["a dynamic import", 'const later = () => import("../engine/capacity/runtime")'],
   ])("control: %s loads nothing at start", async (_, line) => {
     const source = await Bun.file(resolve(ROOT, SERVE)).text()
     expect(tooEarly(await loadedFrom(SERVE, { [SERVE]: `${line}\n${source}` }))).toEqual([])

@@ -1,5 +1,5 @@
 // Task records for the store tests: valid against the record schema, distinct ids, finished unless told.
-import { newTaskId, type TaskRecord } from "../../src/engine/tasks"
+import { newTaskId, type TaskRecord } from "../../src/engine/records/tasks"
 
 let made = 0
 

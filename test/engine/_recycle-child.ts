@@ -3,8 +3,8 @@
 // are ones every server is over, and the tasks are taken to rest, so only the step decides.
 import { readFlags } from "../../src/config/flags"
 import { resolvePaths } from "../../src/config/paths"
-import { InstanceMarks } from "../../src/engine/instance-marks"
-import { type RecycleStep, recycleIfRested } from "../../src/engine/recycle"
+import { InstanceMarks } from "../../src/engine/capacity/instance-marks"
+import { type RecycleStep, recycleIfRested } from "../../src/engine/capacity/recycle"
 import { connect } from "../../src/opencode/client"
 import { readServerRecord, stopServerIfRecorded } from "../../src/opencode/server"
 

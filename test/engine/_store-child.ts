@@ -2,7 +2,7 @@
 // saves n new records one after another (n = 0: until killed), each running then finished, and prints
 // each id once its second save has resolved. `mixed <dir> <tag> <n>` does the same with a page listing
 // after every save, printing the page's total. `scan <dir>` lists every record once. A line is printed only once what it names is acknowledged.
-import { TaskStore } from "../../src/engine/task-store"
+import { TaskStore } from "../../src/engine/store/task-store"
 import { sampleRecord } from "./_records"
 
 const [mode, dir, tag, count] = process.argv.slice(2) as [string, string, string, string]

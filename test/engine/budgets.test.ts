@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { TIMEOUT_PROFILES, type TimeoutLimits } from "../../src/config/schema"
-import { checkLimits, planBudget, RESERVE_MS, syncBudgetMs, type BudgetInput } from "../../src/engine/budgets"
+import { checkLimits, planBudget, RESERVE_MS, syncBudgetMs, type BudgetInput } from "../../src/engine/admission/budgets"
 import { AppError } from "../../src/errors"
 
 const standard: TimeoutLimits = { ...TIMEOUT_PROFILES.standard }

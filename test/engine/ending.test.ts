@@ -2,8 +2,8 @@
 // next step, and what becomes of the session and the writer state, row by row: each status a turn can
 // end in, each reason recovery forces, each disposal a writer's workspace goes through.
 import { describe, expect, test } from "bun:test"
-import { decideEnding, type EndingFacts } from "../../src/engine/ending"
-import type { Status } from "../../src/engine/tasks"
+import { decideEnding, type EndingFacts } from "../../src/engine/outcome/ending"
+import type { Status } from "../../src/engine/records/tasks"
 import type { SessionError } from "../../src/opencode/session"
 import type { Transcript } from "../../src/opencode/transcript"
 import fixtures from "./fixtures/provider-errors.json"

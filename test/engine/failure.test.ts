@@ -3,10 +3,10 @@
 // scripts/capture-provider-errors.ts); the kinds the scripted model cannot provoke are built from
 // OpenCode's SDK error types and say so in their names.
 import { describe, expect, test } from "bun:test"
-import { classifyFailure, type Failure, type FailureFacts, type OpencodeError } from "../../src/engine/failure"
-import { adviceTable, FAILURE_KINDS, type FailureKind } from "../../src/engine/failure-kinds"
-import { retryDelay, type RetryFacts } from "../../src/engine/retry"
-import type { Status } from "../../src/engine/tasks"
+import { classifyFailure, type Failure, type FailureFacts, type OpencodeError } from "../../src/engine/turn/failure"
+import { adviceTable, FAILURE_KINDS, type FailureKind } from "../../src/engine/records/failure-kinds"
+import { retryDelay, type RetryFacts } from "../../src/engine/turn/retry"
+import type { Status } from "../../src/engine/records/tasks"
 import fixtures from "./fixtures/provider-errors.json"
 
 interface Captured {

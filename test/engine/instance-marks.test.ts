@@ -1,9 +1,9 @@
-// The three questions for the instance marks (engine/instance-marks.ts), on the real file system: a
+// The three questions for the instance marks (engine/capacity/instance-marks.ts), on the real file system: a
 // SIGKILLed holder's mark, garbage in the directory, and the directory swapped for something else.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { InstanceMarks } from "../../src/engine/instance-marks"
+import { InstanceMarks } from "../../src/engine/capacity/instance-marks"
 import { spawn } from "../../src/util/process"
 
 let root: string

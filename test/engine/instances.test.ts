@@ -5,9 +5,9 @@
 // (its RSS does not: OpenCode 1.18.33 keeps most of a disposed instance's memory, see the README).
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { beforeAll, describe, expect, test } from "bun:test"
-import { InstanceMarks } from "../../src/engine/instance-marks"
-import { instancesToRelease } from "../../src/engine/instance-plan"
-import { Instances } from "../../src/engine/instances"
+import { InstanceMarks } from "../../src/engine/capacity/instance-marks"
+import { instancesToRelease } from "../../src/engine/capacity/instance-plan"
+import { Instances } from "../../src/engine/capacity/instances"
 import { disposeInstance, sessionRunningIn } from "../../src/opencode/instances"
 import { readServerRecord } from "../../src/opencode/server"
 import { standInOf } from "../../src/sandbox"

@@ -1,8 +1,8 @@
 // The savings ledger over hand-built task records: grouping by role and model, the period, success
 // rate, sums and the median duration, and that unfinished tasks are left out.
 import { expect, test } from "bun:test"
-import { parseSince, renderStats, summarize } from "../../src/engine/ledger"
-import type { DelegationResult, Status, TaskRecord } from "../../src/engine/tasks"
+import { parseSince, renderStats, summarize } from "../../src/engine/ledger/ledger"
+import type { DelegationResult, Status, TaskRecord } from "../../src/engine/records/tasks"
 
 const NOW = Date.parse("2026-11-30T12:00:00Z")
 let next = 0

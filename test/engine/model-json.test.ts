@@ -6,8 +6,8 @@
 // old fence regex and the same check run on the loop hold the loop until they end; a deep value that a
 // parser accepts crashes the serialisation that every result goes through.
 import { describe, expect, test } from "bun:test"
-import { checkOutput, outputChecks } from "../../src/engine/output-check"
-import { checkAnswer, extractJson, MODEL_JSON_LIMITS } from "../../src/engine/model-json"
+import { checkOutput, outputChecks } from "../../src/engine/outcome/output-check"
+import { checkAnswer, extractJson, MODEL_JSON_LIMITS } from "../../src/engine/outcome/model-json"
 
 const { maxChars } = MODEL_JSON_LIMITS
 const OPENERS = "```json\n".repeat(Math.floor(maxChars / 8))

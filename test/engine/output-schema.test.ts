@@ -14,8 +14,8 @@ import {
   OUTPUT_SCHEMA_LIMITS,
   outputFollowUp,
   withOutputSchema,
-} from "../../src/engine/output-schema"
-import { fromTranscript } from "../../src/engine/result"
+} from "../../src/engine/outcome/output-schema"
+import { fromTranscript } from "../../src/engine/outcome/result"
 
 const nested = (levels: number): Record<string, unknown> =>
   levels <= 1 ? { type: "string" } : { type: "array", items: nested(levels - 1) }

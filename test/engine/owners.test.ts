@@ -1,8 +1,8 @@
-// A task's claim (engine/owners.ts) against real processes and racing takers: one live owner at a time;
+// A task's claim (engine/records/owners.ts) against real processes and racing takers: one live owner at a time;
 // a dead owner's, a reused PID's or a garbage claim is taken back; a live owner's never is.
 import { expect, test } from "bun:test"
 import { readdir } from "node:fs/promises"
-import { TaskOwners } from "../../src/engine/owners"
+import { TaskOwners } from "../../src/engine/records/owners"
 import { writeAtomic, writeJson } from "../../src/util/fs"
 import { processStart, spawn } from "../../src/util/process"
 import { tempDir } from "../helpers/temp"

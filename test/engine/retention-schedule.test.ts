@@ -8,9 +8,9 @@ import { existsSync } from "node:fs"
 import { utimes } from "node:fs/promises"
 import { readFlags } from "../../src/config/flags"
 import { Delegations } from "../../src/engine/lifecycle"
-import { Runtime } from "../../src/engine/runtime"
-import type { TaskRecord } from "../../src/engine/tasks"
-import { TaskStore } from "../../src/engine/task-store"
+import { Runtime } from "../../src/engine/capacity/runtime"
+import type { TaskRecord } from "../../src/engine/records/tasks"
+import { TaskStore } from "../../src/engine/store/task-store"
 import {
   discardedFile,
   patchFile,

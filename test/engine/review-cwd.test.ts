@@ -2,7 +2,7 @@
 // to be cut), the brief's fence, which no run of backticks in the diff can close, and a record whose
 // `reviewed` is garbage failing its schema (so it is set aside, never read as what was reviewed).
 import { describe, expect, test } from "bun:test"
-import { RecordSchema } from "../../src/engine/record-schema"
+import { RecordSchema } from "../../src/engine/records/record-schema"
 import { cwdReviewBrief } from "../../src/engine/review-cwd"
 import { boundDiff } from "../../src/workspace/uncommitted"
 import { sampleRecord } from "./_records"

@@ -4,14 +4,14 @@
 // ledger row or record whose fallback list is garbage (read again, or set aside), never summed.
 import { describe, expect, test } from "bun:test"
 import { ConfigSchema, roleModels } from "../../src/config/schema"
-import { summarize } from "../../src/engine/ledger"
-import { configModelReadiness } from "../../src/engine/readiness"
-import { RecordSchema } from "../../src/engine/record-schema"
-import type { DelegationResult, TaskRecord } from "../../src/engine/tasks"
-import { nextRoute, refusalOf } from "../../src/engine/routing"
-import { answeredSpend, type Fallback } from "../../src/engine/usage"
-import { classifyFailure } from "../../src/engine/failure"
-import { ledgerOf, ledgerRow } from "../../src/engine/task-rows"
+import { summarize } from "../../src/engine/ledger/ledger"
+import { configModelReadiness } from "../../src/engine/capacity/readiness"
+import { RecordSchema } from "../../src/engine/records/record-schema"
+import type { DelegationResult, TaskRecord } from "../../src/engine/records/tasks"
+import { nextRoute, refusalOf } from "../../src/engine/turn/routing"
+import { answeredSpend, type Fallback } from "../../src/engine/records/usage"
+import { classifyFailure } from "../../src/engine/turn/failure"
+import { ledgerOf, ledgerRow } from "../../src/engine/ledger/task-rows"
 
 const A = { providerID: "a", modelID: "x" }
 const B = { providerID: "b", modelID: "y" }

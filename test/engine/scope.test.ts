@@ -1,9 +1,9 @@
-// A scoped worker's result judged against its scope (src/engine/scope.ts), as a table: what becomes of
+// A scoped worker's result judged against its scope (src/engine/outcome/scope.ts), as a table: what becomes of
 // status, out_of_scope, warnings and next for each way a turn can end.
 import { describe, expect, test } from "bun:test"
-import { fromTranscript } from "../../src/engine/result"
-import type { DelegationResult, Status } from "../../src/engine/tasks"
-import { applyScope, type ScopeFacts } from "../../src/engine/scope"
+import { fromTranscript } from "../../src/engine/outcome/result"
+import type { DelegationResult, Status } from "../../src/engine/records/tasks"
+import { applyScope, type ScopeFacts } from "../../src/engine/outcome/scope"
 import type { FileChange } from "../../src/workspace/changes"
 
 const result = (status: Status, files?: FileChange[]): DelegationResult => ({

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test"
 import { link, readdir, rename, rm } from "node:fs/promises"
-import { HANDOVER_MS, Slots } from "../../src/engine/slots"
+import { HANDOVER_MS, Slots } from "../../src/engine/capacity/slots"
 import { writeJson } from "../../src/util/fs"
 import { tempDir } from "../helpers/temp"
 import { claimJson } from "../helpers/records"

@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, rename, rm, symlink, utimes, writeFile } from "node:fs/
 import { tmpdir } from "node:os"
 import { readFlags } from "../../src/config/flags"
 import { resolvePaths, type Paths } from "../../src/config/paths"
-import { sweep, SWEEP_MS } from "../../src/engine/sweep"
+import { sweep, SWEEP_MS } from "../../src/engine/retention/sweep"
 
 const LIMITS = { runRetentionHours: 24, runRetentionCount: 20 }
 let root: string

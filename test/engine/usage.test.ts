@@ -15,7 +15,7 @@ import {
   tokenTotal,
   totalOf,
   type Spending,
-} from "../../src/engine/usage"
+} from "../../src/engine/records/usage"
 
 const stepFinish = (
   id: string,

@@ -3,9 +3,9 @@
 // or one that could not be held makes it needs_review, said first), and which files are the check's
 // definition (a file the command names is, one it merely contains as a substring is not).
 import { describe, expect, test } from "bun:test"
-import { fromTranscript } from "../../src/engine/result"
-import { applyVerification, checkVerify } from "../../src/engine/verify"
-import type { Verification } from "../../src/engine/tasks"
+import { fromTranscript } from "../../src/engine/outcome/result"
+import { applyVerification, checkVerify } from "../../src/engine/outcome/verify"
+import type { Verification } from "../../src/engine/records/tasks"
 import { checkFrozenGlobs, definitionMatcher, namesPath } from "../../src/workspace/definitions"
 
 const base = (status: "succeeded" | "needs_review", files: string[] = []) => ({

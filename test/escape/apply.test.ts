@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, test } from "bun:test"
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs"
 import { mkdir, rm, symlink, writeFile } from "node:fs/promises"
-import { WriterLocks } from "../../src/engine/locks"
+import { WriterLocks } from "../../src/engine/capacity/locks"
 import { runSandboxed } from "../../src/sandbox"
 import { spawn } from "../../src/util/process"
 import { selfStep } from "../../src/util/self"

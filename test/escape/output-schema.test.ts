@@ -6,8 +6,8 @@
 // text after the fence) never become `output`. Control: the same answers without output_schema succeed as today,
 // and a schema too deep, too big or not an object is refused before any task exists.
 import { describe, expect, test } from "bun:test"
-import { outputChecks } from "../../src/engine/output-check"
-import { OUTPUT_SCHEMA_LIMITS } from "../../src/engine/output-schema"
+import { outputChecks } from "../../src/engine/outcome/output-check"
+import { OUTPUT_SCHEMA_LIMITS } from "../../src/engine/outcome/output-schema"
 import { battery, makeRepo, structuredOf, taskCount, textOf } from "./_world"
 
 const say = (text: string) => ({ steps: [{ text }] })

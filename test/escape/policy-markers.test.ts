@@ -9,7 +9,7 @@
 import { beforeAll, describe, expect, test } from "bun:test"
 import { existsSync, readdirSync } from "node:fs"
 import { mkdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises"
-import { memoryFile, recall, remember } from "../../src/engine/mode-memory"
+import { memoryFile, recall, remember } from "../../src/engine/admission/mode-memory"
 import { hostContext, hostFs, planSandbox, runSandboxed } from "../../src/sandbox"
 import { spawn } from "../../src/util/process"
 import { commitAll } from "../helpers/git"

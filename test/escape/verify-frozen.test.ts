@@ -9,7 +9,7 @@
 // reported (graded as left, needs_review), never trusted; leftovers are swept.
 import { describe, expect, test } from "bun:test"
 import { lstat, mkdir, readdir, readFile, readlink, writeFile } from "node:fs/promises"
-import { runVerification } from "../../src/engine/verify"
+import { runVerification } from "../../src/engine/outcome/verify"
 import { run } from "../../src/util/process"
 import { changedDefinition, freezeDefinition, frozenFiles, sweepFrozen } from "../../src/workspace/frozen"
 import { until } from "../helpers/until"

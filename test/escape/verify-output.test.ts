@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { readdir, readFile, stat } from "node:fs/promises"
-import { VERIFY_LOG_BYTES } from "../../src/engine/verify"
+import { VERIFY_LOG_BYTES } from "../../src/engine/outcome/verify"
 import { eachLine, LINE_MAX_CHARS } from "../../src/runner/logs"
 import { serveInProcess } from "../helpers/in-process"
 import { battery, makeRepo, structuredOf, textOf } from "./_world"

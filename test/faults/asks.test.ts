@@ -12,7 +12,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js"
 import { createHash } from "node:crypto"
 import { readdir, readFile } from "node:fs/promises"
-import type { TaskRecord } from "../../src/engine/tasks"
+import type { TaskRecord } from "../../src/engine/records/tasks"
 import { createRepository } from "../../src/model/demo"
 import type { IsolatedHome } from "../../src/model/home"
 import type { ScriptedModel } from "../../src/model/server"
@@ -58,7 +58,7 @@ afterAll(async () => {
   await site?.stop()
 })
 
-/** The writer lock of `repo` (engine/locks.ts names it by a hash of the workspace), if held. */
+/** The writer lock of `repo` (engine/capacity/locks.ts names it by a hash of the workspace), if held. */
 const lockOf = (repo: string) =>
   Bun.file(`${home.paths.locksDir}/${createHash("sha256").update(repo).digest("hex").slice(0, 32)}.json`).exists()
 

@@ -4,7 +4,7 @@
 // On the real OpenCode with the scripted model.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { mkdir, readdir, writeFile } from "node:fs/promises"
-import { Slots } from "../../src/engine/slots"
+import { Slots } from "../../src/engine/capacity/slots"
 import { processStart, spawn, type Spawned } from "../../src/util/process"
 import { connect, makeRepo, startWorld, stopWorld, structured, type Connected, type World } from "../mcp/_setup"
 

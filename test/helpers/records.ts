@@ -2,7 +2,7 @@
 // and the task records in them, as another process may be writing them.
 import { readdir, readFile } from "node:fs/promises"
 import { agentName } from "../../src/agents/names"
-import { newTaskId, type TaskRecord } from "../../src/engine/tasks"
+import { newTaskId, type TaskRecord } from "../../src/engine/records/tasks"
 import { stateJson } from "../../src/util/sealed"
 
 /** The `.json` names in `dir`; none when it does not exist yet. */

@@ -4,7 +4,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import type { Tool } from "@modelcontextprotocol/sdk/types.js"
 import type { Flags } from "../../src/config/flags"
 import { Delegations } from "../../src/engine/lifecycle"
-import { Runtime } from "../../src/engine/runtime"
+import { Runtime } from "../../src/engine/capacity/runtime"
 import { createServer } from "../../src/mcp/server"
 import { backendOf } from "../helpers/in-process"
 

@@ -14,7 +14,7 @@ import {
   type World,
 } from "./_setup"
 import { readFlags } from "../../src/config/flags"
-import { Runtime } from "../../src/engine/runtime"
+import { Runtime } from "../../src/engine/capacity/runtime"
 import { serveInProcess } from "../helpers/in-process"
 import { until } from "../helpers/until"
 import { scoutAnswer } from "./_scout"

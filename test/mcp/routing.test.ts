@@ -6,7 +6,7 @@
 // ledger (stats) counts each route.
 import { expect, test } from "bun:test"
 import { agentName } from "../../src/agents/names"
-import { newTaskId, type TaskRecord } from "../../src/engine/tasks"
+import { newTaskId, type TaskRecord } from "../../src/engine/records/tasks"
 import { writeJson } from "../../src/util/fs"
 import { spawn } from "../../src/util/process"
 import { battery, connect, makeRepo, structured } from "./_battery"

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Flags } from "../../src/config/flags"
-import { runTurn } from "../../src/engine/turn"
+import { runTurn } from "../../src/engine/turn/turn"
 import { connect, makeRepo, startWorld, stopWorld, structured, text, type Connected, type World } from "./_setup"
 
 let world: World

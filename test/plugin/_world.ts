@@ -2,8 +2,8 @@
 // rendered agents, the real OpenCode (one shared server per file) and throwaway git workspaces. A
 // test runs one agent through one script and reads what each tool returned.
 import { readFlags } from "../../src/config/flags"
-import { runTurn, type Turn } from "../../src/engine/turn"
-import { Runtime } from "../../src/engine/runtime"
+import { runTurn, type Turn } from "../../src/engine/turn/turn"
+import { Runtime } from "../../src/engine/capacity/runtime"
 import type { HomeOptions } from "../../src/model/home"
 import type { ScriptInput } from "../../src/model/script"
 import type { ToolResult } from "../../src/model/conversation"

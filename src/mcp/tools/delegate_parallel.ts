@@ -1,5 +1,5 @@
 // delegate_parallel: up to 16 scouts and worktree workers started at once as one group, run under the
-// machine-wide concurrency cap (engine/slots.ts), followed together within the sync budget. A group
+// machine-wide concurrency cap (engine/capacity/slots.ts), followed together within the sync budget. A group
 // still running is followed again by calling the tool with its group_id (one tool, one result shape:
 // the parent never has to merge per-task answers), and cancelled as a whole the same way (cancel: true)
 // or by cancelling the call.

@@ -1,4 +1,4 @@
-// The policy tool: the same gathering the delegating tools do before they start (src/engine/policy.ts
+// The policy tool: the same gathering the delegating tools do before they start (src/engine/admission/policy.ts
 // policyReport), shown instead of enforced, so a parent can see why a call would be refused before making it.
 import { z } from "zod"
 import { describeSource, MODE_SOURCES, MODES, TIERS } from "../../engine/terms"
