@@ -242,14 +242,22 @@ describe("the memory's own file", () => {
   test("a writer killed mid-write leaves the old record or the new one, never a torn one; a torn one (a non-atomic writer's) would be set aside", async () => {
     const directory = "/tmp/oc-orch-killed-writer"
     const script = `
-      import { remember } from "${import.meta.dir}/../../src/engine/mode-memory"
+      import { remember } from "${import.meta.dir}/../../src/engine/admission/mode-memory"
       const markers = Array.from({ length: 16 }, (_, i) => "${directory}/" + "m".repeat(200) + i)
       for (let i = 0; ; i++) await remember(${JSON.stringify(dir())}, { version: 1, directory: "${directory}", markers, since: String(i) })
     `
     for (let round = 0; round < 5; round++) {
       const child = spawn(["bun", "-e", script], {})
-      // Wait on an event, not a clock: the record exists once the writer has written at least once.
-      while (!existsSync(memoryFile(dir(), directory))) await Bun.sleep(5)
+      let ended = false
+      void child.exited.then(() => {
+        ended = true
+      })
+      // Wait on an event, not a clock: the record exists once the writer has written at least once. A writer
+      // that ends first (it could not start) fails here with what it said, not by the test's timeout.
+      while (!existsSync(memoryFile(dir(), directory))) {
+        if (ended) throw new Error(`the writer ended before writing: ${await new Response(child.stderr).text()}`)
+        await Bun.sleep(5)
+      }
       await Bun.sleep(round * 7)
       process.kill(child.pid, "SIGKILL")
       await child.exited
