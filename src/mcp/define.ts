@@ -8,7 +8,7 @@ import type { ShapeOutput, ZodRawShapeCompat } from "@modelcontextprotocol/sdk/s
 import type { CallToolResult, ListToolsResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
 import type { z } from "zod"
 import type { Delegations } from "../engine/lifecycle"
-import { errorResult, type Extra } from "./replies"
+import { errorResult, type Extra, type Reply } from "./replies"
 
 /** The engine's surface (src/engine/index.ts) as a value: what a tool's `run` calls beyond terms.ts. */
 export type Engine = typeof import("../engine")
@@ -21,14 +21,6 @@ export interface Backend {
 
 /** Gives the backend, loading and building it on the first call (serve.ts); the same one after. */
 export type OpenBackend = () => Promise<Backend>
-
-/** What a tool answers: the text the model reads and the structured content its output schema declares. */
-export interface Reply<Structured> {
-  text: string
-  structured: Structured
-  /** The work it reports failed (a delegation that ended `failed`): the client marks the result an error. */
-  failed?: boolean
-}
 
 /** What a call runs with: the server it came through (client name, relay), the backend, the request. */
 export interface ToolContext extends Backend {

@@ -14,7 +14,8 @@ import {
   type ElicitResult,
   type PrimitiveSchemaDefinition,
 } from "@modelcontextprotocol/sdk/types.js"
-import { describeAsk, type Ask, type Relay, type Verdict } from "../policy/relay"
+import type { Ask } from "../policy/asks"
+import { describeAsk, type Relay, type Verdict } from "../policy/relay"
 import { agentLabel, shownAsk } from "../policy/relay-bounds"
 import { gateOf, type AskLedger } from "./relay-gate"
 import type { Extra } from "./replies"

@@ -8,10 +8,17 @@ import { fromTranscript, renderText } from "../engine/outcome/result"
 import type { DelegationResult, TaskRecord } from "../engine/records/tasks"
 import { toStructured } from "../engine/outcome/structured"
 import { AppError } from "../errors"
-import type { Reply } from "./define"
 import type { resultShape } from "./shared"
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
+
+/** What a tool answers: the text the model reads and the structured content its output schema declares. */
+export interface Reply<Structured> {
+  text: string
+  structured: Structured
+  /** The work it reports failed (a delegation that ended `failed`): the client marks the result an error. */
+  failed?: boolean
+}
 
 /** What scout, worker, runner and the task tools answer: a delegation's result in resultShape. */
 export type ResultReply = Reply<z.output<z.ZodObject<typeof resultShape>>>

@@ -4,7 +4,8 @@
 // agent's own rules already allow what its role may do) with the reason. OpenCode 1.18 never calls a
 // plugin's `permission.ask`, so this is answered over the API from the event stream.
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
-import { describeAsk, describeVerdict, NO_ELICITATION, type Ask, type Relay, type Verdict } from "../policy/relay"
+import type { Ask } from "../policy/asks"
+import { describeAsk, describeVerdict, NO_ELICITATION, type Relay, type Verdict } from "../policy/relay"
 import type { Event } from "./client"
 
 export type Answered = Ask & { verdict: Verdict }

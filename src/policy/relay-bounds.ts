@@ -2,7 +2,7 @@
 // 300 KB one or 25 at once. The form shows each text up to a documented size and says what it
 // clipped; a clipped option label is shown short and mapped back to the agent's own label, so the
 // answer the agent receives is one it offered. Pure: an ask in, what to show and how to read back.
-import type { Ask, Question } from "./relay"
+import type { Ask, Question } from "./asks"
 
 export const RELAY_BOUNDS = {
   /** Characters of one question's text shown in the form. */

@@ -5,7 +5,7 @@
 // options), and bounded. Pure: an ask and an answer in, the answers OpenCode takes (or what is wrong) out.
 import { normalise } from "./normalise"
 import { findSecrets } from "./secrets"
-import type { Ask } from "./relay"
+import type { Ask } from "./asks"
 import { agentLabel, type ShownAsk } from "./relay-bounds"
 
 /** Characters of one answer the parent may give. */

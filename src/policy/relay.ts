@@ -1,30 +1,12 @@
 // The permission relay's rules: which asks of a delegated agent may be put to the person through
 // the parent's MCP client (elicitation), and how an ask reads in one line. Shell and the sandbox
 // tools are never relayable: a person's "yes" must never become a way out of the sandbox.
+import type { Ask } from "./asks"
 import { clip, RELAY_BOUNDS } from "./relay-bounds"
 
 /** Asks config.json `policy.relay` may name. */
 export const RELAYABLE = ["question", "webfetch", "websearch"] as const
 export type Relayable = (typeof RELAYABLE)[number]
-
-export interface QuestionOption {
-  label: string
-  description: string
-}
-
-export interface Question {
-  question: string
-  header: string
-  options: QuestionOption[]
-  multiple?: boolean
-  /** True: free text is taken besides the options (OpenCode's question tool never sets it; its API may). */
-  custom?: boolean
-}
-
-/** What a delegated session asks for: a permission (OpenCode's name and patterns) or questions for the person. */
-export type Ask =
-  | { kind: "permission"; permission: string; patterns: string[] }
-  | { kind: "question"; questions: Question[] }
 
 /**
  * The person's answer (a permission granted once, or a question's chosen labels), or why there is

@@ -3,7 +3,8 @@
 import { describe, expect, test } from "bun:test"
 import { elicitation, verdictOf } from "../../src/mcp/relay"
 import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js"
-import type { Ask, Verdict } from "../../src/policy/relay"
+import type { Ask } from "../../src/policy/asks"
+import type { Verdict } from "../../src/policy/relay"
 import { clip, RELAY_BOUNDS, shownAsk } from "../../src/policy/relay-bounds"
 
 const fetch: Ask = { kind: "permission", permission: "webfetch", patterns: ["https://example.com/a"] }

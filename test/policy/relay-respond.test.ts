@@ -2,7 +2,7 @@
 // a credential (however it is spelled) never waits, an ordinary one does; an answer must be an option,
 // or free text only for a question without options, and bounded. Pure, table-driven.
 import { describe, expect, test } from "bun:test"
-import type { Ask } from "../../src/policy/relay"
+import type { Ask } from "../../src/policy/asks"
 import { shownAsk } from "../../src/policy/relay-bounds"
 import { ANSWER_CHARS, notForParent, readAnswer } from "../../src/policy/relay-respond"
 

@@ -1,6 +1,7 @@
 import { z } from "zod"
 import type { PatchRecord } from "../../engine"
-import { defineTool, type Reply } from "../define"
+import { defineTool } from "../define"
+import type { Reply } from "../replies"
 import description from "./patch_apply.md" with { type: "text" }
 
 const outputShape = {
