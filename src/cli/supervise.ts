@@ -20,7 +20,7 @@ export default defineCommand({
     const parent = Number(args.parent)
     while (alive(parent)) await Bun.sleep(500)
     const [{ Runtime }, { Delegations }] = await Promise.all([
-      import("../engine/capacity/runtime"),
+      import("../engine/capacity"),
       import("../engine/lifecycle"),
     ])
     const runtime = new Runtime(flags)

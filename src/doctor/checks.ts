@@ -19,7 +19,7 @@ import {
   opencodeConfigReadiness,
   stateDirReadiness,
   type Readiness,
-} from "../engine/capacity/readiness"
+} from "../engine/capacity"
 import { applies } from "./applies"
 import { lanes } from "./lanes"
 import { stateFiles } from "./state-files"

@@ -2,7 +2,7 @@
 // take on disk (measured, not the diffs' size), and any lane taken back from a claim that could not
 // prove itself. All lanes held is a failure: no isolated worker can start until one is freed.
 import { LANE_BOUNDS } from "../config/schema"
-import { laneState } from "../engine/capacity/lanes"
+import { laneState } from "../engine/capacity"
 import { sizeText } from "../workspace/disk"
 import { reclaimText } from "../workspace/lane-audit"
 import type { Check } from "./check"

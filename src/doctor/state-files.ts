@@ -4,8 +4,7 @@
 // task index is checked against every record and repaired where it says otherwise (the records are
 // the truth); what was repaired is named.
 import type { Paths } from "../config/paths"
-import type { Drift } from "../engine/store/task-index"
-import { TaskStore } from "../engine/store/task-store"
+import { type Drift, TaskStore } from "../engine/store"
 import { statIfPresent } from "../util/fs"
 import { setAsideIn, type SetAside } from "../util/state-file"
 import { listPatches } from "../workspace/patches"

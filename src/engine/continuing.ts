@@ -3,12 +3,10 @@
 // launch under the writer state.
 import { fail } from "../errors"
 import type { Relay } from "../policy/relay"
-import { admitContinue, type ContinuePolicy, continuedTurn } from "./admission/continuation"
-import type { Runs } from "./runs/runs"
-import { checkOwnWorktree } from "./admission/isolation"
-import { launchTurn } from "./runs/launching"
-import type { Runtime } from "./capacity/runtime"
-import { checkContinuable, type TaskRecord } from "./records/tasks"
+import { admitContinue, type ContinuePolicy, continuedTurn, checkOwnWorktree } from "./admission"
+import { type Runs, launchTurn } from "./runs"
+import type { Runtime } from "./capacity"
+import { checkContinuable, type TaskRecord } from "./records"
 
 /** What continuing a task needs of the lifecycle. */
 export interface ContinueDeps {

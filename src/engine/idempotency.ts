@@ -1,9 +1,9 @@
 // An idempotency key names one delegation: a call repeating it gets the task already started under
 // it (the followed record when this process follows it), never another role's or workspace's report.
 import { fail } from "../errors"
-import type { Runs } from "./runs/runs"
-import type { StartRequest } from "./admission/request"
-import type { TaskRecord } from "./records/tasks"
+import type { Runs } from "./runs"
+import type { StartRequest } from "./admission"
+import type { TaskRecord } from "./records"
 
 /** The task started under the request's key, if any; refused when the key belongs to another delegation. */
 export async function startedUnder(

@@ -5,15 +5,15 @@
 
 // The core: delegations, their records and results.
 export { Delegations } from "./lifecycle"
-export { Runtime } from "./capacity/runtime"
-export type { TaskRecord } from "./records/tasks"
-export { TaskStore } from "./store/task-store"
+export { Runtime } from "./capacity"
+export type { TaskRecord } from "./records"
+export { TaskStore } from "./store"
 
 // Groups, patches, listings, the ledger and sessions.
 export { groupNext, type Group, type GroupMember } from "./parallel"
-export { isGroupId, readGroup } from "./records/groups"
+export { isGroupId, readGroup } from "./records"
 export { storedTasks } from "./listing"
-export { parseSince, renderStats, summarize, type StatsRow } from "./ledger/ledger"
+export { parseSince, renderStats, summarize, type StatsRow } from "./ledger"
 export { renderListing, sessionsOnServer } from "./sessions"
 export { sessionOutput } from "./session-output"
 export { provideStandIn } from "../sandbox/stand-ins"
@@ -32,4 +32,4 @@ export { renderEntries } from "../opencode/output"
 export { probeServer, readServerRecord, stopServer } from "../opencode/server"
 export { alive } from "../util/process"
 export { attachCommand, noServer, noTerminal, parseWatchId, sessionGone, taskSession } from "./watch"
-export { waitingOf } from "./turn/inbox"
+export { waitingOf } from "./turn"

@@ -8,34 +8,33 @@ import { fail } from "../errors"
 import { abortSession } from "../opencode/session"
 import type { Relay } from "../policy/relay"
 import type { SetAside } from "../util/state-file"
-import { knownClient, syncBudgetMs } from "./admission/budgets"
-import type { ContinuePolicy } from "./admission/continuation"
+import {
+  knownClient,
+  syncBudgetMs,
+  type ContinuePolicy,
+  gatePolicy,
+  policyReport,
+  type PolicyOptions,
+  type PolicyRequest,
+  type StartRequest,
+} from "./admission"
 import { continueTask } from "./continuing"
 import { startTask } from "./starting"
-import { Runs } from "./runs/runs"
-import { Reclaims } from "./capacity/lanes"
+import { Runs, acquireWriter, recoverAll, follow, wait, type FollowOptions } from "./runs"
+import { Reclaims, hostReadiness, refuseUnready, type Runtime } from "./capacity"
 import { listTasks, type Listing, type TaskQuery } from "./listing"
-import { gatePolicy, policyReport, type PolicyOptions, type PolicyRequest } from "./admission/policy"
-import { isFinished, type PolicyDecision, type TaskRecord } from "./records/tasks"
+import { isFinished, type PolicyDecision, type TaskRecord } from "./records"
 import { Groups } from "./parallel"
 import { Patches } from "./patches"
-import { acquireWriter } from "./runs/launching"
 import { opencodeConfigDirs } from "../opencode/config-files"
-import { hostReadiness, refuseUnready } from "./capacity/readiness"
-import { recoverAll } from "./runs/recovery"
 import { reviewTargetRequest, type ReviewTarget } from "./review-cwd"
-import { RetentionSchedule } from "./retention/schedule"
-import { expireApplied } from "./retention/expire-patch"
+import { RetentionSchedule, expireApplied } from "./retention"
 import type { PatchRecord } from "../workspace/patches"
-import type { Runtime } from "./capacity/runtime"
-import type { StartRequest } from "./admission/request"
-import type { IndexQuery, LedgerRecord } from "./store/task-index"
-import type { Stats } from "./ledger/ledger"
-import type { Page } from "./store/task-views"
-import { follow, wait, type FollowOptions } from "./runs/waiting"
+import type { IndexQuery, LedgerRecord } from "./ledger"
+import type { Page } from "./store"
+import type { Stats } from "./ledger"
 
-export type { ContinuePolicy } from "./admission/continuation"
-export type { StartRequest } from "./admission/request"
+export type { ContinuePolicy, StartRequest } from "./admission"
 
 export interface DelegationOptions {
   /** Take over the tasks and writer states a dead process left (an MCP server, its watchdog). */

@@ -4,12 +4,10 @@
 import { fail } from "../errors"
 import type { SetAside } from "../util/state-file"
 import { listPatches, patchState, type PatchRecord, type PatchState } from "../workspace/patches"
-import { laneState, type LaneState, type Reclaims } from "./capacity/lanes"
-import type { Status, TaskRecord } from "./records/tasks"
-import type { Runtime } from "./capacity/runtime"
-import type { IndexQuery } from "./store/task-index"
-import type { Page } from "./store/task-views"
-import { TaskStore } from "./store/task-store"
+import { laneState, type LaneState, type Reclaims, type Runtime } from "./capacity"
+import type { Status, TaskRecord } from "./records"
+import type { IndexQuery } from "./ledger"
+import { type Page, TaskStore } from "./store"
 import { LIST_LIMIT } from "./terms"
 
 export interface TaskQuery {

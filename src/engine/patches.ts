@@ -20,8 +20,8 @@ import {
 } from "../workspace/patches"
 import { canonicalWorkspace } from "../workspace/root"
 import { removeWorktree } from "../workspace/worktree"
-import type { Runtime } from "./capacity/runtime"
-import { isFinished, type TaskRecord } from "./records/tasks"
+import type { Runtime } from "./capacity"
+import { isFinished, type TaskRecord } from "./records"
 import { PATCH_PAGE } from "./terms"
 
 /** What the patch use cases need of the lifecycle (Delegations provides it). */

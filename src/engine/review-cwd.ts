@@ -8,7 +8,7 @@ import type { AdmissionPolicy, HostContext } from "../sandbox"
 import { shownName } from "../workspace/names"
 import { canonicalWorkspace } from "../workspace/root"
 import { uncommitted, type Uncommitted } from "../workspace/uncommitted"
-import type { StartRequest } from "./admission/request"
+import type { StartRequest } from "./admission"
 import { LISTED_FILES, REVIEW_SCHEMA, reviewRequest } from "./review"
 import template from "./review-cwd.md" with { type: "text" }
 import { sessionTitle } from "./title"

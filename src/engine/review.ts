@@ -6,7 +6,7 @@ import { agentName } from "../agents/names"
 import { shownName } from "../workspace/names"
 import { loadPatch, type PatchRecord } from "../workspace/patches"
 import template from "./review.md" with { type: "text" }
-import type { StartRequest } from "./admission/request"
+import type { StartRequest } from "./admission"
 import { sessionTitle } from "./title"
 
 const VERDICTS = ["approve", "request_changes", "unsure"] as const

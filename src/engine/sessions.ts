@@ -10,7 +10,7 @@ import { probeServer, readServerRecord } from "../opencode/server"
 import { latestMessage, listAllSessions, recentMessages } from "../opencode/session"
 import { toolTarget } from "../opencode/transcript"
 import { hostFs, shownDirectory } from "../sandbox"
-import { type Activity, isFinished, type TaskRecord } from "./records/tasks"
+import { type Activity, isFinished, type TaskRecord } from "./records"
 import type { SessionState } from "./terms"
 
 /** Latest-message reads in flight at once when every candidate's state is needed (a state filter). */

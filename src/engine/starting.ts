@@ -5,20 +5,22 @@ import { timeoutLimits } from "../config/schema"
 import { fail } from "../errors"
 import { canonicalWorkspace } from "../workspace/root"
 import { checkScope } from "../workspace/scope"
-import { checkBriefSize, planBudget } from "./admission/budgets"
-import type { Runs } from "./runs/runs"
+import {
+  checkBriefSize,
+  planBudget,
+  sessionPlace,
+  missingMarkerWarning,
+  type PolicyRequest,
+  type StartRequest,
+  checkOffered,
+  resolveRoute,
+} from "./admission"
+import { type Runs, launchTurn } from "./runs"
 import { startedUnder } from "./idempotency"
-import { sessionPlace } from "./admission/isolation"
-import type { Reclaims } from "./capacity/lanes"
-import { launchTurn } from "./runs/launching"
-import { checkOutputSchema } from "./outcome/output-schema"
-import { missingMarkerWarning, type PolicyRequest } from "./admission/policy"
-import { newRecord, newTaskId, type PolicyDecision, type TaskRecord } from "./records/tasks"
-import type { StartRequest } from "./admission/request"
-import { checkOffered, resolveRoute } from "./admission/routes"
-import type { Runtime } from "./capacity/runtime"
+import type { Reclaims, Runtime } from "./capacity"
+import { checkOutputSchema, checkVerify } from "./outcome"
+import { newRecord, newTaskId, type PolicyDecision, type TaskRecord } from "./records"
 import { checkFrozenGlobs } from "../workspace/definitions"
-import { checkVerify } from "./outcome/verify"
 
 /** What starting a task needs of the lifecycle. */
 export interface StartDeps {

@@ -4,9 +4,13 @@
 // the tools alone, and loads the engine's surface (index.ts, which re-exports all of this) with the
 // first call. test/architecture/startup.test.ts holds the line.
 
-export { checkTaskId, isFinished, STATUSES } from "./records/tasks"
-export { fileChange } from "./outcome/structured"
-export { sessionTitle } from "./title"
+// The one file of the engine that reaches past its packages' doors: it takes each name from the leaf module
+// that declares it, so a tool that imports a word loads that module alone, not its package.
+export { checkTaskId, type DelegationResult, isFinished, STATUSES, type TaskRecord } from "./records/tasks"
+export { FAILURE_KINDS } from "./records/failure-kinds"
+export { fileChange, toStructured } from "./outcome/structured"
+export { fromTranscript, renderText } from "./outcome/result"
+export { sessionTitle, TITLE_LIMITS } from "./title"
 export { AppError, fail } from "../errors"
 export { PATCH_STATES, patchState, type PatchState } from "../workspace/patch-state"
 export { shownName } from "../workspace/names"

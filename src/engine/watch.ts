@@ -3,7 +3,7 @@
 import type { Env } from "../config/flags"
 import { fail } from "../errors"
 import type { ServerRecord } from "../opencode/server"
-import { requireSession, TASK_ID, type TaskRecord } from "./records/tasks"
+import { requireSession, TASK_ID, type TaskRecord } from "./records"
 
 const SESSION_ID = /^ses_[A-Za-z0-9]+$/
 

@@ -1,8 +1,7 @@
 // The files an installation consists of, for a config: the binary in current/, the OpenCode agents
 // and plugin, and the `orchestrate` skill for each selected client. Pure: the binary's hash is given.
 import type { Config } from "../config/schema"
-import type { Paths } from "../config/paths"
-import { APP } from "../config/paths"
+import { type Paths, APP } from "../config/paths"
 import { renderAgents } from "../agents/render"
 import skill from "../templates/skills/orchestrate.md" with { type: "text" }
 import { PLUGIN_TEXT } from "./plugin-text"

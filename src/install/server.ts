@@ -2,8 +2,8 @@
 // install or uninstall would go on with the old ones. It is stopped (the next delegation starts a
 // fresh one) unless a delegation still runs on it, which would lose its session.
 import type { Paths } from "../config/paths"
-import { isFinished } from "../engine/records/tasks"
-import { TaskStore } from "../engine/store/task-store"
+import { isFinished } from "../engine/records"
+import { TaskStore } from "../engine/store"
 import { readServerRecord, stopServer } from "../opencode/server"
 import { alive } from "../util/process"
 

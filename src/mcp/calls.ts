@@ -5,7 +5,7 @@
 // permission asks and questions go to the person (relay.ts); after it returned, they are refused.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { ContinuePolicy, Delegations, StartRequest } from "../engine/lifecycle"
-import { isFinished, type TaskRecord } from "../engine/records/tasks"
+import { isFinished, type TaskRecord } from "../engine/terms"
 import { foregroundRelay, type ForegroundRelay } from "./relay"
 import { gateOf } from "./relay-gate"
 import { delegationResult, progressReporter, runningResult, type Extra, type ResultReply } from "./replies"

@@ -4,9 +4,7 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js"
 import type { z } from "zod"
-import { fromTranscript, renderText } from "../engine/outcome/result"
-import type { DelegationResult, TaskRecord } from "../engine/records/tasks"
-import { toStructured } from "../engine/outcome/structured"
+import { type DelegationResult, fromTranscript, renderText, type TaskRecord, toStructured } from "../engine/terms"
 import { AppError } from "../errors"
 import type { resultShape } from "./shared"
 

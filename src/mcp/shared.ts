@@ -2,10 +2,7 @@
 // load with the tools (listed.ts); the answers themselves are built in replies.ts.
 import { z } from "zod"
 import { TIMEOUT_BOUNDS, TIMEOUT_PROFILES } from "../config/bounds"
-import { FAILURE_KINDS } from "../engine/records/failure-kinds"
-import { TITLE_LIMITS } from "../engine/title"
-import { STATUSES } from "../engine/records/tasks"
-import { toStructured } from "../engine/outcome/structured"
+import { FAILURE_KINDS, STATUSES, TITLE_LIMITS, toStructured } from "../engine/terms"
 import { MODES } from "../policy/mode"
 import { TIERS } from "../policy/tiers"
 

@@ -21,7 +21,7 @@ import {
   type ServerResult,
   type Task,
 } from "@modelcontextprotocol/sdk/types.js"
-import { checkTaskId, isFinished, type TaskRecord } from "../engine/records/tasks"
+import { checkTaskId, isFinished, type TaskRecord } from "../engine/terms"
 import { fail } from "../errors"
 import { handOver } from "./calls"
 import { toResult, leanListing, type OpenBackend } from "./define"

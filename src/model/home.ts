@@ -4,8 +4,7 @@
 // exercises the real OpenCode, agents and plugin without an account or network.
 import { mkdir, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import type { Env } from "../config/flags"
-import { readFlags } from "../config/flags"
+import { type Env, readFlags } from "../config/flags"
 import { resolvePaths, type Paths } from "../config/paths"
 import { ConfigSchema, type ConfigInput } from "../config/schema"
 import { renderAgents } from "../agents/render"

@@ -3,9 +3,8 @@
 // (src/sandbox/admission.ts) before anything is recorded, locked or started.
 import { statIfPresent } from "../util/fs"
 import { isAbsolute } from "node:path"
-import type { AdmissionPolicy, HostContext } from "../sandbox"
+import { type AdmissionPolicy, type HostContext, admitWorkspace, hostFs } from "../sandbox"
 import { fail } from "../errors"
-import { admitWorkspace, hostFs } from "../sandbox"
 
 /**
  * `cwd` as a caller named it, admitted. The engine's isolated worktrees are refused here whatever the

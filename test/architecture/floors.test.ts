@@ -102,3 +102,166 @@ describe("src's floors", () => {
     expect(loops(folderEdges(files))).toEqual(["engine > mcp > engine"])
   })
 })
+
+// Inside the engine, the same rule one level down: its packages (records, ledger, store, capacity,
+// admission, turn, outcome, runs, retention) stand on floors with the use cases (the engine's own files)
+// on top, and each package is entered through its one door, its index.ts. terms.ts alone reaches past the
+// doors: it takes each word from the leaf module that declares it, so a tool declared at start loads that
+// module and not its package (startup.test.ts). Tests may reach a package's inside; src may not.
+const ENGINE = `${SRC}/engine`
+
+/** The engine package a file is in, "(use cases)" for the engine's own files, undefined outside it. */
+function packageOf(path: string): string | undefined {
+  const parts = relative(ENGINE, path).split("/")
+  if (parts[0] === ".." || parts[0] === "") return undefined
+  return parts.length > 1 ? parts[0]! : "(use cases)"
+}
+
+/** Each import of a src file as (importing file, the file or folder door it names), both absolute. */
+function importsOf(files: Array<[string, string]>): Array<[string, string]> {
+  const folders = new Set(
+    files.flatMap(([file]) =>
+      dirname(file)
+        .split("/")
+        .map((_, i, all) => all.slice(0, i + 1).join("/")),
+    ),
+  )
+  return files.flatMap(([file, source]) =>
+    [...source.matchAll(SPECIFIER)]
+      .filter((match) => match[1]!.startsWith("."))
+      .map((match): [string, string] => [resolve(SRC, file), importTarget(file, match[1]!, folders)]),
+  )
+}
+
+/** Package → the other packages (or the use cases) its files import. */
+function packageEdges(files: Array<[string, string]>): Map<string, Set<string>> {
+  const edges = new Map<string, Set<string>>()
+  for (const [from, target] of importsOf(files)) {
+    const [a, b] = [packageOf(from), packageOf(target)]
+    if (a && b && a !== b) edges.set(a, (edges.get(a) ?? new Set()).add(b))
+  }
+  return edges
+}
+
+/** `importer → file` for each import from outside a package that names a file inside it, not its door. */
+function pastDoors(files: Array<[string, string]>): string[] {
+  return importsOf(files)
+    .filter(([from, target]) => {
+      const inside = packageOf(target)
+      if (!inside || inside === "(use cases)" || inside === packageOf(from)) return false
+      return from !== `${ENGINE}/terms.ts` && !target.endsWith(`/engine/${inside}/index.ts`)
+    })
+    .map(([from, target]) => `${relative(SRC, from)} → ${relative(SRC, target).replace(/(\.ts)?$/, "")}`)
+}
+
+describe("the engine's packages", () => {
+  test("stand on floors: no package imports, through any chain, one that imports it, nor a use case", async () => {
+    const edges = packageEdges(await sources())
+    expect(edges.get("(use cases)")?.has("records")).toBe(true)
+    expect(edges.get("store")?.has("records")).toBe(true)
+    expect(loops(edges)).toEqual([])
+    expect([...edges].filter(([, to]) => to.has("(use cases)")).map(([from]) => from)).toEqual([])
+  })
+
+  test("are entered through their doors alone", async () => {
+    const files = await sources()
+    expect(pastDoors(files)).toEqual([])
+    // The walk sees the imports it judges: the use cases do import the packages, through the doors.
+    expect(
+      importsOf(files).some(
+        ([from, target]) => from.endsWith("engine/lifecycle.ts") && target.endsWith("engine/records/index.ts"),
+      ),
+    ).toBe(true)
+  })
+
+  test("control: a use case importing a package's inside is named", async () => {
+    const planted: [string, string] = ["engine/planted.ts", 'import { isFinished } from "./records/tasks"\n']
+    expect(pastDoors([...(await sources()), planted])).toEqual(["engine/planted.ts → engine/records/tasks"])
+  })
+
+  test("control: a package importing one above it closes a loop, and the checker names it", async () => {
+    const planted: [string, string] = ["engine/records/planted.ts", 'import type { TaskStore } from "../store"\n']
+    expect(loops(packageEdges([...(await sources()), planted]))).toContain("records > store > records")
+  })
+
+  test("control: a package importing a use case is named", async () => {
+    const planted: [string, string] = ["engine/store/planted.ts", 'import { Delegations } from "../lifecycle"\n']
+    const edges = packageEdges([...(await sources()), planted])
+    expect([...edges].filter(([, to]) => to.has("(use cases)")).map(([from]) => from)).toEqual(["store"])
+  })
+})
+
+// No file of src imports, through any chain of imports (type-only ones too), itself: a record's type and
+// the code that uses it never close a circle (the parts of a record live with the record).
+function fileCircles(files: Array<[string, string]>): string[][] {
+  const next = new Map<string, string[]>()
+  for (const [from, target] of importsOf(files)) {
+    const to = target.endsWith(".ts") || target.endsWith("/index.ts") ? target : `${target}.ts`
+    next.set(from, [...(next.get(from) ?? []), to])
+  }
+  // Tarjan's strongly connected components, iterative so a long chain cannot overflow the stack.
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const circles: string[][] = []
+  let counter = 0
+  for (const start of next.keys()) {
+    if (index.has(start)) continue
+    const work: Array<[string, number]> = [[start, 0]]
+    index.set(start, counter)
+    low.set(start, counter++)
+    stack.push(start)
+    onStack.add(start)
+    while (work.length > 0) {
+      const frame = work.at(-1)!
+      const [node, i] = frame
+      const targets = next.get(node) ?? []
+      if (i < targets.length) {
+        frame[1]++
+        const to = targets[i]!
+        if (!index.has(to)) {
+          index.set(to, counter)
+          low.set(to, counter++)
+          stack.push(to)
+          onStack.add(to)
+          work.push([to, 0])
+        } else if (onStack.has(to)) low.set(node, Math.min(low.get(node)!, index.get(to)!))
+        continue
+      }
+      work.pop()
+      if (work.length > 0) {
+        const parent = work.at(-1)![0]
+        low.set(parent, Math.min(low.get(parent)!, low.get(node)!))
+      }
+      if (low.get(node) === index.get(node)) {
+        const component: string[] = []
+        let member: string
+        do {
+          member = stack.pop()!
+          onStack.delete(member)
+          component.push(relative(SRC, member))
+        } while (member !== node)
+        if (component.length > 1) circles.push(component.sort())
+      }
+    }
+  }
+  return circles
+}
+
+describe("src's files", () => {
+  test("import one another without a circle", async () => {
+    expect(fileCircles(await sources())).toEqual([])
+  })
+
+  test("control: a type a record's file takes back from a file that uses the record closes a circle", async () => {
+    const planted: [string, string] = ["engine/records/tasks.ts", 'import type { Settler } from "../outcome/settle"\n']
+    const files = (await sources()).map(([file, source]): [string, string] =>
+      file === planted[0] ? [file, planted[1] + source] : [file, source],
+    )
+    const circles = fileCircles(files)
+    expect(circles.length).toBe(1)
+    expect(circles[0]).toContain("engine/records/tasks.ts")
+    expect(circles[0]).toContain("engine/outcome/settle.ts")
+  })
+})

@@ -10,9 +10,8 @@ import { canonicalWorkspace } from "../../workspace/root"
 import { planBudget } from "./budgets"
 import { checkOwnWorktree, checkSamePlace } from "./isolation"
 import { gatePolicy, missingMarkerWarning, type CallPolicy } from "./policy"
-import { nextTurn, type PolicyDecision, type TaskRecord } from "../records/tasks"
-import type { Runtime } from "../capacity/runtime"
-import { overCap, spendingOf, totalOf } from "../records/usage"
+import { nextTurn, type PolicyDecision, type TaskRecord, overCap, spendingOf, totalOf } from "../records"
+import type { Runtime } from "../capacity"
 
 /** What a task_continue states for the policy gate: as a new call would, except where it runs. */
 export type ContinuePolicy = Pick<CallPolicy, "mode" | "tier"> & { mechanical?: boolean }

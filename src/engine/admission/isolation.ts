@@ -7,10 +7,9 @@ import { LANE_NAME, type HostContext } from "../../sandbox"
 import { laneHolder } from "../../workspace/lanes"
 import { readPatchRecord, savePatchRecord } from "../../workspace/patches"
 import { createWorktree, removeWorktree } from "../../workspace/worktree"
-import type { Runtime } from "../capacity/runtime"
-import { laneBounds, type Reclaims } from "../capacity/lanes"
-import type { TaskRecord } from "../records/tasks"
-import type { TaskStore } from "../store/task-store"
+import { type Runtime, laneBounds, type Reclaims } from "../capacity"
+import type { TaskRecord } from "../records"
+import type { TaskStore } from "../store"
 
 export type Isolation = "in_place" | "worktree"
 

@@ -22,8 +22,8 @@ import type { Refusal } from "../../policy/refusal"
 import { findSecrets, MIN_ENTROPY, MIN_SECRET_LENGTH } from "../../policy/secrets"
 import { checkTier, DELEGABLE_TIERS, TIERS, type Tier } from "../../policy/tiers"
 import { forget, recall, remember, type ModeMemory } from "./mode-memory"
-import type { Runtime } from "../capacity/runtime"
-import type { MissingMarker, PolicyDecision } from "../records/tasks"
+import type { Runtime } from "../capacity"
+import type { MissingMarker, PolicyDecision } from "../records"
 
 /** What a call states for the policy, besides where it runs. */
 export interface CallPolicy {

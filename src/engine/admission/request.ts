@@ -4,7 +4,7 @@ import type { Role } from "../../config/schema"
 import type { Relay } from "../../policy/relay"
 import type { CallPolicy } from "./policy"
 import type { Isolation } from "./isolation"
-import type { Reviewed } from "../records/tasks"
+import type { Reviewed } from "../records"
 
 export interface StartRequest {
   role: Role

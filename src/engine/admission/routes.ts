@@ -6,8 +6,7 @@ import { roleModels, type Role } from "../../config/schema"
 import { fail } from "../../errors"
 import { checkRoute, readCatalog } from "../../opencode/catalog"
 import { parseModel, type ModelRoute } from "../../opencode/session"
-import { configModelReadiness, refuseUnready } from "../capacity/readiness"
-import type { Runtime } from "../capacity/runtime"
+import { configModelReadiness, refuseUnready, type Runtime } from "../capacity"
 
 export async function resolveRoute(
   runtime: Runtime,

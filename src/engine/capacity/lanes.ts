@@ -7,8 +7,8 @@ import { LANE_NAME, PATCH_ID } from "../../sandbox"
 import { DISK_WALK_LIMIT, diskUse, type DiskUse } from "../../workspace/disk"
 import { patchIds, patchRef, type LaneBounds, type LaneReclaim } from "../../workspace/lane-audit"
 import { auditLanes, claimedLanes } from "../../workspace/lanes"
-import { isFinished } from "../records/tasks"
-import { TaskStore } from "../store/task-store"
+import { isFinished } from "../records"
+import { TaskStore } from "../store"
 
 /**
  * True while a task that is not finished has its workspace in `dir`: its worker (or a takeover of it) may run there.

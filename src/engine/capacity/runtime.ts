@@ -6,7 +6,7 @@ import { loadConfig } from "../../config/load"
 import { resolvePaths, type Paths } from "../../config/paths"
 import type { Config } from "../../config/schema"
 import type { EventHub } from "../../opencode/client"
-import type { TaskStore } from "../store/task-store"
+import type { TaskStore } from "../store"
 import { confirmSandboxed } from "../../opencode/guard"
 import {
   ensureServer,
@@ -228,7 +228,7 @@ export class Runtime {
   /** True when no task of any process sharing this state dir is unfinished (running, waiting, settling). */
   async tasksRest(): Promise<boolean> {
     // Loaded only when a server has outgrown its limit: an idle MCP server never opens the store.
-    const { TaskStore } = await import("../store/task-store")
+    const { TaskStore } = await import("../store")
     this.restStore ??= new TaskStore(this.paths.tasksDir)
     return (await this.restStore.unfinished()).length === 0
   }

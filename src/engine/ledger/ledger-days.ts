@@ -12,7 +12,7 @@ import {
   type StatsRow,
   totalOf,
 } from "./ledger"
-import type { Tokens } from "../records/usage"
+import type { Tokens } from "../records"
 
 /** The total's role and model: no real role or model is empty. */
 const TOTAL = ""

@@ -3,8 +3,7 @@
 // and prints what this returns.
 import { fail } from "../../errors"
 import { formatModel } from "../../opencode/session"
-import { answeredSpend, type Tokens } from "../records/usage"
-import { isFinished, type TaskRecord } from "../records/tasks"
+import { answeredSpend, type Tokens, isFinished, type TaskRecord } from "../records"
 
 export interface StatsRow {
   role: string

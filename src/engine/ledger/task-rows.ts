@@ -4,8 +4,7 @@
 // which rows a listing's query selects.
 import { doneOf } from "./ledger-days"
 import type { LedgerRecord } from "./ledger"
-import { FallbackSchema } from "../records/usage"
-import type { TaskRecord } from "../records/tasks"
+import { FallbackSchema, type TaskRecord } from "../records"
 
 export interface IndexQuery {
   status?: string

@@ -3,11 +3,9 @@
 // can be read and table-tested apart from the calls that carry it out (settle.ts).
 import type { WaitOutcome } from "../../opencode/session"
 import type { Transcript } from "../../opencode/transcript"
-import { statusOf } from "../turn/turn"
+import { statusOf, classifyFailure } from "../turn"
 import { type Disposal, disposal } from "./disposal"
-import { classifyFailure } from "../turn/failure"
-import type { FailureKind } from "../records/failure-kinds"
-import type { Status } from "../records/tasks"
+import type { FailureKind, Status } from "../records"
 
 /** An ending decided before the turn is judged (recovery: a session that ended without a report). */
 export interface Forced {

@@ -8,7 +8,7 @@ import { hostFs, repositoryPrefixes, type HostContext } from "../../sandbox"
 import { autorunFiles, autorunFlags, type AutorunFlag } from "../../workspace/autorun"
 import { changedFiles, snapshot } from "../../workspace/changes"
 import { type DiskChanges, diskChangesSince } from "../../workspace/disk-changes"
-import type { Status, TaskRecord } from "../records/tasks"
+import type { Status, TaskRecord } from "../records"
 
 /** Never rejects: it runs beside the session cleanup, and a missing piece of evidence is just absent. */
 export async function measureEvidence(

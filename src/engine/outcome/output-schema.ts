@@ -6,7 +6,7 @@
 import { fail } from "../../errors"
 import { checkOutput } from "./output-check"
 import { compileSchema, type OutputSchema } from "./model-json"
-import type { DelegationResult } from "../records/tasks"
+import type { DelegationResult } from "../records"
 import retry from "./output-retry.md" with { type: "text" }
 import instruction from "./output-schema.md" with { type: "text" }
 

@@ -5,7 +5,7 @@ import type { Transcript } from "../../opencode/transcript"
 import { sizeText } from "../../workspace/disk"
 import { shownName } from "../../workspace/names"
 import { toStructured } from "./structured"
-import type { Bytes, DelegationResult, Status } from "../records/tasks"
+import type { Bytes, DelegationResult, Status } from "../records"
 import { watchCommand } from "./watch-command"
 
 /**

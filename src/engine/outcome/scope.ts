@@ -7,7 +7,7 @@
 import type { DiskChanges } from "../../workspace/disk-changes"
 import { shownName } from "../../workspace/names"
 import { outOfScope } from "../../workspace/scope"
-import type { DelegationResult } from "../records/tasks"
+import type { DelegationResult } from "../records"
 
 export interface ScopeFacts {
   scope: readonly string[]

@@ -1,7 +1,7 @@
 // The structured content of a delegation's result: what both clients hand the parent's model (they pass
 // structuredContent, not the text block, when a result has it), so the ledger counts its bytes.
 import type { PatchFile } from "../../workspace/patches"
-import type { DelegationResult } from "../records/tasks"
+import type { DelegationResult } from "../records"
 import { watchCommand } from "./watch-command"
 
 /** A patch's changed file as every structured answer shows it (results, patch_show). Pure. */

@@ -19,7 +19,7 @@ import {
   RESTORE_SCRIPT,
   readFrozen,
 } from "../../workspace/frozen"
-import type { CheckRun, DelegationResult, Status, TaskRecord, Verification } from "../records/tasks"
+import type { CheckRun, DelegationResult, Status, TaskRecord, Verification } from "../records"
 import { shownName } from "../../workspace/names"
 
 /** The command's bounds: characters, and the seconds it may run before it is killed. */

@@ -3,7 +3,7 @@
 // the result's numbers included, and dates that parse. A record that fails is set aside
 // (util/state-file.ts), never a reason a listing or a sum fails for the other tasks.
 import { z } from "zod"
-import { ROLES } from "../../config/schema"
+import { ROLES } from "../../config/bounds"
 import { MODES } from "../../policy/mode"
 import { isDate } from "../../util/state-file"
 import { STATUSES } from "./tasks"

@@ -6,7 +6,7 @@ import { interruptedApplies } from "../../workspace/apply-staging"
 import { readPatchRecord, saveDiscarded, type PatchRecord } from "../../workspace/patches"
 import { removeWorktree } from "../../workspace/worktree"
 import { appliedExpired } from "./sweep"
-import { isFinished, type TaskRecord } from "../records/tasks"
+import { isFinished, type TaskRecord } from "../records"
 
 export interface PatchHolder {
   runtime: { paths: Paths }

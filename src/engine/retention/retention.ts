@@ -6,8 +6,8 @@
 // rewritten only if nobody changed it since the pass read it.
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { removeSession } from "../../opencode/session"
-import { isFinished, type TaskRecord } from "../records/tasks"
-import type { TaskStore } from "../store/task-store"
+import { isFinished, type TaskRecord } from "../records"
+import type { TaskStore } from "../store"
 
 /** A finished task's parked session: long enough for a day of follow-ups with task_continue. */
 const PARKED_SESSION_MS = 24 * 3600_000

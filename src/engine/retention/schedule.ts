@@ -2,8 +2,8 @@
 // soon after it starts and then every retentionIntervalSeconds (config.json), so a process that lives a
 // month prunes as one that restarts daily. A pass never starts a shared server: parked sessions are
 // removed only over a connection this process already has; without one they wait for a later pass.
-import type { Runtime } from "../capacity/runtime"
-import type { TaskStore } from "../store/task-store"
+import type { Runtime } from "../capacity"
+import type { TaskStore } from "../store"
 import { prune, type PruneOutcome } from "./retention"
 import { sweep, type SweepOptions, type SweepOutcome } from "./sweep"
 

@@ -3,14 +3,10 @@
 // anything runs again in a fresh session, after a backoff (retry.ts retryDelay decides). A writer
 // runs once: its edits so far are in the workspace, and the parent decides what happens next.
 import { removeSession } from "../../opencode/session"
-import { statusOf, type Turn } from "../turn/turn"
-import { classifyFailure } from "../turn/failure"
-import { retryDelay, TRANSIENT_RETRIES } from "../turn/retry"
-import type { Runtime } from "../capacity/runtime"
-import type { TaskRecord } from "../records/tasks"
-import type { TaskStore } from "../store/task-store"
-import { nextRoute } from "../turn/routing"
-import { settleSegment, spendingOf } from "../records/usage"
+import { statusOf, type Turn, classifyFailure, retryDelay, TRANSIENT_RETRIES, nextRoute } from "../turn"
+import type { Runtime } from "../capacity"
+import { type TaskRecord, settleSegment, spendingOf } from "../records"
+import type { TaskStore } from "../store"
 
 export interface AttemptDeps {
   runtime: Runtime

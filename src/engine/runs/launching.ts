@@ -2,7 +2,7 @@
 // holder whose process died reconciled first), then the task's claim, the workspace's state recorded
 // with the record, and the turn run in the background (runs.ts). A failure on the way releases what
 // was taken.
-import { withOutputSchema } from "../outcome/output-schema"
+import { withOutputSchema, freezeInput } from "../outcome"
 import { fail } from "../../errors"
 import type { Relay } from "../../policy/relay"
 import type { HostContext } from "../../sandbox"
@@ -11,10 +11,9 @@ import { snapshot } from "../../workspace/changes"
 import { clockPast } from "../../workspace/disk-changes"
 import { freezeDefinition } from "../../workspace/frozen"
 import type { Runs } from "./runs"
-import { lockedError, orphaned } from "../capacity/locks"
+import { lockedError, orphaned } from "../capacity"
 import { reconcileHolder } from "./recovery"
-import type { TaskRecord } from "../records/tasks"
-import { freezeInput } from "../outcome/verify"
+import type { TaskRecord } from "../records"
 
 /**
  * Takes the writer state, reconciling a holder whose process died when this process recovers

@@ -19,8 +19,8 @@ import {
 import { readTranscript } from "../../opencode/transcript"
 import { alive, sameProcess, selfStart } from "../../util/process"
 import type { Runs, Live } from "./runs"
-import { orphaned } from "../capacity/locks"
-import type { TaskRecord } from "../records/tasks"
+import { orphaned } from "../capacity"
+import type { TaskRecord } from "../records"
 
 /** Still `running` on disk, but the process that followed it is gone. */
 const ownerGone = (record: TaskRecord) =>

@@ -2,7 +2,7 @@
 // record another process writes. `wait` answers at the next change (task_status); `follow` stays
 // until the end, passing on each progress line (a delegating tool call within its sync budget).
 import type { Runs } from "./runs"
-import { isFinished, type TaskRecord } from "../records/tasks"
+import { isFinished, type TaskRecord } from "../records"
 
 export interface FollowOptions {
   /** Stop waiting after this long (default: until the task finishes). */

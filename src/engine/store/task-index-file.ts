@@ -6,8 +6,8 @@
 import { constants, Database } from "bun:sqlite"
 import { chmod, lstat, mkdir, realpath, rename } from "node:fs/promises"
 import { basename, dirname } from "node:path"
-import { LEDGER_TABLES } from "../ledger/ledger-table"
-import { STATUSES } from "../records/tasks"
+import { LEDGER_TABLES } from "../ledger"
+import { STATUSES } from "../records"
 
 /** sqlite3.h SQLITE_OPEN_NOFOLLOW: the database file must not be a symbolic link (bun has no name for it). */
 const OPEN_NOFOLLOW = 0x01000000

@@ -10,9 +10,9 @@ import { statSync } from "node:fs"
 import { lstat, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises"
 import { statIfPresent } from "../../util/fs"
 import { alive } from "../../util/process"
-import { readCells, rowChanged } from "../ledger/ledger-table"
-import { openIndex, setAsideIndex } from "./task-index-file"
 import {
+  readCells,
+  rowChanged,
   type FileIdentity,
   type IndexQuery,
   ledgerRow,
@@ -22,17 +22,16 @@ import {
   selection,
   stampHolds,
   UPSERT_ROW,
-} from "../ledger/task-rows"
-import type { LedgerRecord } from "../ledger/ledger"
-import type { TaskRecord } from "../records/tasks"
+  type LedgerRecord,
+} from "../ledger"
+import { openIndex, setAsideIndex } from "./task-index-file"
+import type { TaskRecord } from "../records"
 
 /** A name change this recent may share its mtime tick with one still to come: not trusted as synced. */
 const QUIET_NS = 1_000_000_000n
 /** An intent older than this is re-read even when its writer's PID is alive (it may be a reused PID). */
 const INTENT_STALE_MS = 60_000
 const REBUILD_BATCH = 500
-
-export type { FileIdentity, IndexQuery, LedgerRecord }
 
 /** A record as read, with its file as stat saw it just before the read (undefined: absent or set aside). */
 export interface Loaded {

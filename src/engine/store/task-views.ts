@@ -3,11 +3,10 @@
 // returns, through their schema, so a record set aside or removed meanwhile drops out (and out of the
 // index), and a row older than its record is brought up to date. When the index cannot be used (its
 // disk is full, it is locked past the busy timeout), every view answers from the full scan instead.
-import { type Stats, summarize } from "../ledger/ledger"
-import { addRecord, doneOf, statsOf } from "../ledger/ledger-days"
-import type { IndexQuery, IndexRow, LedgerRecord, TaskIndex } from "./task-index"
-import { placeOf } from "../ledger/task-rows"
-import type { TaskRecord } from "../records/tasks"
+import { type Stats, summarize, addRecord, doneOf, statsOf, placeOf } from "../ledger"
+import type { IndexQuery, LedgerRecord } from "../ledger"
+import type { IndexRow, TaskIndex } from "./task-index"
+import type { TaskRecord } from "../records"
 
 /** What the views need of TaskStore. */
 export interface StoreSide {

@@ -2,8 +2,7 @@
 // message's `error`, or a session.error event's), the last retry message OpenCode showed while it kept
 // retrying a failing provider, and how the turn ended, folded into one kind with advice and a next
 // step. Pure and table-driven: the first rule that matches names the kind.
-import { ADVICE, type FailureKind } from "../records/failure-kinds"
-import type { Status } from "../records/tasks"
+import { ADVICE, type FailureKind, type Status } from "../records"
 
 /** OpenCode's error shape (`{ name, data }`), loose so any version's variant is accepted. */
 export interface OpencodeError {

@@ -12,8 +12,8 @@ import type { Ask } from "../../policy/asks"
 import { describeAsk, NO_ELICITATION, type Relay, type Verdict } from "../../policy/relay"
 import { shownAsk, type ShownAsk } from "../../policy/relay-bounds"
 import { notForParent, readAnswer, takesFreeText } from "../../policy/relay-respond"
-import { noteProgress, type TaskRecord, type WaitingInput } from "../records/tasks"
-import type { TaskStore } from "../store/task-store"
+import { noteProgress, type TaskRecord, type WaitingInput } from "../records"
+import type { TaskStore } from "../store"
 
 const WaitingSchema = z.object({
   questions: z

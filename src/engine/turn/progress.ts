@@ -3,7 +3,7 @@
 // "retrying (rate limit), attempt 2".
 import type { Event } from "../../opencode/client"
 import { toolTarget } from "../../opencode/transcript"
-import type { Activity } from "../records/tasks"
+import type { Activity } from "../records"
 
 export interface ProgressTracker {
   steps: number

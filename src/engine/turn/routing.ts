@@ -5,7 +5,7 @@
 // and a turn that ran a step never moves: the agent may have acted.
 import { formatModel, type ModelRoute } from "../../opencode/session"
 import { classifyFailure, type Failure } from "./failure"
-import type { FailureKind } from "../records/failure-kinds"
+import type { FailureKind } from "../records"
 
 /** The kinds another route can fix: this account or this model is refused, not the brief or the moment. */
 const ROUTE_REFUSALS: readonly FailureKind[] = ["quota", "auth", "model_not_found"]

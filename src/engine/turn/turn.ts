@@ -21,9 +21,18 @@ import {
 import { openAskOf, withdrawPending, type OpenAsk } from "../../opencode/pending"
 import { readTranscript, type Transcript } from "../../opencode/transcript"
 import { activityOf, describeEvent, newTracker } from "./progress"
-import type { Activity, Status } from "../records/tasks"
+import {
+  type Activity,
+  type Status,
+  addStep,
+  openSegment,
+  overCap,
+  seedSegment,
+  totalOf,
+  type Caps,
+  type Spending,
+} from "../records"
 import { refusalOf } from "./routing"
-import { addStep, openSegment, overCap, seedSegment, totalOf, type Caps, type Spending } from "../records/usage"
 
 const EMPTY_REPORT_NUDGE =
   "Your last message did not contain the report. Do not call any more tools. Write the final report now, in the " +

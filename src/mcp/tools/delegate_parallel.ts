@@ -9,8 +9,7 @@ import type { Delegations, Group, GroupMember, TaskRecord } from "../../engine"
 import { MAX_BRIEFS, STATUSES, isFinished, fail } from "../../engine/terms"
 import { syncBudgetLeft } from "../calls"
 import { defineTool, type Engine } from "../define"
-import type { Reply } from "../replies"
-import { progressReporter, type Extra } from "../replies"
+import { type Reply, progressReporter, type Extra } from "../replies"
 import { mechanicalArg, memberArgs, modelArgs, policyArgs, resultShape, toStructured } from "../shared"
 import description from "./delegate_parallel.md" with { type: "text" }
 
