@@ -2,7 +2,7 @@
 // load with the tools (listed.ts); the answers themselves are built in replies.ts.
 import { z } from "zod"
 import { TIMEOUT_BOUNDS, TIMEOUT_PROFILES } from "../config/bounds"
-import { FAILURE_KINDS, STATUSES, TITLE_LIMITS, toStructured } from "../engine/terms"
+import { CHANGE_KINDS, FAILURE_KINDS, STATUSES, TITLE_LIMITS, toStructured } from "../engine/terms"
 import { MODES } from "../policy/mode"
 import { TIERS } from "../policy/tiers"
 
@@ -84,9 +84,7 @@ export const scopeArg = {
 /** What a delegate_parallel member takes of the single calls' arguments (the engine refuses a scout's scope). */
 export const memberArgs = { ...outputSchemaArg, verify: verifyField, scope: scopeField }
 
-const resultFiles = z
-  .array(z.object({ path: z.string(), change: z.enum(["added", "modified", "deleted", "renamed"]) }))
-  .optional()
+const resultFiles = z.array(z.object({ path: z.string(), change: z.enum(CHANGE_KINDS) })).optional()
 
 export const resultShape = {
   task_id: z.string().optional(),
@@ -137,7 +135,7 @@ export const resultShape = {
         z.object({
           path: z.string(),
           old_path: z.string().optional(),
-          change: z.enum(["added", "modified", "deleted", "renamed"]),
+          change: z.enum(CHANGE_KINDS),
           additions: z.number(),
           deletions: z.number(),
           binary: z.boolean(),

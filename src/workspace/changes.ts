@@ -4,6 +4,7 @@
 // sandbox on the repository pinned by the first snapshot (git.ts), never on the host.
 import { lstat, readlink } from "node:fs/promises"
 import type { HostContext } from "../sandbox"
+import type { ChangeKind } from "./change-kind"
 import { findRepository, sandboxedGit, type Repository } from "./git"
 
 export interface Snapshot {
@@ -17,8 +18,6 @@ export interface Snapshot {
   /** When the snapshot began (ms since the epoch): what changed on disk after it is the turn's (disk-changes.ts). */
   since?: number
 }
-
-export type ChangeKind = "added" | "modified" | "deleted" | "renamed"
 
 export interface FileChange {
   path: string

@@ -13,7 +13,8 @@ import type { HostContext } from "../sandbox"
 import { blobId } from "./apply-targets"
 import { diskUse } from "./disk"
 import { shownName } from "./names"
-import { savePatchRecord, storePatchFile, type PatchChange, type PatchFile, type PatchRecord } from "./patches"
+import type { ChangeKind } from "./change-kind"
+import { savePatchRecord, storePatchFile, type PatchFile, type PatchRecord } from "./patches"
 import { privateGit } from "./private-git"
 import { outOfScope } from "./scope"
 
@@ -25,7 +26,7 @@ export function patchDigest(base: string, bytes: Uint8Array): string {
   return createHash("sha256").update(base).update(bytes).digest("hex")
 }
 
-const CHANGES: Record<string, PatchChange> = { A: "added", D: "deleted", R: "renamed", M: "modified", T: "modified" }
+const CHANGES: Record<string, ChangeKind> = { A: "added", D: "deleted", R: "renamed", M: "modified", T: "modified" }
 
 /** `git diff --raw -z --full-index` and `--numstat -z` (same rename detection) → per-file entries. Pure. */
 function parseDiff(raw: string, numstat: string): PatchFile[] {

@@ -7,6 +7,7 @@
 // A patch's state as the parent sees it (patch-state.ts): open, waiting, applied; then discarded.
 import { chmod, readdir, rename } from "node:fs/promises"
 import { z } from "zod"
+import { CHANGE_KINDS, type ChangeKind } from "./change-kind"
 import { fail } from "../errors"
 import { PATCH_ID } from "../sandbox"
 import { writeJson } from "../util/fs"
@@ -16,13 +17,11 @@ import type { WorktreeLayout } from "./private-git"
 
 export { PATCH_STATES, patchState, type PatchState } from "./patch-state"
 
-export type PatchChange = "added" | "modified" | "deleted" | "renamed"
-
 export interface PatchFile {
   path: string
   /** The path before a rename. */
   oldPath?: string
-  change: PatchChange
+  change: ChangeKind
   /** Lines added and removed; 0 for a binary file. */
   additions: number
   deletions: number
@@ -124,7 +123,7 @@ const PatchRecordSchema = z.looseObject({
       z.looseObject({
         path: z.string(),
         oldPath: z.string().optional(),
-        change: z.enum(["added", "modified", "deleted", "renamed"]),
+        change: z.enum(CHANGE_KINDS),
         additions: z.number(),
         deletions: z.number(),
         binary: z.boolean(),

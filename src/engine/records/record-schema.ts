@@ -7,14 +7,13 @@ import { ROLES } from "../../config/bounds"
 import { MODES } from "../../policy/mode"
 import { isDate } from "../../util/state-file"
 import { STATUSES } from "./tasks"
-import { FallbackSchema, RouteSchema, SpendingSchema } from "./usage"
+import { CHANGE_KINDS } from "../../workspace/change-kind"
+import { FallbackSchema, RouteSchema, SpendingSchema, TokensSchema } from "./usage"
 
 const date = z.string().refine(isDate, "not a date")
 const count = z.number().nonnegative()
 
-const TokensSchema = z.object({ input: count, output: count, reasoning: count, cacheRead: count, cacheWrite: count })
-
-const PatchFileSchema = z.looseObject({ path: z.string(), change: z.enum(["added", "modified", "deleted", "renamed"]) })
+const PatchFileSchema = z.looseObject({ path: z.string(), change: z.enum(CHANGE_KINDS) })
 
 /** The fields of a DelegationResult that the ledger, task_result and task_status read. */
 const ResultSchema = z.looseObject({

@@ -16,10 +16,15 @@ export interface Caps {
 }
 
 const count = z.number().finite().min(0)
-const TokensSchema = z
-  .object({ input: count, output: count, reasoning: count, cacheRead: count, cacheWrite: count })
-  .strict()
-const SpendSchema = z.object({ tokens: TokensSchema, cost: count }).strict()
+/** Tokens by kind; a record's result carries them as they are, its spending with no other key (strict). */
+export const TokensSchema = z.object({
+  input: count,
+  output: count,
+  reasoning: count,
+  cacheRead: count,
+  cacheWrite: count,
+})
+const SpendSchema = z.object({ tokens: TokensSchema.strict(), cost: count }).strict()
 
 export const SpendingSchema = z
   .object({

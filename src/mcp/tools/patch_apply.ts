@@ -1,5 +1,6 @@
 import { z } from "zod"
 import type { PatchRecord } from "../../engine"
+import { CHANGE_KINDS } from "../../engine/terms"
 import { defineTool } from "../define"
 import type { Reply } from "../replies"
 import description from "./patch_apply.md" with { type: "text" }
@@ -15,7 +16,7 @@ const outputShape = {
       z.object({
         path: z.string(),
         old_path: z.string().optional(),
-        change: z.enum(["added", "modified", "deleted", "renamed"]),
+        change: z.enum(CHANGE_KINDS),
         rule: z
           .string()
           .optional()

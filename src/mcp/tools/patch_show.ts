@@ -1,14 +1,12 @@
 import { z } from "zod"
-import { MAX_PATCH_PAGE, fileChange, PATCH_STATES } from "../../engine/terms"
+import { CHANGE_KINDS, MAX_PATCH_PAGE, fileChange, PATCH_STATES } from "../../engine/terms"
 import { defineTool } from "../define"
 import description from "./patch_show.md" with { type: "text" }
-
-const CHANGES = ["added", "modified", "deleted", "renamed"] as const
 
 const fileShape = z.object({
   path: z.string(),
   old_path: z.string().optional(),
-  change: z.enum(CHANGES),
+  change: z.enum(CHANGE_KINDS),
   additions: z.number(),
   deletions: z.number(),
   binary: z.boolean(),
