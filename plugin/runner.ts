@@ -2,8 +2,8 @@
 // by its own agent. The command's full output goes to a log under the state dir; the model gets the
 // deterministic digest of it. Old runs are pruned by age and count after each run.
 import { RUNNER_TIMEOUT } from "../src/runner/brief"
-import { createDigester, renderDigest } from "../src/runner/digest"
-import { createRun, eachLine, logPath, pruneRuns, saveRun } from "../src/runner/logs"
+import { renderDigest } from "../src/runner/digest"
+import { createRun, digestRun, logPath, pruneRuns, runFacts, saveRun } from "../src/runner/logs"
 import { hostFs, planSandbox, runSandboxed } from "../src/sandbox"
 import { admitted, readInvocation } from "./env"
 import { RUNNER_TOOL_SPECS, runnerProfile, type RunnerTool } from "./roles"
@@ -55,38 +55,15 @@ export function runnerTool(tool: RunnerTool): PluginTool {
         logFile: log,
         logLimitBytes: limits.runnerLogLimitBytes,
       })
-      const digester = createDigester()
-      await eachLine(log, (line) => digester.push(line))
-      const digest = digester.result()
-      Object.assign(run, {
-        finishedAt: new Date().toISOString(),
-        exitCode: result.exitCode,
-        timedOut: result.timedOut,
-        bytesSeen: result.log?.bytesSeen,
-        bytesKept: result.log?.bytesWritten,
-        lines: digest.lines,
-      })
+      const digest = await digestRun(run, log, result)
       await saveRun(paths.runsDir, run)
-      // Housekeeping of old runs: failing it costs disk space later, never this run's result.
+      // Pruning old runs is housekeeping: failing it costs disk space later, never this run's result.
       const retention = { hours: limits.runRetentionHours, count: limits.runRetentionCount }
-      // Pruning old runs is housekeeping: it must not fail this run.
       await pruneRuns(paths.runsDir, retention, [run.id]).catch(() => undefined)
       const failure = result.failure
         ? `The sandbox could not start (${result.failure.code}): ${result.failure.detail}\n${result.failure.hint}\n`
         : ""
-      const output =
-        failure +
-        renderDigest(digest, {
-          exitCode: result.exitCode,
-          signal: result.signal,
-          timedOut: result.timedOut,
-          aborted: result.aborted,
-          durationMs: result.durationMs,
-          runId: run.id,
-          logPath: log,
-          bytesSeen: result.log?.bytesSeen,
-          bytesKept: result.log?.bytesWritten,
-        })
+      const output = failure + renderDigest(digest, { ...runFacts(result, log), runId: run.id })
       return {
         title: command.slice(0, 120),
         output,

@@ -5,6 +5,7 @@ import { mkdir, readdir, rm } from "node:fs/promises"
 import { fail } from "../errors"
 import { readJson, writeJson } from "../util/fs"
 import { run } from "../util/process"
+import { createDigester, type Digest, type RunFacts } from "./digest"
 
 export interface RunRecord {
   id: string
@@ -67,6 +68,48 @@ export async function listRuns(runsDir: string): Promise<RunRecord[]> {
   const names = await readdir(runsDir).catch(() => [] as string[])
   const runs = await Promise.all(names.filter((name) => RUN_ID.test(name)).map((name) => readRun(runsDir, name)))
   return runs.filter((run): run is RunRecord => run !== undefined)
+}
+
+/** How a sandboxed command ended, as the run's record keeps it and its digest's header says. */
+export interface RunEnd {
+  exitCode: number | null
+  timedOut: boolean
+  signal?: string | null
+  aborted?: boolean
+  durationMs?: number
+  log?: { bytesSeen: number; bytesWritten: number }
+}
+
+/** The digest's header for a run that ended so, its whole output at `log`. */
+export const runFacts = (ended: RunEnd, log: string): RunFacts => ({
+  exitCode: ended.exitCode,
+  signal: ended.signal,
+  timedOut: ended.timedOut,
+  aborted: ended.aborted,
+  durationMs: ended.durationMs,
+  logPath: log,
+  bytesSeen: ended.log?.bytesSeen,
+  bytesKept: ended.log?.bytesWritten,
+})
+
+/**
+ * A finished run's log read once, line by line, into its digest, and the run's record stamped with how it
+ * ended. The runner tool and the verification both end a command this way; each saves the record itself,
+ * since only the runner fails when the save does.
+ */
+export async function digestRun(run: RunRecord, log: string, ended: RunEnd): Promise<Digest> {
+  const digester = createDigester()
+  await eachLine(log, (line) => digester.push(line))
+  const digest = digester.result()
+  Object.assign(run, {
+    finishedAt: new Date().toISOString(),
+    exitCode: ended.exitCode,
+    timedOut: ended.timedOut,
+    bytesSeen: ended.log?.bytesSeen,
+    bytesKept: ended.log?.bytesWritten,
+    lines: digest.lines,
+  })
+  return digest
 }
 
 export interface Retention {

@@ -7,8 +7,8 @@
 // through a tmpfs overlay with those files restored from the task's start (workspace/frozen.ts), and the
 // command as the worker left it runs too, reported beside the grade, never in its place.
 import { describe, fail } from "../../errors"
-import { createDigester, renderDigest } from "../../runner/digest"
-import { createRun, eachLine, logPath, saveRun } from "../../runner/logs"
+import { renderDigest } from "../../runner/digest"
+import { createRun, digestRun, logPath, runFacts, saveRun } from "../../runner/logs"
 import { type HostContext, hostFs, planSandbox, runSandboxed, type SandboxProfile } from "../../sandbox"
 import type { DefinitionSelection } from "../../workspace/definitions"
 import {
@@ -144,34 +144,16 @@ async function runCheck(command: string, place: VerifyPlace, restore?: Restore):
       logLimitBytes: VERIFY_LOG_BYTES,
       stdin: restore?.archive,
     })
-    const digester = createDigester()
-    await eachLine(log, (line) => digester.push(line))
-    const digest = digester.result()
-    Object.assign(run, {
-      finishedAt: new Date().toISOString(),
-      exitCode: result.exitCode,
-      lines: digest.lines,
-      bytesSeen: result.log?.bytesSeen,
-      bytesKept: result.log?.bytesWritten,
-    })
+    const digest = await digestRun(run, log, result)
     // The run's record is housekeeping for log retention; the verification stands without it.
     await saveRun(place.runsDir, run).catch(() => undefined)
     const failure = result.failure
       ? `The sandbox could not start (${result.failure.code}): ${result.failure.detail}\n`
       : ""
-    const facts = {
-      exitCode: result.exitCode,
-      signal: result.signal,
-      timedOut: result.timedOut,
-      durationMs: result.durationMs,
-      logPath: log,
-      bytesSeen: result.log?.bytesSeen,
-      bytesKept: result.log?.bytesWritten,
-    }
     return {
       exitCode: result.failure ? null : result.exitCode,
       durationMs: Math.round(result.durationMs),
-      digest: failure + renderDigest(digest, facts),
+      digest: failure + renderDigest(digest, runFacts(result, log)),
     }
   } catch (error) {
     return { exitCode: null, durationMs: Date.now() - started, digest: `could not run: ${describe(error)}` }
