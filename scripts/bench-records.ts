@@ -1,6 +1,6 @@
 // h) Task records as they grow: task_list (limit 20), stats, an idempotent call's key lookup and a
 //    store's open with its recovery pass, at 1,000, 10,000 and 100,000 records (5 of them unfinished),
-//    through the index (engine/store/task-index.ts) beside the path before (every record read and
+//    through the index (src/engine/store/sqlite-index.ts) beside the path before (every record read and
 //    validated; stats grouped with a copy per record), side by side in one run, reported as ratios.
 //    `stats_since` starts its period inside a day (the part-day read from rows), beside the rows summed.
 import { mkdtemp, rm } from "node:fs/promises"

@@ -1,5 +1,5 @@
 // task_continue as the lifecycle runs it: one turn at a time per task, in this process and across
-// processes (the task's claim, owners.ts), then what a new call passes (continuation.ts) and the turn's
+// processes (the task's claim, owners.ts), then what a new call passes (continue-check.ts) and the turn's
 // launch under the writer state.
 import { fail } from "../errors"
 import type { Relay } from "../policy/relay"

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { disposal, type Disposal, type DisposalFacts } from "../../src/engine/outcome/disposal"
+import { disposal, type Disposal, type DisposalFacts } from "../../src/engine/outcome/disposal-decision"
 
 // The usual ending: a writer whose session exists, OpenCode reachable, nothing preserved or lost.
 const writer: DisposalFacts = {

@@ -1,8 +1,8 @@
-// How a turn ends, decided before any effect (ending.ts): the status, the error line and its kind, the
+// How a turn ends, decided before any effect (ending-decision.ts): the status, the error line and its kind, the
 // next step, and what becomes of the session and the writer state, row by row: each status a turn can
 // end in, each reason recovery forces, each disposal a writer's workspace goes through.
 import { describe, expect, test } from "bun:test"
-import { decideEnding, type EndingFacts } from "../../src/engine/outcome/ending"
+import { decideEnding, type EndingFacts } from "../../src/engine/outcome/ending-decision"
 import type { Status } from "../../src/engine/records/tasks"
 import type { SessionError } from "../../src/opencode/session"
 import type { Transcript } from "../../src/opencode/transcript"

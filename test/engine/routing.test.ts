@@ -8,10 +8,10 @@ import { summarize } from "../../src/engine/ledger/ledger"
 import { configModelReadiness } from "../../src/engine/capacity/readiness"
 import { RecordSchema } from "../../src/engine/records/record-schema"
 import type { DelegationResult, TaskRecord } from "../../src/engine/records/tasks"
-import { nextRoute, refusalOf } from "../../src/engine/turn/routing"
+import { nextRoute, refusalOf } from "../../src/engine/turn/fallback"
 import { answeredSpend, type Fallback } from "../../src/engine/records/usage"
 import { classifyFailure } from "../../src/engine/turn/failure"
-import { ledgerOf, ledgerRow } from "../../src/engine/ledger/task-rows"
+import { ledgerOf, ledgerRow } from "../../src/engine/ledger/index-rows"
 
 const A = { providerID: "a", modelID: "x" }
 const B = { providerID: "b", modelID: "y" }

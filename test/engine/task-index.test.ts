@@ -1,4 +1,4 @@
-// The task store's index (task-index.ts): listings, key lookups, the ledger and recovery read through
+// The task store's index (sqlite-index.ts): listings, key lookups, the ledger and recovery read through
 // it, and none of the store's guarantees is weaker for it. Real processes are killed mid-write and
 // race each other; the index file is filled with garbage, removed, and swapped for a symlink.
 import { Database } from "bun:sqlite"

@@ -1,4 +1,4 @@
-// The task records are the truth and the index is derived (task-index.ts): a continued task whose index
+// The task records are the truth and the index is derived (sqlite-index.ts): a continued task whose index
 // row still says `succeeded` (what a lost index write leaves) while its owner, a compiled `serve`, is
 // SIGKILLed mid-turn, with its watchdog gone first, on the real OpenCode with the scripted model. The
 // next serve lists it running while it runs, takes it over and finishes its turn. Control: the raw

@@ -3,7 +3,7 @@
 // This file is the package's one door: the engine's other files import the package from here alone
 // (test/architecture/floors.test.ts).
 export { checkBriefSize, knownClient, planBudget, syncBudgetMs } from "./budgets"
-export { admitContinue, continuedTurn, type ContinuePolicy } from "./continuation"
+export { admitContinue, continuedTurn, type ContinuePolicy } from "./continue-check"
 export { checkOwnWorktree, sessionPlace } from "./isolation"
 export {
   type CallPolicy,

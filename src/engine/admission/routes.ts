@@ -1,5 +1,5 @@
 // Which routes a delegation takes: the model the parent named (never replaced), else the ones config.json
-// lists for the role (the first, then its fallbacks, routing.ts), and the check against what OpenCode offers
+// lists for the role (the first, then its fallbacks, fallback.ts), and the check against what OpenCode offers
 // that runs before any session.
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { roleModels, type Role } from "../../config/schema"

@@ -16,4 +16,4 @@ export {
   selection,
   stampHolds,
   UPSERT_ROW,
-} from "./task-rows"
+} from "./index-rows"

@@ -6,7 +6,7 @@
 // once; a garbled row is marked '' (it added nothing) and read again from its record.
 import type { Database } from "bun:sqlite"
 import { addRecord, type Cells, cellKey, contributions, doneOf, emptyCell, shareCell } from "./ledger-days"
-import { ledgerRow } from "./task-rows"
+import { ledgerRow } from "./index-rows"
 import type { LedgerRecord } from "./ledger"
 
 export const LEDGER_TABLES = `CREATE TABLE IF NOT EXISTS ledger_cells (kind TEXT NOT NULL, day TEXT NOT NULL,

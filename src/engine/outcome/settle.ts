@@ -1,4 +1,4 @@
-// How a turn ends, carried out: ending.ts decides the status, error and what becomes of the session;
+// How a turn ends, carried out: ending-decision.ts decides the status, error and what becomes of the session;
 // here the transcript becomes the result, the workspace is measured with git, the session is parked,
 // removed, preserved or quarantined as decided, and the writer state is
 // released only once a writer's session is confirmed removed. A full disk loses no outcome: writer
@@ -11,7 +11,7 @@ import { autorunWarning, MAX_FLAGS_NAMED } from "../../workspace/autorun"
 import { collectPatch } from "../../workspace/patch"
 import { readPatchRecord } from "../../workspace/patches"
 import type { Turn } from "../turn"
-import { decideEnding, type Ending, type Forced, type Hold } from "./ending"
+import { decideEnding, type Ending, type Forced, type Hold } from "./ending-decision"
 import { measureEvidence, nextStep } from "./evidence"
 import type { WriterLocks, Runtime } from "../capacity"
 import { boundReport, bytesOf, fromTranscript } from "./result"
@@ -25,7 +25,7 @@ import { shownName } from "../../workspace/names"
 /** How long a settling task waits for a session OpenCode was still creating when the task ended. */
 const LATE_SESSION_WAIT_MS = 15_000
 
-export type { Forced } from "./ending"
+export type { Forced } from "./ending-decision"
 
 export class Settler {
   constructor(
@@ -159,7 +159,10 @@ export class Settler {
     }
   }
 
-  /** Carries out the ending's disposal of the session (disposal.ts): true when the workspace is released now. */
+  /**
+   * Carries out the ending's disposal of the session (disposal-decision.ts): true when the workspace is
+   * released now.
+   */
   private async dispose(
     record: TaskRecord,
     ending: Ending,

@@ -65,7 +65,7 @@ export const RecordSchema = z.looseObject({
   sessionID: z.string().optional(),
   sessions: z.array(z.string()),
   route: z.looseObject({ providerID: z.string(), modelID: z.string(), variant: z.string().optional() }).optional(),
-  // The routes left to try and the ones left behind (routing.ts): the next turn and the ledger read them.
+  // The routes left to try and the ones left behind (fallback.ts): the next turn and the ledger read them.
   fallbacks: z.array(RouteSchema).optional(),
   fallbackFrom: z.array(FallbackSchema).optional(),
   ownerPid: z.number().int(),

@@ -47,7 +47,10 @@ export interface TaskRecord {
   /** Every session this task has used, oldest first: a person can `opencode export` any that still exists. */
   sessions: string[]
   route?: ModelRoute
-  /** config.json's routes after `route`, not yet tried (routing.ts): the next is tried on a refusal before any step. */
+  /**
+   * config.json's routes after `route`, not yet tried (fallback.ts): the next is tried on a refusal before
+   * any step.
+   */
   fallbacks?: ModelRoute[]
   /** The routes this task left, oldest first, each with why and what it spent there. */
   fallbackFrom?: Fallback[]
@@ -273,7 +276,7 @@ export interface DelegationResult {
   sessionID?: string
   /** provider/model#variant that actually answered, from OpenCode's messages. */
   model?: string
-  /** The routes of config.json's list the task left before `model`, each with why (routing.ts). */
+  /** The routes of config.json's list the task left before `model`, each with why (fallback.ts). */
   fallbackFrom?: { model: string; why: string }[]
   steps: number
   tokens: { input: number; output: number; reasoning: number; cacheRead: number; cacheWrite: number }

@@ -19,7 +19,7 @@ export interface AttemptDeps {
 
 /**
  * The turn that counts: the last attempt's, once none is run again. A refusal before any step on a
- * route config.json lists more of moves to the next one (routing.ts), in a fresh session.
+ * route config.json lists more of moves to the next one (fallback.ts), in a fresh session.
  */
 export async function attemptTurn(record: TaskRecord, attach: boolean, deps: AttemptDeps): Promise<Turn> {
   // What the task had spent when this route began: the route's own spending is what it adds.

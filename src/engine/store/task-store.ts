@@ -1,7 +1,7 @@
 // The task store: one JSON record per delegation under the state dir, written before its session
 // starts and rewritten (atomically) on every change, so a restarted MCP server, another MCP server
 // process or a person with `cat` can see every task that was ever started and how it ended. The
-// index beside the records (task-index.ts) answers listings; the records stay the truth.
+// index beside the records (sqlite-index.ts) answers listings; the records stay the truth.
 import { readdir, rm } from "node:fs/promises"
 import { writeJson } from "../../util/fs"
 import { sameProcess } from "../../util/process"
@@ -9,8 +9,8 @@ import { readState, type SetAside } from "../../util/state-file"
 import type { Stats } from "../ledger"
 import { RecordSchema, checkTaskId, isFinished, type Status, TASK_ID, type TaskRecord } from "../records"
 import type { IndexQuery, LedgerRecord } from "../ledger"
-import { identityOf, type Loaded, TaskIndex } from "./task-index"
-import { type Page, TaskViews } from "./task-views"
+import { identityOf, type Loaded, TaskIndex } from "./sqlite-index"
+import { type Page, TaskViews } from "./views"
 
 const CORRUPT_FIX =
   "The task it held (if any) is no longer listed; inspect the moved file, and delete it once you no longer need it."
@@ -39,7 +39,7 @@ export class TaskStore {
   private retry?: ReturnType<typeof setInterval>
   private readonly unreported: SetAside[] = []
 
-  /** Listings through the records' index (task-index.ts, task-views.ts); a failed index means a full scan. */
+  /** Listings through the records' index (sqlite-index.ts, views.ts); a failed index means a full scan. */
   readonly views: TaskViews
 
   constructor(readonly dir: string) {
@@ -113,7 +113,7 @@ export class TaskStore {
             throw error
           })
           this.unsaved.delete(next.id)
-          // The file as it landed: the row is set only while it is still that file (task-index.ts put).
+          // The file as it landed: the row is set only while it is still that file (sqlite-index.ts put).
           const seen = identityOf(this.file(landing.id))
           await this.views.gate.indexed((index) => index.put(landing, { seen, intent }))
           next = entry.pending

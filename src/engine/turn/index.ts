@@ -5,5 +5,5 @@
 export { classifyFailure } from "./failure"
 export { Inbox, respondWaitMs, waitingOf } from "./inbox"
 export { retryDelay, TRANSIENT_RETRIES } from "./retry"
-export { nextRoute } from "./routing"
+export { nextRoute } from "./fallback"
 export { runTurn, statusOf, type Turn } from "./turn"

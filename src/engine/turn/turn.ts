@@ -32,7 +32,7 @@ import {
   type Caps,
   type Spending,
 } from "../records"
-import { refusalOf } from "./routing"
+import { refusalOf } from "./fallback"
 
 const EMPTY_REPORT_NUDGE =
   "Your last message did not contain the report. Do not call any more tools. Write the final report now, in the " +
@@ -76,7 +76,7 @@ export interface TurnSpec {
   /** The one follow-up a non-empty final answer gets (an output_schema mismatch), or none. */
   followUp?(text: string): Promise<{ line: string; text: string } | undefined>
   /**
-   * Another route waits (routing.ts): OpenCode retrying a refusal another route fixes (a spent quota) before any
+   * Another route waits (fallback.ts): OpenCode retrying a refusal another route fixes (a spent quota) before any
    * step stops the turn at once, instead of retrying it until the deadline.
    */
   refuseEarly?: boolean

@@ -1,4 +1,4 @@
-// What a task record puts in its index row (task-index.ts) besides the columns it is looked up by:
+// What a task record puts in its index row (sqlite-index.ts) besides the columns it is looked up by:
 // the numbers the ledger sums (so stats reads no record file), and how such a row is read back,
 // refusing one that does not hold what summarize adds up (it is then read again from its record); and
 // which rows a listing's query selects.

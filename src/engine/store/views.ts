@@ -1,11 +1,11 @@
-// The store's listings answered from its index (task-index.ts): a page of task_list, a key lookup,
+// The store's listings answered from its index (sqlite-index.ts): a page of task_list, a key lookup,
 // the ledger's rows and the unfinished tasks recovery looks at. Each reads only the record files it
 // returns, through their schema, so a record set aside or removed meanwhile drops out (and out of the
 // index), and a row older than its record is brought up to date. When the index cannot be used (its
 // disk is full, it is locked past the busy timeout), every view answers from the full scan instead.
 import { type Stats, summarize, addRecord, doneOf, statsOf, placeOf } from "../ledger"
 import type { IndexQuery, LedgerRecord } from "../ledger"
-import type { IndexRow, TaskIndex } from "./task-index"
+import type { IndexRow, TaskIndex } from "./sqlite-index"
 import type { TaskRecord } from "../records"
 
 /** What the views need of TaskStore. */

@@ -24,7 +24,7 @@ import {
   UPSERT_ROW,
   type LedgerRecord,
 } from "../ledger"
-import { openIndex, setAsideIndex } from "./task-index-file"
+import { openIndex, setAsideIndex } from "./sqlite-file"
 import type { TaskRecord } from "../records"
 
 /** A name change this recent may share its mtime tick with one still to come: not trusted as synced. */

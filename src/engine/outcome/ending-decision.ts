@@ -4,7 +4,7 @@
 import type { WaitOutcome } from "../../opencode/session"
 import type { Transcript } from "../../opencode/transcript"
 import { statusOf, classifyFailure } from "../turn"
-import { type Disposal, disposal } from "./disposal"
+import { type Disposal, disposal } from "./disposal-decision"
 import type { FailureKind, Status } from "../records"
 
 /** An ending decided before the turn is judged (recovery: a session that ended without a report). */

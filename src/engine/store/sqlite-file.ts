@@ -1,4 +1,4 @@
-// Opening the task index's database file (task-index.ts) so that nothing in its place is followed or
+// Opening the task index's database file (sqlite-index.ts) so that nothing in its place is followed or
 // trusted: a symlink, FIFO or directory where the file, its -wal or -shm, or its directory should be is
 // moved aside first (rename moves a link, not its target), the database is opened with
 // SQLITE_OPEN_NOFOLLOW (a link placed after that check is refused, not followed), and a file that is
