@@ -155,7 +155,7 @@ try {
   const big = await createRepository("oc-orch-bench-big-", files)
   const host = hostContext(readFlags(home.env))
   const setup = await timed("c1) worktree setup, 5,000 files", async () => {
-    const { record } = await createWorktree(big, host, home.paths)
+    const { record } = await createWorktree(big, { host, paths: home.paths })
     await removeWorktree(home.paths, record)
   })
   const copy = await timed("c2) cp -a of the same tree (the floor)", async () => {

@@ -6,19 +6,17 @@
 import { timeoutLimits } from "../config/schema"
 import { fail } from "../errors"
 import { abortSession } from "../opencode/session"
-import type { Relay } from "../policy/relay"
 import type { SetAside } from "../util/state-file"
 import {
   knownClient,
   syncBudgetMs,
-  type ContinuePolicy,
   gatePolicy,
   policyReport,
   type PolicyOptions,
   type PolicyRequest,
   type StartRequest,
 } from "./admission"
-import { continueTask } from "./continuing"
+import { type ContinueCall, continueTask } from "./continuing"
 import { startTask } from "./starting"
 import { Runs, acquireWriter, recoverAll, follow, wait, type FollowOptions } from "./runs"
 import { Reclaims, hostReadiness, refuseUnready, type Runtime } from "./capacity"
@@ -125,14 +123,14 @@ export class Delegations {
    * Sends rework into a finished task's conversation; the task runs again under the same id, once it
    * passed what a new call passes (continuing.ts).
    */
-  async continue(id: string, brief: string, timeoutMs?: number, relay?: Relay, call: ContinuePolicy = {}) {
+  async continue(id: string, brief: string, options: Partial<ContinueCall> = {}) {
     await this.recovering
     const deps = { runs: this.runs, runtime: this.runtime, continuing: this.continuing }
     const turn = {
       ready: () => this.ready(),
       acquire: (workspace: string, task: string) => this.acquire(workspace, task),
     }
-    return continueTask({ ...deps, ...turn }, id, brief, { timeoutMs, relay, call })
+    return continueTask({ ...deps, ...turn }, id, brief, { ...options, call: options.call ?? {} })
   }
 
   /** Runs `work` holding the workspace's writer state as `holder` (patch_apply): refused while a writer holds it. */

@@ -47,9 +47,7 @@ export function continueAndFollow(
   extra: Extra,
   call: ContinuePolicy,
 ): Promise<ResultReply> {
-  return followWithRelay(server, delegations, extra, id, (relay) =>
-    delegations.continue(id, brief, undefined, relay, call),
-  )
+  return followWithRelay(server, delegations, extra, id, (relay) => delegations.continue(id, brief, { relay, call }))
 }
 
 /**

@@ -112,15 +112,26 @@ export interface Created {
  * Snapshots the repository holding `workspace` (a canonical, admitted directory) into a new isolated
  * worktree and registers it (the registry entry is what admits the worktree as a workspace).
  */
+export interface WorktreeOptions {
+  host: HostContext
+  paths: Pick<Paths, "worktreesDir" | "patchesDir">
+  /** How much of the workspace is copied (SNAPSHOT_LIMITS by default). */
+  limits?: typeof SNAPSHOT_LIMITS
+  /** The task the worktree is for: its lane's claim and its registry entry name it. */
+  taskId?: string
+  /** The engine passes config maxWorktreeLanes and its unfinished tasks; the default knows of no task. */
+  lanes?: LaneBounds
+}
+
 export async function createWorktree(
   workspace: string,
-  host: HostContext,
-  paths: Pick<Paths, "worktreesDir" | "patchesDir">,
-  limits = SNAPSHOT_LIMITS,
-  /** The task the worktree is for: its lane's claim and its registry entry name it. */
-  taskId?: string,
-  /** The engine passes config maxWorktreeLanes and its unfinished tasks; the default knows of no task. */
-  lanes: LaneBounds = { max: MAX_LANES, inUse: async () => false },
+  {
+    host,
+    paths,
+    limits = SNAPSHOT_LIMITS,
+    taskId,
+    lanes = { max: MAX_LANES, inUse: async () => false },
+  }: WorktreeOptions,
 ): Promise<Created> {
   const repository = locateRepository(workspace, host)
   if (repository instanceof AppError) throw repository

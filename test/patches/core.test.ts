@@ -19,7 +19,7 @@ test("a dirty tree is snapshotted exactly, every kind of change round-trips thro
   await using dir = await tempDir("oc-orch-patch-")
   const { repo, host, paths } = await patchWorld(dir.path)
   const metadata = await fingerprintTree(`${repo}/.git`)
-  const { record, layout } = await createWorktree(repo, host, paths)
+  const { record, layout } = await createWorktree(repo, { host, paths })
   expect(layout.dir.startsWith(`${paths.worktreesDir}/`)).toBe(true)
   // HEAD + staged + unstaged + untracked, without the ignored file or the one deleted in the working tree.
   const snapshot = await listing(layout.tree)
@@ -130,7 +130,7 @@ test.each(REFUSALS)(
   async (_, refusal, arrange) => {
     await using dir = await tempDir("oc-orch-refuse-")
     const { repo, host, paths } = await patchWorld(dir.path)
-    const { record, layout } = await createWorktree(repo, host, paths)
+    const { record, layout } = await createWorktree(repo, { host, paths })
     await everyChange(layout.tree)
     const patch = await collectPatch(record, paths.patchesDir, host)
     const patchFile = `${paths.patchesDir}/${record.id}.patch`
@@ -161,7 +161,7 @@ test.each(REFUSALS)(
 test("a patch that changes files other programs run on their own is refused unless allow_autorun says so", async () => {
   await using dir = await tempDir("oc-orch-autorun-")
   const { repo, host, paths } = await patchWorld(dir.path)
-  const { record, layout } = await createWorktree(repo, host, paths)
+  const { record, layout } = await createWorktree(repo, { host, paths })
   await mkdir(`${layout.tree}/.github/workflows`, { recursive: true })
   await writeFile(`${layout.tree}/.github/workflows/ci.yml`, "on: push\n")
   await writeFile(`${layout.tree}/.envrc`, "export X=1\n")
@@ -183,7 +183,7 @@ test("a patch changing what a link in an autorun entry reaches is refused; the s
   await writeFile(`${repo}/ci/deploy.yml`, "on: push\n")
   await mkdir(`${repo}/.github`)
   await symlink("../ci", `${repo}/.github/workflows`)
-  const { record, layout } = await createWorktree(repo, host, paths)
+  const { record, layout } = await createWorktree(repo, { host, paths })
   await writeFile(`${layout.tree}/ci/deploy.yml`, "on: push\njobs: { x: { steps: [curl attacker] } }\n")
   const patch = await collectPatch(record, paths.patchesDir, host)
   const patchFile = `${paths.patchesDir}/${record.id}.patch`
@@ -200,7 +200,7 @@ test("a patch changing what a link in an autorun entry reaches is refused; the s
 test("a directory replaced by a file of its name, and a file replaced by a directory, round-trip", async () => {
   await using dir = await tempDir("oc-orch-dirfile-")
   const { repo, host, paths } = await patchWorld(dir.path)
-  const { record, layout } = await createWorktree(repo, host, paths)
+  const { record, layout } = await createWorktree(repo, { host, paths })
   // dir/keep.txt was the only file of dir/: dir becomes a file; del.txt becomes a directory.
   await rm(`${layout.tree}/dir`, { recursive: true })
   await writeFile(`${layout.tree}/dir`, "now a file\n")
@@ -221,7 +221,7 @@ test("a directory replaced by a file of its name, and a file replaced by a direc
 test("a stored patch changed on disk after review is refused: patch_apply re-hashes the bytes it streams", async () => {
   await using dir = await tempDir("oc-orch-tamper-")
   const { repo, host, paths } = await patchWorld(dir.path)
-  const { record, layout } = await createWorktree(repo, host, paths)
+  const { record, layout } = await createWorktree(repo, { host, paths })
   await writeFile(`${layout.tree}/src/a.txt`, "one\ntwo (staged)\nthree\nfour\n")
   const patch = await collectPatch(record, paths.patchesDir, host)
   const patchFile = `${paths.patchesDir}/${record.id}.patch`
@@ -244,7 +244,7 @@ test("a stored patch changed on disk after review is refused: patch_apply re-has
 test("an apply killed while writing (a journal, no done mark) is rolled back by the next apply, which then applies; control: without the journal the next apply is refused", async () => {
   await using dir = await tempDir("oc-orch-killed-")
   const { repo, host, paths } = await patchWorld(dir.path)
-  const { record, layout } = await createWorktree(repo, host, paths)
+  const { record, layout } = await createWorktree(repo, { host, paths })
   await everyChange(layout.tree)
   const patch = await collectPatch(record, paths.patchesDir, host)
   const patchFile = `${paths.patchesDir}/${record.id}.patch`

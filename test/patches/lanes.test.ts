@@ -15,8 +15,8 @@ import { patchWorld } from "./_repo"
 test("two worktrees at once take two lanes; a discarded one's lane is the next one's, emptied first", async () => {
   await using dir = await tempDir("oc-orch-lanes-")
   const { repo, host, paths } = await patchWorld(dir.path)
-  const first = await createWorktree(repo, host, paths)
-  const second = await createWorktree(repo, host, paths)
+  const first = await createWorktree(repo, { host, paths })
+  const second = await createWorktree(repo, { host, paths })
   expect([first.layout.dir, second.layout.dir]).toEqual([
     `${paths.worktreesDir}/lane-1`,
     `${paths.worktreesDir}/lane-2`,
@@ -25,7 +25,7 @@ test("two worktrees at once take two lanes; a discarded one's lane is the next o
   await writeFile(`${first.layout.tree}/left-by-the-first.txt`, "x")
   await removeWorktree(paths, first.record)
   expect(await claimedLanes(paths.patchesDir)).toEqual(["lane-2"])
-  const third = await createWorktree(repo, host, paths)
+  const third = await createWorktree(repo, { host, paths })
   expect(third.layout.tree).toBe(first.layout.tree)
   expect(existsSync(`${third.layout.tree}/left-by-the-first.txt`)).toBe(false)
   expect(existsSync(`${third.layout.tree}/README.md`)).toBe(true)

@@ -87,7 +87,7 @@ test.each(refusals)(
     await using dir = await tempDir("oc-orch-snap-")
     const { repo, host, paths } = await world(dir.path)
     const cwd = await arrange(repo, dir.path)
-    await expect(createWorktree(cwd, host, paths, limits)).rejects.toThrow(refusal)
+    await expect(createWorktree(cwd, { host, paths, limits })).rejects.toThrow(refusal)
     expect(existsSync(paths.worktreesDir) ? await readdir(paths.worktreesDir) : []).toEqual([])
     expect(existsSync(paths.patchesDir) ? await readdir(paths.patchesDir) : []).toEqual([])
   },
@@ -96,7 +96,7 @@ test.each(refusals)(
 test("a subdirectory as cwd: the snapshot is that directory, and the patch applies there", async () => {
   await using dir = await tempDir("oc-orch-snap-")
   const { repo, host, paths } = await world(dir.path)
-  const { record, layout } = await createWorktree(`${repo}/pkg`, host, paths)
+  const { record, layout } = await createWorktree(`${repo}/pkg`, { host, paths })
   expect(await listing(layout.tree)).toEqual(await listing(`${repo}/pkg`))
   await writeFile(`${layout.tree}/a.txt`, "a\nb\n")
   const patch = await collectPatch(record, paths.patchesDir, host)

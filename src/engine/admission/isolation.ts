@@ -33,7 +33,7 @@ export async function sessionPlace(
   if (isolation !== "worktree") return { dir: workspace, discard: async () => {} }
   // The lane budget is checked here, before any lock, record or session: a full one is a refusal naming patches.
   const lanes = laneBounds((await runtime.config()).maxWorktreeLanes, store, reclaims)
-  const { record, layout } = await createWorktree(workspace, host, runtime.paths, undefined, taskId, lanes)
+  const { record, layout } = await createWorktree(workspace, { host, paths: runtime.paths, taskId, lanes })
   const discard = () => removeWorktree(runtime.paths, record)
   await savePatchRecord(runtime.paths.patchesDir, record).catch(async (error: unknown) => {
     await discard()
