@@ -6,7 +6,9 @@
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { summarize } from "../src/engine/ledger/ledger"
-import { isFinished, newTaskId, type TaskRecord } from "../src/engine/records/tasks"
+import { newTaskId } from "../src/engine/records/tasks"
+import { isFinished } from "../src/engine/records/status"
+import type { TaskRecord } from "../src/engine/records/record-schema"
 import { TaskStore } from "../src/engine/store/task-store"
 import { writeJson } from "../src/util/fs"
 

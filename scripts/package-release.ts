@@ -9,8 +9,8 @@ import { tmpdir } from "node:os"
 import { parseArgs } from "node:util"
 import { run } from "../src/util/process"
 import { listArchive, requireGnuTar, sha256File, writeArchive } from "./release/archive"
-import type { Arch } from "./release/assets"
 import {
+  type Arch,
   APP,
   ARCHES,
   INSTALL_TEMPLATE,

@@ -5,8 +5,7 @@
 import { Contrib, Enums, Models, Serialize, Spec, Validation } from "@cyclonedx/cyclonedx-library"
 import { PackageURL } from "packageurl-js"
 import spdxExpressionParse from "spdx-expression-parse"
-import type { BunLock, LockedPackage } from "./lockfile"
-import { directDependencies, runtimePackages } from "./lockfile"
+import { type BunLock, type LockedPackage, directDependencies, runtimePackages } from "./lockfile"
 
 export interface SbomInput {
   lock: BunLock

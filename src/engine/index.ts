@@ -6,12 +6,11 @@
 // The core: delegations, their records and results.
 export { Delegations } from "./lifecycle"
 export { Runtime } from "./capacity"
-export type { TaskRecord } from "./records"
+export { type TaskRecord, isGroupId, readGroup } from "./records"
 export { TaskStore } from "./store"
 
 // Groups, patches, listings, the ledger and sessions.
 export { groupNext, type Group, type GroupMember } from "./parallel"
-export { isGroupId, readGroup } from "./records"
 export { storedTasks } from "./listing"
 export { parseSince, renderStats, summarize, type StatsRow } from "./ledger"
 export { renderListing, sessionsOnServer } from "./sessions"

@@ -28,9 +28,8 @@ import { opencodeConfigDirs } from "../opencode/config-files"
 import { reviewTargetRequest, type ReviewTarget } from "./review-cwd"
 import { RetentionSchedule, expireApplied } from "./retention"
 import type { PatchRecord } from "../workspace/patches"
-import type { IndexQuery, LedgerRecord } from "./ledger"
+import type { IndexQuery, LedgerRecord, Stats } from "./ledger"
 import type { Page } from "./store"
-import type { Stats } from "./ledger"
 
 export type { ContinuePolicy, StartRequest } from "./admission"
 

@@ -7,75 +7,16 @@
 // A patch's state as the parent sees it (patch-state.ts): open, waiting, applied; then discarded.
 import { chmod, readdir, rename } from "node:fs/promises"
 import { z } from "zod"
-import { CHANGE_KINDS, type ChangeKind } from "./change-kind"
+import { CHANGE_KINDS } from "./change-kind"
 import { fail } from "../errors"
 import { PATCH_ID } from "../sandbox"
 import { writeJson } from "../util/fs"
+import { owned } from "../util/schema"
 import { isDate, readState, type SetAside } from "../util/state-file"
 import type { DiskUse } from "./disk"
 import type { WorktreeLayout } from "./private-git"
 
 export { PATCH_STATES, patchState, type PatchState } from "./patch-state"
-
-export interface PatchFile {
-  path: string
-  /** The path before a rename. */
-  oldPath?: string
-  change: ChangeKind
-  /** Lines added and removed; 0 for a binary file. */
-  additions: number
-  deletions: number
-  binary: boolean
-  /** Git modes (100644, 100755, 120000 for a symlink); absent on the side where the file does not exist. */
-  oldMode?: string
-  newMode?: string
-  /** Blob ids in the private repository (SHA-1), what the target must hold before and after. */
-  oldOid?: string
-  newOid?: string
-  /** A symlink's target after the change (its blob's bytes, UTF-8), for review and the link rule. */
-  linkTarget?: string
-}
-
-export interface PatchRecord {
-  version: 1
-  id: string
-  /** open: the worker runs in the worktree; ready: a patch was collected (again after each turn). */
-  status: "open" | "ready"
-  createdAt: string
-  collectedAt?: string
-  taskId?: string
-  layout: WorktreeLayout
-  /** The user's side: the workspace the snapshot was taken of, its repository, HEAD at that moment. */
-  source: { workspace: string; root: string; gitDir: string; head?: string }
-  /** The snapshot's tree id in the private repository. */
-  base: string
-  /** The collected work's tree id. */
-  after?: string
-  /** sha256 over the base id and the patch bytes: patch_apply's token that the caller saw this patch. */
-  digest?: string
-  files?: PatchFile[]
-  summary?: string
-  bytes?: number
-  /** What the worktree (snapshot, private repository, the worker's files) took on disk when last collected. */
-  disk?: DiskUse
-  warnings?: string[]
-  /** A scoped worker's changed paths outside its scope: left out of the patch, still in the worktree. */
-  outOfScope?: string[]
-  /** Why the worker's work was not stored as a patch (larger than maxPatchBytes); the worktree stays. */
-  refused?: string
-  /** When patch_apply wrote the patch whose digest is appliedDigest (a later turn's patch is waiting again). */
-  appliedAt?: string
-  appliedDigest?: string
-}
-
-/** What is left of a discarded patch: when, and where it was for. */
-export interface DiscardedPatch {
-  version: 1
-  id: string
-  discardedAt: string
-  workspace: string
-  appliedAt?: string
-}
 
 function checkPatchId(id: string): void {
   if (!PATCH_ID.test(id))
@@ -104,47 +45,71 @@ export async function storePatchFile(dir: string, id: string, from: string): Pro
 
 const absolute = z.string().startsWith("/")
 const date = z.string().refine(isDate, "not a date")
+const count = z.number().nonnegative()
 
-/** What task_list, doctor, patch_show/apply/discard and lane reuse read from a record. */
-const PatchRecordSchema = z.looseObject({
+const PatchFileSchema = z.object({
+  path: z.string(),
+  /** The path before a rename. */
+  oldPath: z.string().optional(),
+  change: z.enum(CHANGE_KINDS),
+  /** Lines added and removed; 0 for a binary file. */
+  additions: z.number(),
+  deletions: z.number(),
+  binary: z.boolean(),
+  /** Git modes (100644, 100755, 120000 for a symlink); absent on the side where the file does not exist. */
+  oldMode: z.string().optional(),
+  newMode: z.string().optional(),
+  /** Blob ids in the private repository (SHA-1), what the target must hold before and after. */
+  oldOid: z.string().optional(),
+  newOid: z.string().optional(),
+  /** A symlink's target after the change (its blob's bytes, UTF-8), for review and the link rule. */
+  linkTarget: z.string().optional(),
+})
+export type PatchFile = z.infer<typeof PatchFileSchema>
+
+/** A patch's record, declared once: what task_list, doctor, patch_show/apply/discard and lane reuse read. */
+const PatchRecordSchema = z.object({
   version: z.literal(1),
   id: z.string().regex(PATCH_ID),
+  /** open: the worker runs in the worktree; ready: a patch was collected (again after each turn). */
   status: z.enum(["open", "ready"]),
   createdAt: date,
   collectedAt: date.optional(),
   taskId: z.string().optional(),
-  layout: z.looseObject({ dir: absolute, tree: absolute, gitDir: absolute }),
-  source: z.looseObject({ workspace: absolute, root: absolute, gitDir: absolute, head: z.string().optional() }),
+  layout: owned<WorktreeLayout>(z.looseObject({ dir: absolute, tree: absolute, gitDir: absolute })),
+  /** The user's side: the workspace the snapshot was taken of, its repository, HEAD at that moment. */
+  source: z.object({ workspace: absolute, root: absolute, gitDir: absolute, head: z.string().optional() }),
+  /** The snapshot's tree id in the private repository. */
   base: z.string(),
+  /** The collected work's tree id. */
   after: z.string().optional(),
+  /** sha256 over the base id and the patch bytes: patch_apply's token that the caller saw this patch. */
   digest: z.string().optional(),
-  files: z
-    .array(
-      z.looseObject({
-        path: z.string(),
-        oldPath: z.string().optional(),
-        change: z.enum(CHANGE_KINDS),
-        additions: z.number(),
-        deletions: z.number(),
-        binary: z.boolean(),
-      }),
-    )
-    .optional(),
+  files: z.array(PatchFileSchema).optional(),
   summary: z.string().optional(),
-  bytes: z.number().nonnegative().optional(),
+  bytes: count.optional(),
+  /** What the worktree (snapshot, private repository, the worker's files) took on disk when last collected. */
+  disk: owned<DiskUse>(z.looseObject({ bytes: count })).optional(),
   warnings: z.array(z.string()).optional(),
+  /** A scoped worker's changed paths outside its scope: left out of the patch, still in the worktree. */
   outOfScope: z.array(z.string()).optional(),
+  /** Why the worker's work was not stored as a patch (larger than maxPatchBytes); the worktree stays. */
+  refused: z.string().optional(),
+  /** When patch_apply wrote the patch whose digest is appliedDigest (a later turn's patch is waiting again). */
   appliedAt: date.optional(),
   appliedDigest: z.string().optional(),
 })
+export type PatchRecord = z.infer<typeof PatchRecordSchema>
 
-const DiscardedSchema = z.looseObject({
+/** What is left of a discarded patch: when, and where it was for. */
+const DiscardedSchema = z.object({
   version: z.literal(1),
   id: z.string().regex(PATCH_ID),
   discardedAt: date,
   workspace: absolute,
   appliedAt: date.optional(),
 })
+export type DiscardedPatch = z.infer<typeof DiscardedSchema>
 
 const FIX =
   "Its worker's patch can no longer be applied from this record: inspect the moved file, delete it once you " +
@@ -154,10 +119,8 @@ const FIX =
 async function readPatch(dir: string, id: string): Promise<{ value?: PatchRecord; setAside?: SetAside }> {
   const named = (record: { id: string }) =>
     record.id === id ? undefined : `its id ${JSON.stringify(record.id)} is not its file name's ${id}`
-  return (await readState(patchRecordFile(dir, id), PatchRecordSchema, FIX, named)) as {
-    value?: PatchRecord
-    setAside?: SetAside
-  }
+  // Read loose: keys a newer version wrote are kept as they are.
+  return readState(patchRecordFile(dir, id), PatchRecordSchema.loose(), FIX, named)
 }
 
 export async function readPatchRecord(dir: string, id: string): Promise<PatchRecord | undefined> {
@@ -171,7 +134,7 @@ export async function readDiscarded(dir: string, id: string): Promise<DiscardedP
   const named = (entry: { id: string }) =>
     entry.id === id ? undefined : `its id ${JSON.stringify(entry.id)} is not its file name's ${id}`
   const fix = "It only said when the patch was discarded: delete it."
-  return (await readState(discardedFile(dir, id), DiscardedSchema, fix, named)).value as DiscardedPatch | undefined
+  return (await readState(discardedFile(dir, id), DiscardedSchema.loose(), fix, named)).value
 }
 
 export function saveDiscarded(dir: string, record: PatchRecord, discardedAt: string): Promise<void> {

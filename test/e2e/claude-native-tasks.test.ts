@@ -8,7 +8,7 @@
 // tokens from the scout call to the report (README "Native MCP tasks").
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import type { RecordedRequest } from "../../src/model/server"
-import { isFinished } from "../../src/engine/records/tasks"
+import { isFinished } from "../../src/engine/records/status"
 import { taskRecords } from "../helpers/records"
 import { until } from "../helpers/until"
 import { REPORT, startScoutWorld, type ScoutWorld } from "./_claude-scout"

@@ -8,7 +8,7 @@
 // answers `cancel`), each reach OpenCode as a dismissed question.
 import { expect, test } from "bun:test"
 import { chmod, rm } from "node:fs/promises"
-import type { TaskRecord } from "../../src/engine/records/tasks"
+import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { readJson, writeJson } from "../../src/util/fs"
 import { BINARY } from "../helpers/mcp"
 import { askingTurns, QUESTION } from "../helpers/question"

@@ -9,7 +9,8 @@
 //   `running` in time and the parent follows the task to its report with task_status and task_result.
 import { beforeAll, expect, test } from "bun:test"
 import { ensureServer } from "../../src/opencode/server"
-import { isFinished, type TaskRecord } from "../../src/engine/records/tasks"
+import { isFinished } from "../../src/engine/records/status"
+import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { codexExec, codexWorld, ourServer, scriptedProvider, type Steps, TOOL } from "./_codex"
 import { askingTurns, QUESTION } from "../helpers/question"
 import { taskRecords } from "../helpers/records"

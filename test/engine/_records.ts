@@ -1,5 +1,6 @@
 // Task records for the store tests: valid against the record schema, distinct ids, finished unless told.
-import { newTaskId, type TaskRecord } from "../../src/engine/records/tasks"
+import { newTaskId } from "../../src/engine/records/tasks"
+import type { TaskRecord } from "../../src/engine/records/record-schema"
 
 let made = 0
 

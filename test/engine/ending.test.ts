@@ -3,7 +3,7 @@
 // end in, each reason recovery forces, each disposal a writer's workspace goes through.
 import { describe, expect, test } from "bun:test"
 import { decideEnding, type EndingFacts } from "../../src/engine/outcome/ending-decision"
-import type { Status } from "../../src/engine/records/tasks"
+import type { Status } from "../../src/engine/records/status"
 import type { SessionError } from "../../src/opencode/session"
 import type { Transcript } from "../../src/opencode/transcript"
 import fixtures from "./fixtures/provider-errors.json"

@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test"
 import { classifyFailure, type Failure, type FailureFacts, type OpencodeError } from "../../src/engine/turn/failure"
 import { adviceTable, FAILURE_KINDS, type FailureKind } from "../../src/engine/records/failure-kinds"
 import { retryDelay, type RetryFacts } from "../../src/engine/turn/retry"
-import type { Status } from "../../src/engine/records/tasks"
+import type { Status } from "../../src/engine/records/status"
 import fixtures from "./fixtures/provider-errors.json"
 
 interface Captured {

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { type Stats, type StatsRow, summarize } from "../../src/engine/ledger/ledger"
 import { TaskStore } from "../../src/engine/store/task-store"
-import type { TaskRecord } from "../../src/engine/records/tasks"
+import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { spawn } from "../../src/util/process"
 import { sampleRecord } from "./_records"
 

@@ -2,7 +2,8 @@
 // rate, sums and the median duration, and that unfinished tasks are left out.
 import { expect, test } from "bun:test"
 import { parseSince, renderStats, summarize } from "../../src/engine/ledger/ledger"
-import type { DelegationResult, Status, TaskRecord } from "../../src/engine/records/tasks"
+import type { DelegationResult, TaskRecord } from "../../src/engine/records/record-schema"
+import type { Status } from "../../src/engine/records/status"
 
 const NOW = Date.parse("2026-11-30T12:00:00Z")
 let next = 0

@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test"
 import { lockedError, orphaned, WriterLocks } from "../../src/engine/capacity/locks"
-import { newTaskId, noteProgress, type TaskRecord } from "../../src/engine/records/tasks"
+import { newTaskId, noteProgress } from "../../src/engine/records/tasks"
+import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { TaskStore } from "../../src/engine/store/task-store"
 import { readJson, writeJson } from "../../src/util/fs"
 import { tempDir } from "../helpers/temp"

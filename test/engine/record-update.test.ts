@@ -2,7 +2,8 @@
 // revision is bumped once per update (never for a quiet one), and what is on disk once the writes settle
 // is that record, whatever mix of updates raced; a deferred edit reaches the disk with the next update.
 import { expect, test } from "bun:test"
-import { newRecord, newTaskId, noteProgress, type TaskRecord } from "../../src/engine/records/tasks"
+import { newRecord, newTaskId, noteProgress } from "../../src/engine/records/tasks"
+import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { TaskStore } from "../../src/engine/store/task-store"
 import { tempDir } from "../helpers/temp"
 

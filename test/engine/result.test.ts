@@ -1,7 +1,7 @@
 // Bounded results: a long report is cut to fit the text block, head and tail kept, the other fields whole.
 import { describe, expect, test } from "bun:test"
 import { boundReport, fromTranscript, MIN_REPORT_BYTES, renderText } from "../../src/engine/outcome/result"
-import type { DelegationResult } from "../../src/engine/records/tasks"
+import type { DelegationResult } from "../../src/engine/records/record-schema"
 
 const base = (report: string, extra: Partial<DelegationResult> = {}): DelegationResult => ({
   ...fromTranscript({

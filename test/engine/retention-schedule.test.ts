@@ -9,7 +9,7 @@ import { utimes } from "node:fs/promises"
 import { readFlags } from "../../src/config/flags"
 import { Delegations } from "../../src/engine/lifecycle"
 import { Runtime } from "../../src/engine/capacity/runtime"
-import type { TaskRecord } from "../../src/engine/records/tasks"
+import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { TaskStore } from "../../src/engine/store/task-store"
 import {
   discardedFile,

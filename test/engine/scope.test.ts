@@ -2,7 +2,8 @@
 // status, out_of_scope, warnings and next for each way a turn can end.
 import { describe, expect, test } from "bun:test"
 import { fromTranscript } from "../../src/engine/outcome/result"
-import type { DelegationResult, Status } from "../../src/engine/records/tasks"
+import type { DelegationResult } from "../../src/engine/records/record-schema"
+import type { Status } from "../../src/engine/records/status"
 import { applyScope, type ScopeFacts } from "../../src/engine/outcome/scope"
 import type { FileChange } from "../../src/workspace/changes"
 

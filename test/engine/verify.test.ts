@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test"
 import { fromTranscript } from "../../src/engine/outcome/result"
 import { applyVerification, checkVerify } from "../../src/engine/outcome/verify"
-import type { Verification } from "../../src/engine/records/tasks"
+import type { Verification } from "../../src/engine/records/record-schema"
 import { checkFrozenGlobs, definitionMatcher, namesPath } from "../../src/workspace/definitions"
 
 const base = (status: "succeeded" | "needs_review", files: string[] = []) => ({

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { mkdir, readdir, rename, rm, symlink, writeFile } from "node:fs/promises"
-import type { TaskRecord } from "../../src/engine/records/tasks"
+import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { hostContext, OPEN_POLICY } from "../../src/sandbox"
 import { readJson } from "../../src/util/fs"
 import { canonicalWorkspace } from "../../src/workspace/root"

@@ -6,7 +6,7 @@
 import { Database } from "bun:sqlite"
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
-import type { TaskRecord } from "../../src/engine/records/tasks"
+import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { createRepository } from "../../src/model/demo"
 import { ensureServer } from "../../src/opencode/server"
 import { alive } from "../../src/util/process"

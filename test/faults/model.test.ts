@@ -5,7 +5,7 @@
 // free workspace, and the next delegation there works; when the last MCP process leaves, nothing of
 // ours is left running.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import type { TaskRecord } from "../../src/engine/records/tasks"
+import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { createRepository } from "../../src/model/demo"
 import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
 import { startScriptedModel, type ScriptedModel } from "../../src/model/server"

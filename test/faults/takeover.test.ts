@@ -8,7 +8,8 @@
 // planted record beside the new serve, and the brief ran in two sessions (before: 2-3 sessions each).
 // Controls: the same fan-out without a kill, and one taker alone.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { newTaskId, type TaskRecord } from "../../src/engine/records/tasks"
+import { newTaskId } from "../../src/engine/records/tasks"
+import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { textOf } from "../../src/model/conversation"
 import { createRepository } from "../../src/model/demo"
 import type { IsolatedHome } from "../../src/model/home"

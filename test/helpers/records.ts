@@ -2,7 +2,8 @@
 // and the task records in them, as another process may be writing them.
 import { readdir, readFile } from "node:fs/promises"
 import { agentName } from "../../src/agents/names"
-import { newTaskId, type TaskRecord } from "../../src/engine/records/tasks"
+import { newTaskId } from "../../src/engine/records/tasks"
+import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { stateJson } from "../../src/util/sealed"
 
 /** The `.json` names in `dir`; none when it does not exist yet. */

@@ -1,7 +1,8 @@
 // install and uninstall retire a shared OpenCode server that would keep the old agents and plugin,
 // but never one that still runs a delegation.
 import { expect, test } from "bun:test"
-import { newTaskId, type TaskRecord } from "../../src/engine/records/tasks"
+import { newTaskId } from "../../src/engine/records/tasks"
+import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { TaskStore } from "../../src/engine/store/task-store"
 import { retireSharedServer } from "../../src/install/server"
 import { ensureServer, readServerRecord, stopServer } from "../../src/opencode/server"

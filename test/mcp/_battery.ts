@@ -3,7 +3,7 @@
 // and a config change that holds for one piece of work.
 import { afterAll, beforeAll } from "bun:test"
 import type { ConfigInput } from "../../src/config/schema"
-import type { TaskRecord } from "../../src/engine/records/tasks"
+import type { TaskRecord } from "../../src/engine/records/record-schema"
 import type { ScriptInput } from "../../src/model/script"
 import { readJson, writeJson } from "../../src/util/fs"
 import { connect, startWorld, stopWorld, structured, type Connected, type Structured, type World } from "./_setup"

@@ -5,8 +5,12 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
-import { CreateTaskResultSchema, type CallToolRequest, type CallToolResult } from "@modelcontextprotocol/sdk/types.js"
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js"
+import {
+  CreateTaskResultSchema,
+  type CallToolRequest,
+  type CallToolResult,
+  CallToolResultSchema,
+} from "@modelcontextprotocol/sdk/types.js"
 import { readFlags } from "../../src/config/flags"
 import { Delegations } from "../../src/engine/lifecycle"
 import { Runtime } from "../../src/engine/capacity/runtime"

@@ -3,7 +3,7 @@
 // servers on one state dir (measured from when the scripted model served each session).
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { readFile } from "node:fs/promises"
-import type { TaskRecord } from "../../src/engine/records/tasks"
+import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { createRepository } from "../../src/model/demo"
 import type { ScriptInput } from "../../src/model/script"
 import { readJson } from "../../src/util/fs"

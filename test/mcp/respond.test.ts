@@ -6,7 +6,7 @@
 // waiting and an answer outside a closed question's options; a question about a credential never waits.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { readFile, writeFile } from "node:fs/promises"
-import type { TaskRecord } from "../../src/engine/records/tasks"
+import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { askingTurns, QUESTION } from "../helpers/question"
 import { connect, makeRepo, startWorld, stopWorld, structured, text, type Person, type World } from "./_setup"
 

@@ -2,7 +2,7 @@
 // is lost. A session still working on the shared OpenCode server is followed to its result; one that
 // is gone is marked interrupted with its session id; neither leaves its workspace locked.
 import { expect, test } from "bun:test"
-import type { TaskRecord } from "../../src/engine/records/tasks"
+import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { connect as connectOpencode } from "../../src/opencode/client"
 import { readServerRecord } from "../../src/opencode/server"
 import { readJson } from "../../src/util/fs"

@@ -6,7 +6,8 @@
 // ledger (stats) counts each route.
 import { expect, test } from "bun:test"
 import { agentName } from "../../src/agents/names"
-import { newTaskId, type TaskRecord } from "../../src/engine/records/tasks"
+import { newTaskId } from "../../src/engine/records/tasks"
+import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { writeJson } from "../../src/util/fs"
 import { spawn } from "../../src/util/process"
 import { battery, connect, makeRepo, structured } from "./_battery"

@@ -1,7 +1,7 @@
 // worker, task_* and writer states on the real OpenCode with the scripted model, through the MCP SDK
 // Client against the in-process server. One OpenCode server for the whole file.
 import { expect, test } from "bun:test"
-import type { TaskRecord } from "../../src/engine/records/tasks"
+import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { readJson } from "../../src/util/fs"
 import { LONG_TASK } from "../helpers/long-task"
 import { fileWorld } from "./_file-world"

@@ -3,7 +3,7 @@
 // were, the patch round-trips exactly through patch_apply, and patch_discard leaves nothing behind.
 import { expect, test } from "bun:test"
 import { existsSync } from "node:fs"
-import type { TaskRecord } from "../../src/engine/records/tasks"
+import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { readJson } from "../../src/util/fs"
 import { fileWorld } from "../mcp/_file-world"
 import { connect, lockFiles, structured, text } from "../mcp/_setup"

@@ -6,8 +6,17 @@ import { join } from "node:path"
 import { INSTALL_TEMPLATE, archiveName, renderInstallScript, stemOf } from "../../scripts/release/assets"
 import { run } from "../../src/util/process"
 import { requireInstalled } from "../helpers/installed"
-import type { TarEntry } from "./fixture"
-import { goodEntries, listing, removeAll, serveDirectory, sha256, tarGz, tempDir, unameShim } from "./fixture"
+import {
+  type TarEntry,
+  goodEntries,
+  listing,
+  removeAll,
+  serveDirectory,
+  sha256,
+  tarGz,
+  tempDir,
+  unameShim,
+} from "./fixture"
 
 const VERSION = "0.1.0"
 const STEM = stemOf(VERSION, "x64")

@@ -1,7 +1,12 @@
 // Resolving the runtime dependency closure from bun.lock, and the CycloneDX document built from it.
 import { describe, expect, test } from "bun:test"
-import type { BunLock } from "../../scripts/release/lockfile"
-import { directDependencies, keyChain, parseBunLock, runtimePackages } from "../../scripts/release/lockfile"
+import {
+  type BunLock,
+  directDependencies,
+  keyChain,
+  parseBunLock,
+  runtimePackages,
+} from "../../scripts/release/lockfile"
 import { buildSbom, serializeSbom, validateSbom } from "../../scripts/release/sbom"
 
 const integrity = `sha512-${Buffer.alloc(64, 7).toString("base64")}`

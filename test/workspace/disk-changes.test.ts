@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs"
 import { measureEvidence } from "../../src/engine/outcome/evidence"
-import type { TaskRecord } from "../../src/engine/records/tasks"
+import type { TaskRecord } from "../../src/engine/records/record-schema"
 import type { HostContext } from "../../src/sandbox"
 import { changedFiles, snapshot } from "../../src/workspace/changes"
 import { changedPaths, clockPast, diskChangesSince, scopePrunes } from "../../src/workspace/disk-changes"

@@ -1,34 +1,34 @@
 // The task record and its parts (status, result, spending, routes, waiting input, policy decision,
-// verification), the failure kinds, a task's owners and a parallel group's record: the engine's bottom floor,
-// importing nothing of the engine.
+// verification), declared once in record-schema.ts, its pure edits, the failure kinds, a task's owners and
+// a parallel group's record: the engine's bottom floor, importing nothing of the engine.
 // This file is the package's one door: the engine's other files import the package from here alone
 // (test/architecture/floors.test.ts).
 export { ADVICE, FAILURE_KINDS, type FailureKind } from "./failure-kinds"
 export { GROUP_ID, isGroupId, newGroupId, readGroup, saveGroup } from "./groups"
 export { TaskOwners } from "./owners"
-export { RecordSchema } from "./record-schema"
 export {
   type Activity,
   type Bytes,
-  checkContinuable,
   type CheckRun,
-  checkTaskId,
   type DelegationResult,
-  isFinished,
   type MissingMarker,
+  type PolicyDecision,
+  RecordSchema,
+  type Reviewed,
+  type TaskRecord,
+  type Verification,
+  type WaitingInput,
+} from "./record-schema"
+export { isFinished, type Status, STATUSES } from "./status"
+export {
+  checkContinuable,
+  checkTaskId,
   newRecord,
   newTaskId,
   nextTurn,
   noteProgress,
-  type PolicyDecision,
   requireSession,
-  type Reviewed,
-  type Status,
-  STATUSES,
   TASK_ID,
-  type TaskRecord,
-  type Verification,
-  type WaitingInput,
 } from "./tasks"
 export {
   addStep,

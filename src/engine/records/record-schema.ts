@@ -1,134 +1,294 @@
-// What a task record on disk must hold for every reader (task_list, task_status, task_result, stats,
-// recovery) to use it without a check of its own: the fields they read, with the types they assume,
-// the result's numbers included, and dates that parse. A record that fails is set aside
-// (util/state-file.ts), never a reason a listing or a sum fails for the other tasks.
+// The task record, declared once: the record and each of its parts (status, result, patch summary,
+// verification, waiting question, policy decision, activity) as a zod schema, every type inferred from it.
+// A part whose type a lower module declares (a route, a tool call, a file change, a snapshot) is checked
+// for what this record's readers rely on and typed as that module's (`owned`, util/schema.ts). The store reads a record
+// file through RecordSchema (store/task-store.ts): a record that fails is set aside (util/state-file.ts),
+// never a reason a listing or a sum fails for the other tasks. The pure edits of a record are tasks.ts.
 import { z } from "zod"
 import { ROLES } from "../../config/bounds"
-import { MODES } from "../../policy/mode"
+import type { OpenAsk } from "../../opencode/pending"
+import type { ModelRoute } from "../../opencode/session"
+import type { ToolCall } from "../../opencode/transcript"
+import { type Delegation, MODES } from "../../policy/mode"
+import { TIERS } from "../../policy/tiers"
+import { owned } from "../../util/schema"
 import { isDate } from "../../util/state-file"
-import { STATUSES } from "./tasks"
+import type { AutorunFlag } from "../../workspace/autorun"
 import { CHANGE_KINDS } from "../../workspace/change-kind"
+import type { FileChange, Snapshot } from "../../workspace/changes"
+import type { PatchFile } from "../../workspace/patches"
+import { PATCH_STATES } from "../../workspace/patch-state"
+import { FAILURE_KINDS } from "./failure-kinds"
+import { STATUSES } from "./status"
 import { FallbackSchema, RouteSchema, SpendingSchema, TokensSchema } from "./usage"
 
 const date = z.string().refine(isDate, "not a date")
 const count = z.number().nonnegative()
 
-const PatchFileSchema = z.looseObject({ path: z.string(), change: z.enum(CHANGE_KINDS) })
+const FileChangeSchema = owned<FileChange>(z.looseObject({ path: z.string(), change: z.enum(CHANGE_KINDS) }))
 
-/** The fields of a DelegationResult that the ledger, task_result and task_status read. */
-const ResultSchema = z.looseObject({
+/** What a review looked at: an isolated worker's patch, or a workspace's uncommitted files (the first 100). */
+const ReviewedSchema = z.object({
+  patchId: z.string().optional(),
+  cwd: z.string().optional(),
+  files: z.array(FileChangeSchema).optional(),
+  /** Changed files beyond those listed. */
+  more: count.optional(),
+})
+export type Reviewed = z.infer<typeof ReviewedSchema>
+
+/** An isolated worker's edits, as the parent reviews and applies them (patch_show, patch_apply). */
+const PatchSummarySchema = z.object({
+  id: z.string(),
+  digest: z.string(),
+  files: z.array(owned<PatchFile>(z.looseObject({ path: z.string(), change: z.enum(CHANGE_KINDS) }))),
+  /** At most 2 KB; patch_show has the diff. */
+  summary: z.string(),
+  bytes: count,
+  /** What its worktree takes on disk until patch_apply or patch_discard (a lower bound when the walk stopped early). */
+  diskBytes: count.optional(),
+  /** waiting when collected; task_result reads it again from the patch store (applied, discarded). */
+  state: z.enum([...PATCH_STATES, "discarded"]).optional(),
+})
+export type PatchSummary = z.infer<typeof PatchSummarySchema>
+
+const CommandSchema = z.object({ command: z.string(), exitCode: z.number().optional() })
+export type Command = z.infer<typeof CommandSchema>
+
+/** One run of the command. exitCode is null when the command was killed or never ran. */
+const CheckRunSchema = z.object({
+  exitCode: z.number().nullable(),
+  durationMs: z.number(),
+  /** The runner's failure digest of the output (bounded), or why the command could not run. */
+  digest: z.string(),
+})
+export type CheckRun = z.infer<typeof CheckRunSchema>
+
+/** What the parent receives as `verification`: the grade is the run on the definition as it was before. */
+const VerificationSchema = CheckRunSchema.extend({
+  command: z.string(),
+  /** Definition files the worker added, changed or removed (at most MAX_NAMED, then a count); [] for none. */
+  definitionChanged: z.array(z.string()).optional(),
+  /** With definitionChanged: the command on the workspace exactly as the worker left it. */
+  asLeft: CheckRunSchema.optional(),
+  /** Why the definition could not be held as it was before (graded as left then, and needs_review). */
+  unfrozen: z.string().optional(),
+})
+export type Verification = z.infer<typeof VerificationSchema>
+
+const BytesSchema = z.object({
+  /** The conversation's content (text, reasoning, tool inputs and outputs). */
+  transcript: count,
+  /** A runner's log on disk. */
+  logs: count,
+  /** What the parent's model receives: the structured content's JSON (structured.ts), these figures included. */
+  returned: count,
+  /** transcript + logs − returned, at least 0: what the parent did not have to read. */
+  keptOut: count,
+})
+export type Bytes = z.infer<typeof BytesSchema>
+
+const DelegationResultSchema = z.object({
   status: z.enum(STATUSES),
   role: z.enum(ROLES),
   report: z.string(),
+  taskID: z.string().optional(),
+  sessionID: z.string().optional(),
+  /** provider/model#variant that actually answered, from OpenCode's messages. */
   model: z.string().optional(),
+  /** The routes of config.json's list the task left before `model`, each with why (fallback.ts). */
+  fallbackFrom: z.array(z.object({ model: z.string(), why: z.string() })).optional(),
   steps: count,
   tokens: TokensSchema,
   cost: count,
   durationMs: count,
   workspace: z.string(),
-  tools: z.array(z.looseObject({ tool: z.string() })),
-  files: z.array(z.looseObject({ path: z.string(), change: z.string() })).optional(),
-  patch: z
-    .looseObject({
-      id: z.string(),
-      digest: z.string(),
-      files: z.array(PatchFileSchema),
-      summary: z.string(),
-      bytes: count,
-    })
-    .optional(),
+  tools: z.array(owned<ToolCall>(z.looseObject({ tool: z.string() }))),
+  /** From git (before/after snapshots), not from the model; undefined outside a git repository. */
+  files: z.array(FileChangeSchema).optional(),
+  /** A scoped worker's changed files outside its scope (scope.ts); in a worktree, left out of the patch. */
+  outOfScope: z.array(z.string()).optional(),
+  /** worker with isolation "worktree": the patch its edits were collected into. */
+  patch: PatchSummarySchema.optional(),
+  /** A runner's command as the sandbox saw it: exit code (null when killed) and the full log on disk. */
   run: z
-    .looseObject({
-      exitCode: z.number().nullable(),
-      log: z.string(),
-      timedOut: z.boolean(),
-      lines: z.number().optional(),
-    })
+    .object({ exitCode: z.number().nullable(), log: z.string(), timedOut: z.boolean(), lines: z.number().optional() })
     .optional(),
+  /** A worker's `verify` command as this server ran it on the result (verify.ts), not as the agent reported. */
+  verification: VerificationSchema.optional(),
+  /** With an output_schema: the final answer's JSON value as parsed, validated against it (output-schema.ts). */
+  output: z.unknown().optional(),
+  /** A review: the patch, or the cwd and its uncommitted files, it looked at (review-cwd.ts). */
+  reviewed: ReviewedSchema.optional(),
+  /** With an output_schema the answer did not match: the validator's message and the raw text, unverified. */
+  outputError: z.object({ message: z.string(), unverified: z.string() }).optional(),
+  /** Files that act on their own the turn created, changed or removed, each with its rule; the rest counted. */
+  autorun: z
+    .object({ files: z.array(owned<AutorunFlag>(z.looseObject({ path: z.string() }))), more: count.optional() })
+    .optional(),
+  /** Things the parent must look at before trusting the outcome (e.g. planted git metadata). */
   warnings: z.array(z.string()).optional(),
-  commands: z.array(z.looseObject({ command: z.string(), exitCode: z.number().optional() })),
+  /** Shell commands the agent ran, with their exit codes when the tool reported one. */
+  commands: z.array(CommandSchema),
+  /** Where the whole conversation can be read. */
+  transcript: z.string().optional(),
   error: z.string().optional(),
+  /** Why it failed, classified (failure.ts); `error` keeps the provider's own words. */
+  errorKind: z.enum(FAILURE_KINDS).optional(),
+  /** One sentence on what that kind of failure means. */
+  advice: z.string().optional(),
+  /** Seconds the provider asked to wait before retrying, when it said. */
+  retryAfterS: z.number().optional(),
+  /** What the parent should do next, when the outcome needs it. */
   next: z.string().optional(),
-  bytes: z.looseObject({ transcript: count, logs: count, returned: count, keptOut: count }).optional(),
+  /** The savings ledger's bytes: what the agent read and wrote, and logs on disk, against what was returned. */
+  bytes: BytesSchema.optional(),
 })
+export type DelegationResult = z.infer<typeof DelegationResultSchema>
 
-export const RecordSchema = z.looseObject({
+/** A question as the record keeps it for the parent: clipped as a form would show it. */
+const WaitingQuestionSchema = z.object({
+  question: z.string(),
+  header: z.string(),
+  options: z.array(z.string()),
+  /** Free text is taken as well as the options. */
+  free: z.boolean(),
+})
+export type WaitingQuestion = z.infer<typeof WaitingQuestionSchema>
+
+/** The record's `waiting`: the task's agent waits for task_respond until `until`. */
+const WaitingInputSchema = z.object({ questions: z.array(WaitingQuestionSchema), since: z.string(), until: z.string() })
+export type WaitingInput = z.infer<typeof WaitingInputSchema>
+
+/** A sensitive marker the product remembers that is no longer there, or a directory whose memory could not be read. */
+const MissingMarkerSchema = z.object({
+  path: z.string(),
+  /** When the marker was first seen, or why the directory is held. */
+  why: z.string(),
+})
+export type MissingMarker = z.infer<typeof MissingMarkerSchema>
+
+/** What the gate let through, kept on the task for each call: a later call compares its mode to it. */
+const PolicyDecisionSchema = z.object({
+  mode: z.enum(MODES),
+  /** Where the mode came from, as describeSource words it. */
+  source: z.string(),
+  delegation: owned<Delegation>(z.looseObject({ role: z.enum(ROLES) })),
+  tier: z.enum(TIERS).optional(),
+  /** Sensitive markers remembered here that are gone (mode-memory.ts): still obeyed, said in the result. */
+  missingMarkers: z.array(MissingMarkerSchema).optional(),
+})
+export type PolicyDecision = z.infer<typeof PolicyDecisionSchema>
+
+/** What task_status shows of a running task's liveness, kept in its record. */
+const ActivitySchema = z.object({
+  /** The model step the session is in (1 for the first). */
+  step: z.number(),
+  tool: z.string().optional(),
+  target: z.string().optional(),
+  /** When the session's latest event came (ISO): a busy session silent for long is stuck or waiting on the provider. */
+  at: date,
+})
+export type Activity = z.infer<typeof ActivitySchema>
+
+const TaskRecordSchema = z.object({
   version: z.literal(1),
   id: z.string(),
   role: z.enum(ROLES),
   agent: z.string(),
   workspace: z.string().startsWith("/"),
   title: z.string(),
+  /** Writable tasks hold the workspace's writer state while they run. */
   writable: z.boolean(),
   status: z.enum(STATUSES),
   idempotencyKey: z.string().optional(),
+  /** The session currently holding the conversation (the running one, or the parked copy once finished). */
   sessionID: z.string().optional(),
+  /** Every session this task has used, oldest first: a person can `opencode export` any that still exists. */
   sessions: z.array(z.string()),
-  route: z.looseObject({ providerID: z.string(), modelID: z.string(), variant: z.string().optional() }).optional(),
-  // The routes left to try and the ones left behind (fallback.ts): the next turn and the ledger read them.
+  route: owned<ModelRoute>(
+    z.looseObject({ providerID: z.string(), modelID: z.string(), variant: z.string().optional() }),
+  ).optional(),
+  /**
+   * config.json's routes after `route`, not yet tried (fallback.ts): the next is tried on a refusal before
+   * any step.
+   */
   fallbacks: z.array(RouteSchema).optional(),
+  /** The routes this task left, oldest first, each with why and what it spent there. */
   fallbackFrom: z.array(FallbackSchema).optional(),
+  /** PID of the MCP server process following the task. */
   ownerPid: z.number().int(),
+  /** That process's boot and start time (util/process.ts processStart), so a reused PID is not taken for it. */
   ownerStart: z.string().optional(),
   createdAt: date,
+  /** When the running (or last) turn began; durations are measured from it. */
   turnStartedAt: date.optional(),
   updatedAt: date,
   finishedAt: date.optional(),
+  /**
+   * When a parent was first handed this finish's result (a call that waited for it, task_result, a
+   * group's answer): retention keeps a result nobody has read (retention.ts). Cleared by the next finish.
+   */
   resultReadAt: date.optional(),
+  /** Epoch ms at which the running turn's session is aborted. */
   deadline: z.number(),
   operationMs: z.number(),
+  /** The running turn's brief, so a process that takes the task over can send it if it never went out. */
   brief: z.string().optional(),
+  /** 1 for the first brief, +1 per task_continue. */
   turns: z.number().int(),
+  /** Bumped on every change, so a waiter can tell "something happened" from "nothing happened". */
   revision: z.number().int(),
   progress: z.array(z.string()),
-  activity: z
-    .looseObject({ step: z.number(), tool: z.string().optional(), target: z.string().optional(), at: date })
-    .optional(),
-  snapshot: z
-    .looseObject({
+  /** The running turn's liveness: current step, last tool and target, time of the latest event. */
+  activity: ActivitySchema.optional(),
+  /** Git state of the workspace when the running turn started: files changed are measured against it. */
+  snapshot: owned<Snapshot>(
+    z.looseObject({
       git: z.boolean(),
       entries: z.record(z.string(), z.looseObject({ status: z.string(), hash: z.string() })),
       since: z.number().optional(),
-    })
-    .optional(),
-  // Where a continue runs and whose worktree it must still own (isolation.ts checkOwnWorktree).
+    }),
+  ).optional(),
+  /**
+   * An isolated worker: `workspace` is its worktree, `source` the caller's workspace, its edits the patch
+   * `patchId`; a continue runs there and must still own it (isolation.ts checkOwnWorktree).
+   */
   isolation: z
-    .looseObject({ mode: z.literal("worktree"), source: z.string().startsWith("/"), patchId: z.string() })
+    .object({ mode: z.literal("worktree"), source: z.string().startsWith("/"), patchId: z.string() })
     .optional(),
-  // The command settle runs on the result after each turn (verify.ts).
+  /** worker only: the command this server runs on the result after every turn (verify.ts). */
   verify: z.string().optional(),
-  // The parent's globs of more files the verification holds as they were before the worker (definitions.ts).
+  /** worker only: more files the verification restores from the task's start (workspace/definitions.ts). */
   verifyFrozen: z.array(z.string()).optional(),
-  // The schema every turn's final answer is checked against (output-schema.ts); re-checked when read.
+  /** The parent's JSON Schema for the final answer of every turn (output-schema.ts); re-checked when read. */
   outputSchema: z.record(z.string(), z.unknown()).optional(),
-  // The paths a worker may change, checked after each turn (scope.ts).
+  /** worker only: the paths and globs it may change, checked by settle after every turn (scope.ts). */
   scope: z.array(z.string()).optional(),
-  // What a review looked at, named in its result (review-cwd.ts).
-  reviewed: z
-    .looseObject({
-      patchId: z.string().optional(),
-      cwd: z.string().optional(),
-      files: z.array(PatchFileSchema).optional(),
-      more: count.optional(),
-    })
-    .optional(),
-  // A delegate_parallel member: its first turn counts against maxParallel in whichever process follows it.
+  /** A review (review-cwd.ts): what it looked at, named in every turn's result. */
+  reviewed: ReviewedSchema.optional(),
+  /** A delegate_parallel member: its first turn counts against maxParallel in whichever process follows it. */
   parallel: z.literal(true).optional(),
-  // What a continue compares its mode to and takes a runner's access from (lifecycle.ts).
-  calls: z
-    .array(
-      z.looseObject({
-        turn: z.number().int(),
-        mode: z.enum(MODES),
-        source: z.string(),
-        delegation: z.looseObject({ role: z.enum(ROLES) }),
-      }),
-    )
-    .optional(),
+  /** What the policy gate decided for each call, the first and every task_continue, oldest first. */
+  calls: z.array(PolicyDecisionSchema.extend({ turn: z.number().int() })).optional(),
+  /** Found before the running turn started (a weakened mode): added to its result's warnings. */
   turnWarnings: z.array(z.string()).optional(),
+  /** Asks raised and not yet answered (opencode/pending.ts): whoever takes the task over answers them by id. */
+  asks: z.array(owned<OpenAsk>(z.looseObject({ id: z.string(), sessionID: z.string() }))).optional(),
+  /** A question waiting for the parent's task_respond (inbox.ts); read through waitingOf. */
+  waiting: WaitingInputSchema.optional(),
+  /** Autorun files (workspace/autorun.ts) with their fingerprints when a writable turn started. */
   autorun: z.record(z.string(), z.string()).optional(),
-  result: ResultSchema.optional(),
-  // The task's running total over every session (usage.ts): what its result, stats and caps count.
+  result: DelegationResultSchema.optional(),
+  /**
+   * What the task has spent over all its sessions and turns (usage.ts): the result's tokens and cost, and
+   * what the caps count.
+   */
   spending: SpendingSchema.optional(),
+  /** Why the task ended as it did, when the status alone does not say. */
   note: z.string().optional(),
 })
+export type TaskRecord = z.infer<typeof TaskRecordSchema>
+
+/** A record file as the store reads it: the record's schema, with keys a newer version wrote kept as they are. */
+export const RecordSchema = TaskRecordSchema.loose()

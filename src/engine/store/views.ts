@@ -3,8 +3,16 @@
 // returns, through their schema, so a record set aside or removed meanwhile drops out (and out of the
 // index), and a row older than its record is brought up to date. When the index cannot be used (its
 // disk is full, it is locked past the busy timeout), every view answers from the full scan instead.
-import { type Stats, summarize, addRecord, doneOf, statsOf, placeOf } from "../ledger"
-import type { IndexQuery, LedgerRecord } from "../ledger"
+import {
+  type Stats,
+  summarize,
+  addRecord,
+  doneOf,
+  statsOf,
+  placeOf,
+  type IndexQuery,
+  type LedgerRecord,
+} from "../ledger"
 import type { IndexRow, TaskIndex } from "./sqlite-index"
 import type { TaskRecord } from "../records"
 

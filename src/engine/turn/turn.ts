@@ -4,7 +4,7 @@
 // empty final answer gets one continuation asking for the report. Cleanup (remove, park, preserve) belongs to the task
 // lifecycle.
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
-import type { EventHub } from "../../opencode/client"
+import type { Event, EventHub } from "../../opencode/client"
 import { answerAsk } from "../../opencode/policy"
 import type { Relay } from "../../policy/relay"
 import {
@@ -121,6 +121,80 @@ function raceStop<T>(promise: Promise<T>, signal: AbortSignal, deadline: number)
   })
 }
 
+/**
+ * What a turn does with each event of its session, one named step each, in this order: note whether the
+ * agent acted, stop early on a refusal another route fixes, report liveness and progress, put an ask to the
+ * person, count the spending against the caps. The state they leave (acted, refused, overBudget) is what the
+ * turn reports; `stop` aborts the session for a refusal or a cap, as a cancel would.
+ */
+class SessionEvents {
+  acted = false
+  refused: string | undefined
+  overBudget: string | undefined
+  readonly stop = new AbortController()
+  private readonly tracker = newTracker()
+
+  constructor(private readonly spec: TurnSpec) {}
+
+  see(event: Event): void {
+    this.noteAction(event)
+    this.refuseEarly(event)
+    this.report(event)
+    this.relayAsk(event)
+    this.countSpending(event)
+  }
+
+  /** A tool ran or a step finished: the agent may have acted, so no other route may redo the turn. */
+  private noteAction(event: Event): void {
+    if (event.type === "message.part.updated" && ["tool", "step-finish"].includes(event.properties.part.type))
+      this.acted = true
+  }
+
+  /** With another route waiting, a refusal OpenCode would retry until the deadline stops the turn now. */
+  private refuseEarly(event: Event): void {
+    if (!this.spec.refuseEarly || this.acted || this.refused || event.type !== "session.status") return
+    const status = event.properties.status
+    if (status.type === "retry" && refusalOf(status.message)) {
+      this.refused = status.message
+      this.stop.abort()
+    }
+  }
+
+  /** The session's liveness (step, last tool, when) and its progress line, when the event makes one. */
+  private report(event: Event): void {
+    const line = describeEvent(event, this.tracker)
+    this.spec.onActivity?.(activityOf(this.tracker, new Date()))
+    if (line) this.spec.onProgress(line)
+  }
+
+  /** A permission ask or question: kept open on the record, answered by the person through the relay or by policy. */
+  private relayAsk(event: Event): void {
+    const { client, workspace, relay, onAsk, onProgress } = this.spec
+    const ask = openAskOf(event)
+    if (ask) onAsk?.(ask, true)
+    const answered = () => ask && onAsk?.(ask, false)
+    void answerAsk(client, workspace, event, relay, onProgress).then(answered, answered)
+  }
+
+  /** A finished step added to the task's spending, saved as counted, and the caps checked. */
+  private countSpending(event: Event): void {
+    if (!this.spec.spending || !addStep(this.spec.spending, event)) return
+    // Saved as counted: a process taking the task over continues from here (OpenCode fills the gap).
+    void this.spec.onSpend?.()
+    this.checkCaps()
+  }
+
+  /** A cap passed stops the session like a cancel, but the turn remembers it was the spending. */
+  checkCaps(): void {
+    const { spending, caps } = this.spec
+    if (!spending || !caps || this.overBudget) return
+    this.overBudget = overCap(totalOf(spending), caps)
+    if (!this.overBudget) return
+    this.spec.onProgress(`stopped: ${this.overBudget}`)
+    this.stop.abort()
+  }
+}
+
 /** Why an ask left open by a process that died is refused by the one taking the task over. */
 export const TAKEN_OVER = "the MCP server process that could put it to the person stopped, and no one else can"
 
@@ -143,47 +217,14 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
     sessionID = created
     await spec.onSession(sessionID)
   } else if (spec.scope) await restrictEdits(client, sessionID, workspace, spec.scope)
-  const tracker = newTracker()
-  // A cap passed stops the session like a cancel, but the turn remembers it was the spending.
-  const budget = new AbortController()
-  let overBudget: string | undefined
-  let refused: string | undefined
-  let acted = false
-  const signal = AbortSignal.any([spec.signal, budget.signal])
-  const checkCaps = () => {
-    if (!spec.spending || !spec.caps || overBudget) return
-    overBudget = overCap(totalOf(spec.spending), spec.caps)
-    if (!overBudget) return
-    spec.onProgress(`stopped: ${overBudget}`)
-    budget.abort()
-  }
+  const events = new SessionEvents(spec)
+  const signal = AbortSignal.any([spec.signal, events.stop.signal])
   const follow = (): Promise<WaitOutcome> =>
     waitIdle(client, hub, sessionID, workspace, {
       signal,
       deadline: spec.deadline,
       serverGone: spec.serverGone,
-      onEvent: (event) => {
-        if (event.type === "message.part.updated" && ["tool", "step-finish"].includes(event.properties.part.type))
-          acted = true
-        if (spec.refuseEarly && !acted && !refused && event.type === "session.status") {
-          const status = event.properties.status
-          if (status.type === "retry" && refusalOf(status.message)) {
-            refused = status.message
-            budget.abort()
-          }
-        }
-        const line = describeEvent(event, tracker)
-        spec.onActivity?.(activityOf(tracker, new Date()))
-        if (line) spec.onProgress(line)
-        const ask = openAskOf(event)
-        if (ask) spec.onAsk?.(ask, true)
-        const answered = () => ask && spec.onAsk?.(ask, false)
-        void answerAsk(client, workspace, event, spec.relay, spec.onProgress).then(answered, answered)
-        if (!spec.spending || !addStep(spec.spending, event)) return
-        // Saved as counted: a process taking the task over continues from here (OpenCode fills the gap).
-        void spec.onSpend?.()
-        checkCaps()
-      },
+      onEvent: (event) => events.see(event),
     })
 
   // A followed session's attempt was opened by the process that started it, after the message it marked.
@@ -202,7 +243,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
     }
     await spec.onSpend?.()
     // A task already past a cap (spent before a rerun, a takeover or this turn) sends nothing more.
-    checkCaps()
+    events.checkCaps()
   }
   let outcome: WaitOutcome = { kind: "aborted" }
   if (!signal.aborted) {
@@ -219,7 +260,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
     outcome = await following
   }
   // A lost server took the session's run with it: nothing is left to abort, and nothing answers.
-  if (outcome.kind === "lost") return { sessionID, outcome, overBudget, acted }
+  if (outcome.kind === "lost") return { sessionID, outcome, overBudget: events.overBudget, acted: events.acted }
   if (outcome.kind !== "idle") {
     await abortSession(client, sessionID, workspace)
     await settleAfterAbort(client, sessionID, workspace)
@@ -230,7 +271,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
   // or returned nothing is asked for the report; an answer the parent's output_schema refuses, once more.
   // A refused turn is left for the next route: no request for a report it never had.
   const again =
-    outcome.kind !== "idle" || !transcript || refused
+    outcome.kind !== "idle" || !transcript || events.refused
       ? undefined
       : transcript.text
         ? await spec.followUp?.(transcript.text)
@@ -262,6 +303,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
         bytes: transcript.bytes + retry.bytes,
       }
   }
+  const { overBudget, refused, acted } = events
   return { sessionID, outcome, transcript, overBudget, refused, acted }
 }
 
