@@ -34,7 +34,7 @@ import { connectStdio } from "../src/model/stdio-client"
 import { run } from "../src/util/process"
 import { readFlags } from "../src/config/flags"
 import { hostContext } from "../src/sandbox"
-import { createWorktree, removeWorktree } from "../src/workspace/worktree"
+import { createWorktree, removeWorktree } from "../src/workspace/worktree/worktree"
 import { benchFootprint, startup } from "./bench-footprint"
 import { benchGrowth } from "./bench-growth"
 import { benchHostile } from "./bench-hostile"
@@ -211,7 +211,7 @@ try {
           await fan.client.callTool({ name: "patch_discard", arguments: { patch_id: task.patch.patch_id } })
     }
     // The first group of 8 gets 7 lanes OpenCode has never seen (an instance bootstrap each); later
-    // groups reuse them (workspace/lanes.ts), as a parent fanning out again does.
+    // groups reuse them (workspace/worktree/lanes.ts), as a parent fanning out again does.
     const started = performance.now()
     await group(8)
     const cold = performance.now() - started

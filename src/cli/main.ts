@@ -32,9 +32,9 @@ export const main = defineCommand({
 })
 
 if (import.meta.main) {
-  // Started by patch_apply inside its sandbox (workspace/apply.ts); not listed among the subcommands.
+  // Started by patch_apply inside its sandbox (workspace/apply/apply.ts); not listed among the subcommands.
   if (process.argv[2] === APPLY_STEP_ARG) {
-    await import("../workspace/apply-step").then((step) => step.stepMain())
+    await import("../workspace/write-step").then((step) => step.stepMain())
     process.exit(0)
   }
   const out = (text: string) => console.log(text)

@@ -24,7 +24,10 @@ export function resolvePaths(
     locksDir: `${state}/locks`,
     leasesDir: `${state}/leases`,
     runsDir: `${state}/runs`,
-    /** The check's definition as each verified task started (workspace/frozen.ts): `<task>.tar` and `<task>.json`. */
+    /**
+     * The check's definition as each verified task started (workspace/snapshot/frozen.ts): `<task>.tar` and
+     * `<task>.json`.
+     */
     frozenDir: `${state}/frozen`,
     /** The machine-wide concurrency slots of delegate_parallel (engine/capacity/slots.ts) and their queue. */
     slotsDir: `${state}/slots`,

@@ -3,10 +3,8 @@
 // read from the files against the patch's before and after images, not from the journal, which may
 // be damaged — and the call that finishes the job. It changes nothing itself: it holds no workspace's
 // writer state, and an apply running right now looks the same.
-import { mixedReport } from "../workspace/apply"
-import { interruptedApplies, type JournalRead } from "../workspace/apply-staging"
-import { badParent } from "../workspace/apply-targets"
-import { treeState } from "../workspace/apply-tree"
+import { mixedReport, interruptedApplies, type JournalRead } from "../workspace/apply"
+import { badParent, treeState } from "../workspace/write-step"
 import { shownName } from "../workspace/names"
 import { listPatches } from "../workspace/patches"
 import type { Check } from "./check"

@@ -4,7 +4,7 @@
 import { LANE_BOUNDS } from "../config/schema"
 import { laneState } from "../engine/capacity"
 import { sizeText } from "../workspace/disk"
-import { reclaimText } from "../workspace/lane-audit"
+import { reclaimText } from "../workspace/worktree"
 import type { Check } from "./check"
 
 export const lanes: Check = async (ctx) => {

@@ -22,7 +22,7 @@ export type { SetAside } from "../util/state-file"
 // Words and limits the adapters show (names, sizes, policy modes and tiers, roles, the runner's brief),
 // each a pure value or check that loads nothing more: terms.ts, which a tool may import on its own.
 export * from "./terms"
-export { reclaimText } from "../workspace/lane-audit"
+export { reclaimText } from "../workspace/worktree"
 export { roleModels } from "../config/schema"
 
 // What OpenCode holds: its model catalog, its sessions' messages, the shared server's record.

@@ -2,12 +2,11 @@
 // caller translate arguments and results, and every rule (the digest, the writer state, "belongs to a
 // running task") is checked here, once.
 import { fail } from "../errors"
-import { applyPatch, mixedReport, recoverKilled, ruledFiles } from "../workspace/apply"
-import { interruptedApplies } from "../workspace/apply-staging"
+import { applyPatch, mixedReport, recoverKilled, ruledFiles, interruptedApplies } from "../workspace/apply"
 import { shownName } from "../workspace/names"
-import { fileRange } from "../workspace/patch"
-import { sectionStarts } from "../workspace/patch-sections"
 import {
+  fileRange,
+  sectionStarts,
   loadPatch,
   markApplied,
   patchState,

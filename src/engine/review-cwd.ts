@@ -1,13 +1,13 @@
 // The review use case's cwd form: a read-only scout in a workspace with uncommitted changes, run in the
 // workspace itself (the changes are there), admitted like any scout's cwd, and told the changed files and
-// a bounded diff against HEAD (src/workspace/uncommitted.ts), under review.ts's fixed output schema. A cwd
+// a bounded diff against HEAD (src/workspace/snapshot/uncommitted.ts), under review.ts's fixed output schema. A cwd
 // outside git, or with nothing uncommitted, is refused before any task: there is nothing to review.
 import { agentName } from "../agents/names"
 import { fail } from "../errors"
 import type { AdmissionPolicy, HostContext } from "../sandbox"
 import { shownName } from "../workspace/names"
 import { canonicalWorkspace } from "../workspace/root"
-import { uncommitted, type Uncommitted } from "../workspace/uncommitted"
+import { uncommitted, type Uncommitted } from "../workspace/snapshot"
 import type { StartRequest } from "./admission"
 import { LISTED_FILES, REVIEW_SCHEMA, reviewRequest } from "./review"
 import template from "./review-cwd.md" with { type: "text" }

@@ -20,7 +20,7 @@ import { startedUnder } from "./idempotency"
 import type { Reclaims, Runtime } from "./capacity"
 import { checkOutputSchema, checkVerify } from "./outcome"
 import { newRecord, newTaskId, type PolicyDecision, type TaskRecord } from "./records"
-import { checkFrozenGlobs } from "../workspace/definitions"
+import { checkFrozenGlobs } from "../workspace/snapshot"
 
 /** What starting a task needs of the lifecycle. */
 export interface StartDeps {

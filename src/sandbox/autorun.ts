@@ -1,6 +1,6 @@
 // Files that other programs run, or that an agent reads as instructions, on their own: one list
 // (autorun.json, each entry with its reason and the anchors it comes from) decided here, for the
-// plugin's file tools (which refuse writing them), the engine's scan (src/workspace/autorun.ts, which
+// plugin's file tools (which refuse writing them), the engine's scan (src/workspace/snapshot/autorun.ts, which
 // flags what a sandboxed command did to them) and patch_apply (which refuses them without
 // allow_autorun). Entries name files, and kinds: path patterns that catch a tool's rules, commands
 // and MCP lists whatever the tool is called. Pure.

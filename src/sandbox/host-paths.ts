@@ -120,7 +120,7 @@ export interface EngineWorktrees {
 /** A patch id: the name of one patch's registry entry (and of its worktree, for ones made before lanes). */
 export const PATCH_ID = /^patch_[a-z0-9]+_[a-f0-9]+$/
 
-/** A worktree lane's name (workspace/lanes.ts). */
+/** A worktree lane's name (workspace/worktree/lanes.ts). */
 export const LANE_NAME = /^lane-[1-9][0-9]{0,2}$/
 
 /**
@@ -141,7 +141,7 @@ export function engineWorktree(path: string, rules: PathRules, fs: FsView): bool
   return worktrees.owner === undefined || name === worktrees.owner
 }
 
-/** The patch a lane claim's text names (workspace/lanes.ts writes it), or undefined for anything else. */
+/** The patch a lane claim's text names (workspace/worktree/lanes.ts writes it), or undefined for anything else. */
 function claimant(text: string | undefined): string | undefined {
   try {
     // Claims are sealed state files (util/sealed.ts): one that fails its own check names nobody.

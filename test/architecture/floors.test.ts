@@ -103,18 +103,26 @@ describe("src's floors", () => {
   })
 })
 
-// Inside the engine, the same rule one level down: its packages (records, ledger, store, capacity,
-// admission, turn, outcome, runs, retention) stand on floors with the use cases (the engine's own files)
-// on top, and each package is entered through its one door, its index.ts. terms.ts alone reaches past the
-// doors: it takes each word from the leaf module that declares it, so a tool declared at start loads that
+// Inside the two large folders, the same rule one level down: their packages stand on floors, and each is
+// entered through its one door, its index.ts. The engine's packages (records, ledger, store, capacity,
+// admission, turn, outcome, runs, retention) carry its use cases, the engine's own files, on top; the
+// workspace's packages (git, snapshot, patches, write-step, apply, worktree) stand on its own files, leaves
+// below them (names, disk, scope, the workspace root, git's object ids). engine/terms.ts alone reaches past
+// the doors: it takes each word from the leaf module that declares it, so a tool declared at start loads that
 // module and not its package (startup.test.ts). Tests may reach a package's inside; src may not.
-const ENGINE = `${SRC}/engine`
+const HOUSES = [
+  { folder: "engine", root: "use cases, on top" },
+  { folder: "workspace", root: "leaves, below" },
+] as const
+type House = (typeof HOUSES)[number]
+const ROOT_FILES = "(root)"
+const TERMS = `${SRC}/engine/terms.ts`
 
-/** The engine package a file is in, "(use cases)" for the engine's own files, undefined outside it. */
-function packageOf(path: string): string | undefined {
-  const parts = relative(ENGINE, path).split("/")
+/** The package of `house` a file is in, ROOT_FILES for the house's own files, undefined outside it. */
+function packageOf(path: string, house: House): string | undefined {
+  const parts = relative(`${SRC}/${house.folder}`, path).split("/")
   if (parts[0] === ".." || parts[0] === "") return undefined
-  return parts.length > 1 ? parts[0]! : "(use cases)"
+  return parts.length > 1 ? parts[0]! : ROOT_FILES
 }
 
 /** Each import of a src file as (importing file, the file or folder door it names), both absolute. */
@@ -133,61 +141,92 @@ function importsOf(files: Array<[string, string]>): Array<[string, string]> {
   )
 }
 
-/** Package → the other packages (or the use cases) its files import. */
-function packageEdges(files: Array<[string, string]>): Map<string, Set<string>> {
+/** Package → the other packages (or the house's own files) its files import. */
+function packageEdges(files: Array<[string, string]>, house: House): Map<string, Set<string>> {
   const edges = new Map<string, Set<string>>()
   for (const [from, target] of importsOf(files)) {
-    const [a, b] = [packageOf(from), packageOf(target)]
+    const [a, b] = [packageOf(from, house), packageOf(target, house)]
     if (a && b && a !== b) edges.set(a, (edges.get(a) ?? new Set()).add(b))
   }
   return edges
 }
 
+/** The imports against the house's rule for its own files: a package importing a use case, a leaf importing a package. */
+function wrongWay(edges: Map<string, Set<string>>, house: House): string[] {
+  if (house.folder === "engine")
+    return [...edges].filter(([, to]) => to.has(ROOT_FILES)).map(([from]) => `${from} → ${ROOT_FILES}`)
+  return [...(edges.get(ROOT_FILES) ?? [])].map((to) => `${ROOT_FILES} → ${to}`)
+}
+
 /** `importer → file` for each import from outside a package that names a file inside it, not its door. */
 function pastDoors(files: Array<[string, string]>): string[] {
   return importsOf(files)
-    .filter(([from, target]) => {
-      const inside = packageOf(target)
-      if (!inside || inside === "(use cases)" || inside === packageOf(from)) return false
-      return from !== `${ENGINE}/terms.ts` && !target.endsWith(`/engine/${inside}/index.ts`)
-    })
+    .filter(([from, target]) =>
+      HOUSES.some((house) => {
+        const inside = packageOf(target, house)
+        if (!inside || inside === ROOT_FILES || inside === packageOf(from, house)) return false
+        return from !== TERMS && !target.endsWith(`/${house.folder}/${inside}/index.ts`)
+      }),
+    )
     .map(([from, target]) => `${relative(SRC, from)} → ${relative(SRC, target).replace(/(\.ts)?$/, "")}`)
 }
 
-describe("the engine's packages", () => {
-  test("stand on floors: no package imports, through any chain, one that imports it, nor a use case", async () => {
-    const edges = packageEdges(await sources())
-    expect(edges.get("(use cases)")?.has("records")).toBe(true)
-    expect(edges.get("store")?.has("records")).toBe(true)
+describe.each(HOUSES)("$folder's packages", (house) => {
+  test("stand on floors: no package imports, through any chain, one that imports it", async () => {
+    const edges = packageEdges(await sources(), house)
+    // The walk sees the edges it judges.
+    expect(edges.size).toBeGreaterThan(3)
     expect(loops(edges)).toEqual([])
-    expect([...edges].filter(([, to]) => to.has("(use cases)")).map(([from]) => from)).toEqual([])
   })
 
-  test("are entered through their doors alone", async () => {
+  test(`and the house's own files are ${house.root}`, async () => {
+    expect(wrongWay(packageEdges(await sources(), house), house)).toEqual([])
+  })
+})
+
+describe("the packages' doors", () => {
+  test("are the only way in from the rest of src", async () => {
     const files = await sources()
     expect(pastDoors(files)).toEqual([])
     // The walk sees the imports it judges: the use cases do import the packages, through the doors.
-    expect(
-      importsOf(files).some(
-        ([from, target]) => from.endsWith("engine/lifecycle.ts") && target.endsWith("engine/records/index.ts"),
-      ),
-    ).toBe(true)
+    const throughDoor = ([from, target]: [string, string]) =>
+      from.endsWith("engine/lifecycle.ts") && target.endsWith("engine/records/index.ts")
+    expect(importsOf(files).some(throughDoor)).toBe(true)
   })
 
-  test("control: a use case importing a package's inside is named", async () => {
-    const planted: [string, string] = ["engine/planted.ts", 'import { isFinished } from "./records/tasks"\n']
-    expect(pastDoors([...(await sources()), planted])).toEqual(["engine/planted.ts → engine/records/tasks"])
+  test.each([
+    [
+      "a use case importing a package's inside",
+      "engine/planted.ts",
+      'import { isFinished } from "./records/tasks"',
+      "engine/records/tasks",
+    ],
+    [
+      "an adapter importing a workspace package's inside",
+      "mcp/planted.ts",
+      'import { collectPatch } from "../workspace/patches/patch"',
+      "workspace/patches/patch",
+    ],
+  ])("control: %s is named", async (_, file, line, target) => {
+    expect(pastDoors([...(await sources()), [file, `${line}\n`]])).toEqual([`${file} → ${target}`])
   })
+})
 
-  test("control: a package importing one above it closes a loop, and the checker names it", async () => {
+describe("controls of the floors inside a folder", () => {
+  test("a package importing one above it closes a loop, and the checker names it", async () => {
     const planted: [string, string] = ["engine/records/planted.ts", 'import type { TaskStore } from "../store"\n']
-    expect(loops(packageEdges([...(await sources()), planted]))).toContain("records > store > records")
+    expect(loops(packageEdges([...(await sources()), planted], HOUSES[0]))).toContain("records > store > records")
+    const apply: [string, string] = ["workspace/git/planted.ts", 'import { applyPatch } from "../apply"\n']
+    expect(loops(packageEdges([...(await sources()), apply], HOUSES[1]))).toContain("apply > git > apply")
   })
 
-  test("control: a package importing a use case is named", async () => {
-    const planted: [string, string] = ["engine/store/planted.ts", 'import { Delegations } from "../lifecycle"\n']
-    const edges = packageEdges([...(await sources()), planted])
-    expect([...edges].filter(([, to]) => to.has("(use cases)")).map(([from]) => from)).toEqual(["store"])
+  test("an engine package importing a use case, and a workspace leaf importing a package, are named", async () => {
+    const up: [string, string] = ["engine/store/planted.ts", 'import { Delegations } from "../lifecycle"\n']
+    expect(wrongWay(packageEdges([...(await sources()), up], HOUSES[0]), HOUSES[0])).toEqual([`store → ${ROOT_FILES}`])
+    const down: [string, string] = ["workspace/planted.ts", 'import { createWorktree } from "./worktree"\n']
+    expect(wrongWay(packageEdges([...(await sources()), down], HOUSES[1]), HOUSES[1])).toEqual([
+      `${ROOT_FILES} → worktree`,
+    ])
   })
 })
 

@@ -22,7 +22,7 @@ const LATER = [
   "src/opencode/client.ts",
   "src/config/schema.ts",
   "src/config/load.ts",
-  "src/workspace/patches.ts",
+  "src/workspace/patches/patches.ts",
   "src/install/",
   "src/doctor/",
   "src/model/",

@@ -9,8 +9,8 @@ import { formatJson, formatReport } from "../../src/doctor/report"
 import { exitCodeOf, runDoctor, type DoctorReport } from "../../src/doctor/run"
 import { BIN, doctorDepsFor, installYes, machine, sharedInstallation, type Machine } from "../install/helpers"
 import { readFlags } from "../../src/config/flags"
-import { savePatchRecord } from "../../src/workspace/patches"
-import { layoutOf } from "../../src/workspace/private-git"
+import { savePatchRecord } from "../../src/workspace/patches/patches"
+import { layoutOf } from "../../src/workspace/git/private-git"
 
 const installed = async (m: Machine, integrations = "codex") => {
   const result = await installYes(m, { models: "scout=local/m,worker=local/n", variants: "scout=low", integrations })

@@ -13,7 +13,7 @@ import { prune, RECORD_MAX, RECORD_MS, UNREAD_RECORD_MS } from "../../src/engine
 import { appliedExpired } from "../../src/engine/retention/sweep"
 import { TaskStore } from "../../src/engine/store/task-store"
 import { spawn } from "../../src/util/process"
-import type { PatchRecord } from "../../src/workspace/patches"
+import type { PatchRecord } from "../../src/workspace/patches/patches"
 import { sampleRecord } from "./_records"
 
 const DAY = 24 * 3600_000

@@ -17,7 +17,7 @@ import {
   patchRecordFile,
   readPatchRecord,
   savePatchRecord,
-} from "../../src/workspace/patches"
+} from "../../src/workspace/patches/patches"
 import { connect, startWorld, stopWorld, structured, type Connected, type World } from "../mcp/_setup"
 import { commitRepo } from "../helpers/git"
 import { scratch } from "../helpers/world"

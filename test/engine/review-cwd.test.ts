@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test"
 import { RecordSchema } from "../../src/engine/records/record-schema"
 import { cwdReviewBrief } from "../../src/engine/review-cwd"
-import { boundDiff } from "../../src/workspace/uncommitted"
+import { boundDiff } from "../../src/workspace/snapshot/uncommitted"
 import { sampleRecord } from "./_records"
 
 describe("boundDiff", () => {

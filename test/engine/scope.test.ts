@@ -5,7 +5,7 @@ import { fromTranscript } from "../../src/engine/outcome/result"
 import type { DelegationResult } from "../../src/engine/records/record-schema"
 import type { Status } from "../../src/engine/records/status"
 import { applyScope, type ScopeFacts } from "../../src/engine/outcome/scope"
-import type { FileChange } from "../../src/workspace/changes"
+import type { FileChange } from "../../src/workspace/snapshot/changes"
 
 const result = (status: Status, files?: FileChange[]): DelegationResult => ({
   ...fromTranscript({ role: "worker", workspace: "/srv/p", taskID: "task_1", durationMs: 1, status }),

@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test"
 import { fromTranscript } from "../../src/engine/outcome/result"
 import { applyVerification, checkVerify } from "../../src/engine/outcome/verify"
 import type { Verification } from "../../src/engine/records/record-schema"
-import { checkFrozenGlobs, definitionMatcher, namesPath } from "../../src/workspace/definitions"
+import { checkFrozenGlobs, definitionMatcher, namesPath } from "../../src/workspace/snapshot/definitions"
 
 const base = (status: "succeeded" | "needs_review", files: string[] = []) => ({
   ...fromTranscript({ role: "worker", workspace: "/w", durationMs: 1, status }),

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test"
 import { existsSync, readFileSync, realpathSync } from "node:fs"
 import { writeFile } from "node:fs/promises"
-import { listPatches, readPatchRecord } from "../../src/workspace/patches"
+import { listPatches, readPatchRecord } from "../../src/workspace/patches/patches"
 import { git } from "../patches/_repo"
 import { done, read, shell, write } from "../helpers/steps"
 import { battery, makeRepo, structuredOf, taskCount, textOf, type PatchOut } from "./_world"

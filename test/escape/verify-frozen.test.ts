@@ -11,7 +11,7 @@ import { describe, expect, test } from "bun:test"
 import { lstat, mkdir, readdir, readFile, readlink, writeFile } from "node:fs/promises"
 import { runVerification } from "../../src/engine/outcome/verify"
 import { run } from "../../src/util/process"
-import { changedDefinition, freezeDefinition, frozenFiles, sweepFrozen } from "../../src/workspace/frozen"
+import { changedDefinition, freezeDefinition, frozenFiles, sweepFrozen } from "../../src/workspace/snapshot/frozen"
 import { until } from "../helpers/until"
 import { battery, makeRepo, type PatchOut, scratch, structuredOf, textOf } from "./_world"
 
@@ -26,6 +26,8 @@ test("add sums two numbers", () => expect(add(2, 3)).toBe(5))
 `
 // A test whose expected value lives in a file no rule knows: only the parent's verify_frozen holds it.
 const GOLDEN_TEST = `import { readFileSync } from "node:fs"
+import { expect, test } from "bun:test"
+import { add } from "./tally"
 test("add matches the golden sum", () => expect(add(2, 3)).toBe(Number(readFileSync("expected/sum.txt", "utf8"))))
 `
 const MAKEFILE = "test:\n\tbun test ./tally.test.ts\n"

@@ -14,7 +14,7 @@ import { WriterLocks } from "../../src/engine/capacity/locks"
 import { Slots } from "../../src/engine/capacity/slots"
 import { readServerRecord } from "../../src/opencode/server"
 import { run, selfStart } from "../../src/util/process"
-import { claimLane, MAX_LANES, releaseLane } from "../../src/workspace/lanes"
+import { claimLane, MAX_LANES, releaseLane } from "../../src/workspace/worktree/lanes"
 import { tempDir } from "../helpers/temp"
 import { claimJson } from "../helpers/records"
 

@@ -9,8 +9,8 @@ import { clientHomes } from "../../src/install/homes"
 import { leftLines } from "../../src/install/left"
 import { uninstall } from "../../src/install/uninstall"
 import { run } from "../../src/util/process"
-import { savePatchRecord } from "../../src/workspace/patches"
-import { layoutOf } from "../../src/workspace/private-git"
+import { savePatchRecord } from "../../src/workspace/patches/patches"
+import { layoutOf } from "../../src/workspace/git/private-git"
 import { machine, type Machine } from "./helpers"
 
 const uninstallIn = async (m: Machine, dryRun = false) => {

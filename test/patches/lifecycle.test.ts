@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { writeFile } from "node:fs/promises"
-import { discardedFile, patchRecordFile } from "../../src/workspace/patches"
+import { discardedFile, patchRecordFile } from "../../src/workspace/patches/patches"
 import { fileWorld } from "../mcp/_file-world"
 import { connect, structured, text } from "../mcp/_setup"
 import { commitRepo } from "../helpers/git"

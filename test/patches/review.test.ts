@@ -3,13 +3,13 @@
 // chunks (the same answer as splitting the whole text).
 import { expect, test } from "bun:test"
 import { writeFile } from "node:fs/promises"
-import { blobId } from "../../src/workspace/apply-targets"
-import { riskyLinks, type EntryAt } from "../../src/workspace/links"
+import { blobId } from "../../src/workspace/git-objects"
+import { riskyLinks, type EntryAt } from "../../src/workspace/apply/links"
 import { hasControl, shownName } from "../../src/workspace/names"
-import { editedRanges } from "../../src/workspace/overlap"
-import { fileRange, summarize } from "../../src/workspace/patch"
-import { fileSections, patchOutline, sectionStarts, sectionStartsOf } from "../../src/workspace/patch-sections"
-import type { PatchFile } from "../../src/workspace/patches"
+import { editedRanges } from "../../src/workspace/patches/overlap"
+import { fileRange, summarize } from "../../src/workspace/patches/patch"
+import { fileSections, patchOutline, sectionStarts, sectionStartsOf } from "../../src/workspace/patches/patch-sections"
+import type { PatchFile } from "../../src/workspace/patches/patches"
 import { tempDir } from "../helpers/temp"
 
 const link = (path: string, target: string, extra: Partial<PatchFile> = {}): PatchFile => ({

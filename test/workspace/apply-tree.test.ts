@@ -3,7 +3,7 @@
 // against a patch's before and after images. Control: the intact sealed file passes, and each state
 // is reachable, so the tables can fail.
 import { expect, test } from "bun:test"
-import { imagesOf, outcomeOf, stateOf, type PathState } from "../../src/workspace/apply-tree"
+import { imagesOf, outcomeOf, stateOf, type PathState } from "../../src/workspace/write-step/apply-tree"
 import { seal, stateJson, STATE_KIND, unseal } from "../../src/util/sealed"
 
 const KIND = "oc-orch-journal/2"

@@ -8,7 +8,7 @@ import { link, mkdir, readdir, rename, rm, writeFile } from "node:fs/promises"
 import { z } from "zod"
 import { linkExclusive } from "../../src/util/claim-file"
 import { readStateFile } from "../../src/util/state-file"
-import { claimLane, MAX_LANES } from "../../src/workspace/lanes"
+import { claimLane, MAX_LANES } from "../../src/workspace/worktree/lanes"
 import { tempDir } from "../helpers/temp"
 
 const ROUNDS = 100

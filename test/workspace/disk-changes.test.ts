@@ -9,8 +9,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync 
 import { measureEvidence } from "../../src/engine/outcome/evidence"
 import type { TaskRecord } from "../../src/engine/records/record-schema"
 import type { HostContext } from "../../src/sandbox"
-import { changedFiles, snapshot } from "../../src/workspace/changes"
-import { changedPaths, clockPast, diskChangesSince, scopePrunes } from "../../src/workspace/disk-changes"
+import { changedFiles, snapshot } from "../../src/workspace/snapshot/changes"
+import { changedPaths, clockPast, diskChangesSince, scopePrunes } from "../../src/workspace/snapshot/disk-changes"
 import { commitRepo } from "../helpers/git"
 
 describe("scopePrunes", () => {

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import { editedRanges, overlaps } from "../../src/workspace/overlap"
+import { editedRanges, overlaps } from "../../src/workspace/patches/overlap"
 
 const hunk = (path: string, oldStart: number, oldCount: number) =>
   `diff --git a/${path} b/${path}\nindex 1111111..2222222 100644\n--- a/${path}\n+++ b/${path}\n@@ -${oldStart},${oldCount} +${oldStart},${oldCount} @@\n-old\n+new\n`

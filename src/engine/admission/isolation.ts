@@ -1,12 +1,11 @@
 // Where a new task's session runs: the caller's workspace, or for a worker with isolation "worktree"
-// a fresh snapshot of it (src/workspace/worktree.ts), registered to the task, which holds it alone.
+// a fresh snapshot of it (src/workspace/worktree/worktree.ts), registered to the task, which holds it alone.
 // A start that fails after the snapshot removes it: nothing was collected from it yet. A continue
 // runs there only while the worktree is still the task's own (checkOwnWorktree).
 import { fail } from "../../errors"
 import { LANE_NAME, type HostContext } from "../../sandbox"
-import { laneHolder } from "../../workspace/lanes"
+import { laneHolder, createWorktree, removeWorktree } from "../../workspace/worktree"
 import { readPatchRecord, savePatchRecord } from "../../workspace/patches"
-import { createWorktree, removeWorktree } from "../../workspace/worktree"
 import { type Runtime, laneBounds, type Reclaims } from "../capacity"
 import type { TaskRecord } from "../records"
 import type { TaskStore } from "../store"

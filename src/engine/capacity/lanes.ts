@@ -5,8 +5,14 @@ import type { Paths } from "../../config/paths"
 import { readdir } from "node:fs/promises"
 import { LANE_NAME, PATCH_ID } from "../../sandbox"
 import { DISK_WALK_LIMIT, diskUse, type DiskUse } from "../../workspace/disk"
-import { patchIds, patchRef, type LaneBounds, type LaneReclaim } from "../../workspace/lane-audit"
-import { auditLanes, claimedLanes } from "../../workspace/lanes"
+import {
+  patchIds,
+  patchRef,
+  type LaneBounds,
+  type LaneReclaim,
+  auditLanes,
+  claimedLanes,
+} from "../../workspace/worktree"
 import { isFinished } from "../records"
 import { TaskStore } from "../store"
 

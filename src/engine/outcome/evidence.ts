@@ -5,9 +5,15 @@
 import { describe } from "../../errors"
 import { runOf } from "../../runner/logs"
 import { hostFs, repositoryPrefixes, type HostContext } from "../../sandbox"
-import { autorunFiles, autorunFlags, type AutorunFlag } from "../../workspace/autorun"
-import { changedFiles, snapshot } from "../../workspace/changes"
-import { type DiskChanges, diskChangesSince } from "../../workspace/disk-changes"
+import {
+  autorunFiles,
+  autorunFlags,
+  type AutorunFlag,
+  changedFiles,
+  snapshot,
+  type DiskChanges,
+  diskChangesSince,
+} from "../../workspace/snapshot"
 import type { Status, TaskRecord } from "../records"
 
 /** Never rejects: it runs beside the session cleanup, and a missing piece of evidence is just absent. */

@@ -4,7 +4,7 @@
 // files stay in the workspace. In a worktree they were left out of the patch (patch.ts). A change that
 // could not be measured (no git, a patch not collected, a disk walk cut short) fails closed: needs_review,
 // saying so.
-import type { DiskChanges } from "../../workspace/disk-changes"
+import type { DiskChanges } from "../../workspace/snapshot"
 import { shownName } from "../../workspace/names"
 import { outOfScope } from "../../workspace/scope"
 import type { DelegationResult } from "../records"

@@ -2,23 +2,23 @@
 // by the agent, after its session is gone) in the runner's read-only, network-off sandbox on what the
 // worker left: the workspace in place, the worktree when isolated. The exit code is the sandbox's and the
 // digest the runner's, so the parent reads facts; the model's word never enters them.
-// The check's own definition (workspace/definitions.ts: build files, scripts, tests, configs) is graded
+// The check's own definition (workspace/snapshot/definitions.ts: build files, scripts, tests, configs) is graded
 // as it was before the worker: when the worker changed any of it, the command runs on the workspace seen
-// through a tmpfs overlay with those files restored from the task's start (workspace/frozen.ts), and the
+// through a tmpfs overlay with those files restored from the task's start (workspace/snapshot/frozen.ts), and the
 // command as the worker left it runs too, reported beside the grade, never in its place.
 import { describe, fail } from "../../errors"
 import { renderDigest } from "../../runner/digest"
 import { createRun, digestRun, logPath, runFacts, saveRun } from "../../runner/logs"
 import { type HostContext, hostFs, planSandbox, runSandboxed, type SandboxProfile } from "../../sandbox"
-import type { DefinitionSelection } from "../../workspace/definitions"
 import {
+  type DefinitionSelection,
   changedDefinition,
   definitionState,
   type FreezeInput,
   parentsOf,
   RESTORE_SCRIPT,
   readFrozen,
-} from "../../workspace/frozen"
+} from "../../workspace/snapshot"
 import type { CheckRun, DelegationResult, Status, TaskRecord, Verification } from "../records"
 import { shownName } from "../../workspace/names"
 

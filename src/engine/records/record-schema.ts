@@ -13,11 +13,8 @@ import { type Delegation, MODES } from "../../policy/mode"
 import { TIERS } from "../../policy/tiers"
 import { owned } from "../../util/schema"
 import { isDate } from "../../util/state-file"
-import type { AutorunFlag } from "../../workspace/autorun"
-import { CHANGE_KINDS } from "../../workspace/change-kind"
-import type { FileChange, Snapshot } from "../../workspace/changes"
-import type { PatchFile } from "../../workspace/patches"
-import { PATCH_STATES } from "../../workspace/patch-state"
+import { type AutorunFlag, CHANGE_KINDS, type FileChange, type Snapshot } from "../../workspace/snapshot"
+import { type PatchFile, PATCH_STATES } from "../../workspace/patches"
 import { FAILURE_KINDS } from "./failure-kinds"
 import { STATUSES } from "./status"
 import { FallbackSchema, RouteSchema, SpendingSchema, TokensSchema } from "./usage"
@@ -259,7 +256,7 @@ const TaskRecordSchema = z.object({
     .optional(),
   /** worker only: the command this server runs on the result after every turn (verify.ts). */
   verify: z.string().optional(),
-  /** worker only: more files the verification restores from the task's start (workspace/definitions.ts). */
+  /** worker only: more files the verification restores from the task's start (workspace/snapshot/definitions.ts). */
   verifyFrozen: z.array(z.string()).optional(),
   /** The parent's JSON Schema for the final answer of every turn (output-schema.ts); re-checked when read. */
   outputSchema: z.record(z.string(), z.unknown()).optional(),
@@ -277,7 +274,7 @@ const TaskRecordSchema = z.object({
   asks: z.array(owned<OpenAsk>(z.looseObject({ id: z.string(), sessionID: z.string() }))).optional(),
   /** A question waiting for the parent's task_respond (inbox.ts); read through waitingOf. */
   waiting: WaitingInputSchema.optional(),
-  /** Autorun files (workspace/autorun.ts) with their fingerprints when a writable turn started. */
+  /** Autorun files (workspace/snapshot/autorun.ts) with their fingerprints when a writable turn started. */
   autorun: z.record(z.string(), z.string()).optional(),
   result: DelegationResultSchema.optional(),
   /**

@@ -2,7 +2,7 @@
 // worktree, holding the worktree's writer state. A patch that is waiting again (a later turn collected
 // new work), whose task still runs, or whose apply was killed mid-write (doctor names that) stays.
 import type { Paths } from "../../config/paths"
-import { interruptedApplies } from "../../workspace/apply-staging"
+import { interruptedApplies } from "../../workspace/apply"
 import { readPatchRecord, saveDiscarded, type PatchRecord } from "../../workspace/patches"
 import { removeWorktree } from "../../workspace/worktree"
 import { appliedExpired } from "./sweep"

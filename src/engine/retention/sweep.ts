@@ -9,7 +9,7 @@ import { pruneRunsAt } from "../../runner/logs"
 import { PATCH_ID } from "../../sandbox"
 import { SET_ASIDE } from "../../util/state-file"
 import { GROUP_ID } from "../records"
-import { sweepFrozen } from "../../workspace/frozen"
+import { sweepFrozen } from "../../workspace/snapshot"
 import { listPatches, patchState, type PatchRecord } from "../../workspace/patches"
 import { RECORD_MS } from "./retention"
 

@@ -15,21 +15,24 @@ import { createHash, randomBytes } from "node:crypto"
 import { readlinkSync } from "node:fs"
 import { mkdir, rm } from "node:fs/promises"
 import { relative } from "node:path"
-import { fail } from "../errors"
-import { hostFs, planSandbox, repositoryPrefixes, runSandboxed, type HostContext, type SandboxPlan } from "../sandbox"
-import { selfStep } from "../util/self"
+import { fail } from "../../errors"
+import {
+  hostFs,
+  planSandbox,
+  repositoryPrefixes,
+  runSandboxed,
+  type HostContext,
+  type SandboxPlan,
+} from "../../sandbox"
+import { selfStep } from "../../util/self"
 import { autorunMessage, contentAutorun, namedAutorun, ruleAutorun } from "./apply-autorun"
 import { readJournal, stagingDirs } from "./apply-staging"
-import { doneFile, type StepAnswer, type StepRequest } from "./apply-step"
-import type { TreeState } from "./apply-tree"
-import { autorunLinks } from "./autorun"
-import { findRepository, sandboxedGit } from "./git"
+import { doneFile, type StepAnswer, type StepRequest, type TreeState } from "../write-step"
+import { autorunLinks } from "../snapshot"
+import { findRepository, sandboxedGit, privateGit } from "../git"
 import { riskyLinks, type EntryAt } from "./links"
-import { hasControl, shownName } from "./names"
-import type { PatchFile, PatchRecord } from "./patches"
-import { privateGit } from "./private-git"
-
-export { blobId, entryOf } from "./apply-targets"
+import { hasControl, shownName } from "../names"
+import type { PatchFile, PatchRecord } from "../patches"
 
 function refuse(message: string, hint: string): never {
   throw fail("Usage", `patch_apply refused, nothing was written: ${message}`, hint)

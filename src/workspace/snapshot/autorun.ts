@@ -17,8 +17,8 @@ import {
   ruleOf,
   type AutorunHit,
   type AutorunRule,
-} from "../sandbox"
-import { run } from "../util/process"
+} from "../../sandbox"
+import { run } from "../../util/process"
 import { fingerprint } from "./changes"
 
 /** Entries read of one directory entry: enough to see a planted file, bounded for a huge tree. */

@@ -9,13 +9,13 @@
 import { lstatSync } from "node:fs"
 import { lstat, mkdir, readdir, rename, rm, stat } from "node:fs/promises"
 import { z } from "zod"
-import { describe } from "../errors"
-import { hostFs, planSandbox, runSandboxed, type HostContext } from "../sandbox"
-import { alive } from "../util/process"
-import { readStateFile } from "../util/state-file"
+import { describe } from "../../errors"
+import { hostFs, planSandbox, runSandboxed, type HostContext } from "../../sandbox"
+import { alive } from "../../util/process"
+import { readStateFile } from "../../util/state-file"
 import { fingerprint } from "./changes"
 import { definitionMatcher, type DefinitionSelection } from "./definitions"
-import { findRepository, sandboxedGit } from "./git"
+import { findRepository, sandboxedGit } from "../git"
 
 /** A definition larger than this is not frozen (the result says so): a check, not a data set. */
 export const FROZEN_LIMITS = { files: 10_000, bytes: 64 * 1024 * 1024, walk: 100_000 } as const

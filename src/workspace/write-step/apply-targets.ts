@@ -1,9 +1,10 @@
 // The checks patch_apply's write step makes before it writes (apply-step.ts): every target holds what
 // the snapshot held, no parent is a symlink, nothing is in the way; and git's view of a path (mode and
-// blob id) they compare with. Like the step, it imports only node: builtins and the name escaper.
-import { createHash } from "node:crypto"
-import { lstat, readdir, readlink } from "node:fs/promises"
-import { shownName } from "./names"
+// blob id, git-objects.ts) they compare with. Like the step, it imports only node: builtins, the name
+// escaper and git's object ids.
+import { lstat, readdir } from "node:fs/promises"
+import { entryOf } from "../git-objects"
+import { shownName } from "../names"
 
 /** What the step needs of a patch's file entry (patches.ts PatchFile). */
 export interface StepFile {
@@ -27,25 +28,6 @@ export class StepError extends Error {
 
 export const refuse = (message: string, hint: string): never => {
   throw new StepError(true, message, hint)
-}
-
-/** A Git blob id (SHA-1, as the private repository uses) of bytes. */
-export function blobId(bytes: Uint8Array | string): string {
-  const data = typeof bytes === "string" ? Buffer.from(bytes) : bytes
-  return createHash("sha1").update(`blob ${data.byteLength}\0`).update(data).digest("hex")
-}
-
-/** What is at a path, as git would record it: mode and blob id, or undefined when nothing is. */
-export async function entryOf(path: string): Promise<{ mode: string; oid: string } | undefined> {
-  const info = await lstat(path).catch(() => undefined) // absent is an answer here
-  if (!info) return undefined
-  if (info.isSymbolicLink()) return { mode: "120000", oid: blobId(await readlink(path)) }
-  if (info.isDirectory()) return { mode: "directory", oid: "" }
-  if (!info.isFile()) return { mode: "other", oid: "" }
-  // Hashed as it streams: a large file costs no memory.
-  const hash = createHash("sha1").update(`blob ${info.size}\0`)
-  for await (const chunk of Bun.file(path).stream()) hash.update(chunk)
-  return { mode: info.mode & 0o100 ? "100755" : "100644", oid: hash.digest("hex") }
 }
 
 /** Paths the patch deletes or renames away: gone before anything is written. */

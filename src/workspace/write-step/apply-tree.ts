@@ -3,7 +3,8 @@
 // both in the patch's record; what the workspace holds at that path says which side of the apply it
 // is on. This, not a journal or an error message, decides whether an interrupted apply is rolled
 // back, rolled forward or mixed. Like the write step, node: builtins and the name escaper only.
-import { entryOf, type StepFile } from "./apply-targets"
+import type { StepFile } from "./apply-targets"
+import { entryOf } from "../git-objects"
 
 /** What git records at a path: mode and blob id; undefined for nothing (a directory is no Git entry). */
 export type Image = { mode: string; oid: string } | undefined

@@ -2,8 +2,8 @@
 // lane's emptying (patch_discard, lane reuse) removes them with it. Read here for recovery and doctor.
 import { lstat, readdir } from "node:fs/promises"
 import { z } from "zod"
-import { unseal } from "../util/sealed"
-import { doneFile, JOURNAL_KIND, journalFile, type Journal } from "./apply-journal"
+import { unseal } from "../../util/sealed"
+import { doneFile, JOURNAL_KIND, journalFile, type Journal } from "../write-step"
 
 const STAGING_NAME = /^apply-[0-9a-f]{8}$/
 

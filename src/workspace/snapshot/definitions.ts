@@ -5,7 +5,7 @@
 // result names every one the worker changed. Matching is on workspace-relative paths, by the file's
 // name or a folder on its path: a name nobody listed is caught by the folder (`test/`) or by the
 // parent's `verify_frozen` globs. Pure.
-import { fail } from "../errors"
+import { fail } from "../../errors"
 
 type Rule =
   /** The file's name, exactly. */

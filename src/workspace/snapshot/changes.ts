@@ -3,9 +3,9 @@
 // it. A file already dirty before the task counts only if the task changed it again. Git runs in the
 // sandbox on the repository pinned by the first snapshot (git.ts), never on the host.
 import { lstat, readlink } from "node:fs/promises"
-import type { HostContext } from "../sandbox"
+import type { HostContext } from "../../sandbox"
 import type { ChangeKind } from "./change-kind"
-import { findRepository, sandboxedGit, type Repository } from "./git"
+import { findRepository, sandboxedGit, type Repository } from "../git"
 
 export interface Snapshot {
   git: boolean

@@ -3,8 +3,8 @@
 // owns it), and the reclaims made, handed to the caller's bounds (onReclaim) for it to report once.
 import { lstat, readdir, readFile } from "node:fs/promises"
 import { z } from "zod"
-import { PATCH_ID } from "../sandbox"
-import { stateJson } from "../util/sealed"
+import { PATCH_ID } from "../../sandbox"
+import { stateJson } from "../../util/sealed"
 
 export interface LaneBounds {
   /** config maxWorktreeLanes: no lane above it is claimed. */

@@ -18,11 +18,11 @@
 // and each such reclaim is reported (lane-audit.ts).
 import { lstat, mkdir, readdir, rm } from "node:fs/promises"
 import { z } from "zod"
-import { fail } from "../errors"
-import { LANE_NAME } from "../sandbox"
-import { linkExclusive, removeJudged, writeClaim } from "../util/claim-file"
-import { sameProcess, selfStart } from "../util/process"
-import { stateJson } from "../util/sealed"
+import { fail } from "../../errors"
+import { LANE_NAME } from "../../sandbox"
+import { linkExclusive, removeJudged, writeClaim } from "../../util/claim-file"
+import { sameProcess, selfStart } from "../../util/process"
+import { stateJson } from "../../util/sealed"
 import { oldestHeld, type LaneBounds, noteReclaim, patchRef, recordNaming, regularText } from "./lane-audit"
 
 export type { LaneBounds } from "./lane-audit"

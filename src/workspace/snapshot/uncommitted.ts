@@ -3,9 +3,9 @@
 // staged, unstaged and untracked files. Git runs as on any workspace (git.ts): in the read-only sandbox,
 // the repository's programs switched off, and no textconv or external diff.
 import { lstat } from "node:fs/promises"
-import type { HostContext } from "../sandbox"
+import type { HostContext } from "../../sandbox"
 import { changedFiles, snapshot, type FileChange } from "./changes"
-import { sandboxedGit } from "./git"
+import { sandboxedGit } from "../git"
 
 export interface Uncommitted {
   /** False outside a repository (or one git could not read in the sandbox). */

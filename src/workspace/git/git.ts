@@ -4,8 +4,8 @@
 // discovery to a config of the planter's choosing. So the repository is found by walking the
 // filesystem here (no git runs), pinned by the caller, and every git command runs inside the
 // read-only, network-less sandbox with the repository's program settings overridden.
-import { AppError } from "../errors"
-import type { RunResult } from "../util/process"
+import { AppError } from "../../errors"
+import type { RunResult } from "../../util/process"
 import {
   gitMetadataPaths,
   hostFs,
@@ -14,7 +14,7 @@ import {
   runSandboxed,
   type FsView,
   type HostContext,
-} from "../sandbox"
+} from "../../sandbox"
 
 export interface Repository {
   /** The work tree's top directory (canonical). */

@@ -2,8 +2,8 @@
 // repository, resolved the way the kernel would (a `..` after a link leaves that link's target, not
 // the link's directory), never into Git metadata, and never in place of a file or a directory the
 // user had. Everything else is named with its target and written only with `allow_links: true`.
-import { blobId } from "./apply-targets"
-import type { PatchFile } from "./patches"
+import { blobId } from "../git-objects"
+import type { PatchFile } from "../patches"
 
 /** What is at a repository-relative path right now, not following it. */
 export type EntryAt = (rel: string) => { kind: "file" | "dir" | "link" | "other"; target?: string } | undefined

@@ -11,10 +11,10 @@ import {
   ruleByPath,
   type AutorunHit,
   type AutorunRule,
-} from "../sandbox"
-import type { AutorunLink } from "./autorun"
-import type { PatchFile } from "./patches"
-import { shownName } from "./names"
+} from "../../sandbox"
+import type { AutorunLink } from "../snapshot"
+import type { PatchFile } from "../patches"
+import { shownName } from "../names"
 
 /**
  * Every path a patch writes, deletes or renames away that is an autorun file by name (`prefix`: the

@@ -1,8 +1,8 @@
 // An isolated worktree's layout (`tree/` the worker edits, `git/` the private repository beside it)
 // and git on that private repository, always in a writable sandbox over the worktree's directory and
 // with settings that keep content byte for byte.
-import { fail } from "../errors"
-import type { HostContext } from "../sandbox"
+import { fail } from "../../errors"
+import type { HostContext } from "../../sandbox"
 import { gitInSandbox, type GitOptions } from "./git"
 
 /** Settings of every git call on a private repository (on top of git.ts's program-free ones). */

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto"
 import { lstat, open, readdir, rename, rm } from "node:fs/promises"
 import { dirname } from "node:path"
-import { seal } from "../util/sealed"
+import { seal } from "../../util/sealed"
 import type { StepFile } from "./apply-targets"
 
 /**

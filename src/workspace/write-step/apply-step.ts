@@ -7,11 +7,12 @@
 // the process wrapper and the name escaper, so from source it runs with nothing but src/ mounted.
 import { chmod, copyFile, lstat, mkdir, readlink, rename, rm, rmdir, symlink } from "node:fs/promises"
 import { dirname } from "node:path"
-import { run } from "../util/process"
+import { run } from "../../util/process"
 import { finishJournal, removeTemps, tempFor, tempsOf, writeJournal } from "./apply-journal"
-import { badParent, checkTargets, entryOf, refuse, removedPaths, StepError, type StepFile } from "./apply-targets"
+import { badParent, checkTargets, refuse, removedPaths, StepError, type StepFile } from "./apply-targets"
+import { entryOf } from "../git-objects"
 import { imageAt, imagesOf, stateOf, treeState, type Image, type TreeState } from "./apply-tree"
-import { shownName } from "./names"
+import { shownName } from "../names"
 
 export { doneFile, journalFile, type Journal } from "./apply-journal"
 export type { StepFile } from "./apply-targets"

@@ -6,9 +6,9 @@
 // and a directory changed with nothing changed in it is named itself (`cache/`). One walk at the end,
 // nothing stored at the start: the cost is one lstat per entry, in the read-only sandbox (`find` never
 // follows a link), bounded in time and output; directories wholly in the scope are not descended.
-import { fail } from "../errors"
-import { type HostContext, hostFs, planSandbox, runSandboxed } from "../sandbox"
-import { isWildcard } from "../util/glob"
+import { fail } from "../../errors"
+import { type HostContext, hostFs, planSandbox, runSandboxed } from "../../sandbox"
+import { isWildcard } from "../../util/glob"
 
 /** The walk's bounds: past either, what was found stands and the answer says it is incomplete. */
 export const DISK_CHANGE_LIMITS: { timeoutMs: number; maxOutputBytes: number } = {

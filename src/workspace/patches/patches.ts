@@ -7,14 +7,14 @@
 // A patch's state as the parent sees it (patch-state.ts): open, waiting, applied; then discarded.
 import { chmod, readdir, rename } from "node:fs/promises"
 import { z } from "zod"
-import { CHANGE_KINDS } from "./change-kind"
-import { fail } from "../errors"
-import { PATCH_ID } from "../sandbox"
-import { writeJson } from "../util/fs"
-import { owned } from "../util/schema"
-import { isDate, readState, type SetAside } from "../util/state-file"
-import type { DiskUse } from "./disk"
-import type { WorktreeLayout } from "./private-git"
+import { CHANGE_KINDS } from "../snapshot"
+import { fail } from "../../errors"
+import { PATCH_ID } from "../../sandbox"
+import { writeJson } from "../../util/fs"
+import { owned } from "../../util/schema"
+import { isDate, readState, type SetAside } from "../../util/state-file"
+import type { DiskUse } from "../disk"
+import type { WorktreeLayout } from "../git"
 
 export { PATCH_STATES, patchState, type PatchState } from "./patch-state"
 

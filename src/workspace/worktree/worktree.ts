@@ -11,14 +11,13 @@
 import { randomBytes } from "node:crypto"
 import { lstatSync } from "node:fs"
 import { mkdir, rm } from "node:fs/promises"
-import type { Paths } from "../config/paths"
-import { AppError, fail } from "../errors"
-import { hostFs, LANE_NAME, planSandbox, runSandboxed, type HostContext } from "../sandbox"
-import { stagingDirs } from "./apply-staging"
-import { locateRepository, sandboxedGit, type Repository } from "./git"
+import type { Paths } from "../../config/paths"
+import { AppError, fail } from "../../errors"
+import { hostFs, LANE_NAME, planSandbox, runSandboxed, type HostContext } from "../../sandbox"
+import { stagingDirs } from "../apply"
+import { locateRepository, sandboxedGit, type Repository, layoutOf, privateGit, type WorktreeLayout } from "../git"
 import { claimLane, MAX_LANES, releaseLane, type LaneBounds } from "./lanes"
-import { savePatchRecord, type PatchRecord } from "./patches"
-import { layoutOf, privateGit, type WorktreeLayout } from "./private-git"
+import { savePatchRecord, type PatchRecord } from "../patches"
 
 /** A snapshot larger than this is refused: a worker needs a project, not a data set. */
 const SNAPSHOT_LIMITS = { files: 20_000, bytes: 256 * 1024 * 1024 }
