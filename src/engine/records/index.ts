@@ -18,6 +18,7 @@ export {
   type TaskRecord,
   type Verification,
   type WaitingInput,
+  WaitingInputSchema,
 } from "./record-schema"
 export { isFinished, type Status, STATUSES } from "./status"
 export {

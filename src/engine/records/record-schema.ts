@@ -147,14 +147,18 @@ export type DelegationResult = z.infer<typeof DelegationResultSchema>
 const WaitingQuestionSchema = z.object({
   question: z.string(),
   header: z.string(),
-  options: z.array(z.string()),
+  options: z.array(z.string()).max(100),
   /** Free text is taken as well as the options. */
   free: z.boolean(),
 })
 export type WaitingQuestion = z.infer<typeof WaitingQuestionSchema>
 
 /** The record's `waiting`: the task's agent waits for task_respond until `until`. */
-const WaitingInputSchema = z.object({ questions: z.array(WaitingQuestionSchema), since: z.string(), until: z.string() })
+export const WaitingInputSchema = z.object({
+  questions: z.array(WaitingQuestionSchema).min(1).max(100),
+  since: z.string(),
+  until: z.string(),
+})
 export type WaitingInput = z.infer<typeof WaitingInputSchema>
 
 /** A sensitive marker the product remembers that is no longer there, or a directory whose memory could not be read. */
@@ -270,10 +274,17 @@ const TaskRecordSchema = z.object({
   calls: z.array(PolicyDecisionSchema.extend({ turn: z.number().int() })).optional(),
   /** Found before the running turn started (a weakened mode): added to its result's warnings. */
   turnWarnings: z.array(z.string()).optional(),
-  /** Asks raised and not yet answered (opencode/pending.ts): whoever takes the task over answers them by id. */
-  asks: z.array(owned<OpenAsk>(z.looseObject({ id: z.string(), sessionID: z.string() }))).optional(),
-  /** A question waiting for the parent's task_respond (inbox.ts); read through waitingOf. */
-  waiting: WaitingInputSchema.optional(),
+  /**
+   * Asks raised and not yet answered: whoever takes the task over answers them by id. Read only through
+   * knownAsks (opencode/pending.ts), which keeps the well-formed entries: garbage here is no ask, never a
+   * reason to set the task aside, so nothing is checked at read.
+   */
+  asks: owned<OpenAsk[]>(z.unknown()).optional(),
+  /**
+   * A question waiting for the parent's task_respond (inbox.ts). A malformed one is no question: read as
+   * absent, never a reason to set the task aside (task_status shows none, task_respond refuses).
+   */
+  waiting: WaitingInputSchema.optional().catch(undefined),
   /** Autorun files (workspace/snapshot/autorun.ts) with their fingerprints when a writable turn started. */
   autorun: z.record(z.string(), z.string()).optional(),
   result: DelegationResultSchema.optional(),

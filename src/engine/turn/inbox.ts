@@ -5,35 +5,18 @@
 // task_respond answers it through the same OpenCode reply the relay uses; no answer in time, a
 // cancel or the deadline dismisses it as before. The waiter lives in the process that follows the
 // task: a process taking a dead one's task over withdraws the question (turn.ts) and forgets it.
-import { z } from "zod"
 import type { Config } from "../../config/schema"
 import { fail } from "../../errors"
 import type { Ask } from "../../policy/asks"
 import { describeAsk, NO_ELICITATION, type Relay, type Verdict } from "../../policy/relay"
 import { shownAsk, type ShownAsk } from "../../policy/relay-bounds"
 import { notForParent, readAnswer, takesFreeText } from "../../policy/relay-respond"
-import { noteProgress, type TaskRecord, type WaitingInput } from "../records"
+import { noteProgress, type TaskRecord, type WaitingInput, WaitingInputSchema } from "../records"
 import type { TaskStore } from "../store"
-
-const WaitingSchema = z.object({
-  questions: z
-    .array(
-      z.object({
-        question: z.string(),
-        header: z.string(),
-        options: z.array(z.string()).max(100),
-        free: z.boolean(),
-      }),
-    )
-    .min(1)
-    .max(100),
-  since: z.string(),
-  until: z.string(),
-})
 
 /** The record's question waiting for task_respond, if it holds a well-formed one (a garbage one is none). */
 export function waitingOf(record: TaskRecord): WaitingInput | undefined {
-  const parsed = WaitingSchema.safeParse(record.waiting)
+  const parsed = WaitingInputSchema.safeParse(record.waiting)
   return parsed.success ? parsed.data : undefined
 }
 
