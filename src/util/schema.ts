@@ -1,5 +1,13 @@
-// What the stored records' zod schemas share: a part whose type a lower module declares.
+// What the stored records' zod schemas share: a date as records write it, a count, and a part whose type a
+// lower module declares.
 import { z } from "zod"
+import { isDate } from "./state-file"
+
+/** An ISO date as a record writes it: any text Date.parse reads. */
+export const date = z.string().refine(isDate, "not a date")
+
+/** A size, a number of steps or an amount of money: never negative. */
+export const count = z.number().nonnegative()
 
 /**
  * A part typed as the module that declares it has it (a session's route, a tool call, a worktree's

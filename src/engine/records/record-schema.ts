@@ -11,16 +11,12 @@ import type { ModelRoute } from "../../opencode/session"
 import type { ToolCall } from "../../opencode/transcript"
 import { type Delegation, MODES } from "../../policy/mode"
 import { TIERS } from "../../policy/tiers"
-import { owned } from "../../util/schema"
-import { isDate } from "../../util/state-file"
+import { count, date, owned } from "../../util/schema"
 import { type AutorunFlag, CHANGE_KINDS, type FileChange, type Snapshot } from "../../workspace/snapshot"
 import { type PatchFile, PATCH_STATES } from "../../workspace/patches"
 import { FAILURE_KINDS } from "./failure-kinds"
 import { STATUSES } from "./status"
 import { FallbackSchema, RouteSchema, SpendingSchema, TokensSchema } from "./usage"
-
-const date = z.string().refine(isDate, "not a date")
-const count = z.number().nonnegative()
 
 const FileChangeSchema = owned<FileChange>(z.looseObject({ path: z.string(), change: z.enum(CHANGE_KINDS) }))
 

@@ -11,8 +11,8 @@ import { CHANGE_KINDS } from "../snapshot"
 import { fail } from "../../errors"
 import { PATCH_ID } from "../../sandbox"
 import { writeJson } from "../../util/fs"
-import { owned } from "../../util/schema"
-import { isDate, readState, type SetAside } from "../../util/state-file"
+import { count, date, owned } from "../../util/schema"
+import { readState, type SetAside } from "../../util/state-file"
 import type { DiskUse } from "../disk"
 import type { WorktreeLayout } from "../git"
 
@@ -44,8 +44,6 @@ export async function storePatchFile(dir: string, id: string, from: string): Pro
 }
 
 const absolute = z.string().startsWith("/")
-const date = z.string().refine(isDate, "not a date")
-const count = z.number().nonnegative()
 
 const PatchFileSchema = z.object({
   path: z.string(),
