@@ -200,7 +200,6 @@ try {
             briefs: lanes.slice(0, count).map((cwd) => ({ role: "worker", cwd, task: "[script:lane] write" })),
           },
         },
-        undefined,
         { timeout: 600_000 },
       )
       const answer = result.structuredContent as { group_id: string; tasks: { status: string }[] }

@@ -19,7 +19,7 @@ async function step(argv: string[]) {
   }
 }
 
-// The list `serve` answers with before its first call loads the tools (src/mcp/listed.ts) must be theirs.
+// The list `serve` answers tools/list with (src/mcp/server.ts) must be the tools' own.
 await step(["bun", "scripts/tools-list.ts", "--check"])
 await step(["bun", "scripts/build-plugin.ts"])
 for (const arch of targets) {

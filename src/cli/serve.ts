@@ -1,7 +1,10 @@
+import { serveStdio } from "@modelcontextprotocol/server/stdio"
 import { defineCommand } from "citty"
-import { flagsFromProcess } from "../config/flags"
+import { mkdir } from "node:fs/promises"
+import { flagsFromProcess, type Flags } from "../config/flags"
+import { resolvePaths } from "../config/paths"
 import type { Delegations, Runtime } from "../engine"
-import type { Backend } from "../mcp/define"
+import type { Backend, OpenBackend } from "../mcp/define"
 import { createServer } from "../mcp/server"
 import { GuardedStdioTransport } from "../mcp/stdio"
 import { releaseLease, takeLeaseNow } from "../opencode/lease"
@@ -18,8 +21,17 @@ interface Built {
 
 export default defineCommand({
   meta: { name: "serve", description: "Run the MCP server on stdio (what Codex and Claude Code start)." },
-  async run() {
+  args: {
+    http: {
+      type: "string",
+      valueHint: "[HOST:]PORT",
+      description: "Serve Streamable HTTP on this address instead (loopback unless a host is named).",
+    },
+  },
+  async run({ args }) {
     const flags = flagsFromProcess()
+    // Checked before anything starts: a bad address or token file is said at once, with its fix.
+    const http = args.http === undefined ? undefined : await httpSetup(args.http, flags)
     // Loaded and built by the first tool call: a server that only answered `initialize` and `tools/list`
     // has loaded no engine code, read no task record, started no recovery or retention timer and reached
     // no OpenCode server (test/architecture/startup.test.ts). That call takes the lease first, before
@@ -48,20 +60,14 @@ export default defineCommand({
         opening = undefined
         throw error
       }))
-    const server = createServer(open)
-    const transport = new GuardedStdioTransport()
-    const closed = new Promise<void>((resolve) => {
-      transport.onclose = resolve
-      // A client that goes away closes our stdin or signals us; stop then rather than linger.
-      process.stdin.once("end", resolve)
-      process.once("SIGTERM", resolve)
-      process.once("SIGINT", resolve)
-    })
-    await server.connect(transport)
-    await closed
+    const served = http ? await startHttp(http, open) : startStdio(open)
+    await served.closed
     // A first call still loading the engine finishes building, so what it started is wound down below.
     await opening?.catch(() => undefined)
-    if (!built) return
+    // The connection closes last: closing it aborts the calls still open, and their asks are withdrawn first.
+    // Closing one the client already closed may fail; it is closed either way.
+    const disconnect = () => served.close().catch(() => undefined)
+    if (!built) return disconnect()
     const { runtime, delegations, leased } = built
     // Nobody is left to answer the asks this process relayed: withdrawn, so no session waits on one.
     await delegations.withdrawAsks(3000)
@@ -73,8 +79,53 @@ export default defineCommand({
     runtime.close()
     // Tasks still running are the watchdog's now: it outlives this process and holds its own lease.
     if (leased) await releaseLease(runtime.paths, delegations.followedCount() > 0).catch(() => undefined)
+    await disconnect()
   },
 })
+
+interface Served {
+  /** Resolves when the client went away, or the process was told to stop. */
+  closed: Promise<void>
+  close(): Promise<void>
+}
+
+const signalled = (resolve: () => void) => {
+  process.once("SIGTERM", resolve)
+  process.once("SIGINT", resolve)
+}
+
+/** Both revisions from one server: the client's opening (`server/discover` or `initialize`) picks one. */
+function startStdio(open: OpenBackend): Served {
+  const transport = new GuardedStdioTransport()
+  const closed = new Promise<void>((resolve) => {
+    void transport.closed.then(resolve)
+    // A client that goes away closes our stdin or signals us; stop then rather than linger.
+    process.stdin.once("end", resolve)
+    signalled(resolve)
+  })
+  const served = serveStdio(() => createServer(open), { transport })
+  return { closed, close: () => served.close() }
+}
+
+async function httpSetup(address: string, flags: Flags) {
+  const { endpointToken, parseListen } = await import("../mcp/http")
+  const listen = parseListen(address)
+  const paths = resolvePaths(flags)
+  await mkdir(paths.stateDir, { recursive: true, mode: 0o700 })
+  return {
+    listen,
+    token: await endpointToken(`${paths.stateDir}/http-token`),
+    tokenFile: `${paths.stateDir}/http-token`,
+  }
+}
+
+/** Serves until signalled; the address and where the token is go to stderr for the person starting it. */
+async function startHttp(setup: Awaited<ReturnType<typeof httpSetup>>, open: OpenBackend): Promise<Served> {
+  const { serveHttp } = await import("../mcp/http")
+  const endpoint = serveHttp(setup.listen, setup.token, open)
+  console.error(`serving MCP on ${endpoint.url} (bearer token in ${setup.tokenFile})`)
+  return { closed: new Promise<void>(signalled), close: endpoint.stop }
+}
 
 /**
  * With the first task, a detached watchdog (`supervise`) starts beside this process: however this process ends (a

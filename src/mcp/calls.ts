@@ -3,18 +3,14 @@
 // process). A `notifications/cancelled` for the call cancels the task; a client that merely went
 // away does not, so the task finishes and its record says how. While the call waits, the task's
 // permission asks and questions go to the person (relay.ts); after it returned, they are refused.
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { ContinuePolicy, Delegations, StartRequest } from "../engine/lifecycle"
 import { isFinished, type TaskRecord } from "../engine/terms"
+import type { Peer } from "./define"
 import { foregroundRelay, type ForegroundRelay } from "./relay"
-import { gateOf } from "./relay-gate"
 import { delegationResult, progressReporter, runningResult, type Extra, type ResultReply } from "./replies"
-import { returnsAtOnce } from "./task-scope"
 
-export async function syncBudget(server: McpServer, delegations: Delegations): Promise<number> {
-  // A call made as an MCP task returns its task at once; the client polls tasks/get (tasks.ts).
-  if (returnsAtOnce()) return 0
-  return delegations.syncBudgetMs(server.server.getClientVersion()?.name)
+export function syncBudget(peer: Peer, delegations: Delegations): Promise<number> {
+  return delegations.syncBudgetMs(peer.name)
 }
 
 /**
@@ -23,31 +19,31 @@ export async function syncBudget(server: McpServer, delegations: Delegations): P
  * loaded machine) is spent from the budget; measured from the start's end, a slow start pushed `running`
  * past the client's deadline, and the parent got the client's timeout instead of the task id.
  */
-export async function syncBudgetLeft(server: McpServer, delegations: Delegations, arrivedAt: number) {
-  return Math.max(0, (await syncBudget(server, delegations)) - (Date.now() - arrivedAt))
+export async function syncBudgetLeft(peer: Peer, delegations: Delegations, arrivedAt: number) {
+  return Math.max(0, (await syncBudget(peer, delegations)) - (Date.now() - arrivedAt))
 }
 
 export function startAndFollow(
-  server: McpServer,
+  peer: Peer,
   delegations: Delegations,
   request: StartRequest,
   extra: Extra,
 ): Promise<ResultReply> {
-  return followWithRelay(server, delegations, extra, undefined, (relay) =>
+  return followWithRelay(peer, delegations, extra, undefined, (relay) =>
     delegations.start({ ...request, relay }).then(({ record }) => record),
   )
 }
 
 /** task_continue: the rework's turn, followed like a new task's (the relay included). */
 export function continueAndFollow(
-  server: McpServer,
+  peer: Peer,
   delegations: Delegations,
   id: string,
   brief: string,
   extra: Extra,
   call: ContinuePolicy,
 ): Promise<ResultReply> {
-  return followWithRelay(server, delegations, extra, id, (relay) => delegations.continue(id, brief, { relay, call }))
+  return followWithRelay(peer, delegations, extra, id, (relay) => delegations.continue(id, brief, { relay, call }))
 }
 
 /**
@@ -55,7 +51,7 @@ export function continueAndFollow(
  * (`taskId`) is known before its turn begins, so its asks are counted from the start; a new one once it exists.
  */
 async function followWithRelay(
-  server: McpServer,
+  peer: Peer,
   delegations: Delegations,
   extra: Extra,
   taskId: string | undefined,
@@ -64,11 +60,11 @@ async function followWithRelay(
   const arrivedAt = Date.now()
   let foreground: ForegroundRelay | undefined
   try {
-    foreground = await relayFor(server, delegations, extra, taskId)
-    if (foreground && taskId) gateOf(server).remember(taskId, foreground.ledger)
+    foreground = await relayFor(peer, delegations, extra, taskId)
+    if (foreground && taskId) peer.gate.remember(taskId, foreground.ledger)
     const record = await begin(foreground?.relay)
-    if (foreground && !taskId) gateOf(server).remember(record.id, foreground.ledger)
-    return await followTask(server, delegations, record, extra, { arrivedAt })
+    if (foreground && !taskId) peer.gate.remember(record.id, foreground.ledger)
+    return await followTask(peer, delegations, record, extra, { arrivedAt })
   } finally {
     foreground?.detach()
   }
@@ -78,12 +74,12 @@ async function followWithRelay(
  * The call's relay to the person, live for as long as the call may wait (its sync budget); a continued task keeps its
  * count of asks.
  */
-async function relayFor(server: McpServer, delegations: Delegations, extra: Extra, taskId?: string) {
-  const until = Date.now() + (await syncBudget(server, delegations))
-  return foregroundRelay(server, extra, {
+async function relayFor(peer: Peer, delegations: Delegations, extra: Extra, taskId?: string) {
+  const until = Date.now() + (await syncBudget(peer, delegations))
+  return foregroundRelay(peer, extra, {
     until,
     waitMs: delegations.runtime.flags.relayWaitMs,
-    ledger: taskId ? gateOf(server).ledger(taskId) : undefined,
+    ledger: taskId ? peer.gate.ledger(taskId) : undefined,
   })
 }
 
@@ -92,39 +88,40 @@ async function relayFor(server: McpServer, delegations: Delegations, extra: Extr
  * the call's arrival (`arrivedAt`, now when not given).
  */
 export async function followTask(
-  server: McpServer,
+  peer: Peer,
   delegations: Delegations,
   record: TaskRecord,
   extra: Extra,
   options: { limitMs?: number; arrivedAt?: number } = {},
 ): Promise<ResultReply> {
   const started = Date.now()
-  const left = await syncBudgetLeft(server, delegations, options.arrivedAt ?? started)
+  const left = await syncBudgetLeft(peer, delegations, options.arrivedAt ?? started)
   const budgetMs = Math.min(options.limitMs ?? Infinity, left)
   const onAbort = () =>
     // Deferred: a closing connection aborts every handler too, and by then the server reports not connected.
     setTimeout(() => {
-      if (server.isConnected()) void delegations.cancel(record.id).catch(() => undefined)
+      if (peer.connected()) void delegations.cancel(record.id).catch(() => undefined)
     }, 0)
   const following = delegations.isFollowing(record.id)
+  const signal = extra.mcpReq.signal
   // The cancellation may have arrived while the task was being started.
-  if (extra.signal.aborted) onAbort()
-  else extra.signal.addEventListener("abort", onAbort, { once: true })
+  if (signal.aborted) onAbort()
+  else signal.addEventListener("abort", onAbort, { once: true })
   try {
     let final = await delegations.follow(record.id, {
       budgetMs,
-      signal: extra.signal,
+      signal: signal,
       onProgress: progressReporter(extra),
     })
     // Cancelled by a client that still listens: the answer is the cancelled task's result. A turn
     // later, as the deferred cancel: a connection that closed says so by then.
-    if (extra.signal.aborted && following) {
+    if (signal.aborted && following) {
       await Bun.sleep(0)
-      if (server.isConnected()) final = await delegations.follow(record.id)
+      if (peer.connected()) final = await delegations.follow(record.id)
     }
     return await handOver(delegations, final ?? record, Date.now() - started)
   } finally {
-    extra.signal.removeEventListener("abort", onAbort)
+    signal.removeEventListener("abort", onAbort)
   }
 }
 

@@ -1,14 +1,16 @@
 // What reaches the MCP server from the wire, decided per frame before the SDK sees it: every request
-// with an id gets an answer (the SDK leaves some malformed ones unanswered, and answers others with a
-// raw zod dump as an internal error), nothing runs before `initialize`, and a tool call's arguments
-// are an object of ordinary names. Pure: a frame in, a verdict out.
-import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+// with an id gets an answer (the SDK drops a line that is not JSON, or not JSON-RPC, without one, and
+// answers a tool call's malformed arguments with a zod dump), nothing runs before the client opened the
+// connection (`initialize`; a 2026-07-28 request opens itself with its envelope), and a tool call's
+// arguments are an object of ordinary names. Pure: a frame in, a verdict out.
+import { parseJSONRPCMessage, type JSONRPCMessage } from "@modelcontextprotocol/server"
 
 export type GateAction = { forward: JSONRPCMessage } | { reply: JSONRPCMessage } | { drop: true }
 
 const PARSE_ERROR = -32700
 export const INVALID_REQUEST = -32600
 const INVALID_PARAMS = -32602
+const METHOD_NOT_FOUND = -32601
 /** MCP's "server not initialized". */
 const NOT_INITIALIZED = -32002
 
@@ -56,8 +58,8 @@ export function gate(line: string, state: GateState): GateAction {
     !isObject(json.params)
   )
     return { reply: errorFrame(id, INVALID_PARAMS, `Invalid params for ${method}: "params" must be an object.`) }
-  const parsed = JSONRPCMessageSchema.safeParse(json)
-  if (!parsed.success) {
+  const message = readMessage(json)
+  if (!message) {
     // A notification or a response we cannot read has nobody waiting on an answer.
     if (id === undefined) return { drop: true }
     return {
@@ -68,8 +70,15 @@ export function gate(line: string, state: GateState): GateAction {
       ),
     }
   }
-  const message = parsed.data
-  if (method === "initialize") {
+  if (method === "server/discover" && id !== undefined && !declaresTasks(json))
+    return {
+      reply: errorFrame(
+        id,
+        METHOD_NOT_FOUND,
+        "Method not found: server/discover is answered for a client declaring the tasks extension; send initialize.",
+      ),
+    }
+  if (method === "initialize" || method === "server/discover" || (isObject(json) && claimsRevision(json))) {
     state.initialized = true
     return { forward: message }
   }
@@ -78,7 +87,8 @@ export function gate(line: string, state: GateState): GateAction {
       reply: errorFrame(
         id,
         NOT_INITIALIZED,
-        `Server not initialized: send "initialize" (and then "notifications/initialized") before ${method}.`,
+        `Server not initialized: send "initialize" (and then "notifications/initialized") before ${method}, or ` +
+          `name the protocol revision in the request's _meta.`,
       ),
     }
   if (method === "tools/call" && id !== undefined) {
@@ -106,4 +116,32 @@ export function gate(line: string, state: GateState): GateAction {
       }
   }
   return { forward: message }
+}
+
+function readMessage(json: unknown): JSONRPCMessage | undefined {
+  try {
+    return parseJSONRPCMessage(json)
+  } catch {
+    // Not a JSON-RPC message: the caller answers it with what a message needs.
+    return undefined
+  }
+}
+
+/** A 2026-07-28 request names its revision in its `_meta` envelope, and needs no handshake before it. */
+function claimsRevision(json: Record<string, unknown>): boolean {
+  const meta = isObject(json.params) ? json.params._meta : undefined
+  return isObject(meta) && typeof meta["io.modelcontextprotocol/protocolVersion"] === "string"
+}
+
+/**
+ * Revision 2026-07-28 is opened only by a client declaring the tasks extension (interactive Claude Code): on it a
+ * delegated agent's question cannot be put to the person mid-call (no requests from server to client, and the
+ * questions are not yet mapped onto `input_required`), so every other client is sent, as it always was, to
+ * `initialize`, where the relay asks through elicitation.
+ */
+function declaresTasks(json: unknown): boolean {
+  const meta = isObject(json) && isObject(json.params) ? json.params._meta : undefined
+  const capabilities = isObject(meta) ? meta["io.modelcontextprotocol/clientCapabilities"] : undefined
+  const extensions = isObject(capabilities) ? capabilities.extensions : undefined
+  return isObject(extensions) && extensions["io.modelcontextprotocol/tasks"] !== undefined
 }

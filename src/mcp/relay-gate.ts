@@ -3,8 +3,7 @@
 // its tasks, and a task has a bounded number in its life. An ask over a bound is not put to the
 // person: it is refused at once with a reason the agent reads (src/opencode/policy.ts), so an agent
 // that asks 25 questions in one step learns to ask one thing at a time instead of queueing 25 forms.
-// One gate per MCP server (per process in use); a task's ledger follows it from call to task_continue.
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+// One gate per MCP connection (server.ts); a task's ledger follows it from call to task_continue.
 import { RELAY_BOUNDS, type RelayBounds } from "../policy/relay-bounds"
 
 /** One task's asks: how many it has put (its life), and how many are open now. */
@@ -108,13 +107,4 @@ export class RelayGate {
     this.open--
     this.pump()
   }
-}
-
-const gates = new WeakMap<McpServer, RelayGate>()
-
-/** The gate of this MCP server. */
-export function gateOf(server: McpServer): RelayGate {
-  const gate = gates.get(server) ?? new RelayGate()
-  gates.set(server, gate)
-  return gate
 }

@@ -5,20 +5,22 @@
 // task) the relay is detached and every later ask is refused with that reason. Which asks can arise
 // at all is config.json's policy.relay (src/agents/render.ts). What a form shows is bounded
 // (src/policy/relay-bounds.ts), and so is how many are open at once (relay-gate.ts).
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import {
-  ElicitResultSchema,
-  ErrorCode,
-  McpError,
+  SdkError,
+  SdkErrorCode,
   type ElicitRequestFormParams,
   type ElicitResult,
   type PrimitiveSchemaDefinition,
-} from "@modelcontextprotocol/sdk/types.js"
+} from "@modelcontextprotocol/server"
 import type { Ask } from "../policy/asks"
 import { describeAsk, type Relay, type Verdict } from "../policy/relay"
 import { agentLabel, shownAsk } from "../policy/relay-bounds"
-import { gateOf, type AskLedger } from "./relay-gate"
+import type { Peer } from "./define"
+import type { AskLedger } from "./relay-gate"
 import type { Extra } from "./replies"
+
+/** Why an ask went unanswered when the client left: the reason serve gives the asks it withdraws then. */
+const CLIENT_CLOSED = "the MCP client that could put it to the person closed"
 
 /** How long one ask waits for the person at most (also bounded by what is left of the call's budget). */
 const RELAY_WAIT_MS = 60_000
@@ -41,26 +43,29 @@ export interface RelayOptions {
 }
 
 /** A relay for this call, or undefined when the client cannot ask the person (no elicitation). */
-export function foregroundRelay(server: McpServer, extra: Extra, options: RelayOptions): ForegroundRelay | undefined {
-  if (!server.server.getClientCapabilities()?.elicitation) return undefined
+export function foregroundRelay(peer: Peer, extra: Extra, options: RelayOptions): ForegroundRelay | undefined {
+  if (!peer.elicits) return undefined
   const detached = new AbortController()
-  const gate = gateOf(server)
+  const signal = extra.mcpReq.signal
+  const gate = peer.gate
   const ledger = options.ledger ?? gate.ledger()
+  // A call's signal aborts when it is cancelled, and when its connection closes (the SDK aborts every open request).
+  const ended = (cancelled: string) => unreachable(peer.connected() ? cancelled : CLIENT_CLOSED)
   const relay: Relay = async (ask, asking) => {
     if (detached.signal.aborted) return unreachable("the call had returned; no one to ask")
-    if (extra.signal.aborted) return unreachable("the call was cancelled; no one to ask")
+    if (signal.aborted) return ended("the call was cancelled; no one to ask")
     const deadline = Date.now() + Math.min(options.waitMs ?? RELAY_WAIT_MS, options.until - Date.now())
     if (deadline <= Date.now()) return unreachable("the call's wait was spent; no one to ask")
     const seconds = Math.round((deadline - Date.now()) / 1000)
     const entry = await gate.enter(
       ledger,
-      AbortSignal.any([detached.signal, extra.signal, AbortSignal.timeout(deadline - Date.now())]),
+      AbortSignal.any([detached.signal, signal, AbortSignal.timeout(deadline - Date.now())]),
     )
     if ("refused" in entry) {
       if (entry.refused !== "aborted") return { kind: "refused", reason: entry.refused, unasked: true }
       if (detached.signal.aborted)
         return unreachable("the call had returned while the ask waited for a free form; no one to ask")
-      if (extra.signal.aborted) return unreachable("the call was cancelled while the ask waited for a free form")
+      if (signal.aborted) return ended("the call was cancelled while the ask waited for a free form")
       return refused(`no answer from the person within ${seconds}s (the ask waited behind others for a free form)`)
     }
     try {
@@ -68,19 +73,15 @@ export function foregroundRelay(server: McpServer, extra: Extra, options: RelayO
       if (timeout <= 0)
         return refused(`no answer from the person within ${seconds}s (the ask waited behind others for a free form)`)
       asking()
-      const result = await extra.sendRequest(
-        { method: "elicitation/create", params: elicitation(ask) },
-        ElicitResultSchema,
-        {
-          timeout,
-          signal: AbortSignal.any([detached.signal, extra.signal]),
-        },
-      )
+      const result = await extra.mcpReq.elicitInput(elicitation(ask), {
+        timeout,
+        signal: AbortSignal.any([detached.signal, signal]),
+      })
       return verdictOf(ask, result)
     } catch (error) {
       if (detached.signal.aborted) return unreachable("the call had returned before the person answered; no one to ask")
-      if (extra.signal.aborted) return unreachable("the call was cancelled before the person answered")
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
+      if (signal.aborted) return ended("the call was cancelled before the person answered")
+      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
         return refused(`no answer from the person within ${seconds}s`)
       return unreachable(
         `the client could not ask the person: ${error instanceof Error ? error.message : String(error)}`,

@@ -1,14 +1,14 @@
 // What the MCP layer answers with, zod-free: a delegation's result as text and structured content, a task
 // still running, an expected failure, and progress notifications. Loaded at start (define.ts, tasks.ts);
 // the schemas these answers follow are in shared.ts, which loads with the tools.
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
-import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, ServerContext } from "@modelcontextprotocol/server"
 import type { z } from "zod"
 import { type DelegationResult, fromTranscript, renderText, type TaskRecord, toStructured } from "../engine/terms"
 import { AppError } from "../errors"
 import type { resultShape } from "./shared"
 
-export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
+/** The request context the SDK gives a handler: its signal, progress token and channel back. */
+export type Extra = ServerContext
 
 /** What a tool answers: the text the model reads and the structured content its output schema declares. */
 export interface Reply<Structured> {
@@ -56,7 +56,7 @@ export function errorResult(error: unknown): CallToolResult {
 
 /** Sends numbered progress notifications when the client asked for them (a progressToken). */
 export function progressReporter(extra: Extra): (message: string) => void {
-  const token = extra._meta?.progressToken
+  const token = extra.mcpReq._meta?.progressToken
   if (token === undefined) return () => {}
   let count = 0
   return (message) => {
@@ -64,6 +64,6 @@ export function progressReporter(extra: Extra): (message: string) => void {
     const params = { progressToken: token, progress: count, message }
     // Progress to a client that already left has no one to tell; the task goes on.
     // A progress note the client cannot take (closed, no token) must not fail the task it reports on.
-    void extra.sendNotification({ method: "notifications/progress", params }).catch(() => undefined)
+    void extra.mcpReq.notify({ method: "notifications/progress", params }).catch(() => undefined)
   }
 }

@@ -1,18 +1,54 @@
-// The MCP server: one tool per file under tools/ (toolset.ts), the instructions the parent reads first.
-// The tools load with the first call (listed.ts) and run on a backend opened then (define.ts): `serve`
-// loads the engine, and builds the Delegations that recovers the task records an earlier process left.
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+// The MCP server: the SDK's Server, for both revisions (serveStdio picks the one the client opens with),
+// serving one tool per file under tools/ (toolset.ts) and the instructions the parent reads first.
+// `tools/list` is answered from tools-list.json, which scripts/tools-list.ts writes from the tools and
+// the build and test/mcp/listed.test.ts hold equal to them: building the tools' zod schemas was most of
+// what a server spent before its first answer, so they load with the first call. Each call runs on a
+// backend opened then (define.ts): `serve` loads the engine and builds the Delegations that recovers the
+// task records an earlier process left. The low-level Server rather than the McpServer: the tools are
+// listed from the written list and checked with their own zod schemas, whose wrong fields a parent
+// reads as "field: problem" with a next step (define.ts) where the McpServer answers with a zod dump.
+import { ProtocolError, ProtocolErrorCode, Server, type ServerContext } from "@modelcontextprotocol/server"
 import { SERVER_NAME, VERSION } from "../version"
-import type { OpenBackend } from "./define"
+import type { OpenBackend, Peer } from "./define"
 import instructions from "./instructions.md" with { type: "text" }
-import { toolsOnFirstCall } from "./listed"
-import { offerNativeTasks, TASKS_CAPABILITY } from "./tasks"
+import { RelayGate } from "./relay-gate"
+import { asTask, offerTasks, TASKS_EXTENSION } from "./tasks"
+import listed from "./tools-list.json"
 
-export function createServer(open: OpenBackend): McpServer {
-  // No `tools` here: the McpServer declares it with its tool handlers, which tasks.ts and listed.ts wrap as they go in.
-  const capabilities = { tasks: TASKS_CAPABILITY }
-  const server = new McpServer({ name: SERVER_NAME, version: VERSION }, { instructions, capabilities })
-  offerNativeTasks(server, open)
-  toolsOnFirstCall(server, open)
+const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
+
+/** One server a connection (serveStdio's factory); what it keeps across calls is that connection's relay gate. */
+export function createServer(open: OpenBackend): Server {
+  const capabilities = { tools: {}, extensions: { [TASKS_EXTENSION]: {} } }
+  const server = new Server({ name: SERVER_NAME, version: VERSION }, { capabilities, instructions })
+  const gate = new RelayGate()
+  server.setRequestHandler("tools/list", () => listed as { tools: [] })
+  server.setRequestHandler("tools/call", async (request, extra) => {
+    const { name, arguments: args } = request.params
+    const { TOOLS } = await import("./toolset")
+    const tool = TOOLS.find((tool) => tool.name === name)
+    if (!tool)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool ${name}: tools/list gives the tools.`)
+    const result = await tool.call(args, { peer: peerOf(server, extra, gate), extra }, open)
+    return asTask(name, result, extra, open)
+  })
+  offerTasks(server, open)
   return server
+}
+
+/**
+ * The client behind this request. A 2026-07-28 request names it in its envelope and cannot be asked anything while
+ * it waits (the revision has no requests from server to client); a 2025 client named it when it initialized.
+ */
+function peerOf(server: Server, extra: ServerContext, gate: RelayGate): Peer {
+  const envelope = extra.mcpReq.envelope as Record<string, unknown> | undefined
+  const modern = envelope?.[PROTOCOL_VERSION_KEY] !== undefined
+  const info = modern ? (envelope?.[CLIENT_INFO_KEY] as { name?: unknown } | undefined) : server.getClientVersion()
+  return {
+    name: typeof info?.name === "string" ? info.name : undefined,
+    elicits: !modern && server.getClientCapabilities()?.elicitation !== undefined,
+    connected: () => server.transport !== undefined,
+    gate,
+  }
 }

@@ -1,5 +1,5 @@
 // The schemas the tools share: the arguments of the delegating calls and the structured result. They
-// load with the tools (listed.ts); the answers themselves are built in replies.ts.
+// load with the tools (server.ts); the answers themselves are built in replies.ts.
 import { z } from "zod"
 import { TIMEOUT_BOUNDS, TIMEOUT_PROFILES } from "../config/bounds"
 import { CHANGE_KINDS, FAILURE_KINDS, STATUSES, TITLE_LIMITS, toStructured } from "../engine/terms"

@@ -1,197 +1,166 @@
-// Native MCP tasks (the experimental tasks of protocol 2025-11-25, which the pinned SDK speaks) for
-// clients that declare them: a delegating call sent with a `task` parameter starts its delegation and
-// returns our task id (a group id for delegate_parallel) as the MCP task id; tasks/get, tasks/result
-// and tasks/cancel answer from the task records, so a successor process answers for an earlier one's
-// tasks. Clients that do not declare tasks get today's behaviour, untouched. Hooked where the tool
-// handlers are installed, so the tools themselves know nothing of it (README "Native MCP tasks").
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+// The tasks extension (`io.modelcontextprotocol/tasks`, protocol 2026-07-28) for a client that declares
+// it: the server decides, so a delegating call that outlasts its sync budget comes back as the
+// extension's task (`resultType: "task"`) instead of `running`, and the client polls tasks/get, which
+// carries the tool's own result once the task has ended; tasks/cancel stops it. Every answer is read
+// from the task records, so a successor process answers for an earlier one's tasks. A tool error is a
+// `completed` task whose result has `isError`; `failed` is kept for a task whose result cannot be read.
+// The SDK has no server side for the extension (its `ext-tasks` package is the requester's side and a
+// 2025-11-25 receiver): these handlers are ours, checked against that package's schemas in the tests.
 import {
-  CallToolRequestSchema,
-  CancelTaskRequestSchema,
-  ErrorCode,
-  GetTaskPayloadRequestSchema,
-  GetTaskRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  RELATED_TASK_META_KEY,
-  type CallToolRequest,
   type CallToolResult,
-  type ListToolsRequest,
-  type ListToolsResult,
-  type ServerResult,
-  type Task,
-} from "@modelcontextprotocol/sdk/types.js"
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Server,
+} from "@modelcontextprotocol/server"
+import { z } from "zod"
 import { checkTaskId, isFinished, type TaskRecord } from "../engine/terms"
 import { fail } from "../errors"
 import { handOver } from "./calls"
-import { toResult, leanListing, type OpenBackend } from "./define"
+import type { OpenBackend } from "./define"
 import { errorResult, type Extra } from "./replies"
-import { withoutWaiting } from "./task-scope"
 
-/** The calls that may run as a task: the ones that start (or continue) a delegation. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
+
+/** The calls that may become a task: the ones that start (or continue) a delegation. */
 const TASK_TOOLS: readonly string[] = ["scout", "worker", "runner", "delegate_parallel", "task_continue"]
 
-/** What the server declares: task-augmented tools/call, and tasks/cancel (tasks/list is task_list's job). */
-export const TASKS_CAPABILITY = { cancel: {}, requests: { tools: { call: {} } } }
-
 /** How often a client should poll tasks/get: progress lines come seconds apart. */
-export const POLL_MS = 1000
+const POLL_MS = 1000
 
-type CallHandler = (request: CallToolRequest, extra: Extra) => ServerResult | Promise<ServerResult>
-type ListHandler = (request: ListToolsRequest, extra: Extra) => ServerResult | Promise<ServerResult>
+type TaskStatus = "working" | "completed" | "failed" | "cancelled"
+
+/** A task as the extension describes it (TaskBaseShape and status); `ttlMs: null` keeps it as long as the record. */
+type ExtensionTask = {
+  taskId: string
+  status: TaskStatus
+  statusMessage: string
+  createdAt: string
+  lastUpdatedAt: string
+  ttlMs: null
+  pollIntervalMs: number
+  result?: Record<string, unknown>
+  error?: { code: number; message: string }
+}
+
+/** True on a 2026-07-28 request whose envelope declares the tasks extension. */
+export function declaresTasks(extra: Extra): boolean {
+  const envelope = extra.mcpReq.envelope as Record<string, unknown> | undefined
+  if (envelope?.[PROTOCOL_VERSION_KEY] === undefined) return false
+  const capabilities = envelope[CLIENT_CAPABILITIES_KEY] as { extensions?: Record<string, unknown> } | undefined
+  return capabilities?.extensions?.[TASKS_EXTENSION] !== undefined
+}
 
 /**
- * Wraps the tools/call and tools/list handlers as the McpServer installs them (call before the first
- * tool is registered) and answers tasks/get, tasks/result and tasks/cancel.
+ * A delegating call that came back `running` (it outlasted the sync budget), as the extension's task for a client
+ * that declares it; any other result stays the result.
  */
-export function offerNativeTasks(server: McpServer, open: OpenBackend): void {
-  const inner = server.server
-  // Throws when the tool handlers are in already (a `tools` capability given to the McpServer's constructor).
-  inner.assertCanSetRequestHandler("tools/call")
-  const declared = () => inner.getClientCapabilities()?.tasks !== undefined
-  const set = inner.setRequestHandler.bind(inner)
-  let call: CallHandler | undefined
-  const install: typeof inner.setRequestHandler = (schema, handler) => {
-    const method: unknown = schema
-    if (method === CallToolRequestSchema) {
-      call = handler as unknown as CallHandler
-      return set(CallToolRequestSchema, (request, extra) => callAsTask(request, extra))
-    }
-    if (method === ListToolsRequestSchema) {
-      const list = handler as unknown as ListHandler
-      return set(ListToolsRequestSchema, async (request, extra) =>
-        offered(leanListing((await list(request, extra)) as ListToolsResult)),
-      )
-    }
-    return set(schema, handler)
+export async function asTask(
+  name: string,
+  result: CallToolResult,
+  extra: Extra,
+  open: OpenBackend,
+): Promise<CallToolResult> {
+  if (!TASK_TOOLS.includes(name) || !declaresTasks(extra)) return result
+  const structured = result.structuredContent as Record<string, unknown> | undefined
+  const id = structured?.task_id ?? structured?.group_id
+  if (structured?.status !== "running" || typeof id !== "string") return result
+  const { status, statusMessage, createdAt, lastUpdatedAt, ttlMs, pollIntervalMs } = await taskOf(open, id)
+  const task = {
+    resultType: "task",
+    taskId: id,
+    status,
+    statusMessage,
+    createdAt,
+    lastUpdatedAt,
+    ttlMs,
+    pollIntervalMs,
   }
-  inner.setRequestHandler = install
+  // The SDK types a tool's answer as a result or input_required; the extension adds `task`, which it passes on as is.
+  return task as unknown as CallToolResult
+}
 
-  async function callAsTask(request: CallToolRequest, extra: Extra): Promise<ServerResult> {
-    const original = call!
-    if (!request.params.task || !declared()) return original(request, extra)
-    // As the spec has it for a tool whose taskSupport is forbidden, with the way out.
-    if (!TASK_TOOLS.includes(request.params.name))
-      throw new McpError(
-        ErrorCode.MethodNotFound,
-        `${request.params.name} does not run as a task.\nnext: Call it without task; ${TASK_TOOLS.join(", ")} do.`,
-      )
-    const started = (await withoutWaiting(async () => original(request, extra))) as CallToolResult
-    const id = idOf(started)
-    // Nothing started (bad arguments, a refusal): the tool's own error, as a protocol error.
-    if (!id) throw new McpError(ErrorCode.InvalidParams, textOf(started))
-    return { task: await taskOf(id) }
-  }
+const TaskParams = z.object({ taskId: z.string() }).loose()
 
-  function offered(listed: ListToolsResult): ListToolsResult {
-    if (!declared()) return listed
-    const tools = listed.tools.map((tool) =>
-      TASK_TOOLS.includes(tool.name)
-        ? { ...tool, execution: { ...tool.execution, taskSupport: "optional" as const } }
-        : tool,
-    )
-    return { ...listed, tools }
-  }
-
-  async function taskOf(id: string): Promise<Task> {
-    const { engine } = await open()
-    return engine.isGroupId(id) ? groupTask(id) : recordTask(await recordOf(id))
-  }
-
-  async function recordOf(id: string): Promise<TaskRecord> {
-    checkTaskId(id)
-    const { delegations } = await open()
-    const record = await delegations.read(id)
-    if (!record) throw fail("Usage", `No task ${id}.`, "Pass the taskId a tools/call returned, or call task_list.")
-    return record
-  }
-
-  async function membersOf(id: string) {
-    const { engine, delegations } = await open()
-    const group = await engine.readGroup(delegations.runtime.paths.groupsDir, id)
-    // A member whose record was set aside (garbage) leaves the rest of the group answerable.
-    const members = await Promise.all(group.tasks.map((id) => delegations.read(id)))
-    return { group, members: members.filter((member) => member !== undefined) }
-  }
-
-  async function groupTask(id: string): Promise<Task> {
-    const { group, members } = await membersOf(id)
-    const finished = members.filter((member) => isFinished(member.status))
-    const updated = members.map((member) => member.updatedAt).sort()
-    const status =
-      finished.length < members.length
-        ? "working"
-        : members.length > 0 && members.every((member) => member.status === "cancelled")
-          ? "cancelled"
-          : "completed"
-    return {
-      taskId: id,
-      status,
-      statusMessage: `${finished.length} of ${members.length} members finished`,
-      createdAt: group.createdAt,
-      lastUpdatedAt: updated.at(-1) ?? group.createdAt,
-      ttl: null,
-      pollInterval: POLL_MS,
-    }
-  }
-
-  /** Waits for the task (or every member) to finish; the result the call gives today when it finishes in time. */
-  async function resultOf(id: string, extra: Extra): Promise<CallToolResult> {
-    const { engine, delegations } = await open()
-    // Known before waiting: follow() waits out a record that does not exist yet.
-    const ids = engine.isGroupId(id)
-      ? (await membersOf(id)).members.map((member) => member.id)
-      : [(await recordOf(id)).id]
-    const final = await Promise.all(ids.map((member) => delegations.follow(member, { signal: extra.signal })))
-    if (final.some((record) => !record || !isFinished(record.status)))
-      throw new McpError(ErrorCode.RequestTimeout, `Task ${id} is still running; call tasks/result again.`)
-    if (!engine.isGroupId(id)) return toResult(await handOver(delegations, final[0]!))
-    // The group's result is the tool's own: its call with the group id, its members all finished.
-    const request: CallToolRequest = {
-      method: "tools/call",
-      params: { name: "delegate_parallel", arguments: { group_id: id } },
-    }
-    // Its own signal: abandoning this read must not cancel the group, as a cancelled call would.
-    const quiet = { ...extra, signal: new AbortController().signal }
-    return (await withoutWaiting(async () => call!(request, quiet))) as CallToolResult
-  }
-
-  set(GetTaskRequestSchema, (request) => asProtocol(async () => taskOf(request.params.taskId)))
-  set(GetTaskPayloadRequestSchema, (request, extra) =>
-    asProtocol(async () => {
-      const result = await resultOf(request.params.taskId, extra)
-      return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId: request.params.taskId } } }
+/**
+ * Answers tasks/get, tasks/update and tasks/cancel for a request that declares the extension (the spec's -32021
+ * otherwise); errors carry the same text and `next:` line a tool error would.
+ */
+export function offerTasks(server: Server, open: OpenBackend): void {
+  server.setRequestHandler("tasks/get", { params: TaskParams }, (params, extra) =>
+    asProtocol(extra, async () => withResult(open, await taskOf(open, params.taskId))),
+  )
+  // A task of ours never asks its client for input through the task (a question waits as `waiting_input`, answered
+  // with task_respond), so an update has nothing to deliver: it is acknowledged once the task is known.
+  server.setRequestHandler("tasks/update", { params: TaskParams }, (params, extra) =>
+    asProtocol(extra, async () => {
+      await taskOf(open, params.taskId)
+      return {}
     }),
   )
-  set(CancelTaskRequestSchema, (request) =>
-    asProtocol(async () => {
-      const id = request.params.taskId
-      const before = await taskOf(id)
-      if (isTerminal(before.status))
-        throw fail(
-          "Usage",
-          `Task ${id} had already ended (${before.status}); nothing was cancelled.`,
-          "Call tasks/result.",
-        )
+  server.setRequestHandler("tasks/cancel", { params: TaskParams }, (params, extra) =>
+    asProtocol(extra, async () => {
+      const id = params.taskId
+      // The extension's cancel is idempotent: a task that had ended is acknowledged the same way, and tasks/get
+      // says how it ended.
+      if ((await taskOf(open, id)).status !== "working") return {}
       const { engine, delegations } = await open()
-      const ids = engine.isGroupId(id) ? (await membersOf(id)).members.map((member) => member.id) : [id]
-      // A member that ended meanwhile cannot be cancelled; the task read next says how each ended.
+      const ids = engine.isGroupId(id) ? (await membersOf(open, id)).members.map((member) => member.id) : [id]
+      // A member that ended meanwhile cannot be cancelled; tasks/get says how each ended.
       await Promise.all(ids.map((member) => delegations.cancel(member).catch(() => undefined)))
-      return taskOf(id)
+      return {}
     }),
   )
 }
 
-/** A record as an MCP task: the status the protocol knows, the latest progress line as its message. */
-function recordTask(record: TaskRecord): Task {
-  const finished = isFinished(record.status)
-  const status = !finished
-    ? "working"
-    : record.status === "failed"
-      ? "failed"
-      : record.status === "cancelled"
+async function taskOf(open: OpenBackend, id: string): Promise<ExtensionTask> {
+  const { engine } = await open()
+  return engine.isGroupId(id) ? groupTask(open, id) : recordTask(await recordOf(open, id))
+}
+
+async function recordOf(open: OpenBackend, id: string): Promise<TaskRecord> {
+  checkTaskId(id)
+  const { delegations } = await open()
+  const record = await delegations.read(id)
+  if (!record) throw fail("Usage", `No task ${id}.`, "Pass the taskId a tools/call returned, or call task_list.")
+  return record
+}
+
+async function membersOf(open: OpenBackend, id: string) {
+  const { engine, delegations } = await open()
+  const group = await engine.readGroup(delegations.runtime.paths.groupsDir, id)
+  // A member whose record was set aside (garbage) leaves the rest of the group answerable.
+  const members = await Promise.all(group.tasks.map((member) => delegations.read(member)))
+  return { group, members: members.filter((member) => member !== undefined) }
+}
+
+async function groupTask(open: OpenBackend, id: string): Promise<ExtensionTask> {
+  const { group, members } = await membersOf(open, id)
+  const finished = members.filter((member) => isFinished(member.status))
+  const updated = members.map((member) => member.updatedAt).sort()
+  const status: TaskStatus =
+    finished.length < members.length
+      ? "working"
+      : members.length > 0 && members.every((member) => member.status === "cancelled")
         ? "cancelled"
         : "completed"
+  return {
+    taskId: id,
+    status,
+    statusMessage: `${finished.length} of ${members.length} members finished`,
+    createdAt: group.createdAt,
+    lastUpdatedAt: updated.at(-1) ?? group.createdAt,
+    ttlMs: null,
+    pollIntervalMs: POLL_MS,
+  }
+}
+
+/** A record as the extension's task: a finished delegation (failed included) is `completed` with its result. */
+function recordTask(record: TaskRecord): ExtensionTask {
+  const finished = isFinished(record.status)
+  const status: TaskStatus = !finished ? "working" : record.status === "cancelled" ? "cancelled" : "completed"
   const message = finished ? `ended ${record.status}${record.note ? `: ${record.note}` : ""}` : record.progress.at(-1)
   return {
     taskId: record.id,
@@ -199,17 +168,36 @@ function recordTask(record: TaskRecord): Task {
     statusMessage: message ?? "started",
     createdAt: record.createdAt,
     lastUpdatedAt: record.updatedAt,
-    ttl: null,
-    pollInterval: POLL_MS,
+    ttlMs: null,
+    pollIntervalMs: POLL_MS,
   }
 }
 
-const isTerminal = (status: Task["status"]) => status === "completed" || status === "failed" || status === "cancelled"
+/** A completed task with the tool's result inlined, as tasks/get carries it; one that cannot give it has `failed`. */
+async function withResult(open: OpenBackend, task: ExtensionTask): Promise<ExtensionTask> {
+  if (task.status !== "completed") return task
+  try {
+    return { ...task, result: { ...(await resultOf(open, task.taskId)) } }
+  } catch (error) {
+    const { statusMessage: _, ...rest } = task
+    const message = textOf(errorResult(error))
+    return { ...rest, status: "failed", statusMessage: message, error: { code: -32603, message } }
+  }
+}
 
-function idOf(result: CallToolResult): string | undefined {
-  const structured = result.structuredContent
-  const id = structured?.task_id ?? structured?.group_id
-  return typeof id === "string" ? id : undefined
+/** The finished task's result, the one the call gives when it finishes in time; a group's is the tool's own. */
+async function resultOf(open: OpenBackend, id: string): Promise<CallToolResult> {
+  const { engine, delegations } = await open()
+  if (!engine.isGroupId(id)) {
+    const { toResult } = await import("./define")
+    return toResult(await handOver(delegations, await recordOf(open, id)))
+  }
+  const { TOOLS } = await import("./toolset")
+  const tool = TOOLS.find((tool) => tool.name === "delegate_parallel")!
+  // Its own signal: reading a finished group's result never cancels it.
+  const extra = { mcpReq: { signal: new AbortController().signal, _meta: {} } } as unknown as Extra
+  const peer = { name: undefined, elicits: false, connected: () => false, gate: undefined! }
+  return tool.call({ group_id: id }, { peer, extra }, open)
 }
 
 function textOf(result: CallToolResult): string {
@@ -217,11 +205,16 @@ function textOf(result: CallToolResult): string {
 }
 
 /** Our errors as JSON-RPC errors carrying the same text and `next:` line a tool error would. */
-async function asProtocol<T>(work: () => Promise<T>): Promise<T> {
+async function asProtocol<T>(extra: Extra, work: () => Promise<T>): Promise<T> {
+  if (!declaresTasks(extra))
+    throw new MissingRequiredClientCapabilityError(
+      { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+      `Declare the ${TASKS_EXTENSION} extension in the request's client capabilities to use tasks.`,
+    )
   try {
     return await work()
   } catch (error) {
-    if (error instanceof McpError) throw error
-    throw new McpError(ErrorCode.InvalidParams, textOf(errorResult(error)))
+    if (error instanceof ProtocolError) throw error
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, textOf(errorResult(error)))
   }
 }

@@ -76,10 +76,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
     })
     cleanup.push(close)
     log("demo: MCP server ready; calling scout")
-    const result = await client.callTool({ name: "scout", arguments: { cwd: repo, task: DEMO_TASK } }, undefined, {
-      onprogress: (p) => log(`  progress: ${p.message ?? p.progress}`),
-      timeout: 120_000,
-    })
+    const result = await client.callTool(
+      { name: "scout", arguments: { cwd: repo, task: DEMO_TASK } },
+      {
+        onprogress: (p) => log(`  progress: ${p.message ?? p.progress}`),
+        timeout: 120_000,
+      },
+    )
     const text = (result.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n")
     const structured = result.structuredContent as Record<string, unknown> | undefined
     if (!structured) throw fail("Delegation", `The scout call returned no structured result:\n${text}`)

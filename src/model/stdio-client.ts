@@ -1,7 +1,7 @@
 // An MCP client for this program's own `serve` over stdio, the way Codex and Claude Code start it: the
 // demo, the tests and the bench all talk to the server through it.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { Client } from "@modelcontextprotocol/client"
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import type { Env } from "../config/flags"
 
 export interface Connected {

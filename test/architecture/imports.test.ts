@@ -40,7 +40,7 @@ const ADAPTERS: Adapters[] = [
     from: "src/mcp/tools",
     // The surface's terms on their own, so a tool declared at start loads no engine (startup.test.ts).
     only: ["src/engine", "src/engine/terms", "src/mcp/"],
-    packages: ["zod", "@modelcontextprotocol/sdk"],
+    packages: ["zod", "@modelcontextprotocol/server"],
   },
   {
     from: "src/cli",
@@ -166,7 +166,7 @@ describe("the adapter rule", () => {
   const fine = 'import { z } from "zod"\nimport { defineTool } from "../define"\nimport { fail } from "../../engine"\n'
 
   test("a tool importing the surface, its layer, its .md, zod and SDK types passes", () => {
-    const sdk = 'import type { Tool } from "@modelcontextprotocol/sdk/types.js"\n'
+    const sdk = 'import type { Tool } from "@modelcontextprotocol/server"\n'
     const md = 'import description from "./planted.md" with { type: "text" }\n'
     const index = 'import { Delegations } from "../../engine/index"\n'
     expect(adapterViolations(tools, tool, fine + sdk + md + index)).toEqual([])

@@ -1,7 +1,7 @@
 // What `serve` loads before its first tool call, read from the sources: every module reachable from
 // src/cli/serve.ts through static value imports (a type-only import is erased; a dynamic one loads when
 // it runs). The tools and their zod schemas, the engine's surface and use cases, the OpenCode client, the
-// config schema and the other commands stay out: the first call loads them (src/mcp/listed.ts, serve.ts,
+// config schema and the other commands stay out: the first call loads them (src/mcp/server.ts, serve.ts,
 // src/mcp/define.ts), so `initialize` and `tools/list` cost the SDK and the written list
 // (src/mcp/tools-list.json). `bench --only footprint` measures what that buys.
 import { describe, expect, test } from "bun:test"
@@ -90,7 +90,7 @@ describe("serve's start", () => {
     const loaded = await loadedFrom(SERVE)
     expect(tooEarly(loaded)).toEqual([])
     // It does reach what it must (so the walk above has something to find).
-    for (const needed of ["src/mcp/server.ts", "src/mcp/stdio.ts", "src/mcp/listed.ts", "src/mcp/tools-list.json"])
+    for (const needed of ["src/mcp/server.ts", "src/mcp/stdio.ts", "src/mcp/tools-list.json"])
       expect({ needed, loaded: loaded.has(needed) }).toEqual({ needed, loaded: true })
   })
 
@@ -104,8 +104,8 @@ describe("serve's start", () => {
     }
   })
 
-  test("the first call loads them: the tools by listed.ts's dynamic import, the engine by serve.ts's", async () => {
-    expect(await Bun.file(resolve(ROOT, "src/mcp/listed.ts")).text()).toContain('import("./toolset")')
+  test("the first call loads them: the tools by server.ts's dynamic import, the engine by serve.ts's", async () => {
+    expect(await Bun.file(resolve(ROOT, "src/mcp/server.ts")).text()).toContain('import("./toolset")')
     expect(await Bun.file(resolve(ROOT, SERVE)).text()).toContain('await import("../engine")')
     expect(tooEarly(await loadedFrom("src/mcp/toolset.ts"))).not.toEqual([])
     expect(tooEarly(await loadedFrom("src/engine/index.ts"))).not.toEqual([])

@@ -1,13 +1,15 @@
-// What the real Claude Code 2.1.332 (`claude -p`, offline on the scripted Anthropic API) does with our
-// native MCP tasks: the compiled binary declares them, Claude Code's requests to it are logged on the
-// way in (a `tee` in front of `serve`). It probes `server/discover` (protocol 2026-07-28) without the
-// tasks extension, falls back to `initialize` 2025-11-25 without a `tasks` capability and calls the
-// scout without `task`: the scout's result comes back in the call, as before (README "Native MCP
-// tasks"). Control: the SDK client declaring tasks through the same logging path is seen sending one.
+// What the real Claude Code 2.1.332 (`claude -p`, offline on the scripted Anthropic API) does with the tasks
+// extension (`io.modelcontextprotocol/tasks`, protocol 2026-07-28) that the compiled binary offers; what
+// Claude Code sends is logged on the way in (a `tee` in front of `serve`), what serve answers on the way
+// out. Print mode probes `server/discover` (2026-07-28) without declaring the extension; serve answers a
+// discover only for a client declaring it (src/mcp/gate.ts), so the probe is refused (-32601) and Claude
+// Code falls back to `initialize` 2025-11-25 (no `tasks` capability) and calls the scout plainly: the
+// scout's result comes back in the call, as before (README "Native MCP tasks"). Interactive Claude Code
+// declares the extension and polls tasks/get: test/e2e/claude-native-tasks.test.ts. Control: a client
+// declaring the extension on 2026-07-28, through the same logging path, gets the long scout back as a
+// task and is seen polling tasks/get.
 import { expect, test } from "bun:test"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js"
+import { CreateTaskResultV2Schema, GetTaskResultV2Schema } from "@modelcontextprotocol/ext-tasks/core/v2"
 import { chmod, rm } from "node:fs/promises"
 import { BINARY } from "../helpers/mcp"
 import { claudePrint, claudeWorld } from "./_claude-print"
@@ -17,11 +19,18 @@ interface Message {
   method?: string
   params?: { _meta?: Record<string, unknown>; capabilities?: Record<string, unknown>; task?: unknown; name?: string }
 }
+interface Answer {
+  id?: number | string
+  result?: Record<string, unknown>
+  error?: { code: number; message: string }
+}
 
 const world = claudeWorld({
   files: { "README.md": "# tally\n" },
   scripts: (repo) => ({
     answer: { turns: [{ steps: [{ text: "tally is in README.md" }] }] },
+    // The same answer, well past a one-second sync budget.
+    late: { turns: [{ steps: [{ text: "tally is in README.md", delayMs: 4000 }] }] },
     parent: {
       turns: [
         {
@@ -33,33 +42,37 @@ const world = claudeWorld({
       ],
     },
   }),
-  // What the client sends is appended to the log on its way to serve; serve's answers go straight back.
+  // What the client sends is appended to one log on its way to serve; serve's answers to another on their way back.
   server: async ({ home }) => {
     const logged = `${home.root}/logged-serve.sh`
-    await Bun.write(logged, `#!/bin/sh\ntee -a '${wire()}' | '${BINARY}' serve\n`)
+    await Bun.write(logged, `#!/bin/sh\ntee -a '${wire()}' | '${BINARY}' serve | tee -a '${answers()}'\n`)
     await chmod(logged, 0o755)
     return { command: logged, args: [] }
   },
 })
 const wire = () => `${world.home.root}/wire.jsonl`
+const answers = () => `${world.home.root}/answers.jsonl`
 
-async function sent(): Promise<Message[]> {
-  const file = Bun.file(wire())
+async function lines<T>(path: string): Promise<T[]> {
+  const file = Bun.file(path)
   if (!(await file.exists())) return []
   return (await file.text())
     .split("\n")
     .filter((line) => line.trim())
-    .map((line) => JSON.parse(line) as Message)
+    .map((line) => JSON.parse(line) as T)
 }
+const sent = () => lines<Message>(wire())
 
 async function claude(env: Record<string, string> = {}) {
-  await rm(wire(), { force: true })
+  await Promise.all([rm(wire(), { force: true }), rm(answers(), { force: true })])
   const result = await claudePrint(world, [], env)
   const messages = await sent()
   const scout = world.model.toolResults().find((r) => r.tool === "mcp__orch__scout")
+  const discover = messages.find((m) => m.method === "server/discover")
   return {
     result,
-    discover: messages.find((m) => m.method === "server/discover"),
+    discover,
+    probed: (await lines<Answer>(answers())).find((answer) => discover && answer.id === discover.id),
     initialize: messages.find((m) => m.method === "initialize"),
     calls: messages.filter((m) => m.method === "tools/call"),
     polled: messages.filter((m) => m.method?.startsWith("tasks/")),
@@ -74,13 +87,16 @@ test.each([
 ])(
   "Claude Code in print mode (%s) declares no tasks to a server offering them, and calls the scout plainly",
   async (_, env) => {
-    const { result, discover, initialize, calls, polled, scout, parentTools } = await claude(env)
+    const { result, discover, probed, initialize, calls, polled, scout, parentTools } = await claude(env)
     expect(result.code).toBe(0)
     // The 2026-07-28 probe, where the extension would be declared; print mode leaves it out.
-    const probed = discover?.params?._meta?.["io.modelcontextprotocol/clientCapabilities"] as Record<string, unknown>
+    const declared = discover?.params?._meta?.["io.modelcontextprotocol/clientCapabilities"] as Record<string, unknown>
     expect(discover?.params?._meta?.["io.modelcontextprotocol/protocolVersion"]).toBe("2026-07-28")
-    expect(probed).toBeDefined()
-    expect(probed.extensions).toBeUndefined()
+    expect(declared).toBeDefined()
+    expect(declared.extensions).toBeUndefined()
+    // Refused, so the client falls back to 2025-11-25.
+    expect(probed?.error?.code).toBe(-32601)
+    expect(initialize?.params).toMatchObject({ protocolVersion: "2025-11-25" })
     expect(initialize?.params?.capabilities).toBeDefined()
     expect(initialize?.params?.capabilities?.tasks).toBeUndefined()
     expect(calls.map((call) => [call.params?.name, call.params?.task])).toEqual([["scout", undefined]])
@@ -93,28 +109,82 @@ test.each([
   120_000,
 )
 
-test("control: a client that declares tasks, through the same logging path, is seen sending one", async () => {
-  await rm(wire(), { force: true })
-  const transport = new StdioClientTransport({
-    command: `${world.home.root}/logged-serve.sh`,
-    env: world.home.env as Record<string, string>,
-    stderr: "pipe",
+const TASKS = "io.modelcontextprotocol/tasks"
+const ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "orchestrator-tests", version: "1" },
+  "io.modelcontextprotocol/clientCapabilities": { extensions: { [TASKS]: {} } },
+}
+
+/**
+ * A 2026-07-28 client declaring the tasks extension, in raw lines through the logging path (the SDK's Client takes
+ * no `resultType: "task"` answer); the server behind a one-second sync budget.
+ */
+function declaring() {
+  const proc = Bun.spawn([`${world.home.root}/logged-serve.sh`], {
+    env: { ...world.home.env, OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS: "1000" } as Record<string, string>,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "ignore",
   })
-  const client = new Client({ name: "orchestrator-tests", version: "1" }, { capabilities: { tasks: {} } })
-  await client.connect(transport)
-  try {
-    const params = {
-      name: "scout",
-      arguments: { cwd: world.repo, task: "Where? [script:answer]" },
-      task: { ttl: 60_000 },
+  type Frame = { id?: number; result?: Record<string, unknown>; error?: { message: string } }
+  const waiting = new Map<number, (frame: Frame) => void>()
+  void (async () => {
+    let buffer = ""
+    const decoder = new TextDecoder()
+    for await (const chunk of proc.stdout) {
+      buffer += decoder.decode(chunk, { stream: true })
+      const lines = buffer.split("\n")
+      buffer = lines.pop()!
+      for (const line of lines.filter((line) => line.trim())) {
+        const frame = JSON.parse(line) as Frame
+        if (typeof frame.id === "number") waiting.get(frame.id)?.(frame)
+      }
     }
-    const { task } = await client.request({ method: "tools/call", params }, CreateTaskResultSchema)
-    await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema, { timeout: 60_000 })
+  })()
+  let next = 0
+  const request = (method: string, params: Record<string, unknown> = {}) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const id = ++next
+      waiting.set(id, (frame) => (frame.error ? reject(new Error(frame.error.message)) : resolve(frame.result!)))
+      proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: ENVELOPE } })}\n`)
+      void proc.stdin.flush()
+    })
+  return {
+    request,
+    close: async () => {
+      proc.stdin.end()
+      await proc.exited
+    },
+  }
+}
+
+test("control: a client that declares the tasks extension, through the same logging path, is seen polling tasks/get", async () => {
+  await Promise.all([rm(wire(), { force: true }), rm(answers(), { force: true })])
+  const client = declaring()
+  try {
+    expect((await client.request("server/discover")).supportedVersions).toContain("2026-07-28")
+    const params = { name: "scout", arguments: { cwd: world.repo, task: "Where? [script:late]" } }
+    const task = CreateTaskResultV2Schema.parse(await client.request("tools/call", params))
+    let polled = GetTaskResultV2Schema.parse(await client.request("tasks/get", { taskId: task.taskId }))
+    while (polled.status === "working") {
+      await Bun.sleep(polled.pollIntervalMs ?? 1000)
+      polled = GetTaskResultV2Schema.parse(await client.request("tasks/get", { taskId: task.taskId }))
+    }
+    expect(polled.status).toBe("completed")
+    if (polled.status === "completed")
+      expect(polled.result.structuredContent).toMatchObject({ status: "succeeded", report: "tally is in README.md" })
   } finally {
     await client.close()
   }
   const messages = await sent()
-  expect(messages.find((m) => m.method === "initialize")?.params?.capabilities?.tasks).toEqual({})
-  expect(messages.filter((m) => m.method === "tools/call").map((m) => m.params?.task)).toEqual([{ ttl: 60_000 }])
-  expect(messages.some((m) => m.method === "tasks/result")).toBe(true)
+  const declared = messages.find((m) => m.method === "server/discover")?.params?._meta?.[
+    "io.modelcontextprotocol/clientCapabilities"
+  ] as { extensions?: Record<string, unknown> } | undefined
+  expect(declared?.extensions).toEqual({ [TASKS]: {} })
+  expect(messages.some((m) => m.method === "initialize")).toBe(false)
+  expect(messages.filter((m) => m.method === "tools/call").map((m) => [m.params?.name, m.params?.task])).toEqual([
+    ["scout", undefined],
+  ])
+  expect(messages.some((m) => m.method === "tasks/get")).toBe(true)
 }, 120_000)

@@ -5,7 +5,7 @@
 // and for each, doctor fails one check and serve refuses the delegation before anything starts, with
 // doctor's detail and doctor's one-line fix word for word. Control: the healthy world passes both.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult } from "@modelcontextprotocol/client"
 import {
   copyFileSync,
   existsSync,

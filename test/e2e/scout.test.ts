@@ -2,7 +2,7 @@
 // model. Checks that OpenCode really ran the scripted grep/read (the model saw their output) and
 // that the report and structured fields reach the parent.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult } from "@modelcontextprotocol/client"
 import { mkdir, rm, symlink, writeFile } from "node:fs/promises"
 import { connect } from "../../src/opencode/client"
 import { readServerRecord, stopServer } from "../../src/opencode/server"
@@ -62,9 +62,12 @@ describe("scout on the real OpenCode", () => {
   test("runs the scripted grep and read, and returns the report with its facts", async () => {
     model.reset()
     const progress: string[] = []
-    const result = (await mcp.client.callTool({ name: "scout", arguments: { cwd: repo, task: DEMO_TASK } }, undefined, {
-      onprogress: (p) => progress.push(p.message ?? ""),
-    })) as CallToolResult
+    const result = (await mcp.client.callTool(
+      { name: "scout", arguments: { cwd: repo, task: DEMO_TASK } },
+      {
+        onprogress: (p) => progress.push(p.message ?? ""),
+      },
+    )) as CallToolResult
 
     // OpenCode executed the tools: their real output came back to the model.
     const outputs = model.toolResults()

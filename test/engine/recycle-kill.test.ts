@@ -5,7 +5,7 @@
 // the release mark, the start lock, the record marked as stopping. Controls: the kill lands where the
 // test says (what it left is checked before the scout), and a stop whose process lives is never undone.
 import { beforeAll, describe, expect, test } from "bun:test"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult } from "@modelcontextprotocol/client"
 import { readdir } from "node:fs/promises"
 import { RECYCLE_STEPS, type RecycleStep } from "../../src/engine/capacity/recycle"
 import { Runtime } from "../../src/engine/capacity/runtime"
@@ -32,9 +32,12 @@ describe("a restart of the shared server SIGKILLed at each step", () => {
     const runtime = new Runtime(world.runtime.flags)
     const served = await serveInProcess(runtime, "next-process")
     try {
-      const result = await served.client.callTool({ name: "scout", arguments: await brief() }, undefined, {
-        timeout: 110_000,
-      })
+      const result = await served.client.callTool(
+        { name: "scout", arguments: await brief() },
+        {
+          timeout: 110_000,
+        },
+      )
       return statusOf(result as CallToolResult)
     } finally {
       await served.close()

@@ -3,7 +3,7 @@
 // can go through the front door (the scout/worker tools and their admission) or straight to a
 // session (runAgent) to prove the plugin holds on its own.
 import { afterAll, beforeAll } from "bun:test"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult } from "@modelcontextprotocol/client"
 import type { HomeOptions } from "../../src/model/home"
 import type { ScriptInput } from "../../src/model/script"
 import { serveInProcess } from "../helpers/in-process"
@@ -27,9 +27,12 @@ export async function front(world: World): Promise<Front> {
   return {
     // A worker's turn on a loaded machine can pass the SDK's 60 s default; the tests' own deadlines bound it.
     call: (tool, args, options) =>
-      served.client.callTool({ name: tool, arguments: args }, undefined, {
-        timeout: options?.timeoutMs ?? 170_000,
-      }) as Promise<CallToolResult>,
+      served.client.callTool(
+        { name: tool, arguments: args },
+        {
+          timeout: options?.timeoutMs ?? 170_000,
+        },
+      ) as Promise<CallToolResult>,
     close: served.close,
   }
 }

@@ -66,9 +66,12 @@ const fanOut = (mcp: Connected, cwd: string, count: number) => {
     cwd,
     task: `Look slowly, number ${++briefs}. [script:slow]`,
   }))
-  return mcp.client.callTool({ name: "delegate_parallel", arguments: { briefs: members } }, undefined, {
-    timeout: 600_000,
-  })
+  return mcp.client.callTool(
+    { name: "delegate_parallel", arguments: { briefs: members } },
+    {
+      timeout: 600_000,
+    },
+  )
 }
 
 const settled = (ids: string[]) => async () =>

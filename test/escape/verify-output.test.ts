@@ -4,7 +4,7 @@
 // after the worker's session: 1 GB of output, and one line of 200 MB. Control: a verification that
 // prints a little is kept whole, with no cut said (the bound is what cuts, not the path).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult } from "@modelcontextprotocol/client"
 import { readdir, readFile, stat } from "node:fs/promises"
 import { VERIFY_LOG_BYTES } from "../../src/engine/outcome/verify"
 import { eachLine, LINE_MAX_CHARS } from "../../src/runner/logs"
@@ -40,9 +40,12 @@ async function tailOf(file: string, bytes: number): Promise<string> {
 const worker = async (verify: string) => {
   const cwd = await makeRepo(world)
   const arguments_ = { cwd, task: "[script:idle] check", verify }
-  const result = (await served.client.callTool({ name: "worker", arguments: arguments_ }, undefined, {
-    timeout: 280_000,
-  })) as CallToolResult
+  const result = (await served.client.callTool(
+    { name: "worker", arguments: arguments_ },
+    {
+      timeout: 280_000,
+    },
+  )) as CallToolResult
   if (result.isError) throw new Error(textOf(result))
   return structuredOf(result)
 }

@@ -7,7 +7,7 @@
 // dirs, and no staging left. Control: the same apply without a fault succeeds; and each kill really
 // left the repository half-written (neither before nor after) until the next process.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult } from "@modelcontextprotocol/client"
 import { existsSync, readdirSync } from "node:fs"
 import { writeFile } from "node:fs/promises"
 import type { DoctorContext } from "../../src/doctor/check"
@@ -39,18 +39,24 @@ afterAll(async () => {
 })
 
 const apply = (serve: Awaited<ReturnType<typeof connectStdio>>) =>
-  serve.client.callTool({ name: "patch_apply", arguments: { patch_id: patch.id, digest: patch.digest } }, undefined, {
-    timeout: 300_000,
-  }) as Promise<CallToolResult>
+  serve.client.callTool(
+    { name: "patch_apply", arguments: { patch_id: patch.id, digest: patch.digest } },
+    {
+      timeout: 300_000,
+    },
+  ) as Promise<CallToolResult>
 
 /** A fresh `serve` (the next process) doing one call, then gone. */
 async function nextProcess(tool: string): Promise<CallToolResult> {
   const serve = await connectStdio(world.home.env)
   try {
     const args = tool === "patch_apply" ? { patch_id: patch.id, digest: patch.digest } : { patch_id: patch.id }
-    return (await serve.client.callTool({ name: tool, arguments: args }, undefined, {
-      timeout: 300_000,
-    })) as CallToolResult
+    return (await serve.client.callTool(
+      { name: tool, arguments: args },
+      {
+        timeout: 300_000,
+      },
+    )) as CallToolResult
   } finally {
     await serve.close()
   }

@@ -4,7 +4,7 @@
 // temporary (the partial copy) stays to keep the disk full. Control: the same apply with room succeeds.
 // Then staging: patch_discard and the reuse of a lane remove every `apply-*` directory in it.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult } from "@modelcontextprotocol/client"
 import { existsSync, readdirSync, statSync } from "node:fs"
 import { cp, mkdir, rm, symlink } from "node:fs/promises"
 import type { DoctorContext } from "../../src/doctor/check"
@@ -96,7 +96,6 @@ async function applyOnTmpfs(repo: string, patch: Patch, free?: number) {
     const before = listing(inside)
     const result = (await serve.client.callTool(
       { name: "patch_apply", arguments: { patch_id: patch.patch_id, digest: patch.digest } },
-      undefined,
       { timeout: 120_000 },
     )) as CallToolResult
     return {

@@ -11,7 +11,7 @@
 // after the last write left before) is answered applied from the files; the same tree with one file
 // off is still refused as changed, so the answer comes from the files, not from skipping the check.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult } from "@modelcontextprotocol/client"
 import { existsSync, readdirSync } from "node:fs"
 import { mkdir, rm, statfs, writeFile } from "node:fs/promises"
 import { BINARY, connectStdio, textOf } from "../helpers/mcp"
@@ -69,7 +69,6 @@ type Small = Awaited<ReturnType<typeof serveOnSmallDisk>>
 const applyOn = (small: Small) =>
   small.serve.client.callTool(
     { name: "patch_apply", arguments: { patch_id: patch.id, digest: patch.digest } },
-    undefined,
     { timeout: 120_000 },
   ) as Promise<CallToolResult>
 

@@ -9,7 +9,7 @@
 // Control: the same half tree without its run directory (what reading a damaged journal as no journal
 // did: the staging went with it) is refused and stays half-written.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult } from "@modelcontextprotocol/client"
 import { existsSync, readdirSync } from "node:fs"
 import { cp, readdir, rm, writeFile } from "node:fs/promises"
 import type { DoctorContext } from "../../src/doctor/check"
@@ -48,9 +48,12 @@ const doctor = async () => (await applies({ paths: world.home.paths } as unknown
 const recordFile = () => `${world.home.paths.patchesDir}/${patch.id}.json`
 
 const apply = () =>
-  mcp.client.callTool({ name: "patch_apply", arguments: { patch_id: patch.id, digest: patch.digest } }, undefined, {
-    timeout: 300_000,
-  }) as Promise<CallToolResult>
+  mcp.client.callTool(
+    { name: "patch_apply", arguments: { patch_id: patch.id, digest: patch.digest } },
+    {
+      timeout: 300_000,
+    },
+  ) as Promise<CallToolResult>
 
 /** The patch waiting again (an applied patch's second apply writes nothing). */
 async function markWaiting() {
@@ -102,9 +105,12 @@ test("setup: an apply with no fault writes every file; one SIGKILLed mid-write l
 
   const serve = await connectStdio(world.home.env)
   const call = serve.client
-    .callTool({ name: "patch_apply", arguments: { patch_id: patch.id, digest: patch.digest } }, undefined, {
-      timeout: 300_000,
-    })
+    .callTool(
+      { name: "patch_apply", arguments: { patch_id: patch.id, digest: patch.digest } },
+      {
+        timeout: 300_000,
+      },
+    )
     .catch(() => undefined) // the connection dies with the server
   const deadline = Date.now() + 240_000
   const written = () => (existsSync(`${repo}/gen`) ? readdirSync(`${repo}/gen`).length : 0)

@@ -7,9 +7,8 @@
 // reaches the model. Before, the task stayed `running` with its lock for the whole deadline. A question
 // waiting for task_respond (a client without elicitation) is withdrawn the same way, and the record says so.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js"
+import { Client, type ElicitResult } from "@modelcontextprotocol/client"
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { createHash } from "node:crypto"
 import { readdir, readFile } from "node:fs/promises"
 import type { TaskRecord } from "../../src/engine/records/record-schema"
@@ -94,12 +93,12 @@ async function connectPerson(answer?: ElicitResult) {
   })
   const client = new Client({ name: "asks-tests", version: "1" }, { capabilities: { elicitation: {} } })
   let asked = 0
-  client.setRequestHandler(ElicitRequestSchema, (_request, extra) => {
+  client.setRequestHandler("elicitation/create", (_request, extra) => {
     asked++
     if (answer) return answer
     // Never answers: the person walked away.
     return new Promise<ElicitResult>((_, reject) =>
-      extra.signal.addEventListener("abort", () => reject(new Error("gone")), { once: true }),
+      extra.mcpReq.signal.addEventListener("abort", () => reject(new Error("gone")), { once: true }),
     )
   })
   await client.connect(transport)
@@ -113,7 +112,6 @@ async function askThenLeave(leave: "close" | "sigkill", script = "ask", tool = "
   const person = await connectPerson()
   const call = person.client.callTool(
     { name: "worker", arguments: { cwd: repo, task: `Ask first (${tag}). [script:${script}]` } },
-    undefined,
     { timeout: 600_000 },
   )
   void call.catch(() => undefined)
@@ -137,7 +135,6 @@ test("control: with the client connected, the question is relayed and the person
   try {
     await person.client.callTool(
       { name: "worker", arguments: { cwd: repo, task: "Ask first (asks-control). [script:ask]" } },
-      undefined,
       { timeout: 120_000 },
     )
     expect(await until(async () => (await recordOf(repo))?.status !== "running", 60_000)).toBe(true)
@@ -195,7 +192,6 @@ test("attack: the serve is SIGKILLed while a question waits for task_respond: wi
   const pid = transport.pid!
   const call = client.callTool(
     { name: "worker", arguments: { cwd: repo, task: `Ask first (${tag}). [script:ask]` } },
-    undefined,
     { timeout: 600_000 },
   )
   void call.catch(() => undefined)

@@ -29,9 +29,12 @@ async function disconnectDuring(task: string, env: Record<string, string | undef
   world.dirs.push(repo)
   const mcp = await connectStdio({ ...world.home.env, ...env })
   void mcp.client
-    .callTool({ name: task.includes("hung") ? "scout" : "worker", arguments: { cwd: repo, task } }, undefined, {
-      timeout: 600_000,
-    })
+    .callTool(
+      { name: task.includes("hung") ? "scout" : "worker", arguments: { cwd: repo, task } },
+      {
+        timeout: 600_000,
+      },
+    )
     .catch(() => undefined)
   await until(async () => (await records()).some((r) => r.status === "running"), 20_000)
   const server = (await readServerRecord(world.home.paths))!

@@ -3,7 +3,7 @@
 // the state dir says the disk is full and what to do, before anything starts; nothing half-written
 // stays behind. Control: the same setup with room to spare gets past that check.
 import { beforeAll, expect, test } from "bun:test"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult } from "@modelcontextprotocol/client"
 import { mkdir, rm } from "node:fs/promises"
 import { createRepository } from "../../src/model/demo"
 import { BINARY, connectStdio, textOf } from "../helpers/mcp"
@@ -132,7 +132,6 @@ test("the disk fills mid-task: the worker's result still arrives, the workspace 
     const inside = (path: string) => `/proc/${serve}/root${path}`
     const call = mcp.client.callTool(
       { name: "worker", arguments: { cwd: repo, task: "[script:slow_edit] edit" } },
-      undefined,
       { timeout: 120_000 },
     ) as Promise<CallToolResult>
     const deadline = Date.now() + 30_000
@@ -186,7 +185,6 @@ test("the disk fills mid-task: the worker's result still arrives, the workspace 
     expect(await record()).toBe("succeeded")
     const next = (await mcp.client.callTool(
       { name: "scout", arguments: { cwd: repo, task: "[script:quick] look" } },
-      undefined,
       { timeout: 60_000 },
     )) as CallToolResult
     expect((next.structuredContent as { status: string }).status).toBe("succeeded")

@@ -46,7 +46,7 @@ afterAll(async () => {
 })
 
 const call = (client: Connected, name: string, args: Record<string, unknown>) =>
-  client.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })
+  client.client.callTool({ name, arguments: args }, { timeout: 120_000 })
 
 test("preserved: with OPENCODE_MCP_ORCHESTRATOR_PRESERVE_SESSIONS=1 a writer's session is kept and the workspace held until a restart", async () => {
   const preserving = await connect(world, { preserveSessions: true }, "preserving")

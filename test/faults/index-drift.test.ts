@@ -5,7 +5,7 @@
 // index, which listings and recovery answered from, hides it from both.
 import { Database } from "bun:sqlite"
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult } from "@modelcontextprotocol/client"
 import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { createRepository } from "../../src/model/demo"
 import { ensureServer } from "../../src/opencode/server"
@@ -41,7 +41,7 @@ const serve = async () => {
   return connected
 }
 const call = async (mcp: Connected, name: string, args: Record<string, unknown>) =>
-  (await mcp.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as CallToolResult
+  (await mcp.client.callTool({ name, arguments: args }, { timeout: 120_000 })) as CallToolResult
 const structured = (result: CallToolResult) => result.structuredContent as Record<string, unknown>
 const record = async (id: string) =>
   JSON.parse(await Bun.file(`${world.home.paths.tasksDir}/${id}.json`).text()) as TaskRecord

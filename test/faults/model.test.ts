@@ -56,9 +56,12 @@ type Structured = Record<string, unknown> & {
 }
 const worker = async (cwd: string, script: string) =>
   (
-    await mcp.client.callTool({ name: "worker", arguments: { cwd, task: `[script:${script}] edit` } }, undefined, {
-      timeout: 120_000,
-    })
+    await mcp.client.callTool(
+      { name: "worker", arguments: { cwd, task: `[script:${script}] edit` } },
+      {
+        timeout: 120_000,
+      },
+    )
   ).structuredContent as Structured
 
 async function settle(result: Structured) {
@@ -67,7 +70,6 @@ async function settle(result: Structured) {
     current = (
       await mcp.client.callTool(
         { name: "task_status", arguments: { task_id: current.task_id, wait_seconds: 10 } },
-        undefined,
         { timeout: 60_000 },
       )
     ).structuredContent as Structured

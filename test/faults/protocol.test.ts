@@ -3,7 +3,7 @@
 // arguments read like every other refusal, and no invalid input starts a session (the scripted model
 // sees no request at all).
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult } from "@modelcontextprotocol/client"
 import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
 import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
 import { stopServer } from "../../src/opencode/server"
@@ -206,9 +206,12 @@ test("fuzz: 3,000 invalid tool calls and 300 raw frames, seeded; no crash, no ha
         if (next() < 0.4) args[name] = fuzzValue(next)
       // Every delegation gets a workspace it may not use, so a call that passes validation is still refused.
       if (["scout", "worker", "runner"].includes(tool)) args.cwd = BAD_CWDS[Math.floor(next() * BAD_CWDS.length)]
-      const result = (await client.client.callTool({ name: tool, arguments: args }, undefined, {
-        timeout: 30_000,
-      })) as CallToolResult
+      const result = (await client.client.callTool(
+        { name: tool, arguments: args },
+        {
+          timeout: 30_000,
+        },
+      )) as CallToolResult
       expect(Array.isArray(result.content)).toBe(true)
       if (!result.isError && tool !== "task_list")
         throw new Error(`seed ${seed} call ${i}: ${tool} ${JSON.stringify(args).slice(0, 200)} was accepted`)

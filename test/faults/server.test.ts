@@ -45,9 +45,12 @@ afterAll(async () => {
 })
 
 const scout = (mcp: Pick<Connected, "client">, cwd: string, script: string) =>
-  mcp.client.callTool({ name: "scout", arguments: { cwd, task: `[script:${script}] look` } }, undefined, {
-    timeout: 120_000,
-  })
+  mcp.client.callTool(
+    { name: "scout", arguments: { cwd, task: `[script:${script}] look` } },
+    {
+      timeout: 120_000,
+    },
+  )
 
 /** Waits until the scripted model is asked for `script` after its first `since` requests: that task's session runs. */
 const sessionRunning = (script: string, since: number) =>
@@ -156,7 +159,6 @@ test("a server killed under a worker: the task ends failed with server_lost with
   // The report would come an hour later: a result at all is the server's loss told, not the session's end.
   const call = first.client.callTool(
     { name: "worker", arguments: { cwd: repo, task: "[script:edit_then_wait] edit" } },
-    undefined,
     { timeout: 120_000 },
   )
   expect(await until(() => Bun.file(`${repo}/kept.txt`).exists(), 60_000)).toBe(true)

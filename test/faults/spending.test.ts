@@ -121,7 +121,6 @@ test("a scout rerun after its server was SIGKILLed reports both sessions' spendi
   const before = await stats()
   const running = mcp.client.callTool(
     { name: "scout", arguments: { cwd: repo, task: "[script:slow_spend] look" } },
-    undefined,
     { timeout: 120_000 },
   )
   // Killed while the first session waits on its third answer: two steps are spent and counted.

@@ -102,9 +102,12 @@ async function fanOut(kill: Kill) {
   const sampled = sampler(mine)
   try {
     const briefs = tags.map((tag) => ({ role: "worker", cwd, task: `Write the member file (${tag}). [script:edit]` }))
-    const call = first.client.callTool({ name: "delegate_parallel", arguments: { briefs } }, undefined, {
-      timeout: 600_000,
-    })
+    const call = first.client.callTool(
+      { name: "delegate_parallel", arguments: { briefs } },
+      {
+        timeout: 600_000,
+      },
+    )
     if (kill === "none") await call
     else {
       void call.catch(() => undefined)

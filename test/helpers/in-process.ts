@@ -1,8 +1,6 @@
 // This program's MCP server in-process on a runtime, reached through the SDK Client over an in-memory
 // transport pair: the tools as a parent agent calls them, without a process in between.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
-import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js"
+import { Client, InMemoryTransport, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/client"
 import { Delegations } from "../../src/engine/lifecycle"
 import type { Runtime } from "../../src/engine/capacity/runtime"
 import * as engine from "../../src/engine"
@@ -30,7 +28,8 @@ export async function serveInProcess(runtime: Runtime, clientName: string, perso
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   await server.connect(serverSide)
   const client = new Client({ name: clientName, version: "1" }, person ? { capabilities: { elicitation: {} } } : {})
-  if (person) client.setRequestHandler(ElicitRequestSchema, (request, extra) => person(request, extra))
+  if (person)
+    client.setRequestHandler("elicitation/create", (request, extra) => person(request, { signal: extra.mcpReq.signal }))
   await client.connect(clientSide)
   return {
     client,

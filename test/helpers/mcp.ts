@@ -1,6 +1,6 @@
 // Starts this program's MCP server over stdio (the compiled binary by default) in an isolated home
 // and connects the SDK Client to it, the way Codex and Claude Code do.
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult } from "@modelcontextprotocol/client"
 import type { Env } from "../../src/config/flags"
 import { connectStdio as connect, type Connected } from "../../src/model/stdio-client"
 

@@ -1,7 +1,6 @@
 // patch_apply and patch_discard as the patch tests call them, on the patch a worker's result names;
 // the caller asserts on what they answer.
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { Client, CallToolResult } from "@modelcontextprotocol/client"
 
 /** The patch as a worker's result names it. */
 export interface PatchRef {

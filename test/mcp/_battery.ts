@@ -37,12 +37,11 @@ export function battery(scripts: Record<string, ScriptInput>, config?: Partial<C
     await stopWorld("home" in world ? world : undefined)
   })
   async function call(name: string, args: Record<string, unknown>, via = mcp): Promise<Structured> {
-    let result = structured(await via.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 }))
+    let result = structured(await via.client.callTool({ name, arguments: args }, { timeout: 120_000 }))
     for (let i = 0; i < 20 && result.status === "running"; i++)
       result = structured(
         await via.client.callTool(
           { name: "task_status", arguments: { task_id: result.task_id, wait_seconds: 20 } },
-          undefined,
           { timeout: 60_000 },
         ),
       )

@@ -1,8 +1,7 @@
 // Shared by the MCP integration tests: one scripted model, one isolated home and (through it) one
 // shared OpenCode server per test file; an in-process MCP server per runtime, reached through the
 // SDK Client over an in-memory transport pair; throwaway git repositories.
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { Client, CallToolResult } from "@modelcontextprotocol/client"
 import { readFlags, type Flags } from "../../src/config/flags"
 import type { ConfigInput } from "../../src/config/schema"
 import type { Delegations } from "../../src/engine/lifecycle"

@@ -1,7 +1,5 @@
 // The tool surface as a client hands it to its model, and which registered tools a text leaves unnamed.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
-import type { Tool } from "@modelcontextprotocol/sdk/types.js"
+import { Client, InMemoryTransport, type Tool } from "@modelcontextprotocol/client"
 import type { Flags } from "../../src/config/flags"
 import { Delegations } from "../../src/engine/lifecycle"
 import { Runtime } from "../../src/engine/capacity/runtime"

@@ -44,10 +44,13 @@ test("8 scouts, then 8 workers, at once on one shared server: all succeed, each 
       const progress = repos.map(() => [] as string[])
       const results = await Promise.all(
         repos.map((cwd, i) =>
-          client.callTool({ name: role, arguments: { cwd, task: `[script:${script}] lane ${i}` } }, undefined, {
-            timeout: 180_000,
-            onprogress: (p) => progress[i]!.push(String(p.message)),
-          }),
+          client.callTool(
+            { name: role, arguments: { cwd, task: `[script:${script}] lane ${i}` } },
+            {
+              timeout: 180_000,
+              onprogress: (p) => progress[i]!.push(String(p.message)),
+            },
+          ),
         ),
       )
       results.forEach((result, i) => {

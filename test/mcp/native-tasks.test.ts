@@ -1,60 +1,74 @@
-// Native MCP tasks (src/mcp/tasks.ts) on the real OpenCode with the scripted model, through the SDK
-// client: a client that declares tasks gets a delegating call back as a task at once, polls it with
-// tasks/get, reads the call's own structured result with tasks/result and stops it with tasks/cancel.
-// Controls: a client that does not declare tasks, served by the same engine, gets today's answers.
+// The tasks extension (`io.modelcontextprotocol/tasks`, protocol 2026-07-28; src/mcp/tasks.ts) on the real
+// OpenCode with the scripted model. The server is served as `serve` serves it (serveStdio picks the era
+// from the opening; here over an in-memory pair, without serve's line gate), and spoken to in raw JSON-RPC
+// (the SDK's Client takes no `resultType: "task"` answer); the extension's own schemas
+// (@modelcontextprotocol/ext-tasks) judge every answer. A client whose envelope declares the extension gets
+// a delegating call (scout, worker, runner, delegate_parallel, task_continue) that outlasts the sync
+// budget back as a task, follows it with tasks/get, which finally carries the call's own result (an error
+// result for a delegation that failed), and stops it with tasks/cancel. Controls: a 2026-07-28 client
+// that does not declare the extension, and a 2025 client that initialized, get today's `running` for the
+// same call from the same engine; a tool that is no delegation stays a result for a declaring client.
+// The 2025-11-25 experimental tasks (a `task` parameter on tools/call, tasks/result, the client's `tasks`
+// capability, `execution.taskSupport` in tools/list) went with SDK v1, and what was specific to them has
+// no counterpart here: abandoning a tasks/result wait, a declaring client calling without `task`, and the
+// refusal of `task` on a tool that is no delegation.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import { Client, type CallToolResult } from "@modelcontextprotocol/client"
+import { InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/server"
+import { serveStdio } from "@modelcontextprotocol/server/stdio"
 import {
-  CreateTaskResultSchema,
-  type CallToolRequest,
-  type CallToolResult,
-  CallToolResultSchema,
-} from "@modelcontextprotocol/sdk/types.js"
+  CancelTaskResultV2Schema,
+  CreateTaskResultV2Schema,
+  GetTaskResultV2Schema,
+} from "@modelcontextprotocol/ext-tasks/core/v2"
 import { readFlags } from "../../src/config/flags"
 import { Delegations } from "../../src/engine/lifecycle"
 import { Runtime } from "../../src/engine/capacity/runtime"
 import { TASK_ID } from "../../src/engine/records/tasks"
 import { createServer } from "../../src/mcp/server"
-import { backendOf } from "../helpers/in-process"
 import { connect as connectOpencode } from "../../src/opencode/client"
 import { readServerRecord } from "../../src/opencode/server"
+import { backendOf } from "../helpers/in-process"
 import { slowTurn } from "../helpers/slow-turn"
 import { makeRepo, startWorld, stopWorld, structured, taskFiles, text, type World } from "./_setup"
+
+/** How long a call waits before it answers `running` (or, to a client declaring the extension, a task). */
+const SYNC_BUDGET_MS = 1000
+/** How long a slow script's report comes after its first step: well past the sync budget. */
+const SLOW_MS = 4000
+const TASKS = "io.modelcontextprotocol/tasks"
 
 let world: World
 let runtime: Runtime
 let delegations: Delegations
-/** Declares tasks. */
-let tasking: Client
-/** Declares nothing: today's client. */
-let plain: Client
-const closers: (() => Promise<void>)[] = []
-
-async function client(capabilities: Record<string, unknown>): Promise<Client> {
-  const server = createServer(backendOf(delegations))
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-  await server.connect(serverSide)
-  const connected = new Client({ name: "orchestrator-tests", version: "1" }, { capabilities })
-  await connected.connect(clientSide)
-  closers.push(async () => {
-    await connected.close()
-    await server.close()
-  })
-  return connected
-}
+/** Declares the tasks extension. */
+let tasking: Modern
+const closers: (() => Promise<unknown>)[] = []
 
 beforeAll(async () => {
+  const late = (text: string) => ({ text, delayMs: SLOW_MS })
   world = await startWorld({
-    slow: slowTurn("slow report", 3000),
+    slow: slowTurn("slow report", SLOW_MS),
+    // Two slow turns: a task, then its continuation.
+    twice: { turns: [...slowTurn("slow report", SLOW_MS).turns, ...slowTurn("again report", SLOW_MS).turns] },
+    // Refused for a bad key after the sync budget: a failure nothing retries.
+    refused: {
+      turns: [
+        {
+          steps: [
+            { tool: "glob", args: { pattern: "*.md" }, delayMs: SLOW_MS },
+            { text: "never", fail: { kind: "401", times: "always" } },
+          ],
+        },
+      ],
+    },
     hang: { turns: [{ steps: [{ text: "too late", delayMs: 120_000 }] }] },
-    quick: { turns: [{ steps: [{ text: "quick report" }] }] },
     edit: {
       turns: [
         {
           steps: [
             { tool: "write", args: { filePath: "src/added.ts", content: "export const a = 1\n" } },
-            { text: "added" },
+            late("added"),
           ],
         },
       ],
@@ -64,16 +78,15 @@ beforeAll(async () => {
         {
           steps: [
             { tool: "sandbox_run_ro", args: { command: "echo checked", timeout_seconds: 60 } },
-            { text: "{{lastToolOutput}}" },
+            late("{{lastToolOutput}}"),
           ],
         },
       ],
     },
   })
-  runtime = new Runtime(readFlags(world.home.env))
+  runtime = new Runtime({ ...readFlags(world.home.env), syncBudgetMs: SYNC_BUDGET_MS })
   delegations = new Delegations(runtime, { recover: true })
-  tasking = await client({ tasks: {} })
-  plain = await client({})
+  tasking = await modern({ extension: true })
 }, 60_000)
 
 afterAll(async () => {
@@ -83,23 +96,98 @@ afterAll(async () => {
   await stopWorld(world)
 })
 
-const asTask = (name: string, args: Record<string, unknown>, on = tasking) =>
-  on.request(
-    { method: "tools/call", params: { name, arguments: args, task: { ttl: 60_000 } } } satisfies CallToolRequest,
-    CreateTaskResultSchema,
-  )
-const taskResult = async (id: string) =>
-  (await tasking.experimental.tasks.getTaskResult(id, CallToolResultSchema, { timeout: 120_000 })) as CallToolResult
+type Frame = { id?: number; result?: Record<string, unknown>; error?: { code: number; message: string } }
+type Modern = Awaited<ReturnType<typeof modern>>
 
+/** The envelope of a 2026-07-28 request; `extension` declares the tasks extension in it. */
+const envelope = (extension: boolean) => ({
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "orchestrator-tests", version: "1" },
+  "io.modelcontextprotocol/clientCapabilities": extension ? { extensions: { [TASKS]: {} } } : {},
+})
+
+/** `serve`'s server factory (serveStdio) on an in-memory pair; its client end, started. */
+async function served() {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+  const handle = serveStdio(() => createServer(backendOf(delegations)), { transport: serverSide })
+  closers.push(() => handle.close())
+  return clientSide
+}
+
+/** A 2026-07-28 client speaking raw JSON-RPC: every request carries the envelope; it opens with server/discover. */
+async function modern({ extension }: { extension: boolean }) {
+  const wire = await served()
+  const waiting = new Map<number, (frame: Frame) => void>()
+  wire.onmessage = (message) => {
+    // As a line on the wire: what JSON cannot carry (an undefined field) is not there.
+    const frame = JSON.parse(JSON.stringify(message)) as Frame
+    if (typeof frame.id === "number") waiting.get(frame.id)?.(frame)
+  }
+  await wire.start()
+  let next = 0
+  /** The raw answer to one request. */
+  const send = (method: string, params: Record<string, unknown> = {}) =>
+    new Promise<Frame>((resolve) => {
+      const id = ++next
+      waiting.set(id, resolve)
+      void wire.send({
+        jsonrpc: "2.0",
+        id,
+        method,
+        params: { ...params, _meta: envelope(extension) },
+      } as JSONRPCMessage)
+    })
+  /** The result; a JSON-RPC error throws its message. */
+  const answer = async (method: string, params: Record<string, unknown> = {}) => {
+    const frame = await send(method, params)
+    if (frame.error) throw new Error(frame.error.message)
+    return frame.result!
+  }
+  const discovered = await answer("server/discover")
+  expect(discovered.supportedVersions).toContain("2026-07-28")
+  expect(discovered.capabilities).toMatchObject({ extensions: { [TASKS]: {} } })
+  return {
+    send,
+    answer,
+    call: (name: string, args: Record<string, unknown>) => answer("tools/call", { name, arguments: args }),
+    get: async (taskId: string) => GetTaskResultV2Schema.parse(await answer("tasks/get", { taskId })),
+    cancel: async (taskId: string) => CancelTaskResultV2Schema.parse(await answer("tasks/cancel", { taskId })),
+  }
+}
+
+/** The extension's task a delegating call came back as, checked against the extension's schema. */
+async function asTask(name: string, args: Record<string, unknown>) {
+  const answered = await tasking.call(name, args)
+  expect(answered.resultType).toBe("task")
+  const task = CreateTaskResultV2Schema.parse(answered)
+  // Kept as long as the record; the client is told how often to poll.
+  expect(task.ttlMs).toBeNull()
+  expect(task.pollIntervalMs).toBeGreaterThan(0)
+  return task
+}
+
+/** tasks/get until the task has ended, at the interval the server asks for; the status messages seen on the way. */
 async function settled(id: string) {
   const messages: string[] = []
   for (;;) {
-    const task = await tasking.experimental.tasks.getTask(id)
+    const task = await tasking.get(id)
+    expect(task.taskId).toBe(id)
     if (task.statusMessage) messages.push(task.statusMessage)
     if (task.status !== "working") return { task, messages }
-    await Bun.sleep(task.pollInterval ?? 500)
+    await Bun.sleep(task.pollIntervalMs ?? 1000)
   }
 }
+
+/** The ended task's result: a completed task carries the call's own CallToolResult. */
+async function resultOf(id: string): Promise<CallToolResult> {
+  const { task } = await settled(id)
+  if (task.status !== "completed") throw new Error(`task ${id} ended ${task.status}: ${task.statusMessage}`)
+  return task.result as CallToolResult
+}
+
+/** The same task's result as its own tool gives it. */
+const ownResult = async (id: string) =>
+  (await tasking.call("task_result", { task_id: id })) as unknown as CallToolResult
 
 async function busy(directory: string, sessionID: string): Promise<boolean> {
   const server = await readServerRecord(world.home.paths)
@@ -110,10 +198,10 @@ async function busy(directory: string, sessionID: string): Promise<boolean> {
   return state !== undefined && state.type !== "idle"
 }
 
-test("a scout as a task returns at once; tasks/get follows it; tasks/result is the call's own result", async () => {
+test("a scout outlasting the sync budget becomes a task; tasks/get follows it and carries the call's own result", async () => {
   const repo = await makeRepo(world)
-  const { task } = await asTask("scout", { cwd: repo, task: "Look around. [script:slow]" })
-  // Our task id is the MCP task id, and the task is still working when the call returns.
+  const task = await asTask("scout", { cwd: repo, task: "Look around. [script:slow]" })
+  // Our task id is the extension's task id, and the task is still working when the call returns.
   expect(task.taskId).toMatch(TASK_ID)
   expect(task.status).toBe("working")
   const { task: done, messages } = await settled(task.taskId)
@@ -122,42 +210,75 @@ test("a scout as a task returns at once; tasks/get follows it; tasks/result is t
   // The status messages are the record's progress lines while it worked.
   const record = await delegations.read(task.taskId)
   expect(messages.filter((line) => record!.progress.includes(line)).length).toBeGreaterThan(0)
-  const result = await taskResult(task.taskId)
-  expect(result._meta?.["io.modelcontextprotocol/related-task"]).toEqual({ taskId: task.taskId })
+  const result = await resultOf(task.taskId)
   expect(structured(result)).toMatchObject({ task_id: task.taskId, status: "succeeded", report: "slow report" })
-  // The same structured result the task's own tool gives.
-  const own = await tasking.callTool({ name: "task_result", arguments: { task_id: task.taskId } })
+  expect(result.isError).toBeFalsy()
+  // The same structured result and text the task's own tool gives.
+  const own = await ownResult(task.taskId)
   expect(structured(result)).toEqual(structured(own))
   expect(text(result)).toBe(text(own))
 }, 120_000)
 
-test("control: a client that does not declare tasks gets today's blocking result and tools/list", async () => {
+test("a delegation that fails is a completed task whose result is the tool's error", async () => {
   const repo = await makeRepo(world)
-  const answer = structured(
-    await plain.callTool({ name: "scout", arguments: { cwd: repo, task: "Look. [script:slow]" } }),
+  const task = await asTask("scout", { cwd: repo, task: "Look. [script:refused]" })
+  const { task: done } = await settled(task.taskId)
+  expect(done.status).toBe("completed")
+  expect(done.statusMessage).toStartWith("ended failed")
+  const result = await resultOf(task.taskId)
+  expect(result.isError).toBe(true)
+  expect(structured(result)).toMatchObject({ task_id: task.taskId, status: "failed", error_kind: "auth" })
+  expect(structured(result)).toEqual(structured(await ownResult(task.taskId)))
+}, 120_000)
+
+test("control: a 2026-07-28 client without the extension, and a 2025 client, get today's running for the same call", async () => {
+  const repo = await makeRepo(world)
+  const brief = { cwd: repo, task: "Look. [script:slow]" }
+  // The SDK's own Client on 2026-07-28, declaring no extension. (`serve`'s gate sends its discover to
+  // `initialize`, src/mcp/gate.ts; what is checked here is the server's answer to its requests' envelopes.)
+  const plain = new Client(
+    { name: "orchestrator-tests", version: "1" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
   )
-  expect(answer).toMatchObject({ status: "succeeded", report: "slow report" })
-  // A client that declares tasks but calls without `task` waits for the result as today.
-  const waited = await tasking.callTool({ name: "scout", arguments: { cwd: repo, task: "Look. [script:slow]" } })
-  expect(structured(waited)).toMatchObject({ status: "succeeded", report: "slow report" })
-  const offered = async (on: Client) =>
-    Object.fromEntries((await on.listTools()).tools.map((tool) => [tool.name, tool.execution?.taskSupport]))
-  const [today, declared] = [await offered(plain), await offered(tasking)]
-  expect(Object.values(today).every((support) => support === undefined || support === "forbidden")).toBe(true)
-  for (const name of ["scout", "worker", "runner", "delegate_parallel", "task_continue"])
-    expect(declared[name]).toBe("optional")
-  expect(declared.task_status).toBe(today.task_status)
-  // Even a `task` parameter from it is answered as today: the call runs, the reply is no task.
+  await plain.connect(await served())
+  closers.push(() => plain.close())
+  const today = structured(await plain.callTool({ name: "scout", arguments: brief }))
+  expect(today).toMatchObject({ status: "running" })
+  expect(today.task_id).toMatch(TASK_ID)
+  expect(today.next).toContain("task_status")
+  // Followed as today: task_status until it ended, then task_result.
+  let status = today
+  while (status.status === "running")
+    status = structured(
+      await plain.callTool({ name: "task_status", arguments: { task_id: today.task_id, wait_seconds: 10 } }),
+    )
+  const result = await plain.callTool({ name: "task_result", arguments: { task_id: today.task_id } })
+  expect(structured(result)).toMatchObject({ status: "succeeded", report: "slow report" })
+
+  // A 2025 client that initialized, even one sending the 2025 `task` parameter: the call runs, the reply is no task.
+  const legacy = new Client({ name: "orchestrator-tests", version: "1" }, { capabilities: { tasks: {} } as never })
+  await legacy.connect(await served())
+  closers.push(() => legacy.close())
+  expect(legacy.getNegotiatedProtocolVersion()).toStartWith("2025-")
   const before = (await taskFiles(world)).length
-  await expect(asTask("scout", { cwd: repo, task: "Look. [script:quick]" }, plain)).rejects.toThrow(
-    "Invalid task creation result",
-  )
+  const params = { name: "scout", arguments: brief, task: { ttl: 60_000 } }
+  const old = (await legacy.request({ method: "tools/call", params } as never)) as CallToolResult
+  expect(structured(old)).toMatchObject({ status: "running" })
+  expect((old as Record<string, unknown>).resultType).toBeUndefined()
   expect((await taskFiles(world)).length).toBe(before + 1)
+
+  // A declaring client's call to a tool that is no delegation stays a result, `running` included.
+  const oldId = structured(old).task_id!
+  const own = await tasking.call("task_status", { task_id: oldId })
+  expect(own.resultType).toBe("complete")
+  expect(structured(own).status).toBe("running")
+  expect((await tasking.call("task_list", {})).resultType).toBe("complete")
+  await delegations.follow(oldId)
 }, 120_000)
 
 test("tasks/cancel cancels the delegation and stops its OpenCode session; a second cancel is refused", async () => {
   const repo = await makeRepo(world)
-  const { task } = await asTask("scout", { cwd: repo, task: "Wait. [script:hang]" })
+  const task = await asTask("scout", { cwd: repo, task: "Wait. [script:hang]" })
   let record = await delegations.read(task.taskId)
   while (!record?.sessionID) {
     await Bun.sleep(100)
@@ -165,89 +286,95 @@ test("tasks/cancel cancels the delegation and stops its OpenCode session; a seco
   }
   // Control: the session is working before the cancel.
   while (!(await busy(repo, record.sessionID))) await Bun.sleep(100)
-  const cancelled = await tasking.experimental.tasks.cancelTask(task.taskId)
-  expect(cancelled.status).toBe("cancelled")
+  expect((await tasking.get(task.taskId)).status).toBe("working")
+  const cancelled = await tasking.cancel(task.taskId)
+  expect(cancelled.resultType).toBe("complete")
   expect((await delegations.read(task.taskId))?.status).toBe("cancelled")
   expect(await busy(repo, record.sessionID)).toBe(false)
-  expect(structured(await taskResult(task.taskId)).status).toBe("cancelled")
-  const again = tasking.experimental.tasks.cancelTask(task.taskId)
-  await expect(again).rejects.toThrow(`Task ${task.taskId} had already ended (cancelled); nothing was cancelled.`)
-  await expect(again).rejects.toThrow("next: Call tasks/result.")
-}, 120_000)
-
-test("a client abandoning tasks/result stops its wait, not the task: it runs on to its result", async () => {
-  const repo = await makeRepo(world)
-  const { task } = await asTask("scout", { cwd: repo, task: "Look around. [script:slow]" })
-  const wait = new AbortController()
-  const abandoned = tasking.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema, { signal: wait.signal })
-  // Control: the task is still working when the wait is abandoned (and the server holds that wait:
-  // this answer comes after the tasks/result request on the same ordered transport).
-  expect((await tasking.experimental.tasks.getTask(task.taskId)).status).toBe("working")
-  wait.abort("gave up")
-  await expect(abandoned).rejects.toThrow("gave up")
-  expect(structured(await taskResult(task.taskId))).toMatchObject({ status: "succeeded", report: "slow report" })
+  // A cancelled task carries no result.
+  const after = await tasking.send("tasks/get", { taskId: task.taskId })
+  expect(GetTaskResultV2Schema.parse(after.result).status).toBe("cancelled")
+  expect(after.result).not.toHaveProperty("result")
+  // Its own tool still says how it ended.
+  expect(structured(await ownResult(task.taskId)).status).toBe("cancelled")
+  // Cancelling an ended task is acknowledged as the first cancel was (the extension's cancel is idempotent), and
+  // changes nothing.
+  expect((await tasking.cancel(task.taskId)).resultType).toBe("complete")
+  expect((await delegations.read(task.taskId))?.status).toBe("cancelled")
+  // Control: a task that does not exist is an error.
+  expect((await tasking.send("tasks/cancel", { taskId: "t_0000000000000000" })).error?.code).toBe(-32602)
 }, 120_000)
 
 test.each([
   ["worker", { task: "Add a. [script:edit]" }, { status: "succeeded", report: "added" }],
   ["runner", { command: "echo checked", objective: "Does it pass? [script:check]" }, { status: "succeeded" }],
 ])(
-  "a %s runs as a task too, and its task's result is the tool's own",
+  "a %s outlasting the sync budget becomes a task too, and its task's result is the tool's own",
   async (name, args, expected) => {
     const repo = await makeRepo(world)
-    const { task } = await asTask(name, { cwd: repo, ...args })
+    const task = await asTask(name, { cwd: repo, ...args })
     expect(task.taskId).toMatch(TASK_ID)
-    const result = await taskResult(task.taskId)
+    const result = await resultOf(task.taskId)
     expect(structured(result)).toMatchObject({ task_id: task.taskId, ...expected })
     if (name === "worker") expect(structured(result).files_changed).toEqual([{ path: "src/added.ts", change: "added" }])
     if (name === "runner") expect(structured(result).exit_code).toBe(0)
-    const own = await tasking.callTool({ name: "task_result", arguments: { task_id: task.taskId } })
-    expect(structured(result)).toEqual(structured(own))
+    expect(structured(result)).toEqual(structured(await ownResult(task.taskId)))
   },
   120_000,
 )
 
-test("delegate_parallel and task_continue run as tasks too: a group's task gives the group's result", async () => {
+test("delegate_parallel and task_continue become tasks too: a group's task gives the group's result", async () => {
   const [a, b] = [await makeRepo(world), await makeRepo(world)]
-  const briefs = [a, b].map((cwd) => ({ role: "scout", cwd, task: "Answer. [script:quick]" }))
-  const { task } = await asTask("delegate_parallel", { briefs })
+  const briefs = [a, b].map((cwd) => ({ role: "scout", cwd, task: "Answer. [script:twice]" }))
+  const task = await asTask("delegate_parallel", { briefs })
   expect(task.taskId).toStartWith("group_")
-  const result = await taskResult(task.taskId)
+  expect(task.status).toBe("working")
+  const { task: done, messages } = await settled(task.taskId)
+  expect(done.status).toBe("completed")
+  expect(messages.at(-1)).toBe("2 of 2 members finished")
+  const result = await resultOf(task.taskId)
   expect(structured(result)).toMatchObject({ group_id: task.taskId, status: "finished" })
   const members = structured(result).tasks as { task_id: string; status: string; report: string }[]
   expect(members.map((member) => [member.status, member.report])).toEqual([
-    ["succeeded", "quick report"],
-    ["succeeded", "quick report"],
+    ["succeeded", "slow report"],
+    ["succeeded", "slow report"],
   ])
-  expect((await settled(task.taskId)).task.status).toBe("completed")
-  const followed = await tasking.callTool({ name: "delegate_parallel", arguments: { group_id: task.taskId } })
+  const followed = await tasking.call("delegate_parallel", { group_id: task.taskId })
+  expect(followed.resultType).toBe("complete")
   expect(structured(result)).toEqual(structured(followed))
 
-  const continued = await asTask("task_continue", { task_id: members[0]!.task_id, task: "Again. [script:quick]" })
-  expect(continued.task.taskId).toBe(members[0]!.task_id)
-  expect(structured(await taskResult(members[0]!.task_id))).toMatchObject({ status: "succeeded" })
+  const continued = await asTask("task_continue", { task_id: members[0]!.task_id, task: "Again. [script:twice]" })
+  expect(continued.taskId).toBe(members[0]!.task_id)
+  expect(continued.status).toBe("working")
+  const again = await resultOf(members[0]!.task_id)
+  expect(structured(again)).toMatchObject({ task_id: members[0]!.task_id, status: "succeeded", report: "again report" })
+  expect(structured(again)).toEqual(structured(await ownResult(members[0]!.task_id)))
 }, 120_000)
 
 test("bad input: a malformed, unknown or garbage task id, or a call starting nothing, is a clear error", async () => {
   const repo = await makeRepo(world)
-  const get = (id: string) => tasking.experimental.tasks.getTask(id)
+  const get = (id: string) => tasking.get(id)
   await expect(get("../../../etc/passwd")).rejects.toThrow('"../../../etc/passwd" is not a task id.')
   await expect(get("task_zz_00000000")).rejects.toThrow("No task task_zz_00000000.")
   await expect(get("task_zz_00000000")).rejects.toThrow("next: ")
   await expect(get("group_zz_00000000")).rejects.toThrow("No group group_zz_00000000.")
+  await expect(tasking.cancel("task_zz_00000000")).rejects.toThrow("No task task_zz_00000000.")
+  // Requests whose params are no task id at all are refused as invalid params.
+  for (const params of [{}, { taskId: 7 }]) {
+    const refused = await tasking.send("tasks/get", params)
+    expect(refused.error?.code).toBe(-32602)
+  }
   // A record that is garbage is set aside, and the id is answered as unknown, not with a crash.
   await Bun.write(`${world.home.paths.tasksDir}/task_zz_11111111.json`, "{not json")
   await expect(get("task_zz_11111111")).rejects.toThrow("No task task_zz_11111111.")
-  await expect(tasking.experimental.tasks.getTaskResult("task_zz_11111111")).rejects.toThrow("No task")
+  await expect(tasking.cancel("task_zz_11111111")).rejects.toThrow("No task")
   await Bun.write(`${world.home.paths.groupsDir}/group_zz_22222222.json`, JSON.stringify({ version: 1, tasks: 7 }))
   await expect(get("group_zz_22222222")).rejects.toThrow("No group group_zz_22222222.")
-  await expect(tasking.experimental.tasks.cancelTask("group_zz_22222222")).rejects.toThrow("No group")
-  // A tool that is no delegation does not run as a task, and the error says which do.
-  await expect(asTask("task_list", {})).rejects.toThrow("task_list does not run as a task.")
-  await expect(asTask("task_list", {})).rejects.toThrow("next: Call it without task; scout, worker, runner")
-  // A call that starts nothing (its tool refuses it) says why, with the tool's own next step.
+  await expect(tasking.cancel("group_zz_22222222")).rejects.toThrow("No group")
+  // A call that starts nothing (its tool refuses it) says why, with the tool's own next step, and is no task.
   const before = (await taskFiles(world)).length
-  const refused = asTask("scout", { cwd: `${repo}/missing`, task: "Look. [script:quick]" })
-  await expect(refused).rejects.toThrow("next: ")
+  const refused = await tasking.call("scout", { cwd: `${repo}/missing`, task: "Look. [script:slow]" })
+  expect(refused).toMatchObject({ resultType: "complete", isError: true })
+  expect(text(refused)).toContain("next: ")
   expect((await taskFiles(world)).length).toBe(before)
 }, 60_000)

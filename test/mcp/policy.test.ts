@@ -267,7 +267,6 @@ test("by default (config.json policy.relay empty) no ask reaches anyone: questio
     const result = structured(
       await client.callTool(
         { name: "scout", arguments: { cwd: repo, task: "Ask which name. [script:ask]" } },
-        undefined,
         { onprogress: (note) => void progress.push(note.message ?? "") },
       ),
     )

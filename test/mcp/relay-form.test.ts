@@ -2,7 +2,7 @@
 // (src/mcp/relay.ts): pure, table-driven.
 import { describe, expect, test } from "bun:test"
 import { elicitation, verdictOf } from "../../src/mcp/relay"
-import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js"
+import type { ElicitResult } from "@modelcontextprotocol/client"
 import type { Ask } from "../../src/policy/asks"
 import type { Verdict } from "../../src/policy/relay"
 import { clip, RELAY_BOUNDS, shownAsk } from "../../src/policy/relay-bounds"

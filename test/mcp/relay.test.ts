@@ -4,7 +4,7 @@
 // decline, no answer in time, a client without elicitation or a call that already returned `running`
 // refuse the ask with the reason, in progress and in what the model reads.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js"
+import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client"
 import { connect, makeRepo, startWorld, stopWorld, structured, type Person, type World } from "./_setup"
 import { askingTurns, QUESTION } from "../helpers/question"
 import { countingSite, type Site } from "../helpers/site"
@@ -108,7 +108,6 @@ async function scout(client: Awaited<ReturnType<typeof connect>>["client"], repo
   const progress: string[] = []
   const result = await client.callTool(
     { name: "scout", arguments: { cwd: repo, task: `Find out what is needed. [script:${script}]` } },
-    undefined,
     {
       onprogress: (note) => void progress.push(note.message ?? ""),
       timeout: 120_000,
@@ -263,7 +262,6 @@ test("task_continue relays too: the rework's fetch is asked for and, accepted, r
     const rework = structured(
       await client.callTool(
         { name: "task_continue", arguments: { task_id: first.result.task_id, task: "Now fetch the notes." } },
-        undefined,
         {
           onprogress: (note) => void progress.push(note.message ?? ""),
           timeout: 120_000,

@@ -197,7 +197,6 @@ for (const [action, waits, name] of [
       const progress: string[] = []
       const call = client.callTool(
         { name: "scout", arguments: { cwd: repo, task: "Find out what is needed. [script:ask]" } },
-        undefined,
         { timeout: 120_000, onprogress: (note) => void progress.push(note.message ?? "") },
       )
       let id: string | undefined

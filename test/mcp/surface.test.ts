@@ -5,7 +5,7 @@
 // 12 KB; the control is the same measurement of the tools as they were before (> 12 KB, as Claude
 // Code really sent them). The server instructions and the orchestrate skill must name every tool
 // registered; the control plants a tool in the registry that the text does not name.
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, Tool } from "@modelcontextprotocol/client"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { readFlags } from "../../src/config/flags"
 import instructions from "../../src/mcp/instructions.md" with { type: "text" }

@@ -1,7 +1,7 @@
 // Tasks that outlive the call, progress in order, and permission asks answered by policy, on the
 // real OpenCode with the scripted model. One OpenCode server for the whole file.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Client } from "@modelcontextprotocol/client"
 import type { Flags } from "../../src/config/flags"
 import { runTurn } from "../../src/engine/turn/turn"
 import { connect, makeRepo, startWorld, stopWorld, structured, text, type Connected, type World } from "./_setup"
@@ -182,7 +182,6 @@ test(
     const lines: { progress: number; message: string }[] = []
     const result = await client.callTool(
       { name: "worker", arguments: { cwd: repo, task: "Touch tally [script:progress]" } },
-      undefined,
       {
         onprogress: (p) => lines.push({ progress: p.progress, message: p.message ?? "" }),
       },

@@ -3,10 +3,8 @@
 // "Tools" table of docs/tools.md. The checks are one function over a tool list, so the controls plant a tool
 // lacking each of them and the same checker must name it. The last block attacks the one wrapper every
 // defined tool runs through: whatever `run` throws comes back as `isError` with its `next:` line.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
+import { Client, InMemoryTransport, type CallToolResult, type Tool } from "@modelcontextprotocol/client"
+import { McpServer, Server } from "@modelcontextprotocol/server"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { existsSync, readFileSync } from "node:fs"
 import { z } from "zod"
@@ -15,6 +13,7 @@ import { Delegations } from "../../src/engine/lifecycle"
 import { Runtime } from "../../src/engine/capacity/runtime"
 import { fail } from "../../src/errors"
 import { defineTool } from "../../src/mcp/define"
+import { RelayGate } from "../../src/mcp/relay-gate"
 import { backendOf } from "../helpers/in-process"
 import { TOOLS } from "../../src/mcp/toolset"
 import { tempDir, type TempDir } from "../helpers/temp"
@@ -126,7 +125,9 @@ describe("the registered tool set", () => {
 describe("the one wrapper: whatever run throws is isError with the next step, never a stack", () => {
   let runtime: Runtime
   let client: Client
-  let server: McpServer
+  let server: Server
+  /** The control: a server whose tool the SDK wraps itself (its McpServer). */
+  let unwrapped: { client: Client; server: McpServer }
   const thrown: Record<string, () => unknown> = {
     app: () => fail("Usage", "No task task_x.", "Call task_list for the known tasks."),
     type: () => new TypeError("Cannot read properties of undefined (reading 'id')"),
@@ -147,26 +148,40 @@ describe("the one wrapper: whatever run throws is isError with the next step, ne
 
   beforeAll(async () => {
     runtime = new Runtime(readFlags({ HOME: home.path, PATH: "/usr/bin:/bin" }))
-    server = new McpServer({ name: "wrapper-tests", version: "1" })
-    planted.register(server, backendOf(new Delegations(runtime)))
+    const open = backendOf(new Delegations(runtime))
+    server = new Server({ name: "wrapper-tests", version: "1" }, { capabilities: { tools: {} } })
+    server.setRequestHandler("tools/call", (request, extra) => {
+      const peer = { name: undefined, elicits: false, connected: () => true, gate: new RelayGate() }
+      return planted.call(request.params.arguments, { peer, extra }, open)
+    })
+    client = await connected(server)
     // The control: the same failure thrown by a handler the SDK wraps itself.
-    server.registerTool("unwrapped", { inputSchema: {} }, async () => {
+    const sdk = new McpServer({ name: "wrapper-tests", version: "1" })
+    sdk.registerTool("unwrapped", { inputSchema: z.object({}) }, async () => {
       throw thrown.app!()
     })
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-    await server.connect(serverSide)
-    client = new Client({ name: "wrapper-tests", version: "1" })
-    await client.connect(clientSide)
+    unwrapped = { server: sdk, client: await connected(sdk) }
   })
+
+  async function connected(to: Server | McpServer): Promise<Client> {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    await to.connect(serverSide)
+    const connecting = new Client({ name: "wrapper-tests", version: "1" })
+    await connecting.connect(clientSide)
+    return connecting
+  }
 
   afterAll(async () => {
     await client?.close()
     await server?.close()
+    await unwrapped?.client.close()
+    await unwrapped?.server.close()
     runtime?.close()
   })
 
   const call = async (name: string, args: Record<string, unknown>) => {
-    const result = (await client.callTool({ name, arguments: args })) as CallToolResult
+    const through = name === "unwrapped" ? unwrapped.client : client
+    const result = (await through.callTool({ name, arguments: args })) as CallToolResult
     const first = result.content[0]
     return { result, text: first?.type === "text" ? first.text : "" }
   }

@@ -147,7 +147,6 @@ test("notifications/cancelled for the call cancels its task and leaves the works
     const controller = new AbortController()
     const call = client.callTool(
       { name: "worker", arguments: { cwd: repo, task: "Slow work [script:long]" } },
-      undefined,
       { signal: controller.signal },
     )
     await waitFor(async () => (await lockFiles(world)).length === 1)

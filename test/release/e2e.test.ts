@@ -100,7 +100,7 @@ describe("package-release", () => {
     const names = sbom.components.map((component) =>
       component.group ? `${component.group}/${component.name}` : component.name,
     )
-    expect(names).toContain("@modelcontextprotocol/sdk")
+    expect(names).toContain("@modelcontextprotocol/server")
     expect(names).toContain("bun")
     expect(names).not.toContain("typescript")
     expect(names).not.toContain("@cyclonedx/cyclonedx-library")

@@ -68,7 +68,7 @@ describe("runtimePackages", () => {
   test("the project's own bun.lock resolves, with the MCP SDK in and the SBOM library out", async () => {
     const own = runtimePackages(parseBunLock(await Bun.file(`${import.meta.dir}/../../bun.lock`).text()))
     const names = own.map((p) => p.name)
-    expect(names).toContain("@modelcontextprotocol/sdk")
+    expect(names).toContain("@modelcontextprotocol/server")
     expect(names).toContain("zod")
     expect(names).not.toContain("@cyclonedx/cyclonedx-library")
     expect(names).not.toContain("opencode-ai")

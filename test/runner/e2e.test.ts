@@ -54,7 +54,6 @@ test("5 MB of test output with three buried failures reaches the parent as < 4 K
           expected: "all tests pass",
         },
       },
-      undefined,
       { timeout: 120_000 },
     )
     const out = structured(result)

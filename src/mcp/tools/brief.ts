@@ -1,6 +1,6 @@
 // The shape scout and worker share: `cwd` and a self-contained `task` brief, run by the role's agent
 // through the task lifecycle. Each tool file states only what differs.
-import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
+import type { ToolAnnotations } from "@modelcontextprotocol/server"
 import { z } from "zod"
 import { agentName, sessionTitle } from "../../engine/terms"
 import { startAndFollow } from "../calls"
@@ -52,10 +52,10 @@ export function briefTool(tool: BriefTool): McpTool {
     output: resultShape,
     annotations: tool.annotations,
     _meta: { [SEARCH_HINT]: tool.searchHint },
-    run: async (args, { server, delegations, extra }) => {
+    run: async (args, { peer, delegations, extra }) => {
       const mechanical = "mechanical" in args && args.mechanical === true
       return startAndFollow(
-        server,
+        peer,
         delegations,
         {
           role: tool.role,

@@ -3,12 +3,11 @@
 // still running is followed again by calling the tool with its group_id (one tool, one result shape:
 // the parent never has to merge per-task answers), and cancelled as a whole the same way (cancel: true)
 // or by cancelling the call.
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { z } from "zod"
 import type { Delegations, Group, GroupMember, TaskRecord } from "../../engine"
 import { MAX_BRIEFS, STATUSES, isFinished, fail } from "../../engine/terms"
 import { syncBudgetLeft } from "../calls"
-import { defineTool, type Engine } from "../define"
+import { defineTool, type Engine, type Peer } from "../define"
 import { type Reply, progressReporter, type Extra } from "../replies"
 import { mechanicalArg, memberArgs, modelArgs, policyArgs, resultShape, toStructured } from "../shared"
 import description from "./delegate_parallel.md" with { type: "text" }
@@ -68,7 +67,7 @@ export const delegateParallel = defineTool({
   },
   output: outputShape,
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
-  run: async (args, { server, delegations, engine, extra }) => {
+  run: async (args, { peer, delegations, engine, extra }) => {
     const arrivedAt = Date.now()
     if ((args.briefs === undefined) === (args.group_id === undefined))
       throw fail("Usage", "Pass either briefs (to start a group) or group_id (to follow one), not both or neither.")
@@ -78,7 +77,7 @@ export const delegateParallel = defineTool({
           (args.briefs ?? []).map(({ output_schema, ...brief }) => ({ ...brief, outputSchema: output_schema })),
           args,
         )
-    return await followGroup({ server, delegations, engine, extra }, group, arrivedAt)
+    return await followGroup({ peer, delegations, engine, extra }, group, arrivedAt)
   },
 })
 
@@ -124,17 +123,17 @@ const pick = <T extends object, K extends keyof T>(from: T, keys: readonly K[]) 
 
 /** Waits for every started member within the sync budget; a cancelled call cancels every member. */
 async function followGroup(
-  { server, delegations, engine, extra }: { server: McpServer; delegations: Delegations; engine: Engine; extra: Extra },
+  { peer, delegations, engine, extra }: { peer: Peer; delegations: Delegations; engine: Engine; extra: Extra },
   group: Group,
   arrivedAt: number,
 ): Promise<Reply<GroupOutput>> {
   const report = progressReporter(extra)
   const members = await delegations.groups.follow(group.members, {
     // Counted from the call's arrival: starting the members was spent from it (calls.ts syncBudgetLeft).
-    budgetMs: await syncBudgetLeft(server, delegations, arrivedAt),
-    signal: extra.signal,
+    budgetMs: await syncBudgetLeft(peer, delegations, arrivedAt),
+    signal: extra.mcpReq.signal,
     onProgress: (index, line) => report(`[${index}] ${line}`),
-    cancelOnAbort: () => server.isConnected(),
+    cancelOnAbort: () => peer.connected(),
   })
   for (const { record } of members) if (record) await delegations.resultRead(record)
   const found = (await delegations.groups.overlaps(members)).map((overlap) => ({

@@ -15,9 +15,9 @@ export const review = defineTool({
   },
   output: resultShape,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
-  run: async (args, { server, delegations, extra }) =>
+  run: async (args, { peer, delegations, extra }) =>
     startAndFollow(
-      server,
+      peer,
       delegations,
       await delegations.reviewRequest({ patchId: args.patch_id, cwd: args.cwd }, args.brief),
       extra,

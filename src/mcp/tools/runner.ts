@@ -39,10 +39,10 @@ export const runner = defineTool({
   output: resultShape,
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
   _meta: { [SEARCH_HINT]: "run the tests and summarise, build, lint, type check, noisy command" },
-  run: async (args, { server, delegations, extra }) => {
+  run: async (args, { peer, delegations, extra }) => {
     const timeoutSeconds = args.timeout_seconds ?? RUNNER_TIMEOUT.fallback
     return startAndFollow(
-      server,
+      peer,
       delegations,
       {
         role: "runner",

@@ -18,9 +18,9 @@ export const taskContinue = defineTool({
   },
   output: resultShape,
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
-  run: async (args, { server, delegations, extra }) => {
+  run: async (args, { peer, delegations, extra }) => {
     checkTaskId(args.task_id)
     const call = { tier: args.tier, mode: args.mode, mechanical: args.mechanical }
-    return continueAndFollow(server, delegations, args.task_id, args.task, extra, call)
+    return continueAndFollow(peer, delegations, args.task_id, args.task, extra, call)
   },
 })

@@ -98,9 +98,9 @@ export const taskStatus = defineTool({
   },
   output: statusShape,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
-  run: async (args, { server, delegations, engine }) => {
+  run: async (args, { peer, delegations, engine }) => {
     checkTaskId(args.task_id)
-    const waitMs = Math.min(args.wait_seconds * 1000, await syncBudget(server, delegations))
+    const waitMs = Math.min(args.wait_seconds * 1000, await syncBudget(peer, delegations))
     const record = await delegations.wait(args.task_id, waitMs, args.after_revision)
     if (!record) throw fail("Usage", `No task ${args.task_id}.`, "Call task_list for the known tasks.")
     const status = statusOfRecord(engine, record)
