@@ -2,11 +2,15 @@
 // if it finishes within the sync budget, else `running` with the task id (the work goes on in this
 // process). A `notifications/cancelled` for the call cancels the task; a client that merely went
 // away does not, so the task finishes and its record says how. While the call waits, the task's
-// permission asks and questions go to the person (relay.ts); after it returned, they are refused.
+// permission asks and questions go to the person (relay.ts; on 2026-07-28 as rounds of `input_required`,
+// input-rounds.ts); after it returned, they are refused.
+import type { InputRequiredResult } from "@modelcontextprotocol/server"
 import type { ContinuePolicy, Delegations, StartRequest } from "../engine/lifecycle"
 import { isFinished, type TaskRecord } from "../engine/terms"
+import { fail } from "../errors"
 import type { Peer } from "./define"
-import { foregroundRelay, type ForegroundRelay } from "./relay"
+import { flowOf, InputFlow, inputRound } from "./input-rounds"
+import { foregroundRelay, type ForegroundRelay, RELAY_WAIT_MS } from "./relay"
 import { delegationResult, progressReporter, runningResult, type Extra, type ResultReply } from "./replies"
 
 export function syncBudget(peer: Peer, delegations: Delegations): Promise<number> {
@@ -28,7 +32,7 @@ export function startAndFollow(
   delegations: Delegations,
   request: StartRequest,
   extra: Extra,
-): Promise<ResultReply> {
+): Promise<ResultReply | InputRequiredResult> {
   return followWithRelay(peer, delegations, extra, undefined, (relay) =>
     delegations.start({ ...request, relay }).then(({ record }) => record),
   )
@@ -42,7 +46,7 @@ export function continueAndFollow(
   brief: string,
   extra: Extra,
   call: ContinuePolicy,
-): Promise<ResultReply> {
+): Promise<ResultReply | InputRequiredResult> {
   return followWithRelay(peer, delegations, extra, id, (relay) => delegations.continue(id, brief, { relay, call }))
 }
 
@@ -56,8 +60,9 @@ async function followWithRelay(
   extra: Extra,
   taskId: string | undefined,
   begin: (relay: ForegroundRelay["relay"] | undefined) => Promise<TaskRecord>,
-): Promise<ResultReply> {
+): Promise<ResultReply | InputRequiredResult> {
   const arrivedAt = Date.now()
+  if (peer.rounds) return followInRounds(peer, peer.rounds, delegations, extra, taskId, begin, arrivedAt)
   let foreground: ForegroundRelay | undefined
   try {
     foreground = await relayFor(peer, delegations, extra, taskId)
@@ -70,6 +75,52 @@ async function followWithRelay(
   }
 }
 
+/**
+ * The same on 2026-07-28: the first round begins the task with a flow's relay, a later one (`rounds.state`) answers
+ * the asks the last round handed out; each follows the task until its result, `running`, or an ask for the person,
+ * which it returns as `input_required` with the flow still open.
+ */
+async function followInRounds(
+  peer: Peer,
+  rounds: NonNullable<Peer["rounds"]>,
+  delegations: Delegations,
+  extra: Extra,
+  taskId: string | undefined,
+  begin: (relay: ForegroundRelay["relay"] | undefined) => Promise<TaskRecord>,
+  arrivedAt: number,
+): Promise<ResultReply | InputRequiredResult> {
+  let flow: InputFlow | undefined
+  let done = false
+  try {
+    let record: TaskRecord
+    if (rounds.state) {
+      flow = await flowOf(rounds.tool, rounds.state, delegations)
+      flow.answer(extra.mcpReq.inputResponses)
+      const found = await delegations.read(rounds.state.task)
+      if (!found) throw fail("Usage", `No task ${rounds.state.task}.`, "Call task_list for the tasks there are.")
+      record = found
+    } else {
+      const ledger = peer.gate.ledger(taskId)
+      flow = new InputFlow(peer.gate, { waitMs: delegations.runtime.flags.relayWaitMs ?? RELAY_WAIT_MS, ledger })
+      if (taskId) peer.gate.remember(taskId, ledger)
+      record = await begin(flow.foreground.relay)
+      if (!taskId) peer.gate.remember(record.id, ledger)
+    }
+    const asking = flow.asking()
+    const followed = await awaitTask(peer, delegations, record, extra, { arrivedAt, interrupt: asking })
+    if (asking.aborted && followed.record && !isFinished(followed.record.status) && !extra.mcpReq.signal.aborted) {
+      done = true
+      return await inputRound(flow, followed.record, rounds.tool)
+    }
+    return await handOver(delegations, followed.record ?? record, followed.waitedMs)
+  } finally {
+    // Every way out but a round handed to the client ends the flow: a cancelled round withdraws its open asks.
+    if (!done) {
+      if (extra.mcpReq.signal.aborted) flow?.cancel()
+      flow?.end()
+    }
+  }
+}
 /**
  * The call's relay to the person, live for as long as the call may wait (its sync budget); a continued task keeps its
  * count of asks.
@@ -94,6 +145,21 @@ export async function followTask(
   extra: Extra,
   options: { limitMs?: number; arrivedAt?: number } = {},
 ): Promise<ResultReply> {
+  const followed = await awaitTask(peer, delegations, record, extra, options)
+  return handOver(delegations, followed.record ?? record, followed.waitedMs)
+}
+
+/**
+ * Waits on the task as followTask does, and also stops when `interrupt` aborts (a round's ask for the person); the
+ * record then, and how long the call waited.
+ */
+async function awaitTask(
+  peer: Peer,
+  delegations: Delegations,
+  record: TaskRecord,
+  extra: Extra,
+  options: { limitMs?: number; arrivedAt?: number; interrupt?: AbortSignal },
+): Promise<{ record: TaskRecord | undefined; waitedMs: number }> {
   const started = Date.now()
   const left = await syncBudgetLeft(peer, delegations, options.arrivedAt ?? started)
   const budgetMs = Math.min(options.limitMs ?? Infinity, left)
@@ -110,7 +176,7 @@ export async function followTask(
   try {
     let final = await delegations.follow(record.id, {
       budgetMs,
-      signal: signal,
+      signal: options.interrupt ? AbortSignal.any([signal, options.interrupt]) : signal,
       onProgress: progressReporter(extra),
     })
     // Cancelled by a client that still listens: the answer is the cancelled task's result. A turn
@@ -119,7 +185,7 @@ export async function followTask(
       await Bun.sleep(0)
       if (peer.connected()) final = await delegations.follow(record.id)
     }
-    return await handOver(delegations, final ?? record, Date.now() - started)
+    return { record: final, waitedMs: Date.now() - started }
   } finally {
     signal.removeEventListener("abort", onAbort)
   }

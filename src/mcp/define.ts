@@ -4,10 +4,17 @@
 // becomes text plus structured content, a throw becomes `isError` with its `next:` line (errorResult),
 // so a failure reads the same from every tool and no handler formats one itself. The engine behind the
 // tools is loaded with the first call (Backend): a server that only listed its tools never loaded it.
-import type { CallToolResult, Tool, ToolAnnotations } from "@modelcontextprotocol/server"
+import {
+  type CallToolResult,
+  type InputRequiredResult,
+  isInputRequiredResult,
+  type Tool,
+  type ToolAnnotations,
+} from "@modelcontextprotocol/server"
 import { z } from "zod"
 import type { Delegations } from "../engine/lifecycle"
 import { fail } from "../errors"
+import type { RoundState } from "./request-state"
 import type { RelayGate } from "./relay-gate"
 import { errorResult, type Extra, type Reply } from "./replies"
 
@@ -29,6 +36,11 @@ export interface Peer {
   name: string | undefined
   /** It can put a form to the person in the middle of this call (elicitation on a 2025 revision). */
   elicits: boolean
+  /**
+   * On 2026-07-28, a client that can put a form to the person: the call's asks go out as rounds of `input_required`
+   * (input-rounds.ts), bound to this tool; `state` is the round this call continues, sealed and checked by the SDK.
+   */
+  rounds?: { tool: string; state?: RoundState }
   /** Whether the connection is still open: a cancelled call on a closing one is not a cancelled task. */
   connected(): boolean
   /** How many asks reach the person at once, for this connection. */
@@ -54,15 +66,25 @@ export interface ToolDefinition<Input extends z.ZodRawShape, Output extends z.Zo
   output: Output
   annotations: ToolAnnotations
   _meta?: Record<string, unknown>
-  /** Answers, or throws an AppError whose hint becomes the `next:` line. */
-  run(args: ShapeOutput<Input>, context: ToolContext): Promise<Reply<z.output<z.ZodObject<Output>>>>
+  /**
+   * Answers, or throws an AppError whose hint becomes the `next:` line; a delegating call may instead hand the
+   * person's asks to the client (`input_required`, input-rounds.ts).
+   */
+  run(
+    args: ShapeOutput<Input>,
+    context: ToolContext,
+  ): Promise<Reply<z.output<z.ZodObject<Output>>> | InputRequiredResult>
 }
 
 /** A tool as the server calls and lists it; the schemas stay inside, checked where they are declared. */
 export interface McpTool {
   name: string
   /** Checks the arguments, runs, and answers; never throws. */
-  call(args: unknown, context: Omit<ToolContext, keyof Backend>, open: OpenBackend): Promise<CallToolResult>
+  call(
+    args: unknown,
+    context: Omit<ToolContext, keyof Backend>,
+    open: OpenBackend,
+  ): Promise<CallToolResult | InputRequiredResult>
   /** The tool as tools/list describes it (scripts/tools-list.ts writes the list from these). */
   listing(): Tool
 }
@@ -80,6 +102,7 @@ export function defineTool<Input extends z.ZodRawShape, Output extends z.ZodRawS
         if (!parsed.success) throw invalidArguments(tool.name, parsed.error)
         const backend = await open()
         const reply = await tool.run(parsed.data as ShapeOutput<Input>, { ...context, ...backend })
+        if (isInputRequiredResult(reply)) return reply
         // What a client checks the answer against, checked here first: a mismatch is our defect, said as one.
         const checked = output.safeParse(reply.structured)
         if (!checked.success)

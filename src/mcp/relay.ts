@@ -16,14 +16,14 @@ import type { Ask } from "../policy/asks"
 import { describeAsk, type Relay, type Verdict } from "../policy/relay"
 import { agentLabel, shownAsk } from "../policy/relay-bounds"
 import type { Peer } from "./define"
-import type { AskLedger } from "./relay-gate"
+import type { AskLedger, RelayGate } from "./relay-gate"
 import type { Extra } from "./replies"
 
 /** Why an ask went unanswered when the client left: the reason serve gives the asks it withdraws then. */
 const CLIENT_CLOSED = "the MCP client that could put it to the person closed"
 
 /** How long one ask waits for the person at most (also bounded by what is left of the call's budget). */
-const RELAY_WAIT_MS = 60_000
+export const RELAY_WAIT_MS = 60_000
 
 export interface ForegroundRelay {
   relay: Relay
@@ -45,12 +45,34 @@ export interface RelayOptions {
 /** A relay for this call, or undefined when the client cannot ask the person (no elicitation). */
 export function foregroundRelay(peer: Peer, extra: Extra, options: RelayOptions): ForegroundRelay | undefined {
   if (!peer.elicits) return undefined
+  return relayThrough(
+    peer.gate,
+    {
+      put: (params, sending) => extra.mcpReq.elicitInput(params, sending),
+      // A call's signal aborts when it is cancelled, and when its connection closes (the SDK aborts every open
+      // request).
+      signal: extra.mcpReq.signal,
+      connected: peer.connected,
+    },
+    options,
+  )
+}
+
+/** How a relay reaches the person: a request to the client (2025) or a round of input_required (input-rounds.ts). */
+export interface RelayChannel {
+  /** Puts the form to the person; resolves with what they did, rejects when it could not be put or answered. */
+  put(params: ElicitRequestFormParams, sending: { timeout: number; signal: AbortSignal }): Promise<ElicitResult>
+  /** Aborts when the call that waits on the task is cancelled or its client left. */
+  signal: AbortSignal
+  connected(): boolean
+}
+
+/** The relay over one channel: bounded by `gate` and the task's ledger, each ask by its wait. */
+export function relayThrough(gate: RelayGate, channel: RelayChannel, options: RelayOptions): ForegroundRelay {
   const detached = new AbortController()
-  const signal = extra.mcpReq.signal
-  const gate = peer.gate
+  const { signal } = channel
   const ledger = options.ledger ?? gate.ledger()
-  // A call's signal aborts when it is cancelled, and when its connection closes (the SDK aborts every open request).
-  const ended = (cancelled: string) => unreachable(peer.connected() ? cancelled : CLIENT_CLOSED)
+  const ended = (cancelled: string) => unreachable(channel.connected() ? cancelled : CLIENT_CLOSED)
   const relay: Relay = async (ask, asking) => {
     if (detached.signal.aborted) return unreachable("the call had returned; no one to ask")
     if (signal.aborted) return ended("the call was cancelled; no one to ask")
@@ -73,7 +95,7 @@ export function foregroundRelay(peer: Peer, extra: Extra, options: RelayOptions)
       if (timeout <= 0)
         return refused(`no answer from the person within ${seconds}s (the ask waited behind others for a free form)`)
       asking()
-      const result = await extra.mcpReq.elicitInput(elicitation(ask), {
+      const result = await channel.put(elicitation(ask), {
         timeout,
         signal: AbortSignal.any([detached.signal, signal]),
       })

@@ -11,17 +11,22 @@ import { ProtocolError, ProtocolErrorCode, Server, type ServerContext } from "@m
 import { SERVER_NAME, VERSION } from "../version"
 import type { OpenBackend, Peer } from "./define"
 import instructions from "./instructions.md" with { type: "text" }
+import { requestStateCheck, type RoundState } from "./request-state"
 import { RelayGate } from "./relay-gate"
 import { asTask, offerTasks, TASKS_EXTENSION } from "./tasks"
 import listed from "./tools-list.json"
 
 const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
+const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 
 /** One server a connection (serveStdio's factory); what it keeps across calls is that connection's relay gate. */
 export function createServer(open: OpenBackend): Server {
   const capabilities = { tools: {}, extensions: { [TASKS_EXTENSION]: {} } }
-  const server = new Server({ name: SERVER_NAME, version: VERSION }, { capabilities, instructions })
+  const server = new Server(
+    { name: SERVER_NAME, version: VERSION },
+    { capabilities, instructions, requestState: requestStateCheck },
+  )
   const gate = new RelayGate()
   server.setRequestHandler("tools/list", () => listed as { tools: [] })
   server.setRequestHandler("tools/call", async (request, extra) => {
@@ -30,7 +35,7 @@ export function createServer(open: OpenBackend): Server {
     const tool = TOOLS.find((tool) => tool.name === name)
     if (!tool)
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool ${name}: tools/list gives the tools.`)
-    const result = await tool.call(args, { peer: peerOf(server, extra, gate), extra }, open)
+    const result = await tool.call(args, { peer: peerOf(server, extra, gate, name), extra }, open)
     return asTask(name, result, extra, open)
   })
   offerTasks(server, open)
@@ -38,16 +43,22 @@ export function createServer(open: OpenBackend): Server {
 }
 
 /**
- * The client behind this request. A 2026-07-28 request names it in its envelope and cannot be asked anything while
- * it waits (the revision has no requests from server to client); a 2025 client named it when it initialized.
+ * The client behind this request. A 2026-07-28 request names it and what it can do in its envelope, and cannot be
+ * asked anything while it waits (the revision has no requests from server to client): a client that can put a form
+ * to the person is asked in rounds of `input_required` (input-rounds.ts). A 2025 client named both when it
+ * initialized, and is asked in the middle of the call.
  */
-function peerOf(server: Server, extra: ServerContext, gate: RelayGate): Peer {
+function peerOf(server: Server, extra: ServerContext, gate: RelayGate, tool: string): Peer {
   const envelope = extra.mcpReq.envelope as Record<string, unknown> | undefined
   const modern = envelope?.[PROTOCOL_VERSION_KEY] !== undefined
   const info = modern ? (envelope?.[CLIENT_INFO_KEY] as { name?: unknown } | undefined) : server.getClientVersion()
+  const capabilities = envelope?.[CLIENT_CAPABILITIES_KEY] as { elicitation?: { url?: unknown } } | undefined
+  // A client that declares elicitation with only `url` cannot show a form.
+  const forms = capabilities?.elicitation !== undefined && Object.keys(capabilities.elicitation).join() !== "url"
   return {
     name: typeof info?.name === "string" ? info.name : undefined,
     elicits: !modern && server.getClientCapabilities()?.elicitation !== undefined,
+    ...(modern && forms ? { rounds: { tool, state: extra.mcpReq.requestState<RoundState>() } } : {}),
     connected: () => server.transport !== undefined,
     gate,
   }

@@ -8,6 +8,8 @@
 // 2025-11-25 receiver): these handlers are ours, checked against that package's schemas in the tests.
 import {
   type CallToolResult,
+  type InputRequiredResult,
+  isInputRequiredResult,
   MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
@@ -59,11 +61,11 @@ export function declaresTasks(extra: Extra): boolean {
  */
 export async function asTask(
   name: string,
-  result: CallToolResult,
+  result: CallToolResult | InputRequiredResult,
   extra: Extra,
   open: OpenBackend,
-): Promise<CallToolResult> {
-  if (!TASK_TOOLS.includes(name) || !declaresTasks(extra)) return result
+): Promise<CallToolResult | InputRequiredResult> {
+  if (!TASK_TOOLS.includes(name) || !declaresTasks(extra) || isInputRequiredResult(result)) return result
   const structured = result.structuredContent as Record<string, unknown> | undefined
   const id = structured?.task_id ?? structured?.group_id
   if (structured?.status !== "running" || typeof id !== "string") return result
@@ -197,7 +199,8 @@ async function resultOf(open: OpenBackend, id: string): Promise<CallToolResult> 
   // Its own signal: reading a finished group's result never cancels it.
   const extra = { mcpReq: { signal: new AbortController().signal, _meta: {} } } as unknown as Extra
   const peer = { name: undefined, elicits: false, connected: () => false, gate: undefined! }
-  return tool.call({ group_id: id }, { peer, extra }, open)
+  // Reading a group's result asks no one: it is never input_required.
+  return (await tool.call({ group_id: id }, { peer, extra }, open)) as CallToolResult
 }
 
 function textOf(result: CallToolResult): string {
