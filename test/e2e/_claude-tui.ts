@@ -22,6 +22,8 @@ export interface WireMessage {
 export interface ClaudeTui {
   /** Types a prompt and presses Enter. */
   say(text: string): Promise<void>
+  /** Presses one key (tmux's name for it: Enter, Down, Escape, …). */
+  press(key: string): Promise<void>
   screen(): Promise<string>
   /** What Claude Code sent our server, in order. */
   sent(): Promise<WireMessage[]>
@@ -97,6 +99,9 @@ export async function startClaudeTui(options: {
       await tmux("send-keys", "-t", "claude", "-l", text)
       await Bun.sleep(300)
       await tmux("send-keys", "-t", "claude", "Enter")
+    },
+    async press(key) {
+      await tmux("send-keys", "-t", "claude", key)
     },
     screen,
     sent,
