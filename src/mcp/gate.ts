@@ -134,10 +134,10 @@ function claimsRevision(json: Record<string, unknown>): boolean {
 }
 
 /**
- * Revision 2026-07-28 is opened only by a client declaring the tasks extension (interactive Claude Code): on it a
- * delegated agent's question cannot be put to the person mid-call (no requests from server to client, and the
- * questions are not yet mapped onto `input_required`), so every other client is sent, as it always was, to
- * `initialize`, where the relay asks through elicitation.
+ * Revision 2026-07-28 is opened only by a client declaring the tasks extension (interactive Claude Code, whose
+ * dialog answers a foreground call's `input_required` rounds: input-rounds.ts). Every other client is sent, as it
+ * always was, to `initialize`, where the relay asks through elicitation: how `claude -p` would put a round to its
+ * Elicitation hook is untried, and on 2025 that hook is proven (test/e2e/claude-relay.test.ts).
  */
 function declaresTasks(json: unknown): boolean {
   const meta = isObject(json) && isObject(json.params) ? json.params._meta : undefined
