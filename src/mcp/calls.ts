@@ -9,7 +9,7 @@ import type { ContinuePolicy, Delegations, StartRequest } from "../engine/lifecy
 import { isFinished, type TaskRecord } from "../engine/terms"
 import { fail } from "../errors"
 import type { Peer } from "./define"
-import { flowOf, InputFlow, inputRound } from "./input-rounds"
+import { answeredFlow, InputFlow, inputRound } from "./input-rounds"
 import { foregroundRelay, type ForegroundRelay, RELAY_WAIT_MS } from "./relay"
 import { delegationResult, progressReporter, runningResult, type Extra, type ResultReply } from "./replies"
 
@@ -94,8 +94,7 @@ async function followInRounds(
   try {
     let record: TaskRecord
     if (rounds.state) {
-      flow = await flowOf(rounds.tool, rounds.state, delegations)
-      flow.answer(extra.mcpReq.inputResponses)
+      flow = await answeredFlow(rounds.tool, rounds.state, extra.mcpReq.inputResponses, delegations)
       const found = await delegations.read(rounds.state.task)
       if (!found) throw fail("Usage", `No task ${rounds.state.task}.`, "Call task_list for the tasks there are.")
       record = found

@@ -85,16 +85,20 @@ export class InputFlow {
 
   /**
    * The client's answers from a round to the asks the last round handed it; one it left out is dismissed, as a form
-   * closed without an answer is. An ask that came meanwhile goes out with this round's result.
+   * closed without an answer is. An ask that came meanwhile goes out with this round's result. False when none of
+   * those asks waits any more (each lapsed or was withdrawn): the answers reach no one.
    */
-  answer(responses: Record<string, unknown> | undefined): void {
+  answer(responses: Record<string, unknown> | undefined): boolean {
     clearTimeout(this.abandoned)
-    for (const [key, pending] of [...this.pending].filter(([, pending]) => pending.sent)) {
+    const handed = [...this.pending].filter(([, pending]) => pending.sent)
+    if (!handed.length) return false
+    for (const [key, pending] of handed) {
       const view = inputResponse(responses, key)
       // The content is the client's: verdictOf reads each field as a label of the ask's own, or as nothing.
       const content = view.kind === "elicit" ? (view.content as ElicitResult["content"]) : undefined
       pending.answer(view.kind === "elicit" ? { action: view.action, content } : { action: "cancel" })
     }
+    return true
   }
 
   /**
@@ -156,8 +160,16 @@ export async function inputRound(flow: InputFlow, record: TaskRecord, tool: stri
   return inputRequired({ inputRequests: flow.requests(), requestState })
 }
 
-/** The flow a round continues; one that ended (its wait lapsed, or another process began it) is said so. */
-export async function flowOf(tool: string, state: RoundState, delegations: Delegations): Promise<InputFlow> {
+/**
+ * The flow a round continues, with the round's answers delivered; one that ended (its wait lapsed, or another process
+ * began it), or whose asks no longer wait for these answers, is said so.
+ */
+export async function answeredFlow(
+  tool: string,
+  state: RoundState,
+  responses: Record<string, unknown> | undefined,
+  delegations: Delegations,
+): Promise<InputFlow> {
   if (state.tool !== tool)
     throw fail(
       "Usage",
@@ -165,7 +177,9 @@ export async function flowOf(tool: string, state: RoundState, delegations: Deleg
       `Call ${state.tool} with it.`,
     )
   const flow = InputFlow.find(state.flow)
-  if (flow) return flow
+  if (flow?.answer(responses)) return flow
+  // The asks lapsed before the flow's own end: the task may even have finished meanwhile.
+  flow?.end()
   const record = await delegations.read(state.task)
   throw fail(
     "Usage",
