@@ -16,6 +16,7 @@ import {
   TIMEOUT_PROFILES,
   type Role,
 } from "./bounds"
+import { ClaudeAgentsSchema, RolesSchema } from "./roles"
 import { PolicySchema, TrustedRootSchema } from "./sections"
 
 export {
@@ -231,6 +232,12 @@ export const ConfigSchema = z
       ),
     policy: PolicySchema.default({ requireTier: false, relay: [], respondWaitSeconds: 600 }).describe(
       "Delegation policy; absent means blueprint mode with the tier optional and nothing relayed.",
+    ),
+    roles: RolesSchema.default({}).describe(
+      "Roles the parent may pass as `role` to scout (read-only ones) or worker (write ones), by name.",
+    ),
+    claudeAgents: ClaudeAgentsSchema.default({ user: true, workspaces: [] }).describe(
+      "Which Claude Code subagent files (.claude/agents/*.md) are read as roles.",
     ),
   })
   .strict()

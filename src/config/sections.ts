@@ -3,6 +3,7 @@
 import { z } from "zod"
 import { MODES } from "../policy/mode"
 import { RELAYABLE } from "../policy/relay"
+import { roleName } from "./roles"
 
 export const TrustedRootSchema = z
   .object({
@@ -44,6 +45,18 @@ export const PolicySchema = z
       .describe(
         "How long a relayable question no person could be asked (no elicitation, or the call returned) waits " +
           "for the parent's task_respond before it is dismissed; 0 dismisses it at once.",
+      ),
+    roles: z
+      .object({
+        blueprint: z.array(roleName).optional(),
+        sensitive: z.array(roleName).optional(),
+        insensitive: z.array(roleName).optional(),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "Per mode, the only roles a call may name there; a mode left out allows every role (in sensitive mode a " +
+          "write role still needs mechanical: true, as a worker does).",
       ),
   })
   .strict()

@@ -14,6 +14,8 @@ import {
   type StartRequest,
   checkOffered,
   resolveRoute,
+  resolveUserRole,
+  rolePrompt,
 } from "./admission"
 import { type Runs, launchTurn } from "./runs"
 import { startedUnder } from "./idempotency"
@@ -41,7 +43,11 @@ export async function startTask(
   request: StartRequest,
 ): Promise<{ record: TaskRecord; attached: boolean }> {
   // The policy first, then admission: a refused call gets no record, lock or session, and no other task's answer.
-  const decision = await deps.check({ ...request.policy, cwd: request.review?.source ?? request.cwd })
+  const decision = await deps.check({
+    ...request.policy,
+    userRole: request.userRole,
+    cwd: request.review?.source ?? request.cwd,
+  })
   checkBriefSize(request.brief, deps.runtime.flags.maxBriefBytes)
   checkVerify(request.verify)
   checkFrozenGlobs(request.verifyFrozen)
@@ -56,6 +62,10 @@ export async function startTask(
   // The same conditions doctor reports (readiness.ts): a missing launcher, an unsafe or unusable bwrap,
   // a state dir that cannot take the record.
   await deps.ready()
+  const role =
+    request.userRole === undefined || request.role === "runner"
+      ? undefined
+      : await resolveUserRole(deps.runtime, request.role, request.userRole, request.cwd)
   const config = await deps.runtime.config()
   const host = deps.runtime.host(config)
   // A review runs in the patch's worktree: admitted only as that patch's (its lane's claim names it).
@@ -70,20 +80,27 @@ export async function startTask(
     limits: timeoutLimits(config),
     bridgeTimeoutMs: deps.runtime.flags.bridgeTimeoutMs,
     overrideMs: request.timeoutMs,
-    callTimeoutS: request.callTimeoutS,
+    callTimeoutS: request.callTimeoutS ?? role?.timeoutS,
     commandTimeoutS: request.commandTimeoutS,
   })
-  const { route, explicit, fallbacks } = await resolveRoute(deps.runtime, request.role, request.model, request.variant)
+  const { route, checkAsNamed, fallbacks } = await resolveRoute(
+    deps.runtime,
+    request.role,
+    request.model,
+    request.variant,
+    role,
+  )
   const id = newTaskId()
+  let prompt: string | undefined
   const place = await sessionPlace(deps.runtime, workspace, host, request.isolation, id, deps.runs.store, deps.reclaims)
   try {
     // Fail closed before any lock or record: no session starts where file access would not be sandboxed.
     // The route is checked on the server the sandbox was confirmed on, both again on its successor if it dies.
-    await deps.runtime.sandboxed(
-      place.dir,
-      route &&
-        ((connection) => checkOffered(deps.runtime, connection.client, place.dir, request.role, route, explicit)),
-    )
+    // The role's prompt is read on the same server, an OpenCode agent's from its global config.
+    await deps.runtime.sandboxed(place.dir, async (connection) => {
+      if (route) await checkOffered(deps.runtime, connection.client, place.dir, request.role, route, checkAsNamed)
+      if (role) prompt = await rolePrompt(connection.client, place.dir, role)
+    })
     if (request.writable) await deps.acquire(place.dir, id)
   } catch (error) {
     await place.discard()
@@ -102,6 +119,7 @@ export async function startTask(
     scope,
     reviewed: request.reviewed,
     parallel: request.queued || undefined,
+    userRole: role && prompt !== undefined ? { name: role.name, source: role.source, prompt } : undefined,
   })
   // A new record, not yet saved: its first save is the launch's.
   const { missingMarkers, ...call } = decision

@@ -8,8 +8,9 @@ export const TITLE_LIMITS = { label: 40, line: 60 } as const
 const clean = (text: string, max: number) => text.replace(/[[\]]/g, "").replace(/\s+/g, " ").trim().slice(0, max).trim()
 
 /** `lane-a · scout · Find where count is`, the label left out when there is none. */
-export function sessionTitle(role: Role, brief: string, label?: string): string {
+export function sessionTitle(role: Role, brief: string, label?: string, userRole?: string): string {
   const line = clean(brief.split("\n").find((text) => text.trim()) ?? "", TITLE_LIMITS.line)
   const lane = label ? clean(label, TITLE_LIMITS.label) : ""
-  return [lane, role, line].filter(Boolean).join(" · ")
+  const who = userRole ? `${role}:${clean(userRole, TITLE_LIMITS.label)}` : role
+  return [lane, who, line].filter(Boolean).join(" · ")
 }

@@ -34,6 +34,11 @@ export const labelArg = {
   label: z.string().min(1).max(TITLE_LIMITS.label).optional(),
 }
 
+/** A role the person defined (src/roles): listed, with its description, by the policy tool. */
+export const roleArg = {
+  role: z.string().min(1).max(40).optional().describe("A role the person defined (policy lists them)."),
+}
+
 export const idempotencyArg = {
   idempotency_key: z.string().min(1).max(200).optional().describe("Retry key."),
 }

@@ -79,6 +79,8 @@ export interface PromptSpec {
   agent: string
   text: string
   model?: ModelRoute
+  /** Added to the agent's own system prompt for this message: a user role's prompt (engine/admission/roles.ts). */
+  system?: string
 }
 
 export async function sendPrompt(client: OpencodeClient, sessionID: string, spec: PromptSpec): Promise<void> {
@@ -88,6 +90,7 @@ export async function sendPrompt(client: OpencodeClient, sessionID: string, spec
     agent: spec.agent,
     model: spec.model ? { providerID: spec.model.providerID, modelID: spec.model.modelID } : undefined,
     variant: spec.model?.variant,
+    system: spec.system,
     parts: [{ type: "text", text: spec.text }],
   })
   if (result.error !== undefined) unwrap(result, "accept the prompt")

@@ -79,6 +79,28 @@ export function checkMode(resolved: ResolvedMode, delegation: Delegation): Refus
   return undefined
 }
 
+/**
+ * A role the person defined, against config.json's list for the mode (policy.roles): a mode with no list allows
+ * every role, and the role still meets its tool's rule (a write role in sensitive mode needs mechanical: true).
+ */
+export function checkRoleAllowed(
+  resolved: ResolvedMode,
+  allowed: readonly string[] | undefined,
+  role: string | undefined,
+): Refusal | undefined {
+  if (role === undefined || allowed === undefined || allowed.includes(role)) return undefined
+  return {
+    rule: `roles in ${resolved.mode} mode`,
+    message:
+      `The role "${role}" is not among the roles ${resolved.mode} mode allows ` +
+      `(${allowed.length ? allowed.join(", ") : "none"}; policy.roles.${resolved.mode} in config.json); the mode ` +
+      `comes from ${describeSource(resolved.decidedBy)}.`,
+    next: allowed.length
+      ? `Call with one of ${allowed.join(", ")}, or without role.`
+      : "Call without role, or do the work yourself.",
+  }
+}
+
 /** How much each mode holds back: a call under a lower one than its task's previous call runs weaker. */
 const STRENGTH: Record<Mode, number> = { insensitive: 0, blueprint: 1, sensitive: 2 }
 

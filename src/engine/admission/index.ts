@@ -14,4 +14,5 @@ export {
   type PolicyRequest,
 } from "./policy"
 export type { StartRequest } from "./request"
+export { resolveUserRole, rolePrompt } from "./roles"
 export { checkOffered, resolveRoute } from "./routes"

@@ -10,6 +10,7 @@ import { markerCandidates, markerDirectories } from "../../policy/markers"
 import {
   allowances,
   checkMode,
+  checkRoleAllowed,
   MARKER_NAMES,
   describeSource,
   resolveMode,
@@ -21,6 +22,7 @@ import {
 import type { Refusal } from "../../policy/refusal"
 import { findSecrets, MIN_ENTROPY, MIN_SECRET_LENGTH } from "../../policy/secrets"
 import { checkTier, DELEGABLE_TIERS, TIERS, type Tier } from "../../policy/tiers"
+import { listRoles } from "../../roles/catalog"
 import { forget, recall, remember, type ModeMemory } from "./mode-memory"
 import type { Runtime } from "../capacity"
 import type { MissingMarker, PolicyDecision } from "../records"
@@ -30,6 +32,8 @@ export interface CallPolicy {
   mode?: Mode
   tier?: Tier
   delegation: Delegation
+  /** A role the person defined, by name: config.json's policy.roles may leave it out of the mode. */
+  userRole?: string
   /** The text the agent would receive, by argument name (task; command, objective, expected). */
   texts: Record<string, string | undefined>
 }
@@ -196,7 +200,11 @@ export async function gatePolicy(runtime: Runtime, request: PolicyRequest): Prom
   const secrets = secretRefusal(request.texts)
   if (secrets) throw refusalError(secrets)
   const policy = await workspacePolicy(runtime, request.cwd, { mode: request.mode })
-  const refusal = checkTier(request.tier, policy.requireTier) ?? checkMode(policy.resolved, request.delegation)
+  const allowList = (await runtime.config()).policy.roles?.[policy.resolved.mode]
+  const refusal =
+    checkTier(request.tier, policy.requireTier) ??
+    checkMode(policy.resolved, request.delegation) ??
+    checkRoleAllowed(policy.resolved, allowList, request.userRole)
   if (refusal) throw refusalError(refusal)
   return {
     mode: policy.resolved.mode,
@@ -241,13 +249,57 @@ export interface PolicyReport extends WorkspacePolicy {
   allowed: Record<"scout" | "worker" | "runner", string>
   tiers: { required: boolean; delegated: Tier[]; refused: Tier[] }
   secretGuard: string
+  /** The roles the person defined for this workspace: which tool runs each, and whether this mode allows it. */
+  roles: ListedRole[]
+}
+
+export interface ListedRole {
+  name: string
+  /** The tool that runs it; absent for a role that cannot run. */
+  tool?: "scout" | "worker"
+  description: string
+  source: string
+  /** "allowed", or why a call naming it here is refused. */
+  allowed: string
+  notes?: string[]
 }
 
 /** The same gathering the gate does (workspacePolicy), with what each role may do under its outcome. */
 export async function policyReport(runtime: Runtime, cwd: string, options: PolicyOptions = {}): Promise<PolicyReport> {
   const policy = await workspacePolicy(runtime, cwd, options)
+  const config = await runtime.config()
+  const catalog = await listRoles(config, runtime.paths.home, await realpath(cwd).catch(() => cwd))
+  const allowList = config.policy.roles?.[policy.resolved.mode]
+  const roles: ListedRole[] = [
+    ...catalog.roles.map((role) => {
+      const tool = role.profile === "write" ? ("worker" as const) : ("scout" as const)
+      const refusal =
+        checkRoleAllowed(policy.resolved, allowList, role.name) ??
+        (tool === "worker" ? checkMode(policy.resolved, { role: "worker", mechanical: false }) : undefined)
+      const allowed = !refusal
+        ? "allowed"
+        : refusal.rule === "sensitive mode"
+          ? "only with mechanical: true"
+          : `refused: ${refusal.rule}`
+      return {
+        name: role.name,
+        tool,
+        description: role.description,
+        source: role.source,
+        allowed,
+        ...(role.notes.length ? { notes: role.notes } : {}),
+      }
+    }),
+    ...catalog.refused.map((role) => ({
+      name: role.name,
+      description: "",
+      source: role.source,
+      allowed: `cannot run: ${role.reason}`,
+    })),
+  ]
   return {
     ...policy,
+    roles,
     source: describeSource(policy.resolved.decidedBy),
     allowed: allowances(policy.resolved.mode),
     tiers: {

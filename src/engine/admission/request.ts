@@ -15,6 +15,8 @@ export interface StartRequest {
   title: string
   model?: string
   variant?: string
+  /** A role the person defined (roles/catalog.ts), run by this tool when its profile is the tool's. */
+  userRole?: string
   writable: boolean
   /** What the call states for the policy gate (policy.ts), which every start passes first. */
   policy: CallPolicy

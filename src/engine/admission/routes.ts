@@ -8,14 +8,20 @@ import { checkRoute, readCatalog } from "../../opencode/catalog"
 import { parseModel, type ModelRoute } from "../../opencode/session"
 import { configModelReadiness, refuseUnready, type Runtime } from "../capacity"
 
+/**
+ * `named`: a user role's models (roles.<name>.model in config.json), which take the place of the role's list and are
+ * checked against the catalog as a parent's model is.
+ */
 export async function resolveRoute(
   runtime: Runtime,
   role: Role,
   model?: string,
   variant?: string,
-): Promise<{ route?: ModelRoute; explicit: boolean; fallbacks?: ModelRoute[] }> {
+  named?: { models: string[]; variant?: string },
+): Promise<{ route?: ModelRoute; explicit: boolean; fallbacks?: ModelRoute[]; checkAsNamed: boolean }> {
   const config = await runtime.config()
-  const listed = roleModels(config, role)
+  const fromRole = named !== undefined && named.models.length > 0
+  const listed = fromRole ? named.models : roleModels(config, role)
   const id = model ?? listed[0]
   if (model !== undefined && !/^[^/\s]+\/\S+$/.test(model))
     throw fail(
@@ -23,11 +29,12 @@ export async function resolveRoute(
       `model must be written provider/model, got "${model}".`,
       "Call the models tool for the ids OpenCode offers.",
     )
-  const chosenVariant = variant ?? (model === undefined ? config.modelVariants[role] : undefined)
+  const listedVariant = fromRole ? named.variant : config.modelVariants[role]
+  const chosenVariant = variant ?? (model === undefined ? listedVariant : undefined)
   if (!id) {
     if (variant)
       throw fail("Usage", "A variant needs a model.", `Pass model as well, or set models.${role} in the config.`)
-    return { explicit: false }
+    return { explicit: false, checkAsNamed: false }
   }
   const explicit = model !== undefined || variant !== undefined
   // A model or variant the parent named is never replaced; a config list's variant belongs to its first model.
@@ -35,6 +42,7 @@ export async function resolveRoute(
   return {
     route: { ...parseModel(id), variant: chosenVariant },
     explicit,
+    checkAsNamed: explicit || fromRole,
     ...(rest.length > 0 && { fallbacks: rest }),
   }
 }

@@ -264,6 +264,11 @@ const TaskRecordSchema = z.object({
   scope: z.array(z.string()).optional(),
   /** A review (review-cwd.ts): what it looked at, named in every turn's result. */
   reviewed: ReviewedSchema.optional(),
+  /**
+   * A role the person defined (engine/admission/roles.ts): its name, where it was defined, and the prompt read
+   * when the task started, sent as the system text of every turn.
+   */
+  userRole: z.object({ name: z.string(), source: z.string(), prompt: z.string() }).optional(),
   /** A delegate_parallel member: its first turn counts against maxParallel in whichever process follows it. */
   parallel: z.literal(true).optional(),
   /** What the policy gate decided for each call, the first and every task_continue, oldest first. */

@@ -83,7 +83,7 @@ export function nextTurn(record: TaskRecord, brief: string, operationMs: number)
 export function newRecord(
   request: Pick<TaskRecord, "role" | "agent" | "title" | "writable" | "idempotencyKey" | "brief">,
   fields: Omit<NewRecordFields, keyof typeof request> &
-    Pick<TaskRecord, "isolation" | "verify" | "verifyFrozen" | "outputSchema" | "scope" | "reviewed">,
+    Pick<TaskRecord, "isolation" | "verify" | "verifyFrozen" | "outputSchema" | "scope" | "reviewed" | "userRole">,
 ): TaskRecord {
   const now = new Date().toISOString()
   const { role, agent, title, writable, idempotencyKey, brief } = request

@@ -179,6 +179,7 @@ export class Runs {
           agent: record.agent,
           title: record.title,
           route: record.route,
+          system: record.userRole?.prompt,
           deadline: record.deadline,
           signal: live.controller.signal,
           sessionID: record.sessionID,

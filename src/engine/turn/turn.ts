@@ -45,6 +45,8 @@ export interface TurnSpec {
   agent: string
   title: string
   route?: ModelRoute
+  /** A user role's prompt, sent with every message as system text beside the agent's own. */
+  system?: string
   /** Epoch ms: the session is aborted then. */
   deadline: number
   signal: AbortSignal
@@ -248,7 +250,13 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
   let outcome: WaitOutcome = { kind: "aborted" }
   if (!signal.aborted) {
     if (!spec.attach)
-      await sendPrompt(client, sessionID, { directory: workspace, agent: spec.agent, text: brief, model: spec.route })
+      await sendPrompt(client, sessionID, {
+        directory: workspace,
+        agent: spec.agent,
+        text: brief,
+        model: spec.route,
+        system: spec.system,
+      })
     const following = follow()
     // Taken over: the asks the dead process left open reach no one as events. Listed once the stream is
     // followed, so an ask raised meanwhile is answered (twice at worst, harmlessly), never missed.
@@ -284,6 +292,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
       agent: spec.agent,
       text: again.text,
       model: spec.route,
+      system: spec.system,
     })
     outcome = await follow()
     if (outcome.kind !== "idle") {

@@ -34,6 +34,18 @@ export const policy = defineTool({
     allowed: z.object({ scout: z.string(), worker: z.string(), runner: z.string() }),
     tiers: z.object({ required: z.boolean(), delegated: z.array(z.enum(TIERS)), refused: z.array(z.enum(TIERS)) }),
     secret_guard: z.string(),
+    roles: z
+      .array(
+        z.object({
+          name: z.string(),
+          tool: z.enum(["scout", "worker"]).optional(),
+          description: z.string(),
+          source: z.string(),
+          allowed: z.string(),
+          notes: z.array(z.string()).optional(),
+        }),
+      )
+      .describe("Roles the person defined: pass the name as role to its tool."),
     missing_markers: z
       .array(z.object({ path: z.string(), why: z.string() }))
       .optional()
@@ -61,6 +73,11 @@ export const policy = defineTool({
       `tier: ${tiers.required ? "required" : "optional"}; ${tiers.delegated.join(" and ")} are delegated, ` +
         `${tiers.refused.join(" and ")} are refused (do that work yourself)`,
       `secret guard: ${report.secretGuard}`,
+      ...report.roles.map((role) =>
+        role.tool
+          ? `role ${role.name} (${role.tool}, ${role.allowed}): ${role.description}`
+          : `role ${role.name}: ${role.allowed} (${role.source})`,
+      ),
     ]
     return {
       text: lines.join("\n"),
@@ -73,6 +90,7 @@ export const policy = defineTool({
         allowed,
         tiers,
         secret_guard: report.secretGuard,
+        roles: report.roles,
         ...(report.missingMarkers.length ? { missing_markers: report.missingMarkers } : {}),
       },
     }
