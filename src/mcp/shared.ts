@@ -94,6 +94,7 @@ const resultFiles = z.array(z.object({ path: z.string(), change: z.enum(CHANGE_K
 export const resultShape = {
   task_id: z.string().optional(),
   status: z.enum(STATUSES),
+  role: z.string().optional(),
   report: z.string(),
   model: z.string().optional(),
   steps: z.number(),

@@ -38,6 +38,7 @@ beforeAll(async () => {
       ],
     },
     quick: { turns: [{ steps: [{ text: "quick report" }] }] },
+    two_turns: { turns: [{ steps: [{ text: "first report" }] }, { steps: [{ text: "second report" }] }] },
   })
   const home = world.home.paths.home
   // The person's OpenCode agent, with permissions wider than any read-only role may have.
@@ -101,6 +102,10 @@ test("attack: a role following the person's OpenCode agent (edit and bash allowe
   const record = await mcp.delegations.read(String(result.task_id))
   expect(record?.userRole?.name).toBe("docs-reader")
   expect(record?.title).toContain("scout:docs-reader")
+  expect(result.role).toBe("docs-reader")
+  // The ledger counts the role on a row of its own.
+  const stats = structured(await call("stats", {}))
+  expect(JSON.stringify(stats.rows)).toContain('"role":"scout:docs-reader"')
 }, 120_000)
 
 test("control: the same steps as a write role (a prompt file) change the file, with scope and verify as a worker's", async () => {
@@ -120,6 +125,20 @@ test("control: the same steps as a write role (a prompt file) change the file, w
   expect(result.tool_calls).toContainEqual({ tool: "write", status: "completed", target: "src/made.txt" })
   expect(result.verification).toMatchObject({ exit_code: 0 })
   expect(result.status).toBe("succeeded")
+}, 120_000)
+
+test("a continued task runs the same role: its prompt goes with the next turn too", async () => {
+  const repo = await makeRepo(world)
+  world.model.reset()
+  const first = structured(await call("scout", { cwd: repo, task: "[script:two_turns] look", role: "docs-reader" }))
+  expect(first.status).toBe("succeeded")
+  const second = structured(await call("task_continue", { task_id: first.task_id, task: "look further" }))
+  expect(second.report).toContain("second report")
+  const turnTwo = world.model
+    .stepRequests()
+    .filter((request) => request.play.kind === "step" && request.play.turn === 1)
+  expect(turnTwo.length).toBeGreaterThan(0)
+  expect(turnTwo.every((request) => JSON.stringify(request.body).includes(LIBRARIAN))).toBe(true)
 }, 120_000)
 
 test("a role is run only by its profile's tool: a read-only role through worker is refused, naming scout", async () => {

@@ -138,7 +138,9 @@ export const ledgerOf = (record: TaskRecord): LedgerRecord => {
     bytes: result.bytes,
     durationMs: result.durationMs,
   }
-  return { role, status, route, finishedAt, updatedAt, result: kept, ...(fallbackFrom && { fallbackFrom }) }
+  // A role the person defined counts on a row of its own, named after the tool that ran it.
+  const row = record.userRole ? `${role}:${record.userRole.name}` : role
+  return { role: row, status, route, finishedAt, updatedAt, result: kept, ...(fallbackFrom && { fallbackFrom }) }
 }
 
 const isCount = (value: unknown) => typeof value === "number" && Number.isFinite(value) && value >= 0

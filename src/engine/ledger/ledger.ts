@@ -192,9 +192,8 @@ export function renderStats(stats: Stats): string {
 }
 
 /** What the ledger (ledger.ts summarize) reads of a record, kept in its row so a sum reads no file. */
-export type LedgerRecord = Pick<
-  TaskRecord,
-  "role" | "status" | "route" | "finishedAt" | "updatedAt" | "fallbackFrom"
-> & {
+export type LedgerRecord = Pick<TaskRecord, "status" | "route" | "finishedAt" | "updatedAt" | "fallbackFrom"> & {
+  /** The role's row: `scout`, or `scout:docs-reader` for a role the person defined that scout ran. */
+  role: string
   result?: Pick<NonNullable<TaskRecord["result"]>, "model" | "tokens" | "cost" | "steps" | "bytes" | "durationMs">
 }

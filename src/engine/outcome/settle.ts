@@ -72,6 +72,7 @@ export class Settler {
     result.error = ending.error
     if (ending.next) result.next = ending.next
     if (ending.failure) Object.assign(result, ending.failure)
+    if (record.userRole) result.userRole = record.userRole.name
     if (record.fallbackFrom?.length) result.fallbackFrom = record.fallbackFrom.map(({ model, why }) => ({ model, why }))
     // A full disk must not keep the workspace locked: a state that cannot be written is reported, and
     // the release (a removal) still happens.

@@ -23,6 +23,7 @@ export function toStructured(result: DelegationResult) {
   return {
     task_id: result.taskID,
     status: result.status,
+    role: result.userRole,
     report: result.report,
     model: result.model,
     steps: result.steps,

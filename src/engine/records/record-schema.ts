@@ -84,6 +84,8 @@ export type Bytes = z.infer<typeof BytesSchema>
 const DelegationResultSchema = z.object({
   status: z.enum(STATUSES),
   role: z.enum(ROLES),
+  /** The role the person defined that ran (engine/admission/roles.ts), by name. */
+  userRole: z.string().optional(),
   report: z.string(),
   taskID: z.string().optional(),
   sessionID: z.string().optional(),
