@@ -100,6 +100,7 @@ export async function listRoles(
 async function optedIn(workspaces: string[], cwd: string): Promise<string[]> {
   const found: string[] = []
   for (const dir of workspaces) {
+    // An opted-in directory that is gone opts nothing in.
     const real = await realpath(dir).catch(() => undefined)
     if (real && !relative(real, cwd).startsWith("..") && !relative(real, cwd).startsWith("/")) found.push(real)
   }
@@ -108,6 +109,7 @@ async function optedIn(workspaces: string[], cwd: string): Promise<string[]> {
 
 /** The `*.md` files of `dir` (none when it is absent), each read or with why it could not be. */
 async function agentFiles(dir: string): Promise<{ path: string; text?: string; problem?: string }[]> {
+  // No folder (most people have none), or one that cannot be listed: no subagent files there.
   const names = await readdir(dir).catch(() => [] as string[])
   const files = names
     .filter((name) => name.endsWith(".md"))

@@ -268,6 +268,7 @@ export interface ListedRole {
 export async function policyReport(runtime: Runtime, cwd: string, options: PolicyOptions = {}): Promise<PolicyReport> {
   const policy = await workspacePolicy(runtime, cwd, options)
   const config = await runtime.config()
+  // A cwd that does not resolve is matched as written: it opts into nothing it is not named as.
   const catalog = await listRoles(config, runtime.paths.home, await realpath(cwd).catch(() => cwd))
   const allowList = config.policy.roles?.[policy.resolved.mode]
   const roles: ListedRole[] = [

@@ -19,6 +19,7 @@ export async function resolveUserRole(
   cwd: string,
 ): Promise<RoleSpec> {
   const config = await runtime.config()
+  // A cwd that does not resolve is matched as written (admission refuses it later, with its own reason).
   const real = await realpath(cwd).catch(() => cwd)
   const catalog = await listRoles(config, runtime.paths.home, real)
   const role = catalog.roles.find((role) => role.name === name)
@@ -69,7 +70,8 @@ export async function rolePrompt(client: OpencodeClient, directory: string, role
     if (!agent)
       throw fail(
         "Config",
-        `Role "${role.name}" follows the OpenCode agent "${prompt.agent}", which OpenCode's global config does not define.`,
+        `Role "${role.name}" follows the OpenCode agent "${prompt.agent}", which OpenCode's global config does ` +
+          "not define.",
         "Define that agent in ~/.config/opencode (an agent file or opencode.json; a project's agents are not " +
           `loaded), or fix roles.${role.name}.agent in config.json.`,
       )
