@@ -6,7 +6,7 @@
 
 // The one file of the engine that reaches past its packages' doors: it takes each name from the leaf module
 // that declares it, so a tool that imports a word loads that module alone, not its package.
-export { checkTaskId } from "./records/tasks"
+export { checkTaskId, roleLabel } from "./records/tasks"
 export { isFinished, STATUSES } from "./records/status"
 export type { DelegationResult, TaskRecord } from "./records/record-schema"
 export { FAILURE_KINDS } from "./records/failure-kinds"

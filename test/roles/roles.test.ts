@@ -103,6 +103,7 @@ test("attack: a role following the person's OpenCode agent (edit and bash allowe
   expect(record?.userRole?.name).toBe("docs-reader")
   expect(record?.title).toContain("scout:docs-reader")
   expect(result.role).toBe("docs-reader")
+  expect(structured(await call("task_status", { task_id: result.task_id })).role).toBe("scout:docs-reader")
   // The ledger counts the role on a row of its own.
   const stats = structured(await call("stats", {}))
   expect(JSON.stringify(stats.rows)).toContain('"role":"scout:docs-reader"')

@@ -4,7 +4,7 @@
 // which rows a listing's query selects.
 import { doneOf } from "./ledger-days"
 import type { LedgerRecord } from "./ledger"
-import { FallbackSchema, type TaskRecord } from "../records"
+import { FallbackSchema, roleLabel, type TaskRecord } from "../records"
 
 export interface IndexQuery {
   status?: string
@@ -129,7 +129,7 @@ export function rowDiffers(row: RowColumns, record: TaskRecord, finished: boolea
 export const placeOf = (record: TaskRecord) => record.isolation?.source ?? record.workspace
 
 export const ledgerOf = (record: TaskRecord): LedgerRecord => {
-  const { role, status, route, finishedAt, updatedAt, result, fallbackFrom } = record
+  const { status, route, finishedAt, updatedAt, result, fallbackFrom } = record
   const kept = result && {
     model: result.model,
     tokens: result.tokens,
@@ -139,8 +139,15 @@ export const ledgerOf = (record: TaskRecord): LedgerRecord => {
     durationMs: result.durationMs,
   }
   // A role the person defined counts on a row of its own, named after the tool that ran it.
-  const row = record.userRole ? `${role}:${record.userRole.name}` : role
-  return { role: row, status, route, finishedAt, updatedAt, result: kept, ...(fallbackFrom && { fallbackFrom }) }
+  return {
+    role: roleLabel(record),
+    status,
+    route,
+    finishedAt,
+    updatedAt,
+    result: kept,
+    ...(fallbackFrom && { fallbackFrom }),
+  }
 }
 
 const isCount = (value: unknown) => typeof value === "number" && Number.isFinite(value) && value >= 0

@@ -30,6 +30,7 @@ export {
   noteProgress,
   requireSession,
   TASK_ID,
+  roleLabel,
 } from "./tasks"
 export {
   addStep,

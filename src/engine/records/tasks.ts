@@ -111,6 +111,10 @@ export function newRecord(
   }
 }
 
+/** The role as a person reads it: `scout`, or `scout:docs-reader` when a role the person defined ran. */
+export const roleLabel = (record: Pick<TaskRecord, "role" | "userRole">) =>
+  record.userRole ? `${record.role}:${record.userRole.name}` : record.role
+
 export const TASK_ID = /^task_[a-z0-9]+_[a-f0-9]+$/
 
 export const newTaskId = () => `task_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`

@@ -1,6 +1,6 @@
 import { z } from "zod"
 import type { TaskRecord } from "../../engine"
-import { STATUSES, checkTaskId, isFinished, fail } from "../../engine/terms"
+import { STATUSES, checkTaskId, isFinished, fail, roleLabel } from "../../engine/terms"
 import { syncBudget } from "../calls"
 import { defineTool, type Engine } from "../define"
 import description from "./task_status.md" with { type: "text" }
@@ -48,7 +48,7 @@ export function statusOfRecord(engine: Engine, record: TaskRecord, now = Date.no
   return {
     task_id: record.id,
     status: record.status,
-    role: record.role,
+    role: roleLabel(record),
     workspace: record.workspace,
     session_id: record.sessionID,
     revision: record.revision,
