@@ -26,6 +26,7 @@ import { stateFiles } from "./state-files"
 import { failed, pass, REINSTALL, type Check, type CheckResult } from "./check"
 import { claude, codex } from "./clients"
 import { patches } from "./patches"
+import { roles } from "./roles"
 
 const RENDER = "Run `opencode-mcp-orchestrator install --yes` to render the agents from config.json again."
 const asCheck = (found: Readiness): CheckResult =>
@@ -218,6 +219,7 @@ export const CHECKS: Array<{ check: Check; needsConfig: boolean; waitingFor: str
   },
   { check: profiles, needsConfig: true, waitingFor: "the step and timeout profiles" },
   { check: agents, needsConfig: true, waitingFor: "the agent files" },
+  { check: roles, needsConfig: true, waitingFor: "your roles' prompt files and subagent files" },
   { check: plugin, needsConfig: false, waitingFor: "the plugin file" },
   { check: codex, needsConfig: true, waitingFor: "Codex's registration" },
   { check: claude, needsConfig: true, waitingFor: "Claude Code's registration" },
