@@ -7,6 +7,7 @@ import type { Delegations, Runtime } from "../engine"
 import type { Backend, OpenBackend } from "../mcp/define"
 import { createServer } from "../mcp/server"
 import { GuardedStdioTransport } from "../mcp/stdio"
+import { roleInstructions } from "../roles/instructions"
 import { releaseLease, takeLeaseNow } from "../opencode/lease"
 import { spawn } from "../util/process"
 import { selfCommand } from "../util/self"
@@ -60,7 +61,10 @@ export default defineCommand({
         opening = undefined
         throw error
       }))
-    const served = http ? await startHttp(http, open) : startStdio(open)
+    // The person's roles, named in the instructions a parent reads first; a listing that fails names none.
+    const paths = resolvePaths(flags)
+    const roles = await roleInstructions(paths.home, paths.configFile).catch(() => "")
+    const served = http ? await startHttp(http, open, roles) : startStdio(open, roles)
     await served.closed
     // A first call still loading the engine finishes building, so what it started is wound down below.
     await opening?.catch(() => undefined)
@@ -95,7 +99,7 @@ const signalled = (resolve: () => void) => {
 }
 
 /** Both revisions from one server: the client's opening (`server/discover` or `initialize`) picks one. */
-function startStdio(open: OpenBackend): Served {
+function startStdio(open: OpenBackend, roles: string): Served {
   const transport = new GuardedStdioTransport()
   const closed = new Promise<void>((resolve) => {
     void transport.closed.then(resolve)
@@ -103,7 +107,7 @@ function startStdio(open: OpenBackend): Served {
     process.stdin.once("end", resolve)
     signalled(resolve)
   })
-  const served = serveStdio(() => createServer(open), { transport })
+  const served = serveStdio(() => createServer(open, roles), { transport })
   return { closed, close: () => served.close() }
 }
 
@@ -120,9 +124,13 @@ async function httpSetup(address: string, flags: Flags) {
 }
 
 /** Serves until signalled; the address and where the token is go to stderr for the person starting it. */
-async function startHttp(setup: Awaited<ReturnType<typeof httpSetup>>, open: OpenBackend): Promise<Served> {
+async function startHttp(
+  setup: Awaited<ReturnType<typeof httpSetup>>,
+  open: OpenBackend,
+  roles: string,
+): Promise<Served> {
   const { serveHttp } = await import("../mcp/http")
-  const endpoint = serveHttp(setup.listen, setup.token, open)
+  const endpoint = serveHttp(setup.listen, setup.token, open, roles)
   console.error(`serving MCP on ${endpoint.url} (bearer token in ${setup.tokenFile})`)
   return { closed: new Promise<void>(signalled), close: endpoint.stop }
 }

@@ -3,21 +3,12 @@
 // file) and the sandbox profile it runs under, which the product enforces whatever that prompt or
 // agent says. Claude Code subagent files become roles too (src/roles); `claudeAgents` says whose.
 import { z } from "zod"
-
-/** What a role may be called: a name a parent types, and a file name a Claude Code subagent may have. */
-export const ROLE_NAME = /^[a-z][a-z0-9-]{0,39}$/
-
-/** The names a role may not take: the built-in roles and tools. */
-export const RESERVED_ROLE_NAMES = ["scout", "worker", "runner", "reviewer", "review"] as const
+import { RESERVED_ROLE_NAMES, ROLE_NAME, ROLE_PROFILES } from "./role-names"
 
 export const roleName = z
   .string()
   .regex(ROLE_NAME, "a role name is lower case letters, digits and hyphens, starting with a letter, at most 40")
   .refine((name) => !(RESERVED_ROLE_NAMES as readonly string[]).includes(name), "that name is a built-in role's")
-
-/** The sandbox profiles a role runs under: read-only as a scout, write as a worker. */
-export const ROLE_PROFILES = ["read-only", "write"] as const
-export type RoleProfile = (typeof ROLE_PROFILES)[number]
 
 const modelId = z.string().regex(/^[^/\s]+\/\S+$/, "a model is written provider/model, as `opencode models` lists it")
 

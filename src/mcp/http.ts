@@ -74,8 +74,8 @@ export interface HttpEndpoint {
 }
 
 /** Starts the endpoint; every request is checked (token, Host, Origin) before the SDK's handler sees it. */
-export function serveHttp(listen: Listen, token: string, open: OpenBackend): HttpEndpoint {
-  const handler = createMcpHandler(() => createServer(open), { legacy: "stateless" })
+export function serveHttp(listen: Listen, token: string, open: OpenBackend, roles = ""): HttpEndpoint {
+  const handler = createMcpHandler(() => createServer(open, roles), { legacy: "stateless" })
   const hostnames = [...new Set([...localhostAllowedHostnames(), listen.host])]
   const expected = Buffer.from(`Bearer ${token}`)
   const server = Bun.serve({

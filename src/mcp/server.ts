@@ -20,12 +20,15 @@ const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
 const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 
-/** One server a connection (serveStdio's factory); what it keeps across calls is that connection's relay gate. */
-export function createServer(open: OpenBackend): Server {
+/**
+ * One server a connection (serveStdio's factory); what it keeps across calls is that connection's relay gate.
+ * `roles`: the lines naming the person's own roles (src/roles/instructions.ts), after the instructions.
+ */
+export function createServer(open: OpenBackend, roles = ""): Server {
   const capabilities = { tools: {}, extensions: { [TASKS_EXTENSION]: {} } }
   const server = new Server(
     { name: SERVER_NAME, version: VERSION },
-    { capabilities, instructions, requestState: requestStateCheck },
+    { capabilities, instructions: instructions.trimEnd() + roles, requestState: requestStateCheck },
   )
   const gate = new RelayGate()
   server.setRequestHandler("tools/list", () => listed as { tools: [] })

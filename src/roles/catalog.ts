@@ -6,7 +6,7 @@ import { constants } from "node:fs"
 import { open, readdir, realpath } from "node:fs/promises"
 import { join, relative } from "node:path"
 import type { Config } from "../config/schema"
-import type { RoleProfile } from "../config/roles"
+import type { RoleProfile } from "../config/role-names"
 import { mapClaudeAgent, MAX_AGENT_FILE_BYTES } from "./claude-agent"
 
 /** The largest prompt a role's markdown file may hold. */

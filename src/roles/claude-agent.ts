@@ -4,7 +4,7 @@
 // permission mode) refuses the file with that reason rather than running it as something it is not.
 // The file may come from a workspace an agent wrote to, so it is read as hostile text: bounded in size,
 // parsed line by line in one pass, no nesting beyond a list under a key.
-import { RESERVED_ROLE_NAMES, ROLE_NAME, type RoleProfile } from "../config/roles"
+import { RESERVED_ROLE_NAMES, ROLE_NAME, type RoleProfile } from "../config/role-names"
 
 /** The largest subagent file read: a prompt is a page or two; anything larger is refused, not cut. */
 export const MAX_AGENT_FILE_BYTES = 64 * 1024

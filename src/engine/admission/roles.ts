@@ -7,9 +7,8 @@ import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { realpath } from "node:fs/promises"
 import { fail } from "../../errors"
 import { listRoles, MAX_PROMPT_BYTES, readBounded, type RoleSpec } from "../../roles/catalog"
+import { PROFILE_TOOL } from "../../config/role-names"
 import type { Runtime } from "../capacity"
-
-const PROFILE_TOOL = { "read-only": "scout", write: "worker" } as const
 
 /** The role `name` for a call of `tool` in `cwd`, or a refusal naming what to do instead. */
 export async function resolveUserRole(
