@@ -1,5 +1,6 @@
 // What a role may be called and the profiles it may have, with nothing else in the module: `serve` lists
-// the person's roles in its instructions before any zod schema loads (src/roles/instructions.ts), so nothing here imports zod.
+// the person's roles in its instructions before any zod schema loads (src/roles/instructions.ts), so
+// nothing here imports zod.
 
 /** A name a parent types, and a file name a Claude Code subagent may have. */
 export const ROLE_NAME = /^[a-z][a-z0-9-]{0,39}$/

@@ -7,6 +7,8 @@ import { timeoutLimits } from "../config/schema"
 import { fail } from "../errors"
 import { abortSession } from "../opencode/session"
 import type { SetAside } from "../util/state-file"
+import type { Ask } from "../policy/asks"
+import type { Verdict } from "../policy/relay"
 import {
   knownClient,
   syncBudgetMs,
@@ -177,6 +179,19 @@ export class Delegations {
     const record = await this.read(id)
     if (!record) throw fail("Usage", `No task ${id}.`, "Call task_list for the known tasks.")
     await this.runs.inbox.answer(record, answer)
+    return record
+  }
+
+  /** The ask task `id` waits on in this process (a question kept for task_respond), for a client's form. */
+  waitingAsk(id: string): Ask | undefined {
+    return this.runs.inbox.waitingAsk(id)
+  }
+
+  /** Ends the wait of task `id` with the person's reply through a client's form, as `verdict` reads it. */
+  async settleAsk(id: string, verdict: (ask: Ask) => Verdict): Promise<TaskRecord> {
+    const record = await this.read(id)
+    if (!record) throw fail("Usage", `No task ${id}.`, "Call task_list for the known tasks.")
+    await this.runs.inbox.settle(record, verdict)
     return record
   }
 

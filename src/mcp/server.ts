@@ -13,12 +13,11 @@ import type { OpenBackend, Peer } from "./define"
 import instructions from "./instructions.md" with { type: "text" }
 import { requestStateCheck, type RoundState } from "./request-state"
 import { RelayGate } from "./relay-gate"
-import { asTask, offerTasks, TASKS_EXTENSION } from "./tasks"
+import { asTask, declaresForms, offerTasks, TASKS_EXTENSION } from "./tasks"
 import listed from "./tools-list.json"
 
 const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
-const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 
 /**
  * One server a connection (serveStdio's factory); what it keeps across calls is that connection's relay gate.
@@ -55,9 +54,7 @@ function peerOf(server: Server, extra: ServerContext, gate: RelayGate, tool: str
   const envelope = extra.mcpReq.envelope as Record<string, unknown> | undefined
   const modern = envelope?.[PROTOCOL_VERSION_KEY] !== undefined
   const info = modern ? (envelope?.[CLIENT_INFO_KEY] as { name?: unknown } | undefined) : server.getClientVersion()
-  const capabilities = envelope?.[CLIENT_CAPABILITIES_KEY] as { elicitation?: { url?: unknown } } | undefined
-  // A client that declares elicitation with only `url` cannot show a form.
-  const forms = capabilities?.elicitation !== undefined && Object.keys(capabilities.elicitation).join() !== "url"
+  const forms = declaresForms(extra)
   return {
     name: typeof info?.name === "string" ? info.name : undefined,
     elicits: !modern && server.getClientCapabilities()?.elicitation !== undefined,

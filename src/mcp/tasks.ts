@@ -1,14 +1,20 @@
 // The tasks extension (`io.modelcontextprotocol/tasks`, protocol 2026-07-28) for a client that declares
 // it: the server decides, so a delegating call that outlasts its sync budget comes back as the
 // extension's task (`resultType: "task"`) instead of `running`, and the client polls tasks/get, which
-// carries the tool's own result once the task has ended; tasks/cancel stops it. Every answer is read
+// carries the tool's own result once the task has ended; tasks/cancel stops it. A question the task's agent
+// asks meanwhile (waiting for task_respond, engine/turn/inbox.ts) is `input_required` in tasks/get for a
+// client that can show a form, and its reply comes with tasks/update. Every answer is read
 // from the task records, so a successor process answers for an earlier one's tasks. A tool error is a
 // `completed` task whose result has `isError`; `failed` is kept for a task whose result cannot be read.
 // The SDK has no server side for the extension (its `ext-tasks` package is the requester's side and a
 // 2025-11-25 receiver): these handlers are ours, checked against that package's schemas in the tests.
 import {
   type CallToolResult,
+  type ElicitResult,
+  inputRequired,
+  type InputRequests,
   type InputRequiredResult,
+  inputResponse,
   isInputRequiredResult,
   MissingRequiredClientCapabilityError,
   ProtocolError,
@@ -26,13 +32,16 @@ export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 
+/** The key a waiting question has in a task's inputRequests: one question waits at a time, so one key per task. */
+const QUESTION_KEY = "question"
+
 /** The calls that may become a task: the ones that start (or continue) a delegation. */
 const TASK_TOOLS: readonly string[] = ["scout", "worker", "runner", "delegate_parallel", "task_continue"]
 
 /** How often a client should poll tasks/get: progress lines come seconds apart. */
 const POLL_MS = 1000
 
-type TaskStatus = "working" | "completed" | "failed" | "cancelled"
+type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled"
 
 /** A task as the extension describes it (TaskBaseShape and status); `ttlMs: null` keeps it as long as the record. */
 type ExtensionTask = {
@@ -45,6 +54,8 @@ type ExtensionTask = {
   pollIntervalMs: number
   result?: Record<string, unknown>
   error?: { code: number; message: string }
+  /** With `input_required`: the form of the question the task waits on, by its key for tasks/update. */
+  inputRequests?: InputRequests
 }
 
 /** True on a 2026-07-28 request whose envelope declares the tasks extension. */
@@ -85,6 +96,31 @@ export async function asTask(
 }
 
 const TaskParams = z.object({ taskId: z.string() }).loose()
+const UpdateParams = TaskParams.extend({ inputResponses: z.record(z.string(), z.unknown()).optional() })
+
+/**
+ * A working task whose question waits in this process, as `input_required` with the form the relay would put, for a
+ * client that can show one (it declares form elicitation); anyone else sees it working (task_respond answers it).
+ */
+async function asking(open: OpenBackend, extra: Extra, task: ExtensionTask): Promise<ExtensionTask> {
+  if (task.status !== "working" || !declaresForms(extra)) return task
+  const { delegations } = await open()
+  const ask = delegations.waitingAsk(task.taskId)
+  if (!ask) return task
+  const { elicitation } = await import("./relay")
+  return {
+    ...task,
+    status: "input_required",
+    inputRequests: { [QUESTION_KEY]: inputRequired.elicit(elicitation(ask)) },
+  }
+}
+
+/** True when the request's client declares elicitation in form mode (one declaring only `url` cannot show a form). */
+export function declaresForms(extra: Extra): boolean {
+  const envelope = extra.mcpReq.envelope as Record<string, unknown> | undefined
+  const capabilities = envelope?.[CLIENT_CAPABILITIES_KEY] as { elicitation?: Record<string, unknown> } | undefined
+  return capabilities?.elicitation !== undefined && Object.keys(capabilities.elicitation).join() !== "url"
+}
 
 /**
  * Answers tasks/get, tasks/update and tasks/cancel for a request that declares the extension (the spec's -32021
@@ -92,13 +128,25 @@ const TaskParams = z.object({ taskId: z.string() }).loose()
  */
 export function offerTasks(server: Server, open: OpenBackend): void {
   server.setRequestHandler("tasks/get", { params: TaskParams }, (params, extra) =>
-    asProtocol(extra, async () => withResult(open, await taskOf(open, params.taskId))),
+    asProtocol(extra, async () => withResult(open, await asking(open, extra, await taskOf(open, params.taskId)))),
   )
-  // A task of ours never asks its client for input through the task (a question waits as `waiting_input`, answered
-  // with task_respond), so an update has nothing to deliver: it is acknowledged once the task is known.
-  server.setRequestHandler("tasks/update", { params: TaskParams }, (params, extra) =>
+  // The answer to the question tasks/get handed out (the form's reply under its key) ends the task's wait as
+  // task_respond would; an update with nothing for it, or for a task that waits on nothing here, is refused.
+  server.setRequestHandler("tasks/update", { params: UpdateParams }, (params, extra) =>
     asProtocol(extra, async () => {
       await taskOf(open, params.taskId)
+      // The SDK lifts a request's inputResponses out of its params, as for a retried tools/call.
+      const view = inputResponse(extra.mcpReq.inputResponses ?? params.inputResponses, QUESTION_KEY)
+      if (view.kind !== "elicit")
+        throw fail(
+          "Usage",
+          `This update carries no answer under "${QUESTION_KEY}", the key tasks/get gave the question.`,
+          "Answer the form tasks/get returned, under its key.",
+        )
+      const { delegations } = await open()
+      const { verdictOf } = await import("./relay")
+      const reply = { action: view.action, content: view.content as ElicitResult["content"] }
+      await delegations.settleAsk(params.taskId, (ask) => verdictOf(ask, reply))
       return {}
     }),
   )

@@ -14,29 +14,21 @@
 // refusal of `task` on a tool that is no delegation.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { Client, type CallToolResult } from "@modelcontextprotocol/client"
-import { InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/server"
-import { serveStdio } from "@modelcontextprotocol/server/stdio"
-import {
-  CancelTaskResultV2Schema,
-  CreateTaskResultV2Schema,
-  GetTaskResultV2Schema,
-} from "@modelcontextprotocol/ext-tasks/core/v2"
+import { CreateTaskResultV2Schema, GetTaskResultV2Schema } from "@modelcontextprotocol/ext-tasks/core/v2"
 import { readFlags } from "../../src/config/flags"
 import { Delegations } from "../../src/engine/lifecycle"
 import { Runtime } from "../../src/engine/capacity/runtime"
 import { TASK_ID } from "../../src/engine/records/tasks"
-import { createServer } from "../../src/mcp/server"
 import { connect as connectOpencode } from "../../src/opencode/client"
 import { readServerRecord } from "../../src/opencode/server"
-import { backendOf } from "../helpers/in-process"
 import { slowTurn } from "../helpers/slow-turn"
+import { type Modern, modernWire, servedWire } from "./_modern-wire"
 import { makeRepo, startWorld, stopWorld, structured, taskFiles, text, type World } from "./_setup"
 
 /** How long a call waits before it answers `running` (or, to a client declaring the extension, a task). */
 const SYNC_BUDGET_MS = 1000
 /** How long a slow script's report comes after its first step: well past the sync budget. */
 const SLOW_MS = 4000
-const TASKS = "io.modelcontextprotocol/tasks"
 
 let world: World
 let runtime: Runtime
@@ -96,64 +88,9 @@ afterAll(async () => {
   await stopWorld(world)
 })
 
-type Frame = { id?: number; result?: Record<string, unknown>; error?: { code: number; message: string } }
-type Modern = Awaited<ReturnType<typeof modern>>
-
-/** The envelope of a 2026-07-28 request; `extension` declares the tasks extension in it. */
-const envelope = (extension: boolean) => ({
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientInfo": { name: "orchestrator-tests", version: "1" },
-  "io.modelcontextprotocol/clientCapabilities": extension ? { extensions: { [TASKS]: {} } } : {},
-})
-
-/** `serve`'s server factory (serveStdio) on an in-memory pair; its client end, started. */
-async function served() {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-  const handle = serveStdio(() => createServer(backendOf(delegations)), { transport: serverSide })
-  closers.push(() => handle.close())
-  return clientSide
-}
-
-/** A 2026-07-28 client speaking raw JSON-RPC: every request carries the envelope; it opens with server/discover. */
-async function modern({ extension }: { extension: boolean }) {
-  const wire = await served()
-  const waiting = new Map<number, (frame: Frame) => void>()
-  wire.onmessage = (message) => {
-    // As a line on the wire: what JSON cannot carry (an undefined field) is not there.
-    const frame = JSON.parse(JSON.stringify(message)) as Frame
-    if (typeof frame.id === "number") waiting.get(frame.id)?.(frame)
-  }
-  await wire.start()
-  let next = 0
-  /** The raw answer to one request. */
-  const send = (method: string, params: Record<string, unknown> = {}) =>
-    new Promise<Frame>((resolve) => {
-      const id = ++next
-      waiting.set(id, resolve)
-      void wire.send({
-        jsonrpc: "2.0",
-        id,
-        method,
-        params: { ...params, _meta: envelope(extension) },
-      } as JSONRPCMessage)
-    })
-  /** The result; a JSON-RPC error throws its message. */
-  const answer = async (method: string, params: Record<string, unknown> = {}) => {
-    const frame = await send(method, params)
-    if (frame.error) throw new Error(frame.error.message)
-    return frame.result!
-  }
-  const discovered = await answer("server/discover")
-  expect(discovered.supportedVersions).toContain("2026-07-28")
-  expect(discovered.capabilities).toMatchObject({ extensions: { [TASKS]: {} } })
-  return {
-    send,
-    answer,
-    call: (name: string, args: Record<string, unknown>) => answer("tools/call", { name, arguments: args }),
-    get: async (taskId: string) => GetTaskResultV2Schema.parse(await answer("tasks/get", { taskId })),
-    cancel: async (taskId: string) => CancelTaskResultV2Schema.parse(await answer("tasks/cancel", { taskId })),
-  }
-}
+/** A 2026-07-28 client; `extension` declares the tasks extension. */
+const modern = (options: { extension: boolean }) => modernWire(delegations, closers, options)
+const served = () => servedWire(delegations, closers)
 
 /** The extension's task a delegating call came back as, checked against the extension's schema. */
 async function asTask(name: string, args: Record<string, unknown>) {

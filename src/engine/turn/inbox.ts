@@ -27,8 +27,8 @@ export const respondWaitMs = (config: Config) =>
 interface Waiter {
   ask: Ask
   shown: ShownAsk
-  /** Resolves once the record no longer holds the question. */
-  answer(answers: string[][]): Promise<void>
+  /** Ends the wait with `verdict`; resolves once the record no longer holds the question. */
+  settle(verdict: Verdict): Promise<void>
 }
 
 export interface InboxTask {
@@ -79,8 +79,8 @@ export class Inbox {
     }
     const seconds = Math.round(waitMs / 1000)
     const { promise: cleared, resolve: clear } = Promise.withResolvers<void>()
-    const { promise: answered, resolve } = Promise.withResolvers<string[][] | undefined>()
-    const done = (value?: string[][]) => {
+    const { promise: answered, resolve } = Promise.withResolvers<Verdict | undefined>()
+    const done = (value?: Verdict) => {
       clearTimeout(timer)
       task.signal.removeEventListener("abort", stop)
       this.waiters.delete(record.id)
@@ -93,7 +93,7 @@ export class Inbox {
     this.waiters.set(record.id, {
       ask,
       shown,
-      answer: (value) => {
+      settle: (value) => {
         done(value)
         return cleared
       },
@@ -109,13 +109,13 @@ export class Inbox {
       })
     // Also to a call following the task in the foreground, as its progress.
     task.progress(`waiting for an answer through task_respond (up to ${seconds}s): ${describeAsk(ask)}`)
-    const answers = await answered
+    const settled = await answered
     await this.store
       .update(record, (r) => {
         r.waiting = undefined
       })
       .finally(clear)
-    if (answers) return { kind: "answered", answers, by: "task_respond" }
+    if (settled) return settled
     if (verdict.kind !== "refused") return verdict
     const ended = task.signal.aborted ? "the task stopped while it waited for task_respond" : undefined
     return { ...verdict, reason: `${verdict.reason}; ${ended ?? `no answer through task_respond within ${seconds}s`}` }
@@ -123,6 +123,24 @@ export class Inbox {
 
   /** Answers the question the task waits on; throws, saying what to do, when there is none or the answer is wrong. */
   answer(record: TaskRecord, answer: string): Promise<void> {
+    const waiter = this.waiterOf(record)
+    const read = readAnswer(waiter.shown, answer, waiter.ask)
+    if ("wrong" in read) throw fail("Usage", read.wrong, read.next)
+    return waiter.settle({ kind: "answered", answers: read.answers, by: "task_respond" })
+  }
+
+  /** The ask the task waits on in this process, for a client to put to the person (the tasks extension). */
+  waitingAsk(id: string): Ask | undefined {
+    return this.waiters.get(id)?.ask
+  }
+
+  /** Ends the task's wait with what the person said through the client's form; throws as answer does. */
+  settle(record: TaskRecord, verdict: (ask: Ask) => Verdict): Promise<void> {
+    const waiter = this.waiterOf(record)
+    return waiter.settle(verdict(waiter.ask))
+  }
+
+  private waiterOf(record: TaskRecord): Waiter {
     const waiter = this.waiters.get(record.id)
     if (!waiter) {
       const elsewhere = waitingOf(record) !== undefined
@@ -136,9 +154,7 @@ export class Inbox {
           : "Call task_status: task_respond answers only a task whose status shows waiting_input.",
       )
     }
-    const read = readAnswer(waiter.shown, answer, waiter.ask)
-    if ("wrong" in read) throw fail("Usage", read.wrong, read.next)
-    return waiter.answer(read.answers)
+    return waiter
   }
 
   /** A task taken over from a dead process: its question was withdrawn with the session's other asks. */
