@@ -97,10 +97,14 @@ export async function startTask(
     // Fail closed before any lock or record: no session starts where file access would not be sandboxed.
     // The route is checked on the server the sandbox was confirmed on, both again on its successor if it dies.
     // The role's prompt is read on the same server, an OpenCode agent's from its global config.
-    await deps.runtime.sandboxed(place.dir, async (connection) => {
-      if (route) await checkOffered(deps.runtime, connection.client, place.dir, request.role, route, checkAsNamed)
-      if (role) prompt = await rolePrompt(connection.client, place.dir, role)
-    })
+    await deps.runtime.sandboxed(
+      place.dir,
+      (route || role) &&
+        (async (connection) => {
+          if (route) await checkOffered(deps.runtime, connection.client, place.dir, request.role, route, checkAsNamed)
+          if (role) prompt = await rolePrompt(connection.client, place.dir, role)
+        }),
+    )
     if (request.writable) await deps.acquire(place.dir, id)
   } catch (error) {
     await place.discard()
