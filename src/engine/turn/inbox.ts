@@ -2,7 +2,8 @@
 // delegated agent's question (no elicitation, the call already returned `running`, the form
 // dismissed) and the question may be answered by the parent (policy/relay-respond.ts), the task
 // keeps running with the question in its record (`waiting`) for a bounded time (policy.respondWaitSeconds):
-// task_respond answers it through the same OpenCode reply the relay uses; no answer in time, a
+// task_respond answers it through the same OpenCode reply the relay uses (or the person does, through the
+// form a client of the tasks extension shows for it: src/mcp/tasks.ts); no answer in time, a
 // cancel or the deadline dismisses it as before. The waiter lives in the process that follows the
 // task: a process taking a dead one's task over withdraws the question (turn.ts) and forgets it.
 import type { Config } from "../../config/schema"
