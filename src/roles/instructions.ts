@@ -45,6 +45,7 @@ async function plainConfig(file: string): Promise<Pick<Config, "roles" | "claude
     for (const [name, role] of Object.entries(raw.roles as Record<string, Record<string, unknown>>)) {
       const profile = role?.profile as RoleProfile
       if (!ROLE_NAME.test(name) || !ROLE_PROFILES.includes(profile) || typeof role?.description !== "string") continue
+      // A listing reads no prompt: where it comes from does not matter here.
       roles[name] = { profile, description: role.description, prompt: "/" }
     }
   return { roles, claudeAgents: { user: raw.claudeAgents?.user !== false, workspaces: [] } }

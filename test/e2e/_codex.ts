@@ -2,6 +2,7 @@
 // provider (its Responses API), our compiled binary as Codex's stdio MCP server, and one `codex exec`
 // turn whose parent model plays a given script.
 import { mkdir } from "node:fs/promises"
+import type { Env } from "../../src/config/flags"
 import type { ScriptInput } from "../../src/model/script"
 import { run } from "../../src/util/process"
 import { BINARY, ROOT } from "../helpers/mcp"
@@ -53,14 +54,47 @@ export function codexWorld(setup: RepoSetup & { config: (modelUrl: string) => st
 
 export type Steps = ScriptInput["turns"][number]["steps"]
 
-/** One `codex exec` in the repository, its parent model playing `steps` as script `name`; `options` go first. */
-export function codexExec(world: CodexWorld, name: string, steps: Steps, options: string[] = []) {
+/**
+ * One `codex exec` in the repository, its parent model playing `steps` as script `name`; `options` go first,
+ * `env` joins Codex's environment.
+ */
+export function codexExec(world: CodexWorld, name: string, steps: Steps, options: string[] = [], env: Env = {}) {
   world.model.reset()
   world.model.setScript(name, { turns: [{ steps }] })
   return run([CODEX, "exec", "--skip-git-repo-check", ...options, `Delegate this. [script:${name}]`], {
     cwd: world.repo,
     // Only stops the wait: a run that follows a 75 s session on a loaded machine takes minutes.
     timeoutMs: 280_000,
-    env: { ...world.home.env, CODEX_HOME: world.codexHome, SCRIPTED_KEY: "sk-scripted" },
+    env: { ...world.home.env, CODEX_HOME: world.codexHome, SCRIPTED_KEY: "sk-scripted", ...env },
   })
+}
+
+/** Our structured result, as Codex's model received it (after Codex's `Output:` line), or {} if none. */
+export function received(output: string | undefined): Record<string, unknown> {
+  const start = output?.indexOf("{") ?? -1
+  try {
+    return start < 0 ? {} : (JSON.parse(output?.slice(start) ?? "") as Record<string, unknown>)
+  } catch {
+    return {}
+  }
+}
+
+/**
+ * One `codex exec` turn whose parent script calls `tool` with `args`, then answers with what it got: the run, the
+ * parent's Responses requests, the call's output as Codex's model received it, and our result in it.
+ */
+export async function codexCall(
+  world: CodexWorld,
+  name: string,
+  tool: string,
+  args: Record<string, unknown>,
+  options: string[] = [],
+  env: Env = {},
+) {
+  const steps = [{ tool, args }, { text: "Parent got: {{lastToolOutput}}" }]
+  const result = await codexExec(world, name, steps, options, env)
+  const parent = world.model.requests.filter((r) => r.api === "responses")
+  // The request after the call: the one whose conversation holds the call's output.
+  const output = world.model.toolResults().find((r) => r.tool === tool)
+  return { result, parent, output, got: received(output?.output) }
 }

@@ -7,7 +7,7 @@
 // worker without its `approval_mode = "approve"` is refused by `exec` and writes nothing; and a
 // worker whose edit is held as a patch leaves the repository untouched until `patch_apply`.
 import { expect, test } from "bun:test"
-import { codexExec, codexWorld, ourServer, scriptedProvider, TOOL, writing } from "./_codex"
+import { codexCall, codexWorld, ourServer, scriptedProvider, TOOL, writing } from "./_codex"
 
 /**
  * Our tools Codex would put to a person (not read-only, destructive or open-world by their
@@ -48,25 +48,9 @@ const world = codexWorld({
   ],
 })
 
-/** Our structured result, as Codex's model received it (after Codex's `Output:` line), or {} if none. */
-function received(output: string | undefined): Record<string, unknown> {
-  const start = output?.indexOf("{") ?? -1
-  try {
-    return start < 0 ? {} : (JSON.parse(output?.slice(start) ?? "") as Record<string, unknown>)
-  } catch {
-    return {}
-  }
-}
-
 /** One `codex exec` turn whose parent script calls `tool` with `args`, then answers with what it got. */
-async function codex(name: string, tool: string, args: Record<string, unknown>, options: string[] = []) {
-  const steps = [{ tool, args }, { text: "Parent got: {{lastToolOutput}}" }]
-  const result = await codexExec(world, name, steps, options)
-  const parent = world.model.requests.filter((r) => r.api === "responses")
-  // The request after the call: the one whose conversation holds the call's output.
-  const output = world.model.toolResults().find((r) => r.tool === tool)
-  return { result, parent, output, got: received(output?.output) }
-}
+const codex = (name: string, tool: string, args: Record<string, unknown>, options: string[] = []) =>
+  codexCall(world, name, tool, args, options)
 
 test("scout: Codex's model receives the scout's report in its next request", async () => {
   const { result, parent, output, got } = await codex("parent_scout", TOOL("scout"), {

@@ -31,11 +31,12 @@ export async function resolveUserRole(
         "Fix that file, or call without role; the policy tool lists the roles that run here.",
       )
     const known = catalog.roles.map((role) => role.name)
+    const named = known.length > 10 ? `${known.slice(0, 10).join(", ")} (the policy tool lists all)` : known.join(", ")
     throw fail(
       "Usage",
       `There is no role "${name.slice(0, 60)}" for ${cwd}.`,
       known.length
-        ? `Pass one of ${known.join(", ")}, or call without role.`
+        ? `Pass one of ${named}, or call without role.`
         : "No roles are defined: define them under roles in config.json (docs/roles.md), or call without role.",
     )
   }
