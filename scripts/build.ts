@@ -1,5 +1,5 @@
-// Compiles the one binary for linux-x64 and linux-arm64 into dist/. The plugin is bundled first
-// (dist/plugin.txt) because the binary embeds it as text for the installer to write.
+// Compiles the one binary for linux-x64 and linux-arm64 into dist/. The tools/list answer (dist/tools-list.json)
+// and the plugin (dist/plugin.txt) are written first because the binary embeds them.
 //   bun scripts/build.ts [--version X] [--host-only]
 import { parseArgs } from "node:util"
 import pkg from "../package.json"
@@ -19,8 +19,8 @@ async function step(argv: string[]) {
   }
 }
 
-// The list `serve` answers tools/list with (src/mcp/server.ts) must be the tools' own.
-await step(["bun", "scripts/tools-list.ts", "--check"])
+// The list `serve` answers tools/list with (src/mcp/server.ts), written from the tools themselves.
+await step(["bun", "scripts/tools-list.ts"])
 await step(["bun", "scripts/build-plugin.ts"])
 for (const arch of targets) {
   const out = `dist/opencode-mcp-orchestrator-linux-${arch}`

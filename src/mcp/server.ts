@@ -1,8 +1,8 @@
 // The MCP server: the SDK's Server, for both revisions (serveStdio picks the one the client opens with),
 // serving one tool per file under tools/ (toolset.ts) and the instructions the parent reads first.
-// `tools/list` is answered from tools-list.json, which scripts/tools-list.ts writes from the tools and
-// the build and test/mcp/listed.test.ts hold equal to them: building the tools' zod schemas was most of
-// what a server spent before its first answer, so they load with the first call. Each call runs on a
+// `tools/list` is answered from dist/tools-list.json, which the build writes from the tools
+// (scripts/tools-list.ts) and test/mcp/listed.test.ts holds equal to them: building the tools' zod
+// schemas was most of what a server spent before its first answer, so they load with the first call. Each call runs on a
 // backend opened then (define.ts): `serve` loads the engine and builds the Delegations that recovers the
 // task records an earlier process left. The low-level Server rather than the McpServer: the tools are
 // listed from the written list and checked with their own zod schemas, whose wrong fields a parent
@@ -14,7 +14,7 @@ import instructions from "./instructions.md" with { type: "text" }
 import { requestStateCheck, type RoundState } from "./request-state"
 import { RelayGate } from "./relay-gate"
 import { asTask, declaresForms, offerTasks, TASKS_EXTENSION } from "./tasks"
-import listed from "./tools-list.json"
+import listed from "../../dist/tools-list.json"
 
 const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"

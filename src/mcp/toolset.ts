@@ -1,5 +1,5 @@
 // Every tool, in the order tools/list shows them. Loaded with the first tool call (server.ts);
-// `tools/list` is answered from tools-list.json, which test/mcp/listed.test.ts holds equal to these.
+// `tools/list` is answered from dist/tools-list.json, which the build writes from these.
 import type { McpTool } from "./define"
 import { delegateParallel } from "./tools/delegate_parallel"
 import { models } from "./tools/models"

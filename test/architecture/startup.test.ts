@@ -3,7 +3,7 @@
 // it runs). The tools and their zod schemas, the engine's surface and use cases, the OpenCode client, the
 // config schema and the other commands stay out: the first call loads them (src/mcp/server.ts, serve.ts,
 // src/mcp/define.ts), so `initialize` and `tools/list` cost the SDK and the written list
-// (src/mcp/tools-list.json). `bench --only footprint` measures what that buys.
+// (dist/tools-list.json, written by the build). `bench --only footprint` measures what that buys.
 import { describe, expect, test } from "bun:test"
 import { dirname, relative, resolve } from "node:path"
 
@@ -90,7 +90,7 @@ describe("serve's start", () => {
     const loaded = await loadedFrom(SERVE)
     expect(tooEarly(loaded)).toEqual([])
     // It does reach what it must (so the walk above has something to find).
-    for (const needed of ["src/mcp/server.ts", "src/mcp/stdio.ts", "src/mcp/tools-list.json"])
+    for (const needed of ["src/mcp/server.ts", "src/mcp/stdio.ts", "dist/tools-list.json"])
       expect({ needed, loaded: loaded.has(needed) }).toEqual({ needed, loaded: true })
   })
 

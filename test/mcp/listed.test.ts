@@ -1,4 +1,5 @@
-// `serve` answers tools/list from src/mcp/tools-list.json and loads no tool for it (src/mcp/server.ts).
+// `serve` answers tools/list from dist/tools-list.json (the build writes it) and loads no tool for it
+// (src/mcp/server.ts).
 // What must hold: the written list is the tools' own, byte for byte; the list a client reads is the same
 // before and after the first call loads the tools; the first call (a bad one) reaches the tool as a loaded
 // server's would. In-process over the SDK's in-memory transport: nothing is delegated, no OpenCode starts.

@@ -3,13 +3,13 @@
 // `_meta` envelope (declaring the tasks extension: our gate, src/mcp/gate.ts, sends any other client to
 // `initialize`) is answered with the supported versions, the tasks extension and the instructions, and
 // every 2026-07-28 result carries `resultType` (a list a cache hint; the tools are the written list,
-// src/mcp/tools-list.json), while a 2025 `initialize` on a fresh process still gets the old handshake and
+// dist/tools-list.json), while a 2025 `initialize` on a fresh process still gets the old handshake and
 // old results. Before any opening, a request without an envelope is refused and a line that is not JSON is a
 // parse error (the gate). What a client gets from the tasks extension itself is
 // test/mcp/native-tasks.test.ts; the real client is test/e2e/claude-native-tasks.test.ts.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import instructions from "../../src/mcp/instructions.md" with { type: "text" }
-import listed from "../../src/mcp/tools-list.json"
+import listed from "../../dist/tools-list.json"
 import { SERVER_NAME } from "../../src/version"
 import { BINARY } from "../helpers/mcp"
 import { tempDir, type TempDir } from "../helpers/temp"
