@@ -21,7 +21,7 @@ import { type Runs, launchTurn } from "./runs"
 import { startedUnder } from "./idempotency"
 import type { Reclaims, Runtime } from "./capacity"
 import { checkOutputSchema, checkVerify } from "./outcome"
-import { newRecord, newTaskId, type PolicyDecision, type TaskRecord } from "./records"
+import { newRecord, newTaskId, noteProgress, type PolicyDecision, type TaskRecord } from "./records"
 import { checkFrozenGlobs } from "../workspace/snapshot"
 
 /** What starting a task needs of the lifecycle. */
@@ -130,6 +130,8 @@ export async function startTask(
   record.calls = [{ ...call, turn: 1 }]
   // Remembered sensitive markers that are gone: obeyed all the same, and said first in the result.
   if (missingMarkers) record.turnWarnings = [missingMarkerWarning(missingMarkers)]
+  // The first line of its progress names the role the person defined, and where.
+  if (record.userRole) noteProgress(record, `as role ${record.userRole.name} (${record.userRole.source})`)
   await launchTurn(deps.runs, record, request.brief, host, request.relay, request.queued)
   return { record, attached: false }
 }

@@ -102,6 +102,7 @@ test("attack: a role following the person's OpenCode agent (edit and bash allowe
   const record = await mcp.delegations.read(String(result.task_id))
   expect(record?.userRole?.name).toBe("docs-reader")
   expect(record?.title).toContain("scout:docs-reader")
+  expect(record?.progress[0]).toBe("as role docs-reader (config.json)")
   expect(result.role).toBe("docs-reader")
   expect(structured(await call("task_status", { task_id: result.task_id })).role).toBe("scout:docs-reader")
   // The ledger counts the role on a row of its own.
