@@ -83,13 +83,11 @@ export async function startTask(
     callTimeoutS: request.callTimeoutS ?? role?.timeoutS,
     commandTimeoutS: request.commandTimeoutS,
   })
-  const { route, checkAsNamed, fallbacks } = await resolveRoute(
-    deps.runtime,
-    request.role,
-    request.model,
-    request.variant,
-    role,
-  )
+  const { route, checkAsNamed, fallbacks } = await resolveRoute(deps.runtime, request.role, {
+    model: request.model,
+    variant: request.variant,
+    named: role,
+  })
   const id = newTaskId()
   let prompt: string | undefined
   const place = await sessionPlace(deps.runtime, workspace, host, request.isolation, id, deps.runs.store, deps.reclaims)

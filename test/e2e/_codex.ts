@@ -54,14 +54,17 @@ export function codexWorld(setup: RepoSetup & { config: (modelUrl: string) => st
 
 export type Steps = ScriptInput["turns"][number]["steps"]
 
-/**
- * One `codex exec` in the repository, its parent model playing `steps` as script `name`; `options` go first,
- * `env` joins Codex's environment.
- */
-export function codexExec(world: CodexWorld, name: string, steps: Steps, options: string[] = [], env: Env = {}) {
+/** What a `codex exec` run adds: flags that go first, and variables that join Codex's environment. */
+export interface ExecOptions {
+  flags?: string[]
+  env?: Env
+}
+
+/** One `codex exec` in the repository, its parent model playing `steps` as script `name`. */
+export function codexExec(world: CodexWorld, name: string, steps: Steps, { flags = [], env = {} }: ExecOptions = {}) {
   world.model.reset()
   world.model.setScript(name, { turns: [{ steps }] })
-  return run([CODEX, "exec", "--skip-git-repo-check", ...options, `Delegate this. [script:${name}]`], {
+  return run([CODEX, "exec", "--skip-git-repo-check", ...flags, `Delegate this. [script:${name}]`], {
     cwd: world.repo,
     // Only stops the wait: a run that follows a 75 s session on a loaded machine takes minutes.
     timeoutMs: 280_000,
@@ -88,11 +91,10 @@ export async function codexCall(
   name: string,
   tool: string,
   args: Record<string, unknown>,
-  options: string[] = [],
-  env: Env = {},
+  options: ExecOptions = {},
 ) {
   const steps = [{ tool, args }, { text: "Parent got: {{lastToolOutput}}" }]
-  const result = await codexExec(world, name, steps, options, env)
+  const result = await codexExec(world, name, steps, options)
   const parent = world.model.requests.filter((r) => r.api === "responses")
   // The request after the call: the one whose conversation holds the call's output.
   const output = world.model.toolResults().find((r) => r.tool === tool)

@@ -49,8 +49,8 @@ const world = codexWorld({
 })
 
 /** One `codex exec` turn whose parent script calls `tool` with `args`, then answers with what it got. */
-const codex = (name: string, tool: string, args: Record<string, unknown>, options: string[] = []) =>
-  codexCall(world, name, tool, args, options)
+const codex = (name: string, tool: string, args: Record<string, unknown>, flags: string[] = []) =>
+  codexCall(world, name, tool, args, { flags })
 
 test("scout: Codex's model receives the scout's report in its next request", async () => {
   const { result, parent, output, got } = await codex("parent_scout", TOOL("scout"), {

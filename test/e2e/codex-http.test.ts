@@ -61,8 +61,7 @@ test("scout over HTTP: Codex's model receives the scout's report in its next req
     "parent_http_scout",
     TOOL("scout"),
     { cwd: world.repo, task: "What does the README say?" },
-    [],
-    { [TOKEN_VARIABLE]: token },
+    { env: { [TOKEN_VARIABLE]: token } },
   )
   expect(result.code).toBe(0)
   expect(parent).toHaveLength(2)
@@ -77,8 +76,7 @@ test("control: a wrong token is refused by the endpoint; Codex's model gets no t
     "parent_http_refused",
     TOOL("scout"),
     { cwd: world.repo, task: "What does the README say?" },
-    [],
-    { [TOKEN_VARIABLE]: "0".repeat(64) },
+    { env: { [TOKEN_VARIABLE]: "0".repeat(64) } },
   )
   expect(result.code).toBe(0)
   expect(parent[0]?.body.tools?.map((t) => t.function.name) ?? []).not.toContain(TOOL("scout"))

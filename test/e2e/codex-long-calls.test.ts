@@ -46,7 +46,7 @@ beforeAll(() => ensureServer({ paths: world.home.paths, binary: "opencode", env:
 async function codex(name: string, steps: Steps, budgetMs: number, toolTimeoutS = TOOL_TIMEOUT_S) {
   const budget = `mcp_servers.opencode-agents.env.OPENCODE_MCP_ORCHESTRATOR_SYNC_BUDGET_MS="${budgetMs}"`
   const timeout = `mcp_servers.opencode-agents.tool_timeout_sec=${toolTimeoutS}`
-  const result = await codexExec(world, name, steps, ["-c", budget, "-c", timeout])
+  const result = await codexExec(world, name, steps, { flags: ["-c", budget, "-c", timeout] })
   return { result, outputs: world.model.toolResults().filter((r) => r.tool.startsWith(TOOL(""))) }
 }
 

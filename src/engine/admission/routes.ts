@@ -8,16 +8,21 @@ import { checkRoute, readCatalog } from "../../opencode/catalog"
 import { parseModel, type ModelRoute } from "../../opencode/session"
 import { configModelReadiness, refuseUnready, type Runtime } from "../capacity"
 
-/**
- * `named`: a user role's models (roles.<name>.model in config.json), which take the place of the role's list and are
- * checked against the catalog as a parent's model is.
- */
+/** What a call asks of its route: the parent's model and variant, and a user role's own. */
+export interface RouteRequest {
+  model?: string
+  variant?: string
+  /**
+   * A user role's models (roles.<name>.model in config.json): they take the place of the role's list and are
+   * checked against the catalog as a parent's model is.
+   */
+  named?: { models: string[]; variant?: string }
+}
+
 export async function resolveRoute(
   runtime: Runtime,
   role: Role,
-  model?: string,
-  variant?: string,
-  named?: { models: string[]; variant?: string },
+  { model, variant, named }: RouteRequest = {},
 ): Promise<{ route?: ModelRoute; explicit: boolean; fallbacks?: ModelRoute[]; checkAsNamed: boolean }> {
   const config = await runtime.config()
   const fromRole = named !== undefined && named.models.length > 0
