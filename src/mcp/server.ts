@@ -27,7 +27,7 @@ export function createServer(open: OpenBackend, roles = ""): Server {
   const capabilities = { tools: {}, extensions: { [TASKS_EXTENSION]: {} } }
   const server = new Server(
     { name: SERVER_NAME, version: VERSION },
-    { capabilities, instructions: instructions.trimEnd() + roles, requestState: requestStateCheck },
+    { capabilities, instructions: instructions + roles, requestState: requestStateCheck },
   )
   const gate = new RelayGate()
   server.setRequestHandler("tools/list", () => listed as { tools: [] })

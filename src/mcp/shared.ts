@@ -34,9 +34,12 @@ export const labelArg = {
   label: z.string().min(1).max(TITLE_LIMITS.label).optional(),
 }
 
-/** A role the person defined (src/roles): listed, with its description, by the policy tool. */
+/**
+ * A role the person defined (src/roles). Described where it exists: the instructions name the person's roles when
+ * there are any, and the policy tool lists them; a description here would cost every parent bytes for nothing.
+ */
 export const roleArg = {
-  role: z.string().min(1).max(40).optional().describe("A role the person defined (policy lists them)."),
+  role: z.string().optional(),
 }
 
 export const idempotencyArg = {

@@ -26,7 +26,8 @@ export async function roleInstructions(home: string, configFile: string): Promis
     return `- \`${role.name}\` (${PROFILE_TOOL[role.profile]}): ${description}`
   })
   const more = roles.length > MAX_LISTED ? [`- and ${roles.length - MAX_LISTED} more: \`policy\` lists them.`] : []
-  return `\n\nRoles the person defined (\`role\` on the tool named):\n${[...lines, ...more].join("\n")}\n`
+  // After the instructions' own last line (they end with a newline): a blank line, then the section.
+  return `\nRoles the person defined (\`role\` on the tool named):\n${[...lines, ...more].join("\n")}\n`
 }
 
 /** config.json's roles and claudeAgents as far as plain JSON gives them; anything else counts as absent. */
