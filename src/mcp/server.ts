@@ -2,11 +2,11 @@
 // serving one tool per file under tools/ (toolset.ts) and the instructions the parent reads first.
 // `tools/list` is answered from dist/tools-list.json, which the build writes from the tools
 // (scripts/tools-list.ts) and test/mcp/listed.test.ts holds equal to them: building the tools' zod
-// schemas was most of what a server spent before its first answer, so they load with the first call. Each call runs on a
-// backend opened then (define.ts): `serve` loads the engine and builds the Delegations that recovers the
-// task records an earlier process left. The low-level Server rather than the McpServer: the tools are
-// listed from the written list and checked with their own zod schemas, whose wrong fields a parent
-// reads as "field: problem" with a next step (define.ts) where the McpServer answers with a zod dump.
+// schemas was most of what a server spent before its first answer, so they load with the first call.
+// Each call runs on a backend opened then (define.ts): `serve` loads the engine and builds the Delegations
+// that recovers the task records an earlier process left. The low-level Server rather than the McpServer:
+// the tools are listed from the written list and checked with their own zod schemas, whose wrong fields a
+// parent reads as "field: problem" with a next step (define.ts) where the McpServer answers with a zod dump.
 import { ProtocolError, ProtocolErrorCode, Server, type ServerContext } from "@modelcontextprotocol/server"
 import { SERVER_NAME, VERSION } from "../version"
 import type { OpenBackend, Peer } from "./define"

@@ -43,8 +43,10 @@ beforeAll(async () => {
   })
   const reader = serve.stderr.getReader()
   let said = ""
-  for (let chunk = await reader.read(); !chunk.done && !said.includes("\n"); chunk = await reader.read())
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
     said += new TextDecoder().decode(chunk.value)
+    if (said.includes("\n")) break
+  }
   reader.releaseLock()
   if (!said.includes("serving MCP on")) throw new Error(`serve --http did not start: ${said}`)
   token = (await readFile(`${world.home.paths.stateDir}/http-token`, "utf8")).trim()
