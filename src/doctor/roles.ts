@@ -2,6 +2,7 @@
 // readable) and the person's Claude Code subagent files (each a role, or the reason it is not). A subagent
 // file that is not a role fails nothing: it may be written for Claude Code's own tools, and stays Claude
 // Code's. An OpenCode agent a role follows is looked up on the shared server when a call runs it.
+import { PROFILE_TOOL } from "../config/role-names"
 import { listRoles, MAX_PROMPT_BYTES, readBounded } from "../roles/catalog"
 import { failed, pass, type Check, type CheckResult } from "./check"
 
@@ -21,7 +22,7 @@ export const roles: Check = async (ctx) => {
       )
   }
   if (results.length) return results
-  const listed = catalog.roles.map((role) => `${role.name} (${role.profile === "write" ? "worker" : "scout"})`)
+  const listed = catalog.roles.map((role) => `${role.name} (${PROFILE_TOOL[role.profile]})`)
   const refused = catalog.refused.map((role) => `${role.source}: ${role.reason}`)
   const detail = [
     listed.length ? listed.join(", ") : "no roles of your own",

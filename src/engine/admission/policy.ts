@@ -22,6 +22,7 @@ import {
 import type { Refusal } from "../../policy/refusal"
 import { findSecrets, MIN_ENTROPY, MIN_SECRET_LENGTH } from "../../policy/secrets"
 import { checkTier, DELEGABLE_TIERS, TIERS, type Tier } from "../../policy/tiers"
+import { PROFILE_TOOL } from "../../config/role-names"
 import { listRoles } from "../../roles/catalog"
 import { forget, recall, remember, type ModeMemory } from "./mode-memory"
 import type { Runtime } from "../capacity"
@@ -273,7 +274,7 @@ export async function policyReport(runtime: Runtime, cwd: string, options: Polic
   const allowList = config.policy.roles?.[policy.resolved.mode]
   const roles: ListedRole[] = [
     ...catalog.roles.map((role) => {
-      const tool = role.profile === "write" ? ("worker" as const) : ("scout" as const)
+      const tool = PROFILE_TOOL[role.profile]
       const refusal =
         checkRoleAllowed(policy.resolved, allowList, role.name) ??
         (tool === "worker" ? checkMode(policy.resolved, { role: "worker", mechanical: false }) : undefined)
