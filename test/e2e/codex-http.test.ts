@@ -3,7 +3,7 @@
 // bwrap behind it. A scout's report reaches Codex's model in its next request. Control: with the wrong token in
 // that variable the endpoint refuses Codex, whose model gets Codex's own error and never our report.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { readFile } from "node:fs/promises"
+import { type HttpServe, startHttpServe } from "../helpers/http-serve"
 import { BINARY } from "../helpers/mcp"
 import { codexCall, codexWorld, scriptedProvider, TOOL } from "./_codex"
 
@@ -31,30 +31,15 @@ const world = codexWorld({
   ],
 })
 
-let serve: ReturnType<typeof Bun.spawn<"ignore", "ignore", "pipe">> | undefined
-let token = ""
+let serve: HttpServe | undefined
 
 beforeAll(async () => {
-  serve = Bun.spawn([BINARY, "serve", "--http", `127.0.0.1:${PORT}`], {
-    env: world.home.env,
-    stdin: "ignore",
-    stdout: "ignore",
-    stderr: "pipe",
-  })
-  const reader = serve.stderr.getReader()
-  let said = ""
-  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-    said += new TextDecoder().decode(chunk.value)
-    if (said.includes("\n")) break
-  }
-  reader.releaseLock()
-  if (!said.includes("serving MCP on")) throw new Error(`serve --http did not start: ${said}`)
-  token = (await readFile(`${world.home.paths.stateDir}/http-token`, "utf8")).trim()
+  const command = [BINARY, "serve", "--http", `127.0.0.1:${PORT}`]
+  serve = await startHttpServe(command, world.home.env, world.home.paths.stateDir)
 }, 60_000)
 
 afterAll(async () => {
-  serve?.kill("SIGTERM")
-  await serve?.exited
+  await serve?.stop()
 })
 
 test("scout over HTTP: Codex's model receives the scout's report in its next request", async () => {
@@ -63,7 +48,7 @@ test("scout over HTTP: Codex's model receives the scout's report in its next req
     "parent_http_scout",
     TOOL("scout"),
     { cwd: world.repo, task: "What does the README say?" },
-    { env: { [TOKEN_VARIABLE]: token } },
+    { env: { [TOKEN_VARIABLE]: serve!.token } },
   )
   expect(result.code).toBe(0)
   expect(parent).toHaveLength(2)

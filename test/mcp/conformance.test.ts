@@ -11,6 +11,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { readFile, writeFile } from "node:fs/promises"
 import { stripVTControlCharacters } from "node:util"
+import { startHttpServe } from "../helpers/http-serve"
 import { tempDir, type TempDir } from "../helpers/temp"
 
 const ROOT = `${import.meta.dir}/../..`
@@ -48,7 +49,7 @@ let served: Stoppable & { token: string }
 let proxy: Stoppable
 
 /** Starts `serve --http 127.0.0.1:0` with `dir` as its home; resolves once it says where it serves. */
-async function serveHttp(dir: string): Promise<Stoppable & { token: string }> {
+function serveHttp(dir: string): Promise<Stoppable & { token: string }> {
   const env = {
     HOME: dir,
     XDG_STATE_HOME: `${dir}/state`,
@@ -57,33 +58,8 @@ async function serveHttp(dir: string): Promise<Stoppable & { token: string }> {
     XDG_CACHE_HOME: `${dir}/cache`,
     PATH: process.env.PATH ?? "/usr/bin:/bin",
   }
-  const child = Bun.spawn(["bun", `${ROOT}/src/cli/main.ts`, "serve", "--http", "127.0.0.1:0"], {
-    env,
-    stdin: "ignore",
-    stdout: "ignore",
-    stderr: "pipe",
-  })
-  const reader = child.stderr.getReader()
-  let said = ""
-  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-    said += new TextDecoder().decode(chunk.value)
-    if (said.includes("\n")) break
-  }
-  reader.releaseLock()
-  const url = /serving MCP on (\S+)/.exec(said)?.[1]
-  if (!url) {
-    child.kill()
-    throw new Error(`serve --http did not start: ${said}`)
-  }
-  const token = (await readFile(`${dir}/state/opencode-mcp-orchestrator/http-token`, "utf8")).trim()
-  return {
-    url,
-    token,
-    stop: async () => {
-      child.kill("SIGTERM")
-      await child.exited
-    },
-  }
+  const command = ["bun", `${ROOT}/src/cli/main.ts`, "serve", "--http", "127.0.0.1:0"]
+  return startHttpServe(command, env, `${dir}/state/opencode-mcp-orchestrator`)
 }
 
 /** A loopback proxy to `target` that passes every request on as it came, with the bearer token when given one. */

@@ -6,16 +6,13 @@
 // are served with the same tools. Nothing here delegates, so no OpenCode starts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from "@modelcontextprotocol/client"
-import { chmod, lstat, mkdir, readFile, symlink, writeFile } from "node:fs/promises"
+import { chmod, lstat, mkdir, symlink, writeFile } from "node:fs/promises"
+import { type HttpServe, startHttpServe } from "../helpers/http-serve"
 import { tempDir, type TempDir } from "../helpers/temp"
 
 const ROOT = `${import.meta.dir}/../..`
 
-interface Running {
-  url: string
-  token: string
-  stop(): Promise<void>
-}
+type Running = HttpServe
 
 let home: TempDir
 let served: Running
@@ -32,35 +29,12 @@ const envOf = (dir: string) => ({
 const tokenFile = (dir: string) => `${dir}/state/opencode-mcp-orchestrator/http-token`
 
 /** Starts `serve --http 127.0.0.1:0` in `dir`; resolves with its URL once it says it serves. */
-async function serveHttp(dir: string): Promise<Running> {
-  const child = Bun.spawn(["bun", `${ROOT}/src/cli/main.ts`, "serve", "--http", "127.0.0.1:0"], {
-    env: envOf(dir),
-    stdin: "ignore",
-    stdout: "ignore",
-    stderr: "pipe",
-  })
-  const reader = child.stderr.getReader()
-  let said = ""
-  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-    said += new TextDecoder().decode(chunk.value)
-    if (said.includes("\n")) break
-  }
-  reader.releaseLock()
-  const url = /serving MCP on (\S+)/.exec(said)?.[1]
-  if (!url) {
-    child.kill()
-    throw new Error(`serve --http did not start: ${said}`)
-  }
-  const token = (await readFile(tokenFile(dir), "utf8")).trim()
-  return {
-    url,
-    token,
-    stop: async () => {
-      child.kill("SIGTERM")
-      await child.exited
-    },
-  }
-}
+const serveHttp = (dir: string): Promise<Running> =>
+  startHttpServe(
+    ["bun", `${ROOT}/src/cli/main.ts`, "serve", "--http", "127.0.0.1:0"],
+    envOf(dir),
+    `${dir}/state/opencode-mcp-orchestrator`,
+  )
 
 /** `serve --http` that is expected to refuse to start: its exit code and what it said. */
 async function refusedStart(dir: string) {
