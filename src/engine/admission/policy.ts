@@ -23,8 +23,8 @@ import type { Refusal } from "../../policy/refusal"
 import { findSecrets, MIN_ENTROPY, MIN_SECRET_LENGTH } from "../../policy/secrets"
 import { checkTier, DELEGABLE_TIERS, TIERS, type Tier } from "../../policy/tiers"
 import { PROFILE_TOOL } from "../../config/role-names"
-import { listRoles } from "../../roles/catalog"
 import { forget, recall, remember, type ModeMemory } from "./mode-memory"
+import { rolesAt } from "./roles"
 import type { Runtime } from "../capacity"
 import type { MissingMarker, PolicyDecision } from "../records"
 
@@ -268,10 +268,8 @@ export interface ListedRole {
 /** The same gathering the gate does (workspacePolicy), with what each role may do under its outcome. */
 export async function policyReport(runtime: Runtime, cwd: string, options: PolicyOptions = {}): Promise<PolicyReport> {
   const policy = await workspacePolicy(runtime, cwd, options)
-  const config = await runtime.config()
-  // A cwd that does not resolve is matched as written: it opts into nothing it is not named as.
-  const catalog = await listRoles(config, runtime.paths.home, await realpath(cwd).catch(() => cwd))
-  const allowList = config.policy.roles?.[policy.resolved.mode]
+  const catalog = await rolesAt(runtime, cwd)
+  const allowList = (await runtime.config()).policy.roles?.[policy.resolved.mode]
   const roles: ListedRole[] = [
     ...catalog.roles.map((role) => {
       const tool = PROFILE_TOOL[role.profile]

@@ -6,9 +6,17 @@
 import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { realpath } from "node:fs/promises"
 import { fail } from "../../errors"
-import { listRoles, MAX_PROMPT_BYTES, readBounded, type RoleSpec } from "../../roles/catalog"
+import { listRoles, MAX_PROMPT_BYTES, readBounded, type RoleCatalog, type RoleSpec } from "../../roles/catalog"
 import { PROFILE_TOOL } from "../../config/role-names"
 import type { Runtime } from "../capacity"
+
+/** The roles a call in `cwd` may name (roles/catalog.ts), with cwd resolved as the workspace opt-in compares it. */
+export async function rolesAt(runtime: Runtime, cwd: string): Promise<RoleCatalog> {
+  // A cwd that does not resolve is matched as written: it opts into nothing it is not named as (admission
+  // refuses it later, with its own reason).
+  const real = await realpath(cwd).catch(() => cwd)
+  return listRoles(await runtime.config(), runtime.paths.home, real)
+}
 
 /** The role `name` for a call of `tool` in `cwd`, or a refusal naming what to do instead. */
 export async function resolveUserRole(
@@ -17,10 +25,7 @@ export async function resolveUserRole(
   name: string,
   cwd: string,
 ): Promise<RoleSpec> {
-  const config = await runtime.config()
-  // A cwd that does not resolve is matched as written (admission refuses it later, with its own reason).
-  const real = await realpath(cwd).catch(() => cwd)
-  const catalog = await listRoles(config, runtime.paths.home, real)
+  const catalog = await rolesAt(runtime, cwd)
   const role = catalog.roles.find((role) => role.name === name)
   if (!role) {
     const refused = catalog.refused.find((role) => role.name === name)
