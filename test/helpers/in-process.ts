@@ -2,7 +2,8 @@
 // transport pair: the tools as a parent agent calls them, without a process in between.
 import { Client, InMemoryTransport, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/client"
 import { Delegations } from "../../src/engine/lifecycle"
-import type { Runtime } from "../../src/engine/capacity/runtime"
+import { type Env, type Flags, readFlags } from "../../src/config/flags"
+import { Runtime } from "../../src/engine/capacity/runtime"
 import * as engine from "../../src/engine"
 import type { OpenBackend } from "../../src/mcp/define"
 import { createServer } from "../../src/mcp/server"
@@ -21,6 +22,29 @@ export interface InProcess {
 export const backendOf =
   (delegations: Delegations): OpenBackend =>
   async () => ({ engine, delegations })
+
+/** An engine for a test file, built as `serve`'s first call builds it (recovering what it finds), and its end. */
+export interface EngineWorld {
+  runtime: Runtime
+  delegations: Delegations
+  /** Settles the delegations, runs `closers` (the file's connections), then closes the runtime. */
+  close(closers?: (() => Promise<unknown>)[]): Promise<void>
+}
+
+/** The engine on the isolated home `env`, with `flags` over what that environment says. */
+export function engineWorld(env: Env, flags: Partial<Flags> = {}): EngineWorld {
+  const runtime = new Runtime({ ...readFlags(env), ...flags })
+  const delegations = new Delegations(runtime, { recover: true })
+  return {
+    runtime,
+    delegations,
+    close: async (closers = []) => {
+      await delegations.shutdown()
+      for (const close of closers) await close()
+      runtime.close()
+    },
+  }
+}
 
 export async function serveInProcess(runtime: Runtime, clientName: string, person?: Person): Promise<InProcess> {
   const delegations = new Delegations(runtime, { recover: true })

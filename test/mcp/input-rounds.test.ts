@@ -11,12 +11,10 @@ import { afterAll, beforeAll, expect, test } from "bun:test"
 import { Client, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/client"
 import { InMemoryTransport } from "@modelcontextprotocol/server"
 import { serveStdio } from "@modelcontextprotocol/server/stdio"
-import { readFlags } from "../../src/config/flags"
-import { Delegations } from "../../src/engine/lifecycle"
-import { Runtime } from "../../src/engine/capacity/runtime"
+import type { Delegations } from "../../src/engine/lifecycle"
 import { isFinished } from "../../src/engine/terms"
 import { createServer } from "../../src/mcp/server"
-import { backendOf } from "../helpers/in-process"
+import { backendOf, type EngineWorld, engineWorld } from "../helpers/in-process"
 import { askingTurns, QUESTION } from "../helpers/question"
 import { until } from "../helpers/until"
 import { makeRepo, startWorld, stopWorld, structured, type World } from "./_setup"
@@ -25,7 +23,7 @@ import { makeRepo, startWorld, stopWorld, structured, type World } from "./_setu
 const RELAY_WAIT_MS = 1000
 
 let world: World
-let runtime: Runtime
+let engine: EngineWorld
 let delegations: Delegations
 const closers: (() => Promise<unknown>)[] = []
 
@@ -35,14 +33,12 @@ beforeAll(async () => {
     // A question no person can be asked is dismissed at once here, as before task_respond (respond.test.ts).
     { policy: { relay: ["question"], respondWaitSeconds: 0 } },
   )
-  runtime = new Runtime({ ...readFlags(world.home.env), relayWaitMs: RELAY_WAIT_MS })
-  delegations = new Delegations(runtime, { recover: true })
+  engine = engineWorld(world.home.env, { relayWaitMs: RELAY_WAIT_MS })
+  delegations = engine.delegations
 }, 60_000)
 
 afterAll(async () => {
-  await delegations?.shutdown()
-  for (const close of closers) await close()
-  runtime?.close()
+  await engine?.close(closers)
   await stopWorld(world)
 })
 

@@ -15,13 +15,12 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { Client, type CallToolResult } from "@modelcontextprotocol/client"
 import { CreateTaskResultV2Schema, GetTaskResultV2Schema } from "@modelcontextprotocol/ext-tasks/core/v2"
-import { readFlags } from "../../src/config/flags"
-import { Delegations } from "../../src/engine/lifecycle"
-import { Runtime } from "../../src/engine/capacity/runtime"
+import type { Delegations } from "../../src/engine/lifecycle"
 import { TASK_ID } from "../../src/engine/records/tasks"
 import { connect as connectOpencode } from "../../src/opencode/client"
 import { readServerRecord } from "../../src/opencode/server"
 import { slowTurn } from "../helpers/slow-turn"
+import { type EngineWorld, engineWorld } from "../helpers/in-process"
 import { type Modern, modernWire, servedWire } from "./_modern-wire"
 import { makeRepo, startWorld, stopWorld, structured, taskFiles, text, type World } from "./_setup"
 
@@ -31,7 +30,7 @@ const SYNC_BUDGET_MS = 1000
 const SLOW_MS = 4000
 
 let world: World
-let runtime: Runtime
+let engine: EngineWorld
 let delegations: Delegations
 /** Declares the tasks extension. */
 let tasking: Modern
@@ -76,15 +75,13 @@ beforeAll(async () => {
       ],
     },
   })
-  runtime = new Runtime({ ...readFlags(world.home.env), syncBudgetMs: SYNC_BUDGET_MS })
-  delegations = new Delegations(runtime, { recover: true })
+  engine = engineWorld(world.home.env, { syncBudgetMs: SYNC_BUDGET_MS })
+  delegations = engine.delegations
   tasking = await modern({ extension: true })
 }, 60_000)
 
 afterAll(async () => {
-  await delegations?.shutdown()
-  for (const close of closers) await close()
-  runtime?.close()
+  await engine?.close(closers)
   await stopWorld(world)
 })
 

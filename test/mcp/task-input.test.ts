@@ -8,11 +8,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import type { CallToolResult } from "@modelcontextprotocol/client"
 import { CreateTaskResultV2Schema } from "@modelcontextprotocol/ext-tasks/core/v2"
-import { readFlags } from "../../src/config/flags"
-import { Runtime } from "../../src/engine/capacity/runtime"
-import { Delegations } from "../../src/engine/lifecycle"
+import type { Delegations } from "../../src/engine/lifecycle"
 import { QUESTION } from "../helpers/question"
 import { until } from "../helpers/until"
+import { type EngineWorld, engineWorld } from "../helpers/in-process"
 import { type Modern, modernWire } from "./_modern-wire"
 import { makeRepo, startWorld, stopWorld, type World } from "./_setup"
 
@@ -21,7 +20,7 @@ const SYNC_BUDGET_MS = 1000
 const LATE_MS = 2500
 
 let world: World
-let runtime: Runtime
+let engine: EngineWorld
 let delegations: Delegations
 const closers: (() => Promise<unknown>)[] = []
 
@@ -43,14 +42,12 @@ beforeAll(async () => {
     },
     { policy: { relay: ["question"], respondWaitSeconds: 60, requireTier: false } },
   )
-  runtime = new Runtime({ ...readFlags(world.home.env), syncBudgetMs: SYNC_BUDGET_MS })
-  delegations = new Delegations(runtime, { recover: true })
+  engine = engineWorld(world.home.env, { syncBudgetMs: SYNC_BUDGET_MS })
+  delegations = engine.delegations
 }, 60_000)
 
 afterAll(async () => {
-  await delegations?.shutdown()
-  for (const close of closers) await close()
-  runtime?.close()
+  await engine?.close(closers)
   await stopWorld(world)
 })
 
