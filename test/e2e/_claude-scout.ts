@@ -1,8 +1,10 @@
 // The world the Claude Code native-task tests share: a repository, the scripted model with a slow scout
-// (its session answers after `sessionMs`) and a parent whose first turn calls it, an isolated home, and
-// the interactive Claude Code sessions started in it, all stopped by `stop`.
+// (its session answers after `sessionMs`, or plays the `scout` script given) and a parent whose first turn
+// calls it, an isolated home (with the `config` given), and the interactive Claude Code sessions started in
+// it, all stopped by `stop`.
 import { rm } from "node:fs/promises"
 import { createRepository } from "../../src/model/demo"
+import type { ConfigInput } from "../../src/config/schema"
 import { createIsolatedHome, type IsolatedHome } from "../../src/model/home"
 import type { ScriptInput } from "../../src/model/script"
 import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
@@ -27,7 +29,12 @@ export interface ScoutWorld {
   stop(): Promise<void>
 }
 
-export async function startScoutWorld(sessionMs: number): Promise<ScoutWorld> {
+export async function startScoutWorld(options: {
+  sessionMs: number
+  scout?: ScriptInput
+  config?: Partial<ConfigInput>
+}): Promise<ScoutWorld> {
+  const { sessionMs, config } = options
   const repo = await createRepository("oc-orch-repo-", { "README.md": "# tally\n" })
   const scoutTurn: Turn = {
     steps: [
@@ -37,12 +44,12 @@ export async function startScoutWorld(sessionMs: number): Promise<ScoutWorld> {
   }
   const model = await startScriptedModel({
     scripts: {
-      slow: { turns: [{ steps: [{ text: REPORT, delayMs: sessionMs }] }] },
+      slow: options.scout ?? { turns: [{ steps: [{ text: REPORT, delayMs: sessionMs }] }] },
       // The client's task notification arrives as the next user message.
       parent: { turns: [scoutTurn, { steps: [{ text: "Noted: {{userMessage}}" }] }] },
     },
   })
-  const home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH } })
+  const home = await createIsolatedHome({ modelUrl: model.url, env: { PATH: TEST_PATH }, config })
   const tuis: ClaudeTui[] = []
   return {
     model,

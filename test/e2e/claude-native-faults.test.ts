@@ -21,7 +21,7 @@ const noted: Turn = { steps: [{ text: "Noted: {{userMessage}}" }] }
 let world: ScoutWorld
 
 beforeAll(async () => {
-  world = await startScoutWorld(SESSION_MS)
+  world = await startScoutWorld({ sessionMs: SESSION_MS })
 })
 
 afterAll(async () => {

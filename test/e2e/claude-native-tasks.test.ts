@@ -19,7 +19,7 @@ const SESSION_MS = 8000
 let world: ScoutWorld
 
 beforeAll(async () => {
-  world = await startScoutWorld(SESSION_MS)
+  world = await startScoutWorld({ sessionMs: SESSION_MS })
 })
 
 afterAll(async () => {
