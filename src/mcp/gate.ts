@@ -10,7 +10,6 @@ export type GateAction = { forward: JSONRPCMessage } | { reply: JSONRPCMessage }
 const PARSE_ERROR = -32700
 export const INVALID_REQUEST = -32600
 const INVALID_PARAMS = -32602
-const METHOD_NOT_FOUND = -32601
 /** MCP's "server not initialized". */
 const NOT_INITIALIZED = -32002
 
@@ -70,14 +69,6 @@ export function gate(line: string, state: GateState): GateAction {
       ),
     }
   }
-  if (method === "server/discover" && id !== undefined && !declaresTasks(json))
-    return {
-      reply: errorFrame(
-        id,
-        METHOD_NOT_FOUND,
-        "Method not found: server/discover is answered for a client declaring the tasks extension; send initialize.",
-      ),
-    }
   if (method === "initialize" || method === "server/discover" || (isObject(json) && claimsRevision(json))) {
     state.initialized = true
     return { forward: message }
@@ -131,17 +122,4 @@ function readMessage(json: unknown): JSONRPCMessage | undefined {
 function claimsRevision(json: Record<string, unknown>): boolean {
   const meta = isObject(json.params) ? json.params._meta : undefined
   return isObject(meta) && typeof meta["io.modelcontextprotocol/protocolVersion"] === "string"
-}
-
-/**
- * Revision 2026-07-28 is opened only by a client declaring the tasks extension (interactive Claude Code, whose
- * dialog answers a foreground call's `input_required` rounds: input-rounds.ts). Every other client is sent, as it
- * always was, to `initialize`, where the relay asks through elicitation: how `claude -p` would put a round to its
- * Elicitation hook is untried, and on 2025 that hook is proven (test/e2e/claude-relay.test.ts).
- */
-function declaresTasks(json: unknown): boolean {
-  const meta = isObject(json) && isObject(json.params) ? json.params._meta : undefined
-  const capabilities = isObject(meta) ? meta["io.modelcontextprotocol/clientCapabilities"] : undefined
-  const extensions = isObject(capabilities) ? capabilities.extensions : undefined
-  return isObject(extensions) && extensions["io.modelcontextprotocol/tasks"] !== undefined
 }

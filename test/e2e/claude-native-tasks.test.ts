@@ -2,8 +2,8 @@
 // long scout through the compiled binary as a native MCP task of protocol 2026-07-28: the server answers
 // `server/discover`, the scout outlasts the sync budget, the call comes back as the tasks extension's
 // task, and Claude Code's own tasks/get polling brings the report to the parent model, which never calls
-// task_status. Control: with CLAUDE_CODE_DISABLE_MCP_TASKS=1 the discover is refused as before, the client
-// falls back to `initialize`, the same call returns `running` as it does today, and the parent model
+// task_status. Control: with CLAUDE_CODE_DISABLE_MCP_TASKS=1 the client still opens 2026-07-28 but declares
+// no extension, the same call returns `running` as it does for any client without tasks, and the parent model
 // follows it itself. Both runs count the parent model's requests and input
 // tokens from the scout call to the report (README "Native MCP tasks").
 import { afterAll, beforeAll, expect, test } from "bun:test"
@@ -84,8 +84,8 @@ test("control: with CLAUDE_CODE_DISABLE_MCP_TASKS=1 the call returns running and
   const sent = await tui.sent()
   const discover = sent.find((m) => m.method === "server/discover")
   expect(discover?.params?._meta?.["io.modelcontextprotocol/clientCapabilities"]).not.toHaveProperty("extensions")
-  // Refused, as it always was, so the client fell back to 2025-11-25.
-  expect(sent.some((m) => m.method === "initialize")).toBe(true)
+  // Answered: the revision without the extension, so no task.
+  expect(sent.some((m) => m.method === "initialize")).toBe(false)
   expect(sent.some((m) => m.method === "tasks/get")).toBe(false)
   // The parent model follows the task as the result's next: line says, at its cheapest: one task_status
   // once the task has ended, then task_result. Scripted tool arguments are literal, so the task id goes

@@ -5,8 +5,8 @@
 // server "orch" requests your input"), the pick typed into it goes back in a second tools/call with the
 // `requestState`, the OpenCode session receives it, and the report reaches the parent model. Controls: the
 // person declining in the same dialog (the question reaches OpenCode dismissed), and the same question on
-// 2025-11-25 (CLAUDE_CODE_DISABLE_MCP_TASKS=1: the discover is refused, the client initializes, and the
-// server asks with elicitation/create in the middle of the call) in the same dialog.
+// 2025-11-25 (MCP_PROTOCOL_NEGOTIATION=legacy: the client initializes, and the server asks with
+// elicitation/create in the middle of the call) in the same dialog.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { rm } from "node:fs/promises"
 import { createRepository } from "../../src/model/demo"
@@ -131,7 +131,7 @@ test("control: the person declines in the same dialog: the question reaches Open
 }, 180_000)
 
 test("control: on 2025-11-25 the server asks in the middle of the call, and the same dialog's pick arrives the same", async () => {
-  const { tui, shown } = await askedInDialog("legacy", { CLAUDE_CODE_DISABLE_MCP_TASKS: "1" })
+  const { tui, shown } = await askedInDialog("legacy", { MCP_PROTOCOL_NEGOTIATION: "legacy" })
   await submit(tui, shown)
   expect(await scoutSaid()).toContain(ANSWERED)
   const sent = await tui.sent()

@@ -1,13 +1,12 @@
 // What the real Claude Code 2.1.332 (`claude -p`, offline on the scripted Anthropic API) does with the tasks
 // extension (`io.modelcontextprotocol/tasks`, protocol 2026-07-28) that the compiled binary offers; what
 // Claude Code sends is logged on the way in (a `tee` in front of `serve`), what serve answers on the way
-// out. Print mode probes `server/discover` (2026-07-28) without declaring the extension; serve answers a
-// discover only for a client declaring it (src/mcp/gate.ts), so the probe is refused (-32601) and Claude
-// Code falls back to `initialize` 2025-11-25 (no `tasks` capability) and calls the scout plainly: the
-// scout's result comes back in the call, as before (README "Native MCP tasks"). Interactive Claude Code
-// declares the extension and polls tasks/get: test/e2e/claude-native-tasks.test.ts. Control: a client
-// declaring the extension on 2026-07-28, through the same logging path, gets the long scout back as a
-// task and is seen polling tasks/get.
+// out. Print mode opens 2026-07-28 with `server/discover` without declaring the extension, so it calls the
+// scout plainly: the scout's result comes back in the call, as before (docs/clients.md). With
+// MCP_PROTOCOL_NEGOTIATION=legacy it opens with `initialize` 2025-11-25 (no `tasks` capability) and the same
+// holds. Interactive Claude Code declares the extension and polls tasks/get:
+// test/e2e/claude-native-tasks.test.ts. Control: a client declaring the extension on 2026-07-28, through the
+// same logging path, gets the long scout back as a task and is seen polling tasks/get.
 import { expect, test } from "bun:test"
 import { CreateTaskResultV2Schema, GetTaskResultV2Schema } from "@modelcontextprotocol/ext-tasks/core/v2"
 import { chmod, rm } from "node:fs/promises"
@@ -82,23 +81,30 @@ async function claude(env: Record<string, string> = {}) {
 }
 
 test.each([
-  ["as shipped", {}],
-  ["control: CLAUDE_CODE_DISABLE_MCP_TASKS=1", { CLAUDE_CODE_DISABLE_MCP_TASKS: "1" }],
+  ["as shipped: 2026-07-28", {}],
+  ["control: MCP_PROTOCOL_NEGOTIATION=legacy: 2025-11-25", { MCP_PROTOCOL_NEGOTIATION: "legacy" }],
 ])(
   "Claude Code in print mode (%s) declares no tasks to a server offering them, and calls the scout plainly",
   async (_, env) => {
     const { result, discover, probed, initialize, calls, polled, scout, parentTools } = await claude(env)
     expect(result.code).toBe(0)
-    // The 2026-07-28 probe, where the extension would be declared; print mode leaves it out.
-    const declared = discover?.params?._meta?.["io.modelcontextprotocol/clientCapabilities"] as Record<string, unknown>
-    expect(discover?.params?._meta?.["io.modelcontextprotocol/protocolVersion"]).toBe("2026-07-28")
-    expect(declared).toBeDefined()
-    expect(declared.extensions).toBeUndefined()
-    // Refused, so the client falls back to 2025-11-25.
-    expect(probed?.error?.code).toBe(-32601)
-    expect(initialize?.params).toMatchObject({ protocolVersion: "2025-11-25" })
-    expect(initialize?.params?.capabilities).toBeDefined()
-    expect(initialize?.params?.capabilities?.tasks).toBeUndefined()
+    if ("MCP_PROTOCOL_NEGOTIATION" in env) {
+      expect(discover).toBeUndefined()
+      expect(initialize?.params).toMatchObject({ protocolVersion: "2025-11-25" })
+      expect(initialize?.params?.capabilities).toBeDefined()
+      expect(initialize?.params?.capabilities?.tasks).toBeUndefined()
+    } else {
+      // The 2026-07-28 opening, where the extension would be declared; print mode leaves it out.
+      const declared = discover?.params?._meta?.["io.modelcontextprotocol/clientCapabilities"] as Record<
+        string,
+        unknown
+      >
+      expect(discover?.params?._meta?.["io.modelcontextprotocol/protocolVersion"]).toBe("2026-07-28")
+      expect(declared).toBeDefined()
+      expect(declared.extensions).toBeUndefined()
+      expect(probed?.result?.supportedVersions).toContain("2026-07-28")
+      expect(initialize).toBeUndefined()
+    }
     expect(calls.map((call) => [call.params?.name, call.params?.task])).toEqual([["scout", undefined]])
     expect(polled).toEqual([])
     // The scout's result came back in the call itself; the parent model called nothing else.

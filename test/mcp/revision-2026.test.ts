@@ -1,7 +1,7 @@
 // What `serve` (the compiled binary, over stdio) serves on the wire for protocol revision 2026-07-28, raw
 // lines in and out: the SDK's serveStdio picks the era from the opening, so a `server/discover` carrying the
-// `_meta` envelope (declaring the tasks extension: our gate, src/mcp/gate.ts, sends any other client to
-// `initialize`) is answered with the supported versions, the tasks extension and the instructions, and
+// `_meta` envelope (whether or not it declares the tasks extension) is answered with the supported versions,
+// the tasks extension and the instructions, and
 // every 2026-07-28 result carries `resultType` (a list a cache hint; the tools are the written list,
 // dist/tools-list.json), while a 2025 `initialize` on a fresh process still gets the old handshake and
 // old results. Before any opening, a request without an envelope is refused and a line that is not JSON is a
@@ -110,14 +110,13 @@ test("server/discover with the envelope: the supported versions, the tasks exten
   expect(result?._meta).toMatchObject({ "io.modelcontextprotocol/serverInfo": { name: SERVER_NAME } })
 }, 30_000)
 
-test("control: a discover that does not declare the tasks extension is sent to initialize, which then opens", async () => {
-  const wire = serve()
+test("a discover that declares no extension (claude -p) is answered the same; initialize on a fresh process gets 2025", async () => {
   const undeclared = { ...ENVELOPE, "io.modelcontextprotocol/clientCapabilities": {} }
-  const refused = await wire.request("probe", "server/discover", { _meta: undeclared })
-  expect(refused.error?.code).toBe(-32601)
-  expect(refused.error?.message).toContain("send initialize")
+  const answered = await serve().request("probe", "server/discover", { _meta: undeclared })
+  expect(answered.error).toBeUndefined()
+  expect(answered.result?.supportedVersions).toContain("2026-07-28")
   const params = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "old", version: "1" } }
-  expect((await wire.request(1, "initialize", params)).result?.protocolVersion).toBe("2025-11-25")
+  expect((await serve().request(1, "initialize", params)).result?.protocolVersion).toBe("2025-11-25")
 }, 30_000)
 
 test("2026-07-28 requests get resultType complete, a list a cache hint; one without an envelope is refused", async () => {
