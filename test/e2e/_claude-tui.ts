@@ -5,9 +5,9 @@ import { chmod, mkdir, readdir, readFile, rm } from "node:fs/promises"
 import type { IsolatedHome } from "../../src/model/home"
 import type { ScriptedModel } from "../../src/model/server"
 import { writeJson } from "../../src/util/fs"
-import { run } from "../../src/util/process"
 import { BINARY, ROOT } from "../helpers/mcp"
 import { until } from "../helpers/until"
+import { startTerminal, type Terminal } from "./_tmux"
 
 const CLAUDE = `${ROOT}/node_modules/.bin/claude`
 /** The key's last 20 characters, approved in the config, so no "use this API key?" dialog opens. */
@@ -19,12 +19,7 @@ export interface WireMessage {
   params?: { _meta?: Record<string, unknown>; name?: string; task?: unknown; taskId?: string }
 }
 
-export interface ClaudeTui {
-  /** Types a prompt and presses Enter. */
-  say(text: string): Promise<void>
-  /** Presses one key (tmux's name for it: Enter, Down, Escape, …). */
-  press(key: string): Promise<void>
-  screen(): Promise<string>
+export interface ClaudeTui extends Pick<Terminal, "say" | "press" | "screen"> {
   /** What Claude Code sent our server, in order. */
   sent(): Promise<WireMessage[]>
   /** The PIDs of our `serve` processes Claude Code runs now (its descendants). */
@@ -71,16 +66,15 @@ export async function startClaudeTui(options: {
     ENABLE_TOOL_SEARCH: "false",
     ...options.env,
   }
-  const quoted = (value: string) => `'${value.replaceAll("'", "'\\''")}'`
-  const assignments = Object.entries(env).map(([key, value]) => `${key}=${quoted(value)}`)
   const argv = [CLAUDE, "--model", "fast", "--mcp-config", `${dir}/mcp.json`, "--strict-mcp-config"]
-  const command =
-    `cd ${quoted(cwd)} && exec env -i ${assignments.join(" ")} ${argv.map(quoted).join(" ")} ` +
-    `--allowedTools ${quoted(options.allowedTools.join(","))} 2>${quoted(`${dir}/stderr.txt`)}`
-  const socket = `oc-orch-${name}-${process.pid}`
-  const tmux = (...args: string[]) => run(["tmux", "-L", socket, ...args], { env: { ...env } })
-  await tmux("-f", "/dev/null", "new-session", "-d", "-s", "claude", "-x", "160", "-y", "50", "sh", "-c", command)
-  const screen = async () => (await tmux("capture-pane", "-p", "-t", "claude")).stdout
+  const terminal = await startTerminal({
+    name,
+    cwd,
+    argv: [...argv, "--allowedTools", options.allowedTools.join(",")],
+    env,
+    stderr: `${dir}/stderr.txt`,
+  })
+  const { screen } = terminal
   // The prompt box is drawn once the MCP servers are connected and the session is ready for input.
   const sent = async (): Promise<WireMessage[]> => {
     const file = Bun.file(wire)
@@ -95,22 +89,13 @@ export async function startClaudeTui(options: {
     60_000,
   )
   return {
-    async say(text) {
-      await tmux("send-keys", "-t", "claude", "-l", text)
-      await Bun.sleep(300)
-      await tmux("send-keys", "-t", "claude", "Enter")
-    },
-    async press(key) {
-      await tmux("send-keys", "-t", "claude", key)
-    },
+    say: terminal.say,
+    press: terminal.press,
     screen,
     sent,
-    async servers() {
-      const pane = Number((await tmux("display-message", "-p", "-t", "claude", "#{pane_pid}")).stdout.trim())
-      return serveProcesses(pane)
-    },
+    servers: async () => serveProcesses(await terminal.pid()),
     async stop() {
-      await tmux("kill-server")
+      await terminal.stop()
       await rm(`${dir}/claude`, { recursive: true, force: true })
     },
   }
