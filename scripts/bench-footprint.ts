@@ -1,5 +1,6 @@
 // a) The idle footprint, side by side in one run: a minimal MCP server (minimal-mcp.ts: the SDK and one
-// zod tool) compiled here the way the shipped binary is (bytecode, minified), our binary's start →
+// zod tool) compiled here the way the shipped binary is (bytecode, minified), the same on SDK v1
+// (minimal-mcp-v1.ts), our binary's start →
 // `tools/list` and idle RSS, and the watchdog's RSS (the waiting loop `serve` starts with its first task,
 // beside `supervise` itself waiting, as it was before), each as a ratio to the minimal server.
 import { median } from "./bench-measure"
@@ -85,37 +86,48 @@ async function watchdog(label: string, argv: string[], env: Env, runs: number): 
   return rss
 }
 
-/** Both servers started in turn, so a machine whose load changes during the run weighs on both alike. */
-async function sideBySide(minimal: string[], ours: string[], env: Env, runs: number): Promise<[Start, Start]> {
-  await startOnce(minimal, env) // warm-up (page cache), not counted
-  await startOnce(ours, env)
-  const samples: [Start[], Start[]] = [[], []]
-  for (let i = 0; i < runs; i++) {
-    samples[0].push(await startOnce(minimal, env))
-    samples[1].push(await startOnce(ours, env))
-  }
-  const [base, mine] = samples.map((taken) => ({
-    ms: median(taken.map((s) => s.ms)),
-    rssMb: median(taken.map((s) => s.rssMb)),
-  })) as [Start, Start]
-  const line = (label: string, start: Start) =>
-    `${label.padEnd(44)} median ${start.ms.toFixed(0).padStart(6)} ms  ` +
-    `idle RSS ${start.rssMb.toFixed(0)} MB  (n=${runs})`
-  console.log(line("a0) start → tools/list, minimal MCP server", base))
-  console.log(line("a1) start → tools/list, shipped build", mine))
-  return [base, mine]
+/** The servers started in turn, so a machine whose load changes during the run weighs on all alike. */
+async function sideBySide(servers: Array<{ label: string; argv: string[] }>, env: Env, runs: number): Promise<Start[]> {
+  for (const { argv } of servers) await startOnce(argv, env) // warm-up (page cache), not counted
+  const samples: Start[][] = servers.map(() => [])
+  for (let i = 0; i < runs; i++)
+    for (const [at, { argv }] of servers.entries()) samples[at]!.push(await startOnce(argv, env))
+  return servers.map(({ label }, at) => {
+    const taken = samples[at]!
+    const start = { ms: median(taken.map((s) => s.ms)), rssMb: median(taken.map((s) => s.rssMb)) }
+    console.log(
+      `${label.padEnd(44)} median ${start.ms.toFixed(0).padStart(6)} ms  ` +
+        `idle RSS ${start.rssMb.toFixed(0)} MB  (n=${runs})`,
+    )
+    return start
+  })
+}
+
+/** `source` compiled into `outfile` the way the shipped binary is. */
+async function compileMinimal(source: string, outfile: string): Promise<void> {
+  const argv = [
+    ...["bun", "build", source, "--compile", "--bytecode", "--format=esm", "--minify"],
+    ...["--outfile", outfile],
+  ]
+  const built = await run(argv, { cwd: `${import.meta.dir}/..` })
+  if (built.code !== 0) throw new Error(`${source} build failed: ${built.stderr}`)
 }
 
 /** Builds the minimal server into `dir`, then measures it, `binary serve` and `binary supervise`. */
 export async function benchFootprint(binary: string, dir: string, env: Env, runs: number): Promise<Start> {
   const minimal = `${dir}/minimal-mcp`
-  const argv = [
-    ...["bun", "build", "scripts/minimal-mcp.ts", "--compile", "--bytecode", "--format=esm", "--minify"],
-    ...["--outfile", minimal],
-  ]
-  const built = await run(argv, { cwd: `${import.meta.dir}/..` })
-  if (built.code !== 0) throw new Error(`minimal build failed: ${built.stderr}`)
-  const [base, ours] = await sideBySide([minimal], [binary, "serve"], env, runs)
+  const minimalV1 = `${dir}/minimal-mcp-v1`
+  await compileMinimal("scripts/minimal-mcp.ts", minimal)
+  await compileMinimal("scripts/minimal-mcp-v1.ts", minimalV1)
+  const [v1, base, ours] = (await sideBySide(
+    [
+      { label: "a0) start → tools/list, minimal server, SDK v1", argv: [minimalV1] },
+      { label: "a0) start → tools/list, minimal server, SDK v2", argv: [minimal] },
+      { label: "a1) start → tools/list, shipped build (SDK v2)", argv: [binary, "serve"] },
+    ],
+    env,
+    runs,
+  )) as [Start, Start, Start]
   const dogRuns = Math.min(runs, 5)
   const dog = await watchdog(
     "a3) watchdog as serve starts it, waiting",
@@ -140,6 +152,12 @@ export async function benchFootprint(binary: string, dir: string, env: Env, runs
   console.log(
     `  watchdog RSS / minimal      ${(dog / base.rssMb).toFixed(2)}x ` +
       `(supervise: ${(supervise / base.rssMb).toFixed(2)}x)`,
+  )
+  console.log(
+    `  SDK v2 / v1, minimal        start ${(base.ms / v1.ms).toFixed(2)}x, idle RSS ${(base.rssMb / v1.rssMb).toFixed(2)}x`,
+  )
+  console.log(
+    `  shipped / minimal v1        start ${(ours.ms / v1.ms).toFixed(2)}x, idle RSS ${(ours.rssMb / v1.rssMb).toFixed(2)}x`,
   )
   return ours
 }
