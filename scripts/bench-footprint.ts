@@ -153,11 +153,11 @@ export async function benchFootprint(binary: string, dir: string, env: Env, runs
     `  watchdog RSS / minimal      ${(dog / base.rssMb).toFixed(2)}x ` +
       `(supervise: ${(supervise / base.rssMb).toFixed(2)}x)`,
   )
-  console.log(
-    `  SDK v2 / v1, minimal        start ${(base.ms / v1.ms).toFixed(2)}x, idle RSS ${(base.rssMb / v1.rssMb).toFixed(2)}x`,
-  )
-  console.log(
-    `  shipped / minimal v1        start ${(ours.ms / v1.ms).toFixed(2)}x, idle RSS ${(ours.rssMb / v1.rssMb).toFixed(2)}x`,
-  )
+  const both = (label: string, to: Start, from: Start) =>
+    console.log(
+      `  ${label.padEnd(27)} start ${(to.ms / from.ms).toFixed(2)}x, idle RSS ${(to.rssMb / from.rssMb).toFixed(2)}x`,
+    )
+  both("SDK v2 / v1, minimal", base, v1)
+  both("shipped / minimal v1", ours, v1)
   return ours
 }
