@@ -13,9 +13,12 @@ export function liveToolsList(): ListToolsResult {
   return { tools: TOOLS.map((tool) => tool.listing()) }
 }
 
-/** Whether the written list is the tools' own, byte for byte as the wire carries it (a garbled one is not). */
-export async function toolsListCurrent(): Promise<boolean> {
-  const written = await Bun.file(TOOLS_LIST)
+/**
+ * Whether the written list (the build's, or the file named) is the tools' own, byte for byte as the wire carries
+ * it (a garbled one is not).
+ */
+export async function toolsListCurrent(file = TOOLS_LIST): Promise<boolean> {
+  const written = await Bun.file(file)
     .json()
     .catch(() => undefined)
   // Key order included: a client's prompt cache keys on the tools' bytes, before and after they load.

@@ -54,18 +54,16 @@ describe("the written list", () => {
     const edited = { ...live, tools: [{ ...first!, description: `${first!.description} ` }, ...rest] }
     const { name, ...others } = first!
     const reordered = { ...live, tools: [{ ...others, name }, ...rest] }
-    const original = await Bun.file(TOOLS_LIST).text()
-    try {
-      for (const planted of [edited, reordered]) {
-        await Bun.write(TOOLS_LIST, JSON.stringify(planted))
-        expect(await toolsListCurrent()).toBe(false)
-      }
-      await Bun.write(TOOLS_LIST, "{ garbled")
-      expect(await toolsListCurrent()).toBe(false)
-    } finally {
-      await Bun.write(TOOLS_LIST, original)
+    // Planted beside the build's list, never over it: a `serve` another test file starts reads that one.
+    const planted = `${home.path}/tools-list.json`
+    for (const list of [edited, reordered]) {
+      await Bun.write(planted, JSON.stringify(list))
+      expect(await toolsListCurrent(planted)).toBe(false)
     }
-    expect(await toolsListCurrent()).toBe(true)
+    await Bun.write(planted, "{ garbled")
+    expect(await toolsListCurrent(planted)).toBe(false)
+    await Bun.write(planted, await Bun.file(TOOLS_LIST).text())
+    expect(await toolsListCurrent(planted)).toBe(true)
   })
 
   // The schemas carry no dialect line, so a 2025-11-25 client reads them as 2020-12; the keywords below are where
