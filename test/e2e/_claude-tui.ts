@@ -1,6 +1,7 @@
 // The real Claude Code, interactive, in a real terminal (tmux), offline on the scripted Anthropic API,
 // with the compiled binary as its MCP server behind a logging `tee`. Interactive because only the `cli`
 // entrypoint declares the MCP tasks extension; print mode never does (README "Native MCP tasks").
+import { expect } from "bun:test"
 import { chmod, mkdir, readdir, readFile, rm } from "node:fs/promises"
 import type { IsolatedHome } from "../../src/model/home"
 import type { ScriptedModel } from "../../src/model/server"
@@ -122,4 +123,33 @@ async function serveProcesses(root: number): Promise<number[]> {
   return [...commands]
     .filter(([pid, argv]) => argv[0] === BINARY && argv[1] === "serve" && descends(pid))
     .map(([pid]) => pid)
+}
+
+/** The dialog Claude Code opens for a form from an MCP server. */
+export const DIALOG = "MCP server “orch” requests your input"
+
+/** Whether the screen shows `text` now. */
+export const shows = async (tui: Pick<ClaudeTui, "screen">, text: string) => (await tui.screen()).includes(text)
+
+/**
+ * In the open dialog of the question test/helpers/question.ts asks: its field opened (→) and its first option
+ * picked (Enter), after which the dialog's focus moves to Accept.
+ */
+export async function pickFirstOption(tui: ClaudeTui): Promise<void> {
+  await tui.press("Right")
+  expect(await until(() => shows(tui, "◯ tally"), 10_000)).toBe(true)
+  await tui.press("Enter")
+  expect(await until(() => shows(tui, "✔ Name: countWords"), 10_000)).toBe(true)
+}
+
+/**
+ * Enter on the focused button until the dialog closes: the first Enter after a pick is taken by the closing
+ * option list, so the dialog may need a second one.
+ */
+export async function submitDialog(tui: ClaudeTui): Promise<void> {
+  for (let presses = 0; presses < 3 && (await shows(tui, DIALOG)); presses++) {
+    await tui.press("Enter")
+    await until(async () => !(await shows(tui, DIALOG)), 3000)
+  }
+  expect(await shows(tui, DIALOG)).toBe(false)
 }

@@ -16,12 +16,10 @@ import { stopServer } from "../../src/opencode/server"
 import { TEST_PATH } from "../helpers/mcp"
 import { askingTurns, QUESTION } from "../helpers/question"
 import { until } from "../helpers/until"
-import { type ClaudeTui, startClaudeTui } from "./_claude-tui"
+import { type ClaudeTui, DIALOG, pickFirstOption, shows, startClaudeTui, submitDialog } from "./_claude-tui"
 
 const ANSWERED = `"${QUESTION.question}"="countWords"`
 const NO_ANSWER = "No answer from the person; reporting without one."
-/** The dialog Claude Code opens for a form from an MCP server. */
-const DIALOG = "MCP server “orch” requests your input"
 
 let model: ScriptedModel
 let home: IsolatedHome
@@ -69,27 +67,10 @@ async function askedInDialog(name: string, env: Record<string, string> = {}) {
   const tui = await startClaudeTui({ home, model, cwd: repo, name, env, allowedTools: ["mcp__orch__scout"] })
   tuis.push(tui)
   await tui.say("Ask the scout. [script:parent]")
-  const shown = async (text: string) => (await tui.screen()).includes(text)
-  expect(await until(() => shown(DIALOG), 90_000)).toBe(true)
-  expect(await shown(`A delegated OpenCode agent asks: ${QUESTION.question}`)).toBe(true)
-  // The question's field opened (→), its first option picked (Enter): the dialog's focus moves to Accept.
-  await tui.press("Right")
-  expect(await until(() => shown("◯ tally"), 10_000)).toBe(true)
-  await tui.press("Enter")
-  expect(await until(() => shown("✔ Name: countWords"), 10_000)).toBe(true)
-  return { tui, shown }
-}
-
-/**
- * Enter on the focused button until the dialog closes: the first Enter after a pick is taken by the closing
- * option list, so the dialog may need a second one.
- */
-async function submit(tui: ClaudeTui, shown: (text: string) => Promise<boolean>) {
-  for (let presses = 0; presses < 3 && (await shown(DIALOG)); presses++) {
-    await tui.press("Enter")
-    await until(async () => !(await shown(DIALOG)), 3000)
-  }
-  expect(await shown(DIALOG)).toBe(false)
+  expect(await until(() => shows(tui, DIALOG), 90_000)).toBe(true)
+  expect(await shows(tui, `A delegated OpenCode agent asks: ${QUESTION.question}`)).toBe(true)
+  await pickFirstOption(tui)
+  return tui
 }
 
 /** The report the parent model received from the scout (its structured result), once it reached it. */
@@ -102,8 +83,8 @@ async function scoutSaid() {
 const questionResult = () => model.toolResults().find((result) => result.tool === "question")
 
 test("on 2026-07-28 the question is Claude Code's own dialog; the pick reaches the OpenCode session in the next round", async () => {
-  const { tui, shown } = await askedInDialog("rounds")
-  await submit(tui, shown)
+  const tui = await askedInDialog("rounds")
+  await submitDialog(tui)
   expect(await scoutSaid()).toContain(ANSWERED)
   expect(questionResult()?.output).toContain("countWords")
   const sent = await tui.sent()
@@ -120,10 +101,10 @@ test("on 2026-07-28 the question is Claude Code's own dialog; the pick reaches t
 }, 180_000)
 
 test("control: the person declines in the same dialog: the question reaches OpenCode dismissed, the report has no answer", async () => {
-  const { tui, shown } = await askedInDialog("declined")
+  const tui = await askedInDialog("declined")
   await tui.press("Down")
-  expect(await until(() => shown("❯ Decline"), 10_000)).toBe(true)
-  await submit(tui, shown)
+  expect(await until(() => shows(tui, "❯ Decline"), 10_000)).toBe(true)
+  await submitDialog(tui)
   const said = await scoutSaid()
   expect(said).toContain(NO_ANSWER)
   expect(said).not.toContain(ANSWERED)
@@ -131,8 +112,8 @@ test("control: the person declines in the same dialog: the question reaches Open
 }, 180_000)
 
 test("control: on 2025-11-25 the server asks in the middle of the call, and the same dialog's pick arrives the same", async () => {
-  const { tui, shown } = await askedInDialog("legacy", { MCP_PROTOCOL_NEGOTIATION: "legacy" })
-  await submit(tui, shown)
+  const tui = await askedInDialog("legacy", { MCP_PROTOCOL_NEGOTIATION: "legacy" })
+  await submitDialog(tui)
   expect(await scoutSaid()).toContain(ANSWERED)
   const sent = await tui.sent()
   expect(sent.some((message) => message.method === "initialize")).toBe(true)

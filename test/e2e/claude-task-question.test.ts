@@ -8,12 +8,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { askingTurns, QUESTION } from "../helpers/question"
 import { until } from "../helpers/until"
-import type { ClaudeTui } from "./_claude-tui"
+import { type ClaudeTui, DIALOG, pickFirstOption, shows, submitDialog } from "./_claude-tui"
 import { startScoutWorld, type ScoutWorld, type Turn } from "./_claude-scout"
 
 const NO_ANSWER = "No answer from the person; reporting without one."
-/** The dialog Claude Code opens for a form from an MCP server. */
-const DIALOG = "MCP server “orch” requests your input"
 /** The question comes this long after the call: well past the 1 s sync budget, so from a background task. */
 const ASK_AFTER_MS = 5000
 /** The client's task notification arrives as a user message. */
@@ -42,27 +40,14 @@ async function askedInDialog(name: string) {
   world.model.setScript("parent", { turns: [world.scoutTurn, noted] })
   const tui: ClaudeTui = await world.tui(name)
   await tui.say("Ask the scout. [script:parent]")
-  const shown = async (text: string) => (await tui.screen()).includes(text)
-  expect(await until(() => shown(DIALOG), 90_000)).toBe(true)
+  expect(await until(() => shows(tui, DIALOG), 90_000)).toBe(true)
   // The call had come back as a task before the question was asked.
   const [started] = world.model.toolResults()
   expect(started?.tool).toBe("mcp__orch__scout")
   expect(started?.output).toContain("started server-side task")
-  expect(await shown(`A delegated OpenCode agent asks: ${QUESTION.question}`)).toBe(true)
-  await tui.press("Right")
-  expect(await until(() => shown("◯ tally"), 10_000)).toBe(true)
-  await tui.press("Enter")
-  expect(await until(() => shown("✔ Name: countWords"), 10_000)).toBe(true)
-  return { tui, shown }
-}
-
-/** Enter on the focused button until the dialog closes (the first Enter after a pick may close the option list). */
-async function submit(tui: ClaudeTui, shown: (text: string) => Promise<boolean>) {
-  for (let presses = 0; presses < 3 && (await shown(DIALOG)); presses++) {
-    await tui.press("Enter")
-    await until(async () => !(await shown(DIALOG)), 3000)
-  }
-  expect(await shown(DIALOG)).toBe(false)
+  expect(await shows(tui, `A delegated OpenCode agent asks: ${QUESTION.question}`)).toBe(true)
+  await pickFirstOption(tui)
+  return tui
 }
 
 /** The parent model's request carrying the task's report (the client's notification), once it came. */
@@ -78,8 +63,8 @@ async function reportRequest(text: string) {
 const questionResult = () => world.model.toolResults().find((result) => result.tool === "question")
 
 test("a background task's question is Claude Code's own dialog; the pick goes back with tasks/update and reaches OpenCode", async () => {
-  const { tui, shown } = await askedInDialog("answered")
-  await submit(tui, shown)
+  const tui = await askedInDialog("answered")
+  await submitDialog(tui)
   expect(await reportRequest("Asked.")).toContain("countWords")
   expect(questionResult()?.output).toContain("countWords")
   const sent = await tui.sent()
@@ -94,10 +79,10 @@ test("a background task's question is Claude Code's own dialog; the pick goes ba
 }, 180_000)
 
 test("control: the person declines the background task's dialog: the question reaches OpenCode dismissed", async () => {
-  const { tui, shown } = await askedInDialog("declined")
+  const tui = await askedInDialog("declined")
   await tui.press("Down")
-  expect(await until(() => shown("❯ Decline"), 10_000)).toBe(true)
-  await submit(tui, shown)
+  expect(await until(() => shows(tui, "❯ Decline"), 10_000)).toBe(true)
+  await submitDialog(tui)
   expect(await reportRequest(NO_ANSWER)).not.toContain("countWords")
   expect(questionResult()?.output).toBe("The user dismissed this question")
 }, 180_000)
