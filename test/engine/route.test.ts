@@ -3,9 +3,10 @@
 // is the route it took (test/engine/_route-measure.ts records them, in a process of its own; _route.ts counts).
 // Over all of them: the files of src the delegation crosses, and its calls against the import direction (a
 // callee the caller does not import: a callback handed down, a climb back up). Measured 2026-12-07 on a warm
-// delegation: 68 files, 9–10 climbs. The goal is 30 and 4 (the engine's packages made the route shorter than the
-// 52 files and 11 climbs read from the code before; what is left is the sandbox plan, the snapshot and the
-// store each call passes); until then the route may not grow. Control: the counter on a planted route.
+// delegation: 68 files, 9–10 climbs, against a goal of 30 and 4. Counted this way every helper a call touches is
+// a file crossed (the sandbox plan alone is 13 files, the policy, snapshot and store more), so the figure is
+// larger than one read by following a parameter through the code; until the goal is met the route may not grow.
+// Control: the counter on a planted route.
 import { expect, test } from "bun:test"
 import { tempDir } from "../helpers/temp"
 import { run } from "../../src/util/process"
