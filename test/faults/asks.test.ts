@@ -118,6 +118,10 @@ async function askThenLeave(leave: "close" | "sigkill", script = "ask", tool = "
   // The question is open and put to the person, who does not answer.
   expect(await until(() => person.asked() === 1, 60_000)).toBe(true)
   expect(await lockOf(repo)).toBe(true)
+  // Put to the person only once the record keeps it: what a process taking the task over answers it by.
+  expect((await recordOf(repo))?.asks).toEqual([
+    expect.objectContaining({ kind: tool === "question" ? "question" : "permission" }),
+  ])
   if (leave === "sigkill") process.kill(person.pid, "SIGKILL")
   await person.client.close().catch(() => undefined)
   expect(await until(() => !alive(person.pid), 10_000)).toBe(true)

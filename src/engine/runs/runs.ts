@@ -222,13 +222,16 @@ export class Runs {
     }
   }
 
-  /** Keeps the task's open asks in its record, so a process taking it over can answer them by id. */
-  private noteAsk(live: Live, ask: OpenAsk, open: boolean) {
+  /**
+   * Keeps the task's open asks in its record, so a process taking it over can answer them by id; settles once
+   * written (a save that failed is logged, and the ask goes on: the person can still answer it).
+   */
+  private async noteAsk(live: Live, ask: OpenAsk, open: boolean): Promise<void> {
     const others = knownAsks(live.record.asks).filter((entry) => entry.id !== ask.id)
     const asked = (r: TaskRecord) => {
       r.asks = open ? [...others, ask] : others.length > 0 ? others : undefined
     }
-    void this.store.update(live.record, asked).catch((error: unknown) => this.unsaved(live.record.id, error))
+    await this.store.update(live.record, asked).catch((error: unknown) => this.unsaved(live.record.id, error))
   }
 
   private progress(live: Live, line: string) {
@@ -274,7 +277,7 @@ export class Runs {
           reason,
           knownAsks(live.record.asks),
         )) {
-          this.noteAsk(live, ask, false)
+          await this.noteAsk(live, ask, false)
           this.progress(live, line)
         }
         // Written before this process exits (the store chains a task's writes); a failure is logged by progress.

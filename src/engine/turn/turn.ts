@@ -68,8 +68,11 @@ export interface TurnSpec {
   relay?: Relay
   /** What the task has spent so far, across all its sessions (on its record), and the caps that stop it. */
   spending?: Spending
-  /** Called when an ask is raised (open) and once it is answered: the record keeps the open ones. */
-  onAsk?(ask: OpenAsk, open: boolean): void
+  /**
+   * Called when an ask is raised (open) and once it is answered: the record keeps the open ones. An open ask is put
+   * to the person only once this has settled, so a process killed while the person is asked left its id behind.
+   */
+  onAsk?(ask: OpenAsk, open: boolean): Promise<void>
   /** The asks a process that died left open (from the record), answered when this turn attaches. */
   openAsks?: readonly OpenAsk[]
   caps?: Caps
@@ -169,13 +172,17 @@ class SessionEvents {
     if (line) this.spec.onProgress(line)
   }
 
-  /** A permission ask or question: kept open on the record, answered by the person through the relay or by policy. */
+  /**
+   * A permission ask or question: kept open on the record, then answered by the person through the relay or by
+   * policy. The record first: OpenCode cannot list every open ask (a webfetch's without a timeout), so a process
+   * taking the task over after a kill answers it by the id the record kept.
+   */
   private relayAsk(event: Event): void {
     const { client, workspace, relay, onAsk, onProgress } = this.spec
     const ask = openAskOf(event)
-    if (ask) onAsk?.(ask, true)
+    const kept = ask && onAsk ? onAsk(ask, true) : Promise.resolve()
     const answered = () => ask && onAsk?.(ask, false)
-    void answerAsk(client, workspace, event, relay, onProgress).then(answered, answered)
+    void kept.then(() => answerAsk(client, workspace, event, relay, onProgress)).then(answered, answered)
   }
 
   /** A finished step added to the task's spending, saved as counted, and the caps checked. */
@@ -263,7 +270,7 @@ export async function runTurn(spec: TurnSpec, brief: string): Promise<Turn> {
     if (spec.attach)
       for (const { ask, line } of await withdrawPending(client, workspace, [sessionID], TAKEN_OVER, spec.openAsks)) {
         spec.onProgress(line)
-        spec.onAsk?.(ask, false)
+        await spec.onAsk?.(ask, false)
       }
     outcome = await following
   }
