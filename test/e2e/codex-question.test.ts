@@ -4,12 +4,13 @@
 // `elicitation/create` in the middle of the call, and the TUI shows it as its own form ("Field 1/1"). The
 // option picked there is what OpenCode's question tool returns, and the report carries it to the parent model.
 // Control: the person cancels the form (Esc), and the question reaches OpenCode dismissed. What `codex exec`
-// does with the same question (no person: it declines) is test/e2e/codex-long-calls.test.ts.
+// does with the same question (no person: it declines) is test/e2e/codex-long-calls.test.ts. The TUI leaves an
+// app-server daemon running when its terminal closes: each test stops it.
 import { afterEach, expect, test } from "bun:test"
 import { appendFile } from "node:fs/promises"
 import { askingTurns, QUESTION } from "../helpers/question"
 import { until } from "../helpers/until"
-import { CODEX, codexWorld, ourServer, received, scriptedProvider, TOOL } from "./_codex"
+import { CODEX, codexWorld, ourServer, received, scriptedProvider, stopCodexDaemons, TOOL } from "./_codex"
 import { startTerminal, type Terminal } from "./_tmux"
 
 const ANSWERED = `"${QUESTION.question}"="countWords"`
@@ -43,6 +44,7 @@ let terminal: Terminal | undefined
 afterEach(async () => {
   await terminal?.stop()
   terminal = undefined
+  await stopCodexDaemons(world.codexHome)
 })
 
 /** A fresh Codex TUI in the repository (trusted, so no trust prompt), once its prompt box is drawn. */
