@@ -1,10 +1,11 @@
 // What the Codex end-to-end files share: the real `codex` CLI, the scripted model as the user's Codex
 // provider (its Responses API), our compiled binary as Codex's stdio MCP server, and one `codex exec`
 // turn whose parent model plays a given script.
-import { mkdir, readdir, readFile } from "node:fs/promises"
+import { mkdir } from "node:fs/promises"
 import type { Env } from "../../src/config/flags"
 import type { ScriptInput } from "../../src/model/script"
 import { alive, run } from "../../src/util/process"
+import { processesOf } from "../helpers/leftovers"
 import { until } from "../helpers/until"
 import { BINARY, ROOT } from "../helpers/mcp"
 import { type RepoSetup, type RepoWorld, repoWorld } from "./_world"
@@ -105,17 +106,12 @@ export async function codexCall(
 /**
  * Stops what Codex left running from `codexHome`: its interactive TUI starts an app-server daemon (installed under
  * CODEX_HOME/packages) that outlives the terminal, and keeps our `serve` (and through it an OpenCode server) open.
- * Found by the executable's path in /proc, stopped by PID.
+ * Found among the isolated home's processes by the executable's path, stopped by PID.
  */
-export async function stopCodexDaemons(codexHome: string): Promise<void> {
-  const daemons: number[] = []
-  for (const name of await readdir("/proc")) {
-    const pid = Number(name)
-    if (!Number.isInteger(pid)) continue
-    // A process that ended while being read is simply not one of them.
-    const argv0 = (await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "")).split("\0")[0] ?? ""
-    if (argv0.startsWith(`${codexHome}/`)) daemons.push(pid)
-  }
+export async function stopCodexDaemons(world: CodexWorld): Promise<void> {
+  const daemons = (await processesOf(world.home.root))
+    .filter(({ command }) => command.startsWith(`${world.codexHome}/`))
+    .map(({ pid }) => pid)
   for (const pid of daemons) process.kill(pid, "SIGKILL")
   await until(async () => !daemons.some(alive), 10_000)
 }

@@ -44,7 +44,7 @@ let terminal: Terminal | undefined
 afterEach(async () => {
   await terminal?.stop()
   terminal = undefined
-  await stopCodexDaemons(world.codexHome)
+  await stopCodexDaemons(world)
 })
 
 /** A fresh Codex TUI in the repository (trusted, so no trust prompt), once its prompt box is drawn. */
