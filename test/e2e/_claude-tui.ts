@@ -2,13 +2,14 @@
 // with the compiled binary as its MCP server behind a logging `tee`. Interactive because only the `cli`
 // entrypoint declares the MCP tasks extension; print mode never does (README "Native MCP tasks").
 import { expect } from "bun:test"
-import { chmod, mkdir, readdir, readFile, rm } from "node:fs/promises"
+import { mkdir, readdir, readFile, rm } from "node:fs/promises"
 import type { IsolatedHome } from "../../src/model/home"
 import type { ScriptedModel } from "../../src/model/server"
 import { writeJson } from "../../src/util/fs"
 import { BINARY, ROOT } from "../helpers/mcp"
 import { until } from "../helpers/until"
 import { startTerminal, type Terminal } from "./_tmux"
+import { loggedLines, loggedServe } from "./_wire"
 
 const CLAUDE = `${ROOT}/node_modules/.bin/claude`
 /** The key's last 20 characters, approved in the config, so no "use this API key?" dialog opens. */
@@ -42,9 +43,7 @@ export async function startClaudeTui(options: {
   const dir = `${home.root}/${name}`
   await mkdir(`${dir}/claude`, { recursive: true })
   const wire = `${dir}/wire.jsonl`
-  const logged = `${dir}/logged-serve.sh`
-  await Bun.write(logged, `#!/bin/sh\ntee -a '${wire}' | '${BINARY}' serve\n`)
-  await chmod(logged, 0o755)
+  const logged = await loggedServe(`${dir}/logged-serve.sh`, { sent: wire })
   const serveEnv = { ...(home.env as Record<string, string>), ...options.serveEnv }
   await writeJson(`${dir}/mcp.json`, {
     mcpServers: { orch: { type: "stdio", command: logged, args: [], env: serveEnv } },
@@ -77,14 +76,7 @@ export async function startClaudeTui(options: {
   })
   const { screen } = terminal
   // The prompt box is drawn once the MCP servers are connected and the session is ready for input.
-  const sent = async (): Promise<WireMessage[]> => {
-    const file = Bun.file(wire)
-    if (!(await file.exists())) return []
-    return (await file.text())
-      .split("\n")
-      .filter((line) => line.trim())
-      .map((line) => JSON.parse(line) as WireMessage)
-  }
+  const sent = () => loggedLines<WireMessage>(wire)
   await until(
     async () => (await sent()).some((m) => m.method === "tools/list") && (await screen()).includes("❯"),
     60_000,

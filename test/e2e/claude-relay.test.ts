@@ -13,9 +13,9 @@ import { expect, test } from "bun:test"
 import { chmod, rm } from "node:fs/promises"
 import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { readJson, writeJson } from "../../src/util/fs"
-import { BINARY } from "../helpers/mcp"
 import { askingTurns, QUESTION } from "../helpers/question"
 import { claudePrint, claudeWorld } from "./_claude-print"
+import { loggedLines, loggedServe } from "./_wire"
 
 const ANSWERED = `"${QUESTION.question}"="countWords"`
 const NO_ANSWER = "No answer from the person; reporting without one."
@@ -44,9 +44,7 @@ const world = claudeWorld({
   home: { config: { policy: { requireTier: false, relay: ["question"], respondWaitSeconds: 0 } } },
   // What Claude Code sends is appended to a log on its way to serve.
   server: async ({ home }) => {
-    const logged = `${home.root}/logged-serve.sh`
-    await Bun.write(logged, `#!/bin/sh\ntee -a '${home.root}/wire.jsonl' | '${BINARY}' serve\n`)
-    await chmod(logged, 0o755)
+    const logged = await loggedServe(`${home.root}/logged-serve.sh`, { sent: `${home.root}/wire.jsonl` })
     return { command: logged, args: [] }
   },
 })
@@ -76,11 +74,7 @@ async function claude(settings?: string, env: Record<string, string> = {}) {
   const record = scout.task_id ? await readJson<TaskRecord>(`${home.paths.tasksDir}/${scout.task_id}.json`) : undefined
   const question = model.toolResults().find((r) => r.tool === "question")
   const asked = await readJson<Record<string, unknown>>(`${home.root}/asked.json`)
-  const wire = await Bun.file(`${home.root}/wire.jsonl`).text()
-  const sent = wire
-    .split("\n")
-    .filter((line) => line.trim())
-    .map((line) => JSON.parse(line) as { method?: string; params?: Record<string, unknown> })
+  const sent = await loggedLines<{ method?: string; params?: Record<string, unknown> }>(`${home.root}/wire.jsonl`)
   return { result, scout, progress: record?.progress ?? [], question, asked, sent }
 }
 

@@ -9,9 +9,9 @@
 // same logging path, gets the long scout back as a task and is seen polling tasks/get.
 import { expect, test } from "bun:test"
 import { CreateTaskResultV2Schema, GetTaskResultV2Schema } from "@modelcontextprotocol/ext-tasks/core/v2"
-import { chmod, rm } from "node:fs/promises"
-import { BINARY } from "../helpers/mcp"
+import { rm } from "node:fs/promises"
 import { claudePrint, claudeWorld } from "./_claude-print"
+import { loggedLines, loggedServe } from "./_wire"
 
 interface Message {
   id?: number | string
@@ -43,24 +43,14 @@ const world = claudeWorld({
   }),
   // What the client sends is appended to one log on its way to serve; serve's answers to another on their way back.
   server: async ({ home }) => {
-    const logged = `${home.root}/logged-serve.sh`
-    await Bun.write(logged, `#!/bin/sh\ntee -a '${wire()}' | '${BINARY}' serve | tee -a '${answers()}'\n`)
-    await chmod(logged, 0o755)
+    const logged = await loggedServe(`${home.root}/logged-serve.sh`, { sent: wire(), answered: answers() })
     return { command: logged, args: [] }
   },
 })
 const wire = () => `${world.home.root}/wire.jsonl`
 const answers = () => `${world.home.root}/answers.jsonl`
 
-async function lines<T>(path: string): Promise<T[]> {
-  const file = Bun.file(path)
-  if (!(await file.exists())) return []
-  return (await file.text())
-    .split("\n")
-    .filter((line) => line.trim())
-    .map((line) => JSON.parse(line) as T)
-}
-const sent = () => lines<Message>(wire())
+const sent = () => loggedLines<Message>(wire())
 
 async function claude(env: Record<string, string> = {}) {
   await Promise.all([rm(wire(), { force: true }), rm(answers(), { force: true })])
@@ -71,7 +61,7 @@ async function claude(env: Record<string, string> = {}) {
   return {
     result,
     discover,
-    probed: (await lines<Answer>(answers())).find((answer) => discover && answer.id === discover.id),
+    probed: (await loggedLines<Answer>(answers())).find((answer) => discover && answer.id === discover.id),
     initialize: messages.find((m) => m.method === "initialize"),
     calls: messages.filter((m) => m.method === "tools/call"),
     polled: messages.filter((m) => m.method?.startsWith("tasks/")),
