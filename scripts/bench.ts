@@ -19,8 +19,10 @@
 //      index beside the path before (bench-records.ts)
 //   i) hostile text: one long log line read and digested at 1 and 64 MB beside the way before, the secret
 //      guard at 1 and 8 MB (bench-hostile.ts): the times the tests do not assert
-//   bun scripts/bench.ts [--runs N] [--only footprint|sessions|growth|retention|records|hostile] [--growth 1,10,50]
-//     [--records N] [--record-steps 1000,10000,100000]
+//   j) OpenCode's CPU for one scout task on the shared server's config (its snapshots off) beside
+//      OpenCode's default (snapshots on), in a new directory and a seen one (bench-snapshot.ts)
+//   bun scripts/bench.ts [--runs N] [--only footprint|sessions|growth|retention|records|hostile|snapshot]
+//     [--growth 1,10,50] [--records N] [--record-steps 1000,10000,100000]
 import { parseArgs } from "node:util"
 import { rm } from "node:fs/promises"
 import { connect } from "../src/opencode/client"
@@ -42,6 +44,7 @@ import { measure } from "./bench-measure"
 import { benchSessions } from "./bench-sessions"
 import { benchRecords } from "./bench-records"
 import { benchRetention } from "./bench-retention"
+import { benchSnapshot } from "./bench-snapshot"
 
 const ROOT = `${import.meta.dir}/..`
 const BINARY = `${ROOT}/dist/opencode-mcp-orchestrator`
@@ -82,6 +85,12 @@ if (values.only === "records") {
 
 if (values.only === "sessions") {
   await benchSessions(timed, PINNED_PATH)
+  process.exit(0)
+}
+
+if (values.only === "snapshot") {
+  const snapshotModel = await startScriptedModel()
+  await benchSnapshot(snapshotModel.url, PINNED_PATH, runs).finally(() => snapshotModel.stop())
   process.exit(0)
 }
 
@@ -233,6 +242,7 @@ try {
   await benchGrowth(model.url, PINNED_PATH, growthSteps)
   await benchRetention(Number(values.records), PINNED_PATH)
   await benchHostile(timed, runs)
+  await benchSnapshot(model.url, PINNED_PATH, runs)
 
   console.log("\nratios")
   console.log(

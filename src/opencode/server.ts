@@ -61,6 +61,9 @@ const USERNAME = "opencode"
  * off globally (they start programs on the host after a write); and our plugin, seeing the marker
  * variable, replaces OpenCode's host-side file tools with sandboxed ones. Project plugin files are
  * still imported by OpenCode whatever these say: admission refuses workspaces that have them.
+ * OpenCode's own snapshots are off: at every step they `git add` the session's directory into a
+ * repository under its data dir, for an undo this program never calls; a task's changes are read from
+ * our git snapshots (src/workspace). Measured (scripts/bench.ts, j): the delegation's CPU in OpenCode.
  */
 export const SHARED_SERVER_ENV = {
   [SHARED_SERVER_VARIABLE]: "1",
@@ -68,7 +71,7 @@ export const SHARED_SERVER_ENV = {
   OPENCODE_DISABLE_CLAUDE_CODE: "1",
   OPENCODE_DISABLE_AUTOUPDATE: "1",
   OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
-  OPENCODE_CONFIG_CONTENT: JSON.stringify({ formatter: false, lsp: false }),
+  OPENCODE_CONFIG_CONTENT: JSON.stringify({ formatter: false, lsp: false, snapshot: false }),
 }
 
 export const authHeader = (record: Pick<ServerRecord, "username" | "password">) =>

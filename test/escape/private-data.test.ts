@@ -4,6 +4,8 @@
 // OpenCode's data or state dir (of the isolated HOME) is group- or other-accessible, the files planted
 // 0644/0755 beforehand included. Controls: the check flags a file created 0644; and a plain
 // `opencode serve` of the same kind (the test's own umask) leaves readable copies there.
+// OpenCode's own snapshots are off on our server (`snapshot: false`): no snapshot repository is made
+// at all. Control: the plain serve makes one at its first step.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { chmod, lstat, mkdir, readdir, writeFile } from "node:fs/promises"
@@ -28,6 +30,7 @@ beforeAll(async () => {
         },
       ],
     },
+    hello: { turns: [{ steps: [{ text: "hello" }] }] },
   })
 }, 120_000)
 afterAll(() => stopWorld(world))
@@ -65,8 +68,9 @@ test("after a scout reads a .env, nothing under OpenCode's data and state dirs i
   const { results } = await runAgent(world, SCOUT, repo, "read_env")
   expect(results.map((r) => r.tool)).toEqual(["sandbox_shell", "read"])
   expect(results[0]!.output).toContain(SECRET)
-  // The copies exist: OpenCode's database holds the session's tool output, its snapshot the workspace.
-  expect(existsSync(`${opencodeDataDir}/opencode.db`) && existsSync(`${opencodeDataDir}/snapshot`)).toBe(true)
+  // OpenCode's database holds the session's tool output; it keeps no snapshot repository on our server.
+  expect(existsSync(`${opencodeDataDir}/opencode.db`)).toBe(true)
+  expect(existsSync(`${opencodeDataDir}/snapshot`)).toBe(false)
   expect(await exposed(opencodeDataDir)).toEqual([])
   expect(await exposed(opencodeStateDir)).toEqual([])
 }, 120_000)
@@ -81,7 +85,7 @@ test("control: the check flags a file created 0644 and a directory 0755", async 
   expect(await exposed(dir)).toEqual([`${dir}/open 755`, `${dir}/open/copy.json 644`])
 })
 
-test("control: a plain opencode serve, started with the usual umask, leaves its database readable by others", async () => {
+test("control: a plain opencode serve, started with the usual umask, leaves its database readable by others and snapshots its first step", async () => {
   const data = await scratch(world, "oc-orch-plain-data-")
   const log = `${data}/serve.log`
   const repo = await repoWithEnv()
@@ -103,6 +107,14 @@ test("control: a plain opencode serve, started with the usual umask, leaves its 
     })
     expect(created.ok).toBe(true)
     expect((await exposed(`${data}/share/opencode`)).length).toBeGreaterThan(0)
+    const session = (await created.json()) as { id: string }
+    const prompted = await fetch(`${url}/session/${session.id}/message?directory=${encodeURIComponent(repo)}`, {
+      method: "POST",
+      headers: { authorization, "content-type": "application/json" },
+      body: JSON.stringify({ parts: [{ type: "text", text: "Say hello [script:hello]" }] }),
+    })
+    expect(prompted.ok).toBe(true)
+    expect(existsSync(`${data}/share/opencode/snapshot`)).toBe(true)
   } finally {
     process.umask(previous)
     await plain?.kill(2000)
