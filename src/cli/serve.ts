@@ -13,6 +13,12 @@ import { spawn } from "../util/process"
 import { selfCommand } from "../util/self"
 import { watchdogCommand } from "./watchdog"
 
+/**
+ * How long a stopping serve gives the cancels its client asked for to settle: a session's abort and the record's
+ * write, seconds on a loaded machine. Past it the watchdog takes the task over, as for any task still running.
+ */
+const CANCELS_SETTLE_MS = 10_000
+
 /** What the first tool call built: the runtime, the delegations on it, and whether the lease was taken. */
 interface Built {
   runtime: Runtime
@@ -73,6 +79,11 @@ export default defineCommand({
     const disconnect = () => served.close().catch(() => undefined)
     if (!built) return disconnect()
     const { runtime, delegations, leased } = built
+    // A cancel the client sent before it left is finished first (Codex cancels a call past its tool timeout,
+    // then exits): the task ends cancelled, as asked, not left running for the watchdog. A call's cancel is
+    // issued on a timer after its abort (src/mcp/calls.ts): one of ours, set after it, fires after it.
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    await delegations.cancelsSettled(CANCELS_SETTLE_MS)
     // Nobody is left to answer the asks this process relayed: withdrawn, so no session waits on one.
     await delegations.withdrawAsks(3000)
     // An outcome a full disk kept from being written gets a moment for room to appear.

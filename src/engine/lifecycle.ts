@@ -50,6 +50,8 @@ export class Delegations {
   private readonly continuing = new Set<string>()
   /** Recovery, when asked for (recovery.ts); every entry point waits for it first. */
   private readonly recovering?: Promise<void>
+  /** Cancels asked of this process and still settling, whatever their outcome (cancelsSettled). */
+  private readonly cancelling = new Set<Promise<unknown>>()
   readonly retention?: RetentionSchedule
   /** The patch use cases: show, apply, discard (patches.ts). */
   readonly patches: Patches
@@ -156,7 +158,28 @@ export class Delegations {
   }
 
   /** Cancels the task unless it had already finished, and says which: a finished one is left as it was. */
-  async cancelTask(id: string): Promise<{ record: TaskRecord; alreadyFinished: boolean }> {
+  cancelTask(id: string): Promise<{ record: TaskRecord; alreadyFinished: boolean }> {
+    const settling = this.cancelNow(id)
+    // The caller is told how the cancel failed; here only that it ended counts.
+    const tracked = settling.catch(() => undefined)
+    this.cancelling.add(tracked)
+    void tracked.then(() => this.cancelling.delete(tracked))
+    return settling
+  }
+
+  /**
+   * Resolves once every cancel asked of this process so far has settled, or after `ms` (serve, its client gone: a
+   * cancel the client sent before it left ends the task cancelled, as asked, before this process stops).
+   */
+  async cancelsSettled(ms: number): Promise<void> {
+    if (this.cancelling.size === 0) return
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))
+    await Promise.race([Promise.all(this.cancelling), late])
+    clearTimeout(timer)
+  }
+
+  private async cancelNow(id: string): Promise<{ record: TaskRecord; alreadyFinished: boolean }> {
     await this.recovering
     const live = this.runs.live.get(id)
     if (live && isFinished(live.record.status)) return { record: live.record, alreadyFinished: true }

@@ -11,7 +11,7 @@ import { newTaskId } from "../../src/engine/records/tasks"
 import { alive, spawn } from "../../src/util/process"
 import { writeJson } from "../../src/util/fs"
 import { leftoversAfter } from "../helpers/leftovers"
-import { connectStdio } from "../helpers/mcp"
+import { BINARY, connectStdio } from "../helpers/mcp"
 import { until } from "../helpers/until"
 import { jsonFiles, orphanRecord, taskRecords } from "../helpers/records"
 import { homeFor, quick, slowEdit } from "./_home"
@@ -61,13 +61,54 @@ test("a worker whose client disconnects still finishes: edit on disk, truthful r
   expect(await leftoversAfter(world.home.root)).toEqual([])
 }, 90_000)
 
+// Codex, past its tool timeout, cancels the call (notifications/cancelled) and exits soon after, closing
+// serve's stdin. Played here on the wire as one write, the cancel and the end of the connection together, so
+// no moment lies between them in which serve could still see its connection up. Before, serve told a cancel
+// from a closing connection by asking, a moment later, whether it was still connected, and stopped without
+// waiting for the cancel: the task was left running for the watchdog. (The first test is the other side: a
+// client that leaves without cancelling lets its task finish.)
+test("a client that cancels its call and closes at once: serve finishes the cancel before it stops, and the task ends cancelled", async () => {
+  const repo = await createRepository("oc-orch-client-", { "README.md": "# r\n" })
+  world.dirs.push(repo)
+  const serve = Bun.spawn([BINARY, "serve"], {
+    env: world.home.env as Record<string, string>,
+    stdin: "pipe",
+    stdout: "ignore",
+    stderr: "ignore",
+  })
+  const line = (message: object) => `${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`
+  const clientInfo = { name: "cancelling", version: "1" }
+  serve.stdin.write(
+    line({ id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo } }) +
+      line({ method: "notifications/initialized" }) +
+      line({
+        id: 1,
+        method: "tools/call",
+        params: { name: "scout", arguments: { cwd: repo, task: "[script:hung] cancel me" } },
+      }),
+  )
+  void serve.stdin.flush()
+  const mine = async () => (await records()).find((r) => r.brief?.includes("cancel me"))
+  // Cancelled while the call follows the task's session, as Codex's timeout does; a first call starts the server.
+  expect(await until(async () => (await mine())?.sessionID !== undefined, 60_000)).toBe(true)
+  const server = (await readServerRecord(world.home.paths))!
+  serve.stdin.write(line({ method: "notifications/cancelled", params: { requestId: 1, reason: "timed out" } }))
+  serve.stdin.end()
+  // Nothing kills serve here: it stops on its own, once the cancel settled.
+  expect(await until(() => !alive(serve.pid), 60_000)).toBe(true)
+  expect((await mine())?.status).toBe("cancelled")
+  expect(await until(() => !alive(server.pid), 15_000)).toBe(true)
+  expect(await until(async () => (await readdir(world.home.paths.leasesDir)).length === 0, 15_000)).toBe(true)
+  expect(await leftoversAfter(world.home.root)).toEqual([])
+}, 120_000)
+
 test("a hung model with no client: the deadline still fires, the record says timed_out, and everything stops", async () => {
   const { pid, server } = await disconnectDuring("[script:hung] look", {
     OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS: "12000",
   })
   expect(await until(() => !alive(pid), 10_000)).toBe(true)
   expect(await until(async () => (await records()).every((r) => r.status !== "running"), 60_000)).toBe(true)
-  const record = (await records()).find((r) => r.title.startsWith("scout"))!
+  const record = (await records()).find((r) => r.brief?.includes("[script:hung] look"))!
   expect(record.status).toBe("timed_out")
   expect(record.result!.durationMs).toBeGreaterThanOrEqual(11_000)
   expect(await until(() => !alive(server.pid), 15_000)).toBe(true)
