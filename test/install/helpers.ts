@@ -91,23 +91,32 @@ export function machine(): Machine {
  * One machine installed once for a file's tests (`install` runs at the first use): `use` gets it, and the
  * machine's directory is copied before and put back after, so whatever a test breaks, every test starts
  * from the installation as it was made. The install (OpenCode's first start on a fresh HOME, the client
- * CLIs) is most of such a test's time. Call `dispose` from afterAll.
+ * CLIs) is most of such a test's time. Call `dispose` from afterAll. Uses run one at a time: a test that
+ * timed out goes on running after bun moved to the next, and the next use waits until it has put the
+ * machine back (it may time out itself, but it never starts on a half-restored machine).
  */
 export function sharedInstallation(install: (m: Machine) => Promise<void>) {
   const m = machine()
   let ready: Promise<void> | undefined
+  /** The last use, settled once its body ended and the machine was put back. */
+  let previous: Promise<unknown> = Promise.resolve()
   return {
-    async use<T>(body: (m: Machine) => Promise<T>): Promise<T> {
-      ready ??= install(m)
-      await ready
-      const saved = `${m.dir}.saved`
-      cpSync(m.dir, saved, { recursive: true, verbatimSymlinks: true })
-      try {
-        return await body(m)
-      } finally {
-        rmSync(m.dir, { recursive: true, force: true })
-        renameSync(saved, m.dir)
-      }
+    use<T>(body: (m: Machine) => Promise<T>): Promise<T> {
+      const turn = previous.then(async () => {
+        ready ??= install(m)
+        await ready
+        const saved = `${m.dir}.saved`
+        cpSync(m.dir, saved, { recursive: true, verbatimSymlinks: true })
+        try {
+          return await body(m)
+        } finally {
+          rmSync(m.dir, { recursive: true, force: true })
+          renameSync(saved, m.dir)
+        }
+      })
+      // The next use waits for this one whatever its outcome; the failure itself is this test's.
+      previous = turn.catch(() => undefined)
+      return turn
     },
     dispose: () => m[Symbol.dispose](),
   }
