@@ -13,7 +13,10 @@ export interface FsView {
   readText(path: string): string | undefined
   /** The names in a directory (not following a final symlink), or undefined when it is not one. */
   list(path: string): string[] | undefined
-  /** `device:inode` of what is at this path (not following a final symlink); absent in fake trees. */
+  /**
+   * `device:inode` of what is at this path, read in one lstat; undefined when nothing is there or it is a
+   * symlink (a path the planner checks is never one: seeing one means it was swapped). Absent in fake trees.
+   */
   identity?(path: string): string | undefined
 }
 
@@ -45,7 +48,7 @@ export const hostFs: FsView = {
   identity(path) {
     try {
       const stat = lstatSync(path, { bigint: true, throwIfNoEntry: false })
-      return stat ? `${stat.dev}:${stat.ino}` : undefined
+      return stat && !stat.isSymbolicLink() ? `${stat.dev}:${stat.ino}` : undefined
     } catch {
       // As above.
       return undefined

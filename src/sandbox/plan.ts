@@ -233,6 +233,14 @@ export function planSandbox(request: SandboxRequest, fs: FsView): SandboxPlan {
   const pins = binds.flatMap((bind) => {
     if (bind.op !== "bind" && bind.op !== "ro-bind") return []
     const id = before.has(bind.source) && bind.op === "bind" ? before.get(bind.source) : fs.identity?.(bind.source)
+    // Checked a moment ago: a symlink or nothing there now is a swap, and a link's inode must never be pinned.
+    if (fs.identity && id === undefined)
+      throw fail(
+        "Sandbox",
+        `${bind.source} changed while the sandbox checked it (it is now a symlink, or gone).`,
+        "Nothing ran. Check who is replacing that path (a delegated agent's process?), then retry.",
+        { mount: bind },
+      )
     return id ? [{ path: bind.dest, id }] : []
   })
   const { network } = policy

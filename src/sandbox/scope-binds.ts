@@ -5,7 +5,8 @@
 // matching file cannot be created). The workspace is the agent's: a path is bound only when every
 // component below the workspace is a real directory, it is canonical, and it is not Git metadata. Its
 // identity is taken before those checks, so a swap after them shows inside the sandbox as a changed mount
-// (the plan's pins) and nothing runs.
+// (the plan's pins) and nothing runs; a path that was a symlink when its identity was read (a swap just
+// before them) stays read-only.
 //
 // One more bind serves the write tool creating a file its scope names but no existing path covers (a new
 // `test/b.test.ts` under `test/*.test.ts`, a file in a scoped directory not made yet): the deepest
@@ -97,6 +98,16 @@ function unsafe(workspace: string, rel: string, fs: FsView): string | undefined 
   return undefined
 }
 
+/**
+ * Why a path that passed its checks still cannot be bound: its identity, taken before them, was of a
+ * symlink or of nothing. A process that swapped the path for a link just before the identity and back
+ * before the checks would otherwise have the link's inode pinned, and a sandbox that mounted the link's
+ * target while the link was back in place would pass its pin check.
+ */
+function swapped(fs: FsView, id: string | undefined): string | undefined {
+  return fs.identity && id === undefined ? "changed while it was checked" : undefined
+}
+
 export interface ScopeBindOptions {
   /** A file the write tool is about to create (workspace-relative): see the header. */
   creating?: string
@@ -146,7 +157,7 @@ export function scopeBinds(
     if (bound.some((dir) => dir === "" || rel === dir || rel.startsWith(`${dir}/`))) continue
     const abs = rel ? `${workspace}/${rel}` : workspace
     const id = fs.identity?.(abs)
-    const why = unsafe(workspace, rel, fs)
+    const why = unsafe(workspace, rel, fs) ?? swapped(fs, id)
     if (why) {
       walk.readOnly.push(`${rel || "."} (${why})`)
       continue
@@ -162,7 +173,7 @@ export function scopeBinds(
   const abs = dir ? `${workspace}/${dir}` : workspace
   // As for every bind: its identity before its checks.
   const id = dir === undefined ? undefined : fs.identity?.(abs)
-  if (dir === undefined || unsafe(workspace, dir, fs) !== undefined || fs.lstat(abs) !== "dir")
+  if (dir === undefined || (unsafe(workspace, dir, fs) ?? swapped(fs, id)) !== undefined || fs.lstat(abs) !== "dir")
     return { binds, readOnly: [...new Set(walk.readOnly)] }
   // The directory's bind covers the paths bound under it: none inside another.
   const kept = binds.filter((bind) => !covers(dir, bind.path.slice(workspace.length + 1)))

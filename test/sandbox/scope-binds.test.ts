@@ -2,10 +2,13 @@
 // them: the workspace read-only, each existing scope path bound writable, Git metadata read-only on top,
 // symlinks and special files never bound (listed read-only instead); and the one directory bound for the
 // write tool's creation of a new file the scope names (never for a path outside it, or through a link).
+// Attack: a path swapped for a symlink just as the planner reads its identity is never pinned as the
+// link (a scoped path stays read-only, any other mount refuses the plan); control: read as one lstat
+// that takes a link's inode too (what it was), the link is pinned.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { bwrapArgs } from "../../src/sandbox/argv"
-import { hostFs } from "../../src/sandbox/fs-view"
+import { type FsView, hostFs } from "../../src/sandbox/fs-view"
 import { planSandbox, type HostContext } from "../../src/sandbox/plan"
 import { MAX_SCOPE_BINDS, scopeBinds } from "../../src/sandbox/scope-binds"
 
@@ -142,5 +145,56 @@ describe("a scoped plan", () => {
   test("the paths left read-only are in the plan for the shell to say", () => {
     const plan = planSandbox({ profile: { kind: "worker" }, workspace: ws, host, scope: ["linked/**"] }, hostFs)
     expect(plan.readOnlyScope).toEqual(["linked (a symlink)"])
+  })
+})
+
+describe("a path swapped for a symlink while the planner reads it", () => {
+  /** Before the identity of `at` is read, a symlink to `away` takes its place; the path is put back at once. */
+  const swappingAt = (at: string, away: string, identity: FsView["identity"]): FsView => {
+    let swaps = 0
+    return {
+      ...hostFs,
+      identity(path) {
+        if (path !== at || swaps++) return identity!(path)
+        renameSync(at, `${at}.real`)
+        symlinkSync(away, at)
+        try {
+          return identity!(path)
+        } finally {
+          rmSync(at)
+          renameSync(`${at}.real`, at)
+        }
+      },
+    }
+  }
+  /** What `identity` was: one lstat, a symlink's inode included. */
+  const linkIdentity = (path: string) => {
+    const stat = lstatSync(path, { bigint: true, throwIfNoEntry: false })
+    return stat ? `${stat.dev}:${stat.ino}` : undefined
+  }
+
+  test("attack: a scoped directory that was a link when its identity was read stays read-only", () => {
+    const fs = swappingAt(`${ws}/src`, `${root}/outside`, hostFs.identity)
+    expect(scopeBinds(ws, ["src/**"], fs)).toEqual({ binds: [], readOnly: ["src (changed while it was checked)"] })
+    const again = swappingAt(`${ws}/src`, `${root}/outside`, hostFs.identity)
+    const plan = planSandbox({ profile: { kind: "worker" }, workspace: ws, host, scope: ["src/**"] }, again)
+    expect(plan.mounts.some((mount) => mount.op === "bind" && mount.dest === `${ws}/src`)).toBe(false)
+  })
+
+  test("control: with the link's own inode for its identity, the link is pinned and the directory bound", () => {
+    // The pin a sandbox passes while `src` is the link again, with the link's target mounted on the directory.
+    const fs = swappingAt(`${ws}/src`, `${root}/outside`, linkIdentity)
+    const { binds } = scopeBinds(ws, ["src/**"], fs)
+    expect(binds).toHaveLength(1)
+    expect(binds[0]!.id).not.toBe(hostFs.identity!(`${ws}/src`))
+  })
+
+  test("attack: a read-only directory that is a link when its pin is read refuses the plan", () => {
+    const fs = swappingAt(`${root}/outside`, `${root}/home`, hostFs.identity)
+    const request = { profile: { kind: "worker" as const }, workspace: ws, host, readOnly: [`${root}/outside`] }
+    expect(() => planSandbox(request, fs)).toThrow(`${root}/outside changed while the sandbox checked it`)
+    // Control: unswapped, the same request plans with the directory pinned.
+    const plan = planSandbox(request, hostFs)
+    expect(plan.pins).toContainEqual({ path: `${root}/outside`, id: hostFs.identity!(`${root}/outside`)! })
   })
 })
