@@ -79,9 +79,10 @@ export default defineCommand({
     const disconnect = () => served.close().catch(() => undefined)
     if (!built) return disconnect()
     const { runtime, delegations, leased } = built
-    // A cancel the client sent before it left is finished first (Codex cancels a call past its tool timeout,
-    // then exits): the task ends cancelled, as asked, not left running for the watchdog. A call's cancel is
-    // issued on a timer after its abort (src/mcp/calls.ts): one of ours, set after it, fires after it.
+    // A cancel the client sent before it left is finished first: the task ends cancelled, as asked. (A client
+    // that kills us instead, as Codex does right after cancelling, leaves the recorded cancel to the
+    // watchdog: lifecycle.ts writes it before anything stops.) A call's cancel is issued on a timer after its
+    // abort (src/mcp/calls.ts): one of ours, set after it, fires after it.
     await new Promise((resolve) => setTimeout(resolve, 0))
     await delegations.cancelsSettled(CANCELS_SETTLE_MS)
     // Nobody is left to answer the asks this process relayed: withdrawn, so no session waits on one.

@@ -184,6 +184,10 @@ export class Delegations {
     const live = this.runs.live.get(id)
     if (live && isFinished(live.record.status)) return { record: live.record, alreadyFinished: true }
     if (live) {
+      // Asked, on disk, before anything stops: a kill from here on leaves the cancel for the process that
+      // takes the task over (recovery.ts). A record that cannot be written is still cancelled here.
+      const asked = (r: TaskRecord) => Object.assign(r, { cancelAskedAt: r.cancelAskedAt ?? new Date().toISOString() })
+      await this.runs.store.update(live.record, asked, { quiet: true }).catch(() => undefined)
       live.controller.abort()
       return { record: await live.done, alreadyFinished: false }
     }

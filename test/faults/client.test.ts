@@ -8,6 +8,7 @@ import { createRepository } from "../../src/model/demo"
 import { readServerRecord } from "../../src/opencode/server"
 import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { newTaskId } from "../../src/engine/records/tasks"
+import { isFinished } from "../../src/engine/records/status"
 import { alive, spawn } from "../../src/util/process"
 import { writeJson } from "../../src/util/fs"
 import { leftoversAfter } from "../helpers/leftovers"
@@ -102,6 +103,46 @@ test("a client that cancels its call and closes at once: serve finishes the canc
   expect(await leftoversAfter(world.home.root)).toEqual([])
 }, 120_000)
 
+// What Codex does when it drops its MCP client: its process group is killed outright (rmcp's child
+// process is kill-on-drop) right after the cancel went out, so serve may have no moment to finish it. The
+// cancel is on disk before anything stops, and the watchdog that takes the task over finishes it. Made
+// exact rather than raced: the shared server is stopped (SIGSTOP) while serve hears the cancel, so its
+// abort cannot finish, and serve is killed once the record holds the cancel. On the code before, no
+// record ever held it. (The SIGKILL test below is the other side: a task whose process is killed
+// without a cancel goes on to its end.)
+test("a client that cancels its call and kills serve straight after: the watchdog finishes the cancel, and the task ends cancelled", async () => {
+  const repo = await createRepository("oc-orch-client-", { "README.md": "# r\n" })
+  world.dirs.push(repo)
+  const mcp = await connectStdio(world.home.env)
+  const controller = new AbortController()
+  const call = mcp.client
+    .callTool(
+      { name: "scout", arguments: { cwd: repo, task: "[script:hung] killed after" } },
+      { signal: controller.signal, timeout: 600_000 },
+    )
+    .catch(() => undefined)
+  const mine = async () => (await records()).find((r) => r.brief?.includes("killed after"))
+  expect(await until(async () => (await mine())?.sessionID !== undefined, 60_000)).toBe(true)
+  const server = (await readServerRecord(world.home.paths))!
+  process.kill(server.pid, "SIGSTOP")
+  try {
+    controller.abort("timed out")
+    expect(await until(async () => (await mine())?.cancelAskedAt !== undefined, 20_000)).toBe(true)
+    process.kill(mcp.pid, "SIGKILL")
+  } finally {
+    process.kill(server.pid, "SIGCONT")
+  }
+  await call
+  await mcp.close()
+  expect(await until(async () => isFinished((await mine())?.status ?? "running"), 60_000)).toBe(true)
+  const record = (await mine())!
+  expect(record.status).toBe("cancelled")
+  expect(record.ownerPid).not.toBe(mcp.pid)
+  expect(await until(() => !alive(server.pid), 15_000)).toBe(true)
+  expect(await until(async () => (await readdir(world.home.paths.leasesDir)).length === 0, 15_000)).toBe(true)
+  expect(await leftoversAfter(world.home.root)).toEqual([])
+}, 150_000)
+
 test("a hung model with no client: the deadline still fires, the record says timed_out, and everything stops", async () => {
   const { pid, server } = await disconnectDuring("[script:hung] look", {
     OPENCODE_MCP_ORCHESTRATOR_BRIDGE_TIMEOUT_MS: "12000",
@@ -133,7 +174,7 @@ test("an MCP server killed with SIGKILL mid-task, and no successor: its watchdog
 // lose now and then): the next process starts the session and sends the brief, under the task's own
 // deadline. Written as a record left by a dead process, so the moment is exact rather than raced.
 describe("a task left before its session existed", () => {
-  async function orphan(deadline: number) {
+  async function orphan(deadline: number, more: Partial<TaskRecord> = {}) {
     const repo = await createRepository("oc-orch-orphan-", { "README.md": "# r\n" })
     world.dirs.push(repo)
     const dead = spawn(["true"])
@@ -146,6 +187,7 @@ describe("a task left before its session existed", () => {
       deadline,
       // A brief of its own: the scripted model tells conversations apart by it when no session header came.
       brief: `[script:quick] look (${id})`,
+      ...more,
     })
     await writeJson(`${world.home.paths.tasksDir}/${id}.json`, record)
     const mcp = await connectStdio(world.home.env)
@@ -165,6 +207,12 @@ describe("a task left before its session existed", () => {
     expect(record.status).toBe("succeeded")
     expect(record.result?.report).toBe("quick report")
     expect(record.sessions).toHaveLength(1)
+  }, 60_000)
+
+  test("attack: a cancel asked before its process died is finished, not started: the task ends cancelled, no session", async () => {
+    const record = await orphan(Date.now() + 60_000, { cancelAskedAt: new Date().toISOString() })
+    expect(record.status).toBe("cancelled")
+    expect(record.sessions).toEqual([])
   }, 60_000)
 
   test("control: past its deadline it is not started, and says it never began", async () => {

@@ -229,6 +229,13 @@ const TaskRecordSchema = z.object({
    * group's answer): retention keeps a result nobody has read (retention.ts). Cleared by the next finish.
    */
   resultReadAt: date.optional(),
+  /**
+   * When a parent asked to cancel the running turn (task_cancel, or the call's own cancel), written before
+   * the cancel starts: a process that takes the task over finishes the cancel (recovery.ts), since the one
+   * that heard it may be killed first (Codex kills its server right after cancelling a call). Cleared by
+   * the next turn.
+   */
+  cancelAskedAt: date.optional(),
   /** Epoch ms at which the running turn's session is aborted. */
   deadline: z.number(),
   operationMs: z.number(),

@@ -74,6 +74,7 @@ export function nextTurn(record: TaskRecord, brief: string, operationMs: number)
     note: undefined,
     activity: undefined,
     parallel: undefined,
+    cancelAskedAt: undefined,
   })
   record.turnWarnings = undefined
   record.turns++

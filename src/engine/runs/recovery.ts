@@ -6,7 +6,8 @@
 // before its session starts, so the cap holds across the handover. A member that never had its slot is
 // queued again, whatever its first deadline said. Every takeover holds the task's claim first
 // (owners.ts): one owner per task at a time. Writer states left by a dead process are reconciled:
-// cleared once the session is confirmed removed, else quarantined by us.
+// cleared once the session is confirmed removed, else quarantined by us. A task whose parent asked to
+// cancel it (cancelAskedAt) is finished cancelled, its session aborted, never resumed.
 import { describe } from "../../errors"
 import {
   abortSession,
@@ -17,6 +18,7 @@ import {
   sessionState,
 } from "../../opencode/session"
 import { readTranscript } from "../../opencode/transcript"
+import type { OpencodeClient } from "@opencode-ai/sdk/v2"
 import { alive, sameProcess, selfStart } from "../../util/process"
 import type { Runs, Live } from "./runs"
 import { orphaned } from "../capacity"
@@ -98,6 +100,13 @@ async function recoverTask(runs: Runs, found: TaskRecord): Promise<void> {
   await takeOver(runs, record)
 }
 
+/** The transcript of the attempt in flight: a task_continue turn's session also holds the earlier turns. */
+function attemptTranscript(client: OpencodeClient, record: TaskRecord, sessionID: string) {
+  const open = record.spending?.open
+  const after = open?.sessionID === sessionID ? open.after : undefined
+  return readTranscript(client, sessionID, record.workspace, after)
+}
+
 /** A member that never had its slot: its deadline starts once it has one (runs.ts driveInSlot). */
 const stillQueued = (record: TaskRecord) =>
   record.parallel === true && record.sessions.length === 0 && record.turnStartedAt === record.createdAt
@@ -125,6 +134,18 @@ async function takeOver(runs: Runs, record: TaskRecord): Promise<void> {
       if (sessionID && !r.sessions.includes(sessionID)) r.sessions.push(sessionID)
       r.sessionID = sessionID
     })
+    if (record.cancelAskedAt) {
+      // Its parent asked to cancel it, and the process that heard it was killed before the cancel settled:
+      // finished here, as asked, whether or not the session heard of it.
+      if (sessionID) await abortSession(client, sessionID, record.workspace)
+      // No transcript settles the task cancelled all the same, with what the workspace shows.
+      const transcript = sessionID
+        ? await attemptTranscript(client, record, sessionID).catch(() => undefined)
+        : undefined
+      live.done = runs.settle(live, { sessionID, outcome: { kind: "aborted" }, transcript }, started)
+      await live.done
+      return
+    }
     let state = sessionID ? await sessionState(client, sessionID, record.workspace) : "missing"
     // A brief sent just before the process died may not have made the session busy yet: give it a moment.
     for (
@@ -145,11 +166,8 @@ async function takeOver(runs: Runs, record: TaskRecord): Promise<void> {
       return
     }
     if (sessionID && state === "idle") {
-      // Only the attempt in flight (a task_continue turn's session also holds the earlier turns).
-      const open = record.spending?.open
-      const after = open?.sessionID === sessionID ? open.after : undefined
       // No transcript settles the task as interrupted below, with its session id to look at.
-      const transcript = await readTranscript(client, sessionID, record.workspace, after).catch(() => undefined)
+      const transcript = await attemptTranscript(client, record, sessionID).catch(() => undefined)
       // The process died between creating the session and sending the brief: send it now, under the
       // task's own deadline, rather than calling a task that never started interrupted.
       if (
