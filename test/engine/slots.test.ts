@@ -1,5 +1,5 @@
-import { expect, test } from "bun:test"
-import { link, readdir, rename, rm } from "node:fs/promises"
+import { describe, expect, test } from "bun:test"
+import { link, readdir, readFile, rename, rm, writeFile } from "node:fs/promises"
 import { HANDOVER_MS, Slots } from "../../src/engine/capacity/slots"
 import { writeJson } from "../../src/util/fs"
 import { tempDir } from "../helpers/temp"
@@ -149,6 +149,56 @@ test("a process taking a task over adopts that task's slot, never another task's
   expect(
     (await readdir(`${dir.path}/slots`)).filter((name) => name.includes(".adopt") || name.endsWith(".tmp")),
   ).toEqual([])
+})
+
+// Once a task is finished, another process may reclaim its slot and link its own claim there while the
+// task's release runs. A release that read the holder (its own) and then removed the name would remove the
+// claim linked in between, and a third task would run beside two (what a fan-out under load showed).
+describe("a release removes the file its own take made, never the name", () => {
+  const slotFile = (dir: string) => `${dir}/slots/slot-0.json`
+
+  test("attack: the name relinked to another file holding the same claim (what a read-then-remove release sees as its own) is left", async () => {
+    await using dir = await tempDir("oc-orch-slots-")
+    const slots = new Slots(`${dir.path}/slots`, async () => 1)
+    const slot = await slots.take("task_a_1", "/ws", never, () => {})
+    // Another file at the name, the very claim in it: the interleaving's end state, made without racing.
+    const claim = await readFile(slotFile(dir.path))
+    await writeFile(`${slotFile(dir.path)}.other`, claim)
+    await rename(`${slotFile(dir.path)}.other`, slotFile(dir.path))
+    await slot!.release()
+    expect((await readFile(slotFile(dir.path))).equals(claim)).toBe(true)
+    expect((await readdir(`${dir.path}/slots`)).filter((name) => name.endsWith(".reap"))).toEqual([])
+  })
+
+  test("a finished task's slot reclaimed and taken by another process: the finished task's release leaves the new claim", async () => {
+    await using dir = await tempDir("oc-orch-slots-")
+    const finished = new Set<string>()
+    const followed = async (holder: { taskID: string }) => !finished.has(holder.taskID)
+    const a = new Slots(`${dir.path}/slots`, async () => 1, undefined, followed)
+    const b = new Slots(`${dir.path}/slots`, async () => 1, undefined, followed)
+    const first = await a.take("task_a_1", "/ws", never, () => {})
+    finished.add("task_a_1")
+    const second = await b.take("task_b_2", "/ws", never, () => {})
+    expect(second).toBeDefined()
+    await first!.release()
+    expect((claimJson(await Bun.file(slotFile(dir.path)).text()) as { taskID: string }).taskID).toBe("task_b_2")
+    expect(await b.held(1)).toBe(1)
+    await second!.release()
+    expect(await b.held(1)).toBe(0)
+  })
+
+  test("control: a slot touched (its file rewritten) and then released is freed: the handle follows its own rewrite", async () => {
+    await using dir = await tempDir("oc-orch-slots-")
+    const slots = new Slots(`${dir.path}/slots`, async () => 1)
+    const slot = await slots.take("task_a_1", "/ws", never, () => {})
+    const before = (claimJson(await Bun.file(slotFile(dir.path)).text()) as { since: string }).since
+    await Bun.sleep(5)
+    await slot!.touch()
+    const touched = claimJson(await Bun.file(slotFile(dir.path)).text()) as { since: string; touched: string }
+    expect([touched.since, touched.touched > before]).toEqual([before, true])
+    await slot!.release()
+    expect(await readdir(`${dir.path}/slots`)).toEqual(["queue"])
+  })
 })
 
 /**

@@ -22,9 +22,8 @@
 import { lstat, mkdir, readdir, rm } from "node:fs/promises"
 import { z } from "zod"
 import { holdsOrReclaim, linkExclusive, removeJudged, writeClaim } from "../../util/claim-file"
-import { writeAtomic, writeDurable } from "../../util/fs"
+import { writeAtomic } from "../../util/fs"
 import { sameProcess, selfStart } from "../../util/process"
-import { sealState } from "../../util/sealed"
 import { readStateFile } from "../../util/state-file"
 
 const HolderSchema = z.object({
@@ -55,6 +54,11 @@ const POLL_MS = 200
 export interface Slot {
   /** Rewrites the slot as written now (its task's session was just created): the handover window restarts. */
   touch(): Promise<void>
+  /**
+   * Frees the slot: removes the very file this process made there, never the name. Once its task is
+   * finished, another process may reclaim the slot and link its own claim while a release reads; a release
+   * that checked the holder and then removed the name would remove that claim, and a third task would run.
+   */
   release(): Promise<void>
 }
 
@@ -129,10 +133,12 @@ export class Slots {
     const temp = `${this.dir}/.${taskID}.${process.pid}.tmp`
     await writeClaim(temp, this.holder(taskID, workspace))
     try {
+      // The file linked at the slot's name: what this process made there, to release that file only.
+      const made = (await lstat(temp)).ino
       for (let index = 0; index < cap; index++) {
         const file = this.file(index)
         if (await this.live(file)) continue
-        if (await linkExclusive(temp, file)) return this.handle(file, taskID, workspace)
+        if (await linkExclusive(temp, file)) return this.handle(file, taskID, workspace, made)
       }
       return undefined
     } finally {
@@ -152,12 +158,13 @@ export class Slots {
       const holder = await readStateFile(file, HolderSchema, FIX)
       if (!judged || holder?.taskID !== taskID) continue
       if (holder.ownerPid === process.pid && sameProcess(holder.ownerPid, holder.ownerStart))
-        return this.handle(file, taskID, workspace)
+        return this.handle(file, taskID, workspace, judged.ino)
       // Our holder renamed over the dead one's under the reclaim lock: the name is never empty, so no
       // taker can link its own file in between and run a session beside the one this task still runs.
       const temp = `${this.dir}/.${taskID}.${process.pid}.tmp`
       await writeClaim(temp, this.holder(taskID, workspace))
       try {
+        const made = (await lstat(temp)).ino
         const outcome = await removeJudged(
           file,
           judged,
@@ -169,7 +176,7 @@ export class Slots {
           },
           temp,
         )
-        return outcome === "removed" ? this.handle(file, taskID, workspace) : undefined
+        return outcome === "removed" ? this.handle(file, taskID, workspace, made) : undefined
       } finally {
         await rm(temp, { force: true })
       }
@@ -177,8 +184,14 @@ export class Slots {
     return undefined
   }
 
-  private handle(file: string, taskID: string, workspace: string): Slot {
-    return { touch: () => this.touch(file, taskID, workspace), release: () => this.release(file, taskID) }
+  private handle(file: string, taskID: string, workspace: string, made: number): Slot {
+    let ino = made
+    return {
+      touch: async () => {
+        ino = (await this.touch(file, taskID, workspace, ino)) ?? ino
+      },
+      release: () => this.release(file, taskID, ino),
+    }
   }
 
   /**
@@ -197,10 +210,31 @@ export class Slots {
     })
   }
 
-  private async touch(file: string, taskID: string, workspace: string) {
+  /** Rewrites this process's file at the slot (a new file renamed over it): the new file's inode, else undefined. */
+  private async touch(file: string, taskID: string, workspace: string, made: number) {
     const holder = await readStateFile(file, HolderSchema, FIX)
-    if (holder?.taskID !== taskID || holder.ownerPid !== process.pid) return
-    await writeDurable(file, sealState({ ...holder, workspace, touched: new Date().toISOString() }), 0o600)
+    if (holder?.taskID !== taskID || holder.ownerPid !== process.pid) return undefined
+    // Written beside it and renamed over it, so the name never empties and the new file is known as ours.
+    const temp = `${this.dir}/.${taskID}.${process.pid}.touch`
+    await writeClaim(temp, { ...holder, workspace, touched: new Date().toISOString() })
+    try {
+      const next = (await lstat(temp)).ino
+      const outcome = await removeJudged(
+        file,
+        { ino: made },
+        async () => ((await this.mine(file, taskID)) ? "gone" : "held"),
+        temp,
+      )
+      return outcome === "removed" ? next : undefined
+    } finally {
+      await rm(temp, { force: true })
+    }
+  }
+
+  /** Whether the slot's file names this process's task. */
+  private async mine(file: string, taskID: string): Promise<boolean> {
+    const holder = await readStateFile(file, HolderSchema, FIX)
+    return holder?.taskID === taskID && holder.ownerPid === process.pid
   }
 
   private async ahead(ticket: string): Promise<number> {
@@ -214,9 +248,13 @@ export class Slots {
     return count
   }
 
-  private async release(file: string, taskID: string) {
-    const holder = await readStateFile(file, HolderSchema, FIX)
-    if (holder?.taskID === taskID && holder.ownerPid === process.pid) await rm(file, { force: true })
+  /**
+   * Removes the file this process made at the slot (`made`, its inode), under the reclaim lock: a name that
+   * links another file now, or that a reclaimer is judging, is left as it is (a claim of a finished task
+   * is reclaimed by whoever looks next).
+   */
+  private async release(file: string, taskID: string, made: number) {
+    await removeJudged(file, { ino: made }, async () => ((await this.mine(file, taskID)) ? "gone" : "held"))
     for (const wake of [...this.wakers]) wake()
   }
 
