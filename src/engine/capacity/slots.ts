@@ -38,6 +38,9 @@ const HolderSchema = z.object({
 })
 type Holder = z.infer<typeof HolderSchema>
 
+/** Whether `holder` is this process's, for task `taskID`. */
+const ours = (holder: Holder, taskID: string) => holder.taskID === taskID && holder.ownerPid === process.pid
+
 /** True while a session of task `taskID` in `workspace` is busy on the shared server; a rejection counts as busy. */
 export type SessionBusy = (taskID: string, workspace: string) => Promise<boolean>
 
@@ -157,7 +160,7 @@ export class Slots {
       const judged = await lstat(file).catch(() => undefined) // gone meanwhile: not this one
       const holder = await readStateFile(file, HolderSchema, FIX)
       if (!judged || holder?.taskID !== taskID) continue
-      if (holder.ownerPid === process.pid && sameProcess(holder.ownerPid, holder.ownerStart))
+      if (ours(holder, taskID) && sameProcess(holder.ownerPid, holder.ownerStart))
         return this.handle(file, taskID, workspace, judged.ino)
       // Our holder renamed over the dead one's under the reclaim lock: the name is never empty, so no
       // taker can link its own file in between and run a session beside the one this task still runs.
@@ -213,28 +216,23 @@ export class Slots {
   /** Rewrites this process's file at the slot (a new file renamed over it): the new file's inode, else undefined. */
   private async touch(file: string, taskID: string, workspace: string, made: number) {
     const holder = await readStateFile(file, HolderSchema, FIX)
-    if (holder?.taskID !== taskID || holder.ownerPid !== process.pid) return undefined
+    if (!holder || !ours(holder, taskID)) return undefined
     // Written beside it and renamed over it, so the name never empties and the new file is known as ours.
     const temp = `${this.dir}/.${taskID}.${process.pid}.touch`
     await writeClaim(temp, { ...holder, workspace, touched: new Date().toISOString() })
     try {
       const next = (await lstat(temp)).ino
-      const outcome = await removeJudged(
-        file,
-        { ino: made },
-        async () => ((await this.mine(file, taskID)) ? "gone" : "held"),
-        temp,
-      )
+      const outcome = await removeJudged(file, { ino: made }, () => this.stillOurs(file, taskID), temp)
       return outcome === "removed" ? next : undefined
     } finally {
       await rm(temp, { force: true })
     }
   }
 
-  /** Whether the slot's file names this process's task. */
-  private async mine(file: string, taskID: string): Promise<boolean> {
+  /** A judge for removeJudged: "gone" (ours to replace or remove) while the slot's file names this process's task. */
+  private async stillOurs(file: string, taskID: string): Promise<"gone" | "held"> {
     const holder = await readStateFile(file, HolderSchema, FIX)
-    return holder?.taskID === taskID && holder.ownerPid === process.pid
+    return holder && ours(holder, taskID) ? "gone" : "held"
   }
 
   private async ahead(ticket: string): Promise<number> {
@@ -254,7 +252,7 @@ export class Slots {
    * is reclaimed by whoever looks next).
    */
   private async release(file: string, taskID: string, made: number) {
-    await removeJudged(file, { ino: made }, async () => ((await this.mine(file, taskID)) ? "gone" : "held"))
+    await removeJudged(file, { ino: made }, () => this.stillOurs(file, taskID))
     for (const wake of [...this.wakers]) wake()
   }
 
