@@ -193,7 +193,7 @@ test("a live server without our plugin for a directory refuses the delegation; w
   // OpenCode loads plugins per directory instance: a directory it has not seen yet reads the plugin dir afresh.
   const plugin = world.home.paths.opencodePluginFile
   const source = await Bun.file(plugin).text()
-  const repo = await makeRepo(world)
+  const repo = await makeRepo(world, { unseen: true })
   const { rm } = await import("node:fs/promises")
   await rm(plugin)
   let refused: Awaited<ReturnType<typeof scout>>

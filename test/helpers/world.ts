@@ -1,19 +1,25 @@
 // The parts every OpenCode test world shares: the scripted model, an isolated home whose PATH finds the
 // pinned opencode, and the scratch directories that go with it. The plugin, escape and MCP worlds build
 // on it; the tests that drive the compiled binary use it as it is. One world per test file.
-import { mkdtemp, rm } from "node:fs/promises"
+import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
+import { isFinished } from "../../src/engine/records/status"
 import { createIsolatedHome, type HomeOptions, type IsolatedHome } from "../../src/model/home"
 import type { ScriptInput } from "../../src/model/script"
 import { startScriptedModel, type ScriptedModel } from "../../src/model/server"
-import { stopServer } from "../../src/opencode/server"
+import { connect } from "../../src/opencode/client"
+import { readServerRecord, stopServer } from "../../src/opencode/server"
+import { whenThisTestEnds } from "./current-test"
 import { TEST_PATH } from "./mcp"
+import { taskRecords } from "./records"
 
 export interface HomeWorld {
   model: ScriptedModel
   home: IsolatedHome
   /** Removed by stopHome: repositories and scratch directories the tests made. */
   dirs: string[]
+  /** Repositories of tests that ended, whose paths a later test's repository may take (see `repository`). */
+  ended?: string[]
 }
 
 /** `options` adds to the isolated home: extra variables (PATH is the test one), config, providers. */
@@ -40,4 +46,76 @@ export async function scratch(world: HomeWorld, prefix: string): Promise<string>
   const dir = await mkdtemp(`${tmpdir()}/${prefix}`)
   world.dirs.push(dir)
   return dir
+}
+
+/**
+ * A repository for the running test, made by `make` in an empty directory: at the path of a repository an
+ * earlier test of this world made, when nothing of that test still works there, else at a new path.
+ * OpenCode boots a location for every directory it is first given (its tools, agents, file watcher and a
+ * copy of the project: about 3 CPU-s, against under 1 for a later session there; measured 2026-12-07), and
+ * a test's own repository is such a directory; a path taken again is a location OpenCode has booted.
+ * The directory is removed and made anew (a new inode, new files, a new history), as a person who
+ * deletes a clone and clones again has it. A path is not taken while a task record of the home that names
+ * it (or a directory in it) is unfinished or isolated (its patch and worktree refer to it), while a file
+ * the home keeps of a directory names it (a lock, a lease, the markers it had, a patch, a group, a frozen
+ * definition), or while OpenCode has a session busy there. A repository made outside a test (in a file's
+ * beforeAll) is never handed on. `unseen`: a path OpenCode has never been given, for a test of what it
+ * does when it first loads a location.
+ */
+export async function repository(
+  world: HomeWorld,
+  prefix: string,
+  make: (dir: string) => Promise<void>,
+  options: RepositoryOptions = {},
+) {
+  for (const dir of options.unseen ? [] : (world.ended ?? [])) {
+    if (!(await quiet(world, dir))) continue
+    world.ended = world.ended?.filter((path) => path !== dir)
+    await rm(dir, { recursive: true, force: true })
+    await mkdir(dir, { mode: 0o700 })
+    return lent(world, dir, make)
+  }
+  const dir = await mkdtemp(`${tmpdir()}/${prefix}`)
+  world.dirs.push(dir)
+  return lent(world, dir, make)
+}
+
+export interface RepositoryOptions {
+  unseen?: boolean
+}
+
+async function lent(world: HomeWorld, dir: string, make: (dir: string) => Promise<void>): Promise<string> {
+  await make(dir)
+  whenThisTestEnds(() => {
+    world.ended = [...(world.ended ?? []), dir]
+  })
+  return dir
+}
+
+/** Nothing of an earlier test works in `dir`, and nothing the home keeps names it: see `repository`. */
+async function quiet(world: HomeWorld, dir: string): Promise<boolean> {
+  const { paths } = world.home
+  const records = await taskRecords(paths.tasksDir)
+  const within = (path: string | undefined) => path === dir || path?.startsWith(`${dir}/`)
+  const named = (record: (typeof records)[number]) =>
+    within(record.workspace) || within(record.isolation?.source) || within(record.reviewed?.cwd)
+  if (records.some((record) => named(record) && (!isFinished(record.status) || record.isolation))) return false
+  const kept = [paths.locksDir, paths.leasesDir, paths.modesDir, paths.patchesDir, paths.groupsDir, paths.frozenDir]
+  for (const folder of kept) if (await names(folder, dir)) return false
+  const server = await readServerRecord(paths)
+  if (!server) return true
+  const status = await connect(server, { standIns: paths.opencodeDirsDir }).session.status({ directory: dir })
+  if (!status.data) return false
+  return Object.values(status.data as Record<string, { type: string }>).every((state) => state.type === "idle")
+}
+
+/** Whether a file under `folder` (any depth; none when it does not exist) holds the text `path`. */
+async function names(folder: string, path: string): Promise<boolean> {
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true }).catch(() => [])
+  for (const entry of entries) {
+    if (!entry.isFile()) continue
+    const text = await readFile(`${entry.parentPath}/${entry.name}`, "utf8").catch(() => "")
+    if (text.includes(path)) return true
+  }
+  return false
 }

@@ -6,12 +6,12 @@ import { readFlags, type Flags } from "../../src/config/flags"
 import type { ConfigInput } from "../../src/config/schema"
 import type { Delegations } from "../../src/engine/lifecycle"
 import { Runtime } from "../../src/engine/capacity/runtime"
-import { createRepository } from "../../src/model/demo"
 import type { ScriptInput } from "../../src/model/script"
 import { serveInProcess, type Person } from "../helpers/in-process"
 import { textOf } from "../helpers/mcp"
 import { jsonFiles } from "../helpers/records"
-import { startHome, stopHome, type HomeWorld } from "../helpers/world"
+import { commitRepo } from "../helpers/git"
+import { repository, type RepositoryOptions, startHome, stopHome, type HomeWorld } from "../helpers/world"
 
 export type { Person }
 export type World = HomeWorld
@@ -48,16 +48,27 @@ export async function connect(
   }
 }
 
-/** A git repository with one committed source file and one untracked file that predates every task. */
-export async function makeRepo(world: World): Promise<string> {
-  const dir = await createRepository("oc-orch-repo-", {
-    "README.md": "# tally\n\nCounts words.\n",
-    "src/tally.ts": "export function count(words: string[]) {\n  return words.length\n}\n",
-  })
-  world.dirs.push(dir)
-  await Bun.write(`${dir}/notes.txt`, "untracked before the task\n")
-  return dir
-}
+/**
+ * A git repository with one committed source file and one untracked file that predates every task, at a
+ * path an earlier test's repository may have had (test/helpers/world.ts `repository`).
+ */
+export const makeRepo = (world: World, options?: RepositoryOptions): Promise<string> =>
+  repository(
+    world,
+    "oc-orch-repo-",
+    async (dir) => {
+      await commitRepo(
+        dir,
+        {
+          "README.md": "# tally\n\nCounts words.\n",
+          "src/tally.ts": "export function count(words: string[]) {\n  return words.length\n}\n",
+        },
+        "initial",
+      )
+      await Bun.write(`${dir}/notes.txt`, "untracked before the task\n")
+    },
+    options,
+  )
 
 export type Structured = Record<string, unknown> & { status: string; task_id?: string; next?: string }
 

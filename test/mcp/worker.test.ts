@@ -144,6 +144,14 @@ test("notifications/cancelled for the call cancels its task and leaves the works
   const repo = await makeRepo(world)
   const { client, close } = await connect(world)
   try {
+    const listed = async () =>
+      (
+        structured(await client.callTool({ name: "task_list", arguments: { cwd: repo } })) as unknown as {
+          tasks: { task_id: string }[]
+        }
+      ).tasks.map((task) => task.task_id)
+    // The repository's path may be an earlier test's (helpers/world.ts): this task is the one not listed before.
+    const before = new Set(await listed())
     const controller = new AbortController()
     const call = client.callTool(
       { name: "worker", arguments: { cwd: repo, task: "Slow work [script:long]" } },
@@ -155,10 +163,7 @@ test("notifications/cancelled for the call cancels its task and leaves the works
     await expect(call).rejects.toThrow()
     let id = ""
     await waitFor(async () => {
-      const list = structured(await client.callTool({ name: "task_list", arguments: { cwd: repo } })) as unknown as {
-        tasks: { task_id: string }[]
-      }
-      id = list.tasks[0]?.task_id ?? ""
+      id = (await listed()).find((task) => !before.has(task)) ?? ""
       return id !== ""
     })
     await waitFor(

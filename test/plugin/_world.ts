@@ -10,7 +10,7 @@ import type { ToolResult } from "../../src/model/conversation"
 import { parseModel } from "../../src/opencode/session"
 import { run } from "../../src/util/process"
 import { commitRepo } from "../helpers/git"
-import { scratch, startHome, stopHome, type HomeWorld } from "../helpers/world"
+import { repository, type RepositoryOptions, startHome, stopHome, type HomeWorld } from "../helpers/world"
 
 export const ROOT = `${import.meta.dir}/../..`
 
@@ -39,10 +39,16 @@ export async function stopWorld(world: World | undefined) {
   await stopHome(world)
 }
 
-/** A git repository with one committed file. */
-export async function makeRepo(world: World): Promise<string> {
-  return commitRepo(await scratch(world, "oc-orch-plugin-"), { "README.md": "# fixture\n" }, "initial")
-}
+/** A git repository with one committed file, at a path an earlier test's may have had (helpers/world.ts). */
+export const makeRepo = (world: World, options?: RepositoryOptions): Promise<string> =>
+  repository(
+    world,
+    "oc-orch-plugin-",
+    async (dir) => {
+      await commitRepo(dir, { "README.md": "# fixture\n" }, "initial")
+    },
+    options,
+  )
 
 /**
  * Runs `agent` in `dir` on the named script (on `model`, default `scripted/fast`) and returns the turn,
