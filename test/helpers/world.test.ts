@@ -2,7 +2,7 @@
 // earlier test works there and nothing the home keeps names it (helpers/world.ts `repository`). Each test
 // below is one step of a sequence; the world has a home but no OpenCode server (none is started).
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { taskRecord } from "./records"
 import { type HomeWorld, repository, startHome, stopHome } from "./world"
 
@@ -82,4 +82,14 @@ test("attack: a path the home remembers markers of, or a lock names, is not take
   expect(taken).not.toBe(second)
   if (third) expect(taken).toBe(third)
   expect(statSync(taken).isDirectory()).toBe(true)
+})
+
+test("attack: while a task record is garbage (a test planted it), no path is taken, and no error", async () => {
+  const free = world.ended ?? []
+  writeFileSync(`${world.home.paths.tasksDir}/t_garbage.json`, "{ not json")
+  const taken = await repo()
+  expect(free).not.toContain(taken)
+  rmSync(`${world.home.paths.tasksDir}/t_garbage.json`)
+  // Control: the garbage gone, a free path is taken again.
+  expect(free).toContain(await repo())
 })

@@ -11,6 +11,7 @@ import { connect } from "../../src/opencode/client"
 import { readServerRecord, stopServer } from "../../src/opencode/server"
 import { whenThisTestEnds } from "./current-test"
 import { TEST_PATH } from "./mcp"
+import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { taskRecords } from "./records"
 
 export interface HomeWorld {
@@ -95,9 +96,11 @@ async function lent(world: HomeWorld, dir: string, make: (dir: string) => Promis
 /** Nothing of an earlier test works in `dir`, and nothing the home keeps names it: see `repository`. */
 async function quiet(world: HomeWorld, dir: string): Promise<boolean> {
   const { paths } = world.home
-  const records = await taskRecords(paths.tasksDir)
+  // A record that is not JSON (a test plants one) may name the path: none is taken while one is there.
+  const records = await taskRecords(paths.tasksDir).catch(() => undefined)
+  if (!records) return false
   const within = (path: string | undefined) => path === dir || path?.startsWith(`${dir}/`)
-  const named = (record: (typeof records)[number]) =>
+  const named = (record: TaskRecord) =>
     within(record.workspace) || within(record.isolation?.source) || within(record.reviewed?.cwd)
   if (records.some((record) => named(record) && (!isFinished(record.status) || record.isolation))) return false
   const kept = [paths.locksDir, paths.leasesDir, paths.modesDir, paths.patchesDir, paths.groupsDir, paths.frozenDir]
