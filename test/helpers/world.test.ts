@@ -93,3 +93,17 @@ test("attack: while a task record is garbage (a test planted it), no path is tak
   // Control: the garbage gone, a free path is taken again.
   expect(free).toContain(await repo())
 })
+
+test("attack: a recorded server that does not answer (a test killed it): a new path, and no error", async () => {
+  const free = world.ended ?? []
+  const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") })
+  const url = `http://127.0.0.1:${closed.port}`
+  await closed.stop(true)
+  const record = { pid: 1, url, username: "u", password: "p", version: "0", binary: "opencode", startedAt: "" }
+  writeFileSync(world.home.paths.serverFile, JSON.stringify(record))
+  const taken = await repo()
+  expect(free).not.toContain(taken)
+  rmSync(world.home.paths.serverFile)
+  // Control: no server recorded, a free path is taken again.
+  expect(free).toContain(await repo())
+})

@@ -108,6 +108,7 @@ async function quiet(world: HomeWorld, dir: string): Promise<boolean> {
   const server = await readServerRecord(paths)
   if (!server) return true
   const status = await connect(server, { standIns: paths.opencodeDirsDir }).session.status({ directory: dir })
+  // A server that does not answer (a test killed it) cannot say no session works there: a new path then.
   if (!status.data) return false
   return Object.values(status.data as Record<string, { type: string }>).every((state) => state.type === "idle")
 }
