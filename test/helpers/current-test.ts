@@ -6,11 +6,9 @@
 let running = false
 let atEnd: (() => void | Promise<void>)[] = []
 
-/** Runs `then` once the running test ends; false (and nothing registered) outside a test. */
-export function whenThisTestEnds(then: () => void | Promise<void>): boolean {
-  if (!running) return false
-  atEnd.push(then)
-  return true
+/** Runs `then` once the running test ends; outside a test, never. */
+export function whenThisTestEnds(then: () => void | Promise<void>) {
+  if (running) atEnd.push(then)
 }
 
 /** The suite's beforeEach. */

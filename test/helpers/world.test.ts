@@ -66,7 +66,7 @@ test("attack: a path an unfinished task names (or a directory in it) is not take
 })
 
 test("attack: a path the home remembers markers of, or a lock names, is not taken; a finished task's path is", async () => {
-  const ended = world.ended ?? []
+  const ended = [...world.ended]
   const [first, second, third] = ended.filter((dir) => seen.includes(dir)).sort()
   mkdirSync(world.home.paths.modesDir, { recursive: true })
   mkdirSync(world.home.paths.locksDir, { recursive: true })
@@ -85,7 +85,7 @@ test("attack: a path the home remembers markers of, or a lock names, is not take
 })
 
 test("attack: while a task record is garbage (a test planted it), no path is taken, and no error", async () => {
-  const free = world.ended ?? []
+  const free = [...world.ended]
   writeFileSync(`${world.home.paths.tasksDir}/t_garbage.json`, "{ not json")
   const taken = await repo()
   expect(free).not.toContain(taken)
@@ -95,7 +95,7 @@ test("attack: while a task record is garbage (a test planted it), no path is tak
 })
 
 test("attack: a recorded server that does not answer (a test killed it): a new path, and no error", async () => {
-  const free = world.ended ?? []
+  const free = [...world.ended]
   const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") })
   const url = `http://127.0.0.1:${closed.port}`
   await closed.stop(true)

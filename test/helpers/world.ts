@@ -11,7 +11,6 @@ import { connect } from "../../src/opencode/client"
 import { readServerRecord, stopServer } from "../../src/opencode/server"
 import { whenThisTestEnds } from "./current-test"
 import { TEST_PATH } from "./mcp"
-import type { TaskRecord } from "../../src/engine/records/record-schema"
 import { taskRecords } from "./records"
 
 export interface HomeWorld {
@@ -20,7 +19,7 @@ export interface HomeWorld {
   /** Removed by stopHome: repositories and scratch directories the tests made. */
   dirs: string[]
   /** Repositories of tests that ended, whose paths a later test's repository may take (see `repository`). */
-  ended?: string[]
+  ended: string[]
 }
 
 /** `options` adds to the isolated home: extra variables (PATH is the test one), config, providers. */
@@ -30,7 +29,7 @@ export async function startHome(
 ): Promise<HomeWorld> {
   const model = await startScriptedModel({ scripts })
   const home = await createIsolatedHome({ ...options, modelUrl: model.url, env: { PATH: TEST_PATH, ...options.env } })
-  return { model, home, dirs: [] }
+  return { model, home, dirs: [], ended: [] }
 }
 
 /** Stops the shared OpenCode server of the home, then the model, and removes the home and every dir. */
@@ -69,9 +68,10 @@ export async function repository(
   make: (dir: string) => Promise<void>,
   options: RepositoryOptions = {},
 ) {
-  for (const dir of options.unseen ? [] : (world.ended ?? [])) {
-    if (!(await quiet(world, dir))) continue
-    world.ended = world.ended?.filter((path) => path !== dir)
+  const held = options.unseen ? () => true : await heldPaths(world)
+  for (const dir of world.ended) {
+    if (held(dir) || (await busy(world, dir))) continue
+    world.ended = world.ended.filter((path) => path !== dir)
     await rm(dir, { recursive: true, force: true })
     await mkdir(dir, { mode: 0o700 })
     return lent(world, dir, make)
@@ -88,38 +88,43 @@ export interface RepositoryOptions {
 async function lent(world: HomeWorld, dir: string, make: (dir: string) => Promise<void>): Promise<string> {
   await make(dir)
   whenThisTestEnds(() => {
-    world.ended = [...(world.ended ?? []), dir]
+    world.ended.push(dir)
   })
   return dir
 }
 
-/** Nothing of an earlier test works in `dir`, and nothing the home keeps names it: see `repository`. */
-async function quiet(world: HomeWorld, dir: string): Promise<boolean> {
+/**
+ * Which paths the home's state keeps (see `repository`), read once for all the candidates: a task record
+ * that names the path or a directory in it and is unfinished or isolated, or any file of a kind the home
+ * keeps of a directory that holds the path's text.
+ */
+async function heldPaths(world: HomeWorld): Promise<(dir: string) => boolean> {
   const { paths } = world.home
-  // A record that is not JSON (a test plants one) may name the path: none is taken while one is there.
+  // A record that is not JSON (a test plants one) may name any path: none is taken while one is there.
   const records = await taskRecords(paths.tasksDir).catch(() => undefined)
-  if (!records) return false
-  const within = (path: string | undefined) => path === dir || path?.startsWith(`${dir}/`)
-  const named = (record: TaskRecord) =>
-    within(record.workspace) || within(record.isolation?.source) || within(record.reviewed?.cwd)
-  if (records.some((record) => named(record) && (!isFinished(record.status) || record.isolation))) return false
+  if (!records) return () => true
+  const live = records.filter((record) => !isFinished(record.status) || record.isolation)
+  const named = live.flatMap((record) => [record.workspace, record.isolation?.source, record.reviewed?.cwd])
   const kept = [paths.locksDir, paths.leasesDir, paths.modesDir, paths.patchesDir, paths.groupsDir, paths.frozenDir]
-  for (const folder of kept) if (await names(folder, dir)) return false
-  const server = await readServerRecord(paths)
-  if (!server) return true
-  const status = await connect(server, { standIns: paths.opencodeDirsDir }).session.status({ directory: dir })
-  // A server that does not answer (a test killed it) cannot say no session works there: a new path then.
-  if (!status.data) return false
-  return Object.values(status.data as Record<string, { type: string }>).every((state) => state.type === "idle")
+  const texts = (await Promise.all(kept.map(fileTexts))).flat()
+  return (dir) =>
+    named.some((path) => path === dir || path?.startsWith(`${dir}/`)) || texts.some((text) => text.includes(dir))
 }
 
-/** Whether a file under `folder` (any depth; none when it does not exist) holds the text `path`. */
-async function names(folder: string, path: string): Promise<boolean> {
+/** Whether OpenCode has a session busy in `dir`, or cannot say. */
+async function busy(world: HomeWorld, dir: string): Promise<boolean> {
+  const { paths } = world.home
+  const server = await readServerRecord(paths)
+  if (!server) return false
+  const status = await connect(server, { standIns: paths.opencodeDirsDir }).session.status({ directory: dir })
+  // A server that does not answer (a test killed it) cannot say no session works there: a new path then.
+  if (!status.data) return true
+  return Object.values(status.data as Record<string, { type: string }>).some((state) => state.type !== "idle")
+}
+
+/** The text of every file under `folder`, at any depth; none when it does not exist. */
+async function fileTexts(folder: string): Promise<string[]> {
   const entries = await readdir(folder, { recursive: true, withFileTypes: true }).catch(() => [])
-  for (const entry of entries) {
-    if (!entry.isFile()) continue
-    const text = await readFile(`${entry.parentPath}/${entry.name}`, "utf8").catch(() => "")
-    if (text.includes(path)) return true
-  }
-  return false
+  const files = entries.filter((entry) => entry.isFile())
+  return Promise.all(files.map((entry) => readFile(`${entry.parentPath}/${entry.name}`, "utf8").catch(() => "")))
 }
