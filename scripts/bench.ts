@@ -20,8 +20,10 @@
 //   i) hostile text: one long log line read and digested at 1 and 64 MB beside the way before, the secret
 //      guard at 1 and 8 MB (bench-hostile.ts): the times the tests do not assert
 //   j) OpenCode's CPU for one scout task on the shared server's config (its snapshots off) beside
-//      OpenCode's default (snapshots on), in a new directory and a seen one (bench-snapshot.ts)
-//   bun scripts/bench.ts [--runs N] [--only footprint|sessions|growth|retention|records|hostile|snapshot]
+//      OpenCode's default (snapshots on), in a new directory and a seen one (bench-opencode-cpu.ts)
+//   k) the same for the scripted home's empty model catalog beside OpenCode's bundled one, and the CPU of a
+//      server's first catalog read (bench-opencode-cpu.ts)
+//   bun scripts/bench.ts [--runs N] [--only footprint|sessions|growth|retention|records|hostile|snapshot|catalog]
 //     [--growth 1,10,50] [--records N] [--record-steps 1000,10000,100000]
 import { parseArgs } from "node:util"
 import { rm } from "node:fs/promises"
@@ -44,7 +46,7 @@ import { measure } from "./bench-measure"
 import { benchSessions } from "./bench-sessions"
 import { benchRecords } from "./bench-records"
 import { benchRetention } from "./bench-retention"
-import { benchSnapshot } from "./bench-snapshot"
+import { benchCatalog, benchSnapshot } from "./bench-opencode-cpu"
 
 const ROOT = `${import.meta.dir}/..`
 const BINARY = `${ROOT}/dist/opencode-mcp-orchestrator`
@@ -88,9 +90,10 @@ if (values.only === "sessions") {
   process.exit(0)
 }
 
-if (values.only === "snapshot") {
-  const snapshotModel = await startScriptedModel()
-  await benchSnapshot(snapshotModel.url, PINNED_PATH, runs).finally(() => snapshotModel.stop())
+if (values.only === "snapshot" || values.only === "catalog") {
+  const cpuModel = await startScriptedModel()
+  const bench = values.only === "snapshot" ? benchSnapshot : benchCatalog
+  await bench(cpuModel.url, PINNED_PATH, runs).finally(() => cpuModel.stop())
   process.exit(0)
 }
 
@@ -243,6 +246,7 @@ try {
   await benchRetention(Number(values.records), PINNED_PATH)
   await benchHostile(timed, runs)
   await benchSnapshot(model.url, PINNED_PATH, runs)
+  await benchCatalog(model.url, PINNED_PATH, runs)
 
   console.log("\nratios")
   console.log(

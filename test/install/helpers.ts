@@ -60,17 +60,22 @@ export const homeEnv = (home: string): Env => ({
 export function machine(): Machine {
   const dir = mkdtempSync(`${tmpdir()}/omo-install-`)
   const home = `${dir}/home`
+  const catalog = `${dir}/models-catalog.json`
   const env: Env = {
     ...homeEnv(home),
     OPENCODE_DISABLE_AUTOUPDATE: "1",
     OPENCODE_DISABLE_MODELS_FETCH: "1",
     OPENCODE_DISABLE_CLAUDE_CODE: "1",
+    // As the scripted home does (src/model/home.ts): the local provider is declared whole, so OpenCode's
+    // bundled catalog of real providers is pinned to an empty one rather than parsed at every start.
+    OPENCODE_MODELS_PATH: catalog,
   }
   const write = (path: string, content: string, mode = 0o644) => {
     mkdirSync(path.slice(0, path.lastIndexOf("/")), { recursive: true })
     writeFileSync(path, content, { mode })
     return path
   }
+  write(catalog, "{}")
   write(`${home}/.config/opencode/opencode.json`, JSON.stringify(OPENCODE_CONFIG))
   // A throwaway home skips OpenCode's npm install of @opencode-ai/plugin (see seedPluginDependencies).
   mkdirSync(`${home}/.config/opencode/node_modules`, { recursive: true })
