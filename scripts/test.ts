@@ -2,15 +2,16 @@
 // when the whole suite runs, then `bun test`,
 // and ends with the one summary line the landing check reads: `N passed, N failed`.
 //
-// Most of the suite waits (on OpenCode booting, on scripted model steps, on deadlines), so with no
-// arguments the test files are split into `--shards N` groups (2 by default) run as concurrent `bun test`
+// Much of the suite waits (on scripted model steps, deadlines, killed servers), so with no arguments the
+// test files are split into `--shards N` groups (3 by default: two shards left about a fifth of 2 cores
+// idle, measured 2026-12-07) run as concurrent `bun test`
 // processes, balanced by each file's duration in an earlier run (scripts/test-weights.json; a file not
 // listed weighs 1 s). Each shard's lines are prefixed with its letter. With file arguments, or
 // `--shards 1`, one `bun test` runs them as before. `--load N` adds N busy processes for the run.
 import { run } from "../src/util/process"
 
 const root = `${import.meta.dir}/..`
-const { value: shardCount, rest: afterShards } = option(process.argv.slice(2), "--shards", 2)
+const { value: shardCount, rest: afterShards } = option(process.argv.slice(2), "--shards", 3)
 // `--load N` runs N busy processes beside the suite (each spins a core), as a user's busy laptop would:
 // the suite must pass under it. They are stopped by PID when the run ends, however it ends.
 const { value: loadCount, rest: passThrough } = option(afterShards, "--load", 0)
