@@ -56,7 +56,7 @@ export async function createIsolatedHome(options: HomeOptions): Promise<Isolated
     XDG_CACHE_HOME: `${root}/.cache`,
     // The scripted provider is declared whole in the config, and `enabled_providers` hides every other, so
     // models.dev's catalog of real providers (bundled in OpenCode, read when no cache file is there) is never
-    // shown here; parsing it cost about 2.3 CPU-s at each server's first catalog read and again in each new
+    // shown here; parsing it cost about 2 CPU-s at each server's first catalog read and again in each new
     // directory (`bun run bench --only catalog`). The home pins an empty one.
     OPENCODE_MODELS_PATH: catalog,
   }
