@@ -30,9 +30,6 @@ interface Served {
   home: IsolatedHome
   child: Spawned
   record: ServerRecord
-  catalog: number[]
-  newDir: number[]
-  sameDir: number[]
 }
 
 /** CPU seconds the process and its waited-for children have used. */
@@ -63,7 +60,7 @@ async function serve(setup: Setup, modelUrl: string, path: string): Promise<Serv
   }
   if (!url) throw new Error(`${setup.name}: opencode serve printed no address (see ${log})`)
   const record = { pid: child.pid, url, username: "opencode", password, version: "", binary: "opencode", startedAt: "" }
-  return { setup, home, child, record, catalog: [], newDir: [], sameDir: [] }
+  return { setup, home, child, record }
 }
 
 /** The server's CPU seconds for its first catalog read. */
