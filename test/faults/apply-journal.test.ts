@@ -10,8 +10,8 @@
 // did: the staging went with it) is refused and stays half-written.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import type { CallToolResult } from "@modelcontextprotocol/client"
-import { existsSync, readdirSync } from "node:fs"
-import { cp, readdir, rm, writeFile } from "node:fs/promises"
+import { cpSync, existsSync, readdirSync, rmSync } from "node:fs"
+import { writeFile } from "node:fs/promises"
 import type { DoctorContext } from "../../src/doctor/check"
 import { applies } from "../../src/doctor/applies"
 import { journalFile } from "../../src/workspace/write-step/apply-journal"
@@ -65,18 +65,22 @@ async function markWaiting() {
   await writeFile(recordFile(), JSON.stringify(waiting, null, 2))
 }
 
-/** Every entry of `dir` but `.git` replaced by those of `from`. */
-async function replaceTree(dir: string, from: string) {
-  for (const name of await readdir(dir)) if (name !== ".git") await rm(`${dir}/${name}`, { recursive: true })
-  for (const name of await readdir(from))
-    if (name !== ".git") await cp(`${from}/${name}`, `${dir}/${name}`, { recursive: true, verbatimSymlinks: true })
+/**
+ * Every entry of `dir` but `.git` replaced by those of `from`. The copies here are synchronous: each case
+ * copies some 3,000 files, and fs/promises' recursive cp and rm took about 1.5 times the system CPU for it
+ * (2026-12-07: the file 58 against 44 CPU-s, 97 against 82 s).
+ */
+function replaceTree(dir: string, from: string) {
+  for (const name of readdirSync(dir)) if (name !== ".git") rmSync(`${dir}/${name}`, { recursive: true })
+  for (const name of readdirSync(from))
+    if (name !== ".git") cpSync(`${from}/${name}`, `${dir}/${name}`, { recursive: true, verbatimSymlinks: true })
 }
 
 /** The repository and the lane as the kill left them, the journal then replaced by `journal`. */
 async function halfAgain(journal: Buffer | string) {
-  await replaceTree(repo, half.tree)
-  for (const run of runs()) await rm(`${patch.lane}/${run}`, { recursive: true })
-  await cp(half.run, `${patch.lane}/${half.runName}`, { recursive: true, verbatimSymlinks: true })
+  replaceTree(repo, half.tree)
+  for (const run of runs()) rmSync(`${patch.lane}/${run}`, { recursive: true })
+  cpSync(half.run, `${patch.lane}/${half.runName}`, { recursive: true, verbatimSymlinks: true })
   await writeFile(journalFile(`${patch.lane}/${half.runName}`), journal)
   await markWaiting()
   expect(listing(repo)).toEqual(half.listing)
@@ -140,14 +144,14 @@ test("setup: an apply with no fault writes every file; one SIGKILLed mid-write l
   }
   expect(half.listing).not.toEqual(before)
   expect(half.listing).not.toEqual(after)
-  await cp(repo, half.tree, { recursive: true, verbatimSymlinks: true })
-  await cp(`${patch.lane}/${runName}`, half.run, { recursive: true, verbatimSymlinks: true })
+  cpSync(repo, half.tree, { recursive: true, verbatimSymlinks: true })
+  cpSync(`${patch.lane}/${runName}`, half.run, { recursive: true, verbatimSymlinks: true })
   expect((await doctor()).detail).toContain("its journal is sound")
 }, 300_000)
 
 test("control: the half tree without its run directory (a damaged journal read as none) is refused and stays half-written", async () => {
   await halfAgain(half.journal)
-  await rm(`${patch.lane}/${half.runName}`, { recursive: true })
+  rmSync(`${patch.lane}/${half.runName}`, { recursive: true })
   const result = await apply()
   expect(result.isError).toBe(true)
   expect(textOf(result)).toContain("changed since the snapshot")
