@@ -4,8 +4,8 @@
 import { fail } from "../errors"
 import type { Relay } from "../policy/relay"
 import { admitContinue, type ContinuePolicy, continuedTurn, checkOwnWorktree } from "./admission"
-import { type Runs, launchTurn } from "./runs"
-import type { Runtime } from "./capacity"
+import { type Runs, acquireWriter, launchTurn } from "./runs"
+import { refuseHostUnready, type Runtime } from "./capacity"
 import { checkContinuable, type TaskRecord } from "./records"
 
 /** What continuing a task needs of the lifecycle. */
@@ -14,10 +14,8 @@ export interface ContinueDeps {
   runtime: Runtime
   /** Task ids whose task_continue is between its checks and its launch, in this process. */
   continuing: Set<string>
-  /** The readiness conditions doctor checks (readiness.ts). */
-  ready(): Promise<void>
-  /** Takes the workspace's writer state for `task`. */
-  acquire(workspace: string, task: string): Promise<unknown>
+  /** This process recovers tasks: a dead holder's writer state is reconciled when a writer takes it (launching.ts). */
+  recovers: boolean
 }
 
 export interface ContinueCall {
@@ -60,11 +58,11 @@ export async function continueTask(deps: ContinueDeps, id: string, brief: string
 /** task_continue under the task's claim, which its launched turn keeps until it settles. */
 async function continueClaimed(deps: ContinueDeps, id: string, brief: string, call: ContinueCall): Promise<TaskRecord> {
   const { runs } = deps
-  await deps.ready()
+  await refuseHostUnready(deps.runtime)
   const record = await runs.store.read(id)
   checkContinuable(record, id)
   const admitted = await admitContinue(deps.runtime, record, brief, call.timeoutMs, call.call)
-  if (record.writable) await deps.acquire(record.workspace, id)
+  if (record.writable) await acquireWriter(deps.runs, record.workspace, id, deps.recovers)
   try {
     // Again under the writer state: a patch_discard that finished meanwhile has freed the lane.
     await checkOwnWorktree(deps.runtime, record)

@@ -21,12 +21,11 @@ import {
 import { type ContinueCall, continueTask } from "./continuing"
 import { startTask } from "./starting"
 import { Runs, acquireWriter, recoverAll, follow, wait, type FollowOptions } from "./runs"
-import { Reclaims, hostReadiness, refuseUnready, type Runtime } from "./capacity"
+import { Reclaims, type Runtime } from "./capacity"
 import { listTasks, type Listing, type TaskQuery } from "./listing"
 import { isFinished, type PolicyDecision, type TaskRecord } from "./records"
 import { Groups } from "./parallel"
 import { Patches } from "./patches"
-import { opencodeConfigDirs } from "../opencode/config-files"
 import { reviewTargetRequest, type ReviewTarget } from "./review-cwd"
 import { RetentionSchedule, expireApplied } from "./retention"
 import type { PatchRecord } from "../workspace/patches"
@@ -80,14 +79,7 @@ export class Delegations {
   async start(request: StartRequest): Promise<{ record: TaskRecord; attached: boolean }> {
     await this.recovering
     return startTask(
-      {
-        runs: this.runs,
-        runtime: this.runtime,
-        reclaims: this.reclaims,
-        check: (policy) => this.check(policy),
-        ready: () => this.ready(),
-        acquire: (workspace, task) => this.acquire(workspace, task),
-      },
+      { runs: this.runs, runtime: this.runtime, reclaims: this.reclaims, recovers: this.recovering !== undefined },
       request,
     )
   }
@@ -100,13 +92,6 @@ export class Delegations {
       return { host, config, maxBriefBytes: this.runtime.flags.maxBriefBytes }
     }
     return reviewTargetRequest(this.runtime.paths.patchesDir, place, target, brief)
-  }
-
-  /** Refuses, before anything is written, when a readiness condition doctor checks fails. */
-  async ready(): Promise<void> {
-    const { paths } = this.runtime
-    const opencodeDirs = opencodeConfigDirs(paths.opencodeConfigDir, paths.home)
-    refuseUnready(await hostReadiness({ stateDir: paths.stateDir, launchers: this.runtime.launchers, opencodeDirs }))
   }
 
   /**
@@ -128,12 +113,13 @@ export class Delegations {
    */
   async continue(id: string, brief: string, options: Partial<ContinueCall> = {}) {
     await this.recovering
-    const deps = { runs: this.runs, runtime: this.runtime, continuing: this.continuing }
-    const turn = {
-      ready: () => this.ready(),
-      acquire: (workspace: string, task: string) => this.acquire(workspace, task),
+    const deps = {
+      runs: this.runs,
+      runtime: this.runtime,
+      continuing: this.continuing,
+      recovers: this.recovering !== undefined,
     }
-    return continueTask({ ...deps, ...turn }, id, brief, { ...options, call: options.call ?? {} })
+    return continueTask(deps, id, brief, { ...options, call: options.call ?? {} })
   }
 
   /** Runs `work` holding the workspace's writer state as `holder` (patch_apply): refused while a writer holds it. */

@@ -7,21 +7,21 @@ import { canonicalWorkspace } from "../workspace/root"
 import { checkScope } from "../workspace/scope"
 import {
   checkBriefSize,
+  gatePolicy,
   planBudget,
   sessionPlace,
   missingMarkerWarning,
-  type PolicyRequest,
   type StartRequest,
   checkOffered,
   resolveRoute,
   resolveUserRole,
   rolePrompt,
 } from "./admission"
-import { type Runs, launchTurn } from "./runs"
+import { type Runs, acquireWriter, launchTurn } from "./runs"
 import { startedUnder } from "./idempotency"
-import type { Reclaims, Runtime } from "./capacity"
+import { refuseHostUnready, type Reclaims, type Runtime } from "./capacity"
 import { checkOutputSchema, checkVerify } from "./outcome"
-import { newRecord, newTaskId, noteProgress, type PolicyDecision, type TaskRecord } from "./records"
+import { newRecord, newTaskId, noteProgress, type TaskRecord } from "./records"
 import { checkFrozenGlobs } from "../workspace/snapshot"
 
 /** What starting a task needs of the lifecycle. */
@@ -29,12 +29,8 @@ export interface StartDeps {
   runs: Runs
   runtime: Runtime
   reclaims: Reclaims
-  /** The policy gate (policy.ts). */
-  check(request: PolicyRequest): Promise<PolicyDecision>
-  /** The readiness conditions doctor checks (readiness.ts). */
-  ready(): Promise<void>
-  /** Takes the workspace's writer state for `task`. */
-  acquire(workspace: string, task: string): Promise<unknown>
+  /** This process recovers tasks: a dead holder's writer state is reconciled when a writer takes it (launching.ts). */
+  recovers: boolean
 }
 
 /** Starts the task, or attaches to the one started under the same idempotency key; refuses before any write. */
@@ -43,7 +39,7 @@ export async function startTask(
   request: StartRequest,
 ): Promise<{ record: TaskRecord; attached: boolean }> {
   // The policy first, then admission: a refused call gets no record, lock or session, and no other task's answer.
-  const decision = await deps.check({
+  const decision = await gatePolicy(deps.runtime, {
     ...request.policy,
     userRole: request.userRole,
     cwd: request.review?.source ?? request.cwd,
@@ -61,7 +57,7 @@ export async function startTask(
   const scope = checkScope(request.scope)
   // The same conditions doctor reports (readiness.ts): a missing launcher, an unsafe or unusable bwrap,
   // a state dir that cannot take the record.
-  await deps.ready()
+  await refuseHostUnready(deps.runtime)
   const role =
     request.userRole === undefined || request.role === "runner"
       ? undefined
@@ -103,7 +99,7 @@ export async function startTask(
           if (role) prompt = await rolePrompt(connection.client, place.dir, role)
         }),
     )
-    if (request.writable) await deps.acquire(place.dir, id)
+    if (request.writable) await acquireWriter(deps.runs, place.dir, id, deps.recovers)
   } catch (error) {
     await place.discard()
     throw error

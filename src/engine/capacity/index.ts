@@ -12,6 +12,7 @@ export {
   launcherReadiness,
   opencodeConfigReadiness,
   type Readiness,
+  refuseHostUnready,
   refuseUnready,
   stateDirReadiness,
 } from "./readiness"

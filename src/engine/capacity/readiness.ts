@@ -4,7 +4,7 @@
 import { roleModels, type Config, type Role } from "../../config/schema"
 import { AppError, fail } from "../../errors"
 import type { CatalogModel } from "../../opencode/catalog"
-import { blockingPlaces, blockingText } from "../../opencode/config-files"
+import { blockingPlaces, blockingText, opencodeConfigDirs } from "../../opencode/config-files"
 import { bwrapFinding, launcherFinding, type Launchers } from "../../sandbox"
 import { checkStateSpace } from "../../util/fs"
 
@@ -66,6 +66,18 @@ export const hostReadiness = (input: { stateDir: string; launchers: Launchers; o
     stateDirReadiness(input.stateDir),
     opencodeConfigReadiness(input.opencodeDirs),
   ])
+
+/**
+ * Refuses, before anything is written, when one of the host's conditions fails: what every start and
+ * continue passes first (its launchers, bwrap, the state dir, OpenCode's config dirs).
+ */
+export async function refuseHostUnready(host: {
+  paths: { stateDir: string; opencodeConfigDir: string; home: string }
+  launchers: Launchers
+}): Promise<void> {
+  const opencodeDirs = opencodeConfigDirs(host.paths.opencodeConfigDir, host.paths.home)
+  refuseUnready(await hostReadiness({ stateDir: host.paths.stateDir, launchers: host.launchers, opencodeDirs }))
+}
 
 /**
  * The model config.json routes `role` to, against the models OpenCode lists. A typo there is the
