@@ -7,7 +7,6 @@ export { lockedError, orphaned, WriterLocks } from "./locks"
 export {
   bwrapReadiness,
   configModelReadiness,
-  hostReadiness,
   LAUNCHER_NAMES,
   launcherReadiness,
   opencodeConfigReadiness,

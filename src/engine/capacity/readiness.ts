@@ -59,7 +59,7 @@ export async function opencodeConfigReadiness(dirs: readonly string[]): Promise<
 }
 
 /** The host conditions every delegation needs, in report order. */
-export const hostReadiness = (input: { stateDir: string; launchers: Launchers; opencodeDirs: readonly string[] }) =>
+const hostReadiness = (input: { stateDir: string; launchers: Launchers; opencodeDirs: readonly string[] }) =>
   Promise.all([
     ...LAUNCHER_NAMES.map((name) => launcherReadiness(name, input.launchers[name])),
     bwrapReadiness(input.launchers.bwrap),
